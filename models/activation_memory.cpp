@@ -1,0 +1,96 @@
+#include "models/activation_memory.hpp"
+
+namespace trainsim {
+
+namespace {
+
+struct Dims {
+  double s;  ///< tokens of the sequence on this rank (seq_len / cp)
+  double keys;  ///< tokens each query attends over (the full sequence)
+  double b;
+  double h;
+  double a;
+  double t;
+  double sp_divisor;  ///< t with sequence parallelism, else 1: divides the "unsplit" parts
+};
+
+Dims dims_of(const ModelSpec& m, const ActivationLayout& l) {
+  Dims d{};
+  d.s = static_cast<double>(m.seq_len) / l.cp;
+  d.keys = m.seq_len;
+  d.b = l.micro_batch;
+  d.h = m.hidden;
+  d.a = m.heads;
+  d.t = l.tp;
+  d.sp_divisor = l.sequence_parallel ? d.t : 1.0;
+  return d;
+}
+
+// Korthikanti §4.1: the parts that tensor parallelism does not split (10 s b h with
+// dropout): attention and MLP inputs (2 s b h each), two dropout masks (s b h each), two
+// norm inputs (2 s b h each).
+double unsplit_bytes(const ModelSpec& m, const Dims& d) {
+  const double dropout = m.dropout ? 1.0 : 0.0;
+  return (8.0 + 2.0 * dropout) * d.s * d.b * d.h;
+}
+
+// The parts tensor parallelism splits, without the attention core: Q (2 s b h), K and V
+// (2 s b h each for MHA, scaled by kv_heads / heads for GQA), the output projection's input
+// (2 s b h), and the MLP's wide activations (GeLU: its input and output, 2 s b f each;
+// SwiGLU: gate and up outputs and their product, 2 s b f each). MoE: top_k experts per token.
+double split_linear_bytes(const ModelSpec& m, const Dims& d) {
+  const double kv_ratio = static_cast<double>(m.kv_heads) / m.heads;
+  const double attention = (4.0 + 4.0 * kv_ratio) * d.s * d.b * d.h;
+  const double wide = m.activation == FfnActivation::swiglu ? 6.0 : 4.0;
+  const double mlp = wide * d.s * d.b * m.ffn_hidden * (m.is_moe() ? m.top_k : 1);
+  return attention + mlp;
+}
+
+// The attention core. Standard attention keeps the softmax output (2 a s^2 b) and, with
+// dropout, its mask (a s^2 b) and output (2 a s^2 b): 5 a s^2 b (Korthikanti §4.1).
+// Fused attention keeps only the fp32 log-sum-exp per query and head (4 a s b).
+double attention_core_bytes(const ModelSpec& m, const Dims& d, AttentionKernel kernel) {
+  if (kernel == AttentionKernel::flash) return 4.0 * d.a * d.s * d.b;
+  const double per_score = m.dropout ? 5.0 : 2.0;
+  return per_score * d.a * d.s * d.keys * d.b;
+}
+
+double stored_without_recompute(const ModelSpec& m, const Dims& d, AttentionKernel kernel) {
+  return unsplit_bytes(m, d) / d.sp_divisor +
+         (split_linear_bytes(m, d) + attention_core_bytes(m, d, kernel)) / d.t;
+}
+
+}  // namespace
+
+double layer_activation_bytes(const ModelSpec& m, const ActivationLayout& l) {
+  const Dims d = dims_of(m, l);
+  switch (l.recompute) {
+    case Recompute::none:
+      return stored_without_recompute(m, d, l.attention);
+    case Recompute::selective:
+      // Selective recompute drops the attention core of standard attention (Korthikanti
+      // §5); fused attention already recomputes its core, so nothing more is dropped.
+      return unsplit_bytes(m, d) / d.sp_divisor + split_linear_bytes(m, d) / d.t +
+             (l.attention == AttentionKernel::flash ? attention_core_bytes(m, d, l.attention) / d.t : 0.0);
+    case Recompute::full:
+      return 2.0 * d.s * d.b * d.h / d.sp_divisor;
+  }
+  return 0.0;
+}
+
+double recompute_working_bytes(const ModelSpec& m, const ActivationLayout& l) {
+  if (l.recompute != Recompute::full) return 0.0;
+  return stored_without_recompute(m, dims_of(m, l), l.attention);
+}
+
+double embedding_activation_bytes(const ModelSpec& m, const ActivationLayout& l) {
+  const Dims d = dims_of(m, l);
+  return m.dropout ? d.s * d.b * d.h / d.sp_divisor : 0.0;
+}
+
+double output_activation_bytes(const ModelSpec& m, const ActivationLayout& l) {
+  const Dims d = dims_of(m, l);
+  return 4.0 * d.s * d.b * d.h / d.sp_divisor + 4.0 * d.s * d.b * m.vocab / d.t;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,157 @@
+#include "models/memory_budget.hpp"
+
+#include <algorithm>
+
+#include "models/activation_memory.hpp"
+#include "models/layer_cost.hpp"
+#include "models/model_state_memory.hpp"
+#include "models/parameter_count.hpp"
+#include "models/pipeline_inflight.hpp"
+
+namespace trainsim {
+
+namespace {
+
+// Parameters one GPU of a pipeline rank holds, split by the group that shards them.
+struct StageParameters {
+  double dense = 0;   ///< replicated over the dp x cp gradient group
+  double expert = 0;  ///< MoE experts: replicated over dp x cp / ep ranks
+  double per_layer_on_gpu = 0;  ///< one layer's parameters on this GPU (ZeRO-3 gathers)
+};
+
+StageParameters stage_parameters(const ModelSpec& m, const ParallelSpec& par, int stage, int layers) {
+  const ParameterCounts pc = count_parameters(m);
+  const double tp = par.tp;
+  StageParameters p;
+  // Megatron-LM splits the linear layers over TP and replicates the norms (and the router).
+  const double dense_layer = pc.attention_per_layer / tp + pc.norms_per_layer + pc.router_per_layer;
+  const double mlp_layer = pc.mlp_per_layer / (tp * (m.is_moe() ? par.ep : 1));
+  p.dense = layers * dense_layer;
+  if (m.is_moe())
+    p.expert = layers * mlp_layer;
+  else
+    p.dense += layers * mlp_layer;
+  p.per_layer_on_gpu = dense_layer + mlp_layer;
+  if (stage == 0) p.dense += pc.embedding / tp + pc.positions;
+  if (stage == par.pp - 1) {
+    p.dense += pc.final_norm;
+    // A tied output layer on a separate last stage keeps its own copy of the embedding.
+    if (!m.tied_embeddings)
+      p.dense += pc.output / tp;
+    else if (par.pp > 1)
+      p.dense += pc.embedding / tp;
+  }
+  return p;
+}
+
+MemoryBreakdown model_states(const StageParameters& p, const TrainingSpec& tr, const ParallelSpec& par,
+                             double& offloaded) {
+  const StateBytesPerParameter per = state_bytes_per_parameter(tr.precision, tr.optimizer);
+  const int group = par.gradient_group();
+  const ModelStateBytes dense = model_state_bytes(p.dense, per, par.zero, group);
+  const ModelStateBytes expert = model_state_bytes(p.expert, per, par.zero, std::max(1, group / par.ep));
+  MemoryBreakdown b;
+  b.weights = dense.weights + expert.weights;
+  b.gradients = dense.gradients + expert.gradients;
+  b.optimizer_states = dense.optimizer_states + expert.optimizer_states;
+  offloaded = 0;
+  if (tr.offload == Offload::cpu) {
+    // ZeRO-Offload (Ren et al. 2021) keeps optimizer states on the host; with ZeRO-2 the
+    // reduced gradient shards go there too; ZeRO-Infinity with stage 3 also the weights.
+    offloaded += b.optimizer_states;
+    b.optimizer_states = 0;
+    if (par.zero >= 2) {
+      offloaded += b.gradients;
+      b.gradients = 0;
+    }
+    if (par.zero >= 3) {
+      offloaded += b.weights;
+      b.weights = 0;
+    }
+  }
+  return b;
+}
+
+double activation_element_scale(Precision precision) {
+  // Korthikanti et al. count 16-bit activations; fp32 training stores 4-byte ones.
+  return precision == Precision::fp32 ? 2.0 : 1.0;
+}
+
+double comm_buffer_bytes(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par,
+                         const StageParameters& p) {
+  const double element = 2.0 * activation_element_scale(tr.precision);
+  const double tokens = static_cast<double>(m.seq_len) / par.cp * tr.micro_batch;
+  const StateBytesPerParameter per = state_bytes_per_parameter(tr.precision, tr.optimizer);
+  double bytes = 0;
+  if (par.gradient_group() > 1) bytes += 2.0 * tr.dp_bucket_bytes;  // bucket being reduced + next
+  if (par.zero >= 3) bytes += 2.0 * p.per_layer_on_gpu * per.weights;  // gathered layer + prefetched one
+  if (par.tp > 1 && par.sequence_parallel) bytes += tokens * m.hidden * element;  // SP all-gather output
+  if (par.pp > 1) bytes += 2.0 * tokens * m.hidden * element;  // p2p send and receive
+  if (par.cp > 1)  // ring attention: K and V blocks being used and being received
+    bytes += 2.0 * 2.0 * tokens * m.kv_heads * m.head_dim() * element / par.tp;
+  if (par.ep > 1) bytes += 2.0 * tokens * m.top_k * m.hidden * element;  // all-to-all dispatch, combine
+  return bytes;
+}
+
+double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par, int stage,
+                        int layers, double inflight) {
+  ActivationLayout layout;
+  layout.micro_batch = tr.micro_batch;
+  layout.tp = par.tp;
+  layout.cp = par.cp;
+  layout.sequence_parallel = par.sequence_parallel;
+  layout.recompute = tr.recompute;
+  layout.attention = tr.attention;
+  double bytes = inflight * layers * layer_activation_bytes(m, layout) + recompute_working_bytes(m, layout);
+  if (stage == 0) bytes += inflight * embedding_activation_bytes(m, layout);
+  if (stage == par.pp - 1) bytes += inflight * output_activation_bytes(m, layout);
+  return bytes * activation_element_scale(tr.precision);
+}
+
+}  // namespace
+
+bool MemoryReport::fits() const {
+  return std::all_of(stages.begin(), stages.end(), [](const StageMemory& s) { return s.fits(); });
+}
+
+const StageMemory& MemoryReport::peak_stage() const {
+  return *std::max_element(stages.begin(), stages.end(), [](const StageMemory& a, const StageMemory& b) {
+    return a.bytes.total() < b.bytes.total();
+  });
+}
+
+std::vector<ModelChunk> balanced_chunks(const ModelSpec& m, const ParallelSpec& par) {
+  const std::vector<double> costs(static_cast<size_t>(m.layers), layer_forward_flops_per_token(m));
+  // The embedding is a lookup: no FLOPs worth balancing.
+  return partition_layers(costs, par.pp * par.virtual_stages, 0.0, output_forward_flops_per_token(m));
+}
+
+MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par,
+                             double capacity_bytes) {
+  MemoryReport report;
+  report.parameters = count_parameters(m).total(m.layers);
+  report.global_batch_samples = static_cast<double>(tr.micro_batch) * tr.grad_accum * par.dp;
+  report.tokens_per_step = report.global_batch_samples * m.seq_len;
+  report.capacity_bytes = capacity_bytes;
+
+  const std::vector<ModelChunk> chunks = balanced_chunks(m, par);
+  for (int stage = 0; stage < par.pp; ++stage) {
+    StageMemory s;
+    s.stage = stage;
+    for (const ModelChunk& c : chunks_of_stage(chunks, par.pp, stage)) s.layers += c.layers;
+    const StageParameters params = stage_parameters(m, par, stage, s.layers);
+    s.parameters_per_gpu = params.dense + params.expert;
+    s.inflight_microbatches =
+        inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages);
+    s.bytes = model_states(params, tr, par, s.offloaded_bytes);
+    s.bytes.activations = activation_bytes(m, tr, par, stage, s.layers, s.inflight_microbatches);
+    s.bytes.comm_buffers = comm_buffer_bytes(m, tr, par, params);
+    s.bytes.framework = tr.framework_bytes;
+    s.bytes.fragmentation = tr.fragmentation_fraction * (s.bytes.total() - s.bytes.framework);
+    s.capacity_bytes = capacity_bytes;
+    report.stages.push_back(s);
+  }
+  return report;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,59 @@
+#pragma once
+// The per-GPU memory budget of a training configuration, stage by stage: what
+// `trainsim memory` prints. Composes parameter counts, ZeRO model states,
+// Korthikanti activations and the pipeline schedule's in-flight micro-batches.
+
+#include <vector>
+
+#include "models/model_spec.hpp"
+#include "models/parallel_spec.hpp"
+#include "models/stage_partition.hpp"
+#include "models/training_spec.hpp"
+
+namespace trainsim {
+
+/// Bytes per GPU by category.
+struct MemoryBreakdown {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer_states = 0;
+  double activations = 0;
+  double comm_buffers = 0;   ///< DP buckets, ZeRO-3 gathered layers, SP/PP/CP/EP staging buffers
+  double framework = 0;      ///< CUDA context, library workspaces, NCCL internals
+  double fragmentation = 0;  ///< the stated allocator margin
+  double total() const {
+    return weights + gradients + optimizer_states + activations + comm_buffers + framework +
+           fragmentation;
+  }
+};
+
+struct StageMemory {
+  int stage = 0;
+  int layers = 0;                     ///< transformer layers on this pipeline rank (all its chunks)
+  double parameters_per_gpu = 0;      ///< before ZeRO sharding
+  double inflight_microbatches = 0;   ///< peak micro-batches of activations held
+  MemoryBreakdown bytes;
+  double offloaded_bytes = 0;         ///< model states kept in host memory (offload = cpu)
+  double capacity_bytes = 0;
+  bool fits() const { return bytes.total() <= capacity_bytes; }
+  double headroom_bytes() const { return capacity_bytes - bytes.total(); }
+};
+
+struct MemoryReport {
+  double parameters = 0;            ///< the whole model
+  double global_batch_samples = 0;  ///< micro_batch x grad_accum x dp (never x tp, pp or cp)
+  double tokens_per_step = 0;       ///< global_batch_samples x seq_len
+  double capacity_bytes = 0;
+  std::vector<StageMemory> stages;  ///< one per pipeline rank
+  bool fits() const;
+  const StageMemory& peak_stage() const;  ///< the stage with the largest total
+};
+
+/// The memory budget on GPUs of `capacity_bytes` each. Inputs must be validated.
+MemoryReport estimate_memory(const ModelSpec& model, const TrainingSpec& training,
+                             const ParallelSpec& parallel, double capacity_bytes);
+
+/// The model's layers split into pp x virtual_stages chunks balanced by forward FLOPs.
+std::vector<ModelChunk> balanced_chunks(const ModelSpec& model, const ParallelSpec& parallel);
+
+}  // namespace trainsim

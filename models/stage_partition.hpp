@@ -1,0 +1,30 @@
+#pragma once
+// Splitting a model's layers into pipeline stages (model chunks) balanced by cost.
+
+#include <vector>
+
+namespace trainsim {
+
+/// One model chunk: layers [first_layer, first_layer + layers).
+struct ModelChunk {
+  int first_layer = 0;
+  int layers = 0;
+  bool has_embedding = false;  ///< the first chunk also runs the embedding
+  bool has_output = false;     ///< the last chunk also runs the final norm, logits and loss
+  double cost = 0;             ///< in the units of the costs given
+};
+
+/// Splits `layer_costs.size()` layers into `chunks` contiguous chunks of at least one layer,
+/// minimising the most expensive chunk; the first chunk also pays `embedding_cost` and the
+/// last `output_cost`. Among splits with the same maximum, the one with the smallest sum of
+/// squared chunk costs (the most even) wins; ties go to the split found first, so the result
+/// is deterministic. An uneven layer count (Llama 3 405B: 126 layers over 16 stages) is fine.
+/// Requires 1 <= chunks <= number of layers.
+std::vector<ModelChunk> partition_layers(const std::vector<double>& layer_costs, int chunks,
+                                         double embedding_cost, double output_cost);
+
+/// The chunks that pipeline rank `stage` runs under `virtual_stages` chunks per rank
+/// (chunk c belongs to rank c mod pp, as in Megatron-LM's interleaved schedule).
+std::vector<ModelChunk> chunks_of_stage(const std::vector<ModelChunk>& chunks, int pp, int stage);
+
+}  // namespace trainsim

@@ -1,0 +1,22 @@
+#pragma once
+// A trainsim subcommand: its name, a one-line summary, and how it runs.
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace trainsim::cli {
+
+struct Command {
+  std::string name;
+  std::string summary;
+  /// Runs with the arguments after the command name. Returns the exit code; throws
+  /// InputError (exit 2) on bad input. Writes nothing until its output is complete.
+  std::function<int(const std::vector<std::string>& args, std::ostream& out)> run;
+};
+
+Command memory_command();
+Command check_command();
+
+}  // namespace trainsim::cli

@@ -1,0 +1,68 @@
+// The trainsim executable: dispatches to one subcommand. Bad input exits 2 with one line
+// on stderr; an internal failure exits 1.
+
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/cli/command.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/library_versions.hpp"
+#include "sim/core/nearest_name.hpp"
+#include "trainsim/version.hpp"
+
+namespace {
+
+using trainsim::cli::Command;
+
+constexpr int k_exit_bad_input = 2;
+
+std::vector<Command> commands() { return {trainsim::cli::memory_command(), trainsim::cli::check_command()}; }
+
+std::string help_text(const std::vector<Command>& cmds) {
+  std::ostringstream out;
+  out << "trainsim " << trainsim::k_version << ": a discrete-event simulator of GPU clusters training large models\n\n"
+      << "usage: trainsim COMMAND [options]    (trainsim COMMAND --help for its options)\n\ncommands:\n";
+  for (const Command& c : cmds) out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << "\n";
+  out << "\nplanned, not in this version: run (step simulation), collective (nccl-tests-style tables), "
+         "sweep (batch runs)\n";
+  return out.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const std::vector<Command> cmds = commands();
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << help_text(cmds);
+    return args.empty() ? k_exit_bad_input : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "trainsim " << trainsim::k_version << " (SimGrid " << trainsim::simgrid_runtime_version()
+              << ", HDF5 " << trainsim::hdf5_runtime_version() << ")\n";
+    return 0;
+  }
+  try {
+    for (const Command& c : cmds) {
+      if (c.name != args[0]) continue;
+      std::ostringstream out;  // nothing reaches stdout unless the command completes
+      const int code = c.run({args.begin() + 1, args.end()}, out);
+      std::cout << out.str();
+      return code;
+    }
+    std::vector<std::string> names;
+    for (const Command& c : cmds) names.push_back(c.name);
+    const auto nearest = trainsim::nearest_name(args[0], names);
+    std::cerr << "trainsim: unknown command '" << args[0] << "'"
+              << (nearest ? "; did you mean '" + *nearest + "'?" : std::string()) << " (trainsim --help lists them)\n";
+    return k_exit_bad_input;
+  } catch (const trainsim::InputError& e) {
+    std::cerr << "trainsim: " << e.what() << "\n";
+    return k_exit_bad_input;
+  } catch (const std::exception& e) {
+    std::cerr << "trainsim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,32 @@
+#pragma once
+// A validated scenario: everything below the scenario boundary reads this, never the
+// INI text (../shared/STYLE.md, "For trainsim" 2).
+
+#include <cstdint>
+#include <string>
+
+#include "models/model_spec.hpp"
+#include "models/parallel_spec.hpp"
+#include "models/training_spec.hpp"
+#include "topologies/cluster_spec.hpp"
+
+namespace trainsim {
+
+struct RunSpec {
+  int steps = 1;
+  std::uint64_t seed = 1;
+};
+
+struct Scenario {
+  std::string source;  ///< the file it came from, for messages
+  ModelSpec model;
+  TrainingSpec training;
+  ParallelSpec parallel;
+  ClusterSpec cluster;
+  RunSpec run;
+
+  /// GPU memory per device: the cluster's `gpu_memory` if set, else the GPU preset's.
+  double gpu_memory_bytes() const { return cluster.gpu.memory_bytes; }
+};
+
+}  // namespace trainsim

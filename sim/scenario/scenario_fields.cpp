@@ -1,0 +1,332 @@
+#include "sim/scenario/scenario_fields.hpp"
+
+#include <cstdio>
+#include <limits>
+#include <set>
+
+#include "models/model_presets.hpp"
+#include "sim/core/units.hpp"
+#include "sim/scenario/value_parsers.hpp"
+
+namespace trainsim {
+
+namespace {
+
+using Rule = std::optional<std::string>;
+
+std::string number_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  return buf;
+}
+
+// Each helper takes an accessor `[](auto& s) -> auto& { return s.x.y; }` usable on both a
+// Scenario and a const Scenario.
+template <typename Access>
+ScenarioField int_field(std::string name, std::string help, Access access, long long min,
+                        long long max = std::numeric_limits<int>::max()) {
+  ScenarioField f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [access, min, max](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parse::integer(text);
+    if (!v || *v < min || *v > max) {
+      if (max == std::numeric_limits<int>::max()) return "expected an integer >= " + std::to_string(min);
+      return "expected an integer from " + std::to_string(min) + " to " + std::to_string(max);
+    }
+    access(s) = static_cast<std::remove_reference_t<decltype(access(s))>>(*v);
+    return std::nullopt;
+  };
+  f.show = [access](const Scenario& s) { return std::to_string(access(s)); };
+  return f;
+}
+
+template <typename Access>
+ScenarioField bool_field(std::string name, std::string help, Access access) {
+  ScenarioField f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [access](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parse::boolean(text);
+    if (!v) return "expected true or false";
+    access(s) = *v;
+    return std::nullopt;
+  };
+  f.show = [access](const Scenario& s) { return std::string(access(s) ? "true" : "false"); };
+  return f;
+}
+
+template <typename Enum, typename Access>
+ScenarioField enum_field(std::string name, std::string help, Access access, parse::EnumNames<Enum> names) {
+  ScenarioField f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [access, names](Scenario& s, std::string_view text) -> Rule {
+    const auto v = names.parse(text);
+    if (!v) return names.rule();
+    access(s) = *v;
+    return std::nullopt;
+  };
+  f.show = [access, names](const Scenario& s) { return names.name_of(access(s)); };
+  return f;
+}
+
+// A quantity with a unit: `parser` is one of units::parse_bytes/bandwidth/duration.
+// Shown in `show_unit` (one of the parser's units, with its factor).
+template <typename Access>
+ScenarioField quantity_field(std::string name, std::string help, Access access,
+                             std::optional<double> (*parser)(std::string_view), const char* units,
+                             const char* show_unit, double show_factor, bool allow_zero) {
+  ScenarioField f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [access, parser, units, allow_zero](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parser(text);
+    if (!v || (!allow_zero && *v <= 0))
+      return std::string(allow_zero ? "expected a value >= 0" : "expected a value > 0") +
+             " with a unit (" + units + ")";
+    access(s) = *v;
+    return std::nullopt;
+  };
+  f.show = [access, show_unit, show_factor](const Scenario& s) {
+    return number_text(access(s) / show_factor) + show_unit;
+  };
+  return f;
+}
+
+template <typename Access>
+ScenarioField bytes_field(std::string name, std::string help, Access access) {
+  ScenarioField f = quantity_field(std::move(name), std::move(help), access, units::parse_bytes,
+                                   units::k_bytes_units, "GiB", 1024.0 * 1024.0 * 1024.0, true);
+  f.show = [access](const Scenario& s) {
+    constexpr double k_mib = 1024.0 * 1024.0;
+    const double bytes = access(s);
+    return bytes >= 1024.0 * k_mib ? number_text(bytes / (1024.0 * k_mib)) + "GiB" : number_text(bytes / k_mib) + "MiB";
+  };
+  return f;
+}
+template <typename Access>
+ScenarioField bandwidth_field(std::string name, std::string help, Access access) {
+  return quantity_field(std::move(name), std::move(help), access, units::parse_bandwidth,
+                        units::k_bandwidth_units, "GB/s", 1e9, false);
+}
+template <typename Access>
+ScenarioField latency_field(std::string name, std::string help, Access access) {
+  return quantity_field(std::move(name), std::move(help), access, units::parse_duration,
+                        units::k_duration_units, "us", 1e-6, true);
+}
+
+const parse::EnumNames<Precision> k_precisions{
+    {{"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8}, {"fp32", Precision::fp32}}};
+const parse::EnumNames<Optimizer> k_optimizers{{{"adam", Optimizer::adam}, {"sgd", Optimizer::sgd}}};
+const parse::EnumNames<Recompute> k_recomputes{
+    {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}}};
+const parse::EnumNames<Offload> k_offloads{{{"none", Offload::none}, {"cpu", Offload::cpu}}};
+const parse::EnumNames<AttentionKernel> k_attention{
+    {{"flash", AttentionKernel::flash}, {"standard", AttentionKernel::standard}}};
+const parse::EnumNames<Schedule> k_schedules{{{"gpipe", Schedule::gpipe},
+                                              {"1f1b", Schedule::one_f_one_b},
+                                              {"interleaved", Schedule::interleaved},
+                                              {"zb-h1", Schedule::zb_h1}}};
+const parse::EnumNames<Fabric> k_fabrics{{{"single-switch", Fabric::single_switch},
+                                          {"fat-tree", Fabric::fat_tree},
+                                          {"rail-optimized", Fabric::rail_optimized},
+                                          {"ideal", Fabric::ideal}}};
+const parse::EnumNames<FfnActivation> k_activations{
+    {{"gelu", FfnActivation::gelu}, {"swiglu", FfnActivation::swiglu}}};
+const parse::EnumNames<NormKind> k_norms{{{"layernorm", NormKind::layernorm}, {"rmsnorm", NormKind::rmsnorm}}};
+const parse::EnumNames<PositionEmbedding> k_positions{
+    {{"learned", PositionEmbedding::learned}, {"rope", PositionEmbedding::rope}}};
+const parse::EnumNames<ParallelAxis> k_axes{
+    {{"tp", ParallelAxis::tp}, {"cp", ParallelAxis::cp}, {"pp", ParallelAxis::pp}, {"dp", ParallelAxis::dp}}};
+
+std::string join(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
+  return s;
+}
+
+ScenarioField model_preset_field() {
+  ScenarioField f;
+  f.name = "model.preset";
+  f.help = "published model shape: " + join(model_preset_names());
+  f.priority = 0;
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    const auto m = model_preset(text);
+    if (!m) return "expected one of " + join(model_preset_names());
+    s.model = *m;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return s.model.name; };
+  return f;
+}
+
+ScenarioField cluster_preset_field() {
+  ScenarioField f;
+  f.name = "cluster.preset";
+  f.help = "node type and fabric defaults: " + join(cluster_preset_names());
+  f.priority = 0;
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    const auto c = cluster_preset(text);
+    if (!c) return "expected one of " + join(cluster_preset_names());
+    s.cluster = *c;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return s.cluster.preset; };
+  return f;
+}
+
+ScenarioField gpu_field() {
+  ScenarioField f;
+  f.name = "cluster.gpu";
+  f.help = "GPU type: " + join(gpu_preset_names());
+  f.priority = 1;  // before cluster.gpu_memory, which overrides its capacity
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    const auto g = gpu_preset(text);
+    if (!g) return "expected one of " + join(gpu_preset_names());
+    s.cluster.gpu = *g;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return s.cluster.gpu.name; };
+  return f;
+}
+
+ScenarioField order_field() {
+  ScenarioField f;
+  f.name = "parallel.order";
+  f.help = "rank mapping, innermost axis first: a permutation of tp, cp, pp, dp joined by '-'";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    const std::string rule = "expected a permutation of tp, cp, pp, dp joined by '-' (e.g. tp-cp-pp-dp)";
+    std::array<ParallelAxis, 4> order{};
+    std::set<std::string> seen;
+    size_t i = 0;
+    size_t start = 0;
+    while (start <= text.size()) {
+      const size_t dash = std::min(text.find('-', start), text.size());
+      const auto axis = k_axes.parse(text.substr(start, dash - start));
+      if (!axis || i >= order.size() || !seen.insert(k_axes.name_of(*axis)).second) return rule;
+      order[i++] = *axis;
+      start = dash + 1;
+    }
+    if (i != order.size()) return rule;
+    s.parallel.order = order;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) {
+    std::string text;
+    for (size_t i = 0; i < s.parallel.order.size(); ++i) text += (i ? "-" : "") + k_axes.name_of(s.parallel.order[i]);
+    return text;
+  };
+  return f;
+}
+
+ScenarioField fraction_field(std::string name, std::string help) {
+  ScenarioField f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parse::fraction(text);
+    if (!v || *v < 0 || *v > 1) return "expected a fraction from 0 to 1 (0.05 or 5%)";
+    s.training.fragmentation_fraction = *v;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return number_text(s.training.fragmentation_fraction * 100) + "%"; };
+  return f;
+}
+
+ScenarioField oversubscription_field() {
+  ScenarioField f;
+  f.name = "cluster.oversubscription";
+  f.help = "fat-tree leaf down:up bandwidth ratio, >= 1 (1 = full bisection)";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parse::number(text);
+    if (!v || *v < 1) return "expected a number >= 1";
+    s.cluster.oversubscription = *v;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return number_text(s.cluster.oversubscription); };
+  return f;
+}
+
+ScenarioField seed_field() {
+  ScenarioField f;
+  f.name = "run.seed";
+  f.help = "random seed: same scenario and seed, same results";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parse::integer(text);
+    if (!v || *v < 0) return "expected an integer >= 0";
+    s.run.seed = static_cast<std::uint64_t>(*v);
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return std::to_string(s.run.seed); };
+  return f;
+}
+
+}  // namespace
+
+std::vector<std::string> scenario_sections() { return {"model", "training", "parallel", "cluster", "run"}; }
+std::vector<std::string> reserved_sections() { return {"failures", "checkpoint"}; }
+
+std::vector<ScenarioField> scenario_fields() {
+  return {
+      model_preset_field(),
+      int_field("model.layers", "transformer layers", [](auto& s) -> auto& { return s.model.layers; }, 1),
+      int_field("model.hidden", "hidden size h", [](auto& s) -> auto& { return s.model.hidden; }, 1),
+      int_field("model.heads", "attention heads a", [](auto& s) -> auto& { return s.model.heads; }, 1),
+      int_field("model.kv_heads", "key/value heads (GQA); default: heads", [](auto& s) -> auto& { return s.model.kv_heads; }, 1),
+      int_field("model.ffn_hidden", "MLP inner size (per expert)", [](auto& s) -> auto& { return s.model.ffn_hidden; }, 1),
+      int_field("model.vocab", "vocabulary size V", [](auto& s) -> auto& { return s.model.vocab; }, 1),
+      int_field("model.seq_len", "sequence length s", [](auto& s) -> auto& { return s.model.seq_len; }, 1),
+      int_field("model.experts", "MoE experts (1 = dense)", [](auto& s) -> auto& { return s.model.experts; }, 1),
+      int_field("model.top_k", "experts per token", [](auto& s) -> auto& { return s.model.top_k; }, 1),
+      enum_field("model.activation", "MLP type", [](auto& s) -> auto& { return s.model.activation; }, k_activations),
+      enum_field("model.norm", "normalisation", [](auto& s) -> auto& { return s.model.norm; }, k_norms),
+      enum_field("model.position_embedding", "position encoding", [](auto& s) -> auto& { return s.model.position; }, k_positions),
+      bool_field("model.bias", "linear layers have biases", [](auto& s) -> auto& { return s.model.bias; }),
+      bool_field("model.tied_embeddings", "output layer shares the embedding", [](auto& s) -> auto& { return s.model.tied_embeddings; }),
+      bool_field("model.dropout", "dropout layers (their masks are stored)", [](auto& s) -> auto& { return s.model.dropout; }),
+
+      int_field("training.micro_batch", "b: samples per micro-batch", [](auto& s) -> auto& { return s.training.micro_batch; }, 1),
+      int_field("training.grad_accum", "a: micro-batches per step per pipeline", [](auto& s) -> auto& { return s.training.grad_accum; }, 1),
+      enum_field("training.precision", "number format", [](auto& s) -> auto& { return s.training.precision; }, k_precisions),
+      enum_field("training.optimizer", "optimizer (sgd: with momentum)", [](auto& s) -> auto& { return s.training.optimizer; }, k_optimizers),
+      enum_field("training.recompute", "activation recomputation", [](auto& s) -> auto& { return s.training.recompute; }, k_recomputes),
+      enum_field("training.offload", "optimizer-state offload", [](auto& s) -> auto& { return s.training.offload; }, k_offloads),
+      enum_field("training.attention", "attention kernel", [](auto& s) -> auto& { return s.training.attention; }, k_attention),
+      bytes_field("training.framework_memory", "per-GPU CUDA context, workspaces, NCCL", [](auto& s) -> auto& { return s.training.framework_bytes; }),
+      fraction_field("training.fragmentation", "allocator fragmentation margin"),
+      bytes_field("training.dp_bucket", "gradient bucket size", [](auto& s) -> auto& { return s.training.dp_bucket_bytes; }),
+
+      int_field("parallel.tp", "tensor-parallel size", [](auto& s) -> auto& { return s.parallel.tp; }, 1),
+      int_field("parallel.pp", "pipeline-parallel size", [](auto& s) -> auto& { return s.parallel.pp; }, 1),
+      int_field("parallel.dp", "data-parallel size; default GPUs / (tp pp cp)", [](auto& s) -> auto& { return s.parallel.dp; }, 1),
+      int_field("parallel.cp", "context-parallel size", [](auto& s) -> auto& { return s.parallel.cp; }, 1),
+      int_field("parallel.ep", "expert-parallel size (within dp)", [](auto& s) -> auto& { return s.parallel.ep; }, 1),
+      bool_field("parallel.sequence_parallel", "Megatron sequence parallelism", [](auto& s) -> auto& { return s.parallel.sequence_parallel; }),
+      int_field("parallel.zero", "ZeRO stage (3 = FSDP full sharding)", [](auto& s) -> auto& { return s.parallel.zero; }, 0, 3),
+      enum_field("parallel.schedule", "pipeline schedule", [](auto& s) -> auto& { return s.parallel.schedule; }, k_schedules),
+      int_field("parallel.virtual_stages", "model chunks per pipeline rank (interleaved)", [](auto& s) -> auto& { return s.parallel.virtual_stages; }, 1),
+      order_field(),
+
+      cluster_preset_field(),
+      gpu_field(),
+      bytes_field("cluster.gpu_memory", "GPU memory capacity; default: the GPU's", [](auto& s) -> auto& { return s.cluster.gpu.memory_bytes; }),
+      int_field("cluster.nodes", "nodes", [](auto& s) -> auto& { return s.cluster.nodes; }, 1),
+      int_field("cluster.gpus_per_node", "GPUs per node", [](auto& s) -> auto& { return s.cluster.gpus_per_node; }, 1),
+      enum_field("cluster.fabric", "inter-node fabric", [](auto& s) -> auto& { return s.cluster.fabric; }, k_fabrics),
+      bandwidth_field("cluster.nvlink_bandwidth", "NVLink per GPU per direction", [](auto& s) -> auto& { return s.cluster.nvlink_bandwidth_Bps; }),
+      latency_field("cluster.nvlink_latency", "NVLink hop latency", [](auto& s) -> auto& { return s.cluster.nvlink_latency_s; }),
+      bandwidth_field("cluster.nic_bandwidth", "per NIC per direction", [](auto& s) -> auto& { return s.cluster.nic_bandwidth_Bps; }),
+      int_field("cluster.nics_per_node", "compute NICs per node", [](auto& s) -> auto& { return s.cluster.nics_per_node; }, 1),
+      latency_field("cluster.nic_latency", "NIC latency", [](auto& s) -> auto& { return s.cluster.nic_latency_s; }),
+      latency_field("cluster.switch_latency", "per switch hop", [](auto& s) -> auto& { return s.cluster.switch_latency_s; }),
+      oversubscription_field(),
+      int_field("cluster.fat_tree_levels", "fat-tree levels", [](auto& s) -> auto& { return s.cluster.fat_tree_levels; }, 2, 3),
+      bandwidth_field("cluster.host_link_bandwidth", "GPU-host link (PCIe) per direction", [](auto& s) -> auto& { return s.cluster.host_link_bandwidth_Bps; }),
+
+      int_field("run.steps", "optimizer steps to simulate", [](auto& s) -> auto& { return s.run.steps; }, 1),
+      seed_field(),
+  };
+}
+
+}  // namespace trainsim

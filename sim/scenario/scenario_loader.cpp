@@ -1,0 +1,124 @@
+#include "sim/scenario/scenario_loader.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "sim/core/error.hpp"
+#include "sim/core/nearest_name.hpp"
+#include "sim/scenario/scenario_fields.hpp"
+#include "sim/scenario/scenario_rules.hpp"
+
+namespace trainsim {
+
+namespace {
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string suggestion(const std::string& name, const std::vector<std::string>& candidates,
+                       const std::string& before, const std::string& after) {
+  const auto nearest = nearest_name(name, candidates);
+  return nearest ? "; did you mean " + before + *nearest + after + "?" : "";
+}
+
+const ScenarioField& field_for(const IniEntry& entry, const std::vector<ScenarioField>& fields) {
+  const auto dot = entry.name.find('.');
+  const std::string section = dot == std::string::npos ? std::string() : entry.name.substr(0, dot);
+  const std::string key = dot == std::string::npos ? entry.name : entry.name.substr(dot + 1);
+  if (section.empty())
+    throw InputError(entry.origin, entry.name, entry.value, "key outside any [section]");
+  if (contains(reserved_sections(), section))
+    throw InputError(entry.origin, entry.name, entry.value,
+                     "section [" + section + "] is reserved for long-run simulation and not supported yet");
+  if (!contains(scenario_sections(), section))
+    throw InputError(entry.origin, entry.name, entry.value,
+                     "unknown section [" + section + "]" + suggestion(section, scenario_sections(), "[", "]"));
+  std::vector<std::string> keys;
+  for (const ScenarioField& f : fields) {
+    if (f.name == entry.name) return f;
+    if (f.section() == section) keys.push_back(f.key());
+  }
+  throw InputError(entry.origin, entry.name, entry.value,
+                   "unknown key in [" + section + "]" + suggestion(key, keys, "'", "'"));
+}
+
+void require_model_shape(const Scenario& s, const std::map<std::string, const IniEntry*>& given) {
+  if (given.count("model.preset")) return;
+  for (const char* key : {"model.layers", "model.hidden", "model.heads", "model.ffn_hidden", "model.vocab",
+                          "model.seq_len"}) {
+    if (!given.count(key))
+      throw InputError(s.source, key, "", "required when model.preset is not given");
+  }
+}
+
+void derive_data_parallel(Scenario& s, bool dp_given) {
+  ParallelSpec& p = s.parallel;
+  const int gpus = s.cluster.total_gpus();
+  const int model_parallel = p.tp * p.pp * p.cp;
+  if (dp_given) return;  // checked against the cluster by the rules
+  if (gpus % model_parallel != 0)
+    throw InputError(s.source, "parallel.dp", "(derived)",
+                     "cannot derive dp: the cluster's " + std::to_string(gpus) +
+                         " GPUs are not divisible by tp*pp*cp = " + std::to_string(model_parallel));
+  p.dp = gpus / model_parallel;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& source) {
+  const std::vector<ScenarioField> fields = scenario_fields();
+  Scenario s;
+  s.source = source;
+  s.model = ModelSpec{};
+  s.cluster = *cluster_preset("dgx-h100");
+
+  std::map<std::string, const IniEntry*> given;
+  std::vector<std::pair<const IniEntry*, const ScenarioField*>> work;
+  for (const IniEntry& e : entries) {
+    const ScenarioField& f = field_for(e, fields);
+    given[e.name] = &e;
+    work.emplace_back(&e, &f);
+  }
+  std::stable_sort(work.begin(), work.end(),
+                   [](const auto& a, const auto& b) { return a.second->priority < b.second->priority; });
+  for (const auto& [entry, field] : work) {
+    if (const auto rule = field->apply(s, entry->value)) throw InputError(entry->origin, entry->name, entry->value, *rule);
+  }
+
+  require_model_shape(s, given);
+  if (!given.count("model.kv_heads") && !given.count("model.preset")) s.model.kv_heads = s.model.heads;
+  derive_data_parallel(s, given.count("parallel.dp") > 0);
+  check_scenario_rules(s);
+  return s;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  std::vector<IniEntry> entries = read_ini_file(path);
+  for (const std::string& text : overrides) {
+    IniEntry o = parse_override(text);
+    std::erase_if(entries, [&](const IniEntry& e) { return e.name == o.name; });
+    entries.push_back(std::move(o));
+  }
+  return load_scenario(entries, path);
+}
+
+std::string resolved_ini(const Scenario& s) {
+  std::ostringstream out;
+  std::string section;
+  for (const ScenarioField& f : scenario_fields()) {
+    if (f.section() != section) {
+      section = f.section();
+      out << (out.tellp() > 0 ? "\n" : "") << "[" << section << "]\n";
+    }
+    // A preset is written as a comment: the keys it filled in follow, explicitly.
+    if (f.priority == 0)
+      out << "# " << f.key() << " = " << f.show(s) << " (expanded below)\n";
+    else
+      out << f.key() << " = " << f.show(s) << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace trainsim

@@ -1,0 +1,23 @@
+#pragma once
+// The scenario boundary: INI text in, a validated Scenario out, or an InputError that
+// names the file, key, value and rule.
+
+#include <string>
+#include <vector>
+
+#include "sim/scenario/ini_reader.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace trainsim {
+
+/// Reads `path`, applies `overrides` (`section.key=value`, as given to --set), fills in
+/// defaults and presets, derives dp when it is omitted, and validates.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// The same from entries already read (tests build these directly).
+Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& source);
+
+/// The scenario with every key resolved, as INI text that load_scenario reads back.
+std::string resolved_ini(const Scenario& scenario);
+
+}  // namespace trainsim

@@ -1,0 +1,39 @@
+#include "topologies/cluster_spec.hpp"
+
+namespace trainsim {
+
+namespace {
+
+ClusterSpec dgx_node(const char* preset, const char* gpu_name, double nic_Bps, double pcie_Bps) {
+  ClusterSpec c;
+  c.preset = preset;
+  c.gpu = *gpu_preset(gpu_name);
+  c.nodes = 1;
+  c.gpus_per_node = 8;  // 8 GPUs on NVSwitch
+  c.nvlink_bandwidth_Bps = c.gpu.nvlink_bandwidth_Bps;
+  c.nics_per_node = 8;  // one compute NIC per GPU (public.md A1 for DGX A100)
+  c.nic_bandwidth_Bps = nic_Bps;
+  // Per-hop latencies of NCCL's tuning model (public.md D1: NVLink ring hop 0.47 us and
+  // network ring hop 2.7 us with the LL protocol); a switch hop on IB is ~0.1-0.2 us of that.
+  c.nvlink_latency_s = 0.47e-6;
+  c.nic_latency_s = 2.5e-6;
+  c.switch_latency_s = 0.2e-6;
+  c.host_link_bandwidth_Bps = pcie_Bps;
+  return c;
+}
+
+}  // namespace
+
+std::optional<ClusterSpec> cluster_preset(std::string_view name) {
+  // DGX A100: 8 x 200 Gb/s HDR InfiniBand for compute (public.md A1), PCIe Gen4 x16 (32 GB/s).
+  if (name == "dgx-a100") return dgx_node("dgx-a100", "a100-80g", 200e9 / 8, 32e9);
+  // DGX H100 / HGX H200: 8 x 400 Gb/s NDR (public.md D2: "46-48 GB/s per NIC" achievable),
+  // PCIe Gen5 x16 (64 GB/s).
+  if (name == "dgx-h100") return dgx_node("dgx-h100", "h100-sxm", 400e9 / 8, 64e9);
+  if (name == "hgx-h200") return dgx_node("hgx-h200", "h200", 400e9 / 8, 64e9);
+  return std::nullopt;
+}
+
+std::vector<std::string> cluster_preset_names() { return {"dgx-a100", "dgx-h100", "hgx-h200"}; }
+
+}  // namespace trainsim

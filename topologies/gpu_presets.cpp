@@ -1,0 +1,44 @@
+#include "topologies/gpu_spec.hpp"
+
+namespace trainsim {
+
+namespace {
+constexpr double k_mib = 1024.0 * 1024.0;
+}
+
+std::optional<GpuSpec> gpu_preset(std::string_view name) {
+  // Peaks: ../shared/validation/public.md D3 (NVIDIA datasheets as transcribed there).
+  // Capacities: the memory.total that nvidia-smi reports for each card (80 GB A100:
+  // 81920 MiB; H100 SXM5 80 GB: 81559 MiB; H200 141 GB: 143771 MiB), since that, not the
+  // marketing figure, is what the allocator can use.
+  if (name == "a100-80g") {
+    GpuSpec g;
+    g.name = "a100-80g";
+    g.memory_bytes = 81920 * k_mib;
+    g.peak_bf16_flops = 312e12;
+    g.peak_fp8_flops = 0;  // Ampere has no fp8 tensor cores
+    g.peak_tf32_flops = 156e12;
+    g.hbm_bandwidth_Bps = 2039e9;
+    g.nvlink_bandwidth_Bps = 300e9;
+    g.tdp_w = 400;
+    return g;
+  }
+  if (name == "h100-sxm" || name == "h200") {
+    GpuSpec g;
+    g.name = std::string(name);
+    const bool h200 = name == "h200";
+    g.memory_bytes = (h200 ? 143771 : 81559) * k_mib;
+    g.peak_bf16_flops = 989e12;
+    g.peak_fp8_flops = 1979e12;
+    g.peak_tf32_flops = 494.5e12;
+    g.hbm_bandwidth_Bps = h200 ? 4.8e12 : 3.35e12;
+    g.nvlink_bandwidth_Bps = 450e9;
+    g.tdp_w = 700;
+    return g;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> gpu_preset_names() { return {"a100-80g", "h100-sxm", "h200"}; }
+
+}  // namespace trainsim

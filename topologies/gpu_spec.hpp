@@ -1,0 +1,27 @@
+#pragma once
+// A GPU type's datasheet figures, as a value type (SI units).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainsim {
+
+struct GpuSpec {
+  std::string name;
+  double memory_bytes = 0;           ///< HBM capacity visible to CUDA
+  double peak_bf16_flops = 0;        ///< dense, FLOP/s
+  double peak_fp8_flops = 0;         ///< dense, FLOP/s; 0 = no fp8 tensor cores
+  double peak_tf32_flops = 0;        ///< dense, FLOP/s
+  double hbm_bandwidth_Bps = 0;
+  double nvlink_bandwidth_Bps = 0;   ///< per direction, all links of one GPU
+  double tdp_w = 0;
+  bool has_fp8() const { return peak_fp8_flops > 0; }
+};
+
+/// The GPU of that name (`a100-80g`, `h100-sxm`, `h200`), or nothing.
+std::optional<GpuSpec> gpu_preset(std::string_view name);
+std::vector<std::string> gpu_preset_names();
+
+}  // namespace trainsim
