@@ -107,16 +107,19 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 std::string resolved_ini(const Scenario& s) {
   std::ostringstream out;
   std::string section;
+  Scenario probe;  // scratch: checks that a preset name is one
   for (const ScenarioField& f : scenario_fields()) {
     if (f.section() != section) {
       section = f.section();
       out << (out.tellp() > 0 ? "\n" : "") << "[" << section << "]\n";
     }
-    // A preset is written as a comment: the keys it filled in follow, explicitly.
-    if (f.priority == 0)
-      out << "# " << f.key() << " = " << f.show(s) << " (expanded below)\n";
+    // A preset is written first, then every key it filled in, explicitly: reading the text
+    // back applies the preset and then the same values. A model given key by key has none.
+    const std::string value = f.show(s);
+    if (f.priority == 0 && f.apply(probe, value).has_value())
+      out << "# " << f.key() << ": none\n";
     else
-      out << f.key() << " = " << f.show(s) << "\n";
+      out << f.key() << " = " << value << "\n";
   }
   return out.str();
 }

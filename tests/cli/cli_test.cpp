@@ -1,0 +1,84 @@
+// The CLI as users run it: help, version, the memory table and its JSON form.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_trainsim.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::run_trainsim;
+using testing::source_path;
+
+TEST(Cli, HelpAndVersion) {
+  const auto help = run_trainsim({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("memory"), std::string::npos);
+  const auto version = run_trainsim({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.out.find("SimGrid 3.32"), std::string::npos) << version.out;
+  const auto memory_help = run_trainsim({"memory", "--help"});
+  EXPECT_EQ(memory_help.exit_code, 0);
+  EXPECT_NE(memory_help.out.find("--set"), std::string::npos);
+}
+
+TEST(Cli, UnknownCommandSuggestsTheNearest) {
+  const auto r = run_trainsim({"memroy", "x.ini"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'memory'"), std::string::npos) << r.err;
+}
+
+TEST(Cli, MemoryTableOnTheDefaultScenario) {
+  const auto r = run_trainsim({"memory", source_path("scenarios/default.ini")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* word : {"parameters", "global_batch_samples", "tokens_per_step", "capacity", "weights", "gradients",
+                           "optimizer", "activations", "comm", "framework", "fragment", "total", "headroom", "fits"})
+    EXPECT_NE(r.out.find(word), std::string::npos) << word;
+}
+
+TEST(Cli, MemoryJsonHasEveryKey) {
+  const auto r = run_trainsim({"memory", source_path("scenarios/default.ini"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"parameters", "global_batch_samples", "tokens_per_step", "capacity", "fits", "stages"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["global_batch_samples"].get<double>(), 1 * 16 * 2);  // micro_batch x grad_accum x dp
+  ASSERT_EQ(j["stages"].size(), 4u);
+  for (const auto& st : j["stages"]) {
+    for (const char* key : {"stage", "weights", "gradients", "optimizer_states", "activations", "comm_buffers",
+                            "framework", "fragmentation", "total", "capacity", "fits", "headroom"})
+      EXPECT_TRUE(st.contains(key)) << key;
+    const double sum = st["weights"].get<double>() + st["gradients"].get<double>() +
+                       st["optimizer_states"].get<double>() + st["activations"].get<double>() +
+                       st["comm_buffers"].get<double>() + st["framework"].get<double>() +
+                       st["fragmentation"].get<double>();
+    EXPECT_NEAR(st["total"].get<double>(), sum, 1.0);
+    EXPECT_NEAR(st["headroom"].get<double>(), st["capacity"].get<double>() - sum, 1.0);
+  }
+}
+
+TEST(Cli, SetOverridesChangeTheResult) {
+  const auto base = nlohmann::json::parse(run_trainsim({"memory", source_path("scenarios/default.ini"), "--json"}).out);
+  const auto r = run_trainsim({"memory", source_path("scenarios/default.ini"), "--json", "--set", "parallel.zero=0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto zero0 = nlohmann::json::parse(r.out);
+  EXPECT_GT(zero0["stages"][0]["optimizer_states"].get<double>(), base["stages"][0]["optimizer_states"].get<double>());
+}
+
+TEST(Cli, SameScenarioSameOutput) {
+  const auto a = run_trainsim({"memory", source_path("scenarios/default.ini"), "--json"});
+  const auto b = run_trainsim({"memory", source_path("scenarios/default.ini"), "--json"});
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(Cli, CheckPrintsTheResolvedScenario) {
+  const auto r = run_trainsim({"check", source_path("scenarios/default.ini")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dp = 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("layers = 80"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -1,0 +1,59 @@
+#include "support/run_trainsim.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace trainsim::testing {
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string unique_name(const std::string& stem) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "no_test";
+  for (char& c : name)
+    if (c == '/') c = '_';
+  return ::testing::TempDir() + "trainsim_" + name + "_" + stem;
+}
+
+}  // namespace
+
+RunResult run_trainsim(const std::vector<std::string>& args) {
+  const std::string out_path = unique_name("stdout.txt");
+  const std::string err_path = unique_name("stderr.txt");
+  std::string command = quote(TRAINSIM_EXE);
+  for (const auto& a : args) command += " " + quote(a);
+  command += " >" + quote(out_path) + " 2>" + quote(err_path) + " </dev/null";
+  const int status = std::system(command.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
+}
+
+std::string write_temp_file(const std::string& name, const std::string& text) {
+  const std::string path = unique_name(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string source_path(const std::string& relative) { return std::string(TRAINSIM_SOURCE_DIR) + "/" + relative; }
+
+}  // namespace trainsim::testing

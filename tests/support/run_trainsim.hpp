@@ -1,0 +1,24 @@
+#pragma once
+// Runs the built trainsim executable, as a user would, and captures what it printed.
+
+#include <string>
+#include <vector>
+
+namespace trainsim::testing {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `trainsim ARGS...` (arguments are shell-quoted) and waits for it.
+RunResult run_trainsim(const std::vector<std::string>& args);
+
+/// Writes `text` to a fresh file under the test temp dir and returns its path.
+std::string write_temp_file(const std::string& name, const std::string& text);
+
+/// Path of a file in the source tree (scenarios/...).
+std::string source_path(const std::string& relative);
+
+}  // namespace trainsim::testing
