@@ -5,7 +5,7 @@ namespace trainsim {
 namespace {
 
 struct Dims {
-  double s;  ///< tokens of the sequence on this rank (seq_len / cp)
+  double s;     ///< tokens of the sequence on this rank (seq_len / cp)
   double keys;  ///< tokens each query attends over (the full sequence)
   double b;
   double h;
@@ -56,8 +56,7 @@ double attention_core_bytes(const ModelSpec& m, const Dims& d, AttentionKernel k
 }
 
 double stored_without_recompute(const ModelSpec& m, const Dims& d, AttentionKernel kernel) {
-  return unsplit_bytes(m, d) / d.sp_divisor +
-         (split_linear_bytes(m, d) + attention_core_bytes(m, d, kernel)) / d.t;
+  return unsplit_bytes(m, d) / d.sp_divisor + (split_linear_bytes(m, d) + attention_core_bytes(m, d, kernel)) / d.t;
 }
 
 }  // namespace

@@ -14,8 +14,8 @@ namespace {
 
 // Parameters one GPU of a pipeline rank holds, split by the group that shards them.
 struct StageParameters {
-  double dense = 0;   ///< replicated over the dp x cp gradient group
-  double expert = 0;  ///< MoE experts: replicated over dp x cp / ep ranks
+  double dense = 0;             ///< replicated over the dp x cp gradient group
+  double expert = 0;            ///< MoE experts: replicated over dp x cp / ep ranks
   double per_layer_on_gpu = 0;  ///< one layer's parameters on this GPU (ZeRO-3 gathers)
 };
 
@@ -83,18 +83,18 @@ double comm_buffer_bytes(const ModelSpec& m, const TrainingSpec& tr, const Paral
   const double tokens = static_cast<double>(m.seq_len) / par.cp * tr.micro_batch;
   const StateBytesPerParameter per = state_bytes_per_parameter(tr.precision, tr.optimizer);
   double bytes = 0;
-  if (par.gradient_group() > 1) bytes += 2.0 * tr.dp_bucket_bytes;  // bucket being reduced + next
-  if (par.zero >= 3) bytes += 2.0 * p.per_layer_on_gpu * per.weights;  // gathered layer + prefetched one
+  if (par.gradient_group() > 1) bytes += 2.0 * tr.dp_bucket_bytes;                // bucket being reduced + next
+  if (par.zero >= 3) bytes += 2.0 * p.per_layer_on_gpu * per.weights;             // gathered layer + prefetched one
   if (par.tp > 1 && par.sequence_parallel) bytes += tokens * m.hidden * element;  // SP all-gather output
-  if (par.pp > 1) bytes += 2.0 * tokens * m.hidden * element;  // p2p send and receive
+  if (par.pp > 1) bytes += 2.0 * tokens * m.hidden * element;                     // p2p send and receive
   if (par.cp > 1)  // ring attention: K and V blocks being used and being received
     bytes += 2.0 * 2.0 * tokens * m.kv_heads * m.head_dim() * element / par.tp;
   if (par.ep > 1) bytes += 2.0 * tokens * m.top_k * m.hidden * element;  // all-to-all dispatch, combine
   return bytes;
 }
 
-double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par, int stage,
-                        int layers, double inflight) {
+double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par, int stage, int layers,
+                        double inflight) {
   ActivationLayout layout;
   layout.micro_batch = tr.micro_batch;
   layout.tp = par.tp;
@@ -141,8 +141,7 @@ MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const P
     for (const ModelChunk& c : chunks_of_stage(chunks, par.pp, stage)) s.layers += c.layers;
     const StageParameters params = stage_parameters(m, par, stage, s.layers);
     s.parameters_per_gpu = params.dense + params.expert;
-    s.inflight_microbatches =
-        inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages);
+    s.inflight_microbatches = inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages);
     s.bytes = model_states(params, tr, par, s.offloaded_bytes);
     s.bytes.activations = activation_bytes(m, tr, par, stage, s.layers, s.inflight_microbatches);
     s.bytes.comm_buffers = comm_buffer_bytes(m, tr, par, params);

@@ -22,18 +22,17 @@ struct MemoryBreakdown {
   double framework = 0;      ///< CUDA context, library workspaces, NCCL internals
   double fragmentation = 0;  ///< the stated allocator margin
   double total() const {
-    return weights + gradients + optimizer_states + activations + comm_buffers + framework +
-           fragmentation;
+    return weights + gradients + optimizer_states + activations + comm_buffers + framework + fragmentation;
   }
 };
 
 struct StageMemory {
   int stage = 0;
-  int layers = 0;                     ///< transformer layers on this pipeline rank (all its chunks)
-  double parameters_per_gpu = 0;      ///< before ZeRO sharding
-  double inflight_microbatches = 0;   ///< peak micro-batches of activations held
+  int layers = 0;                    ///< transformer layers on this pipeline rank (all its chunks)
+  double parameters_per_gpu = 0;     ///< before ZeRO sharding
+  double inflight_microbatches = 0;  ///< peak micro-batches of activations held
   MemoryBreakdown bytes;
-  double offloaded_bytes = 0;         ///< model states kept in host memory (offload = cpu)
+  double offloaded_bytes = 0;  ///< model states kept in host memory (offload = cpu)
   double capacity_bytes = 0;
   bool fits() const { return bytes.total() <= capacity_bytes; }
   double headroom_bytes() const { return capacity_bytes - bytes.total(); }
@@ -50,8 +49,8 @@ struct MemoryReport {
 };
 
 /// The memory budget on GPUs of `capacity_bytes` each. Inputs must be validated.
-MemoryReport estimate_memory(const ModelSpec& model, const TrainingSpec& training,
-                             const ParallelSpec& parallel, double capacity_bytes);
+MemoryReport estimate_memory(const ModelSpec& model, const TrainingSpec& training, const ParallelSpec& parallel,
+                             double capacity_bytes);
 
 /// The model's layers split into pp x virtual_stages chunks balanced by forward FLOPs.
 std::vector<ModelChunk> balanced_chunks(const ModelSpec& model, const ParallelSpec& parallel);

@@ -28,8 +28,7 @@ ModelSpec gpt3_175b() {
   return m;
 }
 
-ModelSpec llama(const char* name, int layers, int hidden, int heads, int kv_heads, int ffn,
-                int vocab, int seq_len) {
+ModelSpec llama(const char* name, int layers, int hidden, int heads, int kv_heads, int ffn, int vocab, int seq_len) {
   ModelSpec m;
   m.name = name;
   m.layers = layers;

@@ -14,8 +14,8 @@ StateBytesPerParameter state_bytes_per_parameter(Precision precision, Optimizer 
   return b;
 }
 
-ModelStateBytes model_state_bytes(double parameters, const StateBytesPerParameter& per_param,
-                                  int zero, int shard_ranks) {
+ModelStateBytes model_state_bytes(double parameters, const StateBytesPerParameter& per_param, int zero,
+                                  int shard_ranks) {
   const double nd = shard_ranks;
   ModelStateBytes s;
   s.weights = parameters * per_param.weights / (zero >= 3 ? nd : 1.0);

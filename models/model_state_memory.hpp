@@ -32,7 +32,7 @@ struct ModelStateBytes {
 /// Per-GPU model-state bytes for `parameters` parameters replicated over `shard_ranks`
 /// data-parallel ranks at ZeRO stage `zero` (0-3).
 /// ZeRO Table 1: Ψ = 7.5e9, Nd = 64 gives 120 / 31.4 / 16.6 / 1.88 GB for stages 0-3.
-ModelStateBytes model_state_bytes(double parameters, const StateBytesPerParameter& per_param,
-                                  int zero, int shard_ranks);
+ModelStateBytes model_state_bytes(double parameters, const StateBytesPerParameter& per_param, int zero,
+                                  int shard_ranks);
 
 }  // namespace trainsim

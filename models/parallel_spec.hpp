@@ -19,8 +19,7 @@ struct ParallelSpec {
   Schedule schedule = Schedule::one_f_one_b;
   int virtual_stages = 1;  ///< model chunks per pipeline rank (interleaved schedule)
   /// Rank-mapping order, innermost (fastest-varying) axis first.
-  std::array<ParallelAxis, 4> order{ParallelAxis::tp, ParallelAxis::cp, ParallelAxis::pp,
-                                    ParallelAxis::dp};
+  std::array<ParallelAxis, 4> order{ParallelAxis::tp, ParallelAxis::cp, ParallelAxis::pp, ParallelAxis::dp};
 
   int world_size() const { return tp * pp * dp * cp; }
   /// Ranks over which dense gradients are reduced and ZeRO shards states

@@ -17,12 +17,8 @@ struct ParameterCounts {
   double output = 0;               ///< output projection (0 when tied to the embedding)
   double final_norm = 0;
 
-  double per_layer() const {
-    return attention_per_layer + mlp_per_layer + router_per_layer + norms_per_layer;
-  }
-  double total(int layers) const {
-    return layers * per_layer() + embedding + positions + output + final_norm;
-  }
+  double per_layer() const { return attention_per_layer + mlp_per_layer + router_per_layer + norms_per_layer; }
+  double total(int layers) const { return layers * per_layer() + embedding + positions + output + final_norm; }
 };
 
 /// For GPT-3 style models (MHA, GeLU MLP of 4h, biases, LayerNorm, tied embeddings,

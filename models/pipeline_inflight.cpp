@@ -4,8 +4,7 @@
 
 namespace trainsim {
 
-double inflight_microbatches(Schedule schedule, int pp, int stage, int microbatches,
-                             int virtual_stages) {
+double inflight_microbatches(Schedule schedule, int pp, int stage, int microbatches, int virtual_stages) {
   if (pp == 1) return 1.0;
   switch (schedule) {
     case Schedule::gpipe:

@@ -13,7 +13,6 @@ namespace trainsim {
 ///                 plus the one in flight, each 1/v of the rank's layers; on the first stage
 ///                 this is 1 + (p - 1)/(p v) micro-batches (Korthikanti et al. §4.2.3).
 /// Without pipelining (pp = 1) one micro-batch is held whatever the schedule.
-double inflight_microbatches(Schedule schedule, int pp, int stage, int microbatches,
-                             int virtual_stages);
+double inflight_microbatches(Schedule schedule, int pp, int stage, int microbatches, int virtual_stages);
 
 }  // namespace trainsim

@@ -18,8 +18,8 @@ struct Score {
 
 }  // namespace
 
-std::vector<ModelChunk> partition_layers(const std::vector<double>& layer_costs, int chunks,
-                                         double embedding_cost, double output_cost) {
+std::vector<ModelChunk> partition_layers(const std::vector<double>& layer_costs, int chunks, double embedding_cost,
+                                         double output_cost) {
   const int n = static_cast<int>(layer_costs.size());
   if (chunks < 1 || chunks > n) throw std::invalid_argument("partition_layers: need 1 <= chunks <= layers");
 

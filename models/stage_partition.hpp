@@ -20,8 +20,8 @@ struct ModelChunk {
 /// squared chunk costs (the most even) wins; ties go to the split found first, so the result
 /// is deterministic. An uneven layer count (Llama 3 405B: 126 layers over 16 stages) is fine.
 /// Requires 1 <= chunks <= number of layers.
-std::vector<ModelChunk> partition_layers(const std::vector<double>& layer_costs, int chunks,
-                                         double embedding_cost, double output_cost);
+std::vector<ModelChunk> partition_layers(const std::vector<double>& layer_costs, int chunks, double embedding_cost,
+                                         double output_cost);
 
 /// The chunks that pipeline rank `stage` runs under `virtual_stages` chunks per rank
 /// (chunk c belongs to rank c mod pp, as in Megatron-LM's interleaved schedule).

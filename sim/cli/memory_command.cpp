@@ -36,10 +36,14 @@ std::string thousands(double v) {
 
 const char* schedule_name(Schedule s) {
   switch (s) {
-    case Schedule::gpipe: return "gpipe";
-    case Schedule::one_f_one_b: return "1f1b";
-    case Schedule::interleaved: return "interleaved";
-    case Schedule::zb_h1: return "zb-h1";
+    case Schedule::gpipe:
+      return "gpipe";
+    case Schedule::one_f_one_b:
+      return "1f1b";
+    case Schedule::interleaved:
+      return "interleaved";
+    case Schedule::zb_h1:
+      return "zb-h1";
   }
   return "?";
 }
@@ -86,8 +90,8 @@ std::string table(const Scenario& s, const MemoryReport& r) {
   out << "\n"
       << (r.fits() ? "fits" : "does NOT fit") << ": peak stage " << peak.stage << " needs "
       << units::format_bytes_binary(peak.bytes.total()) << " of " << units::format_bytes_binary(r.capacity_bytes)
-      << (r.fits() ? " (headroom " : " (short by ")
-      << units::format_bytes_binary(std::abs(peak.headroom_bytes())) << ")\n";
+      << (r.fits() ? " (headroom " : " (short by ") << units::format_bytes_binary(std::abs(peak.headroom_bytes()))
+      << ")\n";
   if (s.training.offload == Offload::cpu)
     out << "host memory per GPU for offloaded states: " << units::format_bytes_binary(peak.offloaded_bytes) << "\n";
   return out.str();

@@ -5,8 +5,8 @@
 namespace trainsim {
 
 namespace {
-std::string format_input_error(const std::string& file, const std::string& key,
-                               const std::string& value, const std::string& rule) {
+std::string format_input_error(const std::string& file, const std::string& key, const std::string& value,
+                               const std::string& rule) {
   std::string msg = file.empty() ? std::string("command line") : file;
   if (!key.empty()) msg += ": " + key;
   if (!value.empty()) msg += " = '" + value + "'";

@@ -1,7 +1,9 @@
 #include "sim/core/library_versions.hpp"
 
 #include <hdf5.h>
-#include <xbt/base.h>  // defines the macros simgrid/version.h uses
+// xbt/base.h defines the macros simgrid/version.h uses: it must come first.
+#include <xbt/base.h>
+
 #include <simgrid/version.h>
 
 namespace trainsim {

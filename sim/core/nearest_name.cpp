@@ -21,8 +21,7 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-std::optional<std::string> nearest_name(std::string_view name,
-                                        const std::vector<std::string>& candidates) {
+std::optional<std::string> nearest_name(std::string_view name, const std::vector<std::string>& candidates) {
   const size_t limit = std::max<size_t>(2, name.size() / 3);
   std::optional<std::string> best;
   size_t best_distance = limit + 1;

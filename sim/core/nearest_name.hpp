@@ -13,7 +13,6 @@ size_t edit_distance(std::string_view a, std::string_view b);
 
 /// The candidate closest to `name`, if one is close enough to be a plausible typo
 /// (distance at most max(2, |name|/3)). Ties go to the earlier candidate.
-std::optional<std::string> nearest_name(std::string_view name,
-                                        const std::vector<std::string>& candidates);
+std::optional<std::string> nearest_name(std::string_view name, const std::vector<std::string>& candidates);
 
 }  // namespace trainsim

@@ -46,9 +46,9 @@ constexpr std::array<UnitFactor, 9> k_byte_table{{
     {"GB", 1e9},
     {"TB", 1e12},
     {"KiB", k_kibi},
-    {"MiB", k_kibi * k_kibi},
-    {"GiB", k_kibi * k_kibi * k_kibi},
-    {"TiB", k_kibi * k_kibi * k_kibi * k_kibi},
+    {"MiB", k_kibi* k_kibi},
+    {"GiB", k_kibi* k_kibi* k_kibi},
+    {"TiB", k_kibi* k_kibi* k_kibi* k_kibi},
 }};
 
 // Lower-case 'b' is bits: 400 Gb/s (an NDR port) is 50 GB/s.
@@ -57,7 +57,7 @@ constexpr std::array<UnitFactor, 8> k_bandwidth_table{{
     {"MB/s", 1e6},
     {"GB/s", 1e9},
     {"TB/s", 1e12},
-    {"GiB/s", k_kibi * k_kibi * k_kibi},
+    {"GiB/s", k_kibi* k_kibi* k_kibi},
     {"Mb/s", 1e6 / 8.0},
     {"Gb/s", 1e9 / 8.0},
     {"Tb/s", 1e12 / 8.0},
@@ -75,7 +75,9 @@ constexpr std::array<UnitFactor, 7> k_duration_table{{
 
 }  // namespace
 
-std::optional<double> parse_bytes(std::string_view text) { return parse_with(text, k_byte_table); }
+std::optional<double> parse_bytes(std::string_view text) {
+  return parse_with(text, k_byte_table);
+}
 
 std::optional<double> parse_bandwidth(std::string_view text) {
   return parse_with(text, k_bandwidth_table);

@@ -36,8 +36,7 @@ std::vector<IniEntry> read_ini_file(const std::string& path) {
   std::set<std::string> seen;
   for (const po::option& o : parsed.options) {
     const std::string value = o.value.empty() ? std::string() : trim(o.value.front());
-    if (!seen.insert(o.string_key).second)
-      throw InputError(path, o.string_key, value, "the key is given twice");
+    if (!seen.insert(o.string_key).second) throw InputError(path, o.string_key, value, "the key is given twice");
     entries.push_back({o.string_key, value, path});
   }
   return entries;
@@ -45,8 +44,7 @@ std::vector<IniEntry> read_ini_file(const std::string& path) {
 
 IniEntry parse_override(const std::string& assignment) {
   const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw InputError("--set", assignment, "", "expected section.key=value");
+  if (eq == std::string::npos || eq == 0) throw InputError("--set", assignment, "", "expected section.key=value");
   return {trim(assignment.substr(0, eq)), trim(assignment.substr(eq + 1)), "--set"};
 }
 

@@ -9,8 +9,8 @@
 namespace trainsim {
 
 struct IniEntry {
-  std::string name;   ///< "section.key"
-  std::string value;  ///< as written, trimmed
+  std::string name;    ///< "section.key"
+  std::string value;   ///< as written, trimmed
   std::string origin;  ///< the file, or "--set" for a command-line override
 };
 

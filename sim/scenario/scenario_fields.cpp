@@ -83,8 +83,8 @@ ScenarioField quantity_field(std::string name, std::string help, Access access,
   f.apply = [access, parser, units, allow_zero](Scenario& s, std::string_view text) -> Rule {
     const auto v = parser(text);
     if (!v || (!allow_zero && *v <= 0))
-      return std::string(allow_zero ? "expected a value >= 0" : "expected a value > 0") +
-             " with a unit (" + units + ")";
+      return std::string(allow_zero ? "expected a value >= 0" : "expected a value > 0") + " with a unit (" + units +
+             ")";
     access(s) = *v;
     return std::nullopt;
   };
@@ -96,8 +96,8 @@ ScenarioField quantity_field(std::string name, std::string help, Access access,
 
 template <typename Access>
 ScenarioField bytes_field(std::string name, std::string help, Access access) {
-  ScenarioField f = quantity_field(std::move(name), std::move(help), access, units::parse_bytes,
-                                   units::k_bytes_units, "GiB", 1024.0 * 1024.0 * 1024.0, true);
+  ScenarioField f = quantity_field(std::move(name), std::move(help), access, units::parse_bytes, units::k_bytes_units,
+                                   "GiB", 1024.0 * 1024.0 * 1024.0, true);
   f.show = [access](const Scenario& s) {
     constexpr double k_mib = 1024.0 * 1024.0;
     const double bytes = access(s);
@@ -107,13 +107,13 @@ ScenarioField bytes_field(std::string name, std::string help, Access access) {
 }
 template <typename Access>
 ScenarioField bandwidth_field(std::string name, std::string help, Access access) {
-  return quantity_field(std::move(name), std::move(help), access, units::parse_bandwidth,
-                        units::k_bandwidth_units, "GB/s", 1e9, false);
+  return quantity_field(std::move(name), std::move(help), access, units::parse_bandwidth, units::k_bandwidth_units,
+                        "GB/s", 1e9, false);
 }
 template <typename Access>
 ScenarioField latency_field(std::string name, std::string help, Access access) {
-  return quantity_field(std::move(name), std::move(help), access, units::parse_duration,
-                        units::k_duration_units, "us", 1e-6, true);
+  return quantity_field(std::move(name), std::move(help), access, units::parse_duration, units::k_duration_units, "us",
+                        1e-6, true);
 }
 
 const parse::EnumNames<Precision> k_precisions{
@@ -132,8 +132,7 @@ const parse::EnumNames<Fabric> k_fabrics{{{"single-switch", Fabric::single_switc
                                           {"fat-tree", Fabric::fat_tree},
                                           {"rail-optimized", Fabric::rail_optimized},
                                           {"ideal", Fabric::ideal}}};
-const parse::EnumNames<FfnActivation> k_activations{
-    {{"gelu", FfnActivation::gelu}, {"swiglu", FfnActivation::swiglu}}};
+const parse::EnumNames<FfnActivation> k_activations{{{"gelu", FfnActivation::gelu}, {"swiglu", FfnActivation::swiglu}}};
 const parse::EnumNames<NormKind> k_norms{{{"layernorm", NormKind::layernorm}, {"rmsnorm", NormKind::rmsnorm}}};
 const parse::EnumNames<PositionEmbedding> k_positions{
     {{"learned", PositionEmbedding::learned}, {"rope", PositionEmbedding::rope}}};
@@ -264,67 +263,136 @@ ScenarioField seed_field() {
 
 }  // namespace
 
-std::vector<std::string> scenario_sections() { return {"model", "training", "parallel", "cluster", "run"}; }
-std::vector<std::string> reserved_sections() { return {"failures", "checkpoint"}; }
+std::vector<std::string> scenario_sections() {
+  return {"model", "training", "parallel", "cluster", "run"};
+}
+std::vector<std::string> reserved_sections() {
+  return {"failures", "checkpoint"};
+}
 
 std::vector<ScenarioField> scenario_fields() {
   return {
       model_preset_field(),
-      int_field("model.layers", "transformer layers", [](auto& s) -> auto& { return s.model.layers; }, 1),
-      int_field("model.hidden", "hidden size h", [](auto& s) -> auto& { return s.model.hidden; }, 1),
-      int_field("model.heads", "attention heads a", [](auto& s) -> auto& { return s.model.heads; }, 1),
-      int_field("model.kv_heads", "key/value heads (GQA); default: heads", [](auto& s) -> auto& { return s.model.kv_heads; }, 1),
-      int_field("model.ffn_hidden", "MLP inner size (per expert)", [](auto& s) -> auto& { return s.model.ffn_hidden; }, 1),
-      int_field("model.vocab", "vocabulary size V", [](auto& s) -> auto& { return s.model.vocab; }, 1),
-      int_field("model.seq_len", "sequence length s", [](auto& s) -> auto& { return s.model.seq_len; }, 1),
-      int_field("model.experts", "MoE experts (1 = dense)", [](auto& s) -> auto& { return s.model.experts; }, 1),
-      int_field("model.top_k", "experts per token", [](auto& s) -> auto& { return s.model.top_k; }, 1),
-      enum_field("model.activation", "MLP type", [](auto& s) -> auto& { return s.model.activation; }, k_activations),
-      enum_field("model.norm", "normalisation", [](auto& s) -> auto& { return s.model.norm; }, k_norms),
-      enum_field("model.position_embedding", "position encoding", [](auto& s) -> auto& { return s.model.position; }, k_positions),
-      bool_field("model.bias", "linear layers have biases", [](auto& s) -> auto& { return s.model.bias; }),
-      bool_field("model.tied_embeddings", "output layer shares the embedding", [](auto& s) -> auto& { return s.model.tied_embeddings; }),
-      bool_field("model.dropout", "dropout layers (their masks are stored)", [](auto& s) -> auto& { return s.model.dropout; }),
+      int_field(
+          "model.layers", "transformer layers", [](auto& s) -> auto& { return s.model.layers; }, 1),
+      int_field(
+          "model.hidden", "hidden size h", [](auto& s) -> auto& { return s.model.hidden; }, 1),
+      int_field(
+          "model.heads", "attention heads a", [](auto& s) -> auto& { return s.model.heads; }, 1),
+      int_field(
+          "model.kv_heads", "key/value heads (GQA); default: heads", [](auto& s) -> auto& { return s.model.kv_heads; },
+          1),
+      int_field(
+          "model.ffn_hidden", "MLP inner size (per expert)", [](auto& s) -> auto& { return s.model.ffn_hidden; }, 1),
+      int_field(
+          "model.vocab", "vocabulary size V", [](auto& s) -> auto& { return s.model.vocab; }, 1),
+      int_field(
+          "model.seq_len", "sequence length s", [](auto& s) -> auto& { return s.model.seq_len; }, 1),
+      int_field(
+          "model.experts", "MoE experts (1 = dense)", [](auto& s) -> auto& { return s.model.experts; }, 1),
+      int_field(
+          "model.top_k", "experts per token", [](auto& s) -> auto& { return s.model.top_k; }, 1),
+      enum_field(
+          "model.activation", "MLP type", [](auto& s) -> auto& { return s.model.activation; }, k_activations),
+      enum_field(
+          "model.norm", "normalisation", [](auto& s) -> auto& { return s.model.norm; }, k_norms),
+      enum_field(
+          "model.position_embedding", "position encoding", [](auto& s) -> auto& { return s.model.position; },
+          k_positions),
+      bool_field(
+          "model.bias", "linear layers have biases", [](auto& s) -> auto& { return s.model.bias; }),
+      bool_field(
+          "model.tied_embeddings", "output layer shares the embedding",
+          [](auto& s) -> auto& { return s.model.tied_embeddings; }),
+      bool_field(
+          "model.dropout", "dropout layers (their masks are stored)", [](auto& s) -> auto& { return s.model.dropout; }),
 
-      int_field("training.micro_batch", "b: samples per micro-batch", [](auto& s) -> auto& { return s.training.micro_batch; }, 1),
-      int_field("training.grad_accum", "a: micro-batches per step per pipeline", [](auto& s) -> auto& { return s.training.grad_accum; }, 1),
-      enum_field("training.precision", "number format", [](auto& s) -> auto& { return s.training.precision; }, k_precisions),
-      enum_field("training.optimizer", "optimizer (sgd: with momentum)", [](auto& s) -> auto& { return s.training.optimizer; }, k_optimizers),
-      enum_field("training.recompute", "activation recomputation", [](auto& s) -> auto& { return s.training.recompute; }, k_recomputes),
-      enum_field("training.offload", "optimizer-state offload", [](auto& s) -> auto& { return s.training.offload; }, k_offloads),
-      enum_field("training.attention", "attention kernel", [](auto& s) -> auto& { return s.training.attention; }, k_attention),
-      bytes_field("training.framework_memory", "per-GPU CUDA context, workspaces, NCCL", [](auto& s) -> auto& { return s.training.framework_bytes; }),
+      int_field(
+          "training.micro_batch", "b: samples per micro-batch", [](auto& s) -> auto& { return s.training.micro_batch; },
+          1),
+      int_field(
+          "training.grad_accum", "a: micro-batches per step per pipeline",
+          [](auto& s) -> auto& { return s.training.grad_accum; }, 1),
+      enum_field(
+          "training.precision", "number format", [](auto& s) -> auto& { return s.training.precision; }, k_precisions),
+      enum_field(
+          "training.optimizer", "optimizer (sgd: with momentum)", [](auto& s) -> auto& { return s.training.optimizer; },
+          k_optimizers),
+      enum_field(
+          "training.recompute", "activation recomputation", [](auto& s) -> auto& { return s.training.recompute; },
+          k_recomputes),
+      enum_field(
+          "training.offload", "optimizer-state offload", [](auto& s) -> auto& { return s.training.offload; },
+          k_offloads),
+      enum_field(
+          "training.attention", "attention kernel", [](auto& s) -> auto& { return s.training.attention; }, k_attention),
+      bytes_field(
+          "training.framework_memory", "per-GPU CUDA context, workspaces, NCCL",
+          [](auto& s) -> auto& { return s.training.framework_bytes; }),
       fraction_field("training.fragmentation", "allocator fragmentation margin"),
-      bytes_field("training.dp_bucket", "gradient bucket size", [](auto& s) -> auto& { return s.training.dp_bucket_bytes; }),
+      bytes_field(
+          "training.dp_bucket", "gradient bucket size", [](auto& s) -> auto& { return s.training.dp_bucket_bytes; }),
 
-      int_field("parallel.tp", "tensor-parallel size", [](auto& s) -> auto& { return s.parallel.tp; }, 1),
-      int_field("parallel.pp", "pipeline-parallel size", [](auto& s) -> auto& { return s.parallel.pp; }, 1),
-      int_field("parallel.dp", "data-parallel size; default GPUs / (tp pp cp)", [](auto& s) -> auto& { return s.parallel.dp; }, 1),
-      int_field("parallel.cp", "context-parallel size", [](auto& s) -> auto& { return s.parallel.cp; }, 1),
-      int_field("parallel.ep", "expert-parallel size (within dp)", [](auto& s) -> auto& { return s.parallel.ep; }, 1),
-      bool_field("parallel.sequence_parallel", "Megatron sequence parallelism", [](auto& s) -> auto& { return s.parallel.sequence_parallel; }),
-      int_field("parallel.zero", "ZeRO stage (3 = FSDP full sharding)", [](auto& s) -> auto& { return s.parallel.zero; }, 0, 3),
-      enum_field("parallel.schedule", "pipeline schedule", [](auto& s) -> auto& { return s.parallel.schedule; }, k_schedules),
-      int_field("parallel.virtual_stages", "model chunks per pipeline rank (interleaved)", [](auto& s) -> auto& { return s.parallel.virtual_stages; }, 1),
+      int_field(
+          "parallel.tp", "tensor-parallel size", [](auto& s) -> auto& { return s.parallel.tp; }, 1),
+      int_field(
+          "parallel.pp", "pipeline-parallel size", [](auto& s) -> auto& { return s.parallel.pp; }, 1),
+      int_field(
+          "parallel.dp", "data-parallel size; default GPUs / (tp pp cp)",
+          [](auto& s) -> auto& { return s.parallel.dp; }, 1),
+      int_field(
+          "parallel.cp", "context-parallel size", [](auto& s) -> auto& { return s.parallel.cp; }, 1),
+      int_field(
+          "parallel.ep", "expert-parallel size (within dp)", [](auto& s) -> auto& { return s.parallel.ep; }, 1),
+      bool_field(
+          "parallel.sequence_parallel", "Megatron sequence parallelism",
+          [](auto& s) -> auto& { return s.parallel.sequence_parallel; }),
+      int_field(
+          "parallel.zero", "ZeRO stage (3 = FSDP full sharding)", [](auto& s) -> auto& { return s.parallel.zero; }, 0,
+          3),
+      enum_field(
+          "parallel.schedule", "pipeline schedule", [](auto& s) -> auto& { return s.parallel.schedule; }, k_schedules),
+      int_field(
+          "parallel.virtual_stages", "model chunks per pipeline rank (interleaved)",
+          [](auto& s) -> auto& { return s.parallel.virtual_stages; }, 1),
       order_field(),
 
       cluster_preset_field(),
       gpu_field(),
-      bytes_field("cluster.gpu_memory", "GPU memory capacity; default: the GPU's", [](auto& s) -> auto& { return s.cluster.gpu.memory_bytes; }),
-      int_field("cluster.nodes", "nodes", [](auto& s) -> auto& { return s.cluster.nodes; }, 1),
-      int_field("cluster.gpus_per_node", "GPUs per node", [](auto& s) -> auto& { return s.cluster.gpus_per_node; }, 1),
-      enum_field("cluster.fabric", "inter-node fabric", [](auto& s) -> auto& { return s.cluster.fabric; }, k_fabrics),
-      bandwidth_field("cluster.nvlink_bandwidth", "NVLink per GPU per direction", [](auto& s) -> auto& { return s.cluster.nvlink_bandwidth_Bps; }),
-      latency_field("cluster.nvlink_latency", "NVLink hop latency", [](auto& s) -> auto& { return s.cluster.nvlink_latency_s; }),
-      bandwidth_field("cluster.nic_bandwidth", "per NIC per direction", [](auto& s) -> auto& { return s.cluster.nic_bandwidth_Bps; }),
-      int_field("cluster.nics_per_node", "compute NICs per node", [](auto& s) -> auto& { return s.cluster.nics_per_node; }, 1),
-      latency_field("cluster.nic_latency", "NIC latency", [](auto& s) -> auto& { return s.cluster.nic_latency_s; }),
-      latency_field("cluster.switch_latency", "per switch hop", [](auto& s) -> auto& { return s.cluster.switch_latency_s; }),
+      bytes_field(
+          "cluster.gpu_memory", "GPU memory capacity; default: the GPU's",
+          [](auto& s) -> auto& { return s.cluster.gpu.memory_bytes; }),
+      int_field(
+          "cluster.nodes", "nodes", [](auto& s) -> auto& { return s.cluster.nodes; }, 1),
+      int_field(
+          "cluster.gpus_per_node", "GPUs per node", [](auto& s) -> auto& { return s.cluster.gpus_per_node; }, 1),
+      enum_field(
+          "cluster.fabric", "inter-node fabric", [](auto& s) -> auto& { return s.cluster.fabric; }, k_fabrics),
+      bandwidth_field(
+          "cluster.nvlink_bandwidth", "NVLink per GPU per direction",
+          [](auto& s) -> auto& { return s.cluster.nvlink_bandwidth_Bps; }),
+      latency_field(
+          "cluster.nvlink_latency", "NVLink hop latency", [](auto& s) -> auto& { return s.cluster.nvlink_latency_s; }),
+      bandwidth_field(
+          "cluster.nic_bandwidth", "per NIC per direction",
+          [](auto& s) -> auto& { return s.cluster.nic_bandwidth_Bps; }),
+      int_field(
+          "cluster.nics_per_node", "compute NICs per node", [](auto& s) -> auto& { return s.cluster.nics_per_node; },
+          1),
+      latency_field(
+          "cluster.nic_latency", "NIC latency", [](auto& s) -> auto& { return s.cluster.nic_latency_s; }),
+      latency_field(
+          "cluster.switch_latency", "per switch hop", [](auto& s) -> auto& { return s.cluster.switch_latency_s; }),
       oversubscription_field(),
-      int_field("cluster.fat_tree_levels", "fat-tree levels", [](auto& s) -> auto& { return s.cluster.fat_tree_levels; }, 2, 3),
-      bandwidth_field("cluster.host_link_bandwidth", "GPU-host link (PCIe) per direction", [](auto& s) -> auto& { return s.cluster.host_link_bandwidth_Bps; }),
+      int_field(
+          "cluster.fat_tree_levels", "fat-tree levels", [](auto& s) -> auto& { return s.cluster.fat_tree_levels; }, 2,
+          3),
+      bandwidth_field(
+          "cluster.host_link_bandwidth", "GPU-host link (PCIe) per direction",
+          [](auto& s) -> auto& { return s.cluster.host_link_bandwidth_Bps; }),
 
-      int_field("run.steps", "optimizer steps to simulate", [](auto& s) -> auto& { return s.run.steps; }, 1),
+      int_field(
+          "run.steps", "optimizer steps to simulate", [](auto& s) -> auto& { return s.run.steps; }, 1),
       seed_field(),
   };
 }

@@ -17,8 +17,8 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-std::string suggestion(const std::string& name, const std::vector<std::string>& candidates,
-                       const std::string& before, const std::string& after) {
+std::string suggestion(const std::string& name, const std::vector<std::string>& candidates, const std::string& before,
+                       const std::string& after) {
   const auto nearest = nearest_name(name, candidates);
   return nearest ? "; did you mean " + before + *nearest + after + "?" : "";
 }
@@ -27,8 +27,7 @@ const ScenarioField& field_for(const IniEntry& entry, const std::vector<Scenario
   const auto dot = entry.name.find('.');
   const std::string section = dot == std::string::npos ? std::string() : entry.name.substr(0, dot);
   const std::string key = dot == std::string::npos ? entry.name : entry.name.substr(dot + 1);
-  if (section.empty())
-    throw InputError(entry.origin, entry.name, entry.value, "key outside any [section]");
+  if (section.empty()) throw InputError(entry.origin, entry.name, entry.value, "key outside any [section]");
   if (contains(reserved_sections(), section))
     throw InputError(entry.origin, entry.name, entry.value,
                      "section [" + section + "] is reserved for long-run simulation and not supported yet");
@@ -46,10 +45,9 @@ const ScenarioField& field_for(const IniEntry& entry, const std::vector<Scenario
 
 void require_model_shape(const Scenario& s, const std::map<std::string, const IniEntry*>& given) {
   if (given.count("model.preset")) return;
-  for (const char* key : {"model.layers", "model.hidden", "model.heads", "model.ffn_hidden", "model.vocab",
-                          "model.seq_len"}) {
-    if (!given.count(key))
-      throw InputError(s.source, key, "", "required when model.preset is not given");
+  for (const char* key :
+       {"model.layers", "model.hidden", "model.heads", "model.ffn_hidden", "model.vocab", "model.seq_len"}) {
+    if (!given.count(key)) throw InputError(s.source, key, "", "required when model.preset is not given");
   }
 }
 
@@ -84,7 +82,8 @@ Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& 
   std::stable_sort(work.begin(), work.end(),
                    [](const auto& a, const auto& b) { return a.second->priority < b.second->priority; });
   for (const auto& [entry, field] : work) {
-    if (const auto rule = field->apply(s, entry->value)) throw InputError(entry->origin, entry->name, entry->value, *rule);
+    if (const auto rule = field->apply(s, entry->value))
+      throw InputError(entry->origin, entry->name, entry->value, *rule);
   }
 
   require_model_shape(s, given);

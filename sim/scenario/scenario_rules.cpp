@@ -8,7 +8,9 @@ namespace trainsim {
 
 namespace {
 
-std::string str(long long v) { return std::to_string(v); }
+std::string str(long long v) {
+  return std::to_string(v);
+}
 
 // One rule: if `broken`, the scenario is rejected with `key`, `value` and `rule`.
 void require(const Scenario& s, bool ok, const std::string& key, long long value, const std::string& rule) {
@@ -19,18 +21,16 @@ void check_layout(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const ClusterSpec& c = s.cluster;
   require(s, p.world_size() == c.total_gpus(), "parallel.dp", p.dp,
-          "tp*pp*dp*cp = " + str(p.world_size()) + " must equal the cluster's GPUs, nodes*gpus_per_node = " +
-              str(c.total_gpus()));
+          "tp*pp*dp*cp = " + str(p.world_size()) +
+              " must equal the cluster's GPUs, nodes*gpus_per_node = " + str(c.total_gpus()));
 }
 
 void check_model(const Scenario& s) {
   const ModelSpec& m = s.model;
-  require(s, m.hidden % m.heads == 0, "model.hidden", m.hidden,
-          "must be divisible by model.heads = " + str(m.heads));
+  require(s, m.hidden % m.heads == 0, "model.hidden", m.hidden, "must be divisible by model.heads = " + str(m.heads));
   require(s, m.kv_heads <= m.heads && m.heads % m.kv_heads == 0, "model.kv_heads", m.kv_heads,
           "must divide model.heads = " + str(m.heads));
-  require(s, m.top_k <= m.experts, "model.top_k", m.top_k,
-          "must not exceed model.experts = " + str(m.experts));
+  require(s, m.top_k <= m.experts, "model.top_k", m.top_k, "must not exceed model.experts = " + str(m.experts));
 }
 
 void check_tensor_parallel(const Scenario& s) {
@@ -38,26 +38,23 @@ void check_tensor_parallel(const Scenario& s) {
   const int tp = s.parallel.tp;
   // Megatron-LM splits heads, KV heads and the MLP's inner dimension across TP ranks.
   require(s, m.heads % tp == 0, "model.heads", m.heads, "must be divisible by parallel.tp = " + str(tp));
-  require(s, m.kv_heads % tp == 0, "model.kv_heads", m.kv_heads,
-          "must be divisible by parallel.tp = " + str(tp));
-  require(s, m.ffn_hidden % tp == 0, "model.ffn_hidden", m.ffn_hidden,
-          "must be divisible by parallel.tp = " + str(tp));
+  require(s, m.kv_heads % tp == 0, "model.kv_heads", m.kv_heads, "must be divisible by parallel.tp = " + str(tp));
+  require(s, m.ffn_hidden % tp == 0, "model.ffn_hidden", m.ffn_hidden, "must be divisible by parallel.tp = " + str(tp));
 }
 
 void check_pipeline(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const int chunks = p.pp * p.virtual_stages;
-  require(s, s.model.layers >= chunks, "model.layers", s.model.layers,
-          "must be at least parallel.pp * parallel.virtual_stages = " + str(chunks) +
-              " (each model chunk needs a layer)");
+  require(
+      s, s.model.layers >= chunks, "model.layers", s.model.layers,
+      "must be at least parallel.pp * parallel.virtual_stages = " + str(chunks) + " (each model chunk needs a layer)");
   if (p.schedule == Schedule::interleaved) {
     require(s, p.pp >= 2, "parallel.pp", p.pp, "the interleaved schedule needs pp >= 2");
     require(s, p.virtual_stages >= 2, "parallel.virtual_stages", p.virtual_stages,
             "the interleaved schedule needs virtual_stages >= 2");
     // Narayanan et al. SC21 §2.2.2: the interleaved schedule needs m a multiple of p.
     require(s, s.training.grad_accum % p.pp == 0, "training.grad_accum", s.training.grad_accum,
-            "the interleaved schedule needs the micro-batch count to be a multiple of parallel.pp = " +
-                str(p.pp));
+            "the interleaved schedule needs the micro-batch count to be a multiple of parallel.pp = " + str(p.pp));
   } else {
     require(s, p.virtual_stages == 1, "parallel.virtual_stages", p.virtual_stages,
             "only the interleaved schedule uses virtual stages; set it to 1");
@@ -67,10 +64,8 @@ void check_pipeline(const Scenario& s) {
 void check_context_and_experts(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const ModelSpec& m = s.model;
-  require(s, m.seq_len % p.cp == 0, "model.seq_len", m.seq_len,
-          "must be divisible by parallel.cp = " + str(p.cp));
-  require(s, m.experts % p.ep == 0, "model.experts", m.experts,
-          "must be divisible by parallel.ep = " + str(p.ep));
+  require(s, m.seq_len % p.cp == 0, "model.seq_len", m.seq_len, "must be divisible by parallel.cp = " + str(p.cp));
+  require(s, m.experts % p.ep == 0, "model.experts", m.experts, "must be divisible by parallel.ep = " + str(p.ep));
   require(s, p.ep == 1 || m.is_moe(), "parallel.ep", p.ep, "expert parallelism needs model.experts > 1");
   // Expert parallelism is carved out of the data-parallel ranks (Megatron-LM, DeepSpeed-MoE).
   require(s, p.dp % p.ep == 0, "parallel.ep", p.ep, "must divide parallel.dp = " + str(p.dp));

@@ -15,8 +15,7 @@ std::optional<long long> integer(std::string_view text) {
 std::optional<double> number(std::string_view text) {
   double v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || !std::isfinite(v))
-    return std::nullopt;
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 

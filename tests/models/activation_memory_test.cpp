@@ -10,7 +10,9 @@ namespace trainsim {
 namespace {
 
 // GPT-3 175B as in the paper: MHA, GeLU MLP of 4h, dropout, unfused attention.
-ModelSpec gpt3() { return *model_preset("gpt3-175b"); }
+ModelSpec gpt3() {
+  return *model_preset("gpt3-175b");
+}
 
 ActivationLayout layout(int tp, bool sp, Recompute r, int b = 1) {
   ActivationLayout l;

@@ -17,9 +17,7 @@ struct Config {
   ModelSpec model = *model_preset("gpt3-175b");
   TrainingSpec training;
   ParallelSpec parallel;
-  MemoryReport run(double capacity = 80 * k_gib) const {
-    return estimate_memory(model, training, parallel, capacity);
-  }
+  MemoryReport run(double capacity = 80 * k_gib) const { return estimate_memory(model, training, parallel, capacity); }
 };
 
 // GPT-3 175B, TP 8 + SP, PP 8, unfused attention, as in Korthikanti et al.

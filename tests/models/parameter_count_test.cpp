@@ -22,10 +22,13 @@ TEST(ParameterCount, Gpt3MatchesMegatronEq2PlusFinalNorm) {
 
 TEST(ParameterCount, MegatronTable1Rows) {
   // public.md A1: 1.7B (24 heads, h 2304, 24 layers) ... 1008B (160, 25600, 128), V = 51200, s = 2048.
-  struct Row { int heads, hidden, layers; double billions; };
-  const Row rows[] = {{24, 2304, 24, 1.7},   {32, 3072, 30, 3.6},   {32, 4096, 36, 7.5},
-                      {48, 6144, 40, 18.4},  {64, 8192, 48, 39.1},  {80, 10240, 60, 76.1},
-                      {96, 12288, 80, 145.6}, {128, 16384, 96, 310.1}, {128, 20480, 105, 529.6},
+  struct Row {
+    int heads, hidden, layers;
+    double billions;
+  };
+  const Row rows[] = {{24, 2304, 24, 1.7},      {32, 3072, 30, 3.6},     {32, 4096, 36, 7.5},
+                      {48, 6144, 40, 18.4},     {64, 8192, 48, 39.1},    {80, 10240, 60, 76.1},
+                      {96, 12288, 80, 145.6},   {128, 16384, 96, 310.1}, {128, 20480, 105, 529.6},
                       {160, 25600, 128, 1008.0}};
   for (const Row& r : rows) {
     ModelSpec m = *model_preset("gpt3-175b");
@@ -34,8 +37,7 @@ TEST(ParameterCount, MegatronTable1Rows) {
     m.ffn_hidden = 4 * r.hidden;
     m.layers = r.layers;
     m.vocab = 51200;
-    EXPECT_NEAR(count_parameters(m).total(m.layers) / 1e9, r.billions, 0.051)
-        << r.hidden;
+    EXPECT_NEAR(count_parameters(m).total(m.layers) / 1e9, r.billions, 0.051) << r.hidden;
   }
 }
 

@@ -29,13 +29,15 @@ nodes = 2
 
 struct BadInput {
   const char* name;
-  std::string scenario;               ///< file text (empty: no file is written)
-  std::vector<std::string> extra;     ///< extra CLI arguments (--set ...)
-  std::string expected_key;           ///< must appear in the message
-  std::string expected_words;         ///< a word of the rule
+  std::string scenario;            ///< file text (empty: no file is written)
+  std::vector<std::string> extra;  ///< extra CLI arguments (--set ...)
+  std::string expected_key;        ///< must appear in the message
+  std::string expected_words;      ///< a word of the rule
 };
 
-std::ostream& operator<<(std::ostream& os, const BadInput& b) { return os << b.name; }
+std::ostream& operator<<(std::ostream& os, const BadInput& b) {
+  return os << b.name;
+}
 
 class ScenarioErrors : public ::testing::TestWithParam<BadInput> {};
 
@@ -57,7 +59,9 @@ TEST_P(ScenarioErrors, ExitTwoWithOneLineNamingTheKey) {
   EXPECT_TRUE(names_origin) << r.err;
 }
 
-std::string base_with(const std::string& extra) { return std::string(k_base) + extra; }
+std::string base_with(const std::string& extra) {
+  return std::string(k_base) + extra;
+}
 
 std::string replace(std::string text, const std::string& from, const std::string& to) {
   text.replace(text.find(from), from.size(), to);
@@ -72,24 +76,59 @@ const BadInput k_cases[] = {
     {"duplicate_key", base_with("[model]\npreset = llama3-70b\n"), {}, "model.preset", "twice"},
     {"wrong_type", base_with("[run]\nsteps = many\n"), {}, "run.steps", "integer"},
     {"out_of_range", replace(k_base, "pp = 2", "pp = 2\nzero = 4"), {}, "parallel.zero", "from 0 to 3"},
-    {"bad_enum", replace(k_base, "grad_accum = 8", "grad_accum = 8\nprecision = int4"), {}, "training.precision", "bf16"},
-    {"missing_unit", replace(k_base, "nodes = 2", "nodes = 2\nnic_bandwidth = 400"), {}, "cluster.nic_bandwidth", "unit"},
-    {"unknown_unit", replace(k_base, "nodes = 2", "nodes = 2\nnvlink_latency = 2 fortnights"), {}, "cluster.nvlink_latency", "unit"},
+    {"bad_enum",
+     replace(k_base, "grad_accum = 8", "grad_accum = 8\nprecision = int4"),
+     {},
+     "training.precision",
+     "bf16"},
+    {"missing_unit",
+     replace(k_base, "nodes = 2", "nodes = 2\nnic_bandwidth = 400"),
+     {},
+     "cluster.nic_bandwidth",
+     "unit"},
+    {"unknown_unit",
+     replace(k_base, "nodes = 2", "nodes = 2\nnvlink_latency = 2 fortnights"),
+     {},
+     "cluster.nvlink_latency",
+     "unit"},
     {"bad_order", replace(k_base, "pp = 2", "pp = 2\norder = tp-pp-dp"), {}, "parallel.order", "permutation"},
-    {"layout_not_gpus", replace(k_base, "pp = 2", "pp = 2\ndp = 4"), {}, "parallel.dp", "must equal the cluster's GPUs"},
+    {"layout_not_gpus",
+     replace(k_base, "pp = 2", "pp = 2\ndp = 4"),
+     {},
+     "parallel.dp",
+     "must equal the cluster's GPUs"},
     {"dp_not_derivable", replace(k_base, "tp = 4", "tp = 3"), {}, "parallel.dp", "not divisible"},
-    {"heads_vs_tp", base_with(""), {"--set", "model.heads=30", "--set", "model.kv_heads=10", "--set", "model.hidden=3840"}, "model.heads", "divisible by parallel.tp"},
-    {"kv_heads_vs_tp", base_with(""), {"--set", "parallel.tp=8", "--set", "parallel.pp=1", "--set", "model.kv_heads=4"},
-     "model.kv_heads", "divisible by parallel.tp"},
+    {"heads_vs_tp",
+     base_with(""),
+     {"--set", "model.heads=30", "--set", "model.kv_heads=10", "--set", "model.hidden=3840"},
+     "model.heads",
+     "divisible by parallel.tp"},
+    {"kv_heads_vs_tp",
+     base_with(""),
+     {"--set", "parallel.tp=8", "--set", "parallel.pp=1", "--set", "model.kv_heads=4"},
+     "model.kv_heads",
+     "divisible by parallel.tp"},
     {"layers_vs_stages", base_with(""), {"--set", "model.layers=1"}, "model.layers", "at least"},
-    {"experts_vs_ep", "[model]\npreset = mixtral-8x7b\n[parallel]\ntp = 1\nep = 3\n[cluster]\nnodes = 3\n", {},
-     "model.experts", "divisible by parallel.ep"},
-    {"interleaved_microbatches", replace(k_base, "pp = 2", "pp = 2\nschedule = interleaved\nvirtual_stages = 2")
-                                     + "", {"--set", "training.grad_accum=7"}, "training.grad_accum", "multiple of parallel.pp"},
-    {"fp8_on_a100", replace(k_base, "preset = dgx-h100", "preset = dgx-a100"), {"--set", "training.precision=fp8"},
-     "training.precision", "fp8"},
-    {"model_shape_required", "[model]\nlayers = 4\nhidden = 256\n[cluster]\nnodes = 1\ngpus_per_node = 1\n", {},
-     "model.heads", "required"},
+    {"experts_vs_ep",
+     "[model]\npreset = mixtral-8x7b\n[parallel]\ntp = 1\nep = 3\n[cluster]\nnodes = 3\n",
+     {},
+     "model.experts",
+     "divisible by parallel.ep"},
+    {"interleaved_microbatches",
+     replace(k_base, "pp = 2", "pp = 2\nschedule = interleaved\nvirtual_stages = 2") + "",
+     {"--set", "training.grad_accum=7"},
+     "training.grad_accum",
+     "multiple of parallel.pp"},
+    {"fp8_on_a100",
+     replace(k_base, "preset = dgx-h100", "preset = dgx-a100"),
+     {"--set", "training.precision=fp8"},
+     "training.precision",
+     "fp8"},
+    {"model_shape_required",
+     "[model]\nlayers = 4\nhidden = 256\n[cluster]\nnodes = 1\ngpus_per_node = 1\n",
+     {},
+     "model.heads",
+     "required"},
     {"bad_set_syntax", base_with(""), {"--set", "model.layers"}, "model.layers", "section.key=value"},
     {"unknown_option", base_with(""), {"--frobnicate"}, "trainsim memory", "frobnicate"},
 };

@@ -15,7 +15,8 @@ std::vector<IniEntry> entries(std::initializer_list<std::pair<const char*, const
 
 TEST(ScenarioLoader, PresetThenExplicitKeysOverride) {
   const Scenario s = load_scenario(
-      entries({{"model.seq_len", "4096"}, {"model.preset", "llama3-70b"}, {"cluster.nodes", "8"}, {"parallel.tp", "8"}}),
+      entries(
+          {{"model.seq_len", "4096"}, {"model.preset", "llama3-70b"}, {"cluster.nodes", "8"}, {"parallel.tp", "8"}}),
       "test.ini");
   EXPECT_EQ(s.model.name, "llama3-70b");
   EXPECT_EQ(s.model.layers, 80);

@@ -54,6 +54,8 @@ std::string write_temp_file(const std::string& name, const std::string& text) {
   return path;
 }
 
-std::string source_path(const std::string& relative) { return std::string(TRAINSIM_SOURCE_DIR) + "/" + relative; }
+std::string source_path(const std::string& relative) {
+  return std::string(TRAINSIM_SOURCE_DIR) + "/" + relative;
+}
 
 }  // namespace trainsim::testing
