@@ -1,0 +1,40 @@
+// The README tells the truth: its sample output is what the build prints, and every
+// scenario key is documented.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "sim/scenario/scenario_fields.hpp"
+#include "support/run_trainsim.hpp"
+
+namespace trainsim {
+namespace {
+
+std::string readme() {
+  std::ifstream in(testing::source_path("README.md"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Readme, DefaultScenarioOutputIsCurrent) {
+  const std::string text = readme();
+  const auto begin = text.find("```\ntrainsim memory: ");
+  ASSERT_NE(begin, std::string::npos);
+  const auto body = begin + 4;
+  const auto end = text.find("```", body);
+  const auto r = testing::run_trainsim({"memory", testing::source_path("scenarios/default.ini")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(text.substr(body, end - body), r.out);
+}
+
+TEST(Readme, DocumentsEveryScenarioKey) {
+  const std::string text = readme();
+  for (const ScenarioField& f : scenario_fields())
+    EXPECT_NE(text.find("`" + f.key() + "`"), std::string::npos) << f.name;
+}
+
+}  // namespace
+}  // namespace trainsim
