@@ -1,0 +1,250 @@
+#include "models/layer_workload.hpp"
+
+#include <utility>
+
+#include "models/model_state_memory.hpp"
+
+namespace trainsim {
+
+namespace {
+
+// Causal fused attention skips the blocks above the diagonal: about half the work
+// (Dao 2023, FlashAttention-2 §3.1.1). Model FLOPs keep the full count (Megatron eq. 3).
+constexpr double k_causal_fraction = 0.5;
+// FlashAttention-2's backward runs five matrix products against the forward's two, and its
+// benchmarks count 2.5x the forward FLOPs for it (Dao 2023, §4.1).
+constexpr double k_flash_backward_factor = 2.5;
+
+struct Dims {
+  double tokens;     ///< T = b s / cp: tokens of the micro-batch on this rank
+  double sp_tokens;  ///< tokens through norms and residuals (T / t with sequence parallelism)
+  double samples;    ///< b
+  double q_len;      ///< s / cp: queries per sample on this rank
+  double keys;       ///< s: keys each query attends over
+  double h, f, d, t;
+  double heads_local, kv_local;  ///< a / t, kv_heads / t
+  double element;                ///< bytes per activation element
+};
+
+Dims dims_of(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
+  Dims d{};
+  d.samples = tr.micro_batch;
+  d.q_len = static_cast<double>(m.seq_len) / p.cp;
+  d.tokens = d.samples * d.q_len;
+  d.t = p.tp;
+  d.sp_tokens = p.sequence_parallel ? d.tokens / d.t : d.tokens;
+  d.keys = m.seq_len;
+  d.h = m.hidden;
+  d.f = m.ffn_hidden;
+  d.d = m.head_dim();
+  d.heads_local = static_cast<double>(m.heads) / p.tp;
+  d.kv_local = static_cast<double>(m.kv_heads) / p.tp;
+  d.element = tr.precision == Precision::fp32 ? 4.0 : 2.0;
+  return d;
+}
+
+Op gemm(std::string name, double m, double n, double k, double batch, double element, OpKind kind = OpKind::gemm) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = kind;
+  op.gemm = {m, n, k, batch};
+  op.flops = op.model_flops = 2.0 * m * n * k * batch;
+  op.bytes = (m * k + k * n + m * n) * batch * element;
+  return op;
+}
+
+Op memory_op(std::string name, OpKind kind, double bytes) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = kind;
+  op.bytes = bytes;
+  return op;
+}
+
+Op as_pass(Op op, OpPass pass) {
+  op.pass = pass;
+  return op;
+}
+
+// dA = dC B^T (shape m x k over n) and, for a weight, dB = A^T dC (k x n over m).
+void add_gemm_backward(const Op& fwd, bool has_weight, double element, std::vector<Op>& backward) {
+  const GemmShape& g = fwd.gemm;
+  Op dgrad = gemm(fwd.name + ".dgrad", g.m, g.k, g.n, g.batch, element, fwd.kind);
+  dgrad.pass = OpPass::backward;
+  backward.push_back(dgrad);
+  Op second = gemm(fwd.name + (has_weight ? ".wgrad" : ".dgrad2"), g.k, g.n, g.m, g.batch, element, fwd.kind);
+  second.pass = OpPass::backward;
+  second.weight_gradient = has_weight;
+  backward.push_back(second);
+}
+
+// Backward of a memory-bound op reading `in` and writing `out` bytes: it reads the saved
+// input and the output gradient and writes the input gradient.
+Op memory_backward(const Op& fwd, double in_bytes, double out_bytes) {
+  Op op = memory_op(fwd.name + ".bwd", fwd.kind, 2.0 * in_bytes + out_bytes);
+  op.pass = OpPass::backward;
+  return op;
+}
+
+// A layer's forward in order, with for each op how to differentiate it.
+struct ForwardStep {
+  Op op;
+  enum class Grad { weight_gemm, activation_gemm, memory, attention } grad;
+  double in_bytes = 0;
+  double out_bytes = 0;
+  bool core_attention = false;  ///< recomputed by selective recompute
+};
+
+ForwardStep weight_gemm(Op op) {
+  return {std::move(op), ForwardStep::Grad::weight_gemm};
+}
+
+ForwardStep memory_step(std::string name, OpKind kind, double in_bytes, double out_bytes) {
+  return {memory_op(std::move(name), kind, in_bytes + out_bytes), ForwardStep::Grad::memory, in_bytes, out_bytes};
+}
+
+void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& d, std::vector<ForwardStep>& steps) {
+  const double batch = d.samples * d.heads_local;
+  if (tr.attention == AttentionKernel::flash) {
+    Op op;
+    op.name = "attention";
+    op.kind = OpKind::attention;
+    op.model_flops = 4.0 * d.tokens * d.keys * d.heads_local * d.d;  // QK^T and AV, 2 s h each per token
+    op.flops = op.model_flops * k_causal_fraction;
+    op.bytes = (2.0 * d.tokens * d.heads_local * d.d + 2.0 * d.tokens * d.kv_local * d.d) * d.element;
+    steps.push_back({op, ForwardStep::Grad::attention, 0, 0, true});
+    return;
+  }
+  // Unfused attention: scores, softmax (and dropout) over b a s^2 / t elements, then P V.
+  const double scores = batch * d.q_len * d.keys * d.element;
+  ForwardStep qk{gemm("attention.scores", d.q_len, d.keys, d.d, batch, d.element, OpKind::batched_gemm),
+                 ForwardStep::Grad::activation_gemm};
+  qk.core_attention = true;
+  steps.push_back(qk);
+  ForwardStep softmax = memory_step("attention.softmax", OpKind::elementwise, scores, scores);
+  softmax.core_attention = true;
+  steps.push_back(softmax);
+  if (m.dropout) {
+    ForwardStep dropout = memory_step("attention.dropout", OpKind::elementwise, scores, scores + scores / d.element);
+    dropout.core_attention = true;
+    steps.push_back(dropout);
+  }
+  ForwardStep pv{gemm("attention.values", d.q_len, d.d, d.keys, batch, d.element, OpKind::batched_gemm),
+                 ForwardStep::Grad::activation_gemm};
+  pv.core_attention = true;
+  steps.push_back(pv);
+}
+
+void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vector<ForwardStep>& steps) {
+  const double up_width = (m.activation == FfnActivation::swiglu ? 2.0 : 1.0) * d.f / d.t;
+  if (!m.is_moe()) {
+    steps.push_back(weight_gemm(gemm("mlp.up", d.tokens, up_width, d.h, 1, d.element)));
+    steps.push_back(memory_step("mlp.activation", OpKind::elementwise, d.tokens * up_width * d.element,
+                                d.tokens * d.f / d.t * d.element));
+    steps.push_back(weight_gemm(gemm("mlp.down", d.tokens, d.h, d.f / d.t, 1, d.element)));
+    return;
+  }
+  // Mixture of experts: the router scores every token; each rank's E/ep experts receive, on
+  // balance, T top_k tokens in all (Fedus et al. 2021, Switch Transformer §2; Lepikhin et al.
+  // 2020, GShard), each expert's MLP split over TP as a dense one.
+  steps.push_back(weight_gemm(gemm("router", d.sp_tokens, m.experts, d.h, 1, d.element)));
+  const double local_experts = static_cast<double>(m.experts) / p.ep;
+  const double tokens_per_expert = d.tokens * m.top_k / local_experts;
+  steps.push_back(weight_gemm(gemm("experts.up", tokens_per_expert, up_width, d.h, local_experts, d.element)));
+  steps.push_back(memory_step("experts.activation", OpKind::elementwise, d.tokens * m.top_k * up_width * d.element,
+                              d.tokens * m.top_k * d.f / d.t * d.element));
+  steps.push_back(weight_gemm(gemm("experts.down", tokens_per_expert, d.h, d.f / d.t, local_experts, d.element)));
+}
+
+std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p,
+                                       const Dims& d) {
+  std::vector<ForwardStep> steps;
+  const double act = d.sp_tokens * d.h * d.element;  // one [T(/t), h] activation
+  steps.push_back(memory_step("attention.norm", OpKind::norm, act, act));
+  // Q: a/t heads, K and V: kv/t heads each, of head_dim d (GQA: Ainslie et al. 2023).
+  steps.push_back(weight_gemm(gemm("qkv", d.tokens, (d.heads_local + 2.0 * d.kv_local) * d.d, d.h, 1, d.element)));
+  add_attention_core(m, tr, d, steps);
+  steps.push_back(weight_gemm(gemm("attention.proj", d.tokens, d.h, d.heads_local * d.d, 1, d.element)));
+  steps.push_back(memory_step("attention.residual", OpKind::elementwise, 2.0 * act, act));
+  steps.push_back(memory_step("mlp.norm", OpKind::norm, act, act));
+  add_mlp(m, p, d, steps);
+  steps.push_back(memory_step("mlp.residual", OpKind::elementwise, 2.0 * act, act));
+  return steps;
+}
+
+void add_backward(const ForwardStep& s, double element, std::vector<Op>& backward) {
+  switch (s.grad) {
+    case ForwardStep::Grad::weight_gemm:
+      add_gemm_backward(s.op, true, element, backward);
+      return;
+    case ForwardStep::Grad::activation_gemm:
+      add_gemm_backward(s.op, false, element, backward);
+      return;
+    case ForwardStep::Grad::memory:
+      backward.push_back(memory_backward(s.op, s.in_bytes, s.out_bytes));
+      return;
+    case ForwardStep::Grad::attention: {
+      Op op = s.op;
+      op.name += ".bwd";
+      op.pass = OpPass::backward;
+      op.flops = s.op.flops * k_flash_backward_factor;
+      op.model_flops = 2.0 * s.op.model_flops;  // Megatron eq. 3: backward = 2x forward
+      op.bytes = 2.0 * s.op.bytes;
+      backward.push_back(op);
+      return;
+    }
+  }
+}
+
+PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, double element) {
+  PassOps ops;
+  for (const ForwardStep& s : steps) {
+    ops.forward.push_back(s.op);
+    const bool again = recompute == Recompute::full || (recompute == Recompute::selective && s.core_attention);
+    if (again) ops.recompute.push_back(as_pass(s.op, OpPass::recompute));
+  }
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) add_backward(*it, element, ops.backward);
+  return ops;
+}
+
+}  // namespace
+
+PassOps transformer_layer_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
+  const Dims d = dims_of(m, tr, p);
+  return assemble(layer_forward(m, tr, p, d), tr.recompute, d.element);
+}
+
+PassOps embedding_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
+  const Dims d = dims_of(m, tr, p);
+  const double act = d.tokens * d.h * d.element;
+  std::vector<ForwardStep> steps{memory_step("embedding", OpKind::embedding, act, act)};
+  return assemble(steps, Recompute::none, d.element);
+}
+
+PassOps output_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
+  const Dims d = dims_of(m, tr, p);
+  const double act = d.sp_tokens * d.h * d.element;
+  const double vocab_local = m.vocab / d.t;  // vocabulary-parallel output layer (Megatron-LM)
+  std::vector<ForwardStep> steps;
+  steps.push_back(memory_step("final.norm", OpKind::norm, act, act));
+  steps.push_back(weight_gemm(gemm("logits", d.tokens, vocab_local, d.h, 1, d.element)));
+  // Cross-entropy in fp32 over the local vocabulary slice.
+  steps.push_back(memory_step("loss", OpKind::loss, d.tokens * vocab_local * d.element, d.tokens * vocab_local * 4.0));
+  return assemble(steps, Recompute::none, d.element);
+}
+
+Op optimizer_op(double parameters, const TrainingSpec& tr) {
+  // Reads the optimizer states and the gradient, writes the states and the new weights.
+  const StateBytesPerParameter per = state_bytes_per_parameter(tr.precision, tr.optimizer);
+  Op op = memory_op("optimizer", OpKind::optimizer, parameters * (2.0 * per.optimizer + per.gradients + per.weights));
+  op.pass = OpPass::backward;
+  return op;
+}
+
+double total_flops(const std::vector<Op>& ops, bool executed) {
+  double sum = 0;
+  for (const Op& op : ops) sum += executed ? op.flops : op.model_flops;
+  return sum;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,117 @@
+// The workload generator's FLOP counts against Megatron-LM's (Narayanan et al. SC21 eq. 3).
+
+#include <gtest/gtest.h>
+
+#include "models/layer_workload.hpp"
+#include "models/model_presets.hpp"
+
+namespace trainsim {
+namespace {
+
+struct Case {
+  ModelSpec model = *model_preset("gpt3-175b");
+  TrainingSpec training;
+  ParallelSpec parallel;
+  Case() { training.attention = AttentionKernel::standard; }
+};
+
+double layer_forward_megatron(const ModelSpec& m, double b) {
+  const double s = m.seq_len, h = m.hidden;
+  return 24 * b * s * h * h + 4 * b * s * s * h;
+}
+
+TEST(LayerWorkload, ForwardFlopsOfAGptLayer) {
+  Case c;
+  c.training.micro_batch = 2;
+  const PassOps ops = transformer_layer_ops(c.model, c.training, c.parallel);
+  EXPECT_NEAR(total_flops(ops.forward) / layer_forward_megatron(c.model, 2), 1.0, 1e-12);
+  EXPECT_NEAR(total_flops(ops.backward) / total_flops(ops.forward), 2.0, 1e-12);
+  EXPECT_TRUE(ops.recompute.empty());
+}
+
+TEST(LayerWorkload, TensorParallelDividesTheWork) {
+  for (int t : {2, 4, 8}) {
+    Case c;
+    c.parallel.tp = t;
+    c.parallel.sequence_parallel = true;
+    const PassOps ops = transformer_layer_ops(c.model, c.training, c.parallel);
+    EXPECT_NEAR(total_flops(ops.forward) * t / layer_forward_megatron(c.model, 1), 1.0, 1e-12) << t;
+  }
+}
+
+TEST(LayerWorkload, WholeModelWithFullRecomputeIsEq3) {
+  // F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per batch B, with full recomputation.
+  Case c;
+  c.training.recompute = Recompute::full;
+  const ModelSpec& m = c.model;
+  const PassOps layer = transformer_layer_ops(m, c.training, c.parallel);
+  const PassOps out = output_ops(m, c.training, c.parallel);
+  const double per_layer = total_flops(layer.forward) + total_flops(layer.recompute) + total_flops(layer.backward);
+  const double total = m.layers * per_layer + total_flops(out.forward) + total_flops(out.backward);
+  const double s = m.seq_len, h = m.hidden, l = m.layers, v = m.vocab;
+  EXPECT_NEAR(total / (96 * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))), 1.0, 1e-12);
+}
+
+TEST(LayerWorkload, SelectiveRecomputeRepeatsCoreAttentionOnly) {
+  Case c;
+  c.training.recompute = Recompute::selective;
+  const PassOps ops = transformer_layer_ops(c.model, c.training, c.parallel);
+  const double s = c.model.seq_len, h = c.model.hidden;
+  EXPECT_NEAR(total_flops(ops.recompute), 4 * s * s * h, 1.0);  // Q K^T and P V
+  for (const Op& op : ops.recompute) {
+    EXPECT_EQ(op.pass, OpPass::recompute);
+    EXPECT_EQ(op.name.rfind("attention.", 0), 0u) << op.name;
+  }
+}
+
+TEST(LayerWorkload, FusedCausalAttentionExecutesHalfTheCountedWork) {
+  Case c;
+  c.training.attention = AttentionKernel::flash;
+  const PassOps ops = transformer_layer_ops(c.model, c.training, c.parallel);
+  const Op* fwd = nullptr;
+  const Op* bwd = nullptr;
+  for (const Op& op : ops.forward)
+    if (op.kind == OpKind::attention) fwd = &op;
+  for (const Op& op : ops.backward)
+    if (op.kind == OpKind::attention) bwd = &op;
+  ASSERT_TRUE(fwd && bwd);
+  EXPECT_DOUBLE_EQ(fwd->flops, 0.5 * fwd->model_flops);
+  EXPECT_DOUBLE_EQ(bwd->flops, 2.5 * fwd->flops);
+  EXPECT_DOUBLE_EQ(bwd->model_flops, 2.0 * fwd->model_flops);
+  // Model FLOPs do not depend on the kernel.
+  Case standard;
+  EXPECT_DOUBLE_EQ(total_flops(ops.forward),
+                   total_flops(transformer_layer_ops(standard.model, standard.training, standard.parallel).forward));
+}
+
+TEST(LayerWorkload, WeightGradientsAreSeparateOps) {
+  Case c;
+  const PassOps ops = transformer_layer_ops(c.model, c.training, c.parallel);
+  double weight = 0, input = 0;
+  for (const Op& op : ops.backward) (op.weight_gradient ? weight : input) += op.model_flops;
+  // Every weight GEMM has a dgrad and a wgrad of equal FLOPs: 24 b s h^2 of W per GPT layer.
+  const double s = c.model.seq_len, h = c.model.hidden;
+  EXPECT_NEAR(weight, 24 * s * h * h, 1.0);
+  EXPECT_NEAR(input, 24 * s * h * h + 8 * s * s * h, 1.0);
+}
+
+TEST(LayerWorkload, ExpertsProcessTopKTokensEach) {
+  Case c;
+  c.model = *model_preset("mixtral-8x7b");
+  c.parallel.ep = 8;
+  c.parallel.dp = 8;
+  const PassOps ops = transformer_layer_ops(c.model, c.training, c.parallel);
+  double experts = 0;
+  for (const Op& op : ops.forward)
+    if (op.name.rfind("experts.", 0) == 0) experts += op.model_flops;
+  const double tokens = c.model.seq_len;
+  EXPECT_NEAR(experts, 2.0 * tokens * c.model.top_k * 3.0 * c.model.hidden * c.model.ffn_hidden, 1.0);
+}
+
+TEST(LayerWorkload, OptimizerReadsAndWritesEveryState) {
+  TrainingSpec tr;
+  EXPECT_DOUBLE_EQ(optimizer_op(1e9, tr).bytes, 1e9 * (2 * 12 + 2 + 2));
+}
+
+}  // namespace
+}  // namespace trainsim
