@@ -1,0 +1,22 @@
+#include "sim/schedule/gpipe_schedule.hpp"
+#include "sim/schedule/interleaved_schedule.hpp"
+#include "sim/schedule/one_f_one_b_schedule.hpp"
+#include "sim/schedule/pipeline_schedule.hpp"
+
+namespace trainsim {
+
+std::unique_ptr<PipelineSchedule> make_pipeline_schedule(Schedule schedule) {
+  switch (schedule) {
+    case Schedule::gpipe:
+      return std::make_unique<GpipeSchedule>();
+    case Schedule::one_f_one_b:
+      return std::make_unique<OneFOneBSchedule>();
+    case Schedule::interleaved:
+      return std::make_unique<InterleavedSchedule>();
+    case Schedule::zb_h1:
+      return std::make_unique<ZeroBubbleH1Schedule>();
+  }
+  return std::make_unique<OneFOneBSchedule>();
+}
+
+}  // namespace trainsim
