@@ -6,43 +6,12 @@
 #include "models/layer_cost.hpp"
 #include "models/model_state_memory.hpp"
 #include "models/parameter_count.hpp"
+#include "models/stage_parameters.hpp"
 #include "models/pipeline_inflight.hpp"
 
 namespace trainsim {
 
 namespace {
-
-// Parameters one GPU of a pipeline rank holds, split by the group that shards them.
-struct StageParameters {
-  double dense = 0;             ///< replicated over the dp x cp gradient group
-  double expert = 0;            ///< MoE experts: replicated over dp x cp / ep ranks
-  double per_layer_on_gpu = 0;  ///< one layer's parameters on this GPU (ZeRO-3 gathers)
-};
-
-StageParameters stage_parameters(const ModelSpec& m, const ParallelSpec& par, int stage, int layers) {
-  const ParameterCounts pc = count_parameters(m);
-  const double tp = par.tp;
-  StageParameters p;
-  // Megatron-LM splits the linear layers over TP and replicates the norms (and the router).
-  const double dense_layer = pc.attention_per_layer / tp + pc.norms_per_layer + pc.router_per_layer;
-  const double mlp_layer = pc.mlp_per_layer / (tp * (m.is_moe() ? par.ep : 1));
-  p.dense = layers * dense_layer;
-  if (m.is_moe())
-    p.expert = layers * mlp_layer;
-  else
-    p.dense += layers * mlp_layer;
-  p.per_layer_on_gpu = dense_layer + mlp_layer;
-  if (stage == 0) p.dense += pc.embedding / tp + pc.positions;
-  if (stage == par.pp - 1) {
-    p.dense += pc.final_norm;
-    // A tied output layer on a separate last stage keeps its own copy of the embedding.
-    if (!m.tied_embeddings)
-      p.dense += pc.output / tp;
-    else if (par.pp > 1)
-      p.dense += pc.embedding / tp;
-  }
-  return p;
-}
 
 MemoryBreakdown model_states(const StageParameters& p, const TrainingSpec& tr, const ParallelSpec& par,
                              double& offloaded) {
