@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 
+#include <ctime>
 #include <sstream>
 #include <stdexcept>
 
@@ -30,7 +31,21 @@ DeviceInfo query_device(int device) {
   check(cudaDeviceGetAttribute(&info.memory_clock_khz, cudaDevAttrMemoryClockRate, device), "memory clock rate");
   check(cudaDriverGetVersion(&info.driver_version), "cudaDriverGetVersion");
   check(cudaRuntimeGetVersion(&info.runtime_version), "cudaRuntimeGetVersion");
+  check(cudaDeviceGetAttribute(&info.l2_bytes, cudaDevAttrL2CacheSize, device), "L2 cache size");
   return info;
+}
+
+bool has_fp8_tensor_cores(const DeviceInfo& info) {
+  return info.compute_major > 8 || (info.compute_major == 8 && info.compute_minor >= 9);
+}
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return date;
 }
 
 std::string header_lines(const DeviceInfo& info, const std::string& date_utc) {
@@ -41,6 +56,7 @@ std::string header_lines(const DeviceInfo& info, const std::string& date_utc) {
       << "# sm_clock_mhz: " << info.sm_clock_khz / 1000 << "\n"
       << "# memory_clock_mhz: " << info.memory_clock_khz / 1000 << "\n"
       << "# memory_bytes: " << static_cast<long long>(info.memory_bytes) << "\n"
+      << "# l2_bytes: " << info.l2_bytes << "\n"
       << "# cuda_driver: " << info.driver_version << "\n"
       << "# cuda_runtime: " << info.runtime_version << "\n"
       << "# date_utc: " << date_utc << "\n";

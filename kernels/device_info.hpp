@@ -15,7 +15,14 @@ struct DeviceInfo {
   int compute_minor = 0;
   int driver_version = 0;   ///< CUDA driver API version, e.g. 13000
   int runtime_version = 0;  ///< CUDA runtime version
+  int l2_bytes = 0;         ///< L2 cache size: kernels whose data fit in it run above HBM bandwidth
 };
+
+/// fp8 tensor cores: compute capability 8.9 (Ada) and 9.0 (Hopper) and later.
+bool has_fp8_tensor_cores(const DeviceInfo& info);
+
+/// The current time as "YYYY-MM-DDTHH:MM:SSZ".
+std::string utc_timestamp();
 
 /// The device's properties. Throws std::runtime_error naming the CUDA error if there is
 /// no usable GPU.

@@ -1,0 +1,195 @@
+#include "sim/compute/calibrated_compute_model.hpp"
+
+#include <utility>
+
+#include "sim/core/error.hpp"
+
+namespace trainsim {
+
+namespace {
+
+enum class Axes { mnk, mnk_batch, flops, bytes };
+
+// The kernels the model uses and the coordinates their grids span.
+const std::map<std::string, Axes>& used_kernels() {
+  static const std::map<std::string, Axes> kernels = {
+      {"gemm", Axes::mnk},
+      {"batched_gemm", Axes::mnk_batch},
+      {"attention_fwd", Axes::flops},
+      {"attention_bwd", Axes::flops},
+      {"rmsnorm", Axes::bytes},
+      {"layernorm", Axes::bytes},
+      {"softmax", Axes::bytes},
+      {"swiglu", Axes::bytes},
+      {"gelu", Axes::bytes},
+      {"add", Axes::bytes},
+      {"adam", Axes::bytes},
+      {"copy_d2d", Axes::bytes},
+  };
+  return kernels;
+}
+
+std::vector<double> coords_of(const CalibrationRow& row, Axes axes) {
+  switch (axes) {
+    case Axes::mnk:
+      return {row.m, row.n, row.k};
+    case Axes::mnk_batch:
+      return {row.m, row.n, row.k, row.batch};
+    case Axes::flops:
+      return {row.flops};
+    case Axes::bytes:
+      return {row.bytes};
+  }
+  return {};
+}
+
+std::string key_of(const std::string& kernel, const std::string& dtype) {
+  return kernel + "/" + dtype;
+}
+
+std::vector<std::string> gemm_dtypes(Precision p) {
+  switch (p) {
+    case Precision::bf16:
+      return {"bf16"};
+    case Precision::fp16:
+      return {"fp16"};
+    case Precision::fp8:
+      return {"fp8"};
+    case Precision::fp32:
+      return {"tf32", "fp32"};
+  }
+  return {};
+}
+
+std::vector<std::string> other_dtypes(Precision p) {
+  std::vector<std::string> d = gemm_dtypes(p);
+  for (const char* extra : {"bf16", "fp16", "fp32", "u8"}) {
+    bool present = false;
+    for (const std::string& s : d) present = present || s == extra;
+    if (!present) d.emplace_back(extra);
+  }
+  return d;
+}
+
+bool contains_text(const std::string& s, const char* part) {
+  return s.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+CalibratedComputeModel::CalibratedComputeModel(CalibrationTable table, Precision precision, RooflineParameters fallback)
+    : table_(std::move(table)), precision_(precision), fallback_(fallback) {
+  std::map<std::string, std::vector<CurveSample>> samples;
+  for (const CalibrationRow& row : table_.rows) {
+    const auto used = used_kernels().find(row.kernel);
+    if (used == used_kernels().end()) continue;
+    if (used->second == Axes::mnk && row.batch != 1) {
+      throw InputError(table_.file, "line " + std::to_string(row.line) + ", column 6 (batch)",
+                       std::to_string(row.batch), "'gemm' rows have batch 1; batched GEMMs are 'batched_gemm' rows");
+    }
+    samples[key_of(row.kernel, row.dtype)].push_back(
+        {coords_of(row, used->second), row.time_s, row.flops, row.bytes, row.line});
+  }
+  for (const auto& [key, list] : samples) curves_.emplace(key, KernelCurve(list, table_.file, key));
+}
+
+const KernelCurve* CalibratedComputeModel::find(const std::string& kernel,
+                                                const std::vector<std::string>& dtypes) const {
+  for (const std::string& dtype : dtypes) {
+    const auto it = curves_.find(key_of(kernel, dtype));
+    if (it != curves_.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+const KernelCurve* CalibratedComputeModel::memory_curve(const Op& op) const {
+  std::vector<std::string> kernels;
+  switch (op.kind) {
+    case OpKind::norm:
+      kernels = {"rmsnorm", "layernorm"};
+      break;
+    case OpKind::elementwise:
+      if (contains_text(op.name, "softmax")) {
+        kernels = {"softmax"};
+      } else if (contains_text(op.name, "activation")) {
+        kernels = {"swiglu", "gelu"};
+      } else {
+        kernels = {"add"};
+      }
+      break;
+    case OpKind::loss:
+      kernels = {"softmax"};
+      break;
+    case OpKind::optimizer:
+      kernels = {"adam"};
+      break;
+    default:
+      break;
+  }
+  kernels.emplace_back("copy_d2d");
+  const std::vector<std::string> dtypes = other_dtypes(precision_);
+  for (const std::string& kernel : kernels) {
+    if (const KernelCurve* curve = find(kernel, dtypes)) return curve;
+  }
+  return nullptr;
+}
+
+double CalibratedComputeModel::gemm_time_s(const Op& op, bool& covered) const {
+  const GemmShape& g = op.gemm;
+  if (!(g.m > 0 && g.n > 0 && g.k > 0 && g.batch >= 1)) return fallback_.op_time_s(op);
+  const std::vector<std::string> dtypes = gemm_dtypes(precision_);
+  if (g.batch > 1 || op.kind == OpKind::batched_gemm) {
+    if (const KernelCurve* batched = find("batched_gemm", dtypes)) {
+      covered = true;
+      return batched->time_s({g.m, g.n, g.k, g.batch}, op.flops, op.bytes);
+    }
+  }
+  if (const KernelCurve* single = find("gemm", dtypes)) {
+    // Without batched rows: `batch` independent GEMMs back to back.
+    covered = true;
+    return g.batch * single->time_s({g.m, g.n, g.k}, op.flops / g.batch, op.bytes / g.batch);
+  }
+  return fallback_.op_time_s(op);
+}
+
+double CalibratedComputeModel::time_s(const Op& op, bool& covered) const {
+  covered = false;
+  switch (op.kind) {
+    case OpKind::gemm:
+    case OpKind::batched_gemm:
+      return gemm_time_s(op, covered);
+    case OpKind::attention: {
+      const char* kernel = op.pass == OpPass::backward ? "attention_bwd" : "attention_fwd";
+      const KernelCurve* curve = find(kernel, other_dtypes(precision_));
+      if (curve == nullptr || !(op.flops > 0)) return fallback_.op_time_s(op);
+      covered = true;
+      return curve->time_s({op.flops}, op.flops, op.bytes);
+    }
+    default: {
+      const KernelCurve* curve = memory_curve(op);
+      if (curve == nullptr || !(op.bytes > 0)) return fallback_.op_time_s(op);
+      covered = true;
+      return curve->time_s({op.bytes}, op.flops, op.bytes);
+    }
+  }
+}
+
+double CalibratedComputeModel::op_time_s(const Op& op) const {
+  bool covered = false;
+  return time_s(op, covered);
+}
+
+bool CalibratedComputeModel::covers(const Op& op) const {
+  bool covered = false;
+  time_s(op, covered);
+  return covered;
+}
+
+std::string CalibratedComputeModel::description() const {
+  const auto gpu = table_.header.find("gpu");
+  return "calibration table " + table_.file + " (" + (table_.measured() ? "measured" : "derived, not measured") +
+         "; gpu: " + (gpu == table_.header.end() ? std::string("?") : gpu->second) + "; source: " + table_.source() +
+         "); " + std::to_string(curves_.size()) + " kernel curves, other ops by the datasheet roofline";
+}
+
+}  // namespace trainsim

@@ -1,0 +1,67 @@
+#pragma once
+// Op times from a calibration table (calibration_table.hpp): each op is timed by the
+// table's curve for the kernel that runs it, interpolated in log space over the measured
+// grid and extrapolated beyond it by the fitted roofline (kernel_curve.hpp).
+//
+// Which rows time which op (the choice is made here and nowhere else):
+//   gemm          'gemm' rows of the precision's dtype, by (m, n, k); a gemm op with
+//                 batch > 1 (grouped MoE experts) as batched_gemm
+//   batched_gemm  'batched_gemm' rows by (m, n, k, batch); without them, batch x 'gemm'
+//   attention     'attention_fwd' (forward, recompute) or 'attention_bwd' rows, by the
+//                 op's executed FLOPs: fused kernels only. trainsim-calibrate's
+//                 'attention_unfused_*' rows are not used for it: unfused attention moves
+//                 the score matrix through HBM (Dao et al. 2022, §2.2, Algorithm 0), so it
+//                 would overstate a fused kernel's time. The workload's unfused path
+//                 (AttentionKernel::standard) is timed by its batched_gemm and softmax rows
+//   norm          'rmsnorm', else 'layernorm', by HBM bytes
+//   elementwise   'softmax' for ops named *softmax*, 'swiglu' then 'gelu' for *activation*,
+//                 else 'add'; by HBM bytes
+//   loss          'softmax' (cross-entropy is a log-softmax over the vocabulary), by bytes
+//   embedding     'copy_d2d' (a gather moves the rows it reads), by bytes
+//   optimizer     'adam', by bytes
+// and for every memory-bound kind 'copy_d2d' as the last resort. dtypes: bf16 -> bf16,
+// fp16 -> fp16, fp8 -> fp8, fp32 -> tf32 then fp32 (fp32 matmuls run on TF32 tensor cores,
+// as in roofline_compute_model.cpp); attention and memory-bound rows of the precision's
+// dtype, else bf16, fp16, fp32, u8 (copies). An op no row covers is timed by the fallback
+// roofline.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/training_spec.hpp"
+#include "sim/compute/calibration_table.hpp"
+#include "sim/compute/compute_model.hpp"
+#include "sim/compute/kernel_curve.hpp"
+#include "sim/compute/roofline_compute_model.hpp"
+
+namespace trainsim {
+
+class CalibratedComputeModel final : public ComputeModel {
+ public:
+  /// Builds the curves of the kernels listed above from `table` (other rows, e.g.
+  /// memcpy_h2d or layer timings, are kept in the table but not used). Throws InputError
+  /// naming the table's file for an incomplete or inconsistent grid (kernel_curve.hpp),
+  /// or a 'gemm' row with batch != 1.
+  CalibratedComputeModel(CalibrationTable table, Precision precision, RooflineParameters fallback);
+
+  double op_time_s(const Op& op) const override;
+  std::string description() const override;
+
+  /// True if some table curve (not the fallback roofline) times `op`.
+  bool covers(const Op& op) const;
+  const CalibrationTable& table() const { return table_; }
+
+ private:
+  const KernelCurve* find(const std::string& kernel, const std::vector<std::string>& dtypes) const;
+  const KernelCurve* memory_curve(const Op& op) const;
+  double gemm_time_s(const Op& op, bool& covered) const;
+  double time_s(const Op& op, bool& covered) const;
+
+  CalibrationTable table_;
+  Precision precision_;
+  RooflineComputeModel fallback_;
+  std::map<std::string, KernelCurve> curves_;  ///< by "kernel/dtype"
+};
+
+}  // namespace trainsim

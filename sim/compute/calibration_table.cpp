@@ -1,0 +1,155 @@
+#include "sim/compute/calibration_table.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <istream>
+
+#include "sim/core/error.hpp"
+
+namespace trainsim {
+
+namespace {
+
+constexpr std::size_t k_column_count = 11;
+constexpr std::array<const char*, k_column_count> k_columns = {"kernel", "dtype", "m",     "n",      "k",   "batch",
+                                                               "time_s", "flops", "bytes", "tflops", "gbps"};
+
+std::string trim(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return "";
+  const auto last = s.find_last_not_of(" \t\r");
+  return s.substr(first, last - first + 1);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return s;
+}
+
+std::vector<std::string> split_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::string::size_type start = 0;
+  while (true) {
+    const auto comma = line.find(',', start);
+    fields.push_back(trim(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return fields;
+}
+
+std::string where(int line, std::size_t column) {
+  std::string s = "line " + std::to_string(line);
+  if (column > 0) s += ", column " + std::to_string(column) + " (" + k_columns[column - 1] + ")";
+  return s;
+}
+
+// Locale-independent, whole-field parse, so a table reads the same everywhere.
+double parse_number(const std::string& field, const std::string& file, int line, std::size_t column) {
+  double value = 0;
+  const char* begin = field.data();
+  const char* end = field.data() + field.size();
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (field.empty() || ec != std::errc() || ptr != end) {
+    throw InputError(file, where(line, column), field, "must be a decimal number");
+  }
+  if (!std::isfinite(value)) throw InputError(file, where(line, column), field, "must be finite");
+  return value;
+}
+
+}  // namespace
+
+bool CalibrationTable::measured() const {
+  return lower(source()).rfind("measured", 0) == 0;
+}
+
+std::string CalibrationTable::source() const {
+  const auto it = header.find("source");
+  return it == header.end() ? std::string() : it->second;
+}
+
+std::string calibration_columns() {
+  std::string s;
+  for (const char* c : k_columns) s += (s.empty() ? "" : ",") + std::string(c);
+  return s;
+}
+
+CalibrationTable parse_calibration_table(std::istream& in, const std::string& file) {
+  CalibrationTable table;
+  table.file = file;
+  std::string raw;
+  int line = 0;
+  bool columns_seen = false;
+  const std::string columns = calibration_columns();
+  while (std::getline(in, raw)) {
+    ++line;
+    const std::string text = trim(raw);
+    if (text.empty()) continue;
+    if (text[0] == '#') {
+      if (columns_seen) continue;  // comments between rows are allowed and ignored
+      const auto colon = text.find(':');
+      if (colon == std::string::npos) {
+        throw InputError(file, where(line, 0), text, "a header line reads '# key: value'");
+      }
+      const std::string key = lower(trim(text.substr(1, colon - 1)));
+      if (key.empty()) throw InputError(file, where(line, 0), text, "a header line reads '# key: value'");
+      table.header[key] = trim(text.substr(colon + 1));
+      continue;
+    }
+    if (!columns_seen) {
+      if (text != columns) {
+        throw InputError(file, where(line, 0), text, "the column line must be '" + columns + "'");
+      }
+      columns_seen = true;
+      continue;
+    }
+    const std::vector<std::string> f = split_fields(text);
+    if (f.size() != k_column_count) {
+      throw InputError(file, where(line, 0), text,
+                       "a row has " + std::to_string(k_column_count) + " comma-separated fields, this one has " +
+                           std::to_string(f.size()));
+    }
+    CalibrationRow row;
+    row.line = line;
+    row.kernel = f[0];
+    row.dtype = f[1];
+    if (row.kernel.empty()) throw InputError(file, where(line, 1), "", "the kernel name must not be empty");
+    if (row.dtype.empty()) throw InputError(file, where(line, 2), "", "the dtype must not be empty");
+    std::array<double, k_column_count> v{};
+    for (std::size_t c = 2; c < k_column_count; ++c) {
+      v[c] = parse_number(f[c], file, line, c + 1);
+      if (v[c] < 0) throw InputError(file, where(line, c + 1), f[c], "must not be negative");
+    }
+    row.m = v[2];
+    row.n = v[3];
+    row.k = v[4];
+    row.batch = v[5];
+    row.time_s = v[6];
+    row.flops = v[7];
+    row.bytes = v[8];
+    if (row.time_s <= 0) throw InputError(file, where(line, 7), f[6], "time_s must be positive");
+    if (row.batch < 1) throw InputError(file, where(line, 6), f[5], "batch must be at least 1");
+    table.rows.push_back(row);
+  }
+  if (!table.header.count("gpu")) throw InputError(file, "header", "", "the '# gpu: ...' line is missing");
+  const std::string source = lower(table.source());
+  if (source.rfind("measured", 0) != 0 && source.rfind("derived", 0) != 0) {
+    throw InputError(file, "header source", table.source(),
+                     "'# source:' must be 'measured' or 'derived from <citations>'");
+  }
+  if (!columns_seen) throw InputError(file, "line " + std::to_string(line), "", "the column line is missing");
+  if (table.rows.empty()) throw InputError(file, "line " + std::to_string(line), "", "the table has no rows");
+  return table;
+}
+
+CalibrationTable read_calibration_table(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "", "", "the calibration table cannot be opened");
+  return parse_calibration_table(in, path);
+}
+
+}  // namespace trainsim
