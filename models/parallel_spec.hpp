@@ -18,6 +18,9 @@ struct ParallelSpec {
   int zero = 0;  ///< ZeRO stage 0-3; 3 is FSDP-style full sharding
   Schedule schedule = Schedule::one_f_one_b;
   int virtual_stages = 1;  ///< model chunks per pipeline rank (interleaved schedule)
+  /// Gradients are reduced bucket by bucket during the last backward (Megatron-Core's
+  /// overlap_grad_reduce); false: after the whole backward (Megatron-LM 2021, --DDP-impl local).
+  bool overlap_grad_reduce = true;
   /// Rank-mapping order, innermost (fastest-varying) axis first.
   std::array<ParallelAxis, 4> order{ParallelAxis::tp, ParallelAxis::cp, ParallelAxis::pp, ParallelAxis::dp};
 

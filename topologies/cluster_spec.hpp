@@ -21,15 +21,18 @@ struct ClusterSpec {
   int nodes = 1;
   int gpus_per_node = 8;
   Fabric fabric = Fabric::fat_tree;
-  double nvlink_bandwidth_Bps = 0;   ///< per GPU, per direction
+  double nvlink_bandwidth_Bps = 0;  ///< per GPU, per direction
   double nvlink_latency_s = 0;
   int nics_per_node = 8;
-  double nic_bandwidth_Bps = 0;      ///< per NIC, per direction
-  double nic_latency_s = 0;          ///< NIC to first switch
-  double switch_latency_s = 0;       ///< per switch hop
-  double oversubscription = 1.0;     ///< fat-tree leaf down:up bandwidth ratio (>= 1)
-  int fat_tree_levels = 2;           ///< 2 (leaf/spine) or 3 (leaf/spine/core)
+  double nic_bandwidth_Bps = 0;        ///< per NIC, per direction
+  double nic_latency_s = 0;            ///< NIC to first switch
+  double switch_latency_s = 0;         ///< per switch hop
+  double oversubscription = 1.0;       ///< fat-tree leaf down:up bandwidth ratio (>= 1)
+  int fat_tree_levels = 2;             ///< 2 (leaf/spine) or 3 (leaf/spine/core)
   double host_link_bandwidth_Bps = 0;  ///< GPU <-> host (PCIe), for CPU offload
+  /// Kernel timings: "auto" (kernels/calibration/<gpu>.csv if shipped), "none" (datasheet
+  /// roofline), or the path of a calibration table.
+  std::string calibration = "auto";
 
   int total_gpus() const { return nodes * gpus_per_node; }
 };

@@ -4,7 +4,17 @@ namespace trainsim {
 
 namespace {
 constexpr double k_mib = 1024.0 * 1024.0;
+
+// Power by state. Computing: the TDP (public.md D3: A100 400 W, H100/H200 700 W). Idle and
+// communication-only power are stated estimates until measured: idle ~15 % of the TDP
+// (nvidia-smi idle readings of 60-100 W are typical), NCCL-only ~40 % (a few SMs and the
+// NVLink/PCIe links busy).
+void set_power(GpuSpec& g, double tdp_w) {
+  g.tdp_w = tdp_w;
+  g.idle_power_w = 0.15 * tdp_w;
+  g.comm_power_w = 0.40 * tdp_w;
 }
+}  // namespace
 
 std::optional<GpuSpec> gpu_preset(std::string_view name) {
   // Peaks: ../shared/validation/public.md D3 (NVIDIA datasheets as transcribed there).
@@ -20,7 +30,7 @@ std::optional<GpuSpec> gpu_preset(std::string_view name) {
     g.peak_tf32_flops = 156e12;
     g.hbm_bandwidth_Bps = 2039e9;
     g.nvlink_bandwidth_Bps = 300e9;
-    g.tdp_w = 400;
+    set_power(g, 400);
     return g;
   }
   if (name == "h100-sxm" || name == "h200") {
@@ -33,12 +43,14 @@ std::optional<GpuSpec> gpu_preset(std::string_view name) {
     g.peak_tf32_flops = 494.5e12;
     g.hbm_bandwidth_Bps = h200 ? 4.8e12 : 3.35e12;
     g.nvlink_bandwidth_Bps = 450e9;
-    g.tdp_w = 700;
+    set_power(g, 700);
     return g;
   }
   return std::nullopt;
 }
 
-std::vector<std::string> gpu_preset_names() { return {"a100-80g", "h100-sxm", "h200"}; }
+std::vector<std::string> gpu_preset_names() {
+  return {"a100-80g", "h100-sxm", "h200"};
+}
 
 }  // namespace trainsim

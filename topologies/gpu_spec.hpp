@@ -10,13 +10,15 @@ namespace trainsim {
 
 struct GpuSpec {
   std::string name;
-  double memory_bytes = 0;           ///< HBM capacity visible to CUDA
-  double peak_bf16_flops = 0;        ///< dense, FLOP/s
-  double peak_fp8_flops = 0;         ///< dense, FLOP/s; 0 = no fp8 tensor cores
-  double peak_tf32_flops = 0;        ///< dense, FLOP/s
+  double memory_bytes = 0;     ///< HBM capacity visible to CUDA
+  double peak_bf16_flops = 0;  ///< dense, FLOP/s
+  double peak_fp8_flops = 0;   ///< dense, FLOP/s; 0 = no fp8 tensor cores
+  double peak_tf32_flops = 0;  ///< dense, FLOP/s
   double hbm_bandwidth_Bps = 0;
-  double nvlink_bandwidth_Bps = 0;   ///< per direction, all links of one GPU
-  double tdp_w = 0;
+  double nvlink_bandwidth_Bps = 0;  ///< per direction, all links of one GPU
+  double tdp_w = 0;                 ///< power while computing
+  double comm_power_w = 0;          ///< power while only communicating
+  double idle_power_w = 0;          ///< power while waiting
   bool has_fp8() const { return peak_fp8_flops > 0; }
 };
 

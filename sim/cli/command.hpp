@@ -17,6 +17,10 @@ struct Command {
 };
 
 Command memory_command();
+Command run_command();
+Command scale_command();
 Command check_command();
+Command topology_command();
+Command collective_command();
 
 }  // namespace trainsim::cli

@@ -18,15 +18,18 @@ using trainsim::cli::Command;
 
 constexpr int k_exit_bad_input = 2;
 
-std::vector<Command> commands() { return {trainsim::cli::memory_command(), trainsim::cli::check_command()}; }
+std::vector<Command> commands() {
+  return {trainsim::cli::run_command(),   trainsim::cli::scale_command(),    trainsim::cli::memory_command(),
+          trainsim::cli::check_command(), trainsim::cli::topology_command(), trainsim::cli::collective_command()};
+}
 
 std::string help_text(const std::vector<Command>& cmds) {
   std::ostringstream out;
   out << "trainsim " << trainsim::k_version << ": a discrete-event simulator of GPU clusters training large models\n\n"
       << "usage: trainsim COMMAND [options]    (trainsim COMMAND --help for its options)\n\ncommands:\n";
-  for (const Command& c : cmds) out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << "\n";
-  out << "\nplanned, not in this version: run (step simulation), collective (nccl-tests-style tables), "
-         "sweep (batch runs)\n";
+  for (const Command& c : cmds)
+    out << "  " << c.name << std::string(c.name.size() < 11 ? 11 - c.name.size() : 1, ' ') << c.summary << "\n";
+  out << "\nplanned, not in this version: sweep (batch runs)\n";
   return out.str();
 }
 
@@ -40,8 +43,8 @@ int main(int argc, char** argv) {
     return args.empty() ? k_exit_bad_input : 0;
   }
   if (args[0] == "--version") {
-    std::cout << "trainsim " << trainsim::k_version << " (SimGrid " << trainsim::simgrid_runtime_version()
-              << ", HDF5 " << trainsim::hdf5_runtime_version() << ")\n";
+    std::cout << "trainsim " << trainsim::k_version << " (SimGrid " << trainsim::simgrid_runtime_version() << ", HDF5 "
+              << trainsim::hdf5_runtime_version() << ")\n";
     return 0;
   }
   try {

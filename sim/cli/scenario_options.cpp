@@ -43,6 +43,7 @@ ScenarioOptions parse_scenario_options(const std::string& command, const std::ve
   o.json = vm.count("json") > 0;
   if (vm.count("set")) o.overrides = vm["set"].as<std::vector<std::string>>();
   if (vm.count("scenario")) o.scenario_path = vm["scenario"].as<std::string>();
+  o.variables = vm;
   if (!o.help && o.scenario_path.empty())
     throw InputError("trainsim " + command, "", "", "a scenario file is required: trainsim " + command + " SCENARIO");
   return o;

@@ -3,6 +3,7 @@
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/positional_options.hpp>
+#include <boost/program_options/variables_map.hpp>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ struct ScenarioOptions {
   std::vector<std::string> overrides;
   bool json = false;
   bool help = false;
+  boost::program_options::variables_map variables;  ///< every option, the command's own included
 };
 
 /// Parses `args` for `command` (usage text names it); `extra` adds command-specific options.

@@ -219,17 +219,31 @@ ScenarioField order_field() {
   return f;
 }
 
-ScenarioField fraction_field(std::string name, std::string help) {
+template <typename Access>
+ScenarioField fraction_field(std::string name, std::string help, Access access) {
   ScenarioField f;
   f.name = std::move(name);
   f.help = std::move(help);
-  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+  f.apply = [access](Scenario& s, std::string_view text) -> Rule {
     const auto v = parse::fraction(text);
     if (!v || *v < 0 || *v > 1) return "expected a fraction from 0 to 1 (0.05 or 5%)";
-    s.training.fragmentation_fraction = *v;
+    access(s) = *v;
     return std::nullopt;
   };
-  f.show = [](const Scenario& s) { return number_text(s.training.fragmentation_fraction * 100) + "%"; };
+  f.show = [access](const Scenario& s) { return number_text(access(s) * 100) + "%"; };
+  return f;
+}
+
+ScenarioField calibration_field() {
+  ScenarioField f;
+  f.name = "cluster.calibration";
+  f.help = "kernel timings: auto (the GPU's shipped table), none (datasheet roofline), or a table's path";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    if (text.empty()) return "expected auto, none or the path of a calibration table";
+    s.cluster.calibration = std::string(text);
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return s.cluster.calibration; };
   return f;
 }
 
@@ -329,9 +343,20 @@ std::vector<ScenarioField> scenario_fields() {
       bytes_field(
           "training.framework_memory", "per-GPU CUDA context, workspaces, NCCL",
           [](auto& s) -> auto& { return s.training.framework_bytes; }),
-      fraction_field("training.fragmentation", "allocator fragmentation margin"),
+      fraction_field(
+          "training.fragmentation", "allocator fragmentation margin",
+          [](auto& s) -> auto& { return s.training.fragmentation_fraction; }),
       bytes_field(
           "training.dp_bucket", "gradient bucket size", [](auto& s) -> auto& { return s.training.dp_bucket_bytes; }),
+      latency_field(
+          "training.sample_load_time", "data loading time per sample",
+          [](auto& s) -> auto& { return s.training.sample_load_time_s; }),
+      int_field(
+          "training.prefetch", "micro-batches the data loader prepares ahead",
+          [](auto& s) -> auto& { return s.training.prefetch; }, 1),
+      fraction_field(
+          "training.overlap_slowdown", "compute slowdown while gradients are reduced",
+          [](auto& s) -> auto& { return s.training.overlap_slowdown; }),
 
       int_field(
           "parallel.tp", "tensor-parallel size", [](auto& s) -> auto& { return s.parallel.tp; }, 1),
@@ -355,6 +380,9 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "parallel.virtual_stages", "model chunks per pipeline rank (interleaved)",
           [](auto& s) -> auto& { return s.parallel.virtual_stages; }, 1),
+      bool_field(
+          "parallel.overlap_grad_reduce", "reduce gradients during the last backward",
+          [](auto& s) -> auto& { return s.parallel.overlap_grad_reduce; }),
       order_field(),
 
       cluster_preset_field(),
@@ -390,6 +418,7 @@ std::vector<ScenarioField> scenario_fields() {
       bandwidth_field(
           "cluster.host_link_bandwidth", "GPU-host link (PCIe) per direction",
           [](auto& s) -> auto& { return s.cluster.host_link_bandwidth_Bps; }),
+      calibration_field(),
 
       int_field(
           "run.steps", "optimizer steps to simulate", [](auto& s) -> auto& { return s.run.steps; }, 1),

@@ -1,0 +1,113 @@
+// trainsim-bench-collective: how long the engine takes to simulate one large collective
+// with contention, and how much memory it needs (issue 3: 1 GiB all-reduce on 16,384 GPUs
+// of rail-optimized DGX H100 nodes, <= 5 s wall and <= 2 GB RSS on 2 cores).
+//
+//   trainsim-bench-collective [--gpus 16384] [--cluster dgx-h100] [--fabric rail-optimized]
+//                             [--op allreduce] [--algo ring] [--bytes 1073741824]
+
+#include <sys/resource.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "sim/engine/algorithm_selection.hpp"
+#include "sim/engine/collective.hpp"
+#include "sim/engine/plan_runner.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/engine/simulation.hpp"
+#include "topologies/cluster_spec.hpp"
+
+namespace {
+
+namespace po = boost::program_options;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+double peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) * 1024.0;  // Linux reports kilobytes
+}
+
+trainsim::Fabric parse_fabric(const std::string& s) {
+  if (s == "single-switch") return trainsim::Fabric::single_switch;
+  if (s == "fat-tree") return trainsim::Fabric::fat_tree;
+  if (s == "ideal") return trainsim::Fabric::ideal;
+  return trainsim::Fabric::rail_optimized;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace eng = trainsim::engine;
+  int gpus = 16384;
+  double bytes = 1073741824.0;
+  std::string cluster_name = "dgx-h100";
+  std::string fabric = "rail-optimized";
+  std::string op = "allreduce";
+  std::string algo = "ring";
+  po::options_description d("trainsim-bench-collective options");
+  d.add_options()("help,h", "show this help")("gpus", po::value(&gpus)->default_value(gpus), "GPUs")(
+      "bytes", po::value(&bytes)->default_value(bytes), "collective size in bytes")(
+      "cluster", po::value(&cluster_name)->default_value(cluster_name), "cluster preset")(
+      "fabric", po::value(&fabric)->default_value(fabric), "single-switch|fat-tree|rail-optimized|ideal")(
+      "op", po::value(&op)->default_value(op), "collective")("algo", po::value(&algo)->default_value(algo),
+                                                             "auto|ring|tree|hierarchical|pairwise|direct");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, d), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "trainsim-bench-collective: " << e.what() << "\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << d;
+    return 0;
+  }
+  auto cluster = trainsim::cluster_preset(cluster_name);
+  const auto parsed_op = eng::parse_op(op);
+  const auto parsed_algo = eng::parse_algo(algo);
+  if (!cluster || !parsed_op || !parsed_algo || gpus < 1) {
+    std::cerr << "trainsim-bench-collective: bad --cluster, --op, --algo or --gpus\n";
+    return 2;
+  }
+  cluster->nodes = (gpus + cluster->gpus_per_node - 1) / cluster->gpus_per_node;
+  cluster->fabric = parse_fabric(fabric);
+
+  const auto t0 = Clock::now();
+  eng::Simulation sim;
+  const eng::Platform platform(*cluster);
+  const double build_s = seconds_since(t0);
+  eng::CollectiveCall call;
+  call.op = *parsed_op;
+  call.algo = *parsed_algo;
+  call.bytes = bytes;
+  for (int g = 0; g < gpus; ++g) call.gpus.push_back(g);
+  const auto t1 = Clock::now();
+  const eng::CommPlan plan = eng::plan_collective(call, platform);
+  size_t transfers = 0;
+  for (const auto& ph : plan.phases) transfers += ph.transfers.size();
+  const double plan_s = seconds_since(t1);
+  const auto t2 = Clock::now();
+  const eng::CommActivity activity = eng::start_plan(platform, plan, "bench");
+  sim.run();
+  const double run_s = seconds_since(t2);
+  const double time_s = activity.duration_s();
+  const double algbw = bytes / time_s;
+  std::printf("collective   %s (%s) of %.0f bytes on %d GPUs, %s %s\n", op.c_str(),
+              eng::algo_name(eng::choose_algorithm(call, platform)).c_str(), bytes, gpus, cluster_name.c_str(),
+              fabric.c_str());
+  std::printf("simulated    %.6f s  algbw %.2f GB/s  busbw %.2f GB/s  (%zu transfers)\n", time_s, algbw / 1e9,
+              algbw * eng::bus_bandwidth_factor(call.op, gpus) / 1e9, transfers);
+  std::printf("wall         %.3f s total: platform %.3f s, plan %.3f s, simulation %.3f s\n", seconds_since(t0),
+              build_s, plan_s, run_s);
+  std::printf("peak RSS     %.1f MB\n", peak_rss_bytes() / 1e6);
+  return 0;
+}

@@ -1,0 +1,263 @@
+// `trainsim collective --op OP --gpus N [--cluster PRESET | SCENARIO] [--algo A]
+//  [-b MIN -e MAX -f FACTOR] [--json]`: an nccl-tests-style sweep of one collective,
+// simulated on the cluster's SimGrid platform (one simulation, sizes one after another).
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/parsers.hpp>
+#include <boost/program_options/positional_options.hpp>
+#include <boost/program_options/value_semantic.hpp>
+#include <boost/program_options/variables_map.hpp>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <simgrid/s4u/Actor.hpp>
+#include <sstream>
+
+#include "sim/cli/command.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/nearest_name.hpp"
+#include "sim/engine/algorithm_selection.hpp"
+#include "sim/engine/collective.hpp"
+#include "sim/engine/plan_runner.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "topologies/cluster_spec.hpp"
+
+namespace trainsim::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+namespace eng = trainsim::engine;
+
+constexpr const char* k_command = "trainsim collective";
+
+struct Options {
+  std::string op = "allreduce";
+  int gpus = 0;
+  std::string cluster;
+  std::string fabric;
+  std::string scenario;
+  std::vector<std::string> overrides;
+  std::string algo = "auto";
+  std::string min_bytes = "1M";
+  std::string max_bytes = "1G";
+  double factor = 2;
+  bool json = false;
+  bool help = false;
+};
+
+po::options_description visible_options(Options& o) {
+  po::options_description d("Options", 120);
+  d.add_options()("help,h", "show this help")("op", po::value(&o.op)->default_value(o.op),
+                                              "allreduce|allgather|reducescatter|alltoall|broadcast|sendrecv")(
+      "gpus,g", po::value(&o.gpus),
+      "GPUs taking part (the first N of the cluster); default: a node, or all of SCENARIO")(
+      "cluster", po::value(&o.cluster), "cluster preset (dgx-a100, dgx-h100, hgx-h200) instead of a SCENARIO")(
+      "fabric", po::value(&o.fabric), "with --cluster: single-switch|fat-tree|rail-optimized|ideal")(
+      "algo", po::value(&o.algo)->default_value(o.algo), "auto|ring|tree|hierarchical|pairwise|direct")(
+      "minbytes,b", po::value(&o.min_bytes)->default_value(o.min_bytes),
+      "smallest size (bytes; K, M, G = 2^10, 2^20, 2^30)")(
+      "maxbytes,e", po::value(&o.max_bytes)->default_value(o.max_bytes), "largest size")(
+      "stepfactor,f", po::value(&o.factor)->default_value(o.factor), "size multiplier between rows")(
+      "json", "rows as JSON: [{bytes, time_s, algbw_GBps, busbw_GBps}]")(
+      "set", po::value(&o.overrides)->composing(), "override a SCENARIO key: --set section.key=value");
+  return d;
+}
+
+Options parse(const std::vector<std::string>& args, std::string& usage) {
+  Options o;
+  po::options_description visible = visible_options(o);
+  std::ostringstream u;
+  u << "usage: trainsim collective --op OP [--gpus N] [--cluster PRESET | SCENARIO] [--algo A] [-b MIN -e MAX -f F] "
+       "[--json]\n\nnccl-tests-style table of a simulated collective\n\n"
+    << visible;
+  usage = u.str();
+  po::options_description all;
+  all.add(visible).add_options()("scenario", po::value(&o.scenario));
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError(k_command, "", "", e.what());
+  }
+  o.help = vm.count("help") > 0;
+  o.json = vm.count("json") > 0;
+  return o;
+}
+
+// nccl-tests' size syntax: a number with an optional K, M, G or T suffix (powers of 1024).
+double parse_size(const std::string& key, const std::string& text) {
+  const std::string rule = "expected a byte count such as 8, 64K, 1M or 1G (K = 1024)";
+  if (text.empty()) throw InputError(k_command, key, text, rule);
+  double scale = 1;
+  std::string digits = text;
+  const char last = text.back();
+  const std::string suffixes = "KMGT";
+  if (const auto pos = suffixes.find(static_cast<char>(std::toupper(static_cast<unsigned char>(last))));
+      pos != std::string::npos) {
+    scale = std::pow(1024.0, static_cast<double>(pos + 1));
+    digits.pop_back();
+  }
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(digits, &used);
+  } catch (const std::exception&) {
+    throw InputError(k_command, key, text, rule);
+  }
+  if (used != digits.size() || !(v >= 0)) throw InputError(k_command, key, text, rule);
+  return std::floor(v * scale);
+}
+
+Fabric parse_fabric(const std::string& text) {
+  const std::vector<std::pair<std::string, Fabric>> names{{"single-switch", Fabric::single_switch},
+                                                          {"fat-tree", Fabric::fat_tree},
+                                                          {"rail-optimized", Fabric::rail_optimized},
+                                                          {"ideal", Fabric::ideal}};
+  for (const auto& [name, f] : names)
+    if (name == text) return f;
+  throw InputError(k_command, "--fabric", text, "expected single-switch, fat-tree, rail-optimized or ideal");
+}
+
+template <class T>
+T parse_named(const std::string& key, const std::string& text, std::optional<T> value,
+              const std::vector<std::string>& names) {
+  if (value) return *value;
+  const auto near = nearest_name(text, names);
+  std::string rule = "expected one of";
+  for (const auto& n : names) rule += " " + n;
+  if (near) rule += "; did you mean '" + *near + "'?";
+  throw InputError(k_command, key, text, rule);
+}
+
+ClusterSpec cluster_of(const Options& o, int& gpus) {
+  if (!o.scenario.empty() && !o.cluster.empty())
+    throw InputError(k_command, "--cluster", o.cluster, "give either a SCENARIO or --cluster, not both");
+  ClusterSpec c;
+  if (!o.scenario.empty()) {
+    if (!o.fabric.empty())
+      throw InputError(k_command, "--fabric", o.fabric, "set cluster.fabric with --set for a SCENARIO");
+    c = load_scenario(o.scenario, o.overrides).cluster;
+    gpus = o.gpus > 0 ? o.gpus : c.total_gpus();
+    if (gpus > c.total_gpus())
+      throw InputError(k_command, "--gpus", std::to_string(gpus),
+                       "the scenario's cluster has " + std::to_string(c.total_gpus()) + " GPUs");
+  } else {
+    const std::string name = o.cluster.empty() ? "dgx-h100" : o.cluster;
+    c = parse_named<ClusterSpec>("--cluster", name, cluster_preset(name), cluster_preset_names());
+    if (!o.overrides.empty()) throw InputError(k_command, "--set", o.overrides.front(), "--set needs a SCENARIO");
+    gpus = o.gpus > 0 ? o.gpus : c.gpus_per_node;
+    c.nodes = (gpus + c.gpus_per_node - 1) / c.gpus_per_node;
+    if (!o.fabric.empty()) c.fabric = parse_fabric(o.fabric);
+  }
+  if (gpus < 1) throw InputError(k_command, "--gpus", std::to_string(o.gpus), "must be >= 1");
+  return c;
+}
+
+struct Row {
+  double bytes = 0;
+  double time_s = 0;
+  std::string algo;
+};
+
+std::string fmt(const char* format, double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace
+
+Command collective_command() {
+  Command c;
+  c.name = "collective";
+  c.summary = "nccl-tests-style table of a collective simulated on the cluster (SimGrid, with contention)";
+  c.run = [](const std::vector<std::string>& args, std::ostream& out) {
+    std::string usage;
+    const Options o = parse(args, usage);
+    if (o.help) {
+      out << usage;
+      return 0;
+    }
+    const auto op = parse_named<eng::CollectiveOp>("--op", o.op, eng::parse_op(o.op), eng::op_names());
+    const auto algo = parse_named<eng::CollectiveAlgo>("--algo", o.algo, eng::parse_algo(o.algo), eng::algo_names());
+    const double min_bytes = parse_size("--minbytes", o.min_bytes);
+    const double max_bytes = parse_size("--maxbytes", o.max_bytes);
+    if (max_bytes < min_bytes)
+      throw InputError(k_command, "--maxbytes", o.max_bytes, "must be >= --minbytes (" + o.min_bytes + ")");
+    if (!(o.factor > 1) && max_bytes > min_bytes)
+      throw InputError(k_command, "--stepfactor", fmt("%g", o.factor), "must be > 1");
+    int gpus = 0;
+    const ClusterSpec cluster = cluster_of(o, gpus);
+    if (op == eng::CollectiveOp::all_to_all && gpus > 1024)
+      throw InputError(k_command, "--gpus", std::to_string(gpus),
+                       "alltoall is simulated pair by pair (n^2 transfers): at most 1024 GPUs");
+
+    eng::Simulation sim;
+    const eng::Platform platform(cluster);
+    std::vector<Row> rows;
+    std::vector<eng::CommPlan> plans;
+    eng::CollectiveCall call;
+    call.op = op;
+    call.algo = algo;
+    for (int g = 0; g < gpus; ++g) call.gpus.push_back(g);
+    for (double bytes = min_bytes;; bytes = std::floor(bytes * o.factor)) {
+      call.bytes = bytes;
+      rows.push_back({bytes, 0, eng::algo_name(eng::choose_algorithm(call, platform))});
+      plans.push_back(eng::plan_collective(call, platform));
+      if (bytes >= max_bytes || !(o.factor > 1)) break;
+      if (std::floor(bytes * o.factor) > max_bytes) break;
+    }
+    // One driver runs the sizes one after another, as nccl-tests does.
+    simgrid::s4u::Actor::create("sweep", platform.host(0), [&platform, &plans, &rows]() {
+      for (size_t i = 0; i < plans.size(); ++i) {
+        const eng::CommActivity a = eng::start_plan(platform, plans[i], "row");
+        a.wait();
+        rows[i].time_s = a.duration_s();
+      }
+    });
+    sim.run();
+
+    const double factor = eng::bus_bandwidth_factor(op, gpus);
+    if (o.json) {
+      nlohmann::ordered_json j = nlohmann::ordered_json::array();
+      for (const Row& r : rows) {
+        const double algbw = r.time_s > 0 ? r.bytes / r.time_s / 1e9 : 0;
+        nlohmann::ordered_json row;
+        row["bytes"] = static_cast<std::uint64_t>(r.bytes);
+        row["time_s"] = r.time_s;
+        row["algbw_GBps"] = algbw;
+        row["busbw_GBps"] = algbw * factor;
+        j.push_back(row);
+      }
+      out << j.dump(2) << "\n";
+      return 0;
+    }
+    const int spanned = (gpus + cluster.gpus_per_node - 1) / cluster.gpus_per_node;
+    out << "# trainsim collective: " << eng::op_name(op) << " on " << gpus << " GPUs (" << spanned << " node"
+        << (spanned > 1 ? "s" : "") << ") of the " << cluster.preset << " cluster (" << cluster.nodes
+        << " nodes), simulated on SimGrid\n#\n";
+    out << "#        size         count    type         algo      time     algbw     busbw\n";
+    out << "#         (B)    (elements)                           (us)    (GB/s)    (GB/s)\n";
+    for (const Row& r : rows) {
+      const double algbw = r.time_s > 0 ? r.bytes / r.time_s / 1e9 : 0;
+      char line[160];
+      std::snprintf(line, sizeof line, "%14.0f %13.0f %7s %12s %9.2f %9.2f %9.2f\n", r.bytes, std::floor(r.bytes / 4),
+                    "float", r.algo.c_str(), r.time_s * 1e6, algbw, algbw * factor);
+      out << line;
+    }
+    return 0;
+  };
+  return c;
+}
+
+}  // namespace trainsim::cli

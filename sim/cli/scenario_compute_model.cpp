@@ -1,0 +1,18 @@
+#include "sim/cli/scenario_compute_model.hpp"
+
+#include <filesystem>
+
+#include "sim/compute/compute_model_factory.hpp"
+
+namespace trainsim::cli {
+
+std::unique_ptr<ComputeModel> scenario_compute_model(const Scenario& s) {
+  CalibrationChoice choice = calibration_choice(s.cluster.calibration, TRAINSIM_CALIBRATION_DIR, s.source);
+  if (choice.mode == CalibrationMode::file) {
+    const std::filesystem::path table(choice.table_path);
+    if (table.is_relative()) choice.table_path = (std::filesystem::path(s.source).parent_path() / table).string();
+  }
+  return make_compute_model(s.cluster.gpu, s.training.precision, choice);
+}
+
+}  // namespace trainsim::cli

@@ -1,0 +1,153 @@
+// `trainsim topology SCENARIO [--dot FILE] [--json]`: the cluster's devices, links and
+// bisection bandwidth, the rank mapping's groups, and optionally the graph as Graphviz dot.
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/value_semantic.hpp>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+
+#include "sim/cli/command.hpp"
+#include "sim/cli/scenario_options.hpp"
+#include "sim/core/error.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "topologies/cluster_graph.hpp"
+#include "topologies/fabric_layout.hpp"
+#include "topologies/protocol_efficiency.hpp"
+#include "topologies/rank_mapping.hpp"
+#include "topologies/topology_summary.hpp"
+
+namespace trainsim::cli {
+
+namespace {
+
+const char* fabric_name(Fabric f) {
+  switch (f) {
+    case Fabric::single_switch:
+      return "single-switch";
+    case Fabric::fat_tree:
+      return "fat-tree";
+    case Fabric::rail_optimized:
+      return "rail-optimized";
+    case Fabric::ideal:
+      return "ideal";
+  }
+  return "?";
+}
+
+std::string gbps(double Bps) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", Bps / 1e9);
+  return buf;
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string fixed3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+struct AxisGroups {
+  const char* name;
+  GroupAxis axis;
+  int size;
+};
+
+std::vector<AxisGroups> axes(const ParallelSpec& p) {
+  return {{"tp", GroupAxis::tp, p.tp},
+          {"cp", GroupAxis::cp, p.cp},
+          {"pp", GroupAxis::pp, p.pp},
+          {"dp", GroupAxis::dp, p.dp},
+          {"ep", GroupAxis::ep, p.ep}};
+}
+
+std::string text_report(const Scenario& s, const TopologySummary& t, const RankMapping& m) {
+  const ClusterSpec& c = s.cluster;
+  const FabricLayout l = fabric_layout(c);
+  const ProtocolEfficiency e = protocol_efficiency(c);
+  std::ostringstream out;
+  out << "# " << s.source << ": " << c.preset << ", " << fabric_name(c.fabric)
+      << (c.fabric == Fabric::fat_tree ? " (" + std::to_string(c.fat_tree_levels) + " levels, oversubscription " +
+                                             number(c.oversubscription) + ")"
+                                       : "")
+      << "\n";
+  out << "GPUs            " << t.gpus << " (" << c.nodes << " nodes x " << c.gpus_per_node << " " << c.gpu.name
+      << ", NVLink " << gbps(c.nvlink_bandwidth_Bps) << " GB/s per direction)\n";
+  out << "NVSwitches      " << t.nvswitches << " (one non-blocking crossbar per node)\n";
+  out << "NICs            " << t.nics << " (" << l.nics_per_node << " per node, " << gbps(c.nic_bandwidth_Bps)
+      << " GB/s each)\n";
+  out << "switches        " << t.leaves + t.spines + t.cores << ": " << t.leaves << " leaf, " << t.spines << " spine, "
+      << t.cores << " core (" << l.switch_radix << " ports)\n";
+  out << "links           " << t.links << " (" << t.network_links << " in the network)\n";
+  out << "bisection       " << gbps(t.bisection_Bps) << " GB/s per direction, line rate\n";
+  out << "efficiency      NVLink " << fixed3(e.nvlink) << ", network " << fixed3(e.network)
+      << " of line rate (NCCL measurements, public.md D2)\n";
+  out << "rank groups    ";
+  for (const AxisGroups& a : axes(s.parallel))
+    out << " " << a.name << " " << m.groups(a.axis).size() << " x " << a.size << ";";
+  out << "\n";
+  for (const std::string& w : m.warnings()) out << "warning: " << w << "\n";
+  return out.str();
+}
+
+std::string json_report(const Scenario& s, const TopologySummary& t, const RankMapping& m) {
+  nlohmann::json j;
+  j["fabric"] = fabric_name(s.cluster.fabric);
+  j["nodes"] = t.nodes;
+  j["gpus"] = t.gpus;
+  j["nvswitches"] = t.nvswitches;
+  j["nics"] = t.nics;
+  j["leaf_switches"] = t.leaves;
+  j["spine_switches"] = t.spines;
+  j["core_switches"] = t.cores;
+  j["links"] = t.links;
+  j["network_links"] = t.network_links;
+  j["bisection_GBps"] = t.bisection_Bps / 1e9;
+  nlohmann::json groups;
+  for (const AxisGroups& a : axes(s.parallel)) groups[a.name] = {{"groups", m.groups(a.axis).size()}, {"size", a.size}};
+  j["rank_groups"] = groups;
+  j["warnings"] = m.warnings();
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+Command topology_command() {
+  Command c;
+  c.name = "topology";
+  c.summary = "summarize the cluster graph (GPUs, switches, links, bisection); --dot exports it";
+  c.run = [summary = c.summary](const std::vector<std::string>& args, std::ostream& out) {
+    boost::program_options::options_description extra("Topology options");
+    std::string dot_path;
+    extra.add_options()("dot", boost::program_options::value(&dot_path), "write the cluster graph to FILE (Graphviz)");
+    const ScenarioOptions o = parse_scenario_options("topology", args, extra);
+    if (o.help) {
+      out << scenario_usage("topology", summary, extra);
+      return 0;
+    }
+    const Scenario s = load_scenario(o.scenario_path, o.overrides);
+    const ClusterGraph graph = build_cluster_graph(s.cluster);
+    const TopologySummary t = summarize_topology(s.cluster, graph);
+    const RankMapping mapping(s.parallel, s.cluster);
+    const std::string report = o.json ? json_report(s, t, mapping) : text_report(s, t, mapping);
+    if (!dot_path.empty()) {
+      std::ostringstream dot;
+      write_cluster_dot(dot, graph);
+      std::ofstream file(dot_path);
+      if (!file || !(file << dot.str())) throw InputError("", "--dot", dot_path, "cannot write this file");
+    }
+    out << report;
+    return 0;
+  };
+  return c;
+}
+
+}  // namespace trainsim::cli

@@ -1,0 +1,34 @@
+#pragma once
+// The one place that decides which algorithm runs a collective.
+//
+// Default (CollectiveAlgo::automatic), what NCCL would pick:
+// - all-reduce: ring or double binary tree, whichever NCCL's own alpha-beta model predicts
+//   faster (NVIDIA/nccl src/graph/tuning.cc at 01afd20a, public.md D1, Simple protocol:
+//   ring base 8.4 us, tree base 0; per hop NVLink 3.4 us, network ring 9.6 us, network tree
+//   50 us; ring algBw = busBw x n / (2(n-1)), tree algBw = busBw x 0.5). Small buffers and
+//   many nodes go to the tree, large buffers on few nodes to the ring.
+// - all-gather, reduce-scatter, broadcast: ring (NCCL 2.x has no other algorithm for them).
+// - all-to-all: pairwise point-to-point; send/recv: direct.
+// hierarchical is available on request only (NCCL does not implement it).
+
+#include <memory>
+
+#include "sim/engine/collective.hpp"
+#include "sim/engine/collective_algorithm.hpp"
+#include "sim/engine/comm_plan.hpp"
+#include "sim/engine/platform.hpp"
+
+namespace trainsim::engine {
+
+/// The algorithm `call` runs with: its explicit choice, or NCCL's. Throws InputError when
+/// the call is invalid (GPU out of range or repeated, negative size, root out of range) or
+/// the explicit algorithm does not implement the operation.
+CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& platform);
+
+/// The implementation of `algo` (not `automatic`).
+std::unique_ptr<CollectiveAlgorithm> make_algorithm(CollectiveAlgo algo);
+
+/// The plan of `call` with the algorithm choose_algorithm() picks; empty for one GPU.
+CommPlan plan_collective(const CollectiveCall& call, const Platform& platform);
+
+}  // namespace trainsim::engine

@@ -1,0 +1,41 @@
+#pragma once
+// A collective call as the engine receives it: operation, participants, size, algorithm.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainsim::engine {
+
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, send_recv };
+
+/// `automatic` lets algorithm_selection.hpp pick what NCCL would.
+enum class CollectiveAlgo { automatic, ring, double_binary_tree, hierarchical, pairwise, direct };
+
+struct CollectiveCall {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  /// Participating GPUs (platform GPU indices) in rank order; no duplicates.
+  std::vector<int> gpus;
+  /// The size nccl-tests reports, in bytes: the buffer of an all-reduce or broadcast, the
+  /// whole gathered output of an all-gather, the whole input of a reduce-scatter, each
+  /// rank's send buffer of an all-to-all, each rank's message of a send/recv
+  /// (NVIDIA/nccl-tests doc/PERFORMANCE.md, public.md D1).
+  double bytes = 0;
+  int root = 0;  ///< index into `gpus` of a broadcast's root
+  CollectiveAlgo algo = CollectiveAlgo::automatic;
+};
+
+std::string op_name(CollectiveOp op);
+std::string algo_name(CollectiveAlgo algo);
+std::optional<CollectiveOp> parse_op(std::string_view text);
+std::optional<CollectiveAlgo> parse_algo(std::string_view text);
+std::vector<std::string> op_names();
+std::vector<std::string> algo_names();
+
+/// Bus bandwidth / algorithm bandwidth for `op` on `ranks` participants: 2(n-1)/n for
+/// all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for broadcast and
+/// send/recv (NVIDIA/nccl-tests doc/PERFORMANCE.md, public.md D1).
+double bus_bandwidth_factor(CollectiveOp op, int ranks);
+
+}  // namespace trainsim::engine

@@ -1,0 +1,41 @@
+#pragma once
+// A communication in flight on the simulated platform (a collective's plan, or a reference
+// per-message run): a handle to the SimGrid actor that drives it. Several may run at once;
+// they then share links through SimGrid's network model.
+
+#include <simgrid/forward.h>
+
+#include <memory>
+
+namespace trainsim::engine {
+
+/// Start and end of a communication, in simulated seconds (end < 0 until it completes).
+struct CommTiming {
+  double start_s = 0;
+  double end_s = -1;
+};
+
+class CommActivity {
+ public:
+  CommActivity(simgrid::s4u::ActorPtr actor, std::shared_ptr<const CommTiming> timing);
+  ~CommActivity();
+  CommActivity(const CommActivity&);
+  CommActivity& operator=(const CommActivity&);
+
+  /// Blocks the calling SimGrid actor until the communication has completed.
+  void wait() const;
+  /// Blocks the calling SimGrid actor until the communication completes or `timeout_s`
+  /// simulated seconds pass, whichever comes first.
+  void wait_for(double timeout_s) const;
+  bool done() const { return timing_->end_s >= 0; }
+  double start_s() const { return timing_->start_s; }
+  /// Completion time, in simulated seconds; negative while in flight.
+  double end_s() const { return timing_->end_s; }
+  double duration_s() const { return timing_->end_s - timing_->start_s; }
+
+ private:
+  simgrid::s4u::ActorPtr actor_;
+  std::shared_ptr<const CommTiming> timing_;
+};
+
+}  // namespace trainsim::engine

@@ -1,0 +1,29 @@
+#pragma once
+// Runs a CommPlan on the platform as SimGrid parallel tasks.
+//
+// Each phase's transfers become legs (platform.hpp: Platform::hops); the legs are packed,
+// in plan order, into parallel tasks of at most 128 hosts, each with a byte matrix
+// (`Exec::set_bytes_amounts`), so that link sharing between legs and with every other
+// activity comes from SimGrid's model. ../shared/DESIGN.md ("Engine notes", measured):
+// dense byte matrices cost O(hosts^2), so tasks stay <= 256 hosts; thousands of separate
+// detached comms would cost O(outstanding) per completion on 3.32. A task waits the
+// largest latency of its legs, then moves its bytes; the rest of the phase's latency term
+// (CommPhase::latency_s) is slept after the tasks complete.
+
+#include <string>
+
+#include "sim/engine/collective.hpp"
+#include "sim/engine/comm_activity.hpp"
+#include "sim/engine/comm_plan.hpp"
+#include "sim/engine/platform.hpp"
+
+namespace trainsim::engine {
+
+/// Starts `plan` now (at t = 0 when called before Simulation::run). `platform` must
+/// outlive the simulation.
+CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name = "plan");
+
+/// plan_collective() then start_plan(). Throws InputError for an invalid call.
+CommActivity start_collective(const Platform& platform, const CollectiveCall& call);
+
+}  // namespace trainsim::engine

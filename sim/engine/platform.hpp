@@ -1,0 +1,87 @@
+#pragma once
+// The cluster as a SimGrid platform: one host per GPU, one host per NIC, and links with
+// the fabric's bandwidth (line rate x protocol efficiency) and latency. Built from a
+// ClusterSpec through the same FabricLayout as the cluster graph (topologies/).
+//
+// Layout (measured on SimGrid 3.32: 16,384 GPUs build in < 1 s; see DESIGN.md on the
+// quadratic default):
+// - zone "gpus", a star: every GPU host hangs on the star by its NVLink port (split-duplex,
+//   per direction). The star is the node's NVSwitch: routes are only asked for between GPUs
+//   of one node (hops() never pairs GPUs of different nodes).
+// - the network: every NIC is a host in its leaf's star zone, linked by its port; leaves
+//   hang on their parent's star by one aggregated uplink (the leaf's total uplink capacity,
+//   i.e. ideal ECMP/adaptive routing over the spines); pods (3-level fat-tree) and rails
+//   (rail-optimized) likewise on the root by their core uplink.
+// A message between GPUs of different nodes travels NIC to NIC: a GPU reaches its NIC over
+// PCIe without touching NVLink. On rail-optimized fabrics NCCL's PXN (NCCL 2.12 release
+// notes: "PXN ... uses NVLink to move data to the GPU on the same rail as the destination")
+// first moves the data over NVLink to the sender node's GPU on the destination's rail, so
+// traffic never changes rail in the network.
+//
+// Link latencies: an NVLink port carries half the NVLink hop latency each way; a NIC port
+// half the NIC latency plus half a switch hop; each uplink one switch hop per direction.
+// So GPU-GPU in a node costs nvlink_latency_s, NIC-NIC under one leaf nic_latency_s +
+// switch_latency_s (NCCL's 2.7 us network hop with cluster_presets.cpp's values), and
+// each level climbed adds two switch hops.
+
+#include <simgrid/forward.h>
+
+#include <string>
+#include <vector>
+
+#include "topologies/cluster_spec.hpp"
+#include "topologies/fabric_layout.hpp"
+#include "topologies/protocol_efficiency.hpp"
+
+namespace trainsim::engine {
+
+/// One leg of a message: between two simulated hosts, identified by endpoint index
+/// (GPUs first: endpoint g is GPU g; then NICs: gpu_count + node * nics_per_node + nic).
+struct Hop {
+  int src = 0;
+  int dst = 0;
+};
+
+class Platform {
+ public:
+  /// Builds the platform on the process' engine (create a Simulation first). Throws
+  /// InputError for a cluster SimGrid cannot represent (zero bandwidth on a used link).
+  explicit Platform(const ClusterSpec& cluster);
+
+  const ClusterSpec& cluster() const { return cluster_; }
+  const FabricLayout& layout() const { return layout_; }
+  int gpu_count() const { return cluster_.total_gpus(); }
+  int node_of(int gpu) const { return gpu / cluster_.gpus_per_node; }
+  int local_index(int gpu) const { return gpu % cluster_.gpus_per_node; }
+  int endpoint_count() const { return static_cast<int>(hosts_.size()); }
+  int nic_endpoint(int node, int nic) const { return gpu_count() + node * layout_.nics_per_node + nic; }
+  simgrid::s4u::Host* host(int endpoint) const { return hosts_[static_cast<size_t>(endpoint)]; }
+
+  /// The legs of a message from `src_gpu` to `dst_gpu` (empty when they are equal).
+  std::vector<Hop> hops(int src_gpu, int dst_gpu) const;
+  /// Latency of one leg, in seconds: the sum of its links' latencies.
+  double hop_latency_s(const Hop& hop) const;
+  /// Latency of a message from `src_gpu` to `dst_gpu` over all its legs, in seconds.
+  double latency_s(int src_gpu, int dst_gpu) const;
+  /// Names of the SimGrid links a message from `src_gpu` to `dst_gpu` crosses, in order.
+  std::vector<std::string> link_names(int src_gpu, int dst_gpu) const;
+
+  /// Simulated NVLink bandwidth per GPU per direction, bytes/s (line rate x efficiency).
+  double nvlink_Bps() const { return nvlink_Bps_; }
+  /// Simulated bandwidth per NIC per direction, bytes/s (line rate x efficiency).
+  double nic_Bps() const { return nic_Bps_; }
+
+ private:
+  void build();
+  int leaf_of_endpoint(int endpoint) const;
+
+  ClusterSpec cluster_;
+  FabricLayout layout_;
+  ProtocolEfficiency efficiency_;
+  double nvlink_Bps_ = 0;
+  double nic_Bps_ = 0;
+  double uplink_scale_ = 1;  ///< efficiency applied to uplinks (network efficiency)
+  std::vector<simgrid::s4u::Host*> hosts_;
+};
+
+}  // namespace trainsim::engine

@@ -1,0 +1,40 @@
+#include "sim/engine/simulation.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+#include <string>
+#include <vector>
+#include <xbt/config.hpp>
+
+#include "sim/core/error.hpp"
+
+namespace trainsim::engine {
+
+Simulation::Simulation() {
+  const char* once = "SimGrid allows one simulation per process; this process already created one";
+  if (simgrid::s4u::Engine::has_instance()) throw Error(once);
+  std::vector<std::string> args{"trainsim", "--log=root.thresh:warning", "--log=xbt_cfg.thresh:warning"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv.data());
+  // A destroyed engine leaves its configuration behind; changing the model would abort.
+  if (!simgrid::config::is_default("host/model")) {
+    engine_.reset();
+    throw Error(once);
+  }
+  engine_->set_config("host/model:ptask_L07");
+  engine_->set_config("network/crosstraffic:0");
+  engine_->set_config("network/TCP-gamma:1e12");
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::run() {
+  engine_->run();
+}
+
+double Simulation::clock_s() const {
+  return simgrid::s4u::Engine::get_clock();
+}
+
+}  // namespace trainsim::engine

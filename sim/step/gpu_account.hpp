@@ -1,0 +1,32 @@
+#pragma once
+// Where one simulated GPU's time went, accumulated by a stage actor.
+
+#include <utility>
+#include <vector>
+
+namespace trainsim {
+
+struct GpuAccount {
+  double data = 0;
+  double forward = 0;
+  double backward = 0;
+  double recompute = 0;
+  double optimizer = 0;
+  double tp_comm = 0;
+  double pp_comm = 0;
+  double dp_comm = 0;
+  double model_flops = 0;
+  double hardware_flops = 0;
+  int dp_reductions = 0;
+  int inflight_chunks = 0;      ///< (micro-batch, chunk) forwards whose backward has not run
+  int max_inflight_chunks = 0;  ///< the most at once: the activations the stage holds
+
+  void add_comm_interval(double start_s, double end_s) { comm_intervals_.emplace_back(start_s, end_s); }
+  /// Time at least one communication involving this GPU ran, seconds, up to `end_s`.
+  double comm_time(double end_s) const;
+
+ private:
+  std::vector<std::pair<double, double>> comm_intervals_;
+};
+
+}  // namespace trainsim

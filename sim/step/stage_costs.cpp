@@ -1,0 +1,128 @@
+#include "sim/step/stage_costs.hpp"
+
+#include <algorithm>
+
+#include "models/layer_workload.hpp"
+#include "models/memory_budget.hpp"
+#include "models/model_state_memory.hpp"
+#include "models/stage_parameters.hpp"
+
+namespace trainsim {
+
+namespace {
+
+using engine::CollectiveOp;
+
+void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double repeat, PassCost& cost) {
+  for (const Op& op : ops) {
+    cost.compute_s += repeat * compute.op_time_s(op);
+    cost.model_flops += repeat * op.model_flops;
+    cost.executed_flops += repeat * op.flops;
+  }
+}
+
+void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count) {
+  if (count > 0) cost.tp_collectives.push_back({op, bytes, count});
+}
+
+// The tensor-parallel collectives of `layers` layers in one pass (Narayanan et al. SC21 §3.2:
+// two all-reduces of b s h per layer forward and two backward; with sequence parallelism
+// each becomes an all-gather and a reduce-scatter of the same size, Korthikanti et al.
+// §4.2.2).
+void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, double activation_bytes) {
+  if (s.parallel.tp == 1 || layers == 0) return;
+  if (s.parallel.sequence_parallel) {
+    add_collective(cost, CollectiveOp::all_gather, activation_bytes, 2 * layers);
+    add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, 2 * layers);
+  } else {
+    add_collective(cost, CollectiveOp::all_reduce, activation_bytes, 2 * layers);
+  }
+}
+
+// Vocabulary-parallel embedding and output layer (Megatron-LM): the embedding's output is
+// all-reduced (reduce-scattered with SP); the output layer's input is all-gathered with SP.
+void add_edge_tp_comm(PassCost& cost, const Scenario& s, bool embedding, bool output, double activation_bytes) {
+  if (s.parallel.tp == 1) return;
+  const bool sp = s.parallel.sequence_parallel;
+  if (embedding)
+    add_collective(cost, sp ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce, activation_bytes, 1);
+  if (output && sp) add_collective(cost, CollectiveOp::all_gather, activation_bytes, 1);
+}
+
+struct SplitBackward {
+  std::vector<Op> input;
+  std::vector<Op> weight;
+};
+
+SplitBackward split(const std::vector<Op>& backward, bool defer) {
+  SplitBackward b;
+  for (const Op& op : backward) (defer && op.weight_gradient ? b.weight : b.input).push_back(op);
+  return b;
+}
+
+}  // namespace
+
+StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool defer) {
+  const ModelSpec& m = s.model;
+  const ParallelSpec& par = s.parallel;
+  const PassOps layer = transformer_layer_ops(m, s.training, par);
+  const PassOps embedding = embedding_ops(m, s.training, par);
+  const PassOps output = output_ops(m, s.training, par);
+  const SplitBackward layer_bwd = split(layer.backward, defer);
+  const SplitBackward embedding_bwd = split(embedding.backward, defer);
+  const SplitBackward output_bwd = split(output.backward, defer);
+  const double element = s.training.precision == Precision::fp32 ? 4.0 : 2.0;
+  // One [b, s/cp, h] activation: the TP collectives' and the pipeline sends' size.
+  const double activation_bytes = static_cast<double>(s.training.micro_batch) * m.seq_len / par.cp * m.hidden * element;
+
+  StepCosts step;
+  step.activation_bytes = activation_bytes;
+  step.microbatches = s.training.grad_accum;
+  const std::vector<ModelChunk> chunks = balanced_chunks(m, par);
+  const StateBytesPerParameter per_param = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
+  for (int stage = 0; stage < par.pp; ++stage) {
+    StageCosts st;
+    st.stage = stage;
+    int layers_on_stage = 0;
+    int chunk_index = 0;
+    for (const ModelChunk& c : chunks_of_stage(chunks, par.pp, stage)) {
+      ChunkCosts cc;
+      cc.global_chunk = chunk_index++ * par.pp + stage;
+      cc.layers = c.layers;
+      layers_on_stage += c.layers;
+      add_ops(layer.forward, compute, c.layers, cc.forward);
+      add_ops(layer.recompute, compute, c.layers, cc.recompute);
+      add_ops(layer_bwd.input, compute, c.layers, cc.backward);
+      add_ops(layer_bwd.weight, compute, c.layers, cc.weight);
+      add_layer_tp_comm(cc.forward, s, c.layers, activation_bytes);
+      add_layer_tp_comm(cc.backward, s, c.layers, activation_bytes);
+      // Full recomputation repeats the forward, its collectives included.
+      if (s.training.recompute == Recompute::full) add_layer_tp_comm(cc.recompute, s, c.layers, activation_bytes);
+      if (c.has_embedding) {
+        add_ops(embedding.forward, compute, 1, cc.forward);
+        add_ops(embedding_bwd.input, compute, 1, cc.backward);
+        add_ops(embedding_bwd.weight, compute, 1, cc.weight);
+      }
+      if (c.has_output) {
+        add_ops(output.forward, compute, 1, cc.forward);
+        add_ops(output_bwd.input, compute, 1, cc.backward);
+        add_ops(output_bwd.weight, compute, 1, cc.weight);
+      }
+      add_edge_tp_comm(cc.forward, s, c.has_embedding, c.has_output, activation_bytes);
+      add_edge_tp_comm(cc.backward, s, c.has_embedding, c.has_output, activation_bytes);
+      st.chunks.push_back(cc);
+    }
+    const StageParameters params = stage_parameters(m, par, stage, layers_on_stage);
+    st.dense_gradient_bytes = params.dense * per_param.gradients;
+    st.expert_gradient_bytes = params.expert * per_param.gradients;
+    // ZeRO-1 and above update only this rank's shard (Rajbhandari et al. §5.1).
+    const double shard_ranks = par.zero >= 1 ? par.gradient_group() : 1;
+    const double expert_shard_ranks = par.zero >= 1 ? std::max(1, par.gradient_group() / par.ep) : 1;
+    const Op update = optimizer_op(params.dense / shard_ranks + params.expert / expert_shard_ranks, s.training);
+    st.optimizer_s = compute.op_time_s(update);
+    step.stages.push_back(st);
+  }
+  return step;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <vector>
+// What one simulated training step reports (`trainsim run --json`).
+
+namespace trainsim {
+
+/// Where a GPU's step time goes, seconds, averaged over GPUs; sums to the step time.
+/// Communication categories count only time the GPU waits for it (exposed).
+struct StepBreakdown {
+  double data = 0;  ///< waiting for the input pipeline
+  double forward = 0;
+  double backward = 0;   ///< input and weight gradients
+  double recompute = 0;  ///< forward work repeated in backward
+  double optimizer = 0;
+  double tp_comm = 0;  ///< tensor-parallel collectives (they block compute)
+  double pp_comm = 0;  ///< pipeline transfers not hidden
+  double dp_comm = 0;  ///< gradient reduction not hidden by backward
+  double idle = 0;     ///< waiting on pipeline dependencies (the bubble)
+  double total() const {
+    return data + forward + backward + recompute + optimizer + tp_comm + pp_comm + dp_comm + idle;
+  }
+};
+
+struct StepResult {
+  double step_time_s = 0;
+  int gpus = 0;
+  double global_batch_samples = 0;
+  double tokens_per_step = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_gpu = 0;
+  double model_tflops_per_gpu = 0;  ///< model FLOPs (no recomputation) per second per GPU, /1e12
+  double hardware_tflops_per_gpu = 0;
+  double mfu = 0;                    ///< model FLOP/s per GPU over the GPU's dense peak for the precision
+  double hfu = 0;                    ///< hardware FLOP/s (with recomputation) over the peak
+  double bubble_fraction = 0;        ///< idle / step time, averaged over GPUs
+  double collective_fraction = 0;    ///< time collectives run (hidden or not) / step time
+  double exposed_comm_fraction = 0;  ///< communication the GPU waits for / step time
+  StepBreakdown breakdown_s;
+  double peak_memory_bytes = 0;
+  double energy_per_step_j = 0;
+  double energy_per_token_j = 0;
+  double avg_power_w = 0;
+  int dp_reductions = 0;  ///< gradient reductions started per step per stage (bucketed)
+  /// Per pipeline stage: the most micro-batches whose activations it held at once (chunks / v).
+  std::vector<double> inflight_microbatches;
+  int steps = 0;          ///< simulated steps (the results are per step, averaged)
+  double sim_wall_s = 0;  ///< wall-clock time of the simulation (not deterministic)
+};
+
+}  // namespace trainsim

@@ -1,0 +1,526 @@
+#include "sim/step/step_simulation.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Barrier.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <tuple>
+
+#include "models/memory_budget.hpp"
+#include "sim/engine/algorithm_selection.hpp"
+#include "sim/engine/plan_runner.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/schedule/pipeline_schedule.hpp"
+#include "sim/step/data_loader.hpp"
+#include "sim/step/gpu_account.hpp"
+#include "sim/step/stage_costs.hpp"
+#include "topologies/rank_mapping.hpp"
+
+namespace trainsim {
+
+namespace {
+
+namespace sg4 = simgrid::s4u;
+using engine::CollectiveCall;
+using engine::CollectiveOp;
+using engine::CommActivity;
+using engine::CommPlan;
+
+// Megatron-LM overlaps the gradient reduction of a chunk with its last backward pass, one
+// bucket at a time; at most this many buckets per chunk are simulated (each bucket at least
+// training.dp_bucket), which bounds the simulation's cost at large scale.
+constexpr int k_max_buckets_per_chunk = 4;
+
+// A pass's output, identified across the whole simulation.
+struct TaskKey {
+  int replica = 0;
+  int step = 0;
+  int microbatch = 0;
+  int global_chunk = 0;
+  TaskPass pass = TaskPass::forward;
+  auto tie() const { return std::tie(replica, step, microbatch, global_chunk, pass); }
+  bool operator<(const TaskKey& o) const { return tie() < o.tie(); }
+};
+
+// Pipeline transfers between stage actors: the sender posts the transfer it started; the
+// receiver waits for the post, then for the transfer.
+class TransferBoard {
+ public:
+  struct Entry {
+    double posted_s = 0;
+    CommActivity transfer;
+  };
+
+  TransferBoard() : mutex_(sg4::Mutex::create()), posted_(sg4::ConditionVariable::create()) {}
+
+  void post(const TaskKey& key, CommActivity transfer) {
+    std::unique_lock lock(*mutex_);
+    entries_.emplace(key, Entry{sg4::Engine::get_clock(), std::move(transfer)});
+    posted_->notify_all();
+  }
+  bool ready(const TaskKey& key) const {
+    const auto it = entries_.find(key);
+    return it != entries_.end() && it->second.transfer.done();
+  }
+  /// Waits for `key` to be posted and takes it off the board (each transfer has one receiver).
+  Entry take(const TaskKey& key) {
+    std::unique_lock lock(*mutex_);
+    auto it = entries_.find(key);
+    while (it == entries_.end()) {
+      posted_->wait(lock);
+      it = entries_.find(key);
+    }
+    Entry entry = std::move(it->second);
+    entries_.erase(it);
+    return entry;
+  }
+
+ private:
+  sg4::MutexPtr mutex_;
+  sg4::ConditionVariablePtr posted_;
+  std::map<TaskKey, Entry> entries_;
+};
+
+// Everything the stage actors share: read-only inputs plus the board, caches and accounts.
+struct StepWorld {
+  StepWorld(const Scenario& s, const StepOptions& o, const StepCosts& c, const PipelineSchedule& sch,
+            const engine::Platform& p, const RankMapping& m)
+      : scenario(s), options(o), costs(c), schedule(sch), platform(p), mapping(m) {}
+
+  const Scenario& scenario;
+  const StepOptions& options;
+  const StepCosts& costs;
+  const PipelineSchedule& schedule;
+  const engine::Platform& platform;
+  const RankMapping& mapping;
+  int replicas = 1;            ///< simulated data-parallel x context-parallel replicas
+  bool replicate_p2p = false;  ///< a pipeline send carries every replica's transfers
+  /// Pipeline sends and gradient reductions simulate TP rank 0's part only: each TP rank has
+  /// its own NIC and the fabric has full bisection, so the other ranks' identical traffic
+  /// runs alongside on links of its own.
+  bool one_transfer_per_tp_group = false;
+  TransferBoard board;
+  std::map<std::pair<int, double>, double> tp_duration_cache;  ///< (op, bytes) -> seconds
+  sg4::BarrierPtr step_end;
+  std::vector<GpuAccount> accounts;  ///< one per stage actor
+};
+
+// The rank of data-parallel replica `replica` (dp and cp coordinates), pipeline stage
+// `stage`, tensor-parallel index 0.
+int rank_of(const RankMapping& mapping, int replica, int stage) {
+  const std::vector<int> pipeline = mapping.group_of(0, GroupAxis::pp);
+  const int stage_rank = pipeline[static_cast<size_t>(stage)];
+  const std::vector<int> dp_group = mapping.group_of(stage_rank, GroupAxis::dp);
+  const int dp = static_cast<int>(dp_group.size());
+  const int with_dp = dp_group[static_cast<size_t>(replica % dp)];
+  return mapping.group_of(with_dp, GroupAxis::cp)[static_cast<size_t>(replica / dp)];
+}
+
+// The gradient-reduction group of `rank`: its data-parallel ranks across every context-
+// parallel rank (Megatron-LM's data-parallel group with context parallelism), or, for
+// experts, the ranks with the same expert-parallel index.
+std::vector<int> gradient_group(const RankMapping& mapping, const ParallelSpec& par, int rank, bool experts) {
+  std::vector<int> group;
+  for (const int cp_rank : mapping.group_of(rank, GroupAxis::cp)) {
+    const std::vector<int> dp_ranks = mapping.group_of(cp_rank, GroupAxis::dp);
+    const int own = mapping.coordinate(rank, ParallelAxis::dp);
+    for (int d = 0; d < static_cast<int>(dp_ranks.size()); ++d)
+      if (!experts || d % par.ep == own % par.ep) group.push_back(dp_ranks[static_cast<size_t>(d)]);
+  }
+  std::sort(group.begin(), group.end());
+  return group;
+}
+
+// One plan running several collectives at once (phase by phase).
+CommPlan merged_plan(const std::vector<CollectiveCall>& calls, const engine::Platform& platform) {
+  CommPlan merged;
+  for (const CollectiveCall& call : calls) {
+    const CommPlan plan = engine::plan_collective(call, platform);
+    if (merged.phases.size() < plan.phases.size()) merged.phases.resize(plan.phases.size());
+    for (size_t i = 0; i < plan.phases.size(); ++i) {
+      auto& phase = merged.phases[i];
+      phase.transfers.insert(phase.transfers.end(), plan.phases[i].transfers.begin(), plan.phases[i].transfers.end());
+      phase.latency_s = std::max(phase.latency_s, plan.phases[i].latency_s);
+    }
+  }
+  return merged;
+}
+
+class StageActor {
+ public:
+  StageActor(StepWorld& world, int stage, int replica, int account)
+      : w_(world),
+        stage_(stage),
+        replica_(replica),
+        account_(account),
+        rank_(rank_of(world.mapping, replica, stage)),
+        tp_group_(world.mapping.group_of(rank_, GroupAxis::tp)),
+        costs_(world.costs.stages[static_cast<size_t>(stage)]),
+        loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
+                world.scenario.training.prefetch) {}
+
+  void operator()() {
+    const int m = w_.costs.microbatches;
+    const int pp = w_.scenario.parallel.pp;
+    const int v = w_.scenario.parallel.virtual_stages;
+    const std::vector<PipelineTask> order = w_.schedule.order(stage_, pp, m, v);
+    for (int step = 0; step < w_.scenario.run.steps; ++step) {
+      step_ = step;
+      std::deque<PipelineTask> deferred;
+      for (const PipelineTask& t : order) {
+        if (w_.schedule.defers_weight_gradients()) {
+          while (!deferred.empty() && !inputs_ready(t)) {
+            run_weight(deferred.front());
+            deferred.pop_front();
+          }
+        }
+        wait_inputs(t);
+        run_task(t);
+        if (t.pass == TaskPass::backward && w_.schedule.defers_weight_gradients())
+          deferred.push_back({t.microbatch, t.chunk, TaskPass::weight});
+      }
+      for (const PipelineTask& t : deferred) run_weight(t);
+      finish_step();
+    }
+  }
+
+ private:
+  GpuAccount& account() { return w_.accounts[static_cast<size_t>(account_)]; }
+  int chunks() const { return w_.scenario.parallel.pp * w_.scenario.parallel.virtual_stages; }
+  int global_chunk(const PipelineTask& t) const { return t.chunk * w_.scenario.parallel.pp + stage_; }
+  const ChunkCosts& chunk_costs(const PipelineTask& t) const { return costs_.chunks[static_cast<size_t>(t.chunk)]; }
+
+  // The pass whose output `t` consumes, if it comes from another stage.
+  std::optional<TaskKey> input_of(const PipelineTask& t) const {
+    const int g = global_chunk(t);
+    if (t.pass == TaskPass::forward && g > 0) return TaskKey{replica_, step_, t.microbatch, g - 1, TaskPass::forward};
+    if (t.pass == TaskPass::backward && g < chunks() - 1)
+      return TaskKey{replica_, step_, t.microbatch, g + 1, TaskPass::backward};
+    return std::nullopt;
+  }
+
+  bool inputs_ready(const PipelineTask& t) const {
+    const auto key = input_of(t);
+    return !key || w_.board.ready(*key);
+  }
+
+  void wait_inputs(const PipelineTask& t) {
+    if (t.pass == TaskPass::forward && global_chunk(t) == 0) wait_data(t);
+    const auto key = input_of(t);
+    if (!key) return;
+    const double asked = sg4::Engine::get_clock();
+    const TransferBoard::Entry entry = w_.board.take(*key);
+    entry.transfer.wait();
+    // Waiting for the upstream pass is the bubble; waiting for its transfer is pp_comm.
+    const double now = sg4::Engine::get_clock();
+    account().pp_comm += now - std::max(asked, entry.posted_s);
+    account().add_comm_interval(entry.transfer.start_s(), entry.transfer.end_s());
+  }
+
+  void wait_data(const PipelineTask& t) {
+    const int index = step_ * w_.costs.microbatches + t.microbatch;
+    const double ready = loader_.ready_time(index);
+    const double now = sg4::Engine::get_clock();
+    if (ready > now) {
+      sg4::this_actor::sleep_for(ready - now);
+      account().data += ready - now;
+    }
+    loader_.consumed(index, sg4::Engine::get_clock());
+  }
+
+  // Runs `seconds` of compute, slowed by overlap_slowdown for as long as a gradient
+  // reduction runs on the same GPU. Returns the time it took.
+  double compute(double seconds) {
+    const double start = sg4::Engine::get_clock();
+    const double slowdown = 1.0 + w_.scenario.training.overlap_slowdown;
+    double remaining = seconds;  // compute left, in unslowed seconds
+    while (remaining > 0) {
+      const auto running =
+          std::find_if(dp_inflight_.begin(), dp_inflight_.end(), [](const CommActivity& a) { return !a.done(); });
+      if (running == dp_inflight_.end()) {
+        sg4::this_actor::sleep_for(remaining);
+        break;
+      }
+      const double before = sg4::Engine::get_clock();
+      running->wait_for(remaining * slowdown);
+      const double elapsed = sg4::Engine::get_clock() - before;
+      if (elapsed <= 0 && !running->done()) {  // too short for the clock to advance
+        sg4::this_actor::sleep_for(remaining * slowdown);
+        break;
+      }
+      remaining -= elapsed / slowdown;
+    }
+    return sg4::Engine::get_clock() - start;
+  }
+
+  void run_tp_collectives(const PassCost& pass) {
+    for (const GroupCollective& c : pass.tp_collectives) {
+      for (int i = 0; i < c.count; ++i) {
+        const double start = sg4::Engine::get_clock();
+        const auto key = std::make_pair(static_cast<int>(c.op), c.bytes);
+        const auto cached = w_.tp_duration_cache.find(key);
+        if (w_.options.reduce_symmetry && cached != w_.tp_duration_cache.end()) {
+          if (cached->second > 0) sg4::this_actor::sleep_for(cached->second);
+        } else {
+          CollectiveCall call;
+          call.op = c.op;
+          call.gpus = tp_group_;
+          call.bytes = c.bytes;
+          engine::start_collective(w_.platform, call).wait();
+          w_.tp_duration_cache[key] = sg4::Engine::get_clock() - start;
+        }
+        const double end = sg4::Engine::get_clock();
+        account().tp_comm += end - start;
+        account().add_comm_interval(start, end);
+      }
+    }
+  }
+
+  void add_flops(const PassCost& pass, bool recomputed) {
+    account().hardware_flops += pass.model_flops;
+    if (!recomputed) account().model_flops += pass.model_flops;
+  }
+
+  void run_task(const PipelineTask& t) {
+    const ChunkCosts& c = chunk_costs(t);
+    if (t.pass == TaskPass::forward) {
+      GpuAccount& a = account();
+      a.max_inflight_chunks = std::max(a.max_inflight_chunks, ++a.inflight_chunks);
+      account().forward += compute(c.forward.compute_s);
+      add_flops(c.forward, false);
+      run_tp_collectives(c.forward);
+      send_output(t);
+      return;
+    }
+    account().recompute += compute(c.recompute.compute_s);
+    add_flops(c.recompute, true);
+    run_tp_collectives(c.recompute);
+    const bool reduces_here = !w_.schedule.defers_weight_gradients() && t.microbatch == w_.costs.microbatches - 1;
+    account().backward += reduces_here ? compute_with_buckets(t, c.backward.compute_s) : compute(c.backward.compute_s);
+    add_flops(c.backward, false);
+    run_tp_collectives(c.backward);
+    --account().inflight_chunks;
+    send_output(t);
+  }
+
+  void run_weight(const PipelineTask& t) {
+    const ChunkCosts& c = chunk_costs(t);
+    const bool reduces_here = t.microbatch == w_.costs.microbatches - 1;
+    account().backward += reduces_here ? compute_with_buckets(t, c.weight.compute_s) : compute(c.weight.compute_s);
+    add_flops(c.weight, false);
+  }
+
+  void send_output(const PipelineTask& t) {
+    const int g = global_chunk(t);
+    const int target = t.pass == TaskPass::forward ? g + 1 : g - 1;
+    if (target < 0 || target >= chunks()) return;
+    const int pp = w_.scenario.parallel.pp;
+    const int target_stage = target % pp;
+    // Each TP rank sends its 1/t share (Megatron-LM's scatter/gather, Narayanan et al. §4.1).
+    const double bytes = w_.costs.activation_bytes / w_.scenario.parallel.tp;
+    CommPlan plan;
+    plan.phases.resize(1);
+    const int first = w_.replicate_p2p ? 0 : replica_;
+    const int last = w_.replicate_p2p ? w_.scenario.parallel.dp * w_.scenario.parallel.cp : replica_ + 1;
+    for (int r = first; r < last; ++r) {
+      const std::vector<int> from = w_.mapping.group_of(rank_of(w_.mapping, r, stage_), GroupAxis::tp);
+      const std::vector<int> to = w_.mapping.group_of(rank_of(w_.mapping, r, target_stage), GroupAxis::tp);
+      for (size_t i = 0; i < (w_.one_transfer_per_tp_group ? 1 : from.size()); ++i) {
+        const int src = w_.mapping.gpu_of(from[i]);
+        const int dst = w_.mapping.gpu_of(to[i]);
+        plan.phases[0].transfers.push_back({src, dst, bytes});
+        plan.phases[0].latency_s = std::max(plan.phases[0].latency_s, w_.platform.latency_s(src, dst));
+      }
+    }
+    w_.board.post({replica_, step_, t.microbatch, g, t.pass}, engine::start_plan(w_.platform, std::move(plan), "pp"));
+  }
+
+  // The chunk's last weight-gradient pass: its gradients are reduced bucket by bucket as
+  // the pass produces them (Megatron-LM's overlapped gradient reduction).
+  double compute_with_buckets(const PipelineTask& t, double seconds) {
+    const bool reduce = w_.scenario.parallel.gradient_group() > 1 && w_.scenario.parallel.overlap_grad_reduce &&
+                        (replica_ == 0 || !w_.options.reduce_symmetry);
+    if (!reduce) return compute(seconds);
+    const int layers_on_stage = [this] {
+      int n = 0;
+      for (const ChunkCosts& c : costs_.chunks) n += c.layers;
+      return n;
+    }();
+    const double share = static_cast<double>(chunk_costs(t).layers) / layers_on_stage;
+    const double dense = costs_.dense_gradient_bytes * share;
+    const double experts = costs_.expert_gradient_bytes * share;
+    const double bytes = dense + experts;
+    const int buckets = std::clamp(static_cast<int>(std::ceil(bytes / w_.scenario.training.dp_bucket_bytes)), 1,
+                                   k_max_buckets_per_chunk);
+    double spent = 0;
+    for (int b = 0; b < buckets; ++b) {
+      spent += compute(seconds / buckets);
+      // Only replica 0 starts the reductions: they are collective over every replica.
+      if (replica_ == 0) start_reduction(dense / buckets, experts / buckets);
+    }
+    return spent;
+  }
+
+  void start_reduction(double dense_bytes, double expert_bytes) {
+    const ParallelSpec& par = w_.scenario.parallel;
+    std::vector<CollectiveCall> calls;
+    const size_t members = w_.one_transfer_per_tp_group ? 1 : tp_group_.size();
+    for (size_t i = 0; i < members; ++i) {
+      const int member = tp_group_[i];
+      for (const bool experts : {false, true}) {
+        const double bytes = experts ? expert_bytes : dense_bytes;
+        if (bytes <= 0) continue;
+        CollectiveCall call;
+        call.op = CollectiveOp::all_reduce;
+        for (const int r : gradient_group(w_.mapping, par, member, experts)) call.gpus.push_back(w_.mapping.gpu_of(r));
+        call.bytes = bytes;
+        if (call.gpus.size() > 1) calls.push_back(call);
+      }
+    }
+    if (calls.empty()) return;
+    dp_inflight_.push_back(engine::start_plan(w_.platform, merged_plan(calls, w_.platform), "dp"));
+    ++account().dp_reductions;
+  }
+
+  void finish_step() {
+    // Without overlap, the whole stage's gradients are reduced after its last backward.
+    if (!w_.scenario.parallel.overlap_grad_reduce && w_.scenario.parallel.gradient_group() > 1 && replica_ == 0)
+      start_reduction(costs_.dense_gradient_bytes, costs_.expert_gradient_bytes);
+    const double start = sg4::Engine::get_clock();
+    for (const CommActivity& a : dp_inflight_) a.wait();
+    const double waited = sg4::Engine::get_clock() - start;
+    account().dp_comm += waited;
+    for (const CommActivity& a : dp_inflight_) account().add_comm_interval(a.start_s(), a.end_s());
+    dp_inflight_.clear();
+    account().optimizer += compute(costs_.optimizer_s);
+    w_.step_end->wait();
+  }
+
+  StepWorld& w_;
+  int stage_;
+  int replica_;
+  int account_;
+  int rank_;
+  std::vector<int> tp_group_;
+  const StageCosts& costs_;
+  DataLoader loader_;
+  int step_ = 0;
+  std::vector<CommActivity> dp_inflight_;
+};
+
+StepResult summarize(const Scenario& s, const StepWorld& world, const std::vector<int>& gpus_per_account,
+                     double end_s) {
+  const int steps = s.run.steps;
+  const double step_time = end_s / steps;
+  StepResult r;
+  r.steps = steps;
+  r.step_time_s = step_time;
+  r.gpus = s.cluster.total_gpus();
+  r.global_batch_samples = static_cast<double>(s.training.micro_batch) * s.training.grad_accum * s.parallel.dp;
+  r.tokens_per_step = r.global_batch_samples * s.model.seq_len;
+  r.tokens_per_s = r.tokens_per_step / step_time;
+  r.tokens_per_s_per_gpu = r.tokens_per_s / r.gpus;
+
+  double weight_sum = 0, model_flops = 0, hardware_flops = 0, comm_union = 0, energy = 0;
+  const GpuSpec& gpu = s.cluster.gpu;
+  for (size_t i = 0; i < world.accounts.size(); ++i) {
+    const GpuAccount& a = world.accounts[i];
+    const double gpus = gpus_per_account[i];
+    weight_sum += gpus;
+    StepBreakdown& b = r.breakdown_s;
+    b.data += gpus * a.data;
+    b.forward += gpus * a.forward;
+    b.backward += gpus * a.backward;
+    b.recompute += gpus * a.recompute;
+    b.optimizer += gpus * a.optimizer;
+    b.tp_comm += gpus * a.tp_comm;
+    b.pp_comm += gpus * a.pp_comm;
+    b.dp_comm += gpus * a.dp_comm;
+    model_flops += gpus * a.model_flops;
+    hardware_flops += gpus * a.hardware_flops;
+    comm_union += gpus * a.comm_time(end_s);
+    const double busy = a.forward + a.backward + a.recompute + a.optimizer;
+    const double exposed = a.tp_comm + a.pp_comm + a.dp_comm;
+    energy += gpus * (busy * gpu.tdp_w + exposed * gpu.comm_power_w + (end_s - busy - exposed) * gpu.idle_power_w);
+    r.dp_reductions = std::max(r.dp_reductions, a.dp_reductions / steps);
+    if (i < static_cast<size_t>(s.parallel.pp))
+      r.inflight_microbatches.push_back(static_cast<double>(a.max_inflight_chunks) / s.parallel.virtual_stages);
+  }
+  StepBreakdown& b = r.breakdown_s;
+  for (double* v : {&b.data, &b.forward, &b.backward, &b.recompute, &b.optimizer, &b.tp_comm, &b.pp_comm, &b.dp_comm})
+    *v /= weight_sum * steps;
+  b.idle = std::max(0.0, step_time - b.total());
+  const double peak = [&] {
+    switch (s.training.precision) {
+      case Precision::fp8:
+        return gpu.peak_fp8_flops;
+      case Precision::fp32:
+        return gpu.peak_tf32_flops;
+      default:
+        return gpu.peak_bf16_flops;
+    }
+  }();
+  r.model_tflops_per_gpu = model_flops / steps / step_time / r.gpus / 1e12;
+  r.hardware_tflops_per_gpu = hardware_flops / steps / step_time / r.gpus / 1e12;
+  r.mfu = r.model_tflops_per_gpu * 1e12 / peak;
+  r.hfu = r.hardware_tflops_per_gpu * 1e12 / peak;
+  r.bubble_fraction = b.idle / step_time;
+  r.collective_fraction = comm_union / weight_sum / end_s;
+  r.exposed_comm_fraction = (b.tp_comm + b.pp_comm + b.dp_comm) / step_time;
+  r.energy_per_step_j = energy / steps;
+  r.energy_per_token_j = r.energy_per_step_j / r.tokens_per_step;
+  r.avg_power_w = r.energy_per_step_j / step_time;
+  r.peak_memory_bytes =
+      estimate_memory(s.model, s.training, s.parallel, s.gpu_memory_bytes()).peak_stage().bytes.total();
+  return r;
+}
+
+}  // namespace
+
+StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const StepOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const auto schedule = make_pipeline_schedule(s.parallel.schedule);
+  const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
+  engine::Simulation simulation;
+  const engine::Platform platform(s.cluster);
+  const RankMapping mapping(s.parallel, s.cluster);
+
+  const int all_replicas = s.parallel.dp * s.parallel.cp;
+  StepWorld world{s, options, costs, *schedule, platform, mapping};
+  world.replicas = options.reduce_symmetry ? 1 : all_replicas;
+  world.replicate_p2p = options.reduce_symmetry && s.cluster.oversubscription > 1 && all_replicas > 1 &&
+                        all_replicas * s.parallel.tp <= options.max_replicated_transfers;
+  world.one_transfer_per_tp_group = options.reduce_symmetry && s.cluster.nics_per_node >= s.cluster.gpus_per_node &&
+                                    s.cluster.oversubscription <= 1.0;
+  const int actors = world.replicas * s.parallel.pp;
+  world.step_end = sg4::Barrier::create(static_cast<unsigned>(actors));
+  world.accounts.resize(static_cast<size_t>(actors));
+  std::vector<int> gpus_per_account(static_cast<size_t>(actors),
+                                    s.parallel.tp * (options.reduce_symmetry ? all_replicas : 1));
+
+  int account = 0;
+  for (int replica = 0; replica < world.replicas; ++replica) {
+    for (int stage = 0; stage < s.parallel.pp; ++stage) {
+      const int gpu = mapping.gpu_of(rank_of(mapping, replica, stage));
+      sg4::Actor::create("stage" + std::to_string(stage) + ".r" + std::to_string(replica), platform.host(gpu),
+                         StageActor(world, stage, replica, account++));
+    }
+  }
+  simulation.run();
+  StepResult r = summarize(s, world, gpus_per_account, simulation.clock_s());
+  r.sim_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return r;
+}
+
+}  // namespace trainsim

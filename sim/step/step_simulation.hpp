@@ -1,0 +1,32 @@
+#pragma once
+// One optimizer step simulated on SimGrid: every pipeline stage plays its schedule; compute
+// takes the compute model's time; tensor-parallel collectives, pipeline transfers and
+// gradient reductions run on the engine's platform, where they share links.
+//
+// Symmetry (../shared/DESIGN.md, "Engine notes"): data-parallel replicas of a homogeneous
+// cluster do identical work, and a tensor-parallel group's ranks do too. By default one
+// replica is simulated, its TP collectives are simulated once per distinct size and then
+// reused, and the gradient reductions of every data-parallel group run for real. With
+// `reduce_symmetry = false` every replica is simulated and every collective runs: the
+// tests hold the two equal on configurations small enough to run both.
+
+#include "sim/compute/compute_model.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/step/step_result.hpp"
+
+namespace trainsim {
+
+struct StepOptions {
+  bool reduce_symmetry = true;
+  /// On an oversubscribed fabric the pipeline transfers of all replicas are simulated
+  /// together (so that they contend for the leaf uplinks) when one send has at most this many
+  /// GPU pairs. Otherwise replica 0's alone: on a full-bisection fabric every GPU has its own
+  /// NIC and replicas' pipeline traffic shares no bottleneck (measured equal: tests/step).
+  int max_replicated_transfers = 256;
+};
+
+/// Simulates `scenario.run.steps` steps and reports per-step averages. Creates the
+/// process' SimGrid engine: call once per process.
+StepResult simulate_step(const Scenario& scenario, const ComputeModel& compute, const StepOptions& options = {});
+
+}  // namespace trainsim

@@ -1,0 +1,135 @@
+// Which algorithm runs a call, and the calls the engine refuses.
+
+#include <gtest/gtest.h>
+
+#include "sim/core/error.hpp"
+#include "sim/engine/algorithm_selection.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/engine/simulation.hpp"
+#include "tests/engine/isolated_run.hpp"
+#include "tests/engine/test_clusters.hpp"
+
+namespace trainsim::engine {
+namespace {
+
+enum Outcome { k_ok = 0, k_input_error = 1, k_other_error = 2 };
+
+// Runs `check` against a 4-node DGX H100 platform in a child; returns its numbers.
+std::vector<double> on_dgx_platform(const std::function<std::vector<double>(const Platform&)>& check) {
+  return test::run_isolated([&] {
+    ClusterSpec c = *cluster_preset("dgx-h100");
+    c.nodes = 4;
+    c.fabric = Fabric::rail_optimized;
+    Simulation sim;
+    const Platform platform(c);
+    return check(platform);
+  });
+}
+
+double outcome_of(const std::function<void()>& f) {
+  try {
+    f();
+    return k_ok;
+  } catch (const InputError&) {
+    return k_input_error;
+  } catch (const std::exception&) {
+    return k_other_error;
+  }
+}
+
+CollectiveCall call_of(CollectiveOp op, std::vector<int> gpus, double bytes,
+                       CollectiveAlgo algo = CollectiveAlgo::automatic) {
+  CollectiveCall c;
+  c.op = op;
+  c.gpus = std::move(gpus);
+  c.bytes = bytes;
+  c.algo = algo;
+  return c;
+}
+
+std::vector<int> first(int n) {
+  std::vector<int> g;
+  for (int i = 0; i < n; ++i) g.push_back(i);
+  return g;
+}
+
+TEST(AlgorithmSelection, FollowsNcclsTuningModel) {
+  const auto picks = on_dgx_platform([](const Platform& p) {
+    return std::vector<double>{
+        static_cast<double>(choose_algorithm(call_of(CollectiveOp::all_reduce, first(32), 1024), p)),
+        static_cast<double>(choose_algorithm(call_of(CollectiveOp::all_reduce, first(32), 1 << 30), p)),
+        static_cast<double>(choose_algorithm(call_of(CollectiveOp::all_gather, first(32), 1024), p)),
+        static_cast<double>(choose_algorithm(call_of(CollectiveOp::all_to_all, first(32), 1024), p)),
+        static_cast<double>(choose_algorithm(call_of(CollectiveOp::send_recv, first(2), 1024), p)),
+    };
+  });
+  EXPECT_EQ(picks[0], static_cast<double>(CollectiveAlgo::double_binary_tree));  // small: latency wins
+  EXPECT_EQ(picks[1], static_cast<double>(CollectiveAlgo::ring));                // large on 4 nodes: bandwidth
+  EXPECT_EQ(picks[2], static_cast<double>(CollectiveAlgo::ring));
+  EXPECT_EQ(picks[3], static_cast<double>(CollectiveAlgo::pairwise));
+  EXPECT_EQ(picks[4], static_cast<double>(CollectiveAlgo::direct));
+}
+
+TEST(AlgorithmSelection, RejectsAnAlgorithmThatDoesNotImplementTheOperation) {
+  const auto r = on_dgx_platform([](const Platform& p) {
+    return std::vector<double>{outcome_of([&] {
+      choose_algorithm(call_of(CollectiveOp::all_gather, first(8), 1024, CollectiveAlgo::double_binary_tree), p);
+    })};
+  });
+  EXPECT_EQ(r[0], k_input_error);
+}
+
+TEST(AlgorithmSelection, RejectsAGpuOutsideThePlatform) {
+  const auto r = on_dgx_platform([](const Platform& p) {
+    return std::vector<double>{outcome_of([&] {
+      choose_algorithm(call_of(CollectiveOp::all_reduce, {0, 32}, 1024), p);
+    })};
+  });
+  EXPECT_EQ(r[0], k_input_error);
+}
+
+TEST(AlgorithmSelection, RejectsARepeatedGpu) {
+  const auto r = on_dgx_platform([](const Platform& p) {
+    return std::vector<double>{outcome_of([&] {
+      choose_algorithm(call_of(CollectiveOp::all_reduce, {0, 1, 0}, 1024), p);
+    })};
+  });
+  EXPECT_EQ(r[0], k_input_error);
+}
+
+TEST(AlgorithmSelection, RejectsANegativeSize) {
+  const auto r = on_dgx_platform([](const Platform& p) {
+    return std::vector<double>{outcome_of([&] { choose_algorithm(call_of(CollectiveOp::all_reduce, {0, 1}, -1), p); })};
+  });
+  EXPECT_EQ(r[0], k_input_error);
+}
+
+TEST(AlgorithmSelection, RejectsHierarchicalOnUnevenNodes) {
+  const auto r = on_dgx_platform([](const Platform& p) {
+    return std::vector<double>{outcome_of([&] {
+      plan_collective(call_of(CollectiveOp::all_reduce, {0, 1, 2, 8}, 1024, CollectiveAlgo::hierarchical), p);
+    })};
+  });
+  EXPECT_EQ(r[0], k_input_error);
+}
+
+TEST(Simulation, OnlyOneEnginePerProcess) {
+  const auto r = test::run_isolated([] {
+    { Simulation first_one; }
+    return std::vector<double>{outcome_of([] { Simulation second; })};
+  });
+  EXPECT_EQ(r[0], k_other_error);
+}
+
+TEST(Platform, RejectsZeroNicBandwidthOnSeveralNodes) {
+  const auto r = test::run_isolated([] {
+    ClusterSpec c = test::small_cluster(2, 1, Fabric::fat_tree);
+    c.nic_bandwidth_Bps = 0;
+    Simulation sim;
+    return std::vector<double>{outcome_of([&] { Platform p(c); })};
+  });
+  EXPECT_EQ(r[0], k_input_error);
+}
+
+}  // namespace
+}  // namespace trainsim::engine

@@ -1,0 +1,121 @@
+// On a contention-free fabric the simulated collectives match the closed forms of
+// public.md D1 (nccl-tests PERFORMANCE.md): ring all-reduce 2(n-1)/n x S/B + 2(n-1) alpha,
+// all-gather and reduce-scatter (n-1)/n x S/B + (n-1) alpha.
+
+#include <gtest/gtest.h>
+
+#include "sim/engine/collective.hpp"
+#include "sim/engine/plan_runner.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/engine/simulation.hpp"
+#include "tests/engine/isolated_run.hpp"
+#include "tests/engine/test_clusters.hpp"
+
+namespace trainsim::engine {
+namespace {
+
+using test::k_mib;
+using test::k_nic_Bps;
+
+// One GPU per node on one switch: every ring edge is NIC to NIC through the switch.
+constexpr int k_nodes = 8;
+constexpr double k_alpha_s = test::k_nic_latency_s + test::k_switch_latency_s;
+
+double simulate(CollectiveOp op, double bytes, CollectiveAlgo algo = CollectiveAlgo::ring) {
+  return test::run_isolated([=] {
+    Simulation sim;
+    const Platform platform(test::small_cluster(k_nodes, 1, Fabric::single_switch));
+    CollectiveCall call;
+    call.op = op;
+    call.algo = algo;
+    call.bytes = bytes;
+    for (int g = 0; g < k_nodes; ++g) call.gpus.push_back(g);
+    const CommActivity a = start_collective(platform, call);
+    sim.run();
+    return std::vector<double>{a.duration_s()};
+  })[0];
+}
+
+class RingFormula : public ::testing::TestWithParam<double> {};
+
+TEST_P(RingFormula, AllReduceMatchesClosedForm) {
+  const double s = GetParam();
+  const double n = k_nodes;
+  const double expected = 2 * (n - 1) / n * s / k_nic_Bps + 2 * (n - 1) * k_alpha_s;
+  EXPECT_NEAR(simulate(CollectiveOp::all_reduce, s), expected, 0.01 * expected);
+}
+
+TEST_P(RingFormula, AllGatherMatchesClosedForm) {
+  const double s = GetParam();
+  const double n = k_nodes;
+  const double expected = (n - 1) / n * s / k_nic_Bps + (n - 1) * k_alpha_s;
+  EXPECT_NEAR(simulate(CollectiveOp::all_gather, s), expected, 0.01 * expected);
+}
+
+TEST_P(RingFormula, ReduceScatterMatchesClosedForm) {
+  const double s = GetParam();
+  const double n = k_nodes;
+  const double expected = (n - 1) / n * s / k_nic_Bps + (n - 1) * k_alpha_s;
+  EXPECT_NEAR(simulate(CollectiveOp::reduce_scatter, s), expected, 0.01 * expected);
+}
+
+// Latency-bound, balanced and bandwidth-bound sizes.
+INSTANTIATE_TEST_SUITE_P(Sizes, RingFormula, ::testing::Values(64e3, 1 * k_mib, 256 * k_mib));
+
+TEST(CollectiveFormula, BroadcastPipelinesTheWholeBufferDownTheRing) {
+  const double s = 256 * k_mib;
+  const double expected = s / k_nic_Bps + (k_nodes - 1) * k_alpha_s;
+  EXPECT_NEAR(simulate(CollectiveOp::broadcast, s), expected, 0.01 * expected);
+}
+
+TEST(CollectiveFormula, AllToAllSendsEveryPeerItsShare) {
+  const double s = 256 * k_mib;
+  const double expected = (k_nodes - 1.0) / k_nodes * s / k_nic_Bps + k_alpha_s;
+  EXPECT_NEAR(simulate(CollectiveOp::all_to_all, s, CollectiveAlgo::automatic), expected, 0.01 * expected);
+}
+
+TEST(CollectiveFormula, SendRecvMovesOneMessagePerRank) {
+  const double s = 256 * k_mib;
+  const double expected = s / k_nic_Bps + k_alpha_s;
+  EXPECT_NEAR(simulate(CollectiveOp::send_recv, s, CollectiveAlgo::automatic), expected, 0.01 * expected);
+}
+
+TEST(CollectiveFormula, DoubleBinaryTreeMovesTwiceTheBufferThroughInnerNodes) {
+  // Each tree carries S/2 up and S/2 down; a node inner in one tree (parent + 2 children)
+  // and a leaf in the other sends 4 x S/2 per direction: NCCL's tree algBw = busBw / 2
+  // (public.md D1). Latency 2 x depth hops, depth = log2(8) = 3.
+  const double s = 256 * k_mib;
+  const double expected = 2 * s / k_nic_Bps + 2 * 3 * k_alpha_s;
+  EXPECT_NEAR(simulate(CollectiveOp::all_reduce, s, CollectiveAlgo::double_binary_tree), expected, 0.01 * expected);
+}
+
+TEST(CollectiveFormula, HierarchicalAllReduceIsTheSumOfItsPhases) {
+  // 4 nodes x 2 GPUs: NVLink reduce-scatter, 2 concurrent rings over the nodes sharing
+  // each node's single NIC, NVLink all-gather.
+  const double s = 256 * k_mib;
+  const double t = test::run_isolated([=] {
+    Simulation sim;
+    const Platform platform(test::small_cluster(4, 2, Fabric::single_switch));
+    CollectiveCall call;
+    call.algo = CollectiveAlgo::hierarchical;
+    call.bytes = s;
+    call.gpus = {0, 1, 2, 3, 4, 5, 6, 7};
+    const CommActivity a = start_collective(platform, call);
+    sim.run();
+    return std::vector<double>{a.duration_s()};
+  })[0];
+  const double intra = 0.5 * s / test::k_nvlink_Bps + 1 * test::k_nvlink_latency_s;
+  // Two rings of S/2 each share one NIC per node: 2 x 2(N-1)/N x S/2 bytes per NIC.
+  const double inter = 2 * (2 * 3.0 / 4 * s / 2) / k_nic_Bps + 2 * 3 * k_alpha_s;
+  const double expected = 2 * intra + inter;
+  EXPECT_NEAR(t, expected, 0.01 * expected);
+}
+
+TEST(CollectiveFormula, SameInputsGiveBitIdenticalTimes) {
+  const double a = simulate(CollectiveOp::all_reduce, 3 * k_mib, CollectiveAlgo::double_binary_tree);
+  const double b = simulate(CollectiveOp::all_reduce, 3 * k_mib, CollectiveAlgo::double_binary_tree);
+  EXPECT_EQ(a, b);
+}
+
+}  // namespace
+}  // namespace trainsim::engine

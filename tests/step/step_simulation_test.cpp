@@ -1,0 +1,178 @@
+// One training step on SimGrid against the published pipeline formulas and the invariants
+// of batch accounting. Each simulation runs in a forked child (one SimGrid engine per process).
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "sim/compute/roofline_compute_model.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "sim/step/step_simulation.hpp"
+#include "tests/engine/isolated_run.hpp"
+
+namespace trainsim {
+namespace {
+
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+// A model whose stages are equal: big layers, a tiny vocabulary.
+Settings equal_stages(int pp, int layers, int microbatches) {
+  return {{"model.layers", std::to_string(layers)},
+          {"model.hidden", "4096"},
+          {"model.heads", "32"},
+          {"model.ffn_hidden", "16384"},
+          {"model.vocab", "8"},
+          {"model.seq_len", "4096"},
+          {"training.micro_batch", "4"},
+          {"training.grad_accum", std::to_string(microbatches)},
+          {"parallel.pp", std::to_string(pp)},
+          {"parallel.zero", "1"},
+          {"cluster.fabric", "ideal"},
+          {"cluster.nodes", std::to_string(pp)},  // dp = 8 shards the optimizer (ZeRO-1)
+          {"cluster.gpus_per_node", "8"}};
+}
+
+Scenario scenario(Settings settings, const Settings& extra = {}) {
+  for (const auto& kv : extra) {
+    bool replaced = false;
+    for (auto& s : settings)
+      if (s.first == kv.first) s.second = kv.second, replaced = true;
+    if (!replaced) settings.push_back(kv);
+  }
+  std::vector<IniEntry> entries;
+  for (const auto& [k, v] : settings) entries.push_back({k, v, "test"});
+  return load_scenario(entries, "test");
+}
+
+struct Measured {
+  double step_time_s, bubble, global_batch, tokens, dp_reductions, mfu, exposed, data_s, energy, power;
+  std::vector<double> inflight;
+};
+
+Measured simulate(const Scenario& s, bool reduce = true) {
+  const std::vector<double> v = engine::test::run_isolated([&] {
+    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+    StepOptions options;
+    options.reduce_symmetry = reduce;
+    const StepResult r = simulate_step(s, compute, options);
+    std::vector<double> out{r.step_time_s,
+                            r.bubble_fraction,
+                            r.global_batch_samples,
+                            r.tokens_per_step,
+                            static_cast<double>(r.dp_reductions),
+                            r.mfu,
+                            r.exposed_comm_fraction,
+                            r.breakdown_s.data,
+                            r.energy_per_step_j,
+                            r.avg_power_w};
+    out.insert(out.end(), r.inflight_microbatches.begin(), r.inflight_microbatches.end());
+    return out;
+  });
+  Measured m{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], {v.begin() + 10, v.end()}};
+  return m;
+}
+
+TEST(StepSimulation, GpipeAndOneFOneBBubbleOnAnIdealFabric) {
+  // Narayanan et al. SC21 §2.2.1: (p-1)/(m+p-1); p = 4, m = 8: 27.3 %.
+  for (const char* schedule : {"gpipe", "1f1b"}) {
+    const Measured m = simulate(scenario(equal_stages(4, 8, 8), {{"parallel.schedule", schedule}}));
+    EXPECT_NEAR(m.bubble, 3.0 / 11.0, 0.005) << schedule;
+  }
+}
+
+TEST(StepSimulation, InterleavedBubble) {
+  // §2.2.2: (p-1)/(v m + p - 1).
+  const Measured m = simulate(
+      scenario(equal_stages(4, 16, 8), {{"parallel.schedule", "interleaved"}, {"parallel.virtual_stages", "2"}}));
+  EXPECT_NEAR(m.bubble, 3.0 / (2 * 8 + 3), 0.005);
+}
+
+TEST(StepSimulation, ActivationsInFlight) {
+  const Measured one = simulate(scenario(equal_stages(4, 8, 8), {{"parallel.schedule", "1f1b"}}));
+  const Measured gpipe = simulate(scenario(equal_stages(4, 8, 8), {{"parallel.schedule", "gpipe"}}));
+  ASSERT_EQ(one.inflight.size(), 4u);
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_LE(one.inflight[static_cast<size_t>(s)], 4 - s);  // 1F1B: at most p - stage
+    EXPECT_EQ(gpipe.inflight[static_cast<size_t>(s)], 8);    // GPipe: all m
+  }
+}
+
+TEST(StepSimulation, ZeroBubbleH1IsWellBelowOneFOneB) {
+  const Measured one = simulate(scenario(equal_stages(4, 8, 8), {{"parallel.schedule", "1f1b"}}));
+  const Measured zb = simulate(scenario(equal_stages(4, 8, 8), {{"parallel.schedule", "zb-h1"}}));
+  EXPECT_LT(zb.bubble, 0.75 * one.bubble);
+  EXPECT_LT(zb.step_time_s, one.step_time_s);
+}
+
+TEST(StepSimulation, BatchIsCountedFromDataParallelOnly) {
+  // 2 nodes of 8: tp x pp varies, dp follows.
+  const Settings base{{"model.preset", "llama3-8b"},
+                      {"model.seq_len", "2048"},
+                      {"training.micro_batch", "2"},
+                      {"training.grad_accum", "8"},
+                      {"cluster.nodes", "2"}};
+  const Measured a = simulate(scenario(base, {{"parallel.tp", "2"}, {"parallel.pp", "2"}}));
+  const Measured b = simulate(scenario(base, {{"parallel.tp", "4"}, {"parallel.pp", "1"}}));
+  EXPECT_EQ(a.global_batch, 2 * 8 * 4);
+  EXPECT_EQ(b.global_batch, 2 * 8 * 4);
+  EXPECT_EQ(a.tokens, b.tokens);
+  // More gradient accumulation: the same number of gradient reductions per step.
+  const Measured more =
+      simulate(scenario(base, {{"parallel.tp", "2"}, {"parallel.pp", "2"}, {"training.grad_accum", "16"}}));
+  EXPECT_EQ(more.dp_reductions, a.dp_reductions);
+  EXPECT_GT(a.dp_reductions, 0);
+}
+
+TEST(StepSimulation, ReducedEqualsFullSimulation) {
+  // Symmetry between replicas and TP ranks (DESIGN.md): the reduced simulation must equal
+  // the one that simulates every replica and every collective.
+  const Settings base{{"model.preset", "llama3-8b"}, {"model.layers", "8"}, {"model.seq_len", "2048"},
+                      {"training.grad_accum", "4"},  {"parallel.tp", "4"},  {"parallel.pp", "2"},
+                      {"cluster.nodes", "2"}};
+  for (const char* fabric : {"fat-tree", "rail-optimized"}) {
+    const Scenario s = scenario(base, {{"cluster.fabric", fabric}});
+    const Measured reduced = simulate(s, true);
+    const Measured full = simulate(s, false);
+    EXPECT_NEAR(reduced.step_time_s / full.step_time_s, 1.0, 0.01) << fabric;
+  }
+}
+
+TEST(StepSimulation, SameScenarioSameResult) {
+  const Scenario s = scenario({{"model.preset", "llama3-8b"},
+                               {"model.seq_len", "2048"},
+                               {"training.grad_accum", "4"},
+                               {"parallel.tp", "4"},
+                               {"parallel.pp", "2"},
+                               {"cluster.nodes", "2"}});
+  const Measured a = simulate(s);
+  const Measured b = simulate(s);
+  EXPECT_EQ(a.step_time_s, b.step_time_s);
+  EXPECT_EQ(a.bubble, b.bubble);
+  EXPECT_EQ(a.energy, b.energy);
+}
+
+TEST(StepSimulation, DataLoadingHiddenWhenPrefetchKeepsUp) {
+  Settings base = equal_stages(2, 4, 8);
+  const Measured free = simulate(scenario(base));
+  // Loading a micro-batch takes less than a forward + backward: hidden.
+  const Measured hidden = simulate(scenario(base, {{"training.sample_load_time", "1ms"}}));
+  EXPECT_NEAR(hidden.step_time_s / free.step_time_s, 1.0, 0.01);
+  // Loading takes far longer than compute: exposed, and it shows as data time.
+  const Measured slow = simulate(scenario(base, {{"training.sample_load_time", "200ms"}}));
+  EXPECT_GT(slow.step_time_s, 1.5 * free.step_time_s);
+  EXPECT_GT(slow.data_s, 0.2 * slow.step_time_s);
+}
+
+TEST(StepSimulation, PowerIsBetweenIdleAndTdp) {
+  const Scenario s = scenario(equal_stages(4, 8, 8));
+  const Measured m = simulate(s);
+  const double gpus = s.cluster.total_gpus();
+  EXPECT_GT(m.power, gpus * s.cluster.gpu.idle_power_w);
+  EXPECT_LT(m.power, gpus * s.cluster.gpu.tdp_w);
+  EXPECT_NEAR(m.energy, m.power * m.step_time_s, 1e-6 * m.energy);
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -1,0 +1,26 @@
+#include "topologies/protocol_efficiency.hpp"
+
+#include <string>
+
+namespace trainsim {
+
+ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
+  ProtocolEfficiency e;
+  if (c.fabric == Fabric::ideal) return e;
+  const std::string& gpu = c.gpu.name;
+  // NVLink 3 (A100): all-reduce busbw 234.89 GB/s of 300 GB/s per direction = 0.783
+  // (public.md D2, stas00/ml-engineering; NCCL's own sm80 cap is 235 GB/s, public.md D1).
+  if (gpu.rfind("a100", 0) == 0) e.nvlink = 234.89 / 300.0;
+  // NVLink 4 (H100, H200): ring busbw ~370 GB/s of 450 GB/s ("~20% protocol overhead",
+  // public.md D2, NVIDIA/nccl-tests#212 and NVIDIA/nccl#1442, sjeaugey) = 0.822.
+  if (gpu.rfind("h100", 0) == 0 || gpu.rfind("h200", 0) == 0) e.nvlink = 370.0 / 450.0;
+  // InfiniBand HDR 200 Gb/s: ~24 GB/s of all-reduce busbw per NIC of 25 GB/s = 0.96
+  // (public.md D2, NVIDIA/nccl-tests#119, sjeaugey).
+  // InfiniBand NDR 400 Gb/s: "46-48 GB/s per NIC" of 50 GB/s, midpoint 47 -> 0.94
+  // (public.md D2, NVIDIA/nccl-tests#290, AddyLaddy).
+  if (c.nic_bandwidth_Bps == 200e9 / 8) e.network = 24.0 / 25.0;
+  if (c.nic_bandwidth_Bps == 400e9 / 8) e.network = 47.0 / 50.0;
+  return e;
+}
+
+}  // namespace trainsim

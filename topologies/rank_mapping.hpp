@@ -1,0 +1,49 @@
+#pragma once
+// Rank mapping: which GPU each rank of a DP x TP x PP x CP (x EP) job runs on, and the
+// communication group of each parallel axis.
+//
+// Rank r runs on GPU r (GPU g = node * gpus_per_node + local index). A rank's coordinate on
+// each axis follows the scenario's order, innermost (fastest-varying) first: with the
+// default tp-cp-pp-dp, ranks 0..tp-1 form the first TP group (Megatron-LM's layout).
+// Expert parallelism is carved out of the data-parallel axis: an EP group is ep
+// consecutive DP indices with the other coordinates fixed (Megatron-LM, DeepSpeed-MoE).
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "models/parallel_spec.hpp"
+#include "topologies/cluster_spec.hpp"
+
+namespace trainsim {
+
+enum class GroupAxis { tp, cp, pp, dp, ep };
+
+class RankMapping {
+ public:
+  /// Throws InputError when tp*cp*pp*dp differs from the cluster's GPU count.
+  RankMapping(const ParallelSpec& parallel, const ClusterSpec& cluster);
+
+  int world_size() const { return world_size_; }
+  int gpu_of(int rank) const { return rank; }
+  int node_of(int rank) const { return rank / gpus_per_node_; }
+  /// The rank's index along `axis` (0 .. size-1).
+  int coordinate(int rank, ParallelAxis axis) const;
+  /// Every group of `axis`: ranks that differ only in that axis' coordinate, ascending.
+  std::vector<std::vector<int>> groups(GroupAxis axis) const;
+  /// The group of `axis` that `rank` belongs to.
+  std::vector<int> group_of(int rank, GroupAxis axis) const;
+  /// Human-readable warnings, e.g. a TP group that spans nodes (its all-reduces leave NVLink).
+  std::vector<std::string> warnings() const;
+
+ private:
+  int size_of(ParallelAxis axis) const;
+  int stride_of(ParallelAxis axis) const;
+
+  ParallelSpec parallel_;
+  int gpus_per_node_ = 1;
+  int world_size_ = 1;
+  std::array<int, 4> stride_{};  ///< indexed by ParallelAxis
+};
+
+}  // namespace trainsim
