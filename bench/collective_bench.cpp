@@ -5,14 +5,13 @@
 //   trainsim-bench-collective [--gpus 16384] [--cluster dgx-h100] [--fabric rail-optimized]
 //                             [--op allreduce] [--algo ring] [--bytes 1073741824]
 
-#include <sys/resource.h>
-
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
 
+#include "bench/process_usage.hpp"
 #include "sim/engine/algorithm_selection.hpp"
 #include "sim/engine/collective.hpp"
 #include "sim/engine/plan_runner.hpp"
@@ -27,12 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-double peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) * 1024.0;  // Linux reports kilobytes
 }
 
 trainsim::Fabric parse_fabric(const std::string& s) {
@@ -108,6 +101,6 @@ int main(int argc, char** argv) {
               algbw * eng::bus_bandwidth_factor(call.op, gpus) / 1e9, transfers);
   std::printf("wall         %.3f s total: platform %.3f s, plan %.3f s, simulation %.3f s\n", seconds_since(t0),
               build_s, plan_s, run_s);
-  std::printf("peak RSS     %.1f MB\n", peak_rss_bytes() / 1e6);
+  std::printf("peak RSS     %.1f MB\n", trainsim::bench::peak_rss_bytes() / 1e6);
   return 0;
 }

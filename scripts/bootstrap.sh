@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian 12 packages, idempotent), builds trainsim, then:
-#   scripts/bootstrap.sh run    runs the default scenario
+#   scripts/bootstrap.sh run    simulates the default scenario (trainsim run)
 #   scripts/bootstrap.sh test   runs every test (what CI runs, through .ci/run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +30,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
 
 if [ "$mode" = run ]; then
-  build/trainsim memory scenarios/default.ini
+  build/trainsim run scenarios/default.ini
 else
   ctest --test-dir build --output-on-failure -j"$jobs"
 fi
