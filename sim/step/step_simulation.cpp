@@ -177,6 +177,7 @@ class StageActor {
     const std::vector<PipelineTask> order = w_.schedule.order(stage_, pp, m, v);
     for (int step = 0; step < w_.scenario.run.steps; ++step) {
       step_ = step;
+      step_start_ = sg4::Engine::get_clock();
       std::deque<PipelineTask> deferred;
       for (const PipelineTask& t : order) {
         if (w_.schedule.defers_weight_gradients()) {
@@ -197,6 +198,33 @@ class StageActor {
 
  private:
   GpuAccount& account() { return w_.accounts[static_cast<size_t>(account_)]; }
+
+  void observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end, double bytes,
+               double flops) {
+    if (!w_.options.observer || end <= start) return;
+    ActivityRecord r;
+    r.rank = rank_;
+    r.stage = stage_;
+    r.replica = replica_;
+    r.stream = stream;
+    r.kind = std::move(kind);
+    r.chunk = t ? t->chunk : -1;
+    r.microbatch = t ? t->microbatch : -1;
+    r.step = step_;
+    r.start_s = start;
+    r.end_s = end;
+    r.bytes = bytes;
+    r.flops = flops;
+    w_.options.observer->on_activity(r);
+  }
+
+  // Runs one pass's compute, accounts it and reports it.
+  double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
+    const double start = sg4::Engine::get_clock();
+    const double spent = with_buckets ? compute_with_buckets(t, pass.compute_s) : compute(pass.compute_s);
+    observe(ActivityStream::compute, kind, &t, start, start + spent, 0, pass.executed_flops);
+    return spent;
+  }
   int chunks() const { return w_.scenario.parallel.pp * w_.scenario.parallel.virtual_stages; }
   int global_chunk(const PipelineTask& t) const { return t.chunk * w_.scenario.parallel.pp + stage_; }
   const ChunkCosts& chunk_costs(const PipelineTask& t) const { return costs_.chunks[static_cast<size_t>(t.chunk)]; }
@@ -226,6 +254,8 @@ class StageActor {
     const double now = sg4::Engine::get_clock();
     account().pp_comm += now - std::max(asked, entry.posted_s);
     account().add_comm_interval(entry.transfer.start_s(), entry.transfer.end_s());
+    observe(ActivityStream::pp_comm, "pp_transfer", &t, entry.transfer.start_s(), entry.transfer.end_s(),
+            w_.costs.activation_bytes / w_.scenario.parallel.tp, 0);
   }
 
   void wait_data(const PipelineTask& t) {
@@ -235,6 +265,7 @@ class StageActor {
     if (ready > now) {
       sg4::this_actor::sleep_for(ready - now);
       account().data += ready - now;
+      observe(ActivityStream::data, "data_wait", &t, now, ready, 0, 0);
     }
     loader_.consumed(index, sg4::Engine::get_clock());
   }
@@ -264,7 +295,7 @@ class StageActor {
     return sg4::Engine::get_clock() - start;
   }
 
-  void run_tp_collectives(const PassCost& pass) {
+  void run_tp_collectives(const PassCost& pass, const PipelineTask& t) {
     for (const GroupCollective& c : pass.tp_collectives) {
       for (int i = 0; i < c.count; ++i) {
         const double start = sg4::Engine::get_clock();
@@ -283,6 +314,7 @@ class StageActor {
         const double end = sg4::Engine::get_clock();
         account().tp_comm += end - start;
         account().add_comm_interval(start, end);
+        observe(ActivityStream::tp_comm, "tp_" + engine::op_name(c.op), &t, start, end, c.bytes, 0);
       }
     }
   }
@@ -297,19 +329,19 @@ class StageActor {
     if (t.pass == TaskPass::forward) {
       GpuAccount& a = account();
       a.max_inflight_chunks = std::max(a.max_inflight_chunks, ++a.inflight_chunks);
-      account().forward += compute(c.forward.compute_s);
+      account().forward += compute_pass("forward", t, c.forward, false);
       add_flops(c.forward, false);
-      run_tp_collectives(c.forward);
+      run_tp_collectives(c.forward, t);
       send_output(t);
       return;
     }
-    account().recompute += compute(c.recompute.compute_s);
+    account().recompute += compute_pass("recompute", t, c.recompute, false);
     add_flops(c.recompute, true);
-    run_tp_collectives(c.recompute);
+    run_tp_collectives(c.recompute, t);
     const bool reduces_here = !w_.schedule.defers_weight_gradients() && t.microbatch == w_.costs.microbatches - 1;
-    account().backward += reduces_here ? compute_with_buckets(t, c.backward.compute_s) : compute(c.backward.compute_s);
+    account().backward += compute_pass("backward", t, c.backward, reduces_here);
     add_flops(c.backward, false);
-    run_tp_collectives(c.backward);
+    run_tp_collectives(c.backward, t);
     --account().inflight_chunks;
     send_output(t);
   }
@@ -317,7 +349,7 @@ class StageActor {
   void run_weight(const PipelineTask& t) {
     const ChunkCosts& c = chunk_costs(t);
     const bool reduces_here = t.microbatch == w_.costs.microbatches - 1;
-    account().backward += reduces_here ? compute_with_buckets(t, c.weight.compute_s) : compute(c.weight.compute_s);
+    account().backward += compute_pass("weight", t, c.weight, reduces_here);
     add_flops(c.weight, false);
   }
 
@@ -390,6 +422,7 @@ class StageActor {
     }
     if (calls.empty()) return;
     dp_inflight_.push_back(engine::start_plan(w_.platform, merged_plan(calls, w_.platform), "dp"));
+    dp_bytes_.push_back(dense_bytes + expert_bytes);
     ++account().dp_reductions;
   }
 
@@ -401,10 +434,19 @@ class StageActor {
     for (const CommActivity& a : dp_inflight_) a.wait();
     const double waited = sg4::Engine::get_clock() - start;
     account().dp_comm += waited;
-    for (const CommActivity& a : dp_inflight_) account().add_comm_interval(a.start_s(), a.end_s());
+    for (size_t i = 0; i < dp_inflight_.size(); ++i) {
+      const CommActivity& a = dp_inflight_[i];
+      account().add_comm_interval(a.start_s(), a.end_s());
+      observe(ActivityStream::dp_comm, "dp_allreduce", nullptr, a.start_s(), a.end_s(), dp_bytes_[i], 0);
+    }
     dp_inflight_.clear();
+    dp_bytes_.clear();
+    const double optimizer_start = sg4::Engine::get_clock();
     account().optimizer += compute(costs_.optimizer_s);
+    observe(ActivityStream::compute, "optimizer", nullptr, optimizer_start, sg4::Engine::get_clock(), 0, 0);
     w_.step_end->wait();
+    if (w_.options.observer && stage_ == 0 && replica_ == 0)
+      w_.options.observer->on_step(step_, step_start_, sg4::Engine::get_clock());
   }
 
   StepWorld& w_;
@@ -416,7 +458,9 @@ class StageActor {
   const StageCosts& costs_;
   DataLoader loader_;
   int step_ = 0;
+  double step_start_ = 0;
   std::vector<CommActivity> dp_inflight_;
+  std::vector<double> dp_bytes_;  ///< bytes per GPU of each reduction in dp_inflight_
 };
 
 StepResult summarize(const Scenario& s, const StepWorld& world, const std::vector<int>& gpus_per_account,

@@ -12,6 +12,7 @@
 
 #include "sim/compute/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/step/step_observer.hpp"
 #include "sim/step/step_result.hpp"
 
 namespace trainsim {
@@ -23,6 +24,8 @@ struct StepOptions {
   /// GPU pairs. Otherwise replica 0's alone: on a full-bisection fabric every GPU has its own
   /// NIC and replicas' pipeline traffic shares no bottleneck (measured equal: tests/step).
   int max_replicated_transfers = 256;
+  /// Receives every simulated activity (not owned; may be null).
+  StepObserver* observer = nullptr;
 };
 
 /// Simulates `scenario.run.steps` steps and reports per-step averages. Creates the

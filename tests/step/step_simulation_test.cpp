@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -172,6 +173,58 @@ TEST(StepSimulation, PowerIsBetweenIdleAndTdp) {
   EXPECT_GT(m.power, gpus * s.cluster.gpu.idle_power_w);
   EXPECT_LT(m.power, gpus * s.cluster.gpu.tdp_w);
   EXPECT_NEAR(m.energy, m.power * m.step_time_s, 1e-6 * m.energy);
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// Sums what an observer sees, per stream.
+class SummingObserver final : public StepObserver {
+ public:
+  void on_activity(const ActivityRecord& r) override {
+    seconds[static_cast<size_t>(r.stream)] += r.end_s - r.start_s;
+    if (r.kind == "forward") ++forwards;
+    if (r.end_s < r.start_s) ++inverted;
+  }
+  void on_step(int, double start_s, double end_s) override { step_s += end_s - start_s; }
+  std::array<double, 5> seconds{};
+  int forwards = 0;
+  int inverted = 0;
+  double step_s = 0;
+};
+
+TEST(StepSimulation, ObserverSeesEveryActivity) {
+  const Scenario s = scenario({{"model.preset", "llama3-8b"},
+                               {"model.seq_len", "2048"},
+                               {"training.grad_accum", "4"},
+                               {"parallel.tp", "4"},
+                               {"parallel.pp", "2"},
+                               {"cluster.nodes", "2"}});
+  const std::vector<double> v = engine::test::run_isolated([&] {
+    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+    SummingObserver observer;
+    StepOptions options;
+    options.observer = &observer;
+    const StepResult r = simulate_step(s, compute, options);
+    const StepBreakdown& b = r.breakdown_s;
+    // The observer's compute and TP time per stage, averaged over the 2 stages, is the breakdown's.
+    return std::vector<double>{observer.seconds[0] / 2,
+                               b.forward + b.backward + b.recompute + b.optimizer,
+                               observer.seconds[1] / 2,
+                               b.tp_comm,
+                               static_cast<double>(observer.forwards),
+                               observer.step_s,
+                               r.step_time_s,
+                               static_cast<double>(observer.inverted)};
+  });
+  EXPECT_NEAR(v[0], v[1], 1e-9 * v[1]);
+  EXPECT_NEAR(v[2], v[3], 1e-9 * v[3] + 1e-12);
+  EXPECT_EQ(v[4], 4 * 2);  // 4 micro-batches x 2 stages
+  EXPECT_NEAR(v[5], v[6], 1e-12);
+  EXPECT_EQ(v[7], 0);
 }
 
 }  // namespace
