@@ -21,6 +21,10 @@ struct ModelSpec {
   int seq_len = 0;
   int experts = 1;  ///< 1 = dense MLP
   int top_k = 1;    ///< experts each token is routed to
+  /// Tokens an expert accepts, as a multiple of its balanced share (0: no cap, dropless).
+  double capacity_factor = 0;
+  /// Router imbalance: coefficient of variation of the experts' token counts (0: balanced).
+  double expert_imbalance = 0;
   FfnActivation activation = FfnActivation::swiglu;
   NormKind norm = NormKind::rmsnorm;
   PositionEmbedding position = PositionEmbedding::rope;

@@ -21,6 +21,9 @@ struct ParallelSpec {
   /// Gradients are reduced bucket by bucket during the last backward (Megatron-Core's
   /// overlap_grad_reduce); false: after the whole backward (Megatron-LM 2021, --DDP-impl local).
   bool overlap_grad_reduce = true;
+  /// ZeRO-3 / FSDP: layers gathered as one unit, and units gathered ahead of their use.
+  int zero3_unit_layers = 1;
+  int zero3_prefetch = 1;
   /// Rank-mapping order, innermost (fastest-varying) axis first.
   std::array<ParallelAxis, 4> order{ParallelAxis::tp, ParallelAxis::cp, ParallelAxis::pp, ParallelAxis::dp};
 

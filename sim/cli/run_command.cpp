@@ -34,7 +34,21 @@ nlohmann::ordered_json breakdown_json(const StepBreakdown& b) {
   j["tp_comm"] = b.tp_comm;
   j["pp_comm"] = b.pp_comm;
   j["dp_comm"] = b.dp_comm;
+  j["zero_comm"] = b.zero_comm;
+  j["ep_comm"] = b.ep_comm;
+  j["cp_comm"] = b.cp_comm;
   j["idle"] = b.idle;
+  return j;
+}
+
+nlohmann::ordered_json comm_bytes_json(const CommBytes& c) {
+  nlohmann::ordered_json j;
+  j["tp"] = c.tp;
+  j["pp"] = c.pp;
+  j["dp"] = c.dp;
+  j["zero"] = c.zero;
+  j["ep"] = c.ep;
+  j["cp"] = c.cp;
   return j;
 }
 
@@ -56,6 +70,7 @@ std::string json(const Scenario& s, const StepResult& r, const std::string& comp
   j["collective_fraction"] = r.collective_fraction;
   j["exposed_comm_fraction"] = r.exposed_comm_fraction;
   j["breakdown_s"] = breakdown_json(r.breakdown_s);
+  j["comm_bytes_per_gpu"] = comm_bytes_json(r.comm_bytes_per_gpu);
   j["peak_memory_bytes"] = r.peak_memory_bytes;
   j["energy_per_step_j"] = r.energy_per_step_j;
   j["energy_per_token_j"] = r.energy_per_token_j;
@@ -84,10 +99,12 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
       << format("%.1f %%", 100 * r.collective_fraction) << " of the step, exposed "
       << format("%.1f %%", 100 * r.exposed_comm_fraction) << "\n\n";
   const StepBreakdown& b = r.breakdown_s;
-  out << "per GPU, seconds   data  forward backward recompute optimizer  tp_comm  pp_comm  dp_comm     idle\n"
+  out << "per GPU, seconds   data  forward backward recompute optimizer  tp_comm  pp_comm  dp_comm zero_comm  ep_comm"
+         "  cp_comm     idle\n"
       << "               " << format("%8.4f", b.data) << format(" %8.4f", b.forward) << format(" %8.4f", b.backward)
       << format(" %9.4f", b.recompute) << format(" %9.4f", b.optimizer) << format(" %8.4f", b.tp_comm)
-      << format(" %8.4f", b.pp_comm) << format(" %8.4f", b.dp_comm) << format(" %8.4f", b.idle) << "\n\n";
+      << format(" %8.4f", b.pp_comm) << format(" %8.4f", b.dp_comm) << format(" %9.4f", b.zero_comm)
+      << format(" %8.4f", b.ep_comm) << format(" %8.4f", b.cp_comm) << format(" %8.4f", b.idle) << "\n\n";
   out << "peak memory           " << units::format_bytes_binary(r.peak_memory_bytes) << " per GPU\n"
       << "energy                " << format("%.1f kJ per step", r.energy_per_step_j / 1e3) << ", "
       << format("%.3f J per token", r.energy_per_token_j) << ", " << format("%.1f kW average", r.avg_power_w / 1e3)

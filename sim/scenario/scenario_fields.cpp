@@ -234,6 +234,21 @@ ScenarioField fraction_field(std::string name, std::string help, Access access) 
   return f;
 }
 
+template <typename Access>
+ScenarioField number_field(std::string name, std::string help, Access access, double min) {
+  ScenarioField f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [access, min](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parse::number(text);
+    if (!v || *v < min) return "expected a number >= " + number_text(min);
+    access(s) = *v;
+    return std::nullopt;
+  };
+  f.show = [access](const Scenario& s) { return number_text(access(s)); };
+  return f;
+}
+
 ScenarioField calibration_field() {
   ScenarioField f;
   f.name = "cluster.calibration";
@@ -244,20 +259,6 @@ ScenarioField calibration_field() {
     return std::nullopt;
   };
   f.show = [](const Scenario& s) { return s.cluster.calibration; };
-  return f;
-}
-
-ScenarioField oversubscription_field() {
-  ScenarioField f;
-  f.name = "cluster.oversubscription";
-  f.help = "fat-tree leaf down:up bandwidth ratio, >= 1 (1 = full bisection)";
-  f.apply = [](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::number(text);
-    if (!v || *v < 1) return "expected a number >= 1";
-    s.cluster.oversubscription = *v;
-    return std::nullopt;
-  };
-  f.show = [](const Scenario& s) { return number_text(s.cluster.oversubscription); };
   return f;
 }
 
@@ -320,6 +321,10 @@ std::vector<ScenarioField> scenario_fields() {
           [](auto& s) -> auto& { return s.model.tied_embeddings; }),
       bool_field(
           "model.dropout", "dropout layers (their masks are stored)", [](auto& s) -> auto& { return s.model.dropout; }),
+      number_field("model.capacity_factor", "expert capacity as a multiple of the balanced share (0: dropless)",
+                   [](auto& s) -> auto& { return s.model.capacity_factor; }, 0.0),
+      number_field("model.expert_imbalance", "coefficient of variation of the experts' token counts",
+                   [](auto& s) -> auto& { return s.model.expert_imbalance; }, 0.0),
 
       int_field(
           "training.micro_batch", "b: samples per micro-batch", [](auto& s) -> auto& { return s.training.micro_batch; },
@@ -383,6 +388,10 @@ std::vector<ScenarioField> scenario_fields() {
       bool_field(
           "parallel.overlap_grad_reduce", "reduce gradients during the last backward",
           [](auto& s) -> auto& { return s.parallel.overlap_grad_reduce; }),
+      int_field("parallel.zero3_unit_layers", "ZeRO-3: layers gathered as one unit",
+                [](auto& s) -> auto& { return s.parallel.zero3_unit_layers; }, 1),
+      int_field("parallel.zero3_prefetch", "ZeRO-3: units gathered ahead of their use",
+                [](auto& s) -> auto& { return s.parallel.zero3_prefetch; }, 0),
       order_field(),
 
       cluster_preset_field(),
@@ -411,7 +420,8 @@ std::vector<ScenarioField> scenario_fields() {
           "cluster.nic_latency", "NIC latency", [](auto& s) -> auto& { return s.cluster.nic_latency_s; }),
       latency_field(
           "cluster.switch_latency", "per switch hop", [](auto& s) -> auto& { return s.cluster.switch_latency_s; }),
-      oversubscription_field(),
+      number_field("cluster.oversubscription", "fat-tree leaf down:up bandwidth ratio (1 = full bisection)",
+                   [](auto& s) -> auto& { return s.cluster.oversubscription; }, 1.0),
       int_field(
           "cluster.fat_tree_levels", "fat-tree levels", [](auto& s) -> auto& { return s.cluster.fat_tree_levels; }, 2,
           3),

@@ -15,6 +15,16 @@ struct GpuAccount {
   double tp_comm = 0;
   double pp_comm = 0;
   double dp_comm = 0;
+  double zero_comm = 0;  ///< ZeRO parameter all-gathers waited for
+  double ep_comm = 0;
+  double cp_comm = 0;
+  /// Bytes this GPU moves per category (the collectives' bus bytes: size x bus factor).
+  double tp_bytes = 0;
+  double pp_bytes = 0;
+  double dp_bytes = 0;
+  double zero_bytes = 0;
+  double ep_bytes = 0;
+  double cp_bytes = 0;
   double model_flops = 0;
   double hardware_flops = 0;
   int dp_reductions = 0;

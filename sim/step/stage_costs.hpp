@@ -13,8 +13,12 @@
 
 namespace trainsim {
 
-/// `count` collectives of `bytes` each (nccl-tests size convention) on the pass's TP group.
+/// The group a pass's collective runs on.
+enum class CommGroup { tp, ep };
+
+/// `count` collectives of `bytes` each (nccl-tests size convention) on the pass's group.
 struct GroupCollective {
+  CommGroup group = CommGroup::tp;
   engine::CollectiveOp op = engine::CollectiveOp::all_reduce;
   double bytes = 0;
   int count = 0;
@@ -23,9 +27,15 @@ struct GroupCollective {
 /// One micro-batch through one model chunk, one pass, on one GPU.
 struct PassCost {
   double compute_s = 0;
-  double model_flops = 0;                       ///< Megatron-LM / PaLM convention (for MFU)
-  double executed_flops = 0;                    ///< what the kernels execute
-  std::vector<GroupCollective> tp_collectives;  ///< blocking, as in Megatron-LM
+  double attention_s = 0;     ///< of compute_s, the attention kernels (what ring attention overlaps)
+  double model_flops = 0;     ///< Megatron-LM / PaLM convention (for MFU)
+  double executed_flops = 0;  ///< what the kernels execute
+  /// Blocking, as in Megatron-LM: TP all-reduces (or SP all-gathers / reduce-scatters) and
+  /// MoE token all-to-alls.
+  std::vector<GroupCollective> collectives;
+  /// Context parallelism: K/V bytes each rank gathers around the CP ring (as an all-gather,
+  /// nccl-tests size), overlapped with the attention kernels (Liu et al. 2023, Ring Attention).
+  double cp_gather_bytes = 0;
 };
 
 struct ChunkCosts {
@@ -43,7 +53,14 @@ struct StageCosts {
   double dense_gradient_bytes = 0;   ///< reduced over the dp x cp ranks each step
   double expert_gradient_bytes = 0;  ///< reduced over dp x cp / ep ranks
   double optimizer_s = 0;
-  double optimizer_model_flops = 0;
+  /// ZeRO-3: the parameter bytes one unit of zero3_unit_layers layers gathers on this GPU
+  /// (the all-gather's output), and the units of each chunk.
+  double zero3_unit_bytes = 0;
+  std::vector<int> zero3_units;  ///< per chunk
+  /// CPU offload: bytes over the host link each step (gradient shard down, parameters up),
+  /// and the host's optimizer time.
+  double offload_bytes = 0;
+  double host_optimizer_s = 0;
 };
 
 struct StepCosts {

@@ -13,13 +13,29 @@ struct StepBreakdown {
   double backward = 0;   ///< input and weight gradients
   double recompute = 0;  ///< forward work repeated in backward
   double optimizer = 0;
-  double tp_comm = 0;  ///< tensor-parallel collectives (they block compute)
-  double pp_comm = 0;  ///< pipeline transfers not hidden
-  double dp_comm = 0;  ///< gradient reduction not hidden by backward
-  double idle = 0;     ///< waiting on pipeline dependencies (the bubble)
+  double tp_comm = 0;    ///< tensor-parallel collectives (they block compute)
+  double pp_comm = 0;    ///< pipeline transfers not hidden
+  double dp_comm = 0;    ///< gradient reduction not hidden by backward
+  double zero_comm = 0;  ///< ZeRO parameter all-gathers not hidden by compute
+  double ep_comm = 0;    ///< MoE token all-to-alls (they block compute)
+  double cp_comm = 0;    ///< ring-attention K/V exchange not hidden by attention
+  double idle = 0;       ///< waiting on pipeline dependencies (the bubble)
   double total() const {
-    return data + forward + backward + recompute + optimizer + tp_comm + pp_comm + dp_comm + idle;
+    return data + forward + backward + recompute + optimizer + tp_comm + pp_comm + dp_comm + zero_comm + ep_comm +
+           cp_comm + idle;
   }
+};
+
+/// Bytes one GPU moves per step, by category: each collective's size times its bus factor
+/// (2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for a
+/// transfer; nccl-tests doc/PERFORMANCE.md), averaged over the simulated GPUs.
+struct CommBytes {
+  double tp = 0;
+  double pp = 0;
+  double dp = 0;    ///< gradient reduction (all-reduce, or reduce-scatter with ZeRO)
+  double zero = 0;  ///< ZeRO parameter all-gathers
+  double ep = 0;
+  double cp = 0;
 };
 
 struct StepResult {
@@ -37,6 +53,7 @@ struct StepResult {
   double collective_fraction = 0;    ///< time collectives run (hidden or not) / step time
   double exposed_comm_fraction = 0;  ///< communication the GPU waits for / step time
   StepBreakdown breakdown_s;
+  CommBytes comm_bytes_per_gpu;
   double peak_memory_bytes = 0;
   double energy_per_step_j = 0;
   double energy_per_token_j = 0;

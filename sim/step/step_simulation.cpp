@@ -111,7 +111,7 @@ struct StepWorld {
   /// runs alongside on links of its own.
   bool one_transfer_per_tp_group = false;
   TransferBoard board;
-  std::map<std::pair<int, double>, double> tp_duration_cache;  ///< (op, bytes) -> seconds
+  std::map<std::tuple<int, int, double>, double> duration_cache;  ///< (group, op, bytes) -> seconds
   sg4::BarrierPtr step_end;
   std::vector<GpuAccount> accounts;  ///< one per stage actor
 };
@@ -166,6 +166,8 @@ class StageActor {
         account_(account),
         rank_(rank_of(world.mapping, replica, stage)),
         tp_group_(world.mapping.group_of(rank_, GroupAxis::tp)),
+        ep_group_(world.mapping.group_of(rank_, GroupAxis::ep)),
+        cp_group_(world.mapping.group_of(rank_, GroupAxis::cp)),
         costs_(world.costs.stages[static_cast<size_t>(stage)]),
         loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
                 world.scenario.training.prefetch) {}
@@ -218,13 +220,98 @@ class StageActor {
     w_.options.observer->on_activity(r);
   }
 
-  // Runs one pass's compute, accounts it and reports it.
+  // Runs one pass's compute, accounts it and reports it. ZeRO-3 gathers the pass's
+  // parameters unit by unit (forward and backward); context parallelism exchanges K/V
+  // blocks during the attention kernels.
   double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
     const double start = sg4::Engine::get_clock();
-    const double spent = with_buckets ? compute_with_buckets(t, pass.compute_s) : compute(pass.compute_s);
+    const bool gathers = w_.scenario.parallel.zero >= 3 && w_.scenario.parallel.gradient_group() > 1 &&
+                         costs_.zero3_unit_bytes > 0 && t.pass != TaskPass::weight && std::string(kind) != "recompute";
+    const double before_attention = pass.compute_s - (pass.cp_gather_bytes > 0 ? pass.attention_s : 0.0);
+    double spent = gathers
+                       ? compute_with_gathers(t, before_attention, with_buckets)
+                       : (with_buckets ? compute_with_buckets(t, before_attention, 1.0) : compute(before_attention));
+    if (pass.cp_gather_bytes > 0) spent += compute_with_ring_exchange(t, pass);
     observe(ActivityStream::compute, kind, &t, start, start + spent, 0, pass.executed_flops);
     return spent;
   }
+
+  // ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; PyTorch FSDP): each unit's parameters are
+  // all-gathered before it computes, zero3_prefetch units ahead; waiting for one is zero_comm.
+  double compute_with_gathers(const PipelineTask& t, double seconds, bool with_buckets) {
+    const int units = costs_.zero3_units[static_cast<size_t>(t.chunk)];
+    const int prefetch = w_.scenario.parallel.zero3_prefetch;
+    std::deque<CommActivity> gathers;
+    int issued = 0;
+    double spent = 0;
+    const auto issue_until = [&](int count) {
+      for (; issued < std::min(units, count); ++issued) {
+        gathers.push_back(start_gradient_group_collective(CollectiveOp::all_gather, costs_.zero3_unit_bytes, "zero3"));
+        account().zero_bytes += bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_bytes, gradient_group_size());
+      }
+    };
+    for (int u = 0; u < units; ++u) {
+      issue_until(u + 1);  // this unit's, if no earlier prefetch started it
+      const double asked = sg4::Engine::get_clock();
+      gathers.front().wait();
+      account().zero_comm += sg4::Engine::get_clock() - asked;
+      account().add_comm_interval(gathers.front().start_s(), gathers.front().end_s());
+      observe(ActivityStream::dp_comm, "zero3_allgather", &t, gathers.front().start_s(), gathers.front().end_s(),
+              costs_.zero3_unit_bytes, 0);
+      gathers.pop_front();
+      issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
+      spent += with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute(seconds / units);
+    }
+    return spent;
+  }
+
+  // Ring attention (Liu et al. 2023): the K/V blocks of the other context-parallel ranks
+  // arrive while the attention kernels run; what they do not hide is cp_comm.
+  double compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass) {
+    CollectiveCall call;
+    call.op = CollectiveOp::all_gather;
+    for (const int r : cp_group_) call.gpus.push_back(w_.mapping.gpu_of(r));
+    call.bytes = pass.cp_gather_bytes;
+    const CommActivity exchange = engine::start_collective(w_.platform, call);
+    account().cp_bytes += bus_bytes(call.op, call.bytes, static_cast<int>(cp_group_.size()));
+    double spent = compute(pass.attention_s);
+    const double asked = sg4::Engine::get_clock();
+    exchange.wait();
+    const double exposed = sg4::Engine::get_clock() - asked;
+    account().cp_comm += exposed;
+    account().add_comm_interval(exchange.start_s(), exchange.end_s());
+    observe(ActivityStream::dp_comm, "cp_ring_exchange", &t, exchange.start_s(), exchange.end_s(), call.bytes, 0);
+    return spent;
+  }
+
+  static double bus_bytes(CollectiveOp op, double bytes, int ranks) {
+    return ranks > 1 ? bytes * engine::bus_bandwidth_factor(op, ranks) : 0.0;
+  }
+  int gradient_group_size() const {
+    return static_cast<int>(gradient_group(w_.mapping, w_.scenario.parallel, rank_, false).size());
+  }
+
+  // A collective of `bytes` on the gradient (dp x cp) group of every simulated TP member.
+  CommActivity start_gradient_group_collective(CollectiveOp op, double bytes, const std::string& name,
+                                               double expert_bytes = 0) {
+    const ParallelSpec& par = w_.scenario.parallel;
+    std::vector<CollectiveCall> calls;
+    const size_t members = w_.one_transfer_per_tp_group ? 1 : tp_group_.size();
+    for (size_t i = 0; i < members; ++i) {
+      for (const bool experts : {false, true}) {
+        const double size = experts ? expert_bytes : bytes;
+        if (size <= 0) continue;
+        CollectiveCall call;
+        call.op = op;
+        for (const int r : gradient_group(w_.mapping, par, tp_group_[i], experts))
+          call.gpus.push_back(w_.mapping.gpu_of(r));
+        call.bytes = size;
+        if (call.gpus.size() > 1) calls.push_back(call);
+      }
+    }
+    return engine::start_plan(w_.platform, merged_plan(calls, w_.platform), name);
+  }
+
   int chunks() const { return w_.scenario.parallel.pp * w_.scenario.parallel.virtual_stages; }
   int global_chunk(const PipelineTask& t) const { return t.chunk * w_.scenario.parallel.pp + stage_; }
   const ChunkCosts& chunk_costs(const PipelineTask& t) const { return costs_.chunks[static_cast<size_t>(t.chunk)]; }
@@ -256,6 +343,7 @@ class StageActor {
     account().add_comm_interval(entry.transfer.start_s(), entry.transfer.end_s());
     observe(ActivityStream::pp_comm, "pp_transfer", &t, entry.transfer.start_s(), entry.transfer.end_s(),
             w_.costs.activation_bytes / w_.scenario.parallel.tp, 0);
+    account().pp_bytes += w_.costs.activation_bytes / w_.scenario.parallel.tp;
   }
 
   void wait_data(const PipelineTask& t) {
@@ -295,26 +383,32 @@ class StageActor {
     return sg4::Engine::get_clock() - start;
   }
 
-  void run_tp_collectives(const PassCost& pass, const PipelineTask& t) {
-    for (const GroupCollective& c : pass.tp_collectives) {
+  // The pass's blocking collectives: TP on the tensor-parallel group, MoE all-to-alls on
+  // the expert-parallel group. With symmetry reduced, each distinct one is simulated once.
+  void run_collectives(const PassCost& pass, const PipelineTask& t) {
+    for (const GroupCollective& c : pass.collectives) {
+      const bool tp = c.group == CommGroup::tp;
+      const std::vector<int>& group = tp ? tp_group_ : ep_group_;
       for (int i = 0; i < c.count; ++i) {
         const double start = sg4::Engine::get_clock();
-        const auto key = std::make_pair(static_cast<int>(c.op), c.bytes);
-        const auto cached = w_.tp_duration_cache.find(key);
-        if (w_.options.reduce_symmetry && cached != w_.tp_duration_cache.end()) {
+        const auto key = std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes);
+        const auto cached = w_.duration_cache.find(key);
+        if (w_.options.reduce_symmetry && cached != w_.duration_cache.end()) {
           if (cached->second > 0) sg4::this_actor::sleep_for(cached->second);
         } else {
           CollectiveCall call;
           call.op = c.op;
-          call.gpus = tp_group_;
+          for (const int r : group) call.gpus.push_back(w_.mapping.gpu_of(r));
           call.bytes = c.bytes;
           engine::start_collective(w_.platform, call).wait();
-          w_.tp_duration_cache[key] = sg4::Engine::get_clock() - start;
+          w_.duration_cache[key] = sg4::Engine::get_clock() - start;
         }
         const double end = sg4::Engine::get_clock();
-        account().tp_comm += end - start;
+        (tp ? account().tp_comm : account().ep_comm) += end - start;
+        (tp ? account().tp_bytes : account().ep_bytes) += bus_bytes(c.op, c.bytes, static_cast<int>(group.size()));
         account().add_comm_interval(start, end);
-        observe(ActivityStream::tp_comm, "tp_" + engine::op_name(c.op), &t, start, end, c.bytes, 0);
+        observe(tp ? ActivityStream::tp_comm : ActivityStream::dp_comm, (tp ? "tp_" : "ep_") + engine::op_name(c.op),
+                &t, start, end, c.bytes, 0);
       }
     }
   }
@@ -331,17 +425,17 @@ class StageActor {
       a.max_inflight_chunks = std::max(a.max_inflight_chunks, ++a.inflight_chunks);
       account().forward += compute_pass("forward", t, c.forward, false);
       add_flops(c.forward, false);
-      run_tp_collectives(c.forward, t);
+      run_collectives(c.forward, t);
       send_output(t);
       return;
     }
     account().recompute += compute_pass("recompute", t, c.recompute, false);
     add_flops(c.recompute, true);
-    run_tp_collectives(c.recompute, t);
+    run_collectives(c.recompute, t);
     const bool reduces_here = !w_.schedule.defers_weight_gradients() && t.microbatch == w_.costs.microbatches - 1;
     account().backward += compute_pass("backward", t, c.backward, reduces_here);
     add_flops(c.backward, false);
-    run_tp_collectives(c.backward, t);
+    run_collectives(c.backward, t);
     --account().inflight_chunks;
     send_output(t);
   }
@@ -379,8 +473,9 @@ class StageActor {
   }
 
   // The chunk's last weight-gradient pass: its gradients are reduced bucket by bucket as
-  // the pass produces them (Megatron-LM's overlapped gradient reduction).
-  double compute_with_buckets(const PipelineTask& t, double seconds) {
+  // the pass produces them (Megatron-LM's overlapped gradient reduction). `share`: the part
+  // of the chunk's gradients this call produces (ZeRO-3 runs a pass unit by unit).
+  double compute_with_buckets(const PipelineTask& t, double seconds, double share) {
     const bool reduce = w_.scenario.parallel.gradient_group() > 1 && w_.scenario.parallel.overlap_grad_reduce &&
                         (replica_ == 0 || !w_.options.reduce_symmetry);
     if (!reduce) return compute(seconds);
@@ -389,12 +484,12 @@ class StageActor {
       for (const ChunkCosts& c : costs_.chunks) n += c.layers;
       return n;
     }();
-    const double share = static_cast<double>(chunk_costs(t).layers) / layers_on_stage;
-    const double dense = costs_.dense_gradient_bytes * share;
-    const double experts = costs_.expert_gradient_bytes * share;
-    const double bytes = dense + experts;
-    const int buckets = std::clamp(static_cast<int>(std::ceil(bytes / w_.scenario.training.dp_bucket_bytes)), 1,
-                                   k_max_buckets_per_chunk);
+    const double part = share * chunk_costs(t).layers / layers_on_stage;
+    const double dense = costs_.dense_gradient_bytes * part;
+    const double experts = costs_.expert_gradient_bytes * part;
+    const int buckets =
+        std::clamp(static_cast<int>(std::ceil((dense + experts) / w_.scenario.training.dp_bucket_bytes)), 1,
+                   share < 1.0 ? 1 : k_max_buckets_per_chunk);
     double spent = 0;
     for (int b = 0; b < buckets; ++b) {
       spent += compute(seconds / buckets);
@@ -404,26 +499,39 @@ class StageActor {
     return spent;
   }
 
+  // Gradient reduction: an all-reduce, or with ZeRO a reduce-scatter that leaves each rank
+  // its shard (Rajbhandari et al. 2020 §5.1-5.2).
   void start_reduction(double dense_bytes, double expert_bytes) {
-    const ParallelSpec& par = w_.scenario.parallel;
-    std::vector<CollectiveCall> calls;
-    const size_t members = w_.one_transfer_per_tp_group ? 1 : tp_group_.size();
-    for (size_t i = 0; i < members; ++i) {
-      const int member = tp_group_[i];
-      for (const bool experts : {false, true}) {
-        const double bytes = experts ? expert_bytes : dense_bytes;
-        if (bytes <= 0) continue;
-        CollectiveCall call;
-        call.op = CollectiveOp::all_reduce;
-        for (const int r : gradient_group(w_.mapping, par, member, experts)) call.gpus.push_back(w_.mapping.gpu_of(r));
-        call.bytes = bytes;
-        if (call.gpus.size() > 1) calls.push_back(call);
-      }
-    }
-    if (calls.empty()) return;
-    dp_inflight_.push_back(engine::start_plan(w_.platform, merged_plan(calls, w_.platform), "dp"));
+    const CollectiveOp op = w_.scenario.parallel.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+    dp_inflight_.push_back(start_gradient_group_collective(op, dense_bytes, "dp", expert_bytes));
     dp_bytes_.push_back(dense_bytes + expert_bytes);
+    account().dp_bytes += bus_bytes(op, dense_bytes + expert_bytes, gradient_group_size());
     ++account().dp_reductions;
+  }
+
+  // After the update, ZeRO-1/2 all-gather the updated parameters (ZeRO-3 keeps them sharded).
+  void gather_updated_parameters() {
+    const ParallelSpec& par = w_.scenario.parallel;
+    if (par.zero < 1 || par.zero >= 3 || par.gradient_group() == 1 || replica_ != 0) return;
+    const double bytes = costs_.dense_gradient_bytes + costs_.expert_gradient_bytes;  // weights: as many bytes
+    const double start = sg4::Engine::get_clock();
+    const CommActivity gather = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_gradient_bytes,
+                                                                "zero", costs_.expert_gradient_bytes);
+    gather.wait();
+    account().zero_comm += sg4::Engine::get_clock() - start;
+    account().zero_bytes += bus_bytes(CollectiveOp::all_gather, bytes, gradient_group_size());
+    account().add_comm_interval(gather.start_s(), gather.end_s());
+    observe(ActivityStream::dp_comm, "zero_allgather", nullptr, gather.start_s(), gather.end_s(), bytes, 0);
+  }
+
+  // The optimizer step: on the GPU, or with CPU offload on the host after the gradient
+  // shard went down the host link (and before the parameters come back up it).
+  double run_optimizer() {
+    if (w_.scenario.training.offload != Offload::cpu) return compute(costs_.optimizer_s);
+    const double start = sg4::Engine::get_clock();
+    const double link_s = costs_.offload_bytes / w_.scenario.cluster.host_link_bandwidth_Bps;
+    sg4::this_actor::sleep_for(link_s + costs_.host_optimizer_s);
+    return sg4::Engine::get_clock() - start;
   }
 
   void finish_step() {
@@ -437,13 +545,14 @@ class StageActor {
     for (size_t i = 0; i < dp_inflight_.size(); ++i) {
       const CommActivity& a = dp_inflight_[i];
       account().add_comm_interval(a.start_s(), a.end_s());
-      observe(ActivityStream::dp_comm, "dp_allreduce", nullptr, a.start_s(), a.end_s(), dp_bytes_[i], 0);
+      observe(ActivityStream::dp_comm, "dp_reduce", nullptr, a.start_s(), a.end_s(), dp_bytes_[i], 0);
     }
     dp_inflight_.clear();
     dp_bytes_.clear();
     const double optimizer_start = sg4::Engine::get_clock();
-    account().optimizer += compute(costs_.optimizer_s);
+    account().optimizer += run_optimizer();
     observe(ActivityStream::compute, "optimizer", nullptr, optimizer_start, sg4::Engine::get_clock(), 0, 0);
+    gather_updated_parameters();
     w_.step_end->wait();
     if (w_.options.observer && stage_ == 0 && replica_ == 0)
       w_.options.observer->on_step(step_, step_start_, sg4::Engine::get_clock());
@@ -455,6 +564,8 @@ class StageActor {
   int account_;
   int rank_;
   std::vector<int> tp_group_;
+  std::vector<int> ep_group_;
+  std::vector<int> cp_group_;
   const StageCosts& costs_;
   DataLoader loader_;
   int step_ = 0;
@@ -491,19 +602,32 @@ StepResult summarize(const Scenario& s, const StepWorld& world, const std::vecto
     b.tp_comm += gpus * a.tp_comm;
     b.pp_comm += gpus * a.pp_comm;
     b.dp_comm += gpus * a.dp_comm;
+    b.zero_comm += gpus * a.zero_comm;
+    b.ep_comm += gpus * a.ep_comm;
+    b.cp_comm += gpus * a.cp_comm;
+    CommBytes& cb = r.comm_bytes_per_gpu;
+    cb.tp += gpus * a.tp_bytes;
+    cb.pp += gpus * a.pp_bytes;
+    cb.dp += gpus * a.dp_bytes;
+    cb.zero += gpus * a.zero_bytes;
+    cb.ep += gpus * a.ep_bytes;
+    cb.cp += gpus * a.cp_bytes;
     model_flops += gpus * a.model_flops;
     hardware_flops += gpus * a.hardware_flops;
     comm_union += gpus * a.comm_time(end_s);
     const double busy = a.forward + a.backward + a.recompute + a.optimizer;
-    const double exposed = a.tp_comm + a.pp_comm + a.dp_comm;
+    const double exposed = a.tp_comm + a.pp_comm + a.dp_comm + a.zero_comm + a.ep_comm + a.cp_comm;
     energy += gpus * (busy * gpu.tdp_w + exposed * gpu.comm_power_w + (end_s - busy - exposed) * gpu.idle_power_w);
     r.dp_reductions = std::max(r.dp_reductions, a.dp_reductions / steps);
     if (i < static_cast<size_t>(s.parallel.pp))
       r.inflight_microbatches.push_back(static_cast<double>(a.max_inflight_chunks) / s.parallel.virtual_stages);
   }
   StepBreakdown& b = r.breakdown_s;
-  for (double* v : {&b.data, &b.forward, &b.backward, &b.recompute, &b.optimizer, &b.tp_comm, &b.pp_comm, &b.dp_comm})
+  for (double* v : {&b.data, &b.forward, &b.backward, &b.recompute, &b.optimizer, &b.tp_comm, &b.pp_comm, &b.dp_comm,
+                    &b.zero_comm, &b.ep_comm, &b.cp_comm})
     *v /= weight_sum * steps;
+  CommBytes& cb = r.comm_bytes_per_gpu;
+  for (double* v : {&cb.tp, &cb.pp, &cb.dp, &cb.zero, &cb.ep, &cb.cp}) *v /= weight_sum * steps;
   b.idle = std::max(0.0, step_time - b.total());
   const double peak = [&] {
     switch (s.training.precision) {
@@ -521,7 +645,7 @@ StepResult summarize(const Scenario& s, const StepWorld& world, const std::vecto
   r.hfu = r.hardware_tflops_per_gpu * 1e12 / peak;
   r.bubble_fraction = b.idle / step_time;
   r.collective_fraction = comm_union / weight_sum / end_s;
-  r.exposed_comm_fraction = (b.tp_comm + b.pp_comm + b.dp_comm) / step_time;
+  r.exposed_comm_fraction = (b.tp_comm + b.pp_comm + b.dp_comm + b.zero_comm + b.ep_comm + b.cp_comm) / step_time;
   r.energy_per_step_j = energy / steps;
   r.energy_per_token_j = r.energy_per_step_j / r.tokens_per_step;
   r.avg_power_w = r.energy_per_step_j / step_time;
