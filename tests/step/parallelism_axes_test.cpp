@@ -14,23 +14,14 @@
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "tests/engine/isolated_run.hpp"
+#include "tests/step/test_scenario.hpp"
 
 namespace trainsim {
 namespace {
 
-using Settings = std::vector<std::pair<std::string, std::string>>;
+using testing::scenario;
+using testing::Settings;
 
-Scenario scenario(Settings settings, const Settings& extra = {}) {
-  for (const auto& kv : extra) {
-    bool replaced = false;
-    for (auto& s : settings)
-      if (s.first == kv.first) s.second = kv.second, replaced = true;
-    if (!replaced) settings.push_back(kv);
-  }
-  std::vector<IniEntry> entries;
-  for (const auto& [k, v] : settings) entries.push_back({k, v, "test"});
-  return load_scenario(entries, "test");
-}
 
 struct Result {
   double step_s, dp_bytes, zero_bytes, ep_bytes, cp_bytes, zero_comm, ep_comm, cp_comm, optimizer_s,

@@ -12,11 +12,13 @@
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "tests/engine/isolated_run.hpp"
+#include "tests/step/test_scenario.hpp"
 
 namespace trainsim {
 namespace {
 
-using Settings = std::vector<std::pair<std::string, std::string>>;
+using testing::scenario;
+using testing::Settings;
 
 // A model whose stages are equal: big layers, a tiny vocabulary.
 Settings equal_stages(int pp, int layers, int microbatches) {
@@ -35,17 +37,6 @@ Settings equal_stages(int pp, int layers, int microbatches) {
           {"cluster.gpus_per_node", "8"}};
 }
 
-Scenario scenario(Settings settings, const Settings& extra = {}) {
-  for (const auto& kv : extra) {
-    bool replaced = false;
-    for (auto& s : settings)
-      if (s.first == kv.first) s.second = kv.second, replaced = true;
-    if (!replaced) settings.push_back(kv);
-  }
-  std::vector<IniEntry> entries;
-  for (const auto& [k, v] : settings) entries.push_back({k, v, "test"});
-  return load_scenario(entries, "test");
-}
 
 struct Measured {
   double step_time_s, bubble, global_batch, tokens, dp_reductions, mfu, exposed, data_s, energy, power;
