@@ -12,6 +12,8 @@ packages=(
   cmake g++ make pkg-config
   libsimgrid-dev libboost-graph-dev libboost-program-options-dev
   libhdf5-dev libeigen3-dev libgtest-dev nlohmann-json3-dev
+  python3-h5py python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
+  munge slurmctld slurmd slurm-client
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -22,5 +22,7 @@ Command scale_command();
 Command check_command();
 Command topology_command();
 Command collective_command();
+Command batch_command();
+Command sweep_command();
 
 }  // namespace trainsim::cli

@@ -20,7 +20,8 @@ constexpr int k_exit_bad_input = 2;
 
 std::vector<Command> commands() {
   return {trainsim::cli::run_command(),   trainsim::cli::scale_command(),    trainsim::cli::memory_command(),
-          trainsim::cli::check_command(), trainsim::cli::topology_command(), trainsim::cli::collective_command()};
+          trainsim::cli::check_command(), trainsim::cli::topology_command(), trainsim::cli::collective_command(),
+          trainsim::cli::batch_command(), trainsim::cli::sweep_command()};
 }
 
 std::string help_text(const std::vector<Command>& cmds) {
@@ -29,7 +30,6 @@ std::string help_text(const std::vector<Command>& cmds) {
       << "usage: trainsim COMMAND [options]    (trainsim COMMAND --help for its options)\n\ncommands:\n";
   for (const Command& c : cmds)
     out << "  " << c.name << std::string(c.name.size() < 11 ? 11 - c.name.size() : 1, ' ') << c.summary << "\n";
-  out << "\nplanned, not in this version: sweep (batch runs)\n";
   return out.str();
 }
 

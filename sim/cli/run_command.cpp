@@ -1,18 +1,28 @@
-// `trainsim run SCENARIO [--json] [--full]`: one training step simulated on SimGrid.
+// `trainsim run SCENARIO [--json] [--full] [--trace FILE [--trace-level L]] [--chrome-trace FILE]`:
+// one training step simulated on SimGrid, optionally recorded as an HDF5 trace and a Chrome trace.
 
 #include <boost/program_options/options_description.hpp>
+#include <boost/program_options/value_semantic.hpp>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
+#include "models/memory_budget.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
+#include "sim/core/library_versions.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
+#include "sim/trace/atomic_output_file.hpp"
+#include "sim/trace/chrome_trace_writer.hpp"
+#include "sim/trace/hdf5_trace_writer.hpp"
+#include "sim/trace/trace_recorder.hpp"
 #include "topologies/rank_mapping.hpp"
+#include "trainsim/version.hpp"
 
 namespace trainsim::cli {
 
@@ -113,6 +123,64 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
   return out.str();
 }
 
+// Events kept as they are before the recorder aggregates (about 110 bytes a row before
+// compression): a 16,384-GPU step has far fewer, since one replica is simulated.
+constexpr std::int64_t k_max_trace_events = 2'000'000;
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string joined_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+TraceMetadata trace_metadata(const Scenario& s, const ScenarioOptions& o, bool reduce_symmetry) {
+  TraceMetadata m;
+  m.trainsim_version = k_version;
+  m.simgrid_version = simgrid_runtime_version();
+  m.hdf5_version = hdf5_runtime_version();
+  m.scenario_path = o.scenario_path;
+  m.scenario_text = file_text(o.scenario_path);
+  m.scenario_overrides = joined_lines(o.overrides);
+  m.scenario_resolved = resolved_ini(s);
+  m.seed = s.run.seed;
+  m.reduce_symmetry = reduce_symmetry;
+  m.simulated_gpus =
+      reduce_symmetry
+          ? "one data-parallel replica (replica 0): for each pipeline stage, tensor-parallel rank 0 of its group; the "
+            "other replicas and TP ranks do identical work (symmetry reduction, sim/step/step_simulation.hpp)"
+          : "every data-parallel replica: for each replica and pipeline stage, tensor-parallel rank 0 of its group "
+            "(--full)";
+  return m;
+}
+
+TraceContents trace_contents(const Scenario& s, const ScenarioOptions& o, bool reduce_symmetry, TraceLevel level,
+                             const TraceRecorder& recorder, const StepResult& r, const std::string& compute) {
+  TraceContents c;
+  c.metadata = trace_metadata(s, o, reduce_symmetry);
+  c.level = level;
+  c.summary = r;
+  c.compute_model = compute;
+  c.model_name = s.model.name;
+  c.steps = recorder.steps();
+  for (TraceStep& step : c.steps) {
+    step.tokens = r.tokens_per_step;
+    step.samples = r.global_batch_samples;
+  }
+  c.events = recorder.events();
+  c.events_rule = recorder.rule();
+  c.events_observed = recorder.observed();
+  c.max_events = recorder.max_events();
+  c.memory = estimate_memory(s.model, s.training, s.parallel, s.gpu_memory_bytes()).stages;
+  return c;
+}
+
 }  // namespace
 
 Command run_command() {
@@ -121,17 +189,40 @@ Command run_command() {
   c.summary = "simulate training steps on SimGrid: step time, breakdown, MFU, bubbles, energy";
   c.run = [summary = c.summary](const std::vector<std::string>& args, std::ostream& out) {
     boost::program_options::options_description extra("Simulation");
-    extra.add_options()("full", "simulate every data-parallel replica and every collective (slow; for checks)");
+    extra.add_options()("full", "simulate every data-parallel replica and every collective (slow; for checks)")(
+        "trace", boost::program_options::value<std::string>()->value_name("FILE"),
+        "write an HDF5 trace (schema: analysis/README.md)")(
+        "trace-level", boost::program_options::value<std::string>()->value_name("LEVEL")->default_value("events"),
+        "what the trace holds: summary, steps or events")(
+        "chrome-trace", boost::program_options::value<std::string>()->value_name("FILE"),
+        "write the events as a Chrome trace (JSON) for Perfetto");
     const ScenarioOptions o = parse_scenario_options("run", args, extra);
     if (o.help) {
       out << scenario_usage("run", summary, extra);
       return 0;
     }
+    const std::string trace_path = o.variables.count("trace") ? o.variables["trace"].as<std::string>() : "";
+    const std::string chrome_path =
+        o.variables.count("chrome-trace") ? o.variables["chrome-trace"].as<std::string>() : "";
+    const TraceLevel level = parse_trace_level(o.variables["trace-level"].as<std::string>(), "--trace-level");
+    // Bad output paths are input errors, found before anything is simulated.
+    if (o.variables.count("trace")) check_output_path(trace_path, "--trace");
+    if (o.variables.count("chrome-trace")) check_output_path(chrome_path, "--chrome-trace");
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
     const auto compute = scenario_compute_model(s);
     StepOptions options;
     options.reduce_symmetry = !o.variables.count("full");
+    const bool tracing = !trace_path.empty() || !chrome_path.empty();
+    TraceRecorder recorder(level == TraceLevel::events || !chrome_path.empty(), k_max_trace_events);
+    if (tracing) options.observer = &recorder;
     const StepResult r = simulate_step(s, *compute, options);
+    if (tracing) {
+      const TraceContents contents =
+          trace_contents(s, o, options.reduce_symmetry, level, recorder, r, compute->description());
+      if (!trace_path.empty()) write_hdf5_trace(trace_path, contents);
+      if (!chrome_path.empty())
+        write_chrome_trace(chrome_path, contents.events, s.cluster.gpus_per_node, contents.metadata);
+    }
     out << (o.json ? json(s, r, compute->description())
                    : table(s, r, compute->description(), RankMapping(s.parallel, s.cluster).warnings()));
     return 0;

@@ -1,0 +1,117 @@
+// `trainsim batch SCENARIO... [--jobs N] [--out DIR] [--set k=v] [--trace]`: each scenario's step
+// simulated in its own process; one result per scenario (DIR/points/NNNNNN.json, the
+// summary metrics) and one table of all summaries (DIR/results.csv, DIR/results.h5), the
+// same machinery as `trainsim sweep` (sim/sweep/sweep_run.hpp), so a batch resumes too.
+
+#include <unistd.h>
+#include <algorithm>
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/parsers.hpp>
+#include <boost/program_options/positional_options.hpp>
+#include <boost/program_options/value_semantic.hpp>
+#include <boost/program_options/variables_map.hpp>
+#include <cstdio>
+#include <iostream>
+#include <ostream>
+#include <thread>
+
+#include "sim/cli/cli_point_evaluator.hpp"
+#include "sim/cli/command.hpp"
+#include "sim/core/error.hpp"
+#include "sim/scenario/value_parsers.hpp"
+#include "sim/sweep/step_summary.hpp"
+#include "sim/sweep/sweep_run.hpp"
+
+namespace trainsim::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+
+double metric(const sweep::PointResult& r, const std::string& name) {
+  const auto& names = sweep::summary_metric_names();
+  for (size_t i = 0; i < names.size() && i < r.metrics.size(); ++i)
+    if (names[i] == name) return r.metrics[i];
+  return 0;
+}
+
+std::string table(const sweep::SweepPlan& plan, const std::vector<sweep::PointResult>& results) {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-40s %-8s %6s %10s %12s %6s\n", "scenario", "status", "gpus", "step_s", "tokens/s",
+                "mfu");
+  out += line;
+  for (size_t i = 0; i < plan.points.size(); ++i) {
+    const sweep::PointResult& r = results[i];
+    const std::string name = plan.points[i].scenario_path;
+    if (r.status == sweep::PointStatus::ok)
+      std::snprintf(line, sizeof line, "%-40s %-8s %6.0f %10.4f %12.0f %5.1f%%\n", name.c_str(), "ok",
+                    metric(r, "gpus"), metric(r, "step_time_s"), metric(r, "tokens_per_s"), 100 * metric(r, "mfu"));
+    else
+      std::snprintf(line, sizeof line, "%-40s %-8s %s\n", name.c_str(), sweep::status_name(r.status).c_str(),
+                    r.reason.c_str());
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace
+
+Command batch_command() {
+  Command c;
+  c.name = "batch";
+  c.summary = "simulate several scenarios, in parallel: one result each and one table of all";
+  c.run = [summary = c.summary](const std::vector<std::string>& args, std::ostream& out) {
+    po::options_description visible("Options");
+    visible.add_options()("help,h", "show this help")("jobs,j", po::value<std::string>(),
+                                                      "scenarios simulated at once (default: the core count)")(
+        "out,o", po::value<std::string>()->default_value("batch-results"), "output folder")(
+        "set", po::value<std::vector<std::string>>()->composing(),
+        "override a key of every scenario: --set section.key=value (repeatable)")(
+        "trace", "also write each scenario's HDF5 trace, DIR/traces/NNNNNN.h5 (trainsim run --trace)");
+    po::options_description all;
+    all.add(visible).add_options()("scenarios", po::value<std::vector<std::string>>());
+    po::positional_options_description positional;
+    positional.add("scenarios", -1);
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    } catch (const po::error& e) {
+      throw InputError("trainsim batch", "", "", e.what());
+    }
+    if (vm.count("help")) {
+      out << "usage: trainsim batch SCENARIO... [--jobs N] [--out DIR] [--set section.key=value] [--trace]\n\n"
+          << summary << "\n\n"
+          << visible;
+      return 0;
+    }
+    if (!vm.count("scenarios"))
+      throw InputError("trainsim batch", "", "", "at least one scenario file is required: trainsim batch SCENARIO...");
+    sweep::SweepRunOptions options;
+    options.jobs = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    if (vm.count("jobs")) {
+      const std::string text = vm["jobs"].as<std::string>();
+      const auto v = parse::integer(text);
+      if (!v || *v < 1 || *v > 4096) throw InputError("trainsim batch", "--jobs", text, "expected an integer 1..4096");
+      options.jobs = static_cast<int>(*v);
+    }
+    options.out_dir = vm["out"].as<std::string>();
+    options.progress = ::isatty(STDERR_FILENO) ? &std::cerr : nullptr;
+    const std::vector<std::string> overrides =
+        vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    const bool trace = vm.count("trace") > 0;
+    sweep::SweepPlan plan = sweep::batch_plan(vm["scenarios"].as<std::vector<std::string>>(), overrides);
+    if (trace) plan = sweep::with_traces(std::move(plan));
+    const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(trace, options.out_dir));
+    out << "trainsim batch: " << t.points << " scenarios (" << t.reused << " already done), " << t.ok << " ok, "
+        << t.skipped << " invalid, " << t.failed << " failed\n\n"
+        << table(plan, sweep::load_results(plan, options.out_dir)) << "\nresults: " << options.out_dir
+        << "/results.csv, " << options.out_dir << "/results.h5, one summary per scenario in " << options.out_dir
+        << "/points/\n";
+    return t.failed > 0 ? 1 : 0;
+  };
+  return c;
+}
+
+}  // namespace trainsim::cli

@@ -1,0 +1,163 @@
+// `trainsim sweep SWEEP.ini [--jobs N] [--out DIR] [--shard i/n | --slurm] [--trace]` and
+// `trainsim sweep --merge DIR`: a base scenario simulated at every point of a sweep file
+// (sim/sweep/sweep_spec.hpp), each point in its own process, resumable, with one results
+// table (sim/sweep/sweep_run.hpp).
+
+#include <unistd.h>
+#include <algorithm>
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/parsers.hpp>
+#include <boost/program_options/positional_options.hpp>
+#include <boost/program_options/value_semantic.hpp>
+#include <boost/program_options/variables_map.hpp>
+#include <filesystem>
+#include <iostream>
+#include <ostream>
+#include <sstream>
+#include <thread>
+
+#include "sim/cli/cli_point_evaluator.hpp"
+#include "sim/cli/command.hpp"
+#include "sim/core/error.hpp"
+#include "sim/scenario/value_parsers.hpp"
+#include "sim/sweep/atomic_file.hpp"
+#include "sim/sweep/slurm_script.hpp"
+#include "sim/sweep/sweep_run.hpp"
+#include "sim/sweep/sweep_spec.hpp"
+
+namespace trainsim::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr const char* k_usage =
+    "usage: trainsim sweep SWEEP.ini [--jobs N] [--out DIR] [--shard i/n] [--trace]\n"
+    "       trainsim sweep SWEEP.ini --slurm [--shards N] [--jobs N] [--out DIR] [--trace]\n"
+    "       trainsim sweep --merge DIR\n\n";
+
+int parse_jobs(const po::variables_map& vm) {
+  if (!vm.count("jobs")) return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const std::string text = vm["jobs"].as<std::string>();
+  const auto v = parse::integer(text);
+  if (!v || *v < 1 || *v > 4096) throw InputError("trainsim sweep", "--jobs", text, "expected an integer 1..4096");
+  return static_cast<int>(*v);
+}
+
+// "i/n" with 1 <= i <= n: the i-th of n shards (points with index % n == i - 1).
+std::pair<int, int> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  const auto i = slash == std::string::npos ? std::nullopt : parse::integer(text.substr(0, slash));
+  const auto n = slash == std::string::npos ? std::nullopt : parse::integer(text.substr(slash + 1));
+  if (!i || !n || *n < 1 || *i < 1 || *i > *n)
+    throw InputError("trainsim sweep", "--shard", text, "expected i/n with 1 <= i <= n");
+  return {static_cast<int>(*i) - 1, static_cast<int>(*n)};
+}
+
+std::string tally_text(const sweep::SweepTally& t, const std::string& out_dir) {
+  std::ostringstream out;
+  out << t.points << " points: " << t.ok << " ok, " << t.skipped << " skipped, " << t.failed << " failed, " << t.pending
+      << " pending\n"
+      << "results: " << out_dir << "/results.csv, " << out_dir << "/results.h5\n";
+  return out.str();
+}
+
+// Writes DIR/sweep.sbatch and DIR/slurm/merge.sbatch (sim/sweep/slurm_script.hpp) with
+// absolute paths, since the tasks run from Slurm's working directory on other nodes.
+std::string write_slurm_scripts(const sweep::SweepPlan& plan, const std::string& path,
+                                const sweep::SweepRunOptions& run, const po::variables_map& vm) {
+  namespace fs = std::filesystem;
+  sweep::SlurmScriptOptions o;
+  o.shards = std::max(1, std::min(static_cast<int>(plan.points.size()), 64));
+  if (vm.count("shards")) {
+    const std::string text = vm["shards"].as<std::string>();
+    const auto v = parse::integer(text);
+    if (!v || *v < 1 || *v > 100000)
+      throw InputError("trainsim sweep", "--shards", text, "expected an integer 1..100000");
+    o.shards = static_cast<int>(*v);
+  }
+  o.jobs = vm.count("jobs") ? run.jobs : 1;
+  o.trace = vm.count("trace") > 0;
+  std::error_code ec;
+  o.trainsim_exe = fs::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw Error("cannot find the trainsim executable: " + ec.message());
+  o.sweep_path = fs::absolute(path).lexically_normal().string();
+  o.out_dir = fs::absolute(run.out_dir).lexically_normal().string();
+  fs::create_directories(o.out_dir + "/slurm", ec);
+  if (ec) throw Error("cannot create " + o.out_dir + "/slurm: " + ec.message());
+  const sweep::SlurmScripts scripts = sweep::slurm_scripts(o);
+  sweep::write_file_atomically(o.out_dir + "/slurm/merge.sbatch", scripts.merge_script);
+  sweep::write_file_atomically(o.out_dir + "/sweep.sbatch", scripts.array_script);
+  std::ostringstream out;
+  out << "trainsim sweep: " << path << ": " << plan.points.size() << " points in " << o.shards << " array tasks of "
+      << o.jobs << " CPU(s), then a merge\nsubmit: sbatch " << o.out_dir << "/sweep.sbatch\n";
+  return out.str();
+}
+
+}  // namespace
+
+Command sweep_command() {
+  Command c;
+  c.name = "sweep";
+  c.summary = "simulate a base scenario over a sweep file's points, in parallel and resumable";
+  c.run = [summary = c.summary](const std::vector<std::string>& args, std::ostream& out) {
+    po::options_description visible("Options");
+    visible.add_options()("help,h", "show this help")("jobs,j", po::value<std::string>(),
+                                                      "points simulated at once (default: the core count)")(
+        "out,o", po::value<std::string>(), "output folder (default: SWEEP-results, after the sweep file's name)")(
+        "shard", po::value<std::string>(), "compute only shard i of n (i/n); then trainsim sweep --merge DIR")(
+        "merge", po::value<std::string>(), "rebuild DIR's results.csv and results.h5 from its point files")(
+        "slurm", "write DIR/sweep.sbatch, a Slurm job array of the shards and a final merge, and exit")(
+        "shards", po::value<std::string>(), "array tasks of --slurm (default: the points, at most 64)")(
+        "trace", "also write each point's HDF5 trace, DIR/traces/NNNNNN.h5 (trainsim run --trace)");
+    po::options_description all;
+    all.add(visible).add_options()("sweep", po::value<std::string>());
+    po::positional_options_description positional;
+    positional.add("sweep", 1);
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    } catch (const po::error& e) {
+      throw InputError("trainsim sweep", "", "", e.what());
+    }
+    if (vm.count("help")) {
+      out << k_usage << summary << "\n\n" << visible;
+      return 0;
+    }
+    if (vm.count("merge")) {
+      if (vm.count("sweep")) throw InputError("trainsim sweep", "--merge", "", "takes a folder, not a sweep file");
+      const std::string dir = vm["merge"].as<std::string>();
+      const sweep::SweepTally t = sweep::merge_sweep(dir);
+      out << "trainsim sweep --merge: " << tally_text(t, dir);
+      return t.failed > 0 ? 1 : 0;
+    }
+    if (!vm.count("sweep"))
+      throw InputError("trainsim sweep", "", "", "a sweep file is required: trainsim sweep SWEEP.ini");
+    const std::string path = vm["sweep"].as<std::string>();
+    sweep::SweepRunOptions options;
+    options.jobs = parse_jobs(vm);
+    if (vm.count("shard"))
+      std::tie(options.shard_index, options.shard_count) = parse_shard(vm["shard"].as<std::string>());
+    options.out_dir =
+        vm.count("out") ? vm["out"].as<std::string>() : std::filesystem::path(path).stem().string() + "-results";
+    options.progress = ::isatty(STDERR_FILENO) ? &std::cerr : nullptr;
+    const bool trace = vm.count("trace") > 0;
+    sweep::SweepPlan plan = sweep::sweep_plan(sweep::read_sweep_file(path));
+    if (trace) plan = sweep::with_traces(std::move(plan));
+    if (vm.count("slurm")) {
+      if (vm.count("shard")) throw InputError("trainsim sweep", "--shard", "", "--slurm chooses the shards itself");
+      out << write_slurm_scripts(plan, path, options, vm);
+      return 0;
+    }
+    const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(trace, options.out_dir));
+    out << "trainsim sweep: " << path;
+    if (options.shard_count > 1) out << ", shard " << options.shard_index + 1 << "/" << options.shard_count;
+    out << ": " << t.in_shard << " points to compute, " << t.reused << " already done\n"
+        << tally_text(t, options.out_dir);
+    return t.failed > 0 ? 1 : 0;
+  };
+  return c;
+}
+
+}  // namespace trainsim::cli

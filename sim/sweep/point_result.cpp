@@ -1,0 +1,70 @@
+#include "sim/sweep/point_result.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "sim/sweep/step_summary.hpp"
+
+namespace trainsim::sweep {
+
+std::string status_name(PointStatus status) {
+  switch (status) {
+    case PointStatus::ok:
+      return "ok";
+    case PointStatus::skipped:
+      return "skipped";
+    case PointStatus::failed:
+      return "failed";
+    case PointStatus::pending:
+      break;
+  }
+  return "pending";
+}
+
+std::string point_result_json(const PointResult& r) {
+  nlohmann::ordered_json j;
+  j["index"] = r.index;
+  j["fingerprint"] = r.fingerprint;
+  j["status"] = status_name(r.status);
+  j["reason"] = r.reason;
+  j["trace"] = r.trace;
+  nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+  const auto& names = summary_metric_names();
+  for (size_t i = 0; i < r.metrics.size() && i < names.size(); ++i) metrics[names[i]] = r.metrics[i];
+  j["metrics"] = metrics;
+  return j.dump(1) + "\n";
+}
+
+std::optional<PointResult> parse_point_result(const std::string& text) {
+  try {
+    const auto j = nlohmann::json::parse(text);
+    PointResult r;
+    r.index = j.at("index").get<int>();
+    r.fingerprint = j.at("fingerprint").get<std::string>();
+    const std::string status = j.at("status").get<std::string>();
+    if (status == "ok")
+      r.status = PointStatus::ok;
+    else if (status == "skipped")
+      r.status = PointStatus::skipped;
+    else if (status == "failed")
+      r.status = PointStatus::failed;
+    else
+      return std::nullopt;
+    r.reason = j.at("reason").get<std::string>();
+    r.trace = j.at("trace").get<std::string>();
+    if (r.status == PointStatus::ok)
+      for (const std::string& name : summary_metric_names())
+        r.metrics.push_back(j.at("metrics").at(name).get<double>());
+    return r;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string point_file_path(const std::string& points_dir, int index) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%06d.json", index);
+  return points_dir + "/" + name;
+}
+
+}  // namespace trainsim::sweep

@@ -1,0 +1,39 @@
+#pragma once
+// What one sweep point produced, as stored in its point file (points/NNNNNN.json):
+// ok with every summary metric, skipped (the scenario is invalid: the reason is the
+// InputError's one line), failed (the simulation threw or its process died), or pending.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainsim::sweep {
+
+enum class PointStatus { pending, ok, skipped, failed };
+
+/// "pending", "ok", "skipped", "failed".
+std::string status_name(PointStatus status);
+
+struct PointResult {
+  int index = 0;
+  std::string fingerprint;  ///< the point's (SweepPoint::fingerprint) when it was computed
+  PointStatus status = PointStatus::pending;
+  std::string reason;           ///< why skipped or failed; empty when ok
+  std::vector<double> metrics;  ///< summary_metric_names() order when ok, else empty
+  std::string trace;            ///< path of the point's trace, empty when none was written
+
+  /// ok and skipped points are complete: a rerun reuses them. Failed points are retried.
+  bool complete() const { return status == PointStatus::ok || status == PointStatus::skipped; }
+};
+
+/// The point file's text (JSON).
+std::string point_result_json(const PointResult& r);
+
+/// The point file read back; nothing if the text is not a whole point file with every
+/// metric (a file from an older build, or damaged).
+std::optional<PointResult> parse_point_result(const std::string& text);
+
+/// The path of point `index`'s file in `points_dir`: points_dir/000042.json.
+std::string point_file_path(const std::string& points_dir, int index);
+
+}  // namespace trainsim::sweep

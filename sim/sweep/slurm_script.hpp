@@ -1,0 +1,30 @@
+#pragma once
+// The Slurm submission of a sweep (`trainsim sweep SWEEP.ini --slurm`): a job-array script
+// whose task i runs `trainsim sweep SWEEP.ini --shard i/n`, and a merge script that
+// rebuilds the tables once every task has ended. Task 1 submits the merge with
+// --dependency=afterany on the array, so one `sbatch DIR/sweep.sbatch` runs everything.
+// Failed shards leave failed or pending points: rerunning the same sbatch resumes them.
+
+#include <string>
+
+namespace trainsim::sweep {
+
+struct SlurmScriptOptions {
+  std::string trainsim_exe;  ///< absolute path of the trainsim executable
+  std::string sweep_path;    ///< absolute path of the sweep file
+  std::string out_dir;       ///< absolute path of the output folder (shared by the nodes)
+  int shards = 1;            ///< array tasks
+  int jobs = 1;              ///< points at once per task, and --cpus-per-task
+  bool trace = false;        ///< pass --trace to the shards
+};
+
+struct SlurmScripts {
+  std::string array_script;  ///< written to out_dir/sweep.sbatch
+  std::string merge_script;  ///< written to out_dir/slurm/merge.sbatch
+};
+
+/// The two scripts. Paths are single-quoted for the shell. Throws InputError if a path
+/// contains a character the scripts cannot quote (a newline).
+SlurmScripts slurm_scripts(const SlurmScriptOptions& options);
+
+}  // namespace trainsim::sweep

@@ -1,0 +1,20 @@
+#include "sim/sweep/step_point_evaluator.hpp"
+
+#include "sim/scenario/scenario_loader.hpp"
+#include "sim/step/step_simulation.hpp"
+#include "sim/sweep/step_summary.hpp"
+
+namespace trainsim::sweep {
+
+PointEvaluator step_point_evaluator(ComputeModelFactory compute_model) {
+  return [make = std::move(compute_model)](const SweepPoint& point) {
+    const Scenario s = load_scenario(point.scenario_path, point.overrides);
+    const auto compute = make(s);
+    PointResult r;
+    r.status = PointStatus::ok;
+    r.metrics = summary_metrics(simulate_step(s, *compute));
+    return r;
+  };
+}
+
+}  // namespace trainsim::sweep

@@ -1,0 +1,69 @@
+#include "sim/sweep/step_summary.hpp"
+
+namespace trainsim::sweep {
+
+const std::vector<std::string>& summary_metric_names() {
+  static const std::vector<std::string> names = {"step_time_s",
+                                                 "gpus",
+                                                 "global_batch_samples",
+                                                 "tokens_per_step",
+                                                 "tokens_per_s",
+                                                 "tokens_per_s_per_gpu",
+                                                 "model_tflops_per_gpu",
+                                                 "hardware_tflops_per_gpu",
+                                                 "mfu",
+                                                 "hfu",
+                                                 "bubble_fraction",
+                                                 "collective_fraction",
+                                                 "exposed_comm_fraction",
+                                                 "breakdown_data_s",
+                                                 "breakdown_forward_s",
+                                                 "breakdown_backward_s",
+                                                 "breakdown_recompute_s",
+                                                 "breakdown_optimizer_s",
+                                                 "breakdown_tp_comm_s",
+                                                 "breakdown_pp_comm_s",
+                                                 "breakdown_dp_comm_s",
+                                                 "breakdown_idle_s",
+                                                 "peak_memory_bytes",
+                                                 "energy_per_step_j",
+                                                 "energy_per_token_j",
+                                                 "avg_power_w",
+                                                 "dp_reductions_per_step",
+                                                 "steps"};
+  return names;
+}
+
+std::vector<double> summary_metrics(const StepResult& r) {
+  const StepBreakdown& b = r.breakdown_s;
+  return {r.step_time_s,
+          static_cast<double>(r.gpus),
+          r.global_batch_samples,
+          r.tokens_per_step,
+          r.tokens_per_s,
+          r.tokens_per_s_per_gpu,
+          r.model_tflops_per_gpu,
+          r.hardware_tflops_per_gpu,
+          r.mfu,
+          r.hfu,
+          r.bubble_fraction,
+          r.collective_fraction,
+          r.exposed_comm_fraction,
+          b.data,
+          b.forward,
+          b.backward,
+          b.recompute,
+          b.optimizer,
+          b.tp_comm,
+          b.pp_comm,
+          b.dp_comm,
+          b.idle,
+          r.peak_memory_bytes,
+          r.energy_per_step_j,
+          r.energy_per_token_j,
+          r.avg_power_w,
+          static_cast<double>(r.dp_reductions),
+          static_cast<double>(r.steps)};
+}
+
+}  // namespace trainsim::sweep

@@ -1,0 +1,20 @@
+#pragma once
+// The summary metrics of one simulated step, as the columns of a sweep's results: the
+// deterministic fields of `trainsim run --json` (sim_wall_s, the wall-clock time, is left
+// out so that results are identical run to run), breakdown_s flattened as breakdown_<name>_s.
+
+#include <string>
+#include <vector>
+
+#include "sim/step/step_result.hpp"
+
+namespace trainsim::sweep {
+
+/// Column names, in order; units are in the names (_s, _bytes, _j, _w) or the metric is a
+/// count or a fraction (0..1).
+const std::vector<std::string>& summary_metric_names();
+
+/// The values of `r` in the order of summary_metric_names().
+std::vector<double> summary_metrics(const StepResult& r);
+
+}  // namespace trainsim::sweep

@@ -1,0 +1,51 @@
+#pragma once
+// The points of a sweep or batch, in their fixed order, and the manifest that stores them
+// in the output folder (so that `trainsim sweep --merge DIR` needs nothing else).
+//
+// A point is one scenario file plus overrides. Its fingerprint hashes the scenario file's
+// contents and the overrides: a point file is reused on a rerun only when the fingerprint
+// matches, so editing the base scenario or the sweep file recomputes what changed.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/sweep/sweep_spec.hpp"
+
+namespace trainsim::sweep {
+
+struct SweepPoint {
+  int index = 0;                       ///< position in the sweep's order, from 0
+  std::string scenario_path;           ///< the scenario file
+  std::vector<std::string> values;     ///< one per SweepPlan::parameter_names
+  std::vector<std::string> overrides;  ///< "section.key=value": fixed ones, then the varied ones
+  std::string fingerprint;             ///< 16 hex digits (FNV-1a 64)
+};
+
+struct SweepPlan {
+  std::string source;                        ///< the sweep file, or "batch"
+  std::vector<std::string> parameter_names;  ///< the varied keys ("scenario" for a batch)
+  std::vector<SweepPoint> points;
+};
+
+/// Every point of `spec`: the cross product (first parameter slowest) or the zip.
+/// Throws InputError if the base scenario cannot be read.
+SweepPlan sweep_plan(const SweepSpec& spec);
+
+/// One point per scenario file, each with `overrides` (from --set). Throws InputError for
+/// a scenario file that cannot be read.
+SweepPlan batch_plan(const std::vector<std::string>& scenario_paths, const std::vector<std::string>& overrides);
+
+/// The plan of a run that also writes traces: every fingerprint changes, so points computed
+/// without a trace are redone rather than reused.
+SweepPlan with_traces(SweepPlan plan);
+
+/// FNV-1a 64 of the scenario file's bytes and the overrides, as 16 hex digits.
+std::string point_fingerprint(const std::string& scenario_text, const std::vector<std::string>& overrides);
+
+/// The manifest (JSON) and back. parse_plan throws trainsim::Error naming `origin` when
+/// the text is not a manifest.
+std::string plan_json(const SweepPlan& plan);
+SweepPlan parse_plan(const std::string& text, const std::string& origin);
+
+}  // namespace trainsim::sweep

@@ -1,0 +1,134 @@
+#include "sim/sweep/sweep_run.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+
+#include "sim/core/error.hpp"
+#include "sim/sweep/atomic_file.hpp"
+#include "sim/sweep/progress_line.hpp"
+#include "sim/sweep/results_table.hpp"
+#include "sim/sweep/worker_pool.hpp"
+
+namespace trainsim::sweep {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string points_dir(const std::string& out_dir) {
+  return out_dir + "/points";
+}
+std::string manifest_path(const std::string& out_dir) {
+  return out_dir + "/sweep-points.json";
+}
+
+// Temporary files of writers that were killed: never renamed, never complete. Only those
+// `mine` accepts: other shards may be writing theirs into the same folder right now.
+void remove_temporaries(const std::string& dir, const std::function<bool(const std::string&)>& mine) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (is_temporary_name(name) && mine(name)) fs::remove(entry.path(), ec);
+  }
+}
+
+PointResult loaded_or_pending(const SweepPoint& p, const std::string& dir) {
+  const auto r = parse_point_result(read_file_or_empty(point_file_path(dir, p.index)));
+  if (r && r->index == p.index && r->fingerprint == p.fingerprint) return *r;
+  PointResult pending;
+  pending.index = p.index;
+  pending.fingerprint = p.fingerprint;
+  return pending;
+}
+
+SweepTally count(const SweepPlan& plan, const std::vector<PointResult>& results) {
+  SweepTally t;
+  t.points = static_cast<int>(plan.points.size());
+  for (const PointResult& r : results) {
+    t.ok += r.status == PointStatus::ok;
+    t.skipped += r.status == PointStatus::skipped;
+    t.failed += r.status == PointStatus::failed;
+    t.pending += r.status == PointStatus::pending;
+  }
+  return t;
+}
+
+void write_tables(const std::string& out_dir, const SweepPlan& plan, const std::vector<PointResult>& results) {
+  write_file_atomically(out_dir + "/results.csv", results_csv(plan, results));
+  write_results_h5(out_dir + "/results.h5", plan, results);
+}
+
+}  // namespace
+
+std::vector<PointResult> load_results(const SweepPlan& plan, const std::string& out_dir) {
+  std::vector<PointResult> results;
+  for (const SweepPoint& p : plan.points) results.push_back(loaded_or_pending(p, points_dir(out_dir)));
+  return results;
+}
+
+SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, const PointEvaluator& evaluate) {
+  std::error_code ec;
+  fs::create_directories(points_dir(options.out_dir), ec);
+  if (ec) throw Error("cannot create " + points_dir(options.out_dir) + ": " + ec.message());
+  // Point temporaries are named after their point (000042.json.HOST.PID.tmp); this run owns
+  // its share's. The tables are written only by unsharded runs and by --merge.
+  const bool sharded = options.shard_count > 1;
+  remove_temporaries(points_dir(options.out_dir), [&](const std::string& name) {
+    const int index = std::atoi(name.c_str());
+    return index % options.shard_count == options.shard_index;
+  });
+  if (!sharded) remove_temporaries(options.out_dir, [](const std::string&) { return true; });
+  write_file_atomically(manifest_path(options.out_dir), plan_json(plan));
+
+  std::vector<PointResult> results = load_results(plan, options.out_dir);
+  std::vector<SweepPoint> todo;
+  int in_shard = 0;
+  int reused = 0;
+  for (size_t i = 0; i < plan.points.size(); ++i) {
+    if (plan.points[i].index % options.shard_count != options.shard_index) continue;
+    ++in_shard;
+    if (results[i].complete())
+      ++reused;
+    else
+      todo.push_back(plan.points[i]);
+  }
+
+  ProgressLine progress(options.progress, in_shard, reused);
+  auto last_write = std::chrono::steady_clock::now();
+  if (!sharded) write_tables(options.out_dir, plan, results);
+  run_in_children(todo, options.jobs, points_dir(options.out_dir), evaluate, [&](const PointResult& r) {
+    // Points are stored by position; a plan's indices are its positions.
+    results[static_cast<size_t>(r.index)] = r;
+    progress.point_done(r.status == PointStatus::skipped, r.status == PointStatus::failed);
+    const auto now = std::chrono::steady_clock::now();
+    if (!sharded && now - last_write >= std::chrono::seconds(1)) {
+      // Other shards may have finished points meanwhile: the tables show every point file.
+      write_tables(options.out_dir, plan, load_results(plan, options.out_dir));
+      last_write = now;
+    }
+  });
+  progress.finish();
+  results = load_results(plan, options.out_dir);
+  if (!sharded) write_tables(options.out_dir, plan, results);
+  SweepTally t = count(plan, results);
+  t.in_shard = in_shard;
+  t.reused = reused;
+  return t;
+}
+
+SweepTally merge_sweep(const std::string& out_dir) {
+  const std::string manifest = read_file_or_empty(manifest_path(out_dir));
+  if (manifest.empty())
+    throw InputError(out_dir, "--merge", out_dir, "no sweep-points.json here: not a sweep's output folder");
+  const SweepPlan plan = parse_plan(manifest, manifest_path(out_dir));
+  remove_temporaries(out_dir, [](const std::string&) { return true; });
+  const std::vector<PointResult> results = load_results(plan, out_dir);
+  write_tables(out_dir, plan, results);
+  SweepTally t = count(plan, results);
+  t.in_shard = t.points;
+  return t;
+}
+
+}  // namespace trainsim::sweep

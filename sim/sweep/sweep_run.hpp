@@ -1,0 +1,57 @@
+#pragma once
+// A sweep (or batch) run in an output folder, resumable:
+//
+//   DIR/sweep-points.json   the manifest: every point of the plan (sweep_plan.hpp)
+//   DIR/points/NNNNNN.json  one file per finished point, written atomically by its child
+//   DIR/results.csv         the table, rebuilt from the point files in the sweep's order
+//   DIR/results.h5          the same table in HDF5
+//
+// Point files are the only state. A rerun of the same command reuses every point file whose
+// fingerprint matches and whose status is ok or skipped; failed, missing or damaged points,
+// and temporary files a killed writer left, are redone. The tables are rebuilt (atomically)
+// as points finish, at most once a second, and at the end, always from all point files in
+// point order: so they are the same whatever --jobs, the completion order or the sharding.
+// Sharded runs (--shard i/n, possibly at once on several nodes sharing the folder) write
+// only their points; `trainsim sweep --merge DIR` then writes the tables.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "sim/sweep/point_evaluator.hpp"
+#include "sim/sweep/point_result.hpp"
+#include "sim/sweep/sweep_plan.hpp"
+
+namespace trainsim::sweep {
+
+struct SweepRunOptions {
+  std::string out_dir;
+  int jobs = 1;         ///< child processes at once, >= 1
+  int shard_index = 0;  ///< this run computes points with index % shard_count == shard_index
+  int shard_count = 1;
+  std::ostream* progress = nullptr;  ///< the progress line's terminal, or nullptr for none
+};
+
+struct SweepTally {
+  int points = 0;    ///< in the plan
+  int in_shard = 0;  ///< this run's share
+  int reused = 0;    ///< of the share, complete before this run
+  int ok = 0;        ///< over the whole plan, after this run (other shards' files included)
+  int skipped = 0;
+  int failed = 0;
+  int pending = 0;
+};
+
+/// Runs `plan` into options.out_dir (created if missing). Throws trainsim::Error if the
+/// folder cannot be written or a child cannot be started.
+SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, const PointEvaluator& evaluate);
+
+/// Rebuilds results.csv and results.h5 of `out_dir` from its manifest and point files
+/// (`trainsim sweep --merge`, after the shards). Throws InputError if `out_dir` has no
+/// manifest.
+SweepTally merge_sweep(const std::string& out_dir);
+
+/// The results of `plan` found in `out_dir/points` (pending where none is complete and current).
+std::vector<PointResult> load_results(const SweepPlan& plan, const std::string& out_dir);
+
+}  // namespace trainsim::sweep

@@ -1,0 +1,110 @@
+#include "sim/sweep/traced_point_evaluator.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/sweep/atomic_file.hpp"
+#include "sim/sweep/step_summary.hpp"
+
+namespace trainsim::sweep {
+
+namespace {
+
+struct Finished {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs argv[0] with `argv`, stdout and stderr into files beside the trace (no pipes to
+// drain), and waits for it.
+Finished run_program(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path) {
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw Error(std::string("sweep: fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0 || err < 0) ::_exit(127);
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(err, STDERR_FILENO);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  Finished f;
+  f.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  f.out = read_file_or_empty(out_path);
+  f.err = read_file_or_empty(err_path);
+  std::remove(out_path.c_str());
+  std::remove(err_path.c_str());
+  return f;
+}
+
+std::string first_line(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  const std::string prefix = "trainsim: ";
+  return line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : line;
+}
+
+// The metrics of summary_metric_names() from `trainsim run --json`.
+std::vector<double> metrics_of(const nlohmann::json& j) {
+  std::vector<double> values;
+  const std::string prefix = "breakdown_";
+  for (const std::string& name : summary_metric_names()) {
+    if (name.rfind(prefix, 0) == 0) {
+      const std::string part = name.substr(prefix.size(), name.size() - prefix.size() - 2);  // drop "_s"
+      values.push_back(j.at("breakdown_s").at(part).get<double>());
+    } else {
+      values.push_back(j.at(name).get<double>());
+    }
+  }
+  return values;
+}
+
+}  // namespace
+
+PointEvaluator traced_point_evaluator(std::string trainsim_exe, std::string out_dir) {
+  return [exe = std::move(trainsim_exe), dir = std::move(out_dir)](const SweepPoint& point) {
+    char name[32];
+    std::snprintf(name, sizeof name, "traces/%06d", point.index);
+    const std::string trace = std::string(name) + ".h5";
+    std::error_code ec;
+    std::filesystem::create_directories(dir + "/traces", ec);
+    std::vector<std::string> argv = {exe, "run", point.scenario_path};
+    for (const std::string& o : point.overrides) argv.insert(argv.end(), {"--set", o});
+    argv.insert(argv.end(), {"--json", "--trace", dir + "/" + trace});
+    const Finished f = run_program(argv, dir + "/" + name + ".out.tmp", dir + "/" + name + ".err.tmp");
+    PointResult r;
+    if (f.exit_code == 2) {
+      r.status = PointStatus::skipped;
+      r.reason = first_line(f.err);
+      return r;
+    }
+    if (f.exit_code != 0)
+      throw Error("trainsim run exited with status " + std::to_string(f.exit_code) + ": " + first_line(f.err));
+    try {
+      r.metrics = metrics_of(nlohmann::json::parse(f.out));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(std::string("trainsim run --json: unexpected output: ") + e.what());
+    }
+    r.status = PointStatus::ok;
+    r.trace = trace;
+    return r;
+  };
+}
+
+}  // namespace trainsim::sweep

@@ -1,0 +1,102 @@
+#include "sim/sweep/worker_pool.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+#include <algorithm>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "sim/core/error.hpp"
+#include "sim/sweep/atomic_file.hpp"
+
+namespace trainsim::sweep {
+
+namespace {
+
+PointResult evaluate_caught(const SweepPoint& point, const PointEvaluator& evaluate) {
+  PointResult r;
+  try {
+    r = evaluate(point);
+  } catch (const InputError& e) {
+    r = PointResult{};
+    r.status = PointStatus::skipped;
+    r.reason = e.what();
+  } catch (const std::exception& e) {
+    r = PointResult{};
+    r.status = PointStatus::failed;
+    r.reason = e.what();
+  }
+  r.index = point.index;
+  r.fingerprint = point.fingerprint;
+  return r;
+}
+
+[[noreturn]] void run_child(const SweepPoint& point, const PointEvaluator& evaluate, const std::string& points_dir) {
+  int code = 0;
+  try {
+    write_file_atomically(point_file_path(points_dir, point.index),
+                          point_result_json(evaluate_caught(point, evaluate)));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "trainsim: point %d: %s\n", point.index, e.what());
+    code = 1;
+  }
+  std::fflush(nullptr);
+  ::_exit(code);
+}
+
+std::string death_reason(int status) {
+  if (WIFSIGNALED(status))
+    return "the simulation process was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return "the simulation process exited with status " + std::to_string(WEXITSTATUS(status)) +
+         " without writing its point";
+}
+
+// The point file the child wrote, or a failed result (written too) if it wrote none.
+PointResult collect(const SweepPoint& point, int status, const std::string& points_dir) {
+  const std::string path = point_file_path(points_dir, point.index);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    const auto r = parse_point_result(read_file_or_empty(path));
+    if (r && r->fingerprint == point.fingerprint) return *r;
+  }
+  PointResult failed;
+  failed.index = point.index;
+  failed.fingerprint = point.fingerprint;
+  failed.status = PointStatus::failed;
+  failed.reason = death_reason(status);
+  write_file_atomically(path, point_result_json(failed));
+  return failed;
+}
+
+}  // namespace
+
+void run_in_children(const std::vector<SweepPoint>& points, int jobs, const std::string& points_dir,
+                     const PointEvaluator& evaluate, const std::function<void(const PointResult&)>& on_done) {
+  std::map<pid_t, size_t> running;  // child -> position in points
+  size_t next = 0;
+  while (next < points.size() || !running.empty()) {
+    while (next < points.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
+      std::fflush(nullptr);  // the child must not write the parent's buffered output again
+      const pid_t pid = ::fork();
+      if (pid < 0) throw Error(std::string("sweep: fork: ") + std::strerror(errno));
+      if (pid == 0) run_child(points[next], evaluate, points_dir);
+      running[pid] = next++;
+    }
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      throw Error(std::string("sweep: waitpid: ") + std::strerror(errno));
+    }
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;  // not one of ours
+    const SweepPoint& point = points[it->second];
+    running.erase(it);
+    on_done(collect(point, status, points_dir));
+  }
+}
+
+}  // namespace trainsim::sweep

@@ -1,0 +1,27 @@
+#pragma once
+// Runs sweep points in forked child processes, at most `jobs` at a time. SimGrid 3.32 allows
+// one engine per process, so every point gets a fresh process (fork, without exec: the child
+// already has the parsed plan and the evaluator; no binary path or argument encoding needed).
+//
+// The child computes the point and writes its point file itself, atomically (a temporary
+// name, then rename): the file exists whole or not at all, whatever happens to the parent.
+// The parent only waits. If a child dies without writing (a crash, kill -9, out of memory),
+// the parent writes a failed point file naming the signal or exit status.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/sweep/point_evaluator.hpp"
+
+namespace trainsim::sweep {
+
+/// Computes every point of `points` in children, `jobs` >= 1 at once, writing
+/// point_file_path(points_dir, index). Calls `on_done` in this process as each point
+/// finishes (in completion order, which varies with jobs and load). Waits with
+/// waitpid(-1): call it from a process with no other children to reap. Throws
+/// trainsim::Error if fork fails.
+void run_in_children(const std::vector<SweepPoint>& points, int jobs, const std::string& points_dir,
+                     const PointEvaluator& evaluate, const std::function<void(const PointResult&)>& on_done);
+
+}  // namespace trainsim::sweep

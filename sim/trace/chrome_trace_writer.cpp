@@ -1,0 +1,92 @@
+#include "sim/trace/chrome_trace_writer.hpp"
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
+
+#include "sim/core/error.hpp"
+#include "sim/trace/atomic_output_file.hpp"
+
+namespace trainsim {
+
+namespace {
+
+constexpr std::array<const char*, 5> k_streams{"compute", "tp_comm", "pp_comm", "dp_comm", "data"};
+constexpr int k_threads_per_gpu = 8;  // room for the streams, fixed so that thread ids are stable
+
+int stream_index(const std::string& stream) {
+  for (size_t i = 0; i < k_streams.size(); ++i)
+    if (stream == k_streams[i]) return static_cast<int>(i);
+  return static_cast<int>(k_streams.size());
+}
+
+// Microseconds with nanosecond resolution; fixed formatting keeps equal inputs byte-equal.
+std::string micros(double seconds) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3f", seconds * 1e6);
+  return buf;
+}
+
+}  // namespace
+
+void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& events, int gpus_per_node,
+                        const TraceMetadata& metadata) {
+  const int per_node = gpus_per_node > 0 ? gpus_per_node : 1;
+  AtomicOutputFile file(path);
+  {
+    std::ofstream out(file.temp_path());
+    if (!out) throw Error("cannot write " + file.temp_path());
+    nlohmann::json meta;
+    meta["trainsim_version"] = metadata.trainsim_version;
+    meta["scenario"] = metadata.scenario_path;
+    meta["simulated_gpus"] = metadata.simulated_gpus;
+    out << "{\"displayTimeUnit\":\"ms\",\"otherData\":" << meta.dump() << ",\"traceEvents\":[\n";
+    std::set<std::pair<int, int>> threads;
+    bool first = true;
+    auto line = [&](const nlohmann::json& j) {
+      out << (first ? "" : ",\n") << j.dump();
+      first = false;
+    };
+    for (const TraceEvent& e : events) threads.insert({e.rank, stream_index(e.stream)});
+    std::set<int> nodes;
+    for (const auto& [rank, stream] : threads) {
+      const int node = rank / per_node;
+      if (nodes.insert(node).second) {
+        line({{"ph", "M"},
+              {"name", "process_name"},
+              {"pid", node},
+              {"args", {{"name", "node " + std::to_string(node)}}}});
+        line({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", node}, {"args", {{"sort_index", node}}}});
+      }
+      const int tid = (rank % per_node) * k_threads_per_gpu + stream;
+      const std::string stream_name = stream < static_cast<int>(k_streams.size()) ? k_streams[stream] : "other";
+      line({{"ph", "M"},
+            {"name", "thread_name"},
+            {"pid", node},
+            {"tid", tid},
+            {"args", {{"name", "rank " + std::to_string(rank) + " " + stream_name}}}});
+      line({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", node}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
+    }
+    for (const TraceEvent& e : events) {
+      const int node = e.rank / per_node;
+      const int tid = (e.rank % per_node) * k_threads_per_gpu + stream_index(e.stream);
+      out << (first ? "" : ",\n") << "{\"ph\":\"X\",\"name\":" << nlohmann::json(e.kind).dump()
+          << ",\"cat\":" << nlohmann::json(e.stream).dump() << ",\"pid\":" << node << ",\"tid\":" << tid
+          << ",\"ts\":" << micros(e.start_s) << ",\"dur\":" << micros(e.end_s - e.start_s)
+          << ",\"args\":{\"step\":" << e.step << ",\"stage\":" << e.stage << ",\"replica\":" << e.replica
+          << ",\"layer\":" << e.layer << ",\"microbatch\":" << e.microbatch
+          << ",\"bytes\":" << nlohmann::json(e.bytes).dump() << ",\"flops\":" << nlohmann::json(e.flops).dump()
+          << ",\"count\":" << e.count << "}}";
+      first = false;
+    }
+    out << "\n]}\n";
+    out.flush();
+    if (!out) throw Error("cannot write " + file.temp_path());
+  }
+  file.commit();
+}
+
+}  // namespace trainsim

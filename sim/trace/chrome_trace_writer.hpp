@@ -1,0 +1,19 @@
+#pragma once
+// Writes trace events in the Chrome trace event format (JSON object form, "X" complete
+// events, timestamps in microseconds), which Perfetto and chrome://tracing open: one
+// process per node, one thread per GPU stream (thread id = GPU index in node x 8 + stream
+// index). Written under a temporary name and renamed when complete.
+
+#include <string>
+#include <vector>
+
+#include "sim/trace/trace_contents.hpp"
+
+namespace trainsim {
+
+/// `gpus_per_node` maps a global rank to its node (pid) and local GPU. Throws
+/// trainsim::Error when the file cannot be written.
+void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& events, int gpus_per_node,
+                        const TraceMetadata& metadata);
+
+}  // namespace trainsim

@@ -1,0 +1,75 @@
+#pragma once
+// Internal to sim/trace: an owning HDF5 identifier, and the few HDF5 operations the trace
+// writer and reader share. Every failure throws trainsim::Error naming what failed.
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainsim::hdf5 {
+
+/// Owns one HDF5 identifier and closes it with the matching H5*close.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  /// Throws trainsim::Error with `what` when `id` is negative (an HDF5 failure).
+  Handle(hid_t id, Closer closer, const std::string& what);
+  ~Handle();
+  Handle(Handle&& other) noexcept;
+  Handle& operator=(Handle&& other) noexcept;
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  hid_t get() const { return id_; }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  Closer closer_ = nullptr;
+};
+
+/// Silences HDF5's own error printing while it lives (failures are reported as exceptions).
+class QuietErrors {
+ public:
+  QuietErrors();
+  ~QuietErrors();
+  QuietErrors(const QuietErrors&) = delete;
+  QuietErrors& operator=(const QuietErrors&) = delete;
+
+ private:
+  H5E_auto2_t function_ = nullptr;
+  void* data_ = nullptr;
+};
+
+/// Throws trainsim::Error with `what` when `status` is negative.
+void check(herr_t status, const std::string& what);
+
+/// A group whose objects carry no modification times (so equal inputs give equal files).
+Handle create_group(hid_t parent, const std::string& name);
+
+/// A fixed-length, null-padded string type of `size` bytes.
+Handle fixed_string_type(size_t size);
+
+void write_attribute(hid_t object, const std::string& name, const std::string& value);  ///< UTF-8, variable length
+void write_attribute(hid_t object, const std::string& name, double value);
+void write_attribute(hid_t object, const std::string& name, std::int64_t value);
+void write_attribute(hid_t object, const std::string& name, std::uint64_t value);
+void write_attribute(hid_t object, const std::string& name, const std::vector<double>& values);
+
+std::string read_string_attribute(hid_t object, const std::string& name);
+double read_double_attribute(hid_t object, const std::string& name);
+std::int64_t read_int_attribute(hid_t object, const std::string& name);
+std::uint64_t read_uint_attribute(hid_t object, const std::string& name);
+std::vector<double> read_doubles_attribute(hid_t object, const std::string& name);
+
+/// A one-dimensional dataset of `rows` rows stored as `file_type`, from `data` laid out as
+/// `memory_type`: chunked (extendible, so a zero-row table is still a table), shuffled and
+/// deflate-compressed.
+Handle write_table(hid_t parent, const std::string& name, hid_t file_type, hid_t memory_type, const void* data,
+                   size_t rows);
+
+/// Rows of the table `name`, read as `type` into `row_size`-byte rows.
+std::vector<char> read_table(hid_t parent, const std::string& name, hid_t type, size_t row_size, size_t& rows);
+
+}  // namespace trainsim::hdf5

@@ -1,0 +1,71 @@
+#pragma once
+// Internal to sim/trace: the in-memory rows of /steps, /events and /memory and their HDF5
+// compound types, shared by the writer and the reader. Field names and types are the schema
+// (analysis/README.md); the file stores them little-endian whatever the host.
+
+#include <cstdint>
+
+#include "sim/trace/hdf5_handle.hpp"
+#include "sim/trace/trace_contents.hpp"
+
+namespace trainsim::hdf5 {
+
+inline constexpr size_t k_stream_chars = 16;  ///< /events stream: fixed-length, null-padded
+inline constexpr size_t k_kind_chars = 32;    ///< /events kind: fixed-length, null-padded
+
+struct StepRow {
+  std::int32_t step;
+  double start_s;
+  double end_s;
+  double tokens;
+  double samples;
+};
+
+struct EventRow {
+  std::int32_t step;
+  std::int32_t rank;
+  std::int32_t stage;
+  std::int32_t replica;
+  char stream[k_stream_chars];
+  char kind[k_kind_chars];
+  std::int32_t layer;
+  std::int32_t microbatch;
+  double start_s;
+  double end_s;
+  double bytes;
+  double flops;
+  std::int32_t count;
+};
+
+struct MemoryRow {
+  std::int32_t stage;
+  std::int32_t layers;
+  double parameters_per_gpu;
+  double inflight_microbatches;
+  double weights;
+  double gradients;
+  double optimizer_states;
+  double activations;
+  double comm_buffers;
+  double framework;
+  double fragmentation;
+  double total;
+  double offloaded;
+  double capacity;
+  std::int8_t fits;
+};
+
+/// `file` true: the type stored in the file (packed, little-endian); false: the native
+/// in-memory layout of the row struct.
+Handle step_type(bool file);
+Handle event_type(bool file);
+Handle memory_type(bool file);
+
+StepRow to_row(const TraceStep& s);
+EventRow to_row(const TraceEvent& e);
+MemoryRow to_row(const StageMemory& m);
+TraceStep from_row(const StepRow& r);
+TraceEvent from_row(const EventRow& r);
+StageMemory from_row(const MemoryRow& r);
+
+}  // namespace trainsim::hdf5

@@ -1,0 +1,86 @@
+#include "sim/trace/hdf5_trace_reader.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "sim/core/error.hpp"
+#include "sim/trace/hdf5_handle.hpp"
+#include "sim/trace/hdf5_rows.hpp"
+#include "sim/trace/summary_fields.hpp"
+
+namespace trainsim {
+
+namespace {
+
+using hdf5::Handle;
+
+template <class Row, class Item>
+std::vector<Item> read_rows(hid_t root, const std::string& name, const Handle& memory_type) {
+  size_t rows = 0;
+  const std::vector<char> data = hdf5::read_table(root, name, memory_type.get(), sizeof(Row), rows);
+  std::vector<Item> items;
+  items.reserve(rows);
+  for (size_t i = 0; i < rows; ++i) {
+    Row row;
+    std::memcpy(&row, data.data() + i * sizeof(Row), sizeof(Row));
+    items.push_back(hdf5::from_row(row));
+  }
+  return items;
+}
+
+Handle open_group(hid_t root, const std::string& name) {
+  return Handle(H5Gopen2(root, name.c_str(), H5P_DEFAULT), H5Gclose, "open group " + name);
+}
+
+Handle open_dataset(hid_t root, const std::string& name) {
+  return Handle(H5Dopen2(root, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+}
+
+}  // namespace
+
+TraceContents read_hdf5_trace(const std::string& path) {
+  const hdf5::QuietErrors quiet;
+  const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + path);
+  const hid_t root = file.get();
+  TraceContents c;
+  TraceMetadata& m = c.metadata;
+  m.schema_version = hdf5::read_string_attribute(root, "schema_version");
+  if (m.schema_version.rfind("1.", 0) != 0)
+    throw Error(path + ": trace schema version " + m.schema_version + " is not 1.x");
+  m.trainsim_version = hdf5::read_string_attribute(root, "trainsim_version");
+  m.simgrid_version = hdf5::read_string_attribute(root, "simgrid_version");
+  m.hdf5_version = hdf5::read_string_attribute(root, "hdf5_version");
+  m.scenario_path = hdf5::read_string_attribute(root, "scenario_path");
+  m.scenario_text = hdf5::read_string_attribute(root, "scenario_text");
+  m.scenario_overrides = hdf5::read_string_attribute(root, "scenario_overrides");
+  m.scenario_resolved = hdf5::read_string_attribute(root, "scenario_resolved");
+  m.seed = hdf5::read_uint_attribute(root, "seed");
+  m.simulated_gpus = hdf5::read_string_attribute(root, "simulated_gpus");
+  m.reduce_symmetry = hdf5::read_int_attribute(root, "reduce_symmetry") != 0;
+  c.level = parse_trace_level(hdf5::read_string_attribute(root, "trace_level"), "trace_level");
+
+  {
+    const Handle group = open_group(root, "summary");
+    for (const auto& [name, field] : hdf5::summary_fields(c.summary))
+      *field = hdf5::read_double_attribute(group.get(), name);
+    c.summary.gpus = static_cast<int>(hdf5::read_int_attribute(group.get(), "gpus"));
+    c.summary.dp_reductions = static_cast<int>(hdf5::read_int_attribute(group.get(), "dp_reductions_per_step"));
+    c.summary.steps = static_cast<int>(hdf5::read_int_attribute(group.get(), "steps"));
+    c.summary.inflight_microbatches = hdf5::read_doubles_attribute(group.get(), "inflight_microbatches");
+    c.compute_model = hdf5::read_string_attribute(group.get(), "compute_model");
+    c.model_name = hdf5::read_string_attribute(group.get(), "model");
+  }
+  c.steps = read_rows<hdf5::StepRow, TraceStep>(root, "steps", hdf5::step_type(false));
+  c.events = read_rows<hdf5::EventRow, TraceEvent>(root, "events", hdf5::event_type(false));
+  {
+    const Handle set = open_dataset(root, "events");
+    c.events_rule = hdf5::read_string_attribute(set.get(), "rule");
+    c.max_events = hdf5::read_int_attribute(set.get(), "max_events");
+    c.events_observed = hdf5::read_int_attribute(set.get(), "events_observed");
+  }
+  c.memory = read_rows<hdf5::MemoryRow, StageMemory>(root, "memory", hdf5::memory_type(false));
+  for (const char* reserved : {"links", "failures", "checkpoints"}) open_group(root, reserved);
+  return c;
+}
+
+}  // namespace trainsim

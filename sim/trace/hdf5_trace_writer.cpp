@@ -1,0 +1,118 @@
+#include "sim/trace/hdf5_trace_writer.hpp"
+
+#include <vector>
+
+#include "sim/trace/atomic_output_file.hpp"
+#include "sim/trace/hdf5_handle.hpp"
+#include "sim/trace/hdf5_rows.hpp"
+#include "sim/trace/summary_fields.hpp"
+
+namespace trainsim {
+
+namespace {
+
+using hdf5::Handle;
+using hdf5::write_attribute;
+
+template <class Row, class Item>
+std::vector<Row> rows_of(const std::vector<Item>& items) {
+  std::vector<Row> rows;
+  rows.reserve(items.size());
+  for (const Item& item : items) rows.push_back(hdf5::to_row(item));
+  return rows;
+}
+
+void write_root(hid_t root, const TraceContents& c) {
+  const TraceMetadata& m = c.metadata;
+  write_attribute(root, "schema_version", m.schema_version);
+  write_attribute(root, "trainsim_version", m.trainsim_version);
+  write_attribute(root, "simgrid_version", m.simgrid_version);
+  write_attribute(root, "hdf5_version", m.hdf5_version);
+  write_attribute(root, "scenario_path", m.scenario_path);
+  write_attribute(root, "scenario_text", m.scenario_text);
+  write_attribute(root, "scenario_overrides", m.scenario_overrides);
+  write_attribute(root, "scenario_resolved", m.scenario_resolved);
+  write_attribute(root, "seed", m.seed);
+  write_attribute(root, "trace_level", to_string(c.level));
+  write_attribute(root, "simulated_gpus", m.simulated_gpus);
+  write_attribute(root, "reduce_symmetry", static_cast<std::int64_t>(m.reduce_symmetry ? 1 : 0));
+  write_attribute(root, "time_unit", std::string("s (simulated)"));
+}
+
+void write_summary(hid_t root, const TraceContents& c) {
+  const Handle group = hdf5::create_group(root, "summary");
+  StepResult r = c.summary;
+  for (const auto& [name, field] : hdf5::summary_fields(r)) write_attribute(group.get(), name, *field);
+  write_attribute(group.get(), "gpus", static_cast<std::int64_t>(r.gpus));
+  write_attribute(group.get(), "dp_reductions_per_step", static_cast<std::int64_t>(r.dp_reductions));
+  write_attribute(group.get(), "steps", static_cast<std::int64_t>(r.steps));
+  write_attribute(group.get(), "inflight_microbatches", r.inflight_microbatches);
+  write_attribute(group.get(), "compute_model", c.compute_model);
+  write_attribute(group.get(), "model", c.model_name);
+  write_attribute(group.get(), "scenario", c.metadata.scenario_path);
+}
+
+template <class Row, class Item>
+Handle write_rows(hid_t root, const std::string& name, const std::vector<Item>& items, const Handle& file_type,
+                  const Handle& memory_type) {
+  const std::vector<Row> rows = rows_of<Row>(items);
+  // HDF5 converts the native layout to the packed file layout on write.
+  return hdf5::write_table(root, name, file_type.get(), memory_type.get(), rows.data(), rows.size());
+}
+
+void write_reserved(hid_t root, const std::string& name, const std::string& status) {
+  const Handle group = hdf5::create_group(root, name);
+  write_attribute(group.get(), "status", status);
+}
+
+}  // namespace
+
+void write_hdf5_trace(const std::string& path, const TraceContents& c) {
+  AtomicOutputFile out(path);
+  {
+    const hdf5::QuietErrors quiet;
+    const Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+                      "create " + out.temp_path());
+    const hid_t root = file.get();
+    write_root(root, c);
+    write_summary(root, c);
+
+    const std::vector<TraceStep> no_steps;
+    const std::vector<TraceEvent> no_events;
+    const bool with_steps = c.level != TraceLevel::summary;
+    const bool with_events = c.level == TraceLevel::events;
+    {
+      const Handle set = write_rows<hdf5::StepRow>(root, "steps", with_steps ? c.steps : no_steps,
+                                                   hdf5::step_type(true), hdf5::step_type(false));
+      write_attribute(set.get(), "written", static_cast<std::int64_t>(with_steps ? 1 : 0));
+    }
+    {
+      const Handle set = write_rows<hdf5::EventRow>(root, "events", with_events ? c.events : no_events,
+                                                    hdf5::event_type(true), hdf5::event_type(false));
+      write_attribute(set.get(), "written", static_cast<std::int64_t>(with_events ? 1 : 0));
+      write_attribute(set.get(), "rule", c.events_rule);
+      write_attribute(set.get(), "max_events", c.max_events);
+      write_attribute(set.get(), "events_observed", c.events_observed);
+      write_attribute(set.get(), "aggregated", static_cast<std::int64_t>(c.events_observed > c.max_events ? 1 : 0));
+      write_attribute(set.get(), "simulated_gpus", c.metadata.simulated_gpus);
+      write_attribute(set.get(), "layer",
+                      std::string("model chunk (virtual pipeline stage) index, not a transformer layer; -1 when "
+                                  "none or aggregated"));
+    }
+    {
+      const Handle set =
+          write_rows<hdf5::MemoryRow>(root, "memory", c.memory, hdf5::memory_type(true), hdf5::memory_type(false));
+      write_attribute(set.get(), "unit", std::string("bytes per GPU"));
+      write_attribute(set.get(), "per",
+                      std::string("pipeline stage: every GPU of a stage (all TP and DP ranks) holds the same"));
+    }
+    write_reserved(root, "links",
+                   "reserved: link utilization over time is not produced by this version (schema 1.x adds it)");
+    write_reserved(root, "failures", "reserved for the run-level failure simulation; empty");
+    write_reserved(root, "checkpoints", "reserved for the run-level checkpoint simulation; empty");
+    hdf5::check(H5Fflush(root, H5F_SCOPE_GLOBAL), "flush " + out.temp_path());
+  }
+  out.commit();
+}
+
+}  // namespace trainsim

@@ -1,0 +1,17 @@
+#pragma once
+// Writes a trace as HDF5 (schema: analysis/README.md, version k_trace_schema_version):
+// root attributes, /summary, /steps, /events, /memory, and the reserved groups /links,
+// /failures and /checkpoints. Tables are chunked and deflate-compressed. The file is built
+// at `<path>.tmp-<pid>` and renamed to `path` only when complete; on failure the temporary
+// file is removed and trainsim::Error is thrown. Objects carry no modification times, so
+// equal contents give equal files (sim_wall_s in /summary is the one wall-clock value).
+
+#include <string>
+
+#include "sim/trace/trace_contents.hpp"
+
+namespace trainsim {
+
+void write_hdf5_trace(const std::string& path, const TraceContents& contents);
+
+}  // namespace trainsim

@@ -1,0 +1,42 @@
+// `trainsim batch`: one result per scenario, one table of all, invalid scenarios reported.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "sim/sweep/atomic_file.hpp"
+#include "support/run_trainsim.hpp"
+#include "tiny_scenario.hpp"
+
+namespace trainsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(BatchCli, OneResultPerScenarioAndOneTable) {
+  const std::string a = testing::write_temp_file("a.ini", testing::tiny_scenario_text());
+  const std::string b = testing::write_temp_file("b.ini", testing::tiny_scenario_text() + "[run]\nseed = 2\n");
+  std::string bad_text = testing::tiny_scenario_text();
+  bad_text.replace(bad_text.find("tp = 1"), 6, "tp = 3");
+  const std::string bad = testing::write_temp_file("bad.ini", bad_text);
+  const std::string dir = testing::write_temp_file("out", "");
+  fs::remove_all(dir);
+  const auto r = testing::run_trainsim({"batch", a, b, bad, "--jobs", "2", "--out", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 scenarios (0 already done), 2 ok, 1 invalid, 0 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("skipped"), std::string::npos) << r.out;
+  for (const char* f : {"/points/000000.json", "/points/000001.json", "/points/000002.json", "/results.h5"})
+    EXPECT_TRUE(fs::exists(dir + f)) << f;
+  const std::string csv = sweep::read_file_or_empty(dir + "/results.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4) << csv;
+  EXPECT_NE(csv.find("\n0," + a + ",ok,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n2," + bad + ",skipped,"), std::string::npos) << csv;
+}
+
+TEST(BatchCli, NeedsAScenario) {
+  EXPECT_EQ(testing::run_trainsim({"batch"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace trainsim

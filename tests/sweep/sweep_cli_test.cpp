@@ -1,0 +1,177 @@
+// `trainsim sweep` as users run it: invalid points skipped with the reason, the same
+// results for --jobs 1 and --jobs 2, resume after kill -9, shards and merge, bad sweep files.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "sim/sweep/atomic_file.hpp"
+#include "support/run_trainsim.hpp"
+#include "tiny_scenario.hpp"
+
+namespace trainsim {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_trainsim;
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = testing::write_temp_file(name, "");
+  fs::remove_all(dir);
+  return dir;
+}
+
+std::string tiny_sweep(const std::string& vary, const std::string& sweep_section = "") {
+  const std::string base = testing::write_temp_file("tiny.ini", testing::tiny_scenario_text());
+  return testing::write_temp_file("sweep.ini", "[sweep]\nbase = " + base + "\n" + sweep_section + "[vary]\n" + vary);
+}
+
+std::string csv(const std::string& dir) {
+  return sweep::read_file_or_empty(dir + "/results.csv");
+}
+
+TEST(SweepCli, SameResultsForOneAndTwoJobsAndInvalidPointsSkipped) {
+  const std::string sweep = tiny_sweep("parallel.tp = 1,2,3\ntraining.grad_accum = 1,2\n");
+  const std::string one = fresh_dir("one"), two = fresh_dir("two");
+  const auto a = run_trainsim({"sweep", sweep, "--jobs", "1", "--out", one});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_NE(a.out.find("6 points: 4 ok, 2 skipped, 0 failed, 0 pending"), std::string::npos) << a.out;
+  EXPECT_EQ(a.err, "");  // no progress line when stderr is not a terminal
+  const auto b = run_trainsim({"sweep", sweep, "--jobs", "2", "--out", two});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(csv(one), csv(two));
+  const std::string text = csv(one);
+  EXPECT_EQ(text.rfind("point,parallel.tp,training.grad_accum,status,reason,step_time_s,", 0), 0u) << text;
+  // tp 3 does not divide 2 GPUs: skipped, with the scenario loader's one-line reason.
+  EXPECT_NE(text.find("\n4,3,1,skipped,"), std::string::npos) << text;
+  EXPECT_NE(text.find("not divisible by tp*pp*cp = 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n0,1,1,ok,,"), std::string::npos) << text;
+  EXPECT_TRUE(fs::exists(one + "/results.h5"));
+}
+
+int count_point_files(const std::string& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir + "/points", ec))
+    if (e.path().extension() == ".json") ++n;
+  return n;
+}
+
+std::map<std::string, ino_t> point_inodes(const std::string& dir) {
+  std::map<std::string, ino_t> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir + "/points", ec)) {
+    struct stat st {};
+    if (e.path().extension() == ".json" && ::stat(e.path().c_str(), &st) == 0) out[e.path().string()] = st.st_ino;
+  }
+  return out;
+}
+
+TEST(SweepCli, ResumesAfterKill9WithoutRecomputing) {
+  const std::string sweep = tiny_sweep("training.grad_accum = 1..12 +1\nparallel.tp = 1,2\n");
+  const std::string dir = fresh_dir("killed"), clean = fresh_dir("clean");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);  // its own group: kill -9 takes the sweep and its running children
+    ::freopen("/dev/null", "w", stdout);
+    ::freopen("/dev/null", "w", stderr);
+    ::execl(TRAINSIM_EXE, TRAINSIM_EXE, "sweep", sweep.c_str(), "--jobs", "1", "--out", dir.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (count_point_files(dir) < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ::kill(-pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const auto before = point_inodes(dir);
+  ASSERT_GE(before.size(), 3u);
+  if (before.size() == 24u) GTEST_SKIP() << "the sweep finished before it could be killed";
+
+  const auto resumed = run_trainsim({"sweep", sweep, "--jobs", "2", "--out", dir});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find(std::to_string(before.size()) + " already done"), std::string::npos) << resumed.out;
+  const auto after = point_inodes(dir);
+  for (const auto& [path, ino] : before) EXPECT_EQ(after.at(path), ino) << path << " was rewritten";
+  EXPECT_EQ(after.size(), 24u);
+
+  const auto reference = run_trainsim({"sweep", sweep, "--jobs", "2", "--out", clean});
+  ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  EXPECT_EQ(csv(dir), csv(clean));
+
+  const auto again = run_trainsim({"sweep", sweep, "--out", dir});
+  EXPECT_NE(again.out.find("24 already done"), std::string::npos) << again.out;
+}
+
+TEST(SweepCli, ShardsThenMerge) {
+  const std::string sweep = tiny_sweep("parallel.tp = 1,2,3\n");
+  const std::string dir = fresh_dir("sharded");
+  const auto s1 = run_trainsim({"sweep", sweep, "--shard", "1/2", "--out", dir});
+  ASSERT_EQ(s1.exit_code, 0) << s1.err;
+  EXPECT_NE(s1.out.find("shard 1/2: 2 points to compute"), std::string::npos) << s1.out;
+  const auto s2 = run_trainsim({"sweep", sweep, "--shard", "2/2", "--out", dir});
+  ASSERT_EQ(s2.exit_code, 0) << s2.err;
+  const auto merged = run_trainsim({"sweep", "--merge", dir});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_NE(merged.out.find("3 points: 2 ok, 1 skipped, 0 failed, 0 pending"), std::string::npos) << merged.out;
+}
+
+// Column `trace` is the last; everything before it must not depend on --trace.
+std::string without_last_column(const std::string& csv_text) {
+  std::string out;
+  size_t start = 0;
+  while (start < csv_text.size()) {
+    const size_t end = csv_text.find('\n', start);
+    const std::string line = csv_text.substr(start, end - start);
+    out += line.substr(0, line.rfind(',')) + "\n";
+    start = end == std::string::npos ? csv_text.size() : end + 1;
+  }
+  return out;
+}
+
+TEST(SweepCli, TraceWritesOneHdf5TracePerPoint) {
+  const std::string sweep = tiny_sweep("parallel.tp = 1,3\n");
+  const std::string plain = fresh_dir("plain"), traced = fresh_dir("traced");
+  ASSERT_EQ(run_trainsim({"sweep", sweep, "--out", plain}).exit_code, 0);
+  const auto r = run_trainsim({"sweep", sweep, "--trace", "--out", traced});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(traced + "/traces/000000.h5"));
+  EXPECT_FALSE(fs::exists(traced + "/traces/000001.h5"));  // skipped: nothing simulated
+  const std::string text = csv(traced);
+  EXPECT_NE(text.find(",traces/000000.h5\n"), std::string::npos) << text;
+  EXPECT_EQ(without_last_column(text), without_last_column(csv(plain)));
+  // Points computed without a trace are redone when --trace is asked for.
+  EXPECT_NE(run_trainsim({"sweep", sweep, "--trace", "--out", plain}).out.find("0 already done"), std::string::npos);
+}
+
+TEST(SweepCli, BadSweepFileExits2WithOneLine) {
+  const std::string sweep = tiny_sweep("parallel.tpp = 1,2\n");
+  const auto r = run_trainsim({"sweep", sweep, "--out", fresh_dir("bad")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("vary.parallel.tpp"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'parallel.tp'"), std::string::npos) << r.err;
+}
+
+TEST(SweepCli, BadOptionsExit2) {
+  const std::string sweep = tiny_sweep("parallel.tp = 1\n");
+  EXPECT_EQ(run_trainsim({"sweep", sweep, "--jobs", "0"}).exit_code, 2);
+  EXPECT_EQ(run_trainsim({"sweep", sweep, "--shard", "3/2"}).exit_code, 2);
+  EXPECT_EQ(run_trainsim({"sweep"}).exit_code, 2);
+  EXPECT_EQ(run_trainsim({"sweep", "--merge", fresh_dir("nothing")}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -1,0 +1,130 @@
+// `trainsim run --trace/--chrome-trace` through the real executable, on a tiny scenario
+// (the simulation runs in the trainsim process, one engine per process).
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "sim/trace/hdf5_trace_reader.hpp"
+#include "support/run_trainsim.hpp"
+#include "tests/trace/trace_comparison.hpp"
+
+namespace trainsim {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_trainsim;
+using testing::source_path;
+
+std::string temp_path(const std::string& name) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir = fs::path(::testing::TempDir()) / ("trainsim_trace_cli_" + std::string(info->name()));
+  fs::create_directories(dir);
+  return (dir / name).string();
+}
+
+const std::string k_tiny = source_path("tests/trace/tiny.ini");
+
+TEST(TraceCli, TraceHoldsTheRunsSummaryStepsEventsAndMemory) {
+  const std::string path = temp_path("tiny.h5");
+  const auto run = run_trainsim({"run", k_tiny, "--json", "--trace", path});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto json = nlohmann::json::parse(run.out);
+  const TraceContents t = read_hdf5_trace(path);
+  EXPECT_EQ(t.summary.step_time_s, json["step_time_s"].get<double>());
+  EXPECT_EQ(t.summary.mfu, json["mfu"].get<double>());
+  EXPECT_EQ(t.summary.breakdown_s.idle, json["breakdown_s"]["idle"].get<double>());
+  EXPECT_EQ(t.summary.gpus, 8);
+  EXPECT_EQ(t.metadata.seed, 7u);
+  EXPECT_NE(t.metadata.scenario_text.find("layers = 4"), std::string::npos);
+  EXPECT_NE(t.metadata.scenario_resolved.find("[parallel]"), std::string::npos);
+  ASSERT_EQ(t.steps.size(), 2u);
+  EXPECT_EQ(t.steps[1].step, 1);
+  EXPECT_GT(t.steps[1].end_s, t.steps[1].start_s);
+  EXPECT_EQ(t.steps[0].tokens, json["tokens_per_step"].get<double>());
+  ASSERT_EQ(t.memory.size(), 2u);  // pp = 2
+  std::set<std::string> streams;
+  for (const TraceEvent& e : t.events) {
+    streams.insert(e.stream);
+    EXPECT_GE(e.end_s, e.start_s);
+    EXPECT_EQ(e.count, 1);
+  }
+  EXPECT_TRUE(streams.count("compute"));
+  EXPECT_TRUE(streams.count("pp_comm"));
+  EXPECT_TRUE(streams.count("dp_comm"));
+  EXPECT_EQ(t.events_observed, static_cast<std::int64_t>(t.events.size()));
+  for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path()))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+}
+
+TEST(TraceCli, SameScenarioAndSeedGiveTheSameTrace) {
+  const std::string a = temp_path("a.h5");
+  const std::string b = temp_path("b.h5");
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--trace", a}).exit_code, 0);
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--trace", b}).exit_code, 0);
+  test::expect_equal_traces(read_hdf5_trace(a), read_hdf5_trace(b), false);
+}
+
+TEST(TraceCli, TraceLevelStepsLeavesEventsEmpty) {
+  const std::string path = temp_path("steps.h5");
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--trace", path, "--trace-level", "steps"}).exit_code, 0);
+  const TraceContents t = read_hdf5_trace(path);
+  EXPECT_EQ(t.level, TraceLevel::steps);
+  EXPECT_EQ(t.steps.size(), 2u);
+  EXPECT_TRUE(t.events.empty());
+}
+
+TEST(TraceCli, FullSimulationTracesEveryReplica) {
+  const std::string path = temp_path("full.h5");
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--full", "--trace", path}).exit_code, 0);
+  const TraceContents t = read_hdf5_trace(path);
+  EXPECT_FALSE(t.metadata.reduce_symmetry);
+  std::set<int> replicas;
+  for (const TraceEvent& e : t.events) replicas.insert(e.replica);
+  EXPECT_EQ(replicas, (std::set<int>{0, 1}));  // dp = 2
+}
+
+TEST(TraceCli, BadTracePathIsBadInputAndWritesNothing) {
+  const auto run = run_trainsim({"run", k_tiny, "--trace", "/nonexistent-dir/x.h5"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(run.out.empty());
+  EXPECT_NE(run.err.find("--trace"), std::string::npos) << run.err;
+}
+
+TEST(TraceCli, BadChromeTracePathIsBadInput) {
+  const auto run = run_trainsim({"run", k_tiny, "--chrome-trace", "/nonexistent-dir/x.json"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--chrome-trace"), std::string::npos) << run.err;
+}
+
+TEST(TraceCli, BadTraceLevelIsBadInput) {
+  const auto run = run_trainsim({"run", k_tiny, "--trace", temp_path("x.h5"), "--trace-level", "everything"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--trace-level"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(temp_path("x.h5")));
+}
+
+TEST(TraceCli, ChromeTraceHasOneProcessPerNodeAndTheSameEvents) {
+  const std::string h5 = temp_path("tiny.h5");
+  const std::string chrome = temp_path("tiny.json");
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--trace", h5, "--chrome-trace", chrome}).exit_code, 0);
+  const auto j = nlohmann::json::parse(test::file_bytes(chrome));
+  const TraceContents t = read_hdf5_trace(h5);
+  size_t complete = 0;
+  std::set<int> process_names;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X") {
+      ++complete;
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+    }
+    if (e["ph"] == "M" && e["name"] == "process_name") process_names.insert(e["pid"].get<int>());
+  }
+  EXPECT_EQ(complete, t.events.size());
+  // One replica of tp 2 x pp 2 on 2-GPU nodes: TP rank 0 of each stage, on nodes 0 and 1.
+  EXPECT_EQ(process_names, (std::set<int>{0, 1}));
+}
+
+}  // namespace
+}  // namespace trainsim
