@@ -82,3 +82,45 @@ TEST(Cli, CheckPrintsTheResolvedScenario) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(Cli, StrongScalingKeepsTheGlobalBatch) {
+  const auto r = testing::run_trainsim(
+      {"scale", testing::source_path("scenarios/default.ini"), "--nodes", "8,16", "--json", "--set", "model.layers=8"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["mode"], "strong");
+  const auto& p = j["points"];
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0]["global_batch_samples"], p[1]["global_batch_samples"]);
+  EXPECT_EQ(p[1]["grad_accum"].get<int>() * 2, p[0]["grad_accum"].get<int>());
+  EXPECT_DOUBLE_EQ(p[0]["speedup"].get<double>(), 1.0);
+  const double speedup = p[0]["step_time_s"].get<double>() / p[1]["step_time_s"].get<double>();
+  EXPECT_DOUBLE_EQ(p[1]["speedup"].get<double>(), speedup);
+  EXPECT_DOUBLE_EQ(p[1]["efficiency"].get<double>(), speedup / 2);
+  EXPECT_GT(speedup, 1.0);
+}
+
+TEST(Cli, WeakScalingKeepsTheWorkPerReplica) {
+  const auto r = testing::run_trainsim({"scale", testing::source_path("scenarios/default.ini"), "--nodes", "8,16",
+                                        "--mode", "weak", "--json", "--set", "model.layers=8"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto p = nlohmann::json::parse(r.out)["points"];
+  EXPECT_EQ(p[1]["global_batch_samples"].get<double>(), 2 * p[0]["global_batch_samples"].get<double>());
+  EXPECT_EQ(p[0]["grad_accum"], p[1]["grad_accum"]);
+  const double speedup = p[1]["tokens_per_s"].get<double>() / p[0]["tokens_per_s"].get<double>();
+  EXPECT_DOUBLE_EQ(p[1]["speedup"].get<double>(), speedup);
+  EXPECT_GT(p[1]["efficiency"].get<double>(), 0.8);
+}
+
+TEST(Cli, ScalingRejectsAnUnevenSplit) {
+  const auto r = testing::run_trainsim({"scale", testing::source_path("scenarios/default.ini"), "--nodes", "8,12"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--nodes"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+}  // namespace
+}  // namespace trainsim
