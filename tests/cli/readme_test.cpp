@@ -38,3 +38,27 @@ TEST(Readme, DocumentsEveryScenarioKey) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(Readme, DefaultRunOutputIsCurrent) {
+  // The README's `trainsim run` sample, but for the simulation's wall time.
+  const std::string text = readme();
+  const auto begin = text.find("```\ntrainsim run: ");
+  ASSERT_NE(begin, std::string::npos);
+  const auto body = begin + 4;
+  const std::string sample = text.substr(body, text.find("...\n```", body) - body);
+  const auto r = testing::run_trainsim({"run", testing::source_path("scenarios/default.ini")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto strip_wall = [](std::string s) {
+    const auto at = s.find(" simulated in ");
+    if (at != std::string::npos) s.erase(at, s.find(')', at) - at);
+    return s;
+  };
+  const std::string expected = strip_wall(sample);
+  EXPECT_EQ(strip_wall(r.out).substr(0, expected.size()), expected);
+}
+
+}  // namespace
+}  // namespace trainsim
