@@ -35,7 +35,7 @@ class Notebooks(unittest.TestCase):
         cls.traces = []
         for nodes in (4, 8):  # dp 2 and 4 on 2-GPU nodes
             path = tmp / "traces" / f"tiny_{nodes}.h5"
-            done = subprocess.run([ARGS.trainsim, "run", ARGS.scenario, "--trace", str(path), "--set",
+            done = subprocess.run([ARGS.trainsim, "run", ARGS.scenario, "--trace", str(path), "--trace-links", "--set",
                                    f"cluster.nodes={nodes}"], capture_output=True, text=True)
             assert done.returncode == 0, done.stderr
             cls.traces.append(path)

@@ -58,7 +58,7 @@ class TraceSchema(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.path = str(Path(cls.tmp.name) / "tiny.h5")
-        done = run_trainsim("--trace", cls.path)
+        done = run_trainsim("--trace", cls.path, "--trace-links")
         assert done.returncode == 0, done.stderr
 
     @classmethod
@@ -141,6 +141,24 @@ class TraceSchema(unittest.TestCase):
             for name in ["links", "failures", "checkpoints"]:
                 self.assertIsInstance(f[name], h5py.Group, name)
                 self.assertIn("status", f[name].attrs, name)
+
+    def test_links(self):
+        # Schema 1.1: /links/utilization, the busiest links then one mean series per class.
+        with h5py.File(self.path, "r") as f:
+            self.assertEqual(f["links"].attrs["status"], "produced")
+            u = f["links/utilization"]
+            self.assertEqual(list(u.dtype.names), ["link", "class", "time_s", "utilization"])
+            self.assertIn("rule", u.attrs)
+            rows = u[()]
+            self.assertGreater(len(rows), 0)
+            classes = {c.decode() for c in rows["class"]}
+            self.assertTrue(classes <= {"nvlink", "nic", "leaf", "spine"}, classes)
+            links = {n.decode() for n in rows["link"]}
+            self.assertIn("class:nic", links)
+            self.assertTrue(((rows["utilization"] >= 0) & (rows["utilization"] <= 1 + 1e-9)).all())
+            self.assertGreater(rows["utilization"].max(), 0)
+        t = ta.load_trace(self.path)
+        self.assertEqual(list(t.links.columns), ["link", "class", "time_s", "utilization"])
 
     def test_loads_into_dataframes(self):
         t = ta.load_trace(self.path)

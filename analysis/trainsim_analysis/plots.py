@@ -132,9 +132,9 @@ def _busy_fraction(events: pd.DataFrame, bins: int):
 
 
 def plot_link_utilization(trace: Trace, bins: int = 200):
-    """Link utilization over time from /links when the trace has it; otherwise (schema 1.0,
-    /links reserved) the communication streams' activity over time from /events, a proxy
-    that says so in its title."""
+    """Link utilization over time from /links (schema 1.1: the busiest links and each link
+    class's mean); for a schema 1.0 trace, which has no /links, the communication streams'
+    activity over time from /events, a proxy that says so in its title."""
     fig, ax = plt.subplots(figsize=(10, 4))
     if not trace.links.empty:
         for name, rows in trace.links.groupby("link"):

@@ -178,6 +178,7 @@ TraceContents trace_contents(const Scenario& s, const ScenarioOptions& o, bool r
   c.events_observed = recorder.observed();
   c.max_events = recorder.max_events();
   c.memory = estimate_memory(s.model, s.training, s.parallel, s.gpu_memory_bytes()).stages;
+  if (level != TraceLevel::summary) c.links = recorder.links();
   return c;
 }
 
@@ -195,7 +196,10 @@ Command run_command() {
         "trace-level", boost::program_options::value<std::string>()->value_name("LEVEL")->default_value("events"),
         "what the trace holds: summary, steps or events")(
         "chrome-trace", boost::program_options::value<std::string>()->value_name("FILE"),
-        "write the events as a Chrome trace (JSON) for Perfetto");
+        "write the events as a Chrome trace (JSON) for Perfetto")(
+        "trace-links",
+        "with --trace: sample link utilization into /links (the sampling wakes the engine, so results can "
+        "differ from an unsampled run in the last digits)");
     const ScenarioOptions o = parse_scenario_options("run", args, extra);
     if (o.help) {
       out << scenario_usage("run", summary, extra);
@@ -213,7 +217,8 @@ Command run_command() {
     StepOptions options;
     options.reduce_symmetry = !o.variables.count("full");
     const bool tracing = !trace_path.empty() || !chrome_path.empty();
-    TraceRecorder recorder(level == TraceLevel::events || !chrome_path.empty(), k_max_trace_events);
+    TraceRecorder recorder(level == TraceLevel::events || !chrome_path.empty(), k_max_trace_events,
+                           o.variables.count("trace-links") > 0);
     if (tracing) options.observer = &recorder;
     const StepResult r = simulate_step(s, *compute, options);
     if (tracing) {

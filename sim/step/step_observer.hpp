@@ -4,6 +4,7 @@
 // not know HDF5).
 
 #include <string>
+#include <vector>
 
 namespace trainsim {
 
@@ -25,9 +26,22 @@ struct ActivityRecord {
   double flops = 0;  ///< executed FLOPs, 0 for communication
 };
 
+/// One sample of one link's utilization (the busiest links), or of a link class's mean
+/// (`link` is then "class:<class>").
+struct LinkSample {
+  std::string link;        ///< SimGrid link name (e.g. n3.nic5_UP, leaf2-uplink_DOWN, nvlink7_UP)
+  std::string link_class;  ///< nvlink, nic, leaf, spine
+  double time_s = 0;       ///< simulated seconds
+  double utilization = 0;  ///< used bandwidth over the link's bandwidth, 0..1
+};
+
 class StepObserver {
  public:
   virtual ~StepObserver() = default;
+  /// True to have links sampled over time (it costs simulation time).
+  virtual bool wants_link_samples() const { return false; }
+  /// Called once, after the simulation, with the link samples in time order per link.
+  virtual void on_link_samples(const std::vector<LinkSample>& /*samples*/) {}
   /// Called when an activity has finished, in simulated-time order per GPU.
   virtual void on_activity(const ActivityRecord& record) = 0;
   /// Called when simulated step `step` has ended on every stage.

@@ -24,6 +24,7 @@
 #include "sim/schedule/pipeline_schedule.hpp"
 #include "sim/step/data_loader.hpp"
 #include "sim/step/gpu_account.hpp"
+#include "sim/step/link_sampler.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "topologies/rank_mapping.hpp"
 
@@ -685,7 +686,19 @@ StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const S
                          StageActor(world, stage, replica, account++));
     }
   }
+  // Link utilization for traces: 200 samples over the step's compute (a lower bound of the
+  // step time, so the samples cover the step at least that densely), capped at 0.1 ms apart.
+  std::optional<LinkSampler> sampler;
+  if (options.observer && options.observer->wants_link_samples()) {
+    double compute_s = 0;
+    for (const StageCosts& st : costs.stages)
+      for (const ChunkCosts& c : st.chunks)
+        compute_s = std::max(compute_s, costs.microbatches * (c.forward.compute_s + c.backward.compute_s));
+    sampler.emplace(std::max(compute_s * s.run.steps / 200.0, 1e-4), 8);
+    sampler->start(platform.host(0));
+  }
   simulation.run();
+  if (sampler) options.observer->on_link_samples(sampler->samples());
   StepResult r = summarize(s, world, gpus_per_account, simulation.clock_s());
   r.sim_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return r;

@@ -80,6 +80,26 @@ Handle event_type(bool file) {
                   sizeof(EventRow), file);
 }
 
+Handle link_type(bool file) {
+  return compound({str("link", offsetof(LinkRow, link), k_link_chars),
+                   str("class", offsetof(LinkRow, link_class), k_link_class_chars),
+                   f64("time_s", offsetof(LinkRow, time_s)), f64("utilization", offsetof(LinkRow, utilization))},
+                  sizeof(LinkRow), file);
+}
+
+LinkRow to_row(const LinkSample& l) {
+  LinkRow r{};
+  copy_text(r.link, l.link);
+  copy_text(r.link_class, l.link_class);
+  r.time_s = l.time_s;
+  r.utilization = l.utilization;
+  return r;
+}
+
+LinkSample from_row(const LinkRow& r) {
+  return {text_of(r.link), text_of(r.link_class), r.time_s, r.utilization};
+}
+
 Handle memory_type(bool file) {
   return compound(
       {i32("stage", offsetof(MemoryRow, stage)), i32("layers", offsetof(MemoryRow, layers)),

@@ -37,6 +37,16 @@ struct EventRow {
   std::int32_t count;
 };
 
+inline constexpr size_t k_link_chars = 48;        ///< /links/utilization link name
+inline constexpr size_t k_link_class_chars = 16;  ///< /links/utilization class
+
+struct LinkRow {
+  char link[k_link_chars];
+  char link_class[k_link_class_chars];
+  double time_s;
+  double utilization;
+};
+
 struct MemoryRow {
   std::int32_t stage;
   std::int32_t layers;
@@ -60,12 +70,15 @@ struct MemoryRow {
 Handle step_type(bool file);
 Handle event_type(bool file);
 Handle memory_type(bool file);
+Handle link_type(bool file);
 
 StepRow to_row(const TraceStep& s);
 EventRow to_row(const TraceEvent& e);
 MemoryRow to_row(const StageMemory& m);
+LinkRow to_row(const LinkSample& l);
 TraceStep from_row(const StepRow& r);
 TraceEvent from_row(const EventRow& r);
 StageMemory from_row(const MemoryRow& r);
+LinkSample from_row(const LinkRow& r);
 
 }  // namespace trainsim::hdf5

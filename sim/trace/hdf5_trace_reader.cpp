@@ -79,7 +79,11 @@ TraceContents read_hdf5_trace(const std::string& path) {
     c.events_observed = hdf5::read_int_attribute(set.get(), "events_observed");
   }
   c.memory = read_rows<hdf5::MemoryRow, StageMemory>(root, "memory", hdf5::memory_type(false));
-  for (const char* reserved : {"links", "failures", "checkpoints"}) open_group(root, reserved);
+  {
+    const Handle links = open_group(root, "links");
+    c.links = read_rows<hdf5::LinkRow, LinkSample>(links.get(), "utilization", hdf5::link_type(false));
+  }
+  for (const char* reserved : {"failures", "checkpoints"}) open_group(root, reserved);
   return c;
 }
 

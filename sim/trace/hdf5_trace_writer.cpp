@@ -106,8 +106,19 @@ void write_hdf5_trace(const std::string& path, const TraceContents& c) {
       write_attribute(set.get(), "per",
                       std::string("pipeline stage: every GPU of a stage (all TP and DP ranks) holds the same"));
     }
-    write_reserved(root, "links",
-                   "reserved: link utilization over time is not produced by this version (schema 1.x adds it)");
+    {
+      const Handle group = hdf5::create_group(root, "links");
+      write_attribute(
+          group.get(), "status",
+          std::string(c.links.empty() ? "not sampled (trainsim run --trace-links samples links)" : "produced"));
+      const Handle set =
+          write_rows<hdf5::LinkRow>(group.get(), "utilization", c.links, hdf5::link_type(true), hdf5::link_type(false));
+      write_attribute(set.get(), "rule",
+                      std::string("every link sampled at a fixed interval (about 200 samples over the step's compute); "
+                                  "rows of the 8 busiest links by mean utilization, then one mean series per link "
+                                  "class named class:<class> (nvlink, nic, leaf, spine)"));
+      write_attribute(set.get(), "unit", std::string("used bandwidth over link bandwidth, 0..1"));
+    }
     write_reserved(root, "failures", "reserved for the run-level failure simulation; empty");
     write_reserved(root, "checkpoints", "reserved for the run-level checkpoint simulation; empty");
     hdf5::check(H5Fflush(root, H5F_SCOPE_GLOBAL), "flush " + out.temp_path());

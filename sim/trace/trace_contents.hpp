@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "models/memory_budget.hpp"
+#include "sim/step/step_observer.hpp"
 #include "sim/step/step_result.hpp"
 #include "sim/trace/trace_level.hpp"
 
 namespace trainsim {
 
 /// Major.minor: a minor bump adds fields or datasets, a major one changes or removes them.
-inline constexpr const char* k_trace_schema_version = "1.0";
+inline constexpr const char* k_trace_schema_version = "1.1";  // 1.1: /links/utilization
 
 /// The root group's attributes.
 struct TraceMetadata {
@@ -69,6 +70,8 @@ struct TraceContents {
   std::int64_t events_observed = 0;  ///< activities the simulation reported
   std::int64_t max_events = 0;       ///< events kept verbatim before aggregation
   std::vector<StageMemory> memory;   ///< per pipeline stage
+  /// Link utilization over time: the busiest links, then each class's mean ("class:<name>").
+  std::vector<LinkSample> links;
 };
 
 }  // namespace trainsim

@@ -4,8 +4,8 @@
 
 namespace trainsim {
 
-TraceRecorder::TraceRecorder(bool keep_events, std::int64_t max_events)
-    : keep_events_(keep_events), max_events_(max_events) {}
+TraceRecorder::TraceRecorder(bool keep_events, std::int64_t max_events, bool sample_links)
+    : keep_events_(keep_events), sample_links_(sample_links), max_events_(max_events) {}
 
 std::string TraceRecorder::stream_name(ActivityStream stream) {
   switch (stream) {

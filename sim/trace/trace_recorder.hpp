@@ -18,11 +18,15 @@ namespace trainsim {
 
 class TraceRecorder : public StepObserver {
  public:
-  /// `keep_events` false records steps only.
-  TraceRecorder(bool keep_events, std::int64_t max_events);
+  /// `keep_events` false records steps only; `sample_links` asks the simulation for link
+  /// utilization over time.
+  TraceRecorder(bool keep_events, std::int64_t max_events, bool sample_links = false);
 
   void on_activity(const ActivityRecord& record) override;
   void on_step(int step, double start_s, double end_s) override;
+  bool wants_link_samples() const override { return sample_links_; }
+  void on_link_samples(const std::vector<LinkSample>& samples) override { links_ = samples; }
+  const std::vector<LinkSample>& links() const { return links_; }
 
   /// (step, start_s, end_s) per step; tokens and samples are left 0 for the caller.
   const std::vector<TraceStep>& steps() const { return steps_; }
@@ -39,11 +43,13 @@ class TraceRecorder : public StepObserver {
  private:
   using Key = std::tuple<int, int, int, int, std::string, std::string>;
   bool keep_events_;
+  bool sample_links_;
   std::int64_t max_events_;
   std::int64_t observed_ = 0;
   std::vector<TraceStep> steps_;
   std::vector<TraceEvent> kept_;
   std::map<Key, TraceEvent> aggregated_;
+  std::vector<LinkSample> links_;
 };
 
 }  // namespace trainsim

@@ -128,6 +128,14 @@ inline void expect_equal_traces(const TraceContents& a, const TraceContents& b, 
     EXPECT_EQ(m.offloaded_bytes, n.offloaded_bytes);
     EXPECT_EQ(m.capacity_bytes, n.capacity_bytes);
   }
+
+  ASSERT_EQ(a.links.size(), b.links.size());
+  for (size_t i = 0; i < a.links.size(); ++i) {
+    EXPECT_EQ(a.links[i].link, b.links[i].link);
+    EXPECT_EQ(a.links[i].link_class, b.links[i].link_class);
+    EXPECT_EQ(a.links[i].time_s, b.links[i].time_s);
+    EXPECT_EQ(a.links[i].utilization, b.links[i].utilization);
+  }
 }
 
 }  // namespace trainsim::test

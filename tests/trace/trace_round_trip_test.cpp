@@ -86,6 +86,7 @@ TraceContents sample_contents(TraceLevel level) {
   m.capacity_bytes = 8e10;
   c.memory = {m, m};
   c.memory[1].stage = 1;
+  c.links = {{"n0.nic3_UP", "nic", 0.0, 0.25}, {"n0.nic3_UP", "nic", 0.5, 0.75}, {"class:nic", "nic", 0.0, 0.125}};
   return c;
 }
 
