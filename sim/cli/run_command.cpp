@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -13,8 +14,10 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
+#include "sim/core/forked_call.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/units.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "sim/trace/atomic_output_file.hpp"
@@ -60,6 +63,68 @@ nlohmann::ordered_json comm_bytes_json(const CommBytes& c) {
   j["ep"] = c.ep;
   j["cp"] = c.cp;
   return j;
+}
+
+nlohmann::ordered_json run_json(const RunResult& r) {
+  nlohmann::ordered_json j;
+  j["wall_time_s"] = r.wall_time_s;
+  j["useful_time_s"] = r.useful_time_s;
+  j["effective_training_time_ratio"] = r.effective_training_time_ratio;
+  j["steps_completed"] = r.steps_completed;
+  j["failures"] = r.failures;
+  j["restarts"] = r.restarts;
+  j["checkpoints_written"] = r.checkpoints_written;
+  j["checkpoints_interrupted"] = r.checkpoints_interrupted;
+  j["checkpoint_overhead_s"] = r.checkpoint_overhead_s;
+  j["lost_work_s"] = r.lost_work_s;
+  j["restart_overhead_s"] = r.restart_overhead_s;
+  j["checkpoint_interval_s"] = r.checkpoint_interval_s;
+  j["checkpoint_cost_s"] = r.checkpoint_cost_s;
+  j["checkpoint_bytes"] = r.checkpoint_bytes;
+  j["mtti_s"] = r.mtti_s;
+  return j;
+}
+
+// The run-level simulation. SimGrid allows one engine per process, and a forked child
+// inherits its parent's: so the step is simulated in one child and the run in another,
+// before the parent simulates the step again for its summary and traces (deterministic:
+// the same step time).
+std::optional<RunResult> simulate_run_in_children(const Scenario& s, const ComputeModel& compute) {
+  if (s.run.duration_s <= 0) return std::nullopt;
+  const double step_time_s =
+      std::stod(forked_call([&] { return std::to_string(simulate_step(s, compute).step_time_s); }));
+  const auto j = nlohmann::json::parse(forked_call([&] { return run_json(simulate_run(s, step_time_s)).dump(); }));
+  RunResult r;
+  r.wall_time_s = j["wall_time_s"];
+  r.useful_time_s = j["useful_time_s"];
+  r.effective_training_time_ratio = j["effective_training_time_ratio"];
+  r.steps_completed = j["steps_completed"];
+  r.failures = j["failures"];
+  r.restarts = j["restarts"];
+  r.checkpoints_written = j["checkpoints_written"];
+  r.checkpoints_interrupted = j["checkpoints_interrupted"];
+  r.checkpoint_overhead_s = j["checkpoint_overhead_s"];
+  r.lost_work_s = j["lost_work_s"];
+  r.restart_overhead_s = j["restart_overhead_s"];
+  r.checkpoint_interval_s = j["checkpoint_interval_s"];
+  r.checkpoint_cost_s = j["checkpoint_cost_s"];
+  r.checkpoint_bytes = j["checkpoint_bytes"];
+  r.mtti_s = j["mtti_s"];
+  return r;
+}
+
+std::string run_table(const RunResult& r) {
+  std::ostringstream out;
+  out << "\nrun of " << format("%.1f h", r.wall_time_s / 3600) << ": effective training time "
+      << format("%.1f %%", 100 * r.effective_training_time_ratio) << ", " << r.steps_completed << " steps\n"
+      << "failures              " << r.failures << " (MTTI " << format("%.2f h", r.mtti_s / 3600) << "), restarts "
+      << r.restarts << ", lost work " << format("%.2f h", r.lost_work_s / 3600) << ", restart overhead "
+      << format("%.2f h", r.restart_overhead_s / 3600) << "\n"
+      << "checkpoints           " << r.checkpoints_written << " written, " << r.checkpoints_interrupted
+      << " interrupted; every " << format("%.1f min", r.checkpoint_interval_s / 60) << " of training, "
+      << format("%.1f s", r.checkpoint_cost_s) << " each (" << units::format_bytes_binary(r.checkpoint_bytes) << "), "
+      << format("%.2f h", r.checkpoint_overhead_s / 3600) << " in all\n";
+  return out.str();
 }
 
 std::string json(const Scenario& s, const StepResult& r, const std::string& compute) {
@@ -220,6 +285,7 @@ Command run_command() {
     TraceRecorder recorder(level == TraceLevel::events || !chrome_path.empty(), k_max_trace_events,
                            o.variables.count("trace-links") > 0);
     if (tracing) options.observer = &recorder;
+    const std::optional<RunResult> run = simulate_run_in_children(s, *compute);
     const StepResult r = simulate_step(s, *compute, options);
     if (tracing) {
       const TraceContents contents =
@@ -228,8 +294,15 @@ Command run_command() {
       if (!chrome_path.empty())
         write_chrome_trace(chrome_path, contents.events, s.cluster.gpus_per_node, contents.metadata);
     }
-    out << (o.json ? json(s, r, compute->description())
-                   : table(s, r, compute->description(), RankMapping(s.parallel, s.cluster).warnings()));
+
+    if (o.json) {
+      auto j = nlohmann::ordered_json::parse(json(s, r, compute->description()));
+      if (run) j["run"] = run_json(*run);
+      out << j.dump(2) << "\n";
+    } else {
+      out << table(s, r, compute->description(), RankMapping(s.parallel, s.cluster).warnings());
+      if (run) out << run_table(*run);
+    }
     return 0;
   };
   return c;

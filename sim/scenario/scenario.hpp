@@ -8,6 +8,7 @@
 #include "models/model_spec.hpp"
 #include "models/parallel_spec.hpp"
 #include "models/training_spec.hpp"
+#include "sim/run/run_spec.hpp"
 #include "topologies/cluster_spec.hpp"
 
 namespace trainsim {
@@ -15,6 +16,7 @@ namespace trainsim {
 struct RunSpec {
   int steps = 1;
   std::uint64_t seed = 1;
+  double duration_s = 0;  ///< run-level simulation of this long (0: the step only)
 };
 
 struct Scenario {
@@ -24,6 +26,8 @@ struct Scenario {
   ParallelSpec parallel;
   ClusterSpec cluster;
   RunSpec run;
+  FailureSpec failures;
+  CheckpointSpec checkpoint;
 
   /// GPU memory per device: the cluster's `gpu_memory` if set, else the GPU preset's.
   double gpu_memory_bytes() const { return cluster.gpu.memory_bytes; }

@@ -249,6 +249,30 @@ ScenarioField number_field(std::string name, std::string help, Access access, do
   return f;
 }
 
+ScenarioField checkpoint_interval_field() {
+  ScenarioField f;
+  f.name = "checkpoint.interval";
+  f.help = "training time between checkpoints: auto (Daly's optimum), a duration, or 0 (never)";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    if (text == "auto") {
+      s.checkpoint.automatic = true;
+      return std::nullopt;
+    }
+    const auto v = units::parse_duration(text);
+    if (!v) return std::string("expected auto or a duration with a unit (") + units::k_duration_units + ")";
+    s.checkpoint.automatic = false;
+    s.checkpoint.interval_s = *v;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) {
+    return s.checkpoint.automatic ? std::string("auto") : number_text(s.checkpoint.interval_s) + "s";
+  };
+  return f;
+}
+
+const parse::EnumNames<FailureDistribution> k_failure_distributions{
+    {{"exponential", FailureDistribution::exponential}, {"weibull", FailureDistribution::weibull}}};
+
 ScenarioField calibration_field() {
   ScenarioField f;
   f.name = "cluster.calibration";
@@ -279,10 +303,10 @@ ScenarioField seed_field() {
 }  // namespace
 
 std::vector<std::string> scenario_sections() {
-  return {"model", "training", "parallel", "cluster", "run"};
+  return {"model", "training", "parallel", "cluster", "run", "failures", "checkpoint"};
 }
 std::vector<std::string> reserved_sections() {
-  return {"failures", "checkpoint"};
+  return {};
 }
 
 std::vector<ScenarioField> scenario_fields() {
@@ -321,10 +345,12 @@ std::vector<ScenarioField> scenario_fields() {
           [](auto& s) -> auto& { return s.model.tied_embeddings; }),
       bool_field(
           "model.dropout", "dropout layers (their masks are stored)", [](auto& s) -> auto& { return s.model.dropout; }),
-      number_field("model.capacity_factor", "expert capacity as a multiple of the balanced share (0: dropless)",
-                   [](auto& s) -> auto& { return s.model.capacity_factor; }, 0.0),
-      number_field("model.expert_imbalance", "coefficient of variation of the experts' token counts",
-                   [](auto& s) -> auto& { return s.model.expert_imbalance; }, 0.0),
+      number_field(
+          "model.capacity_factor", "expert capacity as a multiple of the balanced share (0: dropless)",
+          [](auto& s) -> auto& { return s.model.capacity_factor; }, 0.0),
+      number_field(
+          "model.expert_imbalance", "coefficient of variation of the experts' token counts",
+          [](auto& s) -> auto& { return s.model.expert_imbalance; }, 0.0),
 
       int_field(
           "training.micro_batch", "b: samples per micro-batch", [](auto& s) -> auto& { return s.training.micro_batch; },
@@ -388,10 +414,12 @@ std::vector<ScenarioField> scenario_fields() {
       bool_field(
           "parallel.overlap_grad_reduce", "reduce gradients during the last backward",
           [](auto& s) -> auto& { return s.parallel.overlap_grad_reduce; }),
-      int_field("parallel.zero3_unit_layers", "ZeRO-3: layers gathered as one unit",
-                [](auto& s) -> auto& { return s.parallel.zero3_unit_layers; }, 1),
-      int_field("parallel.zero3_prefetch", "ZeRO-3: units gathered ahead of their use",
-                [](auto& s) -> auto& { return s.parallel.zero3_prefetch; }, 0),
+      int_field(
+          "parallel.zero3_unit_layers", "ZeRO-3: layers gathered as one unit",
+          [](auto& s) -> auto& { return s.parallel.zero3_unit_layers; }, 1),
+      int_field(
+          "parallel.zero3_prefetch", "ZeRO-3: units gathered ahead of their use",
+          [](auto& s) -> auto& { return s.parallel.zero3_prefetch; }, 0),
       order_field(),
 
       cluster_preset_field(),
@@ -420,8 +448,9 @@ std::vector<ScenarioField> scenario_fields() {
           "cluster.nic_latency", "NIC latency", [](auto& s) -> auto& { return s.cluster.nic_latency_s; }),
       latency_field(
           "cluster.switch_latency", "per switch hop", [](auto& s) -> auto& { return s.cluster.switch_latency_s; }),
-      number_field("cluster.oversubscription", "fat-tree leaf down:up bandwidth ratio (1 = full bisection)",
-                   [](auto& s) -> auto& { return s.cluster.oversubscription; }, 1.0),
+      number_field(
+          "cluster.oversubscription", "fat-tree leaf down:up bandwidth ratio (1 = full bisection)",
+          [](auto& s) -> auto& { return s.cluster.oversubscription; }, 1.0),
       int_field(
           "cluster.fat_tree_levels", "fat-tree levels", [](auto& s) -> auto& { return s.cluster.fat_tree_levels; }, 2,
           3),
@@ -433,6 +462,35 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "run.steps", "optimizer steps to simulate", [](auto& s) -> auto& { return s.run.steps; }, 1),
       seed_field(),
+      quantity_field(
+          "run.duration", "run-level simulation of this long (0: the step only)",
+          [](auto& s) -> auto& { return s.run.duration_s; }, units::parse_duration, units::k_duration_units, "s", 1.0,
+          true),
+
+      quantity_field(
+          "failures.node_mtbf", "mean time between failures of one node (0: none)",
+          [](auto& s) -> auto& { return s.failures.node_mtbf_s; }, units::parse_duration, units::k_duration_units, "s",
+          1.0, true),
+      enum_field(
+          "failures.distribution", "time between a node's failures",
+          [](auto& s) -> auto& { return s.failures.distribution; }, k_failure_distributions),
+      number_field(
+          "failures.weibull_shape", "Weibull shape k (1: exponential)",
+          [](auto& s) -> auto& { return s.failures.weibull_shape; }, 0.1),
+      quantity_field(
+          "failures.detection", "time to notice a failure", [](auto& s) -> auto& { return s.failures.detection_s; },
+          units::parse_duration, units::k_duration_units, "s", 1.0, true),
+      quantity_field(
+          "failures.restart", "time to restart the job", [](auto& s) -> auto& { return s.failures.restart_s; },
+          units::parse_duration, units::k_duration_units, "s", 1.0, true),
+
+      checkpoint_interval_field(),
+      bandwidth_field(
+          "checkpoint.write_bandwidth", "file-system write bandwidth, aggregate",
+          [](auto& s) -> auto& { return s.checkpoint.write_bandwidth_Bps; }),
+      bandwidth_field(
+          "checkpoint.read_bandwidth", "file-system read bandwidth, aggregate",
+          [](auto& s) -> auto& { return s.checkpoint.read_bandwidth_Bps; }),
   };
 }
 

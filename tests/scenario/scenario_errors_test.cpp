@@ -72,7 +72,7 @@ const BadInput k_cases[] = {
     {"missing_file", "", {}, "missing.ini", "cannot open"},
     {"unknown_section", base_with("[modle]\nlayers = 4\n"), {}, "modle.layers", "did you mean [model]"},
     {"unknown_key", replace(k_base, "grad_accum", "grad_acum"), {}, "training.grad_acum", "did you mean 'grad_accum'"},
-    {"reserved_section", base_with("[failures]\nmtbf = 10h\n"), {}, "failures.mtbf", "reserved"},
+    {"unknown_failure_key", base_with("[failures]\nmtbf = 10h\n"), {}, "failures.mtbf", "unknown key in [failures]"},
     {"duplicate_key", base_with("[model]\npreset = llama3-70b\n"), {}, "model.preset", "twice"},
     {"wrong_type", base_with("[run]\nsteps = many\n"), {}, "run.steps", "integer"},
     {"out_of_range", replace(k_base, "pp = 2", "pp = 2\nzero = 4"), {}, "parallel.zero", "from 0 to 3"},
