@@ -91,8 +91,9 @@ nlohmann::ordered_json run_json(const RunResult& r) {
 // the same step time).
 std::optional<RunResult> simulate_run_in_children(const Scenario& s, const ComputeModel& compute) {
   if (s.run.duration_s <= 0) return std::nullopt;
-  const double step_time_s =
-      std::stod(forked_call([&] { return std::to_string(simulate_step(s, compute).step_time_s); }));
+  const double step_time_s = nlohmann::json::parse(forked_call([&] {
+                               return nlohmann::json(simulate_step(s, compute).step_time_s).dump();  // exact
+                             })).get<double>();
   const auto j = nlohmann::json::parse(forked_call([&] { return run_json(simulate_run(s, step_time_s)).dump(); }));
   RunResult r;
   r.wall_time_s = j["wall_time_s"];

@@ -124,3 +124,29 @@ TEST(Cli, ScalingRejectsAnUnevenSplit) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(Cli, RunWithADurationSimulatesTheRun) {
+  const auto r = testing::run_trainsim({"run", testing::source_path("scenarios/default.ini"), "--json", "--set",
+                                        "run.duration=2d", "--set", "failures.node_mtbf=30d"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("run"));
+  const auto& run = j["run"];
+  for (const char* key : {"wall_time_s", "useful_time_s", "effective_training_time_ratio", "steps_completed",
+                          "failures", "restarts", "checkpoints_written", "checkpoints_interrupted",
+                          "checkpoint_overhead_s", "lost_work_s", "restart_overhead_s", "checkpoint_interval_s"})
+    EXPECT_TRUE(run.contains(key)) << key;
+  EXPECT_DOUBLE_EQ(run["wall_time_s"].get<double>(), 2 * 86400.0);
+  EXPECT_GT(run["effective_training_time_ratio"].get<double>(), 0.5);
+  EXPECT_LT(run["effective_training_time_ratio"].get<double>(), 1.0);
+  // The run's steps are the step simulation's: useful time is whole steps of it.
+  EXPECT_NEAR(run["useful_time_s"].get<double>(), run["steps_completed"].get<double>() * j["step_time_s"].get<double>(),
+              1e-6);
+}
+
+}  // namespace
+}  // namespace trainsim
