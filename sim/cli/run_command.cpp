@@ -82,6 +82,8 @@ nlohmann::ordered_json run_json(const RunResult& r) {
   j["checkpoint_cost_s"] = r.checkpoint_cost_s;
   j["checkpoint_bytes"] = r.checkpoint_bytes;
   j["mtti_s"] = r.mtti_s;
+  j["samples_duplicated"] = r.samples_duplicated;
+  j["samples_skipped"] = r.samples_skipped;
   return j;
 }
 
@@ -111,6 +113,8 @@ std::optional<RunResult> simulate_run_in_children(const Scenario& s, const Compu
   r.checkpoint_cost_s = j["checkpoint_cost_s"];
   r.checkpoint_bytes = j["checkpoint_bytes"];
   r.mtti_s = j["mtti_s"];
+  r.samples_duplicated = j["samples_duplicated"];
+  r.samples_skipped = j["samples_skipped"];
   return r;
 }
 
@@ -124,7 +128,9 @@ std::string run_table(const RunResult& r) {
       << "checkpoints           " << r.checkpoints_written << " written, " << r.checkpoints_interrupted
       << " interrupted; every " << format("%.1f min", r.checkpoint_interval_s / 60) << " of training, "
       << format("%.1f s", r.checkpoint_cost_s) << " each (" << units::format_bytes_binary(r.checkpoint_bytes) << "), "
-      << format("%.2f h", r.checkpoint_overhead_s / 3600) << " in all\n";
+      << format("%.2f h", r.checkpoint_overhead_s / 3600) << " in all\n"
+      << "data                  " << format("%.0f", r.samples_duplicated) << " samples trained on twice, "
+      << format("%.0f", r.samples_skipped) << " skipped\n";
   return out.str();
 }
 

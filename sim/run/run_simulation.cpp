@@ -14,6 +14,7 @@
 #include "models/checkpoint_size.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/run/checkpoint_interval.hpp"
+#include "sim/run/data_cursor.hpp"
 
 namespace trainsim {
 
@@ -55,6 +56,8 @@ class FailureClock {
 
 // What the actors share.
 struct RunState {
+  RunState(double samples_per_step, bool cursor_saved) : cursor(samples_per_step, cursor_saved) {}
+
   double step_s = 0;
   double interval_s = 0;  ///< training between checkpoints (0: never)
   double cost_s = 0;
@@ -65,6 +68,7 @@ struct RunState {
   bool writing = false;
   double write_start_s = 0;
   sg4::ActorPtr trainer;
+  DataCursor cursor;
   RunResult result;
 
   /// Steps done so far by the running trainer (whole steps only).
@@ -123,7 +127,8 @@ double checkpoint_interval_for(const Scenario& s, double cost_s) {
 
 RunResult simulate_run(const Scenario& s, double step_time_s) {
   const CheckpointSize size = checkpoint_size(s.model, s.training, s.parallel);
-  RunState st;
+  const double samples_per_step = static_cast<double>(s.training.micro_batch) * s.training.grad_accum * s.parallel.dp;
+  RunState st(samples_per_step, s.checkpoint.save_data_cursor);
   st.step_s = step_time_s;
   st.cost_s = size.total_bytes / s.checkpoint.write_bandwidth_Bps;
   st.read_s = size.total_bytes / s.checkpoint.read_bandwidth_Bps;
@@ -162,6 +167,8 @@ RunResult simulate_run(const Scenario& s, double step_time_s) {
           }
           st.trainer->kill();
           st.trainer = nullptr;
+          st.cursor.trained_to(st.committed_steps);
+          st.cursor.restarted_from(st.committed_steps);
           st.writing = false;
           st.segment_start_s = -1;
           st.steps_at_segment = st.committed_steps;
@@ -183,6 +190,9 @@ RunResult simulate_run(const Scenario& s, double step_time_s) {
   RunResult& r = st.result;
   r.wall_time_s = end;
   r.steps_completed = st.trainer ? st.progress(end) : st.committed_steps;
+  st.cursor.trained_to(r.steps_completed);
+  r.samples_duplicated = st.cursor.duplicated();
+  r.samples_skipped = st.cursor.skipped();
   r.useful_time_s = static_cast<double>(r.steps_completed) * step_time_s;
   r.effective_training_time_ratio = end > 0 ? r.useful_time_s / end : 0;
   return r;

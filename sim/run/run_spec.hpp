@@ -22,6 +22,8 @@ struct CheckpointSpec {
   /// 1 TB/s initial load (public.md E3).
   double write_bandwidth_Bps = 100e9;
   double read_bandwidth_Bps = 1e12;
+  /// The checkpoint records the data loader's position (else a restart reads from sample 0).
+  bool save_data_cursor = true;
 };
 
 }  // namespace trainsim

@@ -491,6 +491,9 @@ std::vector<ScenarioField> scenario_fields() {
       bandwidth_field(
           "checkpoint.read_bandwidth", "file-system read bandwidth, aggregate",
           [](auto& s) -> auto& { return s.checkpoint.read_bandwidth_Bps; }),
+      bool_field(
+          "checkpoint.save_data_cursor", "checkpoints record the data loader's position",
+          [](auto& s) -> auto& { return s.checkpoint.save_data_cursor; }),
   };
 }
 

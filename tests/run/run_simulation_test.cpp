@@ -106,3 +106,27 @@ TEST(RunSimulation, WithoutFailuresOnlyCheckpointsCost) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(RunSimulation, TheDataCursorPreventsDuplicates) {
+  Scenario with = run_scenario(64, 60, 200 * 3600.0, 20, "auto", 1);
+  Scenario without = with;
+  without.checkpoint.save_data_cursor = false;
+  const std::vector<double> v = engine::test::run_isolated([&] {
+    const RunResult r = simulate_run(with, 1.0);
+    return std::vector<double>{r.samples_duplicated, r.samples_skipped, static_cast<double>(r.failures)};
+  });
+  const std::vector<double> w = engine::test::run_isolated([&] {
+    const RunResult r = simulate_run(without, 1.0);
+    return std::vector<double>{r.samples_duplicated, r.samples_skipped};
+  });
+  ASSERT_GT(v[2], 0);  // failures happened
+  EXPECT_EQ(v[0], 0);
+  EXPECT_EQ(v[1], 0);
+  EXPECT_GT(w[0], 0);
+}
+
+}  // namespace
+}  // namespace trainsim
