@@ -65,25 +65,32 @@ nlohmann::ordered_json comm_bytes_json(const CommBytes& c) {
   return j;
 }
 
+// Every field of a RunResult with its `--json` name, in output order: one list serves both
+// writing the result and reading it back from the child process that simulated it.
+template <class Result, class Visit>
+void for_each_run_field(Result& r, Visit&& visit) {
+  visit("wall_time_s", r.wall_time_s);
+  visit("useful_time_s", r.useful_time_s);
+  visit("effective_training_time_ratio", r.effective_training_time_ratio);
+  visit("steps_completed", r.steps_completed);
+  visit("failures", r.failures);
+  visit("restarts", r.restarts);
+  visit("checkpoints_written", r.checkpoints_written);
+  visit("checkpoints_interrupted", r.checkpoints_interrupted);
+  visit("checkpoint_overhead_s", r.checkpoint_overhead_s);
+  visit("lost_work_s", r.lost_work_s);
+  visit("restart_overhead_s", r.restart_overhead_s);
+  visit("checkpoint_interval_s", r.checkpoint_interval_s);
+  visit("checkpoint_cost_s", r.checkpoint_cost_s);
+  visit("checkpoint_bytes", r.checkpoint_bytes);
+  visit("mtti_s", r.mtti_s);
+  visit("samples_duplicated", r.samples_duplicated);
+  visit("samples_skipped", r.samples_skipped);
+}
+
 nlohmann::ordered_json run_json(const RunResult& r) {
   nlohmann::ordered_json j;
-  j["wall_time_s"] = r.wall_time_s;
-  j["useful_time_s"] = r.useful_time_s;
-  j["effective_training_time_ratio"] = r.effective_training_time_ratio;
-  j["steps_completed"] = r.steps_completed;
-  j["failures"] = r.failures;
-  j["restarts"] = r.restarts;
-  j["checkpoints_written"] = r.checkpoints_written;
-  j["checkpoints_interrupted"] = r.checkpoints_interrupted;
-  j["checkpoint_overhead_s"] = r.checkpoint_overhead_s;
-  j["lost_work_s"] = r.lost_work_s;
-  j["restart_overhead_s"] = r.restart_overhead_s;
-  j["checkpoint_interval_s"] = r.checkpoint_interval_s;
-  j["checkpoint_cost_s"] = r.checkpoint_cost_s;
-  j["checkpoint_bytes"] = r.checkpoint_bytes;
-  j["mtti_s"] = r.mtti_s;
-  j["samples_duplicated"] = r.samples_duplicated;
-  j["samples_skipped"] = r.samples_skipped;
+  for_each_run_field(r, [&j](const char* name, const auto& value) { j[name] = value; });
   return j;
 }
 
@@ -98,23 +105,7 @@ std::optional<RunResult> simulate_run_in_children(const Scenario& s, const Compu
                              })).get<double>();
   const auto j = nlohmann::json::parse(forked_call([&] { return run_json(simulate_run(s, step_time_s)).dump(); }));
   RunResult r;
-  r.wall_time_s = j["wall_time_s"];
-  r.useful_time_s = j["useful_time_s"];
-  r.effective_training_time_ratio = j["effective_training_time_ratio"];
-  r.steps_completed = j["steps_completed"];
-  r.failures = j["failures"];
-  r.restarts = j["restarts"];
-  r.checkpoints_written = j["checkpoints_written"];
-  r.checkpoints_interrupted = j["checkpoints_interrupted"];
-  r.checkpoint_overhead_s = j["checkpoint_overhead_s"];
-  r.lost_work_s = j["lost_work_s"];
-  r.restart_overhead_s = j["restart_overhead_s"];
-  r.checkpoint_interval_s = j["checkpoint_interval_s"];
-  r.checkpoint_cost_s = j["checkpoint_cost_s"];
-  r.checkpoint_bytes = j["checkpoint_bytes"];
-  r.mtti_s = j["mtti_s"];
-  r.samples_duplicated = j["samples_duplicated"];
-  r.samples_skipped = j["samples_skipped"];
+  for_each_run_field(r, [&j](const char* name, auto& value) { j.at(name).get_to(value); });
   return r;
 }
 
