@@ -14,10 +14,10 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
-#include "sim/core/forked_call.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/units.hpp"
-#include "sim/run/run_simulation.hpp"
+#include "sim/run/run_in_processes.hpp"
+#include "sim/run/run_json.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "sim/trace/atomic_output_file.hpp"
@@ -65,63 +65,31 @@ nlohmann::ordered_json comm_bytes_json(const CommBytes& c) {
   return j;
 }
 
-// Every field of a RunResult with its `--json` name, in output order: one list serves both
-// writing the result and reading it back from the child process that simulated it.
-template <class Result, class Visit>
-void for_each_run_field(Result& r, Visit&& visit) {
-  visit("wall_time_s", r.wall_time_s);
-  visit("useful_time_s", r.useful_time_s);
-  visit("effective_training_time_ratio", r.effective_training_time_ratio);
-  visit("steps_completed", r.steps_completed);
-  visit("failures", r.failures);
-  visit("restarts", r.restarts);
-  visit("checkpoints_written", r.checkpoints_written);
-  visit("checkpoints_interrupted", r.checkpoints_interrupted);
-  visit("checkpoint_overhead_s", r.checkpoint_overhead_s);
-  visit("lost_work_s", r.lost_work_s);
-  visit("restart_overhead_s", r.restart_overhead_s);
-  visit("checkpoint_interval_s", r.checkpoint_interval_s);
-  visit("checkpoint_cost_s", r.checkpoint_cost_s);
-  visit("checkpoint_bytes", r.checkpoint_bytes);
-  visit("mtti_s", r.mtti_s);
-  visit("samples_duplicated", r.samples_duplicated);
-  visit("samples_skipped", r.samples_skipped);
-}
-
-nlohmann::ordered_json run_json(const RunResult& r) {
-  nlohmann::ordered_json j;
-  for_each_run_field(r, [&j](const char* name, const auto& value) { j[name] = value; });
-  return j;
-}
-
-// The run-level simulation. SimGrid allows one engine per process, and a forked child
-// inherits its parent's: so the step is simulated in one child and the run in another,
-// before the parent simulates the step again for its summary and traces (deterministic:
-// the same step time).
-std::optional<RunResult> simulate_run_in_children(const Scenario& s, const ComputeModel& compute) {
+// The run-level simulation (in child processes), before this process simulates the step
+// for its summary and traces.
+std::optional<RunResult> simulate_run_if_any(const Scenario& s, const ComputeModel& compute) {
   if (s.run.duration_s <= 0) return std::nullopt;
-  const double step_time_s = nlohmann::json::parse(forked_call([&] {
-                               return nlohmann::json(simulate_step(s, compute).step_time_s).dump();  // exact
-                             })).get<double>();
-  const auto j = nlohmann::json::parse(forked_call([&] { return run_json(simulate_run(s, step_time_s)).dump(); }));
-  RunResult r;
-  for_each_run_field(r, [&j](const char* name, auto& value) { j.at(name).get_to(value); });
-  return r;
+  return simulate_run_in_processes(s, compute);
 }
 
 std::string run_table(const RunResult& r) {
   std::ostringstream out;
   out << "\nrun of " << format("%.1f h", r.wall_time_s / 3600) << ": effective training time "
       << format("%.1f %%", 100 * r.effective_training_time_ratio) << ", " << r.steps_completed << " steps\n"
-      << "failures              " << r.failures << " (MTTI " << format("%.2f h", r.mtti_s / 3600) << "), restarts "
-      << r.restarts << ", lost work " << format("%.2f h", r.lost_work_s / 3600) << ", restart overhead "
-      << format("%.2f h", r.restart_overhead_s / 3600) << "\n"
+      << "interruptions         " << r.failures << " failures (MTTI " << format("%.2f h", r.mtti_s / 3600) << "), "
+      << r.planned_interruptions << " planned; restarts " << r.restarts << ", lost work "
+      << format("%.2f h", r.lost_work_s / 3600) << ", restart overhead "
+      << format("%.2f h", r.restart_overhead_s / 3600) << ", waiting for nodes "
+      << format("%.2f h", r.waiting_for_nodes_s / 3600) << "\n"
       << "checkpoints           " << r.checkpoints_written << " written, " << r.checkpoints_interrupted
       << " interrupted; every " << format("%.1f min", r.checkpoint_interval_s / 60) << " of training, "
       << format("%.1f s", r.checkpoint_cost_s) << " each (" << units::format_bytes_binary(r.checkpoint_bytes) << "), "
-      << format("%.2f h", r.checkpoint_overhead_s / 3600) << " in all\n"
-      << "data                  " << format("%.0f", r.samples_duplicated) << " samples trained on twice, "
-      << format("%.0f", r.samples_skipped) << " skipped\n";
+      << format("%.2f h", r.checkpoint_overhead_s / 3600) << " of stalls in all\n"
+      << "size                  " << r.resizes << " resizes, data parallel down to " << r.min_dp << ", global batch "
+      << format("%.0f", r.global_batch_min) << ".." << format("%.0f", r.global_batch_max) << " samples\n"
+      << "data                  " << format("%.0f", r.samples_trained) << " samples trained, "
+      << format("%.0f", r.samples_duplicated) << " trained on twice, " << format("%.0f", r.samples_skipped)
+      << " skipped\n";
   return out.str();
 }
 
@@ -224,7 +192,8 @@ TraceMetadata trace_metadata(const Scenario& s, const ScenarioOptions& o, bool r
 }
 
 TraceContents trace_contents(const Scenario& s, const ScenarioOptions& o, bool reduce_symmetry, TraceLevel level,
-                             const TraceRecorder& recorder, const StepResult& r, const std::string& compute) {
+                             const TraceRecorder& recorder, const StepResult& r, const std::optional<RunResult>& run,
+                             const std::string& compute) {
   TraceContents c;
   c.metadata = trace_metadata(s, o, reduce_symmetry);
   c.level = level;
@@ -242,6 +211,7 @@ TraceContents trace_contents(const Scenario& s, const ScenarioOptions& o, bool r
   c.max_events = recorder.max_events();
   c.memory = estimate_memory(s.model, s.training, s.parallel, s.gpu_memory_bytes()).stages;
   if (level != TraceLevel::summary) c.links = recorder.links();
+  c.run = run;
   return c;
 }
 
@@ -283,11 +253,11 @@ Command run_command() {
     TraceRecorder recorder(level == TraceLevel::events || !chrome_path.empty(), k_max_trace_events,
                            o.variables.count("trace-links") > 0);
     if (tracing) options.observer = &recorder;
-    const std::optional<RunResult> run = simulate_run_in_children(s, *compute);
+    const std::optional<RunResult> run = simulate_run_if_any(s, *compute);
     const StepResult r = simulate_step(s, *compute, options);
     if (tracing) {
       const TraceContents contents =
-          trace_contents(s, o, options.reduce_symmetry, level, recorder, r, compute->description());
+          trace_contents(s, o, options.reduce_symmetry, level, recorder, r, run, compute->description());
       if (!trace_path.empty()) write_hdf5_trace(trace_path, contents);
       if (!chrome_path.empty())
         write_chrome_trace(chrome_path, contents.events, s.cluster.gpus_per_node, contents.metadata);
@@ -295,7 +265,7 @@ Command run_command() {
 
     if (o.json) {
       auto j = nlohmann::ordered_json::parse(json(s, r, compute->description()));
-      if (run) j["run"] = run_json(*run);
+      if (run) j["run"] = run_json(*run, false);
       out << j.dump(2) << "\n";
     } else {
       out << table(s, r, compute->description(), RankMapping(s.parallel, s.cluster).warnings());

@@ -6,15 +6,18 @@
 #include <simgrid/s4u/NetZone.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <queue>
 #include <random>
 #include <vector>
 
-#include "models/checkpoint_size.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/run/checkpoint_interval.hpp"
 #include "sim/run/data_cursor.hpp"
+#include "sim/run/failure_causes.hpp"
+#include "sim/run/failure_clock.hpp"
+#include "sim/run/job_size.hpp"
 
 namespace trainsim {
 
@@ -22,65 +25,124 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-// Per-node failure times: each node fails after a draw from the failure distribution and is
-// replaced at once (spares); the cluster is interrupted by the first node to fail.
-class FailureClock {
+double now() {
+  return sg4::Engine::get_clock();
+}
+
+// Where the job's time goes; the phases add up to the run's length.
+enum class Phase { training, checkpoint, down, waiting, maintenance };
+
+class PhaseClock {
  public:
-  FailureClock(const FailureSpec& spec, int nodes, std::uint64_t seed) : spec_(spec), rng_(seed) {
-    for (int n = 0; n < nodes; ++n) next_.push(draw(0.0));
+  void enter(Phase p, double at) {
+    totals_[static_cast<std::size_t>(phase_)] += at - since_;
+    phase_ = p;
+    since_ = at;
   }
-  /// The next interruption, seconds; replaces the failed node.
-  double pop() {
-    const double t = next_.top();
-    next_.pop();
-    next_.push(draw(t));
-    return t;
-  }
+  Phase phase() const { return phase_; }
+  double total(Phase p) const { return totals_[static_cast<std::size_t>(p)]; }
 
  private:
-  double draw(double now) {
-    if (spec_.distribution == FailureDistribution::weibull) {
-      // Weibull(k, lambda) with mean lambda Gamma(1 + 1/k) = the node MTBF.
-      const double k = spec_.weibull_shape;
-      std::weibull_distribution<double> d(k, spec_.node_mtbf_s / std::tgamma(1.0 + 1.0 / k));
-      return now + d(rng_);
-    }
-    std::exponential_distribution<double> d(1.0 / spec_.node_mtbf_s);
-    return now + d(rng_);
-  }
-
-  FailureSpec spec_;
-  std::mt19937_64 rng_;
-  std::priority_queue<double, std::vector<double>, std::greater<>> next_;
+  Phase phase_ = Phase::training;
+  double since_ = 0;
+  std::array<double, 5> totals_{};
 };
 
-// What the actors share.
-struct RunState {
-  RunState(double samples_per_step, bool cursor_saved) : cursor(samples_per_step, cursor_saved) {}
+// The nodes the job can use: its own, less those in repair, plus the free spares.
+class NodePool {
+ public:
+  NodePool(int job_nodes, int spares, double repair_s) : job_(job_nodes), spares_(spares), repair_s_(repair_s) {}
+  /// A node left for repair at `at` (nothing changes with unlimited spares).
+  void to_repair(double at) {
+    if (spares_ >= 0) repairs_.push(at + repair_s_);
+  }
+  /// Nodes available at `at`, at most the job's.
+  int available(double at) {
+    while (!repairs_.empty() && repairs_.top() <= at) repairs_.pop();
+    if (spares_ < 0) return job_;
+    return std::min(job_, job_ + spares_ - static_cast<int>(repairs_.size()));
+  }
+  /// When the next repaired node comes back (infinite if none is in repair).
+  double next_return() const { return repairs_.empty() ? INFINITY : repairs_.top(); }
 
-  double step_s = 0;
-  double interval_s = 0;  ///< training between checkpoints (0: never)
-  double cost_s = 0;
-  double read_s = 0;
+ private:
+  int job_;
+  int spares_;
+  double repair_s_;
+  std::priority_queue<double, std::vector<double>, std::greater<>> repairs_;
+};
+
+struct Write {
+  double start_s = 0;
+  long long steps = 0;
+};
+
+// Everything the actors share.
+struct RunState {
+  RunState(const Scenario& scenario, const SizeCostTable& table)
+      : s(scenario),
+        costs(table),
+        end_s(scenario.run.duration_s),
+        rng(scenario.run.seed),
+        clock(scenario.failures, scenario.failures.node_mtbf_s > 0 ? scenario.cluster.nodes : 0, rng),
+        causes(scenario.failures.causes),
+        pool(scenario.cluster.nodes, scenario.failures.spare_nodes, scenario.failures.repair_s),
+        cursor(table.at(scenario.parallel.dp).samples_per_step, table.at(scenario.parallel.dp).step_time_s,
+               scenario.checkpoint.save_data_cursor) {}
+
+  const Scenario& s;
+  const SizeCostTable& costs;
+  double end_s;
+  std::mt19937_64 rng;
+  FailureClock clock;
+  CausePicker causes;
+  NodePool pool;
+  DataCursor cursor;
+  PhaseClock phases;
+  sg4::Host* host = nullptr;
+
+  int dp = 0;
+  SizeCosts size;
+  long long per_segment = -1;  ///< steps between checkpoints (-1: never)
+
   long long committed_steps = 0;   ///< steps in the last committed checkpoint
   long long steps_at_segment = 0;  ///< steps done when the current training segment began
   double segment_start_s = -1;     ///< when it began (-1: not training)
-  bool writing = false;
-  double write_start_s = 0;
-  sg4::ActorPtr trainer;
-  DataCursor cursor;
+  std::optional<Write> sync_write;
+  std::optional<Write> async_write;
+  sg4::ActorPtr job;
+  sg4::ActorPtr writer;
+  std::optional<std::size_t> open_interruption;  ///< the record whose downtime is running
+  int missing_dp = 0;
   RunResult result;
 
-  /// Steps done so far by the running trainer (whole steps only).
-  long long progress(double now) const {
+  /// Whole steps done so far.
+  long long progress(double at) const {
     if (segment_start_s < 0) return steps_at_segment;
-    return steps_at_segment + static_cast<long long>(std::floor((now - segment_start_s) / step_s + 1e-9));
+    return steps_at_segment + static_cast<long long>(std::floor((at - segment_start_s) / size.step_time_s + 1e-9));
+  }
+  /// Stops training at `at`: whole steps are kept, a partial step is lost.
+  void stop_training(double at) {
+    if (segment_start_s < 0) return;
+    const long long done = progress(at);
+    result.lost_work_s += (at - segment_start_s) - static_cast<double>(done - steps_at_segment) * size.step_time_s;
+    steps_at_segment = done;
+    segment_start_s = -1;
+  }
+  void record_checkpoint(const Write& w, double at, bool committed, bool async) {
+    result.checkpoints.push_back({w.start_s, at, w.steps, size.checkpoint.bytes, committed, async});
+    if (committed) {
+      committed_steps = std::max(committed_steps, w.steps);
+      ++result.checkpoints_written;
+    } else {
+      ++result.checkpoints_interrupted;
+    }
   }
 };
 
 // Sleeps `seconds`, or until the run ends; true if the run ended first.
 bool sleep_within(double seconds, double end_s) {
-  const double left = end_s - sg4::Engine::get_clock();
+  const double left = end_s - now();
   if (seconds >= left) {
     if (left > 0) sg4::this_actor::sleep_for(left);
     return true;
@@ -89,113 +151,251 @@ bool sleep_within(double seconds, double end_s) {
   return false;
 }
 
-// Trains from `start_steps`: `interval` of steps, then a synchronous checkpoint, repeatedly,
-// until the run ends (or a failure kills it).
-void start_trainer(RunState& st, sg4::Host* host, long long start_steps, double end_s) {
-  st.steps_at_segment = start_steps;
-  st.trainer = sg4::Actor::create("trainer", host, [&st, end_s] {
-    const long long per_segment =
-        st.interval_s > 0 ? std::max<long long>(1, std::llround(st.interval_s / st.step_s)) : -1;
-    for (;;) {
-      st.segment_start_s = sg4::Engine::get_clock();
-      const double segment_s = per_segment < 0 ? end_s : static_cast<double>(per_segment) * st.step_s;
-      if (sleep_within(segment_s, end_s)) return;  // progress() counts the steps done
-      st.steps_at_segment += per_segment;
-      st.segment_start_s = -1;
-      st.writing = true;
-      st.write_start_s = sg4::Engine::get_clock();
-      if (sleep_within(st.cost_s, end_s)) {
-        st.result.checkpoint_overhead_s += end_s - st.write_start_s;
-        return;  // the run ended mid-write: not committed
-      }
-      // Atomic: the checkpoint counts once every shard and the manifest are written.
-      st.writing = false;
-      st.committed_steps = st.steps_at_segment;
-      ++st.result.checkpoints_written;
-      st.result.checkpoint_overhead_s += st.cost_s;
-    }
+// Moves the job to `dp` replicas (the costs table must hold it). False if it does not.
+bool resize(RunState& st, int dp) {
+  const auto found = st.costs.find(dp);
+  if (found == st.costs.end()) {
+    st.missing_dp = dp;
+    sg4::Actor::kill_all();
+    return false;
+  }
+  if (st.dp != 0 && dp != st.dp) {
+    ++st.result.resizes;
+    st.cursor.trained_to(st.steps_at_segment);  // the history so far, at the old size
+    // A per-rank sampler resumes every rank at its own offset: the global position scales
+    // with the replicas (PyTorch's DistributedSampler reads rank + dp * i).
+    const double scale = st.s.checkpoint.sampler == DataSampler::per_rank ? static_cast<double>(dp) / st.dp : 1.0;
+    st.cursor.resized(found->second.samples_per_step, found->second.step_time_s, scale);
+  }
+  st.dp = dp;
+  st.size = found->second;
+  const double interval = checkpoint_interval_for(st.s, found->second, nodes_for_dp(st.s, dp));
+  st.per_segment = interval > 0 ? std::max<long long>(1, std::llround(interval / st.size.step_time_s)) : -1;
+  st.clock.use(st.s.failures.node_mtbf_s > 0 ? nodes_for_dp(st.s, dp) : 0, now());
+  st.result.min_dp = st.result.min_dp == 0 ? dp : std::min(st.result.min_dp, dp);
+  st.result.global_batch_min = st.result.global_batch_min == 0
+                                   ? st.size.samples_per_step
+                                   : std::min(st.result.global_batch_min, st.size.samples_per_step);
+  st.result.global_batch_max = std::max(st.result.global_batch_max, st.size.samples_per_step);
+  return true;
+}
+
+// A synchronous checkpoint of the steps done; false if the run ended first.
+bool write_sync(RunState& st) {
+  st.phases.enter(Phase::checkpoint, now());
+  st.sync_write = Write{now(), st.steps_at_segment};
+  if (sleep_within(st.size.checkpoint.write_s, st.end_s)) return false;
+  st.record_checkpoint(*st.sync_write, now(), true, false);
+  st.sync_write.reset();
+  return true;
+}
+
+// Waits for the async write in flight, if any; false if the run ended first.
+bool join_writer(RunState& st) {
+  if (!st.async_write) return true;
+  st.phases.enter(Phase::checkpoint, now());
+  const double left = st.async_write->start_s + st.size.checkpoint.write_s - now();
+  return !sleep_within(std::max(0.0, left), st.end_s) || !st.async_write;
+}
+
+// An asynchronous checkpoint: the snapshot stalls training, the write goes on behind it.
+bool write_async(RunState& st) {
+  if (!join_writer(st)) return false;
+  st.phases.enter(Phase::checkpoint, now());
+  if (sleep_within(st.size.checkpoint.snapshot_s, st.end_s)) return false;
+  st.async_write = Write{now(), st.steps_at_segment};
+  st.writer = sg4::Actor::create("writer", st.host, [&st] {
+    if (sleep_within(st.size.checkpoint.write_s, st.end_s)) return;
+    st.record_checkpoint(*st.async_write, now(), true, true);
+    st.async_write.reset();
+    st.writer = nullptr;
   });
+  return true;
+}
+
+void start_job(RunState& st, Phase first, double first_s);
+
+// The open interruption's downtime ends at `at`, training resuming with `dp` replicas (0: it
+// did not resume: another interruption, or the run's end, came first).
+void close_interruption(RunState& st, double at, int dp) {
+  if (!st.open_interruption) return;
+  InterruptionRecord& r = st.result.interruptions[*st.open_interruption];
+  r.downtime_s = at - r.time_s;
+  r.dp_after = dp;
+  st.open_interruption.reset();
+}
+
+// Trains until the run ends: a segment of steps, a checkpoint, and so on. After a commit, a
+// shrunk job grows back if repaired nodes allow it.
+void train(RunState& st) {
+  for (;;) {
+    st.phases.enter(Phase::training, now());
+    st.segment_start_s = now();
+    const double segment_s = st.per_segment < 0 ? st.end_s : static_cast<double>(st.per_segment) * st.size.step_time_s;
+    if (sleep_within(segment_s, st.end_s)) return;  // progress() counts the steps done
+    st.steps_at_segment += st.per_segment;
+    st.segment_start_s = -1;
+    const bool ok = st.s.checkpoint.mode == CheckpointMode::sync ? write_sync(st) : write_async(st);
+    if (!ok) return;
+    if (largest_dp_on(st.s, st.pool.available(now())) > st.dp) {
+      // Elastic grow: a planned restart from the checkpoint just committed.
+      if (!join_writer(st)) return;
+      ++st.result.restarts;
+      start_job(st, Phase::down, 0.0);
+      return;
+    }
+  }
+}
+
+// The job's next life: `first` for `first_s` (detection, maintenance downtime...), then
+// waiting for nodes if too few are left, the restart and checkpoint read at its size, then
+// training. Waiting keeps the scenario's size; shrinking takes the largest that fits.
+void start_job(RunState& st, Phase first, double first_s) {
+  st.job = sg4::Actor::create("job", st.host, [&st, first, first_s] {
+    st.phases.enter(first, now());
+    if (sleep_within(first_s, st.end_s)) return;
+    int dp = 0;
+    for (;;) {
+      const int available = st.pool.available(now());
+      dp = st.s.elastic.policy == ElasticPolicy::shrink ? largest_dp_on(st.s, available) : st.s.parallel.dp;
+      if (dp > 0 && nodes_for_dp(st.s, dp) <= available) break;
+      st.phases.enter(Phase::waiting, now());
+      if (sleep_within(std::max(0.0, st.pool.next_return() - now()), st.end_s)) return;
+    }
+    st.phases.enter(Phase::down, now());
+    const auto found = st.costs.find(dp);
+    if (found == st.costs.end()) {
+      resize(st, dp);  // reports the missing size and stops the simulation
+      return;
+    }
+    if (sleep_within(st.s.failures.restart_s + found->second.checkpoint.read_s, st.end_s)) return;
+    if (!resize(st, dp)) return;
+    close_interruption(st, now(), dp);
+    train(st);
+  });
+}
+
+// Kills the job (and a checkpoint being written) at `at`; the work since the last committed
+// checkpoint is lost and the history rolls back to it.
+void interrupt(RunState& st, double at, bool planned, int node, const std::string& cause) {
+  const long long done = st.progress(at);
+  const bool had_work = st.phases.phase() == Phase::training || st.phases.phase() == Phase::checkpoint;
+  if (st.sync_write) st.record_checkpoint(*st.sync_write, at, false, false);
+  if (st.async_write) st.record_checkpoint(*st.async_write, at, false, true);
+  st.sync_write.reset();
+  st.async_write.reset();
+  double lost = 0;
+  if (had_work) {
+    const double partial =
+        st.segment_start_s >= 0
+            ? (at - st.segment_start_s) - static_cast<double>(done - st.steps_at_segment) * st.size.step_time_s
+            : 0.0;
+    lost = static_cast<double>(done - st.committed_steps) * st.size.step_time_s + partial;
+  }
+  st.result.lost_work_s += lost;
+  for (sg4::ActorPtr* a : {&st.job, &st.writer})
+    if (*a) {
+      (*a)->kill();
+      *a = nullptr;
+    }
+  st.cursor.trained_to(done);
+  st.cursor.restarted_from(st.committed_steps);
+  st.segment_start_s = -1;
+  st.steps_at_segment = st.committed_steps;
+  close_interruption(st, at, 0);  // a restart cut short by this one
+  st.result.interruptions.push_back({at, node, cause, planned, lost, 0, 0});
+  st.open_interruption = st.result.interruptions.size() - 1;
+}
+
+void failures_actor(RunState& st) {
+  for (;;) {
+    const NodeFailure f = st.clock.next();
+    if (f.time_s >= st.end_s) return;
+    if (f.time_s > now()) sg4::this_actor::sleep_for(f.time_s - now());
+    const FailureCause& cause = st.causes.pick(st.rng);
+    st.clock.renew(f.node, now());
+    ++st.result.failures;
+    ++st.result.restarts;
+    interrupt(st, now(), false, f.node, cause.component);
+    if (cause.needs_repair) st.pool.to_repair(now());
+    // Detect, then restart (waiting for a node first if none is free) and read the last
+    // committed checkpoint. A node that fails meanwhile interrupts the restart itself.
+    start_job(st, Phase::down, st.s.failures.detection_s);
+  }
+}
+
+// Planned maintenance: the job stops at a step boundary, checkpoints (no work is lost but the
+// partial step), stops for the downtime, and restarts. Skipped while the job is down anyway.
+void maintenance_actor(RunState& st) {
+  const double every = st.s.failures.maintenance_interval_s;
+  for (double at = every; at < st.end_s; at += every) {
+    sg4::this_actor::sleep_for(at - now());
+    // Only while training: a stop during a checkpoint or a restart is left to the next window.
+    if (st.phases.phase() != Phase::training) continue;
+    ++st.result.planned_interruptions;
+    ++st.result.restarts;
+    st.job->kill();
+    st.job = nullptr;
+    st.stop_training(now());
+    st.result.interruptions.push_back({now(), -1, "planned maintenance", true, 0, 0, 0});
+    const std::size_t record = st.result.interruptions.size() - 1;
+    st.job = sg4::Actor::create("maintenance", st.host, [&st, record] {
+      if (!join_writer(st)) return;
+      if (st.steps_at_segment > st.committed_steps && !write_sync(st)) return;
+      st.open_interruption = record;
+      start_job(st, Phase::maintenance, st.s.failures.maintenance_downtime_s);
+    });
+  }
 }
 
 }  // namespace
 
-double checkpoint_interval_for(const Scenario& s, double cost_s) {
+double checkpoint_interval_for(const Scenario& s, const SizeCosts& c, int nodes) {
   if (!s.checkpoint.automatic) return s.checkpoint.interval_s;
   if (s.failures.node_mtbf_s <= 0) return 0;  // nothing to protect against
-  return daly_interval_s(cost_s, s.failures.node_mtbf_s / s.cluster.nodes);
+  const bool async = s.checkpoint.mode == CheckpointMode::async;
+  const double stall_s = async ? c.checkpoint.snapshot_s : c.checkpoint.write_s;
+  const double daly = daly_interval_s(stall_s, s.failures.node_mtbf_s / nodes);
+  return async ? std::max(daly, c.checkpoint.write_s) : daly;
 }
 
-RunResult simulate_run(const Scenario& s, double step_time_s) {
-  const CheckpointSize size = checkpoint_size(s.model, s.training, s.parallel);
-  const double samples_per_step = static_cast<double>(s.training.micro_batch) * s.training.grad_accum * s.parallel.dp;
-  RunState st(samples_per_step, s.checkpoint.save_data_cursor);
-  st.step_s = step_time_s;
-  st.cost_s = size.total_bytes / s.checkpoint.write_bandwidth_Bps;
-  st.read_s = size.total_bytes / s.checkpoint.read_bandwidth_Bps;
-  st.interval_s = checkpoint_interval_for(s, st.cost_s);
-  st.result.checkpoint_bytes = size.total_bytes;
-  st.result.checkpoint_cost_s = st.cost_s;
-  st.result.checkpoint_interval_s = st.interval_s;
+RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs) {
+  RunState st(s, costs);
+  const SizeCosts& full = costs.at(s.parallel.dp);
+  st.result.checkpoint_bytes = full.checkpoint.bytes;
+  st.result.checkpoint_cost_s = full.checkpoint.write_s;
+  st.result.checkpoint_interval_s = checkpoint_interval_for(s, full, s.cluster.nodes);
   st.result.mtti_s = s.failures.node_mtbf_s > 0 ? s.failures.node_mtbf_s / s.cluster.nodes : 0;
 
   engine::Simulation simulation;
   sg4::NetZone* zone = sg4::create_full_zone("run");
-  sg4::Host* host = zone->create_host("job", 1.0);
+  st.host = zone->create_host("job", 1.0);
   zone->seal();
 
-  start_trainer(st, host, 0, s.run.duration_s);
-  if (s.failures.node_mtbf_s > 0) {
-    sg4::Actor::create("failures", host, [&st, &s, host] {
-      const double end_s = s.run.duration_s;
-      FailureClock clock(s.failures, s.cluster.nodes, s.run.seed);
-      for (;;) {
-        const double when = clock.pop();
-        if (when >= end_s) return;
-        const double now = sg4::Engine::get_clock();
-        if (when > now) sg4::this_actor::sleep_for(when - now);
-        ++st.result.failures;
-        const double at = sg4::Engine::get_clock();
-        if (st.trainer) {
-          // Training since the last committed checkpoint is lost (the step in progress
-          // included); so is a checkpoint being written.
-          const double in_segment = st.segment_start_s >= 0 ? at - st.segment_start_s : 0.0;
-          st.result.lost_work_s +=
-              static_cast<double>(st.steps_at_segment - st.committed_steps) * st.step_s + in_segment;
-          if (st.writing) {
-            ++st.result.checkpoints_interrupted;
-            st.result.checkpoint_overhead_s += at - st.write_start_s;
-          }
-          st.trainer->kill();
-          st.trainer = nullptr;
-          st.cursor.trained_to(st.committed_steps);
-          st.cursor.restarted_from(st.committed_steps);
-          st.writing = false;
-          st.segment_start_s = -1;
-          st.steps_at_segment = st.committed_steps;
-        }
-        // Detect, restart, read the last committed checkpoint. A node that fails meanwhile is
-        // the next interruption: it hits the restarted job at once and restarts it again.
-        const double downtime = s.failures.detection_s + s.failures.restart_s + st.read_s;
-        ++st.result.restarts;
-        const double down_from = sg4::Engine::get_clock();
-        const bool ended = sleep_within(downtime, end_s);
-        st.result.restart_overhead_s += sg4::Engine::get_clock() - down_from;
-        if (ended) return;
-        start_trainer(st, host, st.committed_steps, end_s);
-      }
-    });
-  }
+  resize(st, s.parallel.dp);
+  st.job = sg4::Actor::create("job", st.host, [&st] { train(st); });
+  if (s.failures.node_mtbf_s > 0) sg4::Actor::create("failures", st.host, [&st] { failures_actor(st); });
+  if (s.failures.maintenance_interval_s > 0)
+    sg4::Actor::create("maintenance", st.host, [&st] { maintenance_actor(st); });
   simulation.run();  // every actor stops at the run's end
+  if (st.missing_dp > 0) return {std::nullopt, st.missing_dp};
+
   const double end = s.run.duration_s;
+  st.phases.enter(Phase::training, end);  // closes the last phase
+  close_interruption(st, end, 0);
   RunResult& r = st.result;
   r.wall_time_s = end;
-  r.steps_completed = st.trainer ? st.progress(end) : st.committed_steps;
+  r.steps_completed = st.progress(end);
   st.cursor.trained_to(r.steps_completed);
+  r.useful_time_s = st.cursor.useful_time_s();
+  r.samples_trained = st.cursor.samples_trained();
   r.samples_duplicated = st.cursor.duplicated();
   r.samples_skipped = st.cursor.skipped();
-  r.useful_time_s = static_cast<double>(r.steps_completed) * step_time_s;
   r.effective_training_time_ratio = end > 0 ? r.useful_time_s / end : 0;
-  return r;
+  r.checkpoint_overhead_s = st.phases.total(Phase::checkpoint);
+  r.restart_overhead_s = st.phases.total(Phase::down) + st.phases.total(Phase::maintenance);
+  r.waiting_for_nodes_s = st.phases.total(Phase::waiting);
+  return {r, 0};
 }
 
 }  // namespace trainsim

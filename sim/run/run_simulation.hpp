@@ -1,18 +1,29 @@
 #pragma once
-// A training run over hours to weeks on SimGrid: steps (of a simulated step's time),
-// checkpoints written synchronously, node failures drawn per node, detection, restart from
-// the last committed checkpoint. Creates the process' SimGrid engine: call once per process
-// (the CLI runs it in a forked child after the step simulation).
+// A training run over hours to weeks on SimGrid: steps, checkpoints (sync, or async behind a
+// snapshot), node failures drawn per node with a cause each, planned maintenance, detection
+// and restart from the last committed checkpoint, a spare pool with repairs, and the elastic
+// policy when no spare is left (wait, or shrink data parallelism and grow back). Creates the
+// process' SimGrid engine: call once per process (run_in_processes.hpp does).
+
+#include <optional>
 
 #include "sim/run/run_result.hpp"
+#include "sim/run/size_costs.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace trainsim {
 
-/// Simulates `scenario.run.duration_s` of training with steps of `step_time_s`.
-RunResult simulate_run(const Scenario& scenario, double step_time_s);
+struct RunOutcome {
+  std::optional<RunResult> result;  ///< the run, or nothing if it reached a size not in the table
+  int missing_dp = 0;               ///< that size: simulate it, add it to the table, run again
+};
 
-/// The interval `scenario` checkpoints at, for checkpoints of `cost_s`: Daly's when automatic.
-double checkpoint_interval_for(const Scenario& scenario, double cost_s);
+/// Simulates `scenario.run.duration_s` of training; `costs` must hold the scenario's dp.
+RunOutcome simulate_run(const Scenario& scenario, const SizeCostTable& costs);
+
+/// The training time between checkpoints of `scenario` at `costs`: the given interval, or
+/// Daly's for the training stall a checkpoint costs (sync: the write; async: the snapshot,
+/// but no shorter than the write behind it).
+double checkpoint_interval_for(const Scenario& scenario, const SizeCosts& costs, int nodes);
 
 }  // namespace trainsim

@@ -28,6 +28,7 @@ struct Scenario {
   RunSpec run;
   FailureSpec failures;
   CheckpointSpec checkpoint;
+  ElasticSpec elastic;
 
   /// GPU memory per device: the cluster's `gpu_memory` if set, else the GPU preset's.
   double gpu_memory_bytes() const { return cluster.gpu.memory_bytes; }

@@ -111,6 +111,11 @@ ScenarioField bandwidth_field(std::string name, std::string help, Access access)
                         "GB/s", 1e9, false);
 }
 template <typename Access>
+ScenarioField duration_field(std::string name, std::string help, Access access) {
+  return quantity_field(std::move(name), std::move(help), access, units::parse_duration, units::k_duration_units, "s",
+                        1.0, true);
+}
+template <typename Access>
 ScenarioField latency_field(std::string name, std::string help, Access access) {
   return quantity_field(std::move(name), std::move(help), access, units::parse_duration, units::k_duration_units, "us",
                         1e-6, true);
@@ -272,6 +277,36 @@ ScenarioField checkpoint_interval_field() {
 
 const parse::EnumNames<FailureDistribution> k_failure_distributions{
     {{"exponential", FailureDistribution::exponential}, {"weibull", FailureDistribution::weibull}}};
+const parse::EnumNames<FailureCauses> k_failure_causes{
+    {{"llama3", FailureCauses::llama3}, {"hardware", FailureCauses::hardware}}};
+const parse::EnumNames<CheckpointMode> k_checkpoint_modes{
+    {{"sync", CheckpointMode::sync}, {"async", CheckpointMode::async}}};
+const parse::EnumNames<DataSampler> k_data_samplers{
+    {{"global", DataSampler::global}, {"per_rank", DataSampler::per_rank}}};
+const parse::EnumNames<ElasticPolicy> k_elastic_policies{
+    {{"wait", ElasticPolicy::wait}, {"shrink", ElasticPolicy::shrink}}};
+const parse::EnumNames<GlobalBatchPolicy> k_global_batch_policies{
+    {{"keep", GlobalBatchPolicy::keep}, {"scale", GlobalBatchPolicy::scale}}};
+
+ScenarioField spare_nodes_field() {
+  ScenarioField f;
+  f.name = "failures.spare_nodes";
+  f.help = "healthy nodes beyond the job's: unlimited (a failed node is replaced at once) or a count";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    if (text == "unlimited") {
+      s.failures.spare_nodes = -1;
+      return std::nullopt;
+    }
+    const auto v = parse::integer(text);
+    if (!v || *v < 0 || *v > std::numeric_limits<int>::max()) return "expected unlimited or an integer >= 0";
+    s.failures.spare_nodes = static_cast<int>(*v);
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) {
+    return s.failures.spare_nodes < 0 ? std::string("unlimited") : std::to_string(s.failures.spare_nodes);
+  };
+  return f;
+}
 
 ScenarioField calibration_field() {
   ScenarioField f;
@@ -303,7 +338,7 @@ ScenarioField seed_field() {
 }  // namespace
 
 std::vector<std::string> scenario_sections() {
-  return {"model", "training", "parallel", "cluster", "run", "failures", "checkpoint"};
+  return {"model", "training", "parallel", "cluster", "run", "failures", "checkpoint", "elastic"};
 }
 std::vector<std::string> reserved_sections() {
   return {};
@@ -462,38 +497,72 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "run.steps", "optimizer steps to simulate", [](auto& s) -> auto& { return s.run.steps; }, 1),
       seed_field(),
-      quantity_field(
+      duration_field(
           "run.duration", "run-level simulation of this long (0: the step only)",
-          [](auto& s) -> auto& { return s.run.duration_s; }, units::parse_duration, units::k_duration_units, "s", 1.0,
-          true),
+          [](auto& s) -> auto& { return s.run.duration_s; }),
 
-      quantity_field(
-          "failures.node_mtbf", "mean time between failures of one node (0: none)",
-          [](auto& s) -> auto& { return s.failures.node_mtbf_s; }, units::parse_duration, units::k_duration_units, "s",
-          1.0, true),
+      duration_field(
+          "failures.node_mtbf", "mean time between interruptions per node in the job (0: none)",
+          [](auto& s) -> auto& { return s.failures.node_mtbf_s; }),
       enum_field(
-          "failures.distribution", "time between a node's failures",
+          "failures.distribution", "time between a node's interruptions",
           [](auto& s) -> auto& { return s.failures.distribution; }, k_failure_distributions),
       number_field(
           "failures.weibull_shape", "Weibull shape k (1: exponential)",
           [](auto& s) -> auto& { return s.failures.weibull_shape; }, 0.1),
-      quantity_field(
-          "failures.detection", "time to notice a failure", [](auto& s) -> auto& { return s.failures.detection_s; },
-          units::parse_duration, units::k_duration_units, "s", 1.0, true),
-      quantity_field(
-          "failures.restart", "time to restart the job", [](auto& s) -> auto& { return s.failures.restart_s; },
-          units::parse_duration, units::k_duration_units, "s", 1.0, true),
+      enum_field(
+          "failures.causes",
+          "causes drawn per interruption: llama3 (Llama 3 405B's mix; hardware ones send the node to repair) or "
+          "hardware (all do)",
+          [](auto& s) -> auto& { return s.failures.causes; }, k_failure_causes),
+      duration_field(
+          "failures.detection", "time to notice a failure", [](auto& s) -> auto& { return s.failures.detection_s; }),
+      duration_field(
+          "failures.restart", "time to restart the job", [](auto& s) -> auto& { return s.failures.restart_s; }),
+      duration_field(
+          "failures.maintenance_interval", "planned maintenance stops this often (0: none)",
+          [](auto& s) -> auto& { return s.failures.maintenance_interval_s; }),
+      duration_field(
+          "failures.maintenance_downtime", "a planned stop's length, before the restart",
+          [](auto& s) -> auto& { return s.failures.maintenance_downtime_s; }),
+      spare_nodes_field(),
+      duration_field(
+          "failures.repair", "time to repair a node out for hardware (with a finite spare pool)",
+          [](auto& s) -> auto& { return s.failures.repair_s; }),
 
       checkpoint_interval_field(),
+      enum_field(
+          "checkpoint.mode", "sync (training stops for the write) or async (snapshot to host memory, write behind)",
+          [](auto& s) -> auto& { return s.checkpoint.mode; }, k_checkpoint_modes),
       bandwidth_field(
-          "checkpoint.write_bandwidth", "file-system write bandwidth, aggregate",
+          "checkpoint.write_bandwidth", "parallel file system write bandwidth, aggregate",
           [](auto& s) -> auto& { return s.checkpoint.write_bandwidth_Bps; }),
       bandwidth_field(
-          "checkpoint.read_bandwidth", "file-system read bandwidth, aggregate",
+          "checkpoint.read_bandwidth", "parallel file system read bandwidth, aggregate",
           [](auto& s) -> auto& { return s.checkpoint.read_bandwidth_Bps; }),
+      bandwidth_field(
+          "checkpoint.node_bandwidth", "each node's link to the file system",
+          [](auto& s) -> auto& { return s.checkpoint.node_bandwidth_Bps; }),
       bool_field(
           "checkpoint.save_data_cursor", "checkpoints record the data loader's position",
           [](auto& s) -> auto& { return s.checkpoint.save_data_cursor; }),
+      enum_field(
+          "checkpoint.sampler",
+          "the saved data position: global (consumed samples) or per_rank (each rank's offset in its shard)",
+          [](auto& s) -> auto& { return s.checkpoint.sampler; }, k_data_samplers),
+      bool_field(
+          "checkpoint.reshardable", "checkpoints load at another data-parallel size",
+          [](auto& s) -> auto& { return s.checkpoint.reshardable; }),
+
+      enum_field(
+          "elastic.policy", "with no spare node free: wait for a repair, or shrink data parallelism",
+          [](auto& s) -> auto& { return s.elastic.policy; }, k_elastic_policies),
+      enum_field(
+          "elastic.global_batch", "when shrinking: keep the global batch (more micro-batches) or scale it down",
+          [](auto& s) -> auto& { return s.elastic.global_batch; }, k_global_batch_policies),
+      int_field(
+          "elastic.min_dp", "never shrink below this many data-parallel replicas",
+          [](auto& s) -> auto& { return s.elastic.min_dp; }, 1),
   };
 }
 

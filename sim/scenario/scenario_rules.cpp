@@ -77,6 +77,25 @@ void check_hardware(const Scenario& s) {
                      "cluster.gpu = " + s.cluster.gpu.name + " has no fp8 tensor cores");
 }
 
+// Shrinking drops whole data-parallel replicas: a replica must fill whole nodes, or a node
+// whole replicas.
+void check_elastic(const Scenario& s) {
+  require(s, s.elastic.min_dp <= s.parallel.dp, "elastic.min_dp", s.elastic.min_dp,
+          "must not exceed parallel.dp = " + str(s.parallel.dp));
+  if (s.elastic.policy != ElasticPolicy::shrink) return;
+  if (!s.checkpoint.reshardable)
+    throw InputError(
+        s.source, "elastic.policy", "shrink",
+        "shrinking reloads the checkpoint at a smaller data-parallel size: it needs checkpoint.reshardable "
+        "= true");
+  const int replica = s.parallel.tp * s.parallel.pp * s.parallel.cp;
+  const int gpn = s.cluster.gpus_per_node;
+  if (replica % gpn != 0 && gpn % replica != 0)
+    throw InputError(s.source, "elastic.policy", "shrink",
+                     "shrink needs a replica's GPUs, tp*pp*cp = " + str(replica) +
+                         ", to be a multiple or a divisor of cluster.gpus_per_node = " + str(gpn));
+}
+
 }  // namespace
 
 void check_scenario_rules(const Scenario& s) {
@@ -86,6 +105,7 @@ void check_scenario_rules(const Scenario& s) {
   check_pipeline(s);
   check_context_and_experts(s);
   check_hardware(s);
+  check_elastic(s);
 }
 
 }  // namespace trainsim

@@ -3,10 +3,12 @@
 // returns. The schema is documented in analysis/README.md; its version is k_trace_schema_version.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/memory_budget.hpp"
+#include "sim/run/run_result.hpp"
 #include "sim/step/step_observer.hpp"
 #include "sim/step/step_result.hpp"
 #include "sim/trace/trace_level.hpp"
@@ -14,7 +16,8 @@
 namespace trainsim {
 
 /// Major.minor: a minor bump adds fields or datasets, a major one changes or removes them.
-inline constexpr const char* k_trace_schema_version = "1.1";  // 1.1: /links/utilization
+/// 1.1: /links/utilization. 1.2: /run, /failures, /checkpoints.
+inline constexpr const char* k_trace_schema_version = "1.2";
 
 /// The root group's attributes.
 struct TraceMetadata {
@@ -72,6 +75,8 @@ struct TraceContents {
   std::vector<StageMemory> memory;   ///< per pipeline stage
   /// Link utilization over time: the busiest links, then each class's mean ("class:<name>").
   std::vector<LinkSample> links;
+  /// The run-level simulation (run.duration > 0): /run, /failures and /checkpoints.
+  std::optional<RunResult> run;
 };
 
 }  // namespace trainsim

@@ -150,3 +150,30 @@ TEST(Cli, RunWithADurationSimulatesTheRun) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// The elastic path end to end: with no spares, shrinking reaches sizes the first step
+// simulation did not cover; each is simulated in its own process and the run repeated.
+TEST(Cli, ShrinkingRunSimulatesEachSizeItReaches) {
+  const auto r = testing::run_trainsim({"run", testing::source_path("scenarios/default.ini"), "--json", "--set",
+                                        "cluster.nodes=16", "--set", "run.duration=10d", "--set",
+                                        "failures.node_mtbf=20d", "--set", "failures.causes=hardware", "--set",
+                                        "failures.spare_nodes=0", "--set", "failures.repair=2d", "--set",
+                                        "elastic.policy=shrink", "--set", "elastic.global_batch=scale"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& run = j["run"];
+  EXPECT_GT(run["resizes"].get<int>(), 0);
+  EXPECT_LT(run["min_dp"].get<int>(), 4);  // 16 nodes: TP 8 x PP 4 = 4 nodes a replica, dp 4
+  // The global batch scales with the replicas: 16 micro-batches of 1 sample each.
+  EXPECT_DOUBLE_EQ(run["global_batch_min"].get<double>(), 16.0 * run["min_dp"].get<int>());
+  EXPECT_EQ(run["samples_duplicated"].get<double>(), 0);
+  EXPECT_EQ(run["waiting_for_nodes_s"].get<double>(), 0);
+  // The run's useful time is made of the step times at several sizes now.
+  EXPECT_GT(run["useful_time_s"].get<double>(), 0);
+}
+
+}  // namespace
+}  // namespace trainsim

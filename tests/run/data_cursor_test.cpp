@@ -6,7 +6,7 @@ namespace trainsim {
 namespace {
 
 TEST(DataCursor, SavedCursorKeepsTheFailureFreeSequence) {
-  DataCursor c(100, true);
+  DataCursor c(100, 1.0, true);
   c.trained_to(10);      // checkpoint at 10 ...
   c.restarted_from(10);  // ... a failure at step 13 rolls back to it
   c.trained_to(25);
@@ -19,7 +19,7 @@ TEST(DataCursor, SavedCursorKeepsTheFailureFreeSequence) {
 }
 
 TEST(DataCursor, WithoutTheCursorARestartReadsFromTheStart) {
-  DataCursor c(100, false);
+  DataCursor c(100, 1.0, false);
   c.trained_to(10);
   c.restarted_from(10);  // the loader starts over: steps 10.. see samples 0.. again
   c.trained_to(15);
@@ -28,7 +28,7 @@ TEST(DataCursor, WithoutTheCursorARestartReadsFromTheStart) {
 }
 
 TEST(DataCursor, RollingBackDropsTheDiscardedSteps) {
-  DataCursor c(10, false);
+  DataCursor c(10, 1.0, false);
   c.trained_to(5);
   c.restarted_from(5);
   c.trained_to(8);      // samples 0..30 again

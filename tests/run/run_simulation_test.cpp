@@ -7,45 +7,27 @@
 #include <string>
 #include <vector>
 
-#include "models/checkpoint_size.hpp"
 #include "sim/run/checkpoint_interval.hpp"
-#include "sim/run/run_simulation.hpp"
-#include "sim/scenario/scenario_loader.hpp"
-#include "tests/engine/isolated_run.hpp"
+#include "tests/run/run_test_support.hpp"
 
 namespace trainsim {
 namespace {
 
-// Llama 3 8B on `nodes` DGX H100 nodes, checkpoints of `cost_s`, nodes failing every
-// `node_mtbf_s` on average, for `days`.
-Scenario run_scenario(int nodes, double cost_s, double node_mtbf_s, double days, const std::string& interval,
-                      int seed) {
-  std::vector<IniEntry> e{{"model.preset", "llama3-8b", "t"},
-                          {"cluster.nodes", std::to_string(nodes), "t"},
-                          {"run.duration", std::to_string(days) + "d", "t"},
-                          {"run.seed", std::to_string(seed), "t"},
-                          {"failures.node_mtbf", std::to_string(node_mtbf_s) + "s", "t"},
-                          {"checkpoint.interval", interval, "t"}};
-  Scenario s = load_scenario(e, "t");
-  s.checkpoint.write_bandwidth_Bps = checkpoint_size(s.model, s.training, s.parallel).total_bytes / cost_s;
-  return s;
-}
+using test::run;
+using test::run_scenario;
 
 struct RunMetrics {
   double ettr, interval_s, failures, interrupted, lost_s, checkpoints;
 };
 
 RunMetrics simulate(const Scenario& s, double step_s = 1.0) {
-  const std::vector<double> v = engine::test::run_isolated([&] {
-    const RunResult r = simulate_run(s, step_s);
-    return std::vector<double>{r.effective_training_time_ratio,
-                               r.checkpoint_interval_s,
-                               static_cast<double>(r.failures),
-                               static_cast<double>(r.checkpoints_interrupted),
-                               r.lost_work_s,
-                               static_cast<double>(r.checkpoints_written)};
-  });
-  return {v[0], v[1], v[2], v[3], v[4], v[5]};
+  const RunResult r = run(s, step_s);
+  return {r.effective_training_time_ratio,
+          r.checkpoint_interval_s,
+          static_cast<double>(r.failures),
+          static_cast<double>(r.checkpoints_interrupted),
+          r.lost_work_s,
+          static_cast<double>(r.checkpoints_written)};
 }
 
 TEST(RunSimulation, BestIntervalIsYoungsWhenCheckpointsAreCheap) {
@@ -110,22 +92,18 @@ TEST(RunSimulation, WithoutFailuresOnlyCheckpointsCost) {
 namespace trainsim {
 namespace {
 
+using test::run;
+using test::run_scenario;
+
 TEST(RunSimulation, TheDataCursorPreventsDuplicates) {
   Scenario with = run_scenario(64, 60, 200 * 3600.0, 20, "auto", 1);
   Scenario without = with;
   without.checkpoint.save_data_cursor = false;
-  const std::vector<double> v = engine::test::run_isolated([&] {
-    const RunResult r = simulate_run(with, 1.0);
-    return std::vector<double>{r.samples_duplicated, r.samples_skipped, static_cast<double>(r.failures)};
-  });
-  const std::vector<double> w = engine::test::run_isolated([&] {
-    const RunResult r = simulate_run(without, 1.0);
-    return std::vector<double>{r.samples_duplicated, r.samples_skipped};
-  });
-  ASSERT_GT(v[2], 0);  // failures happened
-  EXPECT_EQ(v[0], 0);
-  EXPECT_EQ(v[1], 0);
-  EXPECT_GT(w[0], 0);
+  const RunResult a = run(with), b = run(without);
+  ASSERT_GT(a.failures, 0);
+  EXPECT_EQ(a.samples_duplicated, 0);
+  EXPECT_EQ(a.samples_skipped, 0);
+  EXPECT_GT(b.samples_duplicated, 0);
 }
 
 }  // namespace

@@ -1,0 +1,42 @@
+#include "sim/run/job_size.hpp"
+
+#include <algorithm>
+
+namespace trainsim {
+
+namespace {
+
+int gpus_per_replica(const Scenario& s) {
+  return s.parallel.tp * s.parallel.pp * s.parallel.cp;
+}
+
+}  // namespace
+
+int nodes_for_dp(const Scenario& s, int dp) {
+  const int gpus = dp * gpus_per_replica(s);
+  return (gpus + s.cluster.gpus_per_node - 1) / s.cluster.gpus_per_node;
+}
+
+int largest_dp_on(const Scenario& s, int nodes) {
+  int dp = std::min(s.parallel.dp, nodes * s.cluster.gpus_per_node / gpus_per_replica(s));
+  // Whole nodes (the step simulation's cluster) and whole expert-parallel groups.
+  while (dp > 0 && (dp % s.parallel.ep != 0 || dp * gpus_per_replica(s) % s.cluster.gpus_per_node != 0)) --dp;
+  return dp >= s.elastic.min_dp ? dp : 0;
+}
+
+Scenario scenario_at_dp(const Scenario& s, int dp) {
+  Scenario r = s;
+  r.parallel.dp = dp;
+  r.cluster.nodes = nodes_for_dp(s, dp);
+  if (s.elastic.global_batch == GlobalBatchPolicy::keep && dp != s.parallel.dp) {
+    const long long micro_batches = static_cast<long long>(s.training.grad_accum) * s.parallel.dp;
+    int accum = static_cast<int>((micro_batches + dp - 1) / dp);
+    // Narayanan et al. SC21 §2.2.2: the interleaved schedule needs a multiple of pp.
+    if (s.parallel.schedule == Schedule::interleaved)
+      accum = (accum + s.parallel.pp - 1) / s.parallel.pp * s.parallel.pp;
+    r.training.grad_accum = accum;
+  }
+  return r;
+}
+
+}  // namespace trainsim
