@@ -1,5 +1,5 @@
 """Runs every notebook in analysis/notebooks headless (nbclient) on small traces made by
-`trainsim run --trace`, and checks that each writes a non-empty PNG.
+`trainsim run --trace`, and checks that each writes its non-empty PNGs.
 
 Run: /usr/bin/python3 analysis/tests/test_notebooks.py --trainsim build/trainsim --scenario tests/trace/tiny.ini
 """
@@ -17,11 +17,16 @@ from nbclient import NotebookClient
 
 ANALYSIS = Path(__file__).resolve().parents[1]
 NOTEBOOKS = {
-    "step_breakdown.ipynb": "step_breakdown.png",
-    "pipeline_timeline.ipynb": "pipeline_timeline.png",
-    "scaling_curves.ipynb": "scaling_curves.png",
-    "link_utilization.ipynb": "link_utilization.png",
+    "step_breakdown.ipynb": ["step_breakdown.png"],
+    "pipeline_timeline.ipynb": ["pipeline_timeline.png"],
+    "scaling_curves.ipynb": ["scaling_curves.png"],
+    "link_utilization.ipynb": ["link_utilization.png"],
+    "run_timeline.ipynb": ["run_timeline.png", "goodput_vs_interval.png"],
 }
+# Runs of the tiny scenario over 3 days, a node failing every 2 days on average (a few failures
+# per run), a checkpoint taking about 2 minutes (2 MB/s): goodput peaks between these intervals.
+RUN_SETTINGS = ["run.duration=3d", "failures.node_mtbf=2d", "checkpoint.write_bandwidth=2MB/s"]
+CHECKPOINT_INTERVALS = ["10min", "20min", "40min", "1h", "2h", "4h"]
 ARGS = None
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -39,12 +44,23 @@ class Notebooks(unittest.TestCase):
                                    f"cluster.nodes={nodes}"], capture_output=True, text=True)
             assert done.returncode == 0, done.stderr
             cls.traces.append(path)
+        # The run notebook's traces, in a folder of their own (the others' inputs stay as they are).
+        (tmp / "run_traces").mkdir()
+        cls.run_traces = []
+        for interval in CHECKPOINT_INTERVALS:
+            path = tmp / "run_traces" / f"tiny_run_{interval}.h5"
+            settings = [*RUN_SETTINGS, f"checkpoint.interval={interval}"]
+            done = subprocess.run([ARGS.trainsim, "run", ARGS.scenario, "--trace", str(path), "--trace-level", "steps",
+                                   *[arg for kv in settings for arg in ("--set", kv)]], capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            cls.run_traces.append(path)
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def run_notebook(self, name):
+    def run_notebook(self, name, **inputs):
+        """Executes `name` with the default inputs, or `inputs` in their place (TRAINSIM_* names)."""
         figures = Path(self.tmp.name) / "figures"
         env = {
             "TRAINSIM_ANALYSIS": str(ANALYSIS),
@@ -52,16 +68,21 @@ class Notebooks(unittest.TestCase):
             "TRAINSIM_TRACE": str(self.traces[0]),
             "TRAINSIM_TRACES": str(Path(self.tmp.name) / "traces" / "*.h5"),
             "MPLBACKEND": "Agg",
+            **inputs,
         }
+        os.environ.pop("TRAINSIM_SWEEP_TABLE", None)  # only where a case gives one
         os.environ.update(env)
+        pngs = [figures / png for png in NOTEBOOKS[name]]
+        for png in pngs:  # a figure left by an earlier case must not pass for this one's
+            png.unlink(missing_ok=True)
         book = nbformat.read(ANALYSIS / "notebooks" / name, as_version=4)
         NotebookClient(book, timeout=120, kernel_name="python3",
                        resources={"metadata": {"path": str(ANALYSIS / "notebooks")}}).execute()
-        png = figures / NOTEBOOKS[name]
-        self.assertTrue(png.exists(), png)
-        data = png.read_bytes()
-        self.assertGreater(len(data), 1000, png)
-        self.assertTrue(data.startswith(PNG_MAGIC), png)
+        for png in pngs:
+            self.assertTrue(png.exists(), png)
+            data = png.read_bytes()
+            self.assertGreater(len(data), 1000, png)
+            self.assertTrue(data.startswith(PNG_MAGIC), png)
 
     def test_step_breakdown(self):
         self.run_notebook("step_breakdown.ipynb")
@@ -74,6 +95,25 @@ class Notebooks(unittest.TestCase):
 
     def test_link_utilization(self):
         self.run_notebook("link_utilization.ipynb")
+
+    def test_run_timeline(self):
+        self.run_notebook("run_timeline.ipynb", TRAINSIM_TRACE=str(self.run_traces[1]),
+                          TRAINSIM_TRACES=str(Path(self.tmp.name) / "run_traces" / "*.h5"))
+
+    def test_run_timeline_from_a_sweep_table(self):
+        # A sweep's results.csv names the run's metrics run_<name>.
+        sys.path.insert(0, str(ANALYSIS))
+        import trainsim_analysis as ta
+
+        table = ta.run_table(ta.load_traces(self.run_traces))
+        sweep = table.rename(columns={c: f"run_{c}" for c in table.columns if c not in ("trace", "seed")})
+        path = Path(self.tmp.name) / "results.csv"
+        sweep.to_csv(path, index=False)
+        self.run_notebook("run_timeline.ipynb", TRAINSIM_TRACE=str(self.run_traces[1]), TRAINSIM_TRACES="",
+                          TRAINSIM_SWEEP_TABLE=str(path))
+
+    def test_notebook_list_is_complete(self):
+        self.assertEqual(set(NOTEBOOKS), {p.name for p in (ANALYSIS / "notebooks").glob("*.ipynb")})
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ Run: /usr/bin/python3 analysis/tests/test_trace_schema.py --trainsim build/train
 """
 
 import argparse
+import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,6 +49,26 @@ MEMORY = {
     "fragmentation": "f8", "total": "f8", "offloaded": "f8", "capacity": "f8", "fits": "i1",
 }
 STREAMS = {"compute", "tp_comm", "pp_comm", "dp_comm", "data"}
+# Schema 1.2: the run-level simulation.
+RUN_FLOATS = [
+    "wall_time_s", "useful_time_s", "effective_training_time_ratio", "checkpoint_overhead_s", "lost_work_s",
+    "restart_overhead_s", "waiting_for_nodes_s", "checkpoint_interval_s", "checkpoint_cost_s", "checkpoint_bytes",
+    "mtti_s", "samples_trained", "samples_duplicated", "samples_skipped", "global_batch_min",
+]
+RUN_INTS = [
+    "steps_completed", "failures", "planned_interruptions", "restarts", "checkpoints_written",
+    "checkpoints_interrupted", "resizes", "min_dp",
+]
+FAILURES = {
+    "time_s": "f8", "node": "i4", "cause": "S48", "planned": "i1", "lost_work_s": "f8", "downtime_s": "f8",
+    "dp_after": "i4",
+}
+CHECKPOINTS = {"start_s": "f8", "end_s": "f8", "steps": "i8", "bytes": "f8", "committed": "i1", "async": "i1"}
+NOT_SIMULATED = "not simulated (run.duration = 0)"
+# The tiny scenario over 3 days, a node failing every 2 days on average, a checkpoint of
+# about 2 minutes every 20 minutes: a few failures, an interrupted write, ~200 checkpoints.
+RUN_SETTINGS = ["run.duration=3d", "failures.node_mtbf=2d", "checkpoint.write_bandwidth=2MB/s",
+                "checkpoint.interval=20min"]
 
 
 def run_trainsim(*args):
@@ -60,6 +82,10 @@ class TraceSchema(unittest.TestCase):
         cls.path = str(Path(cls.tmp.name) / "tiny.h5")
         done = run_trainsim("--trace", cls.path, "--trace-links")
         assert done.returncode == 0, done.stderr
+        cls.run_path = str(Path(cls.tmp.name) / "tiny_run.h5")
+        done = run_trainsim("--trace", cls.run_path, "--json", *[a for kv in RUN_SETTINGS for a in ("--set", kv)])
+        assert done.returncode == 0, done.stderr
+        cls.run_json = json.loads(done.stdout)["run"]
 
     @classmethod
     def tearDownClass(cls):
@@ -136,11 +162,92 @@ class TraceSchema(unittest.TestCase):
             np.testing.assert_allclose(parts, m["total"], rtol=1e-12)
             self.assertIn("unit", f["memory"].attrs)
 
-    def test_reserved_groups(self):
+    def test_links_status(self):
         with h5py.File(self.path, "r") as f:
-            for name in ["links", "failures", "checkpoints"]:
-                self.assertIsInstance(f[name], h5py.Group, name)
-                self.assertIn("status", f[name].attrs, name)
+            self.assertIsInstance(f["links"], h5py.Group)
+            self.assertIn("status", f["links"].attrs)
+
+    def test_step_only_trace_has_no_run(self):
+        # Schema 1.2: without [run] duration, /run says so and the tables are there, empty.
+        with h5py.File(self.path, "r") as f:
+            self.assertEqual(dict(f["run"].attrs), {"status": NOT_SIMULATED})
+            for name, fields in [("failures", FAILURES), ("checkpoints", CHECKPOINTS)]:
+                self.check_table(f[name], fields)
+                self.assertEqual(len(f[name]), 0, name)
+                self.assertEqual(f[name].attrs["status"], NOT_SIMULATED, name)
+        t = ta.load_trace(self.path)
+        self.assertIsNone(t.run)
+        self.assertEqual(t.run_status, NOT_SIMULATED)
+        self.assertTrue(t.failures.empty)
+        self.assertTrue(t.checkpoints.empty)
+        self.assertIn("cause", t.failures.columns)
+        self.assertIn("committed", t.checkpoints.columns)
+
+    def test_run_attributes(self):
+        # Schema 1.2: /run holds --json's "run" object, the same names and values.
+        with h5py.File(self.run_path, "r") as f:
+            attrs = f["run"].attrs
+            self.assertEqual(attrs["status"], "simulated")
+            for name in RUN_FLOATS:
+                self.assertTrue(np.issubdtype(type(attrs[name]), np.floating), name)
+            for name in RUN_INTS:
+                self.assertTrue(np.issubdtype(type(attrs[name]), np.integer), name)
+            self.assertEqual(set(attrs) - {"status"}, set(self.run_json))
+            for name, value in self.run_json.items():
+                self.assertEqual(attrs[name], value, name)
+            self.assertGreater(attrs["failures"], 1)
+            self.assertGreater(attrs["checkpoints_written"], 10)
+
+    def test_failures(self):
+        with h5py.File(self.run_path, "r") as f:
+            self.check_table(f["failures"], FAILURES)
+            self.assertEqual(f["failures"].attrs["status"], "simulated")
+            rows = f["failures"][()]
+            run = self.run_json
+            self.assertEqual(len(rows), run["failures"] + run["planned_interruptions"])
+            self.assertEqual(int(rows["planned"].sum()), run["planned_interruptions"])
+            self.assertTrue(np.all(np.diff(rows["time_s"]) >= 0))
+            self.assertTrue(np.all((rows["time_s"] >= 0) & (rows["time_s"] < run["wall_time_s"])))
+            self.assertTrue(all(len(c) > 0 for c in rows["cause"]))
+            self.assertTrue(np.all(rows["downtime_s"] > 0))
+            self.assertTrue(np.all(rows["lost_work_s"] >= 0))
+            self.assertLessEqual(rows["lost_work_s"].sum(), run["lost_work_s"] * (1 + 1e-9))
+
+    def test_checkpoints(self):
+        with h5py.File(self.run_path, "r") as f:
+            self.check_table(f["checkpoints"], CHECKPOINTS)
+            self.assertEqual(f["checkpoints"].attrs["status"], "simulated")
+            rows = f["checkpoints"][()]
+            run = self.run_json
+            self.assertEqual(int(rows["committed"].sum()), run["checkpoints_written"])
+            self.assertEqual(len(rows), run["checkpoints_written"] + run["checkpoints_interrupted"])
+            self.assertTrue(np.all(rows["end_s"] >= rows["start_s"]))
+            self.assertTrue(np.all(rows["bytes"] == run["checkpoint_bytes"]))
+            committed = rows[rows["committed"] == 1]
+            self.assertTrue(np.all(np.diff(committed["steps"]) > 0))
+
+    def test_run_loads_into_pandas(self):
+        t = ta.load_trace(self.run_path)
+        run = self.run_json
+        self.assertEqual(t.run_status, "simulated")
+        self.assertEqual(set(t.run.index), set(run))
+        self.assertEqual(t.run["failures"], run["failures"])
+        self.assertEqual(len(t.failures), run["failures"] + run["planned_interruptions"])
+        self.assertEqual(t.failures["planned"].dtype, bool)
+        self.assertEqual(int(t.checkpoints["committed"].sum()), run["checkpoints_written"])
+        np.testing.assert_allclose(t.failures["resumed_s"], t.failures["time_s"] + t.failures["downtime_s"])
+        # The phases tile the run; the useful training they give is /run's (whole steps only).
+        phases = ta.run_phases(t)
+        self.assertEqual(phases["start_s"].iloc[0], 0)
+        self.assertEqual(phases["end_s"].iloc[-1], run["wall_time_s"])
+        np.testing.assert_array_equal(phases["start_s"].iloc[1:].values, phases["end_s"].iloc[:-1].values)
+        useful = ta.run_progress(t)["useful_s"].iloc[-1]
+        # (a partial step lost at each stop: within a step per interruption)
+        steps = len(t.failures) + 2
+        self.assertAlmostEqual(useful, run["useful_time_s"], delta=steps * float(t.summary["step_time_s"]) + 1e-6)
+        table = ta.run_table([t, ta.load_trace(self.path)])  # the step-only trace is left out
+        self.assertEqual(len(table), 1)
+        self.assertEqual(table["checkpoint_interval_s"].iloc[0], 1200)
 
     def test_links(self):
         # Schema 1.1: /links/utilization, the busiest links then one mean series per class.
@@ -167,6 +274,22 @@ class TraceSchema(unittest.TestCase):
         self.assertEqual(t.events["stream"].dtype, object)
         self.assertAlmostEqual(t.breakdown.sum(), float(t.summary["step_time_s"]), places=9)
         self.assertEqual(len(t.memory), 2)
+
+    def test_schema_1_1_trace_loads_without_a_run(self):
+        # Before 1.2: no /run; /failures and /checkpoints were reserved, empty groups.
+        path = str(Path(self.tmp.name) / "schema_1_1.h5")
+        shutil.copy(self.run_path, path)
+        with h5py.File(path, "r+") as f:
+            for name in ["run", "failures", "checkpoints"]:
+                del f[name]
+                f.create_group(name).attrs["status"] = "reserved"
+            del f["run"]
+            f.attrs["schema_version"] = "1.1"
+        t = ta.load_trace(path)
+        self.assertIsNone(t.run)
+        self.assertEqual(list(t.failures.columns[:7]), list(FAILURES))
+        self.assertEqual(list(t.checkpoints.columns[:6]), list(CHECKPOINTS))
+        self.assertTrue(t.failures.empty and t.checkpoints.empty)
 
     def test_level_summary_keeps_tables_empty(self):
         path = str(Path(self.tmp.name) / "summary.h5")

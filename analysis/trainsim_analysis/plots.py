@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .trace import BREAKDOWN, Trace  # noqa: E402
+from .trace import BREAKDOWN, Trace, run_phases, run_progress  # noqa: E402
 
 _KIND_COLORS = {
     "forward": "#4c72b0",
@@ -151,5 +151,157 @@ def plot_link_utilization(trace: Trace, bins: int = 200):
         ax.set_title("Communication activity over time (proxy: /links is not produced by this trace)")
         ax.set_ylabel("simulated GPUs communicating (%)")
     ax.set_xlabel("simulated time (s)")
+    ax.legend(fontsize="small")
+    return fig
+
+
+_PHASE_COLORS = {
+    "training": "#55a868",
+    "checkpoint": "#4c72b0",
+    "checkpoint interrupted": "#c44e52",
+    "downtime": "#8c8c8c",
+}
+_PLANNED = "planned maintenance"
+_HOUR = 3600.0
+
+
+def _interruption_groups(failures: pd.DataFrame, most: int = 9):
+    """(label, rows, colour, planned) per group of interruptions to mark: the `most` most frequent
+    failure causes (tab10), the other causes together (grey), planned maintenance (black)."""
+    unplanned = failures[~failures["planned"]]
+    counts = unplanned["cause"].value_counts()
+    named = sorted(counts.index, key=lambda cause: (-counts[cause], cause))[:most]  # ties by name
+    palette = [c for i, c in enumerate(plt.get_cmap("tab10").colors) if i != 7]  # 7: grey, for the others
+    groups = [(cause, unplanned[unplanned["cause"] == cause], palette[i % len(palette)], False)
+              for i, cause in enumerate(named)]
+    others = unplanned[~unplanned["cause"].isin(named)]
+    if len(others):
+        groups.append((f"{others['cause'].nunique()} other causes", others, "#7f7f7f", False))
+    planned = failures[failures["planned"]]
+    if len(planned):
+        groups.append((_PLANNED, planned, "black", True))
+    return groups
+
+
+def plot_run_timeline(trace: Trace):
+    """The run-level simulation of one trace over time (hours): on top, what the job did
+    (training, synchronous checkpoint writes committed or interrupted, downtime after each
+    interruption; asynchronous writes on a lane of their own, as training goes on) and every
+    interruption marked by its cause (the nine most frequent named, planned maintenance apart: a
+    black triangle); below, the useful training kept (hours) against the ideal of no failures and
+    no checkpoints, dropping by the work lost at each failure.
+
+    Short things stay visible in a short run: with at most 100 checkpoints each write has a tick,
+    and with at most 40 interruptions each downtime is drawn at least 1/250 of the run wide and
+    each interruption has a line across. Interrupted writes always have a tick."""
+    if trace.run is None:
+        raise ValueError(f"{trace.path}: no run-level simulation ({trace.run_status}); set [run] duration")
+    run = trace.run
+    phases = run_phases(trace)
+    failures = trace.failures
+    checkpoints = trace.checkpoints
+    end_h = float(run["wall_time_s"]) / _HOUR
+    few_failures = len(failures) <= 40
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(13, 7), sharex=True, gridspec_kw={"height_ratios": [1.3, 1]})
+
+    # Lanes, top to bottom: job state, asynchronous checkpoints (when there are any), interruptions.
+    asynchronous = checkpoints[checkpoints["async"]]
+    lanes = {"job": 1, "interruptions": 0}
+    if len(asynchronous):
+        lanes = {"job": 2, "async checkpoints": 1, "interruptions": 0}
+    least_h = end_h / 250 if few_failures else 0.0
+    for phase, color in _PHASE_COLORS.items():
+        rows = phases[phases["phase"] == phase]
+        widths = (rows["end_s"] - rows["start_s"]) / _HOUR
+        if phase == "downtime":
+            widths = widths.clip(lower=least_h)
+        top.broken_barh(list(zip(rows["start_s"] / _HOUR, widths)), (lanes["job"] - 0.35, 0.7), facecolors=color,
+                        label=phase if len(rows) else None)
+    for committed, rows in asynchronous.groupby("committed"):
+        color = _PHASE_COLORS["checkpoint" if committed else "checkpoint interrupted"]
+        top.broken_barh(list(zip(rows["start_s"] / _HOUR, rows["duration_s"] / _HOUR)),
+                        (lanes["async checkpoints"] - 0.25, 0.5), facecolors=color, alpha=0.6)
+    ticks = checkpoints if len(checkpoints) <= 100 else checkpoints[~checkpoints["committed"]]
+    for committed, rows in ticks.groupby("committed"):
+        lane = [lanes["async checkpoints"] if a else lanes["job"] for a in rows["async"]]
+        color = _PHASE_COLORS["checkpoint" if committed else "checkpoint interrupted"]
+        top.scatter(rows["start_s"] / _HOUR, lane, marker="|", s=300, color=color, linewidths=1)
+    for label, rows, color, planned in _interruption_groups(failures):
+        if few_failures:
+            for t in rows["time_s"] / _HOUR:
+                top.axvline(t, color=color, linewidth=0.8, linestyle="--" if planned else ":", alpha=0.7, zorder=0.5)
+        top.scatter(rows["time_s"] / _HOUR, [lanes["interruptions"]] * len(rows), color=color,
+                    marker="v" if planned else "X", s=60 if few_failures else 25, zorder=3,
+                    label=f"{label} ({len(rows)})")
+    top.set_yticks(list(lanes.values()))
+    top.set_yticklabels(list(lanes.keys()))
+    top.set_ylim(-0.6, max(lanes.values()) + 0.6)
+    top.set_xlim(0, end_h)
+    top.set_title(f"Run timeline: {int(run['failures'])} failures, {int(run.get('planned_interruptions', 0))} planned "
+                  f"stops, {int(run['checkpoints_written'])} checkpoints committed, "
+                  f"{int(run['checkpoints_interrupted'])} interrupted")
+    top.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="x-small")
+
+    progress = run_progress(trace)
+    bottom.plot([0, end_h], [0, end_h], "--", color="grey", label="no failures, no checkpoints")
+    bottom.plot(progress["time_s"] / _HOUR, progress["useful_s"] / _HOUR, color=_PHASE_COLORS["training"],
+                label="useful training kept")
+    bottom.fill_between(progress["time_s"] / _HOUR, progress["useful_s"] / _HOUR, progress["time_s"] / _HOUR,
+                        color=_PHASE_COLORS["downtime"], alpha=0.3, label="checkpoints, downtime, work redone")
+    bottom.set_xlabel("run time (hours)")
+    bottom.set_ylabel("useful training (hours)")
+    bottom.set_title(f"Effective training time ratio {float(run['effective_training_time_ratio']):.3f} "
+                     f"(lost {float(run['lost_work_s']) / _HOUR:.2f} h, restarts "
+                     f"{float(run['restart_overhead_s']) / _HOUR:.2f} h, checkpoints "
+                     f"{float(run['checkpoint_overhead_s']) / _HOUR:.2f} h)")
+    bottom.legend(loc="upper left", fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def _run_column(table: pd.DataFrame, name: str) -> pd.Series:
+    """`name` from run_table(), or `run_<name>` from a sweep's results.csv."""
+    for column in (name, f"run_{name}"):
+        if column in table:
+            return pd.to_numeric(table[column])
+    raise KeyError(f"the table has neither {name} nor run_{name} (columns: {list(table.columns)})")
+
+
+def plot_goodput_vs_interval(table: pd.DataFrame):
+    """Effective training time ratio against the checkpoint interval, one point per run (several
+    runs at one interval, e.g. seeds, are averaged by the line), the best interval marked. `table`:
+    run_table(traces), or a sweep's results.csv (columns run_checkpoint_interval_s and
+    run_effective_training_time_ratio). With the checkpoint cost and MTTI in the table, Young's
+    interval sqrt(2 x cost x MTTI) (Young 1974) is drawn for reference."""
+    frame = pd.DataFrame({"interval_s": _run_column(table, "checkpoint_interval_s"),
+                          "ratio": _run_column(table, "effective_training_time_ratio")}).dropna()
+    if frame.empty:
+        raise ValueError("no runs to plot")
+    mean = frame.groupby("interval_s")["ratio"].mean()
+    unit, scale = ("min", 60.0) if mean.index.to_series().median() < _HOUR else ("h", _HOUR)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(frame["interval_s"] / scale, frame["ratio"], "o", color="#4c72b0", alpha=0.5, label="runs")
+    ax.plot(mean.index / scale, mean.values, "-", color="#4c72b0", label="mean per interval")
+    best = mean.idxmax()
+    ax.plot([best / scale], [mean[best]], "*", color="#c44e52", markersize=16, zorder=3,
+            label=f"best: {best / scale:.3g} {unit} (ratio {mean[best]:.3f})")
+    try:
+        cost = _run_column(table, "checkpoint_cost_s").median()
+        mtti = _run_column(table, "mtti_s").median()
+    except KeyError:
+        cost = mtti = 0.0
+    if cost > 0 and mtti > 0:
+        young = (2 * cost * mtti) ** 0.5
+        ax.axvline(young / scale, color="grey", linestyle="--", label=f"Young's interval {young / scale:.3g} {unit}")
+    positive = mean.index[mean.index > 0]
+    if len(positive) == len(mean) and positive.max() / positive.min() > 20:
+        ax.set_xscale("log")
+    if len(mean) <= 12:  # each interval run, labelled as given
+        ax.set_xticks(mean.index / scale)
+        ax.set_xticklabels([f"{v:.3g}" for v in mean.index / scale])
+        ax.minorticks_off()
+    ax.set_xlabel(f"checkpoint interval ({unit} of training)")
+    ax.set_ylabel("effective training time ratio")
+    ax.set_title("Goodput against the checkpoint interval")
     ax.legend(fontsize="small")
     return fig

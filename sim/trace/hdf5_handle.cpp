@@ -63,6 +63,12 @@ void check(herr_t status, const std::string& what) {
   if (status < 0) throw Error("HDF5: cannot " + what);
 }
 
+bool has_link(hid_t parent, const std::string& name) {
+  const htri_t exists = H5Lexists(parent, name.c_str(), H5P_DEFAULT);
+  check(exists, "look up " + name);
+  return exists > 0;
+}
+
 Handle create_group(hid_t parent, const std::string& name) {
   Handle plist(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, "group property list");
   check(H5Pset_obj_track_times(plist.get(), false), "disable time tracking");

@@ -45,6 +45,9 @@ class QuietErrors {
 /// Throws trainsim::Error with `what` when `status` is negative.
 void check(herr_t status, const std::string& what);
 
+/// Whether `parent` has a link (group, dataset) named `name`.
+bool has_link(hid_t parent, const std::string& name);
+
 /// A group whose objects carry no modification times (so equal inputs give equal files).
 Handle create_group(hid_t parent, const std::string& name);
 

@@ -39,6 +39,9 @@ Handle compound(const std::vector<Field>& fields, size_t native_size, bool file)
 Field i32(const char* name, size_t offset) {
   return {name, offset, H5T_NATIVE_INT32, H5T_STD_I32LE, 0};
 }
+Field i64(const char* name, size_t offset) {
+  return {name, offset, H5T_NATIVE_INT64, H5T_STD_I64LE, 0};
+}
 Field i8(const char* name, size_t offset) {
   return {name, offset, H5T_NATIVE_INT8, H5T_STD_I8LE, 0};
 }
@@ -98,6 +101,53 @@ LinkRow to_row(const LinkSample& l) {
 
 LinkSample from_row(const LinkRow& r) {
   return {text_of(r.link), text_of(r.link_class), r.time_s, r.utilization};
+}
+
+Handle failure_type(bool file) {
+  return compound(
+      {f64("time_s", offsetof(FailureRow, time_s)), i32("node", offsetof(FailureRow, node)),
+       str("cause", offsetof(FailureRow, cause), k_cause_chars), i8("planned", offsetof(FailureRow, planned)),
+       f64("lost_work_s", offsetof(FailureRow, lost_work_s)), f64("downtime_s", offsetof(FailureRow, downtime_s)),
+       i32("dp_after", offsetof(FailureRow, dp_after))},
+      sizeof(FailureRow), file);
+}
+
+Handle checkpoint_type(bool file) {
+  return compound({f64("start_s", offsetof(CheckpointRow, start_s)), f64("end_s", offsetof(CheckpointRow, end_s)),
+                   i64("steps", offsetof(CheckpointRow, steps)), f64("bytes", offsetof(CheckpointRow, bytes)),
+                   i8("committed", offsetof(CheckpointRow, committed)), i8("async", offsetof(CheckpointRow, async))},
+                  sizeof(CheckpointRow), file);
+}
+
+FailureRow to_row(const InterruptionRecord& i) {
+  FailureRow r{};
+  r.time_s = i.time_s;
+  r.node = i.node;
+  copy_text(r.cause, i.cause);
+  r.planned = i.planned ? 1 : 0;
+  r.lost_work_s = i.lost_work_s;
+  r.downtime_s = i.downtime_s;
+  r.dp_after = i.dp_after;
+  return r;
+}
+
+InterruptionRecord from_row(const FailureRow& r) {
+  return {r.time_s, r.node, text_of(r.cause), r.planned != 0, r.lost_work_s, r.downtime_s, r.dp_after};
+}
+
+CheckpointRow to_row(const CheckpointRecord& c) {
+  CheckpointRow r{};
+  r.start_s = c.start_s;
+  r.end_s = c.end_s;
+  r.steps = c.steps;
+  r.bytes = c.bytes;
+  r.committed = c.committed ? 1 : 0;
+  r.async = c.async ? 1 : 0;
+  return r;
+}
+
+CheckpointRecord from_row(const CheckpointRow& r) {
+  return {r.start_s, r.end_s, r.steps, r.bytes, r.committed != 0, r.async != 0};
 }
 
 Handle memory_type(bool file) {

@@ -1,5 +1,5 @@
 #pragma once
-// Internal to sim/trace: the in-memory rows of /steps, /events and /memory and their HDF5
+// Internal to sim/trace: the in-memory rows of the trace's tables and their HDF5
 // compound types, shared by the writer and the reader. Field names and types are the schema
 // (analysis/README.md); the file stores them little-endian whatever the host.
 
@@ -65,20 +65,53 @@ struct MemoryRow {
   std::int8_t fits;
 };
 
+/// /run's `status` attribute (also on /failures and /checkpoints), schema 1.2.
+inline constexpr const char* k_run_simulated = "simulated";
+inline constexpr const char* k_run_not_simulated = "not simulated (run.duration = 0)";
+
+inline constexpr size_t k_cause_chars = 48;  ///< /failures cause: fixed-length, null-padded
+
+/// One row of /failures (schema 1.2): an InterruptionRecord.
+struct FailureRow {
+  double time_s;
+  std::int32_t node;
+  char cause[k_cause_chars];
+  std::int8_t planned;
+  double lost_work_s;
+  double downtime_s;
+  std::int32_t dp_after;
+};
+
+/// One row of /checkpoints (schema 1.2): a CheckpointRecord.
+struct CheckpointRow {
+  double start_s;
+  double end_s;
+  std::int64_t steps;
+  double bytes;
+  std::int8_t committed;
+  std::int8_t async;
+};
+
 /// `file` true: the type stored in the file (packed, little-endian); false: the native
 /// in-memory layout of the row struct.
 Handle step_type(bool file);
 Handle event_type(bool file);
 Handle memory_type(bool file);
 Handle link_type(bool file);
+Handle failure_type(bool file);
+Handle checkpoint_type(bool file);
 
 StepRow to_row(const TraceStep& s);
 EventRow to_row(const TraceEvent& e);
 MemoryRow to_row(const StageMemory& m);
 LinkRow to_row(const LinkSample& l);
+FailureRow to_row(const InterruptionRecord& i);
+CheckpointRow to_row(const CheckpointRecord& c);
 TraceStep from_row(const StepRow& r);
 TraceEvent from_row(const EventRow& r);
 StageMemory from_row(const MemoryRow& r);
 LinkSample from_row(const LinkRow& r);
+InterruptionRecord from_row(const FailureRow& r);
+CheckpointRecord from_row(const CheckpointRow& r);
 
 }  // namespace trainsim::hdf5

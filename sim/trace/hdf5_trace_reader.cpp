@@ -1,6 +1,8 @@
 #include "sim/trace/hdf5_trace_reader.hpp"
 
 #include <cstring>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "sim/core/error.hpp"
@@ -34,6 +36,26 @@ Handle open_group(hid_t root, const std::string& name) {
 
 Handle open_dataset(hid_t root, const std::string& name) {
   return Handle(H5Dopen2(root, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+}
+
+// /run, /failures and /checkpoints (schema 1.2); nullopt when no run was simulated, and for
+// 1.0 and 1.1 traces, which have no /run (and reserved, empty groups /failures, /checkpoints).
+std::optional<RunResult> read_run(hid_t root) {
+  if (!hdf5::has_link(root, "run")) return std::nullopt;
+  const Handle group = open_group(root, "run");
+  if (hdf5::read_string_attribute(group.get(), "status") != hdf5::k_run_simulated) return std::nullopt;
+  RunResult r;
+  for_each_run_field(r, [&group](const char* name, auto& value) {
+    using Value = std::decay_t<decltype(value)>;
+    if constexpr (std::is_floating_point_v<Value>) {
+      value = hdf5::read_double_attribute(group.get(), name);
+    } else {
+      value = static_cast<Value>(hdf5::read_int_attribute(group.get(), name));
+    }
+  });
+  r.interruptions = read_rows<hdf5::FailureRow, InterruptionRecord>(root, "failures", hdf5::failure_type(false));
+  r.checkpoints = read_rows<hdf5::CheckpointRow, CheckpointRecord>(root, "checkpoints", hdf5::checkpoint_type(false));
+  return r;
 }
 
 }  // namespace
@@ -79,11 +101,11 @@ TraceContents read_hdf5_trace(const std::string& path) {
     c.events_observed = hdf5::read_int_attribute(set.get(), "events_observed");
   }
   c.memory = read_rows<hdf5::MemoryRow, StageMemory>(root, "memory", hdf5::memory_type(false));
-  {
+  if (hdf5::has_link(root, "links")) {  // schema 1.1
     const Handle links = open_group(root, "links");
     c.links = read_rows<hdf5::LinkRow, LinkSample>(links.get(), "utilization", hdf5::link_type(false));
   }
-  for (const char* reserved : {"failures", "checkpoints"}) open_group(root, reserved);
+  c.run = read_run(root);
   return c;
 }
 

@@ -1,5 +1,7 @@
 #include "sim/trace/hdf5_trace_writer.hpp"
 
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "sim/trace/atomic_output_file.hpp"
@@ -60,9 +62,38 @@ Handle write_rows(hid_t root, const std::string& name, const std::vector<Item>& 
   return hdf5::write_table(root, name, file_type.get(), memory_type.get(), rows.data(), rows.size());
 }
 
-void write_reserved(hid_t root, const std::string& name, const std::string& status) {
-  const Handle group = hdf5::create_group(root, name);
-  write_attribute(group.get(), "status", status);
+// /run, /failures and /checkpoints (schema 1.2). Without a run-level simulation: the status
+// says so, /run has no other attribute and the tables have no rows (readers need no special case).
+void write_run(hid_t root, const std::optional<RunResult>& run) {
+  const std::string status = run ? hdf5::k_run_simulated : hdf5::k_run_not_simulated;
+  {
+    const Handle group = hdf5::create_group(root, "run");
+    write_attribute(group.get(), "status", status);
+    if (run) {
+      // The same list as --json's "run" object, so the two cannot drift apart.
+      for_each_run_field(*run, [&group](const char* name, const auto& value) {
+        using Value = std::decay_t<decltype(value)>;
+        if constexpr (std::is_floating_point_v<Value>) {
+          write_attribute(group.get(), name, static_cast<double>(value));
+        } else {
+          static_assert(std::is_integral_v<Value>, "a run field is a number");
+          write_attribute(group.get(), name, static_cast<std::int64_t>(value));
+        }
+      });
+    }
+  }
+  const std::vector<InterruptionRecord> no_interruptions;
+  const std::vector<CheckpointRecord> no_checkpoints;
+  {
+    const Handle set = write_rows<hdf5::FailureRow>(root, "failures", run ? run->interruptions : no_interruptions,
+                                                    hdf5::failure_type(true), hdf5::failure_type(false));
+    write_attribute(set.get(), "status", status);
+  }
+  {
+    const Handle set = write_rows<hdf5::CheckpointRow>(root, "checkpoints", run ? run->checkpoints : no_checkpoints,
+                                                       hdf5::checkpoint_type(true), hdf5::checkpoint_type(false));
+    write_attribute(set.get(), "status", status);
+  }
 }
 
 }  // namespace
@@ -119,8 +150,7 @@ void write_hdf5_trace(const std::string& path, const TraceContents& c) {
                                   "class named class:<class> (nvlink, nic, leaf, spine)"));
       write_attribute(set.get(), "unit", std::string("used bandwidth over link bandwidth, 0..1"));
     }
-    write_reserved(root, "failures", "reserved for the run-level failure simulation; empty");
-    write_reserved(root, "checkpoints", "reserved for the run-level checkpoint simulation; empty");
+    write_run(root, c.run);
     hdf5::check(H5Fflush(root, H5F_SCOPE_GLOBAL), "flush " + out.temp_path());
   }
   out.commit();

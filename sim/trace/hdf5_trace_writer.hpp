@@ -1,10 +1,11 @@
 #pragma once
 // Writes a trace as HDF5 (schema: analysis/README.md, version k_trace_schema_version):
-// root attributes, /summary, /steps, /events, /memory, and the reserved groups /links,
-// /failures and /checkpoints. Tables are chunked and deflate-compressed. The file is built
-// at `<path>.tmp-<pid>` and renamed to `path` only when complete; on failure the temporary
-// file is removed and trainsim::Error is thrown. Objects carry no modification times, so
-// equal contents give equal files (sim_wall_s in /summary is the one wall-clock value).
+// root attributes, /summary, /steps, /events, /memory, /links, and the run-level simulation's
+// /run, /failures and /checkpoints (empty, and saying so, without one). Tables are chunked and
+// deflate-compressed. The file is built at `<path>.tmp-<pid>` and renamed to `path` only when
+// complete; on failure the temporary file is removed and trainsim::Error is thrown. Objects
+// carry no modification times, so equal contents give equal files (sim_wall_s in /summary is
+// the one wall-clock value).
 
 #include <string>
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <type_traits>
 
 #include "sim/trace/hdf5_trace_reader.hpp"
 #include "support/run_trainsim.hpp"
@@ -55,8 +56,29 @@ TEST(TraceCli, TraceHoldsTheRunsSummaryStepsEventsAndMemory) {
   EXPECT_TRUE(streams.count("pp_comm"));
   EXPECT_TRUE(streams.count("dp_comm"));
   EXPECT_EQ(t.events_observed, static_cast<std::int64_t>(t.events.size()));
+  EXPECT_FALSE(t.run.has_value());  // no [run] duration
   for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path()))
     EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+}
+
+TEST(TraceCli, TraceHoldsTheRunLevelSimulation) {
+  // 3 days, a node failing every 2 days on average, a 2-minute checkpoint every 20 minutes.
+  const std::string path = temp_path("run.h5");
+  const auto run = run_trainsim({"run", k_tiny, "--json", "--trace", path, "--trace-level", "summary", "--set",
+                                 "run.duration=3d", "--set", "failures.node_mtbf=2d", "--set",
+                                 "checkpoint.write_bandwidth=2MB/s", "--set", "checkpoint.interval=20min"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto json = nlohmann::json::parse(run.out).at("run");
+  const TraceContents t = read_hdf5_trace(path);
+  ASSERT_TRUE(t.run.has_value());
+  for_each_run_field(*t.run, [&json](const char* name, const auto& value) {
+    EXPECT_EQ(value, json.at(name).get<std::decay_t<decltype(value)>>()) << name;
+  });
+  EXPECT_GT(t.run->failures, 1);
+  EXPECT_EQ(t.run->interruptions.size(), static_cast<size_t>(t.run->failures + t.run->planned_interruptions));
+  EXPECT_EQ(t.run->checkpoints.size(),
+            static_cast<size_t>(t.run->checkpoints_written + t.run->checkpoints_interrupted));
+  for (const InterruptionRecord& i : t.run->interruptions) EXPECT_FALSE(i.cause.empty());
 }
 
 TEST(TraceCli, SameScenarioAndSeedGiveTheSameTrace) {

@@ -6,6 +6,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "sim/trace/trace_contents.hpp"
 
@@ -16,6 +19,48 @@ inline std::string file_bytes(const std::string& path) {
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();
+}
+
+/// A run's scalars by name, each as it is typed: (doubles, integers).
+inline std::pair<std::vector<std::pair<std::string, double>>, std::vector<std::pair<std::string, long long>>>
+run_fields(const RunResult& r) {
+  std::pair<std::vector<std::pair<std::string, double>>, std::vector<std::pair<std::string, long long>>> fields;
+  for_each_run_field(r, [&fields](const char* name, const auto& value) {
+    if constexpr (std::is_floating_point_v<std::decay_t<decltype(value)>>) {
+      fields.first.emplace_back(name, value);
+    } else {
+      fields.second.emplace_back(name, value);
+    }
+  });
+  return fields;
+}
+
+/// Every scalar (for_each_run_field) and every interruption and checkpoint record equal.
+inline void expect_equal_runs(const RunResult& a, const RunResult& b) {
+  EXPECT_EQ(run_fields(a), run_fields(b));
+  ASSERT_EQ(a.interruptions.size(), b.interruptions.size());
+  for (size_t i = 0; i < a.interruptions.size(); ++i) {
+    const InterruptionRecord& p = a.interruptions[i];
+    const InterruptionRecord& q = b.interruptions[i];
+    EXPECT_EQ(p.time_s, q.time_s) << i;
+    EXPECT_EQ(p.node, q.node) << i;
+    EXPECT_EQ(p.cause, q.cause) << i;
+    EXPECT_EQ(p.planned, q.planned) << i;
+    EXPECT_EQ(p.lost_work_s, q.lost_work_s) << i;
+    EXPECT_EQ(p.downtime_s, q.downtime_s) << i;
+    EXPECT_EQ(p.dp_after, q.dp_after) << i;
+  }
+  ASSERT_EQ(a.checkpoints.size(), b.checkpoints.size());
+  for (size_t i = 0; i < a.checkpoints.size(); ++i) {
+    const CheckpointRecord& p = a.checkpoints[i];
+    const CheckpointRecord& q = b.checkpoints[i];
+    EXPECT_EQ(p.start_s, q.start_s) << i;
+    EXPECT_EQ(p.end_s, q.end_s) << i;
+    EXPECT_EQ(p.steps, q.steps) << i;
+    EXPECT_EQ(p.bytes, q.bytes) << i;
+    EXPECT_EQ(p.committed, q.committed) << i;
+    EXPECT_EQ(p.async, q.async) << i;
+  }
 }
 
 /// Every field equal (exactly: the trace stores doubles as doubles); sim_wall_s, the one
@@ -136,6 +181,9 @@ inline void expect_equal_traces(const TraceContents& a, const TraceContents& b, 
     EXPECT_EQ(a.links[i].time_s, b.links[i].time_s);
     EXPECT_EQ(a.links[i].utilization, b.links[i].utilization);
   }
+
+  ASSERT_EQ(a.run.has_value(), b.run.has_value());
+  if (a.run) expect_equal_runs(*a.run, *b.run);
 }
 
 }  // namespace trainsim::test

@@ -5,8 +5,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <type_traits>
 
 #include "sim/core/error.hpp"
+#include "sim/trace/hdf5_handle.hpp"
 #include "sim/trace/hdf5_trace_reader.hpp"
 #include "sim/trace/hdf5_trace_writer.hpp"
 #include "tests/trace/trace_comparison.hpp"
@@ -20,6 +22,24 @@ std::string temp_path(const std::string& name) {
   const fs::path dir = fs::path(::testing::TempDir()) / "trainsim_trace_round_trip_test";
   fs::create_directories(dir);
   return (dir / name).string();
+}
+
+// A run with every scalar distinct (a field written under another's name would show), two
+// failures, a planned stop, and committed, interrupted and asynchronous checkpoints.
+RunResult sample_run() {
+  RunResult r;
+  int i = 0;
+  for_each_run_field(r, [&i](const char*, auto& value) {
+    ++i;
+    value = static_cast<std::decay_t<decltype(value)>>(i * 1000 + 0.25);
+  });
+  r.interruptions = {{3600.5, 3, "Faulty GPU", false, 1234.125, 700.0, 4},
+                     {7200.25, -1, "planned maintenance", true, 0.0, 900.5, 4},
+                     {86400.75, 0, "GPU Thermal Interface + Sensor", false, 60.0, 1800.0, 0}};
+  r.checkpoints = {{1800.0, 1830.5, 1000, 1.5e12, true, false},
+                   {3590.0, 3600.5, 2000, 1.5e12, false, false},
+                   {5400.0, 5460.0, 3000000000000LL, 1.5e12, true, true}};
+  return r;
 }
 
 TraceContents sample_contents(TraceLevel level) {
@@ -87,6 +107,7 @@ TraceContents sample_contents(TraceLevel level) {
   c.memory = {m, m};
   c.memory[1].stage = 1;
   c.links = {{"n0.nic3_UP", "nic", 0.0, 0.25}, {"n0.nic3_UP", "nic", 0.5, 0.75}, {"class:nic", "nic", 0.0, 0.125}};
+  c.run = sample_run();
   return c;
 }
 
@@ -98,6 +119,55 @@ TEST(TraceRoundTrip, EveryFieldReadsBackEqual) {
   test::expect_equal_traces(written, read, true);
   EXPECT_EQ(read.level, TraceLevel::events);
   EXPECT_EQ(read.metadata.schema_version, k_trace_schema_version);
+}
+
+TEST(TraceRoundTrip, RunRecordsReadBackEqual) {
+  const std::string path = temp_path("run.h5");
+  const TraceContents written = sample_contents(TraceLevel::summary);
+  write_hdf5_trace(path, written);
+  const TraceContents read = read_hdf5_trace(path);
+  ASSERT_TRUE(read.run.has_value());
+  EXPECT_EQ(read.run->interruptions.size(), 3u);
+  EXPECT_EQ(read.run->checkpoints.size(), 3u);
+  test::expect_equal_runs(*written.run, *read.run);
+}
+
+TEST(TraceRoundTrip, WithoutARunTheRunReadsBackAsNone) {
+  const std::string path = temp_path("no_run.h5");
+  TraceContents written = sample_contents(TraceLevel::events);
+  written.run.reset();
+  write_hdf5_trace(path, written);
+  const TraceContents read = read_hdf5_trace(path);
+  EXPECT_FALSE(read.run.has_value());
+  test::expect_equal_traces(written, read, true);
+}
+
+// What trainsim wrote before schema 1.2: no /run, and /failures and /checkpoints reserved,
+// empty groups; before 1.1, no /links either. Made from a 1.2 file by hand.
+void make_old_schema(const std::string& path, const std::string& version) {
+  const hdf5::QuietErrors quiet;
+  const hdf5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "open " + path);
+  for (const char* name : {"run", "failures", "checkpoints"})
+    hdf5::check(H5Ldelete(file.get(), name, H5P_DEFAULT), std::string("delete ") + name);
+  for (const char* name : {"failures", "checkpoints"}) {
+    const hdf5::Handle group = hdf5::create_group(file.get(), name);
+    hdf5::write_attribute(group.get(), "status", std::string("reserved; empty"));
+  }
+  if (version == "1.0") hdf5::check(H5Ldelete(file.get(), "links", H5P_DEFAULT), "delete links");
+  hdf5::write_attribute(file.get(), "schema_version", version);
+}
+
+TEST(TraceRoundTrip, Schema10And11TracesReadWithoutARun) {
+  for (const std::string version : {"1.0", "1.1"}) {
+    const std::string path = temp_path("schema_" + version + ".h5");
+    write_hdf5_trace(path, sample_contents(TraceLevel::events));
+    make_old_schema(path, version);
+    const TraceContents read = read_hdf5_trace(path);
+    EXPECT_EQ(read.metadata.schema_version, version);
+    EXPECT_FALSE(read.run.has_value()) << version;
+    EXPECT_EQ(read.steps.size(), 2u) << version;
+    EXPECT_EQ(read.links.size(), version == "1.0" ? 0u : 3u);
+  }
 }
 
 TEST(TraceRoundTrip, LowerLevelsWriteEmptyTables) {
