@@ -1,5 +1,8 @@
 #include "sim/sweep/point_result.hpp"
 
+#include <cmath>
+#include <limits>
+
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -30,7 +33,10 @@ std::string point_result_json(const PointResult& r) {
   j["trace"] = r.trace;
   nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
   const auto& names = summary_metric_names();
-  for (size_t i = 0; i < r.metrics.size() && i < names.size(); ++i) metrics[names[i]] = r.metrics[i];
+  // JSON has no NaN: a metric the point has not (no run-level simulation) is null.
+  for (size_t i = 0; i < r.metrics.size() && i < names.size(); ++i)
+    metrics[names[i]] =
+        std::isnan(r.metrics[i]) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.metrics[i]);
   j["metrics"] = metrics;
   return j.dump(1) + "\n";
 }
@@ -53,8 +59,10 @@ std::optional<PointResult> parse_point_result(const std::string& text) {
     r.reason = j.at("reason").get<std::string>();
     r.trace = j.at("trace").get<std::string>();
     if (r.status == PointStatus::ok)
-      for (const std::string& name : summary_metric_names())
-        r.metrics.push_back(j.at("metrics").at(name).get<double>());
+      for (const std::string& name : summary_metric_names()) {
+        const auto& v = j.at("metrics").at(name);
+        r.metrics.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
+      }
     return r;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

@@ -1,4 +1,5 @@
 #include <charconv>
+#include <cmath>
 
 #include "sim/sweep/results_table.hpp"
 #include "sim/sweep/step_summary.hpp"
@@ -15,6 +16,7 @@ std::string field(const std::string& s) {
 }
 
 std::string number(double v) {
+  if (std::isnan(v)) return "";  // not simulated: an empty cell
   char buf[64];
   const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   return ec == std::errc() ? std::string(buf, end) : std::string();

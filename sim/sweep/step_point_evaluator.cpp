@@ -1,5 +1,6 @@
 #include "sim/sweep/step_point_evaluator.hpp"
 
+#include "sim/run/run_in_processes.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "sim/sweep/step_summary.hpp"
@@ -10,9 +11,12 @@ PointEvaluator step_point_evaluator(ComputeModelFactory compute_model) {
   return [make = std::move(compute_model)](const SweepPoint& point) {
     const Scenario s = load_scenario(point.scenario_path, point.overrides);
     const auto compute = make(s);
+    // The run first: its simulations run in child processes (one SimGrid engine each).
+    std::optional<RunResult> run;
+    if (s.run.duration_s > 0) run = simulate_run_in_processes(s, *compute);
     PointResult r;
     r.status = PointStatus::ok;
-    r.metrics = summary_metrics(simulate_step(s, *compute));
+    r.metrics = summary_metrics(simulate_step(s, *compute), run);
     return r;
   };
 }

@@ -1,11 +1,16 @@
 #pragma once
 // The summary metrics of one simulated step, as the columns of a sweep's results: the
 // deterministic fields of `trainsim run --json` (sim_wall_s, the wall-clock time, is left
-// out so that results are identical run to run), breakdown_s flattened as breakdown_<name>_s.
+// out so that results are identical run to run), breakdown_s flattened as breakdown_<name>_s,
+// then the run-level simulation's fields as run_<name> (NaN, an empty cell, when the point
+// has no `[run] duration`).
 
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "sim/run/run_result.hpp"
 #include "sim/step/step_result.hpp"
 
 namespace trainsim::sweep {
@@ -14,7 +19,10 @@ namespace trainsim::sweep {
 /// count or a fraction (0..1).
 const std::vector<std::string>& summary_metric_names();
 
-/// The values of `r` in the order of summary_metric_names().
-std::vector<double> summary_metrics(const StepResult& r);
+/// The values of `r` and `run` in the order of summary_metric_names().
+std::vector<double> summary_metrics(const StepResult& r, const std::optional<RunResult>& run);
+
+/// The prefix of the run-level columns.
+inline constexpr const char* k_run_metric_prefix = "run_";
 
 }  // namespace trainsim::sweep

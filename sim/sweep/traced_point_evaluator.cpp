@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
@@ -64,8 +65,13 @@ std::string first_line(const std::string& text) {
 std::vector<double> metrics_of(const nlohmann::json& j) {
   std::vector<double> values;
   const std::string prefix = "breakdown_";
+  const std::string run_prefix = k_run_metric_prefix;
   for (const std::string& name : summary_metric_names()) {
-    if (name.rfind(prefix, 0) == 0) {
+    if (name.rfind(run_prefix, 0) == 0) {
+      const std::string field = name.substr(run_prefix.size());
+      values.push_back(j.contains("run") ? j.at("run").at(field).get<double>()
+                                         : std::numeric_limits<double>::quiet_NaN());
+    } else if (name.rfind(prefix, 0) == 0) {
       const std::string part = name.substr(prefix.size(), name.size() - prefix.size() - 2);  // drop "_s"
       values.push_back(j.at("breakdown_s").at(part).get<double>());
     } else {

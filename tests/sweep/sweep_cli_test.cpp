@@ -11,7 +11,9 @@
 #include <csignal>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <thread>
+#include <vector>
 
 #include "sim/sweep/atomic_file.hpp"
 #include "support/run_trainsim.hpp"
@@ -171,6 +173,49 @@ TEST(SweepCli, BadOptionsExit2) {
   EXPECT_EQ(run_trainsim({"sweep", sweep, "--shard", "3/2"}).exit_code, 2);
   EXPECT_EQ(run_trainsim({"sweep"}).exit_code, 2);
   EXPECT_EQ(run_trainsim({"sweep", "--merge", fresh_dir("nothing")}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// A checkpoint-interval sweep: every point runs the run-level simulation too (in processes
+// of its own), and its run_ columns hold the goodput; step-only points leave them empty.
+TEST(SweepCli, CheckpointIntervalSweepRunsTheRunLevelSimulation) {
+  const std::string base = testing::write_temp_file(
+      "tiny-run.ini", testing::tiny_scenario_text() + "[run]\nduration = 20d\n[failures]\nnode_mtbf = 6h\n");
+  const std::string sweep = testing::write_temp_file(
+      "ckpt.ini", "[sweep]\nbase = " + base + "\n[vary]\ncheckpoint.interval = 1min..64min x4\n");
+  const std::string one = fresh_dir("ckpt1"), two = fresh_dir("ckpt2");
+  const auto a = run_trainsim({"sweep", sweep, "--jobs", "1", "--out", one});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const auto b = run_trainsim({"sweep", sweep, "--jobs", "2", "--out", two});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(csv(one), csv(two));
+  // The goodput column, by interval: it rises to an optimum and falls after it.
+  std::istringstream lines(csv(one));
+  std::string header, line;
+  std::getline(lines, header);
+  std::vector<std::string> columns;
+  for (std::istringstream h(header); std::getline(h, line, ',');) columns.push_back(line);
+  const auto at = std::find(columns.begin(), columns.end(), "run_effective_training_time_ratio");
+  ASSERT_NE(at, columns.end()) << header;
+  std::vector<double> ettr;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    for (std::istringstream c(line); std::getline(c, header, ',');) cells.push_back(header);
+    ettr.push_back(std::stod(cells.at(static_cast<size_t>(at - columns.begin()))));
+  }
+  ASSERT_EQ(ettr.size(), 4u);  // 1, 4, 16, 64 minutes
+  const auto best = std::max_element(ettr.begin(), ettr.end()) - ettr.begin();
+  EXPECT_GT(best, 0);
+  EXPECT_LT(best, 3);
+  // Without [run] duration the run_ cells are empty.
+  const std::string step_only = fresh_dir("steponly");
+  ASSERT_EQ(run_trainsim({"sweep", tiny_sweep("training.grad_accum = 1,2\n"), "--out", step_only}).exit_code, 0);
+  EXPECT_NE(csv(step_only).find(",,"), std::string::npos);
 }
 
 }  // namespace
