@@ -19,6 +19,7 @@
 #include "sim/run/run_in_processes.hpp"
 #include "sim/run/run_json.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/step/step_fields.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "sim/trace/atomic_output_file.hpp"
 #include "sim/trace/chrome_trace_writer.hpp"
@@ -37,38 +38,10 @@ std::string format(const char* fmt, double v) {
   return buf;
 }
 
-nlohmann::ordered_json breakdown_json(const StepBreakdown& b) {
-  nlohmann::ordered_json j;
-  j["data"] = b.data;
-  j["forward"] = b.forward;
-  j["backward"] = b.backward;
-  j["recompute"] = b.recompute;
-  j["optimizer"] = b.optimizer;
-  j["tp_comm"] = b.tp_comm;
-  j["pp_comm"] = b.pp_comm;
-  j["dp_comm"] = b.dp_comm;
-  j["zero_comm"] = b.zero_comm;
-  j["ep_comm"] = b.ep_comm;
-  j["cp_comm"] = b.cp_comm;
-  j["idle"] = b.idle;
-  return j;
-}
-
-nlohmann::ordered_json comm_bytes_json(const CommBytes& c) {
-  nlohmann::ordered_json j;
-  j["tp"] = c.tp;
-  j["pp"] = c.pp;
-  j["dp"] = c.dp;
-  j["zero"] = c.zero;
-  j["ep"] = c.ep;
-  j["cp"] = c.cp;
-  return j;
-}
-
 // The run-level simulation (in child processes), before this process simulates the step
 // for its summary and traces.
 std::optional<RunResult> simulate_run_if_any(const Scenario& s, const ComputeModel& compute) {
-  if (s.run.duration_s <= 0) return std::nullopt;
+  if (!s.run.simulates_run()) return std::nullopt;
   return simulate_run_in_processes(s, compute);
 }
 
@@ -97,27 +70,12 @@ std::string json(const Scenario& s, const StepResult& r, const std::string& comp
   nlohmann::ordered_json j;
   j["scenario"] = s.source;
   j["model"] = s.model.name;
-  j["step_time_s"] = r.step_time_s;
-  j["gpus"] = r.gpus;
-  j["global_batch_samples"] = r.global_batch_samples;
-  j["tokens_per_step"] = r.tokens_per_step;
-  j["tokens_per_s"] = r.tokens_per_s;
-  j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
-  j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
-  j["hardware_tflops_per_gpu"] = r.hardware_tflops_per_gpu;
-  j["mfu"] = r.mfu;
-  j["hfu"] = r.hfu;
-  j["bubble_fraction"] = r.bubble_fraction;
-  j["collective_fraction"] = r.collective_fraction;
-  j["exposed_comm_fraction"] = r.exposed_comm_fraction;
-  j["breakdown_s"] = breakdown_json(r.breakdown_s);
-  j["comm_bytes_per_gpu"] = comm_bytes_json(r.comm_bytes_per_gpu);
-  j["peak_memory_bytes"] = r.peak_memory_bytes;
-  j["energy_per_step_j"] = r.energy_per_step_j;
-  j["energy_per_token_j"] = r.energy_per_token_j;
-  j["avg_power_w"] = r.avg_power_w;
-  j["dp_reductions_per_step"] = r.dp_reductions;
-  j["steps"] = r.steps;
+  for_each_step_field(r, [&j](const char* group, const char* name, const auto& value) {
+    if (group == nullptr)
+      j[name] = value;
+    else
+      j[group][name] = value;
+  });
   j["compute_model"] = compute;
   j["sim_wall_s"] = r.sim_wall_s;
   return j.dump(2) + "\n";

@@ -12,7 +12,7 @@
 
 namespace trainsim {
 
-/// Simulates `s.run.duration_s` of training. Call from a process that has not simulated yet.
+/// Simulates the run (simulate_run). Call from a process that has not simulated yet.
 RunResult simulate_run_in_processes(const Scenario& s, const ComputeModel& compute);
 
 }  // namespace trainsim

@@ -60,9 +60,14 @@ nlohmann::ordered_json run_json(const RunResult& r, bool records) {
   return j;
 }
 
-RunResult run_from_json(const nlohmann::json& j) {
+RunResult run_from_json_scalars(const nlohmann::json& j) {
   RunResult r;
   for_each_run_field(r, [&j](const char* name, auto& value) { j.at(name).get_to(value); });
+  return r;
+}
+
+RunResult run_from_json(const nlohmann::json& j) {
+  RunResult r = run_from_json_scalars(j);
   r.interruptions = records_from<InterruptionRecord>(j.at("interruptions"),
                                                      [](auto& x, auto&& v) { for_each_interruption_field(x, v); });
   r.checkpoints =

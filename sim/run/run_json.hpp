@@ -12,6 +12,9 @@ namespace trainsim {
 /// checkpoint records as arrays "interruptions" and "checkpoints".
 nlohmann::ordered_json run_json(const RunResult& r, bool records);
 
+/// The scalar fields only (the inverse of run_json(r, false)); no records.
+RunResult run_from_json_scalars(const nlohmann::json& j);
+
 /// The inverse of run_json(r, true). Throws nlohmann::json::exception on a missing key.
 RunResult run_from_json(const nlohmann::json& j);
 

@@ -29,6 +29,9 @@ double now() {
   return sg4::Engine::get_clock();
 }
 
+// A run with a step target and no duration stops here at the latest: 100 years.
+constexpr double k_no_time_limit_s = 100 * 365.25 * 86400;
+
 // Where the job's time goes; the phases add up to the run's length.
 enum class Phase { training, checkpoint, down, waiting, maintenance };
 
@@ -82,7 +85,7 @@ struct RunState {
   RunState(const Scenario& scenario, const SizeCostTable& table)
       : s(scenario),
         costs(table),
-        end_s(scenario.run.duration_s),
+        end_s(scenario.run.duration_s > 0 ? scenario.run.duration_s : k_no_time_limit_s),
         rng(scenario.run.seed),
         clock(scenario.failures, scenario.failures.node_mtbf_s > 0 ? scenario.cluster.nodes : 0, rng),
         causes(scenario.failures.causes),
@@ -114,6 +117,7 @@ struct RunState {
   sg4::ActorPtr writer;
   std::optional<std::size_t> open_interruption;  ///< the record whose downtime is running
   int missing_dp = 0;
+  double finished_s = -1;  ///< when run.train_steps were reached (-1: not reached)
   RunResult result;
 
   /// Whole steps done so far.
@@ -228,13 +232,22 @@ void close_interruption(RunState& st, double at, int dp) {
 // Trains until the run ends: a segment of steps, a checkpoint, and so on. After a commit, a
 // shrunk job grows back if repaired nodes allow it.
 void train(RunState& st) {
+  const long long target = st.s.run.train_steps;
   for (;;) {
     st.phases.enter(Phase::training, now());
     st.segment_start_s = now();
-    const double segment_s = st.per_segment < 0 ? st.end_s : static_cast<double>(st.per_segment) * st.size.step_time_s;
+    long long steps = st.per_segment;  // -1: no checkpoints
+    if (target > 0) steps = steps < 0 ? target - st.steps_at_segment : std::min(steps, target - st.steps_at_segment);
+    const double segment_s = steps < 0 ? st.end_s : static_cast<double>(steps) * st.size.step_time_s;
     if (sleep_within(segment_s, st.end_s)) return;  // progress() counts the steps done
-    st.steps_at_segment += st.per_segment;
+    st.steps_at_segment += steps;
     st.segment_start_s = -1;
+    if (target > 0 && st.steps_at_segment >= target) {
+      // Trained: the run ends here (a checkpoint in flight is not waited for).
+      st.finished_s = now();
+      sg4::Actor::kill_all();
+      return;
+    }
     const bool ok = st.s.checkpoint.mode == CheckpointMode::sync ? write_sync(st) : write_async(st);
     if (!ok) return;
     if (largest_dp_on(st.s, st.pool.available(now())) > st.dp) {
@@ -380,7 +393,7 @@ RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs) {
   simulation.run();  // every actor stops at the run's end
   if (st.missing_dp > 0) return {std::nullopt, st.missing_dp};
 
-  const double end = s.run.duration_s;
+  const double end = st.finished_s >= 0 ? st.finished_s : st.end_s;
   st.phases.enter(Phase::training, end);  // closes the last phase
   close_interruption(st, end, 0);
   RunResult& r = st.result;

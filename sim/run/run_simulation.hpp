@@ -18,7 +18,9 @@ struct RunOutcome {
   int missing_dp = 0;               ///< that size: simulate it, add it to the table, run again
 };
 
-/// Simulates `scenario.run.duration_s` of training; `costs` must hold the scenario's dp.
+/// Simulates training for `scenario.run.duration_s`, or until `run.train_steps` are trained
+/// (whichever comes first; a run with a step target alone stops after 100 simulated years at
+/// the latest, short of it). `costs` must hold the scenario's dp.
 RunOutcome simulate_run(const Scenario& scenario, const SizeCostTable& costs);
 
 /// The training time between checkpoints of `scenario` at `costs`: the given interval, or

@@ -16,7 +16,11 @@ namespace trainsim {
 struct RunSpec {
   int steps = 1;
   std::uint64_t seed = 1;
-  double duration_s = 0;  ///< run-level simulation of this long (0: the step only)
+  double duration_s = 0;       ///< run-level simulation of this long (0: no limit but train_steps)
+  long long train_steps = 0;  ///< run-level simulation until this many steps are trained (0: no target)
+
+  /// Whether the run-level simulation runs at all (else the step only).
+  bool simulates_run() const { return duration_s > 0 || train_steps > 0; }
 };
 
 struct Scenario {

@@ -498,8 +498,11 @@ std::vector<ScenarioField> scenario_fields() {
           "run.steps", "optimizer steps to simulate", [](auto& s) -> auto& { return s.run.steps; }, 1),
       seed_field(),
       duration_field(
-          "run.duration", "run-level simulation of this long (0: the step only)",
+          "run.duration", "run-level simulation of this long (0: until run.train_steps, or the step only)",
           [](auto& s) -> auto& { return s.run.duration_s; }),
+      int_field(
+          "run.train_steps", "run-level simulation until this many steps are trained (0: for run.duration)",
+          [](auto& s) -> auto& { return s.run.train_steps; }, 0),
 
       duration_field(
           "failures.node_mtbf", "mean time between interruptions per node in the job (0: none)",

@@ -13,7 +13,7 @@ PointEvaluator step_point_evaluator(ComputeModelFactory compute_model) {
     const auto compute = make(s);
     // The run first: its simulations run in child processes (one SimGrid engine each).
     std::optional<RunResult> run;
-    if (s.run.duration_s > 0) run = simulate_run_in_processes(s, *compute);
+    if (s.run.simulates_run()) run = simulate_run_in_processes(s, *compute);
     PointResult r;
     r.status = PointStatus::ok;
     r.metrics = summary_metrics(simulate_step(s, *compute), run);

@@ -1,8 +1,8 @@
 #pragma once
 // The summary metrics of one simulated step, as the columns of a sweep's results: the
-// deterministic fields of `trainsim run --json` (sim_wall_s, the wall-clock time, is left
-// out so that results are identical run to run), breakdown_s flattened as breakdown_<name>_s,
-// then the run-level simulation's fields as run_<name> (NaN, an empty cell, when the point
+// deterministic fields of `trainsim run --json` (sim/step/step_fields.hpp; sim_wall_s, the
+// wall-clock time, is left out so that results are identical run to run), breakdown_s and
+// comm_bytes_per_gpu flattened as breakdown_<name>_s and comm_bytes_per_gpu_<name>, then the run-level simulation's fields as run_<name> (NaN, an empty cell, when the point
 // has no `[run] duration`).
 
 #include <string>

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/run/run_json.hpp"
+#include "sim/step/step_fields.hpp"
 #include "sim/sweep/atomic_file.hpp"
 #include "sim/sweep/step_summary.hpp"
 
@@ -61,24 +63,16 @@ std::string first_line(const std::string& text) {
   return line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : line;
 }
 
-// The metrics of summary_metric_names() from `trainsim run --json`.
+// The metrics of summary_metric_names() from `trainsim run --json`: the StepResult and
+// RunResult read back through their field lists, then flattened as the in-process evaluator does.
 std::vector<double> metrics_of(const nlohmann::json& j) {
-  std::vector<double> values;
-  const std::string prefix = "breakdown_";
-  const std::string run_prefix = k_run_metric_prefix;
-  for (const std::string& name : summary_metric_names()) {
-    if (name.rfind(run_prefix, 0) == 0) {
-      const std::string field = name.substr(run_prefix.size());
-      values.push_back(j.contains("run") ? j.at("run").at(field).get<double>()
-                                         : std::numeric_limits<double>::quiet_NaN());
-    } else if (name.rfind(prefix, 0) == 0) {
-      const std::string part = name.substr(prefix.size(), name.size() - prefix.size() - 2);  // drop "_s"
-      values.push_back(j.at("breakdown_s").at(part).get<double>());
-    } else {
-      values.push_back(j.at(name).get<double>());
-    }
-  }
-  return values;
+  StepResult step;
+  for_each_step_field(step, [&j](const char* group, const char* name, auto& value) {
+    (group == nullptr ? j.at(name) : j.at(group).at(name)).get_to(value);
+  });
+  std::optional<RunResult> run;
+  if (j.contains("run")) run = run_from_json_scalars(j.at("run"));
+  return summary_metrics(step, run);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace trainsim::hdf5 {
@@ -74,5 +75,22 @@ Handle write_table(hid_t parent, const std::string& name, hid_t file_type, hid_t
 
 /// Rows of the table `name`, read as `type` into `row_size`-byte rows.
 std::vector<char> read_table(hid_t parent, const std::string& name, hid_t type, size_t row_size, size_t& rows);
+
+/// A numeric field as an attribute: float64 for floating-point types, int64 for integers
+/// (the run and step field lists hold both).
+template <class T>
+void write_number_attribute(hid_t object, const std::string& name, T value) {
+  if constexpr (std::is_floating_point_v<T>)
+    write_attribute(object, name, static_cast<double>(value));
+  else
+    write_attribute(object, name, static_cast<std::int64_t>(value));
+}
+template <class T>
+void read_number_attribute(hid_t object, const std::string& name, T& value) {
+  if constexpr (std::is_floating_point_v<T>)
+    value = static_cast<T>(read_double_attribute(object, name));
+  else
+    value = static_cast<T>(read_int_attribute(object, name));
+}
 
 }  // namespace trainsim::hdf5

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/step/step_fields.hpp"
 #include "sim/trace/hdf5_handle.hpp"
 #include "sim/trace/hdf5_rows.hpp"
-#include "sim/trace/summary_fields.hpp"
 
 namespace trainsim {
 
@@ -45,14 +45,8 @@ std::optional<RunResult> read_run(hid_t root) {
   const Handle group = open_group(root, "run");
   if (hdf5::read_string_attribute(group.get(), "status") != hdf5::k_run_simulated) return std::nullopt;
   RunResult r;
-  for_each_run_field(r, [&group](const char* name, auto& value) {
-    using Value = std::decay_t<decltype(value)>;
-    if constexpr (std::is_floating_point_v<Value>) {
-      value = hdf5::read_double_attribute(group.get(), name);
-    } else {
-      value = static_cast<Value>(hdf5::read_int_attribute(group.get(), name));
-    }
-  });
+  for_each_run_field(
+      r, [&group](const char* name, auto& value) { hdf5::read_number_attribute(group.get(), name, value); });
   r.interruptions = read_rows<hdf5::FailureRow, InterruptionRecord>(root, "failures", hdf5::failure_type(false));
   r.checkpoints = read_rows<hdf5::CheckpointRow, CheckpointRecord>(root, "checkpoints", hdf5::checkpoint_type(false));
   return r;
@@ -83,11 +77,10 @@ TraceContents read_hdf5_trace(const std::string& path) {
 
   {
     const Handle group = open_group(root, "summary");
-    for (const auto& [name, field] : hdf5::summary_fields(c.summary))
-      *field = hdf5::read_double_attribute(group.get(), name);
-    c.summary.gpus = static_cast<int>(hdf5::read_int_attribute(group.get(), "gpus"));
-    c.summary.dp_reductions = static_cast<int>(hdf5::read_int_attribute(group.get(), "dp_reductions_per_step"));
-    c.summary.steps = static_cast<int>(hdf5::read_int_attribute(group.get(), "steps"));
+    for_each_step_field(c.summary, [&group](const char* set, const char* name, auto& value) {
+      hdf5::read_number_attribute(group.get(), flat_step_field_name(set, name), value);
+    });
+    c.summary.sim_wall_s = hdf5::read_double_attribute(group.get(), "sim_wall_s");
     c.summary.inflight_microbatches = hdf5::read_doubles_attribute(group.get(), "inflight_microbatches");
     c.compute_model = hdf5::read_string_attribute(group.get(), "compute_model");
     c.model_name = hdf5::read_string_attribute(group.get(), "model");

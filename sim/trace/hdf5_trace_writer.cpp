@@ -4,10 +4,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "sim/step/step_fields.hpp"
 #include "sim/trace/atomic_output_file.hpp"
 #include "sim/trace/hdf5_handle.hpp"
 #include "sim/trace/hdf5_rows.hpp"
-#include "sim/trace/summary_fields.hpp"
 
 namespace trainsim {
 
@@ -43,12 +43,12 @@ void write_root(hid_t root, const TraceContents& c) {
 
 void write_summary(hid_t root, const TraceContents& c) {
   const Handle group = hdf5::create_group(root, "summary");
-  StepResult r = c.summary;
-  for (const auto& [name, field] : hdf5::summary_fields(r)) write_attribute(group.get(), name, *field);
-  write_attribute(group.get(), "gpus", static_cast<std::int64_t>(r.gpus));
-  write_attribute(group.get(), "dp_reductions_per_step", static_cast<std::int64_t>(r.dp_reductions));
-  write_attribute(group.get(), "steps", static_cast<std::int64_t>(r.steps));
-  write_attribute(group.get(), "inflight_microbatches", r.inflight_microbatches);
+  // The same list as --json (sim/step/step_fields.hpp), flattened.
+  for_each_step_field(c.summary, [&group](const char* set, const char* name, const auto& value) {
+    hdf5::write_number_attribute(group.get(), flat_step_field_name(set, name), value);
+  });
+  write_attribute(group.get(), "sim_wall_s", c.summary.sim_wall_s);
+  write_attribute(group.get(), "inflight_microbatches", c.summary.inflight_microbatches);
   write_attribute(group.get(), "compute_model", c.compute_model);
   write_attribute(group.get(), "model", c.model_name);
   write_attribute(group.get(), "scenario", c.metadata.scenario_path);
@@ -72,13 +72,7 @@ void write_run(hid_t root, const std::optional<RunResult>& run) {
     if (run) {
       // The same list as --json's "run" object, so the two cannot drift apart.
       for_each_run_field(*run, [&group](const char* name, const auto& value) {
-        using Value = std::decay_t<decltype(value)>;
-        if constexpr (std::is_floating_point_v<Value>) {
-          write_attribute(group.get(), name, static_cast<double>(value));
-        } else {
-          static_assert(std::is_integral_v<Value>, "a run field is a number");
-          write_attribute(group.get(), name, static_cast<std::int64_t>(value));
-        }
+        hdf5::write_number_attribute(group.get(), name, value);
       });
     }
   }

@@ -108,3 +108,33 @@ TEST(RunSimulation, TheDataCursorPreventsDuplicates) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+using test::run;
+using test::run_scenario;
+
+TEST(RunSimulation, AStepTargetEndsTheRunWhenTrained) {
+  // No failures, 1 s steps, a 60 s checkpoint every 3600 steps: 10,000 steps take 10,000 s
+  // plus two checkpoints (after steps 3600 and 7200; none at the end).
+  Scenario s = run_scenario(16, 60, 0, 0, "3600s", 1);
+  s.run.duration_s = 0;
+  s.run.train_steps = 10000;
+  const RunResult r = run(s);
+  EXPECT_EQ(r.steps_completed, 10000);
+  EXPECT_NEAR(r.wall_time_s, 10000 + 2 * 60, 1e-6);
+  // With failures it takes longer but still trains every step; a duration caps it.
+  s.failures.node_mtbf_s = 16 * 3600.0;
+  const RunResult f = run(s);
+  EXPECT_EQ(f.steps_completed, 10000);
+  EXPECT_GT(f.failures, 0);
+  EXPECT_GT(f.wall_time_s, r.wall_time_s);
+  s.run.duration_s = 5000;
+  const RunResult capped = run(s);
+  EXPECT_EQ(capped.wall_time_s, 5000);
+  EXPECT_LT(capped.steps_completed, 10000);
+}
+
+}  // namespace
+}  // namespace trainsim
