@@ -25,7 +25,7 @@ NOTEBOOKS = {
 }
 # Runs of the tiny scenario over 3 days, a node failing every 2 days on average (a few failures
 # per run), a checkpoint taking about 2 minutes (2 MB/s): goodput peaks between these intervals.
-RUN_SETTINGS = ["run.duration=3d", "failures.node_mtbf=2d", "checkpoint.write_bandwidth=2MB/s"]
+RUN_SETTINGS = ["run.duration=3d", "failures.mtbf=2d", "checkpoint.write_bandwidth=2MB/s"]
 CHECKPOINT_INTERVALS = ["10min", "20min", "40min", "1h", "2h", "4h"]
 ARGS = None
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

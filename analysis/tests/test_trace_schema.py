@@ -67,7 +67,7 @@ CHECKPOINTS = {"start_s": "f8", "end_s": "f8", "steps": "i8", "bytes": "f8", "co
 NOT_SIMULATED = "not simulated (run.duration = 0)"
 # The tiny scenario over 3 days, a node failing every 2 days on average, a checkpoint of
 # about 2 minutes every 20 minutes: a few failures, an interrupted write, ~200 checkpoints.
-RUN_SETTINGS = ["run.duration=3d", "failures.node_mtbf=2d", "checkpoint.write_bandwidth=2MB/s",
+RUN_SETTINGS = ["run.duration=3d", "failures.mtbf=2d", "checkpoint.write_bandwidth=2MB/s",
                 "checkpoint.interval=20min"]
 
 

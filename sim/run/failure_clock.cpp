@@ -6,34 +6,37 @@
 
 namespace trainsim {
 
-FailureClock::FailureClock(const FailureSpec& spec, int nodes, std::mt19937_64& rng) : spec_(spec), rng_(rng) {
-  for (int n = 0; n < nodes; ++n) next_.push_back(draw(0.0));
-  in_use_ = nodes;
+FailureClock::FailureClock(const FailureSpec& spec, int nodes, int units_per_node, std::mt19937_64& rng)
+    : spec_(spec), rng_(rng), per_node_(units_per_node) {
+  for (int u = 0; u < nodes * per_node_; ++u) next_.push_back(draw(0.0));
+  in_use_ = nodes * per_node_;
 }
 
 NodeFailure FailureClock::next() const {
-  if (in_use_ == 0) return {std::numeric_limits<double>::infinity(), -1};
+  if (in_use_ == 0) return {std::numeric_limits<double>::infinity(), -1, -1};
   const auto first = std::min_element(next_.begin(), next_.begin() + in_use_);
-  return {*first, static_cast<int>(first - next_.begin())};
+  const int unit = static_cast<int>(first - next_.begin());
+  return {*first, unit, unit / per_node_};
 }
 
-void FailureClock::renew(int node, double at) {
-  next_[static_cast<std::size_t>(node)] = draw(at);
+void FailureClock::renew(int unit, double at) {
+  next_[static_cast<std::size_t>(unit)] = draw(at);
 }
 
 void FailureClock::use(int nodes, double at) {
-  for (int n = in_use_; n < nodes; ++n) next_[static_cast<std::size_t>(n)] = draw(at);
-  in_use_ = nodes;
+  const int units = nodes * per_node_;
+  for (int u = in_use_; u < units; ++u) next_[static_cast<std::size_t>(u)] = draw(at);
+  in_use_ = units;
 }
 
 double FailureClock::draw(double now) {
   if (spec_.distribution == FailureDistribution::weibull) {
     // Weibull(k, lambda) with mean lambda Gamma(1 + 1/k) = the node MTBF.
     const double k = spec_.weibull_shape;
-    std::weibull_distribution<double> d(k, spec_.node_mtbf_s / std::tgamma(1.0 + 1.0 / k));
+    std::weibull_distribution<double> d(k, spec_.mtbf_s / std::tgamma(1.0 + 1.0 / k));
     return now + d(rng_);
   }
-  std::exponential_distribution<double> d(1.0 / spec_.node_mtbf_s);
+  std::exponential_distribution<double> d(1.0 / spec_.mtbf_s);
   return now + d(rng_);
 }
 

@@ -45,7 +45,7 @@ struct RunResult {
   double checkpoint_interval_s = 0;  ///< training time between checkpoints
   double checkpoint_cost_s = 0;      ///< one checkpoint's write time through the storage model
   double checkpoint_bytes = 0;
-  double mtti_s = 0;              ///< the cluster's mean time to interrupt (node MTBF / nodes)
+  double mtti_s = 0;              ///< the cluster's mean time to interrupt (MTBF / failure units)
   double samples_trained = 0;     ///< samples in the steps that count
   double samples_duplicated = 0;  ///< samples the final model trained on more than once
   double samples_skipped = 0;     ///< samples below the furthest one reached never trained on

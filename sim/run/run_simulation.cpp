@@ -29,6 +29,11 @@ double now() {
   return sg4::Engine::get_clock();
 }
 
+// Failure processes per node: one, or one per GPU (failures.unit).
+int units_per_node(const Scenario& s) {
+  return s.failures.unit == FailureUnit::gpu ? s.cluster.gpus_per_node : 1;
+}
+
 // A run with a step target and no duration stops here at the latest: 100 years.
 constexpr double k_no_time_limit_s = 100 * 365.25 * 86400;
 
@@ -87,7 +92,8 @@ struct RunState {
         costs(table),
         end_s(scenario.run.duration_s > 0 ? scenario.run.duration_s : k_no_time_limit_s),
         rng(scenario.run.seed),
-        clock(scenario.failures, scenario.failures.node_mtbf_s > 0 ? scenario.cluster.nodes : 0, rng),
+        clock(scenario.failures, scenario.failures.mtbf_s > 0 ? scenario.cluster.nodes : 0, units_per_node(scenario),
+              rng),
         causes(scenario.failures.causes),
         pool(scenario.cluster.nodes, scenario.failures.spare_nodes, scenario.failures.repair_s),
         cursor(table.at(scenario.parallel.dp).samples_per_step, table.at(scenario.parallel.dp).step_time_s,
@@ -175,7 +181,7 @@ bool resize(RunState& st, int dp) {
   st.size = found->second;
   const double interval = checkpoint_interval_for(st.s, found->second, nodes_for_dp(st.s, dp));
   st.per_segment = interval > 0 ? std::max<long long>(1, std::llround(interval / st.size.step_time_s)) : -1;
-  st.clock.use(st.s.failures.node_mtbf_s > 0 ? nodes_for_dp(st.s, dp) : 0, now());
+  st.clock.use(st.s.failures.mtbf_s > 0 ? nodes_for_dp(st.s, dp) : 0, now());
   st.result.min_dp = st.result.min_dp == 0 ? dp : std::min(st.result.min_dp, dp);
   st.result.global_batch_min = st.result.global_batch_min == 0
                                    ? st.size.samples_per_step
@@ -326,7 +332,7 @@ void failures_actor(RunState& st) {
     if (f.time_s >= st.end_s) return;
     if (f.time_s > now()) sg4::this_actor::sleep_for(f.time_s - now());
     const FailureCause& cause = st.causes.pick(st.rng);
-    st.clock.renew(f.node, now());
+    st.clock.renew(f.unit, now());
     ++st.result.failures;
     ++st.result.restarts;
     interrupt(st, now(), false, f.node, cause.component);
@@ -365,10 +371,10 @@ void maintenance_actor(RunState& st) {
 
 double checkpoint_interval_for(const Scenario& s, const SizeCosts& c, int nodes) {
   if (!s.checkpoint.automatic) return s.checkpoint.interval_s;
-  if (s.failures.node_mtbf_s <= 0) return 0;  // nothing to protect against
+  if (s.failures.mtbf_s <= 0) return 0;  // nothing to protect against
   const bool async = s.checkpoint.mode == CheckpointMode::async;
   const double stall_s = async ? c.checkpoint.snapshot_s : c.checkpoint.write_s;
-  const double daly = daly_interval_s(stall_s, s.failures.node_mtbf_s / nodes);
+  const double daly = daly_interval_s(stall_s, s.failures.mtbf_s / (nodes * units_per_node(s)));
   return async ? std::max(daly, c.checkpoint.write_s) : daly;
 }
 
@@ -378,7 +384,7 @@ RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs) {
   st.result.checkpoint_bytes = full.checkpoint.bytes;
   st.result.checkpoint_cost_s = full.checkpoint.write_s;
   st.result.checkpoint_interval_s = checkpoint_interval_for(s, full, s.cluster.nodes);
-  st.result.mtti_s = s.failures.node_mtbf_s > 0 ? s.failures.node_mtbf_s / s.cluster.nodes : 0;
+  st.result.mtti_s = s.failures.mtbf_s > 0 ? s.failures.mtbf_s / (s.cluster.nodes * units_per_node(s)) : 0;
 
   engine::Simulation simulation;
   sg4::NetZone* zone = sg4::create_full_zone("run");
@@ -387,7 +393,7 @@ RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs) {
 
   resize(st, s.parallel.dp);
   st.job = sg4::Actor::create("job", st.host, [&st] { train(st); });
-  if (s.failures.node_mtbf_s > 0) sg4::Actor::create("failures", st.host, [&st] { failures_actor(st); });
+  if (s.failures.mtbf_s > 0) sg4::Actor::create("failures", st.host, [&st] { failures_actor(st); });
   if (s.failures.maintenance_interval_s > 0)
     sg4::Actor::create("maintenance", st.host, [&st] { maintenance_actor(st); });
   simulation.run();  // every actor stops at the run's end

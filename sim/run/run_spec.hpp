@@ -12,8 +12,12 @@ enum class FailureCauses {
   hardware  ///< every interruption is a node's hardware failure (the node goes to repair)
 };
 
+/// What a failure process belongs to: each node, or each GPU of a node.
+enum class FailureUnit { node, gpu };
+
 struct FailureSpec {
-  double node_mtbf_s = 0;  ///< mean time between interruptions per node in the job; 0: none
+  double mtbf_s = 0;  ///< mean time between interruptions of one unit in the job; 0: none
+  FailureUnit unit = FailureUnit::node;
   FailureDistribution distribution = FailureDistribution::exponential;
   double weibull_shape = 1.0;  ///< k of the Weibull distribution (1: exponential)
   FailureCauses causes = FailureCauses::llama3;

@@ -277,6 +277,7 @@ ScenarioField checkpoint_interval_field() {
 
 const parse::EnumNames<FailureDistribution> k_failure_distributions{
     {{"exponential", FailureDistribution::exponential}, {"weibull", FailureDistribution::weibull}}};
+const parse::EnumNames<FailureUnit> k_failure_units{{{"node", FailureUnit::node}, {"gpu", FailureUnit::gpu}}};
 const parse::EnumNames<FailureCauses> k_failure_causes{
     {{"llama3", FailureCauses::llama3}, {"hardware", FailureCauses::hardware}}};
 const parse::EnumNames<CheckpointMode> k_checkpoint_modes{
@@ -287,6 +288,29 @@ const parse::EnumNames<ElasticPolicy> k_elastic_policies{
     {{"wait", ElasticPolicy::wait}, {"shrink", ElasticPolicy::shrink}}};
 const parse::EnumNames<GlobalBatchPolicy> k_global_batch_policies{
     {{"keep", GlobalBatchPolicy::keep}, {"scale", GlobalBatchPolicy::scale}}};
+
+// A mean time between failures, or its inverse as a rate: "264d", or "0.0038/day".
+ScenarioField mtbf_field() {
+  ScenarioField f;
+  f.name = "failures.mtbf";
+  f.help = "mean time between interruptions of one failure unit (a duration, or a rate like 0.004/day; 0: none)";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    const std::string_view per_day = "/day";
+    if (text.size() > per_day.size() && text.substr(text.size() - per_day.size()) == per_day) {
+      const auto rate = parse::number(text.substr(0, text.size() - per_day.size()));
+      if (!rate || *rate <= 0) return "expected a rate > 0 per day, e.g. 0.004/day";
+      s.failures.mtbf_s = 86400.0 / *rate;
+      return std::nullopt;
+    }
+    const auto v = units::parse_duration(text);
+    if (!v)
+      return std::string("expected a duration with a unit (") + units::k_duration_units + ") or a rate like 0.004/day";
+    s.failures.mtbf_s = *v;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return number_text(s.failures.mtbf_s) + "s"; };
+  return f;
+}
 
 ScenarioField spare_nodes_field() {
   ScenarioField f;
@@ -504,9 +528,10 @@ std::vector<ScenarioField> scenario_fields() {
           "run.train_steps", "run-level simulation until this many steps are trained (0: for run.duration)",
           [](auto& s) -> auto& { return s.run.train_steps; }, 0),
 
-      duration_field(
-          "failures.node_mtbf", "mean time between interruptions per node in the job (0: none)",
-          [](auto& s) -> auto& { return s.failures.node_mtbf_s; }),
+      mtbf_field(),
+      enum_field(
+          "failures.unit", "what fails on its own: a node, or each GPU (a node's rate is then gpus_per_node times)",
+          [](auto& s) -> auto& { return s.failures.unit; }, k_failure_units),
       enum_field(
           "failures.distribution", "time between a node's interruptions",
           [](auto& s) -> auto& { return s.failures.distribution; }, k_failure_distributions),

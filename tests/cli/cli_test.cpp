@@ -130,7 +130,7 @@ namespace {
 
 TEST(Cli, RunWithADurationSimulatesTheRun) {
   const auto r = testing::run_trainsim({"run", testing::source_path("scenarios/default.ini"), "--json", "--set",
-                                        "run.duration=2d", "--set", "failures.node_mtbf=30d"});
+                                        "run.duration=2d", "--set", "failures.mtbf=30d"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -159,7 +159,7 @@ namespace {
 TEST(Cli, ShrinkingRunSimulatesEachSizeItReaches) {
   const auto r = testing::run_trainsim({"run", testing::source_path("scenarios/default.ini"), "--json", "--set",
                                         "cluster.nodes=16", "--set", "run.duration=10d", "--set",
-                                        "failures.node_mtbf=20d", "--set", "failures.causes=hardware", "--set",
+                                        "failures.mtbf=20d", "--set", "failures.causes=hardware", "--set",
                                         "failures.spare_nodes=0", "--set", "failures.repair=2d", "--set",
                                         "elastic.policy=shrink", "--set", "elastic.global_batch=scale"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -194,6 +195,32 @@ TEST(JobSize, KeepingTheGlobalBatchRaisesGradAccum) {
   EXPECT_EQ(scenario_at_dp(s, smaller).training.grad_accum, s.training.grad_accum);
   s.elastic.min_dp = dp;
   EXPECT_EQ(largest_dp_on(s, s.cluster.nodes - 1), 0);  // below min_dp: wait instead
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(FailureUnits, RatesAndPerGpuProcesses) {
+  // A rate per day is an MTBF.
+  Scenario s = load_scenario(std::vector<IniEntry>{{"model.preset", "llama3-8b", "t"},
+                                                   {"cluster.nodes", "16", "t"},
+                                                   {"run.duration", "30d", "t"},
+                                                   {"failures.mtbf", "0.25/day", "t"},
+                                                   {"failures.causes", "hardware", "t"}},
+                             "t");
+  EXPECT_DOUBLE_EQ(s.failures.mtbf_s, 4 * 86400.0);
+  const RunResult per_node = test::run(s);
+  EXPECT_DOUBLE_EQ(per_node.mtti_s, 4 * 86400.0 / 16);
+  // Each GPU failing every 32 days: the same rate per node as every 4 days per node.
+  s.failures.unit = FailureUnit::gpu;
+  s.failures.mtbf_s = 32 * 86400.0;
+  const RunResult per_gpu = test::run(s);
+  EXPECT_DOUBLE_EQ(per_gpu.mtti_s, per_node.mtti_s);
+  EXPECT_NEAR(per_gpu.failures, per_node.failures, 4 * std::sqrt(per_node.failures));  // Poisson spread
+  EXPECT_NE(per_gpu.lost_work_s, per_node.lost_work_s);                                // drawn from other processes
 }
 
 }  // namespace

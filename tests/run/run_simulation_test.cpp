@@ -125,7 +125,7 @@ TEST(RunSimulation, AStepTargetEndsTheRunWhenTrained) {
   EXPECT_EQ(r.steps_completed, 10000);
   EXPECT_NEAR(r.wall_time_s, 10000 + 2 * 60, 1e-6);
   // With failures it takes longer but still trains every step; a duration caps it.
-  s.failures.node_mtbf_s = 16 * 3600.0;
+  s.failures.mtbf_s = 16 * 3600.0;
   const RunResult f = run(s);
   EXPECT_EQ(f.steps_completed, 10000);
   EXPECT_GT(f.failures, 0);

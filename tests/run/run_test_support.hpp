@@ -22,7 +22,7 @@ inline Scenario run_scenario(int nodes, double cost_s, double node_mtbf_s, doubl
                           {"cluster.nodes", std::to_string(nodes), "t"},
                           {"run.duration", std::to_string(days) + "d", "t"},
                           {"run.seed", std::to_string(seed), "t"},
-                          {"failures.node_mtbf", std::to_string(node_mtbf_s) + "s", "t"},
+                          {"failures.mtbf", std::to_string(node_mtbf_s) + "s", "t"},
                           {"checkpoint.interval", interval, "t"}};
   Scenario s = load_scenario(e, "t");
   s.failures.causes = FailureCauses::hardware;

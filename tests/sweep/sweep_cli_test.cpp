@@ -185,7 +185,7 @@ namespace {
 // of its own), and its run_ columns hold the goodput; step-only points leave them empty.
 TEST(SweepCli, CheckpointIntervalSweepRunsTheRunLevelSimulation) {
   const std::string base = testing::write_temp_file(
-      "tiny-run.ini", testing::tiny_scenario_text() + "[run]\nduration = 20d\n[failures]\nnode_mtbf = 6h\n");
+      "tiny-run.ini", testing::tiny_scenario_text() + "[run]\nduration = 20d\n[failures]\nmtbf = 6h\n");
   const std::string sweep = testing::write_temp_file(
       "ckpt.ini", "[sweep]\nbase = " + base + "\n[vary]\ncheckpoint.interval = 1min..64min x4\n");
   const std::string one = fresh_dir("ckpt1"), two = fresh_dir("ckpt2");

@@ -65,7 +65,7 @@ TEST(TraceCli, TraceHoldsTheRunLevelSimulation) {
   // 3 days, a node failing every 2 days on average, a 2-minute checkpoint every 20 minutes.
   const std::string path = temp_path("run.h5");
   const auto run = run_trainsim({"run", k_tiny, "--json", "--trace", path, "--trace-level", "summary", "--set",
-                                 "run.duration=3d", "--set", "failures.node_mtbf=2d", "--set",
+                                 "run.duration=3d", "--set", "failures.mtbf=2d", "--set",
                                  "checkpoint.write_bandwidth=2MB/s", "--set", "checkpoint.interval=20min"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto json = nlohmann::json::parse(run.out).at("run");
