@@ -180,7 +180,9 @@ bool resize(RunState& st, int dp) {
   st.dp = dp;
   st.size = found->second;
   const double interval = checkpoint_interval_for(st.s, found->second, nodes_for_dp(st.s, dp));
-  st.per_segment = interval > 0 ? std::max<long long>(1, std::llround(interval / st.size.step_time_s)) : -1;
+  st.per_segment = st.s.checkpoint.interval_steps > 0
+                       ? st.s.checkpoint.interval_steps
+                       : (interval > 0 ? std::max<long long>(1, std::llround(interval / st.size.step_time_s)) : -1);
   st.clock.use(st.s.failures.mtbf_s > 0 ? nodes_for_dp(st.s, dp) : 0, now());
   st.result.min_dp = st.result.min_dp == 0 ? dp : std::min(st.result.min_dp, dp);
   st.result.global_batch_min = st.result.global_batch_min == 0
@@ -370,6 +372,7 @@ void maintenance_actor(RunState& st) {
 }  // namespace
 
 double checkpoint_interval_for(const Scenario& s, const SizeCosts& c, int nodes) {
+  if (s.checkpoint.interval_steps > 0) return static_cast<double>(s.checkpoint.interval_steps) * c.step_time_s;
   if (!s.checkpoint.automatic) return s.checkpoint.interval_s;
   if (s.failures.mtbf_s <= 0) return 0;  // nothing to protect against
   const bool async = s.checkpoint.mode == CheckpointMode::async;

@@ -23,7 +23,8 @@ struct RunOutcome {
 /// the latest, short of it). `costs` must hold the scenario's dp.
 RunOutcome simulate_run(const Scenario& scenario, const SizeCostTable& costs);
 
-/// The training time between checkpoints of `scenario` at `costs`: the given interval, or
+/// The training time between checkpoints of `scenario` at `costs`: the given interval (a step
+/// count times the step time), or
 /// Daly's for the training stall a checkpoint costs (sync: the write; async: the snapshot,
 /// but no shorter than the write behind it).
 double checkpoint_interval_for(const Scenario& scenario, const SizeCosts& costs, int nodes);

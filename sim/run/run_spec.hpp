@@ -48,6 +48,7 @@ enum class DataSampler { global, per_rank };
 struct CheckpointSpec {
   bool automatic = true;  ///< interval from Daly's formula (public.md E4)
   double interval_s = 0;  ///< training time between checkpoints when not automatic; 0: never
+  long long interval_steps = 0;  ///< or steps between checkpoints (when > 0)
   CheckpointMode mode = CheckpointMode::sync;
   /// Parallel file system bandwidth, aggregate. Write: a stated default between BLOOM-176B's
   /// 2.3 TB in ~40 s (57 GB/s) and Megatron-LM 1T's 273 GB/s (public.md E2, E3); read:

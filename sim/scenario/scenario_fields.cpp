@@ -257,20 +257,32 @@ ScenarioField number_field(std::string name, std::string help, Access access, do
 ScenarioField checkpoint_interval_field() {
   ScenarioField f;
   f.name = "checkpoint.interval";
-  f.help = "training time between checkpoints: auto (Daly's optimum), a duration, or 0 (never)";
+  f.help = "training between checkpoints: auto (Daly's optimum), a duration, a step count (500steps), or 0 (never)";
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
-    if (text == "auto") {
-      s.checkpoint.automatic = true;
+    s.checkpoint.automatic = text == "auto";
+    s.checkpoint.interval_s = 0;
+    s.checkpoint.interval_steps = 0;
+    if (s.checkpoint.automatic) return std::nullopt;
+    const std::string_view steps = "steps";
+    if (text.size() > steps.size() && text.substr(text.size() - steps.size()) == steps) {
+      std::string_view count = text.substr(0, text.size() - steps.size());
+      while (!count.empty() && count.back() == ' ') count.remove_suffix(1);
+      const auto n = parse::integer(count);
+      if (!n || *n < 1) return "expected a step count >= 1, e.g. 500steps";
+      s.checkpoint.interval_steps = *n;
       return std::nullopt;
     }
     const auto v = units::parse_duration(text);
-    if (!v) return std::string("expected auto or a duration with a unit (") + units::k_duration_units + ")";
-    s.checkpoint.automatic = false;
+    if (!v)
+      return std::string("expected auto, a step count (500steps) or a duration with a unit (") +
+             units::k_duration_units + ")";
     s.checkpoint.interval_s = *v;
     return std::nullopt;
   };
   f.show = [](const Scenario& s) {
-    return s.checkpoint.automatic ? std::string("auto") : number_text(s.checkpoint.interval_s) + "s";
+    if (s.checkpoint.automatic) return std::string("auto");
+    if (s.checkpoint.interval_steps > 0) return std::to_string(s.checkpoint.interval_steps) + "steps";
+    return number_text(s.checkpoint.interval_s) + "s";
   };
   return f;
 }

@@ -138,3 +138,21 @@ TEST(RunSimulation, AStepTargetEndsTheRunWhenTrained) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(RunSimulation, AnIntervalInSteps) {
+  const Scenario s = load_scenario(
+      std::vector<IniEntry>{
+          {"model.preset", "llama3-8b", "t"}, {"run.duration", "1d", "t"}, {"checkpoint.interval", "500steps", "t"}},
+      "t");
+  EXPECT_EQ(s.checkpoint.interval_steps, 500);
+  const RunResult r = test::run(s, 2.0);
+  EXPECT_DOUBLE_EQ(r.checkpoint_interval_s, 1000.0);
+  for (const CheckpointRecord& c : r.checkpoints) EXPECT_EQ(c.steps % 500, 0);
+  EXPECT_GT(r.checkpoints_written, 10);
+}
+
+}  // namespace
+}  // namespace trainsim
