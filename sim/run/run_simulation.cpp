@@ -6,9 +6,7 @@
 #include <simgrid/s4u/NetZone.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <queue>
 #include <random>
 #include <vector>
 
@@ -18,6 +16,8 @@
 #include "sim/run/failure_causes.hpp"
 #include "sim/run/failure_clock.hpp"
 #include "sim/run/job_size.hpp"
+#include "sim/run/node_pool.hpp"
+#include "sim/run/phase_clock.hpp"
 
 namespace trainsim {
 
@@ -36,49 +36,6 @@ int units_per_node(const Scenario& s) {
 
 // A run with a step target and no duration stops here at the latest: 100 years.
 constexpr double k_no_time_limit_s = 100 * 365.25 * 86400;
-
-// Where the job's time goes; the phases add up to the run's length.
-enum class Phase { training, checkpoint, down, waiting, maintenance };
-
-class PhaseClock {
- public:
-  void enter(Phase p, double at) {
-    totals_[static_cast<std::size_t>(phase_)] += at - since_;
-    phase_ = p;
-    since_ = at;
-  }
-  Phase phase() const { return phase_; }
-  double total(Phase p) const { return totals_[static_cast<std::size_t>(p)]; }
-
- private:
-  Phase phase_ = Phase::training;
-  double since_ = 0;
-  std::array<double, 5> totals_{};
-};
-
-// The nodes the job can use: its own, less those in repair, plus the free spares.
-class NodePool {
- public:
-  NodePool(int job_nodes, int spares, double repair_s) : job_(job_nodes), spares_(spares), repair_s_(repair_s) {}
-  /// A node left for repair at `at` (nothing changes with unlimited spares).
-  void to_repair(double at) {
-    if (spares_ >= 0) repairs_.push(at + repair_s_);
-  }
-  /// Nodes available at `at`, at most the job's.
-  int available(double at) {
-    while (!repairs_.empty() && repairs_.top() <= at) repairs_.pop();
-    if (spares_ < 0) return job_;
-    return std::min(job_, job_ + spares_ - static_cast<int>(repairs_.size()));
-  }
-  /// When the next repaired node comes back (infinite if none is in repair).
-  double next_return() const { return repairs_.empty() ? INFINITY : repairs_.top(); }
-
- private:
-  int job_;
-  int spares_;
-  double repair_s_;
-  std::priority_queue<double, std::vector<double>, std::greater<>> repairs_;
-};
 
 struct Write {
   double start_s = 0;
@@ -357,13 +314,15 @@ void maintenance_actor(RunState& st) {
     ++st.result.restarts;
     st.job->kill();
     st.job = nullptr;
+    const double lost_before = st.result.lost_work_s;
     st.stop_training(now());
-    st.result.interruptions.push_back({now(), -1, "planned maintenance", true, 0, 0, 0});
-    const std::size_t record = st.result.interruptions.size() - 1;
-    st.job = sg4::Actor::create("maintenance", st.host, [&st, record] {
+    // Open from the stop: its downtime runs until training resumes (checkpoint included).
+    st.result.interruptions.push_back(
+        {now(), -1, "planned maintenance", true, st.result.lost_work_s - lost_before, 0, 0});
+    st.open_interruption = st.result.interruptions.size() - 1;
+    st.job = sg4::Actor::create("maintenance", st.host, [&st] {
       if (!join_writer(st)) return;
       if (st.steps_at_segment > st.committed_steps && !write_sync(st)) return;
-      st.open_interruption = record;
       start_job(st, Phase::maintenance, st.s.failures.maintenance_downtime_s);
     });
   }
