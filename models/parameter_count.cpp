@@ -47,7 +47,8 @@ double active_matmul_parameters_per_layer(const ModelSpec& m) {
   const double kv = static_cast<double>(m.kv_heads) * m.head_dim();
   const double f = m.ffn_hidden;
   const double mlp = m.activation == FfnActivation::swiglu ? 3.0 * h * f : 2.0 * h * f;
-  return 2.0 * h * h + 2.0 * h * kv + m.top_k * mlp;
+  const double router = m.is_moe() ? h * m.experts : 0.0;  // every token is scored against every expert
+  return 2.0 * h * h + 2.0 * h * kv + router + m.top_k * mlp;
 }
 
 }  // namespace trainsim

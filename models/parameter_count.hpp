@@ -28,7 +28,8 @@ struct ParameterCounts {
 ParameterCounts count_parameters(const ModelSpec& model);
 
 /// Parameters that take part in one token's forward pass through one layer's matrix
-/// multiplies (MoE: top_k experts), for FLOP counts: forward FLOPs are 2 per parameter.
+/// multiplies (MoE: the router and top_k experts), for FLOP counts: forward FLOPs are 2 per
+/// parameter.
 double active_matmul_parameters_per_layer(const ModelSpec& model);
 
 }  // namespace trainsim

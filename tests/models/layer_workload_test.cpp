@@ -115,3 +115,30 @@ TEST(LayerWorkload, OptimizerReadsAndWritesEveryState) {
 
 }  // namespace
 }  // namespace trainsim
+
+#include "models/layer_cost.hpp"
+
+namespace trainsim {
+namespace {
+
+// Stage balancing (models/layer_cost.hpp) counts a layer's forward FLOPs by formula; the
+// workload counts them op by op. The two must agree, or stages are balanced on other work
+// than the simulation executes.
+TEST(LayerWorkload, StageBalancingCountsTheSameForwardFlops) {
+  for (const char* name : {"gpt3-175b", "llama3-8b", "llama3-70b", "mixtral-8x7b"}) {
+    const ModelSpec m = *model_preset(name);
+    TrainingSpec tr;
+    tr.micro_batch = 2;
+    const ParallelSpec p;
+    const double tokens = static_cast<double>(tr.micro_batch) * m.seq_len;
+    EXPECT_NEAR(total_flops(transformer_layer_ops(m, tr, p).forward) / tokens, layer_forward_flops_per_token(m),
+                1e-9 * layer_forward_flops_per_token(m))
+        << name;
+    EXPECT_NEAR(total_flops(output_ops(m, tr, p).forward) / tokens, output_forward_flops_per_token(m),
+                1e-9 * output_forward_flops_per_token(m))
+        << name;
+  }
+}
+
+}  // namespace
+}  // namespace trainsim

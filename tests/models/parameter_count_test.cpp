@@ -54,7 +54,8 @@ TEST(ParameterCount, ActiveParametersOfMoeCountTopK) {
   const ModelSpec m = *model_preset("mixtral-8x7b");
   const double mlp = 3.0 * m.hidden * m.ffn_hidden;
   const double attention = 2.0 * m.hidden * m.hidden + 2.0 * m.hidden * m.kv_heads * m.head_dim();
-  EXPECT_DOUBLE_EQ(active_matmul_parameters_per_layer(m), attention + 2 * mlp);
+  const double router = static_cast<double>(m.hidden) * m.experts;
+  EXPECT_DOUBLE_EQ(active_matmul_parameters_per_layer(m), attention + router + 2 * mlp);
 }
 
 }  // namespace
