@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "models/layer_cost.hpp"
 #include "models/layer_workload.hpp"
 #include "models/model_presets.hpp"
 
@@ -116,7 +117,6 @@ TEST(LayerWorkload, OptimizerReadsAndWritesEveryState) {
 }  // namespace
 }  // namespace trainsim
 
-#include "models/layer_cost.hpp"
 
 namespace trainsim {
 namespace {
