@@ -197,12 +197,6 @@ TEST(JobSize, KeepingTheGlobalBatchRaisesGradAccum) {
   EXPECT_EQ(largest_dp_on(s, s.cluster.nodes - 1), 0);  // below min_dp: wait instead
 }
 
-}  // namespace
-}  // namespace trainsim
-
-namespace trainsim {
-namespace {
-
 TEST(FailureUnits, RatesAndPerGpuProcesses) {
   // A rate per day is an MTBF.
   Scenario s = load_scenario(std::vector<IniEntry>{{"model.preset", "llama3-8b", "t"},

@@ -86,15 +86,6 @@ TEST(RunSimulation, WithoutFailuresOnlyCheckpointsCost) {
   EXPECT_NEAR(r.ettr, 3600.0 / 3660.0, 0.002);
 }
 
-}  // namespace
-}  // namespace trainsim
-
-namespace trainsim {
-namespace {
-
-using test::run;
-using test::run_scenario;
-
 TEST(RunSimulation, TheDataCursorPreventsDuplicates) {
   Scenario with = run_scenario(64, 60, 200 * 3600.0, 20, "auto", 1);
   Scenario without = with;
@@ -105,15 +96,6 @@ TEST(RunSimulation, TheDataCursorPreventsDuplicates) {
   EXPECT_EQ(a.samples_skipped, 0);
   EXPECT_GT(b.samples_duplicated, 0);
 }
-
-}  // namespace
-}  // namespace trainsim
-
-namespace trainsim {
-namespace {
-
-using test::run;
-using test::run_scenario;
 
 TEST(RunSimulation, AStepTargetEndsTheRunWhenTrained) {
   // No failures, 1 s steps, a 60 s checkpoint every 3600 steps: 10,000 steps take 10,000 s
@@ -135,12 +117,6 @@ TEST(RunSimulation, AStepTargetEndsTheRunWhenTrained) {
   EXPECT_EQ(capped.wall_time_s, 5000);
   EXPECT_LT(capped.steps_completed, 10000);
 }
-
-}  // namespace
-}  // namespace trainsim
-
-namespace trainsim {
-namespace {
 
 TEST(RunSimulation, AnIntervalInSteps) {
   const Scenario s = load_scenario(
