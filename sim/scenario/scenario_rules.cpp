@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario_rules.hpp"
 
+#include <cstdio>
 #include <string>
 
 #include "sim/core/error.hpp"
@@ -10,6 +11,12 @@ namespace {
 
 std::string str(long long v) {
   return std::to_string(v);
+}
+
+std::string seconds(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%gs", v);
+  return buf;
 }
 
 // One rule: if `broken`, the scenario is rejected with `key`, `value` and `rule`.
@@ -96,6 +103,20 @@ void check_elastic(const Scenario& s) {
                          ", to be a multiple or a divisor of cluster.gpus_per_node = " + str(gpn));
 }
 
+// A step target without a duration runs until the steps are trained: the job must be able to
+// train between interruptions, or the simulation would restart it for a century.
+void check_run_target(const Scenario& s) {
+  const FailureSpec& f = s.failures;
+  if (s.run.train_steps == 0 || s.run.duration_s > 0 || f.mtbf_s <= 0) return;
+  const int units = s.cluster.nodes * (f.unit == FailureUnit::gpu ? s.cluster.gpus_per_node : 1);
+  const double mtti_s = f.mtbf_s / units;
+  if (mtti_s <= f.detection_s + f.restart_s)
+    throw InputError(s.source, "failures.mtbf", seconds(f.mtbf_s),
+                     "the job is interrupted every " + seconds(mtti_s) + " on average, no longer than detection + " +
+                         "restart = " + seconds(f.detection_s + f.restart_s) +
+                         ": with run.train_steps it would never finish; set run.duration");
+}
+
 }  // namespace
 
 void check_scenario_rules(const Scenario& s) {
@@ -106,6 +127,7 @@ void check_scenario_rules(const Scenario& s) {
   check_context_and_experts(s);
   check_hardware(s);
   check_elastic(s);
+  check_run_target(s);
 }
 
 }  // namespace trainsim
