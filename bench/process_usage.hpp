@@ -12,4 +12,11 @@ inline double peak_rss_bytes() {
   return static_cast<double>(u.ru_maxrss) * 1024.0;  // Linux reports kilobytes
 }
 
+/// Peak resident memory of the largest child process waited for so far, bytes.
+inline double peak_children_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_CHILDREN, &u);
+  return static_cast<double>(u.ru_maxrss) * 1024.0;
+}
+
 }  // namespace trainsim::bench
