@@ -194,6 +194,25 @@ void close_interruption(RunState& st, double at, int dp) {
   st.open_interruption.reset();
 }
 
+// Whether to restart a shrunk job at `dp` replicas now. auto: when the samples per second
+// gained, over the expected time to the next interruption (the MTTI, or what is left of the
+// run), outweigh the restart and the checkpoint read at that size. A size not simulated yet
+// stops the simulation (missing_dp) and returns false.
+bool should_grow(RunState& st, int dp) {
+  if (st.s.elastic.grow != GrowPolicy::automatic) return st.s.elastic.grow == GrowPolicy::always;
+  const auto found = st.costs.find(dp);
+  if (found == st.costs.end()) {
+    st.missing_dp = dp;
+    sg4::Actor::kill_all();
+    return false;
+  }
+  const SizeCosts& to = found->second;
+  const double gain = (to.samples_per_step / to.step_time_s) / (st.size.samples_per_step / st.size.step_time_s) - 1;
+  const double left_s = st.end_s - now();
+  const double horizon_s = st.result.mtti_s > 0 ? std::min(st.result.mtti_s, left_s) : left_s;
+  return gain * horizon_s > st.s.failures.restart_s + to.checkpoint.read_s;
+}
+
 // Trains until the run ends: a segment of steps, a checkpoint, and so on. After a commit, a
 // shrunk job grows back if repaired nodes allow it.
 void train(RunState& st) {
@@ -215,12 +234,17 @@ void train(RunState& st) {
     }
     const bool ok = st.s.checkpoint.mode == CheckpointMode::sync ? write_sync(st) : write_async(st);
     if (!ok) return;
-    if (largest_dp_on(st.s, st.pool.available(now())) > st.dp) {
-      // Elastic grow: a planned restart from the checkpoint just committed.
-      if (!join_writer(st)) return;
-      ++st.result.restarts;
-      start_job(st, Phase::down, 0.0);
-      return;
+    const int grown = largest_dp_on(st.s, st.pool.available(now()));
+    if (grown > st.dp) {
+      const bool grow = should_grow(st, grown);
+      if (st.missing_dp > 0) return;  // the simulation stopped for a size not simulated yet
+      if (grow) {
+        // Elastic grow: a planned restart from the checkpoint just committed.
+        if (!join_writer(st)) return;
+        ++st.result.restarts;
+        start_job(st, Phase::down, 0.0);
+        return;
+      }
     }
   }
 }

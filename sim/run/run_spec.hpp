@@ -46,8 +46,8 @@ enum class CheckpointMode {
 enum class DataSampler { global, per_rank };
 
 struct CheckpointSpec {
-  bool automatic = true;  ///< interval from Daly's formula (public.md E4)
-  double interval_s = 0;  ///< training time between checkpoints when not automatic; 0: never
+  bool automatic = true;         ///< interval from Daly's formula (public.md E4)
+  double interval_s = 0;         ///< training time between checkpoints when not automatic; 0: never
   long long interval_steps = 0;  ///< or steps between checkpoints (when > 0)
   CheckpointMode mode = CheckpointMode::sync;
   /// Parallel file system bandwidth, aggregate. Write: a stated default between BLOOM-176B's
@@ -72,9 +72,17 @@ enum class ElasticPolicy {
 /// When shrinking: keep the global batch (more micro-batches per replica) or let it shrink.
 enum class GlobalBatchPolicy { keep, scale };
 
+/// When repaired nodes would let a shrunk job grow back (a restart at the next checkpoint).
+enum class GrowPolicy {
+  automatic,  ///< when the throughput gained until the next expected interruption pays for the restart
+  always,
+  never
+};
+
 struct ElasticSpec {
   ElasticPolicy policy = ElasticPolicy::wait;
   GlobalBatchPolicy global_batch = GlobalBatchPolicy::keep;
+  GrowPolicy grow = GrowPolicy::automatic;
   int min_dp = 1;  ///< never shrink below this many data-parallel replicas (then wait)
 };
 

@@ -298,6 +298,8 @@ const parse::EnumNames<DataSampler> k_data_samplers{
     {{"global", DataSampler::global}, {"per_rank", DataSampler::per_rank}}};
 const parse::EnumNames<ElasticPolicy> k_elastic_policies{
     {{"wait", ElasticPolicy::wait}, {"shrink", ElasticPolicy::shrink}}};
+const parse::EnumNames<GrowPolicy> k_grow_policies{
+    {{"auto", GrowPolicy::automatic}, {"always", GrowPolicy::always}, {"never", GrowPolicy::never}}};
 const parse::EnumNames<GlobalBatchPolicy> k_global_batch_policies{
     {{"keep", GlobalBatchPolicy::keep}, {"scale", GlobalBatchPolicy::scale}}};
 
@@ -600,6 +602,11 @@ std::vector<ScenarioField> scenario_fields() {
       enum_field(
           "elastic.global_batch", "when shrinking: keep the global batch (more micro-batches) or scale it down",
           [](auto& s) -> auto& { return s.elastic.global_batch; }, k_global_batch_policies),
+      enum_field(
+          "elastic.grow",
+          "grow back when nodes return: auto (when the throughput gained until the next expected interruption pays "
+          "for the restart), always or never",
+          [](auto& s) -> auto& { return s.elastic.grow; }, k_grow_policies),
       int_field(
           "elastic.min_dp", "never shrink below this many data-parallel replicas",
           [](auto& s) -> auto& { return s.elastic.min_dp; }, 1),
