@@ -10,7 +10,7 @@
 #include <string>
 
 #include "bench/process_usage.hpp"
-#include "sim/compute/compute_model_factory.hpp"
+#include "sim/cli/scenario_compute_model.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 
@@ -20,9 +20,7 @@ int main(int argc, char** argv) {
   try {
     const auto start = std::chrono::steady_clock::now();
     const trainsim::Scenario s = trainsim::load_scenario(path);
-    const auto compute = trainsim::make_compute_model(
-        s.cluster.gpu, s.training.precision,
-        trainsim::calibration_choice(s.cluster.calibration, std::string(TRAINSIM_SOURCE_DIR) + "/kernels/calibration"));
+    const auto compute = trainsim::cli::scenario_compute_model(s);
     const trainsim::StepResult r = trainsim::simulate_step(s, *compute);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("scenario       %s\n", path.c_str());

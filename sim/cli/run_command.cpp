@@ -38,13 +38,6 @@ std::string format(const char* fmt, double v) {
   return buf;
 }
 
-// The run-level simulation (in child processes), before this process simulates the step
-// for its summary and traces.
-std::optional<RunResult> simulate_run_if_any(const Scenario& s, const ComputeModel& compute) {
-  if (!s.run.simulates_run()) return std::nullopt;
-  return simulate_run_in_processes(s, compute);
-}
-
 std::string run_table(const RunResult& r) {
   std::ostringstream out;
   out << "\nrun of " << format("%.1f h", r.wall_time_s / 3600) << ": effective training time "
@@ -211,6 +204,7 @@ Command run_command() {
     TraceRecorder recorder(level == TraceLevel::events || !chrome_path.empty(), k_max_trace_events,
                            o.variables.count("trace-links") > 0);
     if (tracing) options.observer = &recorder;
+    // The run first (its simulations run in child processes), then this process' step.
     const std::optional<RunResult> run = simulate_run_if_any(s, *compute);
     const StepResult r = simulate_step(s, *compute, options);
     if (tracing) {

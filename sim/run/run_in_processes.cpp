@@ -47,4 +47,9 @@ RunResult simulate_run_in_processes(const Scenario& s, const ComputeModel& compu
   }
 }
 
+std::optional<RunResult> simulate_run_if_any(const Scenario& s, const ComputeModel& compute) {
+  if (!s.run.simulates_run()) return std::nullopt;
+  return simulate_run_in_processes(s, compute);
+}
+
 }  // namespace trainsim

@@ -6,6 +6,8 @@
 // reaches a size not simulated yet (elastic shrink) is simulated again with it added: the
 // run is seeded, so the repeat follows the same course up to that point.
 
+#include <optional>
+
 #include "sim/compute/compute_model.hpp"
 #include "sim/run/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -14,5 +16,8 @@ namespace trainsim {
 
 /// Simulates the run (simulate_run). Call from a process that has not simulated yet.
 RunResult simulate_run_in_processes(const Scenario& s, const ComputeModel& compute);
+
+/// The run if the scenario asks for one (Scenario::run.simulates_run()), else nothing.
+std::optional<RunResult> simulate_run_if_any(const Scenario& s, const ComputeModel& compute);
 
 }  // namespace trainsim

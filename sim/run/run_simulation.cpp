@@ -29,11 +29,6 @@ double now() {
   return sg4::Engine::get_clock();
 }
 
-// Failure processes per node: one, or one per GPU (failures.unit).
-int units_per_node(const Scenario& s) {
-  return s.failures.unit == FailureUnit::gpu ? s.cluster.gpus_per_node : 1;
-}
-
 // A run with a step target and no duration stops here at the latest: 100 years.
 constexpr double k_no_time_limit_s = 100 * 365.25 * 86400;
 
@@ -49,8 +44,8 @@ struct RunState {
         costs(table),
         end_s(scenario.run.duration_s > 0 ? scenario.run.duration_s : k_no_time_limit_s),
         rng(scenario.run.seed),
-        clock(scenario.failures, scenario.failures.mtbf_s > 0 ? scenario.cluster.nodes : 0, units_per_node(scenario),
-              rng),
+        clock(scenario.failures, scenario.failures.mtbf_s > 0 ? scenario.cluster.nodes : 0,
+              scenario.failure_units_per_node(), rng),
         causes(scenario.failures.causes),
         pool(scenario.cluster.nodes, scenario.failures.spare_nodes, scenario.failures.repair_s),
         cursor(table.at(scenario.parallel.dp).samples_per_step, table.at(scenario.parallel.dp).step_time_s,
@@ -88,13 +83,26 @@ struct RunState {
     if (segment_start_s < 0) return steps_at_segment;
     return steps_at_segment + static_cast<long long>(std::floor((at - segment_start_s) / size.step_time_s + 1e-9));
   }
+  /// Training time at `at` in the step not finished yet (0 when not training).
+  double partial_step_s(double at) const {
+    if (segment_start_s < 0) return 0.0;
+    return (at - segment_start_s) - static_cast<double>(progress(at) - steps_at_segment) * size.step_time_s;
+  }
   /// Stops training at `at`: whole steps are kept, a partial step is lost.
   void stop_training(double at) {
     if (segment_start_s < 0) return;
-    const long long done = progress(at);
-    result.lost_work_s += (at - segment_start_s) - static_cast<double>(done - steps_at_segment) * size.step_time_s;
-    steps_at_segment = done;
+    result.lost_work_s += partial_step_s(at);
+    steps_at_segment = progress(at);
     segment_start_s = -1;
+  }
+  /// The costs at `replicas` data-parallel replicas; nullptr, after stopping the simulation and recording
+  /// missing_dp, when that size has not been simulated yet (run_in_processes.cpp adds it).
+  const SizeCosts* costs_at(int replicas) {
+    const auto found = costs.find(replicas);
+    if (found != costs.end()) return &found->second;
+    missing_dp = replicas;
+    sg4::Actor::kill_all();
+    return nullptr;
   }
   void record_checkpoint(const Write& w, double at, bool committed, bool async) {
     result.checkpoints.push_back({w.start_s, at, w.steps, size.checkpoint.bytes, committed, async});
@@ -120,23 +128,19 @@ bool sleep_within(double seconds, double end_s) {
 
 // Moves the job to `dp` replicas (the costs table must hold it). False if it does not.
 bool resize(RunState& st, int dp) {
-  const auto found = st.costs.find(dp);
-  if (found == st.costs.end()) {
-    st.missing_dp = dp;
-    sg4::Actor::kill_all();
-    return false;
-  }
+  const SizeCosts* to = st.costs_at(dp);
+  if (to == nullptr) return false;
   if (st.dp != 0 && dp != st.dp) {
     ++st.result.resizes;
     st.cursor.trained_to(st.steps_at_segment);  // the history so far, at the old size
     // A per-rank sampler resumes every rank at its own offset: the global position scales
     // with the replicas (PyTorch's DistributedSampler reads rank + dp * i).
     const double scale = st.s.checkpoint.sampler == DataSampler::per_rank ? static_cast<double>(dp) / st.dp : 1.0;
-    st.cursor.resized(found->second.samples_per_step, found->second.step_time_s, scale);
+    st.cursor.resized(to->samples_per_step, to->step_time_s, scale);
   }
   st.dp = dp;
-  st.size = found->second;
-  const double interval = checkpoint_interval_for(st.s, found->second, nodes_for_dp(st.s, dp));
+  st.size = *to;
+  const double interval = checkpoint_interval_for(st.s, *to, nodes_for_dp(st.s, dp));
   st.per_segment = st.s.checkpoint.interval_steps > 0
                        ? st.s.checkpoint.interval_steps
                        : (interval > 0 ? std::max<long long>(1, std::llround(interval / st.size.step_time_s)) : -1);
@@ -200,17 +204,12 @@ void close_interruption(RunState& st, double at, int dp) {
 // stops the simulation (missing_dp) and returns false.
 bool should_grow(RunState& st, int dp) {
   if (st.s.elastic.grow != GrowPolicy::automatic) return st.s.elastic.grow == GrowPolicy::always;
-  const auto found = st.costs.find(dp);
-  if (found == st.costs.end()) {
-    st.missing_dp = dp;
-    sg4::Actor::kill_all();
-    return false;
-  }
-  const SizeCosts& to = found->second;
-  const double gain = (to.samples_per_step / to.step_time_s) / (st.size.samples_per_step / st.size.step_time_s) - 1;
+  const SizeCosts* to = st.costs_at(dp);
+  if (to == nullptr) return false;
+  const double gain = (to->samples_per_step / to->step_time_s) / (st.size.samples_per_step / st.size.step_time_s) - 1;
   const double left_s = st.end_s - now();
   const double horizon_s = st.result.mtti_s > 0 ? std::min(st.result.mtti_s, left_s) : left_s;
-  return gain * horizon_s > st.s.failures.restart_s + to.checkpoint.read_s;
+  return gain * horizon_s > st.s.failures.restart_s + to->checkpoint.read_s;
 }
 
 // Trains until the run ends: a segment of steps, a checkpoint, and so on. After a commit, a
@@ -265,12 +264,9 @@ void start_job(RunState& st, Phase first, double first_s) {
       if (sleep_within(std::max(0.0, st.pool.next_return() - now()), st.end_s)) return;
     }
     st.phases.enter(Phase::down, now());
-    const auto found = st.costs.find(dp);
-    if (found == st.costs.end()) {
-      resize(st, dp);  // reports the missing size and stops the simulation
-      return;
-    }
-    if (sleep_within(st.s.failures.restart_s + found->second.checkpoint.read_s, st.end_s)) return;
+    const SizeCosts* to = st.costs_at(dp);
+    if (to == nullptr) return;
+    if (sleep_within(st.s.failures.restart_s + to->checkpoint.read_s, st.end_s)) return;
     if (!resize(st, dp)) return;
     close_interruption(st, now(), dp);
     train(st);
@@ -286,14 +282,8 @@ void interrupt(RunState& st, double at, bool planned, int node, const std::strin
   if (st.async_write) st.record_checkpoint(*st.async_write, at, false, true);
   st.sync_write.reset();
   st.async_write.reset();
-  double lost = 0;
-  if (had_work) {
-    const double partial =
-        st.segment_start_s >= 0
-            ? (at - st.segment_start_s) - static_cast<double>(done - st.steps_at_segment) * st.size.step_time_s
-            : 0.0;
-    lost = static_cast<double>(done - st.committed_steps) * st.size.step_time_s + partial;
-  }
+  const double lost =
+      had_work ? static_cast<double>(done - st.committed_steps) * st.size.step_time_s + st.partial_step_s(at) : 0.0;
   st.result.lost_work_s += lost;
   for (sg4::ActorPtr* a : {&st.job, &st.writer})
     if (*a) {
@@ -360,7 +350,7 @@ double checkpoint_interval_for(const Scenario& s, const SizeCosts& c, int nodes)
   if (s.failures.mtbf_s <= 0) return 0;  // nothing to protect against
   const bool async = s.checkpoint.mode == CheckpointMode::async;
   const double stall_s = async ? c.checkpoint.snapshot_s : c.checkpoint.write_s;
-  const double daly = daly_interval_s(stall_s, s.failures.mtbf_s / (nodes * units_per_node(s)));
+  const double daly = daly_interval_s(stall_s, s.mtti_s(nodes));
   return async ? std::max(daly, c.checkpoint.write_s) : daly;
 }
 
@@ -370,7 +360,7 @@ RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs) {
   st.result.checkpoint_bytes = full.checkpoint.bytes;
   st.result.checkpoint_cost_s = full.checkpoint.write_s;
   st.result.checkpoint_interval_s = checkpoint_interval_for(s, full, s.cluster.nodes);
-  st.result.mtti_s = s.failures.mtbf_s > 0 ? s.failures.mtbf_s / (s.cluster.nodes * units_per_node(s)) : 0;
+  st.result.mtti_s = s.mtti_s(s.cluster.nodes);
 
   engine::Simulation simulation;
   sg4::NetZone* zone = sg4::create_full_zone("run");

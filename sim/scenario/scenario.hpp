@@ -16,7 +16,7 @@ namespace trainsim {
 struct RunSpec {
   int steps = 1;
   std::uint64_t seed = 1;
-  double duration_s = 0;       ///< run-level simulation of this long (0: no limit but train_steps)
+  double duration_s = 0;      ///< run-level simulation of this long (0: no limit but train_steps)
   long long train_steps = 0;  ///< run-level simulation until this many steps are trained (0: no target)
 
   /// Whether the run-level simulation runs at all (else the step only).
@@ -36,6 +36,13 @@ struct Scenario {
 
   /// GPU memory per device: the cluster's `gpu_memory` if set, else the GPU preset's.
   double gpu_memory_bytes() const { return cluster.gpu.memory_bytes; }
+
+  /// Failure processes per node: one, or one per GPU (failures.unit).
+  int failure_units_per_node() const { return failures.unit == FailureUnit::gpu ? cluster.gpus_per_node : 1; }
+  /// Mean time to interrupt a job on `nodes` nodes: the MTBF over its failure units; 0 without failures.
+  double mtti_s(int nodes) const {
+    return failures.mtbf_s > 0 ? failures.mtbf_s / (nodes * failure_units_per_node()) : 0;
+  }
 };
 
 }  // namespace trainsim

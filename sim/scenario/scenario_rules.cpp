@@ -108,8 +108,7 @@ void check_elastic(const Scenario& s) {
 void check_run_target(const Scenario& s) {
   const FailureSpec& f = s.failures;
   if (s.run.train_steps == 0 || s.run.duration_s > 0 || f.mtbf_s <= 0) return;
-  const int units = s.cluster.nodes * (f.unit == FailureUnit::gpu ? s.cluster.gpus_per_node : 1);
-  const double mtti_s = f.mtbf_s / units;
+  const double mtti_s = s.mtti_s(s.cluster.nodes);
   if (mtti_s <= f.detection_s + f.restart_s)
     throw InputError(s.source, "failures.mtbf", seconds(f.mtbf_s),
                      "the job is interrupted every " + seconds(mtti_s) + " on average, no longer than detection + " +

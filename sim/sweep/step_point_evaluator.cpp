@@ -12,8 +12,7 @@ PointEvaluator step_point_evaluator(ComputeModelFactory compute_model) {
     const Scenario s = load_scenario(point.scenario_path, point.overrides);
     const auto compute = make(s);
     // The run first: its simulations run in child processes (one SimGrid engine each).
-    std::optional<RunResult> run;
-    if (s.run.simulates_run()) run = simulate_run_in_processes(s, *compute);
+    const std::optional<RunResult> run = simulate_run_if_any(s, *compute);
     PointResult r;
     r.status = PointStatus::ok;
     r.metrics = summary_metrics(simulate_step(s, *compute), run);
