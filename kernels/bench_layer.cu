@@ -70,6 +70,12 @@ LayerShape parse_layer_shape(const std::string& spec) {
   return s;
 }
 
+std::string layer_spec(const LayerShape& s) {
+  return "h=" + std::to_string(s.hidden) + ",heads=" + std::to_string(s.heads) +
+         ",kv_heads=" + std::to_string(s.kv_heads) + ",ffn=" + std::to_string(s.ffn) +
+         ",seq=" + std::to_string(s.seq) + ",mb=" + std::to_string(s.micro_batch);
+}
+
 std::vector<MeasuredRow> bench_layer(const BenchContext& ctx, const LayerShape& shape) {
   const cudaStream_t st = ctx.stream();
   const long long t = shape.micro_batch * shape.seq;  // tokens

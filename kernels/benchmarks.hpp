@@ -41,6 +41,10 @@ struct LayerShape {
 /// the defaults above, Llama 3 8B). Throws std::invalid_argument naming a bad key or value.
 LayerShape parse_layer_shape(const std::string& spec);
 
+/// The shape with every key: "h=4096,heads=32,kv_heads=8,ffn=14336,seq=4096,mb=1" (the
+/// table's `# layer:` header, which `trainsim layer --measured` checks the scenario against).
+std::string layer_spec(const LayerShape& shape);
+
 /// One row per op of the layer's forward and backward ('layer.<op>', timed alone) and the
 /// totals 'layer_fwd' and 'layer_bwd' (the whole sequence timed back to back), bf16.
 std::vector<MeasuredRow> bench_layer(const BenchContext& ctx, const LayerShape& shape);

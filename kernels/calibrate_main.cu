@@ -159,6 +159,7 @@ int run(const Options& o) {
 
   if (!o.layer.empty()) {
     const LayerShape shape = parse_layer_shape(o.layer);
+    header += "# layer: " + layer_spec(shape) + "\n";
     section(
         "layer " + o.layer, [&] { return bench_layer(ctx, shape); }, rows, notes);
   } else {

@@ -17,6 +17,7 @@ struct Command {
 };
 
 Command memory_command();
+Command layer_command();
 Command run_command();
 Command scale_command();
 Command check_command();

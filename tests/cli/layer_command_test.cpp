@@ -1,0 +1,99 @@
+// `trainsim layer`: one layer's ops as the step simulation times them, and the check
+// against a layer measured by trainsim-calibrate --layer.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_trainsim.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::run_trainsim;
+using testing::source_path;
+
+const std::string k_measured = source_path("tests/compute/layer-llama3-8b-synthetic.csv");
+
+// The synthetic table's layer: Llama 3 8B, micro-batch 1 x 4096 tokens, unfused attention.
+std::string llama3_8b_scenario() {
+  return testing::write_temp_file("layer-llama3-8b.ini",
+                                  "[model]\npreset = llama3-8b\nseq_len = 4096\n"
+                                  "[training]\nattention = standard\n"
+                                  "[cluster]\npreset = hgx-h200\nnodes = 1\ngpus_per_node = 1\n");
+}
+
+TEST(LayerCommand, OpTimesAddUpToTheLayer) {
+  const auto r = run_trainsim({"layer", source_path("scenarios/validation/h200-llama3-70b-layer.ini"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_GT(j["ops"].size(), 20U);
+  double forward = 0, backward = 0;
+  for (const auto& op : j["ops"]) {
+    EXPECT_GT(op["time_s"].get<double>(), 0) << op["op"];
+    (op["pass"] == "forward" ? forward : backward) += op["time_s"].get<double>();
+  }
+  EXPECT_NEAR(j["forward_s"].get<double>(), forward, 1e-12);
+  EXPECT_NEAR(j["backward_s"].get<double>(), backward, 1e-12);
+  EXPECT_NEAR(j["layer_s"].get<double>(), forward + backward, 1e-12);
+  EXPECT_EQ(j["recompute_s"].get<double>(), 0);
+  // The backward of a layer does about twice the forward's matmul work.
+  EXPECT_GT(j["backward_s"].get<double>(), 1.5 * j["forward_s"].get<double>());
+  EXPECT_FALSE(j.contains("measured"));
+
+  const auto table = run_trainsim({"layer", source_path("scenarios/validation/h200-llama3-70b-layer.ini")});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("mlp.up.wgrad"), std::string::npos);
+  EXPECT_NE(table.out.find("compute model: calibration table"), std::string::npos);
+}
+
+TEST(LayerCommand, ComparesWithAMeasuredLayer) {
+  const auto r = run_trainsim({"layer", llama3_8b_scenario(), "--measured", k_measured, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto m = nlohmann::json::parse(r.out)["measured"];
+  EXPECT_EQ(m["rows"].size(), 24U);
+  for (const auto& row : m["rows"]) {
+    EXPECT_GT(row["ops"].get<int>(), 0) << row["op"];
+    EXPECT_GT(row["measured_s"].get<double>(), 0) << row["op"];
+  }
+  const auto& layer = m["layer"];
+  const double deviation = layer["predicted_s"].get<double>() / layer["measured_s"].get<double>() - 1;
+  EXPECT_NEAR(layer["deviation"].get<double>(), deviation, 1e-12);
+  EXPECT_EQ(m["within_tolerance"].get<bool>(), std::abs(deviation) <= 0.10);
+
+  // A tolerance below the deviation turns the verdict.
+  const double tight = std::abs(deviation) / 2;
+  const auto strict =
+      run_trainsim({"layer", llama3_8b_scenario(), "--measured", k_measured, "--tolerance", std::to_string(tight)});
+  ASSERT_EQ(strict.exit_code, 0) << strict.err;
+  EXPECT_NE(strict.out.find("NOT within"), std::string::npos) << strict.out;
+}
+
+TEST(LayerCommand, RefusesADifferentLayer) {
+  const auto batch =
+      run_trainsim({"layer", llama3_8b_scenario(), "--measured", k_measured, "--set", "training.micro_batch=2"});
+  EXPECT_EQ(batch.exit_code, 2);
+  EXPECT_NE(batch.err.find("layer-llama3-8b-synthetic.csv"), std::string::npos) << batch.err;
+  EXPECT_NE(batch.err.find("# layer: mb"), std::string::npos) << batch.err;
+  EXPECT_EQ(batch.out, "");
+
+  const auto fused =
+      run_trainsim({"layer", llama3_8b_scenario(), "--measured", k_measured, "--set", "training.attention=flash"});
+  EXPECT_EQ(fused.exit_code, 2);
+  EXPECT_NE(fused.err.find("training.attention"), std::string::npos) << fused.err;
+
+  const auto sharded = run_trainsim({"layer", llama3_8b_scenario(), "--measured", k_measured, "--set", "parallel.tp=2",
+                                     "--set", "cluster.gpus_per_node=2"});
+  EXPECT_EQ(sharded.exit_code, 2);
+  EXPECT_NE(sharded.err.find("parallel.tp"), std::string::npos) << sharded.err;
+
+  const auto tolerance = run_trainsim({"layer", llama3_8b_scenario(), "--tolerance", "2"});
+  EXPECT_EQ(tolerance.exit_code, 2);
+  EXPECT_NE(tolerance.err.find("--tolerance"), std::string::npos) << tolerance.err;
+
+  const auto missing = run_trainsim({"layer", llama3_8b_scenario(), "--measured", "/nonexistent/layer.csv"});
+  EXPECT_EQ(missing.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace trainsim
