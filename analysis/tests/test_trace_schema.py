@@ -52,8 +52,9 @@ STREAMS = {"compute", "tp_comm", "pp_comm", "dp_comm", "data"}
 # Schema 1.2: the run-level simulation.
 RUN_FLOATS = [
     "wall_time_s", "useful_time_s", "effective_training_time_ratio", "checkpoint_overhead_s", "lost_work_s",
-    "restart_overhead_s", "waiting_for_nodes_s", "checkpoint_interval_s", "checkpoint_cost_s", "checkpoint_bytes",
-    "mtti_s", "samples_trained", "samples_duplicated", "samples_skipped", "global_batch_min",
+    "restart_overhead_s", "waiting_for_nodes_s", "unfinished_step_s", "checkpoint_interval_s", "checkpoint_cost_s",
+    "checkpoint_bytes", "mtti_s", "samples_trained", "samples_duplicated", "samples_skipped", "global_batch_min",
+    "global_batch_max",
 ]
 RUN_INTS = [
     "steps_completed", "failures", "planned_interruptions", "restarts", "checkpoints_written",

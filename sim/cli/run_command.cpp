@@ -46,7 +46,8 @@ std::string run_table(const RunResult& r) {
       << r.planned_interruptions << " planned; restarts " << r.restarts << ", lost work "
       << format("%.2f h", r.lost_work_s / 3600) << ", restart overhead "
       << format("%.2f h", r.restart_overhead_s / 3600) << ", waiting for nodes "
-      << format("%.2f h", r.waiting_for_nodes_s / 3600) << "\n"
+      << format("%.2f h", r.waiting_for_nodes_s / 3600) << ", unfinished step " << format("%.1f s", r.unfinished_step_s)
+      << "\n"
       << "checkpoints           " << r.checkpoints_written << " written, " << r.checkpoints_interrupted
       << " interrupted; every " << format("%.1f min", r.checkpoint_interval_s / 60) << " of training, "
       << format("%.1f s", r.checkpoint_cost_s) << " each (" << units::format_bytes_binary(r.checkpoint_bytes) << "), "

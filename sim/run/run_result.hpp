@@ -42,6 +42,9 @@ struct RunResult {
   double lost_work_s = 0;            ///< training redone after failures
   double restart_overhead_s = 0;     ///< detection, restart and checkpoint reads
   double waiting_for_nodes_s = 0;    ///< stopped with no spare node free (elastic.policy = wait)
+  /// Training in the step still under way when run.duration ran out: neither useful nor lost.
+  /// With it the parts add up: useful + lost + checkpoint + restart + waiting + unfinished = wall.
+  double unfinished_step_s = 0;
   double checkpoint_interval_s = 0;  ///< training time between checkpoints
   double checkpoint_cost_s = 0;      ///< one checkpoint's write time through the storage model
   double checkpoint_bytes = 0;
@@ -74,6 +77,7 @@ void for_each_run_field(Result& r, Visit&& visit) {
   visit("lost_work_s", r.lost_work_s);
   visit("restart_overhead_s", r.restart_overhead_s);
   visit("waiting_for_nodes_s", r.waiting_for_nodes_s);
+  visit("unfinished_step_s", r.unfinished_step_s);
   visit("checkpoint_interval_s", r.checkpoint_interval_s);
   visit("checkpoint_cost_s", r.checkpoint_cost_s);
   visit("checkpoint_bytes", r.checkpoint_bytes);

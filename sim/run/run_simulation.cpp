@@ -390,6 +390,7 @@ RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs) {
   r.checkpoint_overhead_s = st.phases.total(Phase::checkpoint);
   r.restart_overhead_s = st.phases.total(Phase::down) + st.phases.total(Phase::maintenance);
   r.waiting_for_nodes_s = st.phases.total(Phase::waiting);
+  r.unfinished_step_s = st.partial_step_s(end);
   return {r, 0};
 }
 
