@@ -13,7 +13,14 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
   if (gpu.rfind("a100", 0) == 0) e.nvlink = 234.89 / 300.0;
   // NVLink 4 (H100, H200): ring busbw ~370 GB/s of 450 GB/s ("~20% protocol overhead",
   // public.md D2, NVIDIA/nccl-tests#212 and NVIDIA/nccl#1442, sjeaugey) = 0.822.
-  if (gpu.rfind("h100", 0) == 0 || gpu.rfind("h200", 0) == 0) e.nvlink = 370.0 / 450.0;
+  if (gpu.rfind("h100", 0) == 0 || gpu.rfind("h200", 0) == 0) {
+    e.nvlink = 370.0 / 450.0;
+    // NVLink SHARP on the third-generation NVSwitch: 8 x H100 all-reduce ~480 GB/s busbw,
+    // "algbw ~275" (public.md D2, sjeaugey), of the ideal 450 / (1 + 1/8) = 400 GB/s: 0.6875.
+    // A100's NVSwitch cannot reduce (NCCL's nvlsEfficiency is 0 for Ampere: NVIDIA/nccl
+    // src/graph/tuning.cc at 5067397c).
+    e.nvls = 275.0 / (450.0 / (1.0 + 1.0 / 8.0));
+  }
   // InfiniBand HDR 200 Gb/s: ~24 GB/s of all-reduce busbw per NIC of 25 GB/s = 0.96
   // (public.md D2, NVIDIA/nccl-tests#119, sjeaugey).
   // InfiniBand NDR 400 Gb/s: "46-48 GB/s per NIC" of 50 GB/s, midpoint 47 -> 0.94

@@ -60,7 +60,7 @@ po::options_description visible_options(Options& o) {
       "GPUs taking part (the first N of the cluster); default: a node, or all of SCENARIO")(
       "cluster", po::value(&o.cluster), "cluster preset (dgx-a100, dgx-h100, hgx-h200) instead of a SCENARIO")(
       "fabric", po::value(&o.fabric), "with --cluster: single-switch|fat-tree|rail-optimized|ideal")(
-      "algo", po::value(&o.algo)->default_value(o.algo), "auto|ring|tree|hierarchical|pairwise|direct")(
+      "algo", po::value(&o.algo)->default_value(o.algo), "auto|ring|tree|hierarchical|pairwise|direct|nvls")(
       "minbytes,b", po::value(&o.min_bytes)->default_value(o.min_bytes),
       "smallest size (bytes; K, M, G = 2^10, 2^20, 2^30)")(
       "maxbytes,e", po::value(&o.max_bytes)->default_value(o.max_bytes), "largest size")(

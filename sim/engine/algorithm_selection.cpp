@@ -8,6 +8,7 @@
 #include "sim/engine/direct_algorithm.hpp"
 #include "sim/engine/double_binary_tree_algorithm.hpp"
 #include "sim/engine/hierarchical_algorithm.hpp"
+#include "sim/engine/nvls_algorithm.hpp"
 #include "sim/engine/pairwise_algorithm.hpp"
 #include "sim/engine/ring_algorithm.hpp"
 
@@ -54,6 +55,11 @@ CollectiveAlgo nccl_all_reduce_choice(const CollectiveCall& call, const Platform
   const double tree_s =
       1e-6 * (k_tree_base_us + 2 * ((per_node - 1) * k_nvlink_hop_us + std::log2(node_count) * k_net_tree_hop_us)) +
       call.bytes / (bus_Bps * 0.5);
+  // NVLink SHARP inside one node that has it (NCCL disables NVLS across nodes without
+  // CollNet: tuning.cc at 5067397c; multi-node NVLS-tree is not modelled).
+  if (nvls_possible(call.gpus, platform) &&
+      nvls_all_reduce_s(call.bytes, static_cast<int>(call.gpus.size()), platform) < std::min(ring_s, tree_s))
+    return CollectiveAlgo::nvls;
   return tree_s < ring_s ? CollectiveAlgo::double_binary_tree : CollectiveAlgo::ring;
 }
 
@@ -71,6 +77,8 @@ std::unique_ptr<CollectiveAlgorithm> make_algorithm(CollectiveAlgo algo) {
       return std::make_unique<PairwiseAlgorithm>();
     case CollectiveAlgo::direct:
       return std::make_unique<DirectAlgorithm>();
+    case CollectiveAlgo::nvls:
+      return std::make_unique<NvlsAlgorithm>();
     case CollectiveAlgo::automatic:
       break;
   }

@@ -6,8 +6,12 @@
 //   faster (NVIDIA/nccl src/graph/tuning.cc at 01afd20a, public.md D1, Simple protocol:
 //   ring base 8.4 us, tree base 0; per hop NVLink 3.4 us, network ring 9.6 us, network tree
 //   50 us; ring algBw = busBw x n / (2(n-1)), tree algBw = busBw x 0.5). Small buffers and
-//   many nodes go to the tree, large buffers on few nodes to the ring.
-// - all-gather, reduce-scatter, broadcast: ring (NCCL 2.x has no other algorithm for them).
+//   many nodes go to the tree, large buffers on few nodes to the ring. Inside one node
+//   whose NVSwitches reduce (H100, H200), NVLink SHARP when it is faster still
+//   (nvls_algorithm.hpp): large buffers.
+// - all-gather, reduce-scatter, broadcast: ring (NCCL 2.x has no other algorithm for them;
+//   newer NCCL's NVLS all-gather and reduce-scatter measure no faster than the ring on
+//   8 x H200: 361.4 / 362.9 GB/s, public.md D2).
 // - all-to-all: pairwise point-to-point; send/recv: direct.
 // hierarchical is available on request only (NCCL does not implement it).
 

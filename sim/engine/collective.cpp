@@ -16,13 +16,14 @@ constexpr std::array<std::pair<CollectiveOp, std::string_view>, 6> k_ops{{
     {CollectiveOp::send_recv, "sendrecv"},
 }};
 
-constexpr std::array<std::pair<CollectiveAlgo, std::string_view>, 6> k_algos{{
+constexpr std::array<std::pair<CollectiveAlgo, std::string_view>, 7> k_algos{{
     {CollectiveAlgo::automatic, "auto"},
     {CollectiveAlgo::ring, "ring"},
     {CollectiveAlgo::double_binary_tree, "tree"},
     {CollectiveAlgo::hierarchical, "hierarchical"},
     {CollectiveAlgo::pairwise, "pairwise"},
     {CollectiveAlgo::direct, "direct"},
+    {CollectiveAlgo::nvls, "nvls"},
 }};
 
 }  // namespace

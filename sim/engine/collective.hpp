@@ -11,7 +11,7 @@ namespace trainsim::engine {
 enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, send_recv };
 
 /// `automatic` lets algorithm_selection.hpp pick what NCCL would.
-enum class CollectiveAlgo { automatic, ring, double_binary_tree, hierarchical, pairwise, direct };
+enum class CollectiveAlgo { automatic, ring, double_binary_tree, hierarchical, pairwise, direct, nvls };
 
 struct CollectiveCall {
   CollectiveOp op = CollectiveOp::all_reduce;

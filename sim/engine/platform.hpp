@@ -70,6 +70,9 @@ class Platform {
   double nvlink_Bps() const { return nvlink_Bps_; }
   /// Simulated bandwidth per NIC per direction, bytes/s (line rate x efficiency).
   double nic_Bps() const { return nic_Bps_; }
+  /// NVLink SHARP's per-GPU rate inside a node, bytes/s (NVLink line rate x NVLS efficiency);
+  /// 0 where the switches cannot reduce (A100, the ideal fabric).
+  double nvls_Bps() const { return nvls_Bps_; }
 
  private:
   void build();
@@ -80,6 +83,7 @@ class Platform {
   ProtocolEfficiency efficiency_;
   double nvlink_Bps_ = 0;
   double nic_Bps_ = 0;
+  double nvls_Bps_ = 0;
   double uplink_scale_ = 1;  ///< efficiency applied to uplinks (network efficiency)
   std::vector<simgrid::s4u::Host*> hosts_;
 };

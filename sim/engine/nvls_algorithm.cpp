@@ -1,0 +1,38 @@
+#include "sim/engine/nvls_algorithm.hpp"
+
+#include <algorithm>
+
+#include "sim/core/error.hpp"
+
+namespace trainsim::engine {
+
+bool nvls_possible(const std::vector<int>& gpus, const Platform& platform) {
+  if (!(platform.nvls_Bps() > 0) || gpus.empty()) return false;
+  const int node = platform.node_of(gpus.front());
+  return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return platform.node_of(g) == node; });
+}
+
+double nvls_all_reduce_s(double bytes, int ranks, const Platform& platform) {
+  return k_nvls_latency_s + bytes * (1.0 + 1.0 / ranks) / platform.nvls_Bps();
+}
+
+CommPlan NvlsAlgorithm::plan(const CollectiveCall& call, const Platform& platform) const {
+  if (!nvls_possible(call.gpus, platform))
+    throw InputError("", "--algo", "nvls",
+                     "NVLink SHARP reduces inside one node whose NVSwitches can (H100, H200): every GPU of the "
+                     "collective must be on one such node");
+  const double n = static_cast<double>(call.gpus.size());
+  // Each port carries (n - 1) x per direction; at the simulated NVLink rate that must take
+  // S (1 + 1/n) / nvls_Bps().
+  const double per_port = call.bytes * (1.0 + 1.0 / n) * platform.nvlink_Bps() / platform.nvls_Bps();
+  const double per_pair = per_port / (n - 1);
+  CommPhase phase;
+  phase.transfers.reserve(call.gpus.size() * (call.gpus.size() - 1));
+  for (const int src : call.gpus)
+    for (const int dst : call.gpus)
+      if (src != dst) phase.transfers.push_back({src, dst, per_pair});
+  phase.latency_s = k_nvls_latency_s;
+  return CommPlan{{std::move(phase)}};
+}
+
+}  // namespace trainsim::engine
