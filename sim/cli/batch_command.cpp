@@ -3,7 +3,6 @@
 // summary metrics) and one table of all summaries (DIR/results.csv, DIR/results.h5), the
 // same machinery as `trainsim sweep` (sim/sweep/sweep_run.hpp), so a batch resumes too.
 
-#include <unistd.h>
 #include <algorithm>
 
 #include <boost/program_options/options_description.hpp>
@@ -19,6 +18,7 @@
 #include "sim/cli/cli_point_evaluator.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/progress_line.hpp"
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
@@ -97,7 +97,7 @@ Command batch_command() {
       options.jobs = static_cast<int>(*v);
     }
     options.out_dir = vm["out"].as<std::string>();
-    options.progress = ::isatty(STDERR_FILENO) ? &std::cerr : nullptr;
+    options.progress = terminal_stderr();
     const std::vector<std::string> overrides =
         vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
     const bool trace = vm.count("trace") > 0;

@@ -16,6 +16,7 @@
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/forked_call.hpp"
+#include "sim/core/progress_line.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/step/step_simulation.hpp"
@@ -183,12 +184,16 @@ Command scale_command() {
     const std::string nodes_text = o.variables["nodes"].as<std::string>();
     const Scenario base = load_scenario(o.scenario_path, o.overrides);
     std::vector<Point> points;
-    for (const int nodes : parse_nodes(nodes_text)) {
+    const std::vector<int> sizes = parse_nodes(nodes_text);
+    ProgressLine progress(terminal_stderr(), "scale", "sizes", static_cast<int>(sizes.size()));
+    for (const int nodes : sizes) {
       std::vector<std::string> overrides = o.overrides;
       for (std::string& extra_override : point_overrides(base, nodes, strong, nodes_text))
         overrides.push_back(extra_override);
       points.push_back(simulate_point(o.scenario_path, overrides, nodes));
+      progress.item_done();
     }
+    progress.finish();
     out << render(points, strong, o.json, base);
     return 0;
   };

@@ -3,7 +3,6 @@
 // (sim/sweep/sweep_spec.hpp), each point in its own process, resumable, with one results
 // table (sim/sweep/sweep_run.hpp).
 
-#include <unistd.h>
 #include <algorithm>
 
 #include <boost/program_options/options_description.hpp>
@@ -20,6 +19,7 @@
 #include "sim/cli/cli_point_evaluator.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/progress_line.hpp"
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/sweep/atomic_file.hpp"
 #include "sim/sweep/slurm_script.hpp"
@@ -141,7 +141,7 @@ Command sweep_command() {
       std::tie(options.shard_index, options.shard_count) = parse_shard(vm["shard"].as<std::string>());
     options.out_dir =
         vm.count("out") ? vm["out"].as<std::string>() : std::filesystem::path(path).stem().string() + "-results";
-    options.progress = ::isatty(STDERR_FILENO) ? &std::cerr : nullptr;
+    options.progress = terminal_stderr();
     const bool trace = vm.count("trace") > 0;
     sweep::SweepPlan plan = sweep::sweep_plan(sweep::read_sweep_file(path));
     if (trace) plan = sweep::with_traces(std::move(plan));

@@ -6,8 +6,8 @@
 #include <functional>
 
 #include "sim/core/error.hpp"
+#include "sim/core/progress_line.hpp"
 #include "sim/sweep/atomic_file.hpp"
-#include "sim/sweep/progress_line.hpp"
 #include "sim/sweep/results_table.hpp"
 #include "sim/sweep/worker_pool.hpp"
 
@@ -95,13 +95,17 @@ SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, cons
       todo.push_back(plan.points[i]);
   }
 
-  ProgressLine progress(options.progress, in_shard, reused);
+  int skipped = 0, failed = 0;
+  const auto tally = [&] { return ", " + std::to_string(skipped) + " skipped, " + std::to_string(failed) + " failed"; };
+  ProgressLine progress(options.progress, "sweep", "points", in_shard, reused, tally());
   auto last_write = std::chrono::steady_clock::now();
   if (!sharded) write_tables(options.out_dir, plan, results);
   run_in_children(todo, options.jobs, points_dir(options.out_dir), evaluate, [&](const PointResult& r) {
     // Points are stored by position; a plan's indices are its positions.
     results[static_cast<size_t>(r.index)] = r;
-    progress.point_done(r.status == PointStatus::skipped, r.status == PointStatus::failed);
+    skipped += r.status == PointStatus::skipped ? 1 : 0;
+    failed += r.status == PointStatus::failed ? 1 : 0;
+    progress.item_done(tally());
     const auto now = std::chrono::steady_clock::now();
     if (!sharded && now - last_write >= std::chrono::seconds(1)) {
       // Other shards may have finished points meanwhile: the tables show every point file.

@@ -1,10 +1,12 @@
-#include "sim/sweep/progress_line.hpp"
+#include "sim/core/progress_line.hpp"
+
+#include <unistd.h>
 
 #include <cmath>
+#include <iostream>
 #include <ostream>
-#include <string>
 
-namespace trainsim::sweep {
+namespace trainsim {
 
 namespace {
 std::string duration_text(double s) {
@@ -15,24 +17,28 @@ std::string duration_text(double s) {
 }
 }  // namespace
 
-ProgressLine::ProgressLine(std::ostream* out, int total, int reused)
-    : out_(out), total_(total), reused_(reused), start_(std::chrono::steady_clock::now()) {
-  draw();
+ProgressLine::ProgressLine(std::ostream* out, std::string label, std::string noun, int total, int reused,
+                           const std::string& note)
+    : out_(out),
+      label_(std::move(label)),
+      noun_(std::move(noun)),
+      total_(total),
+      reused_(reused),
+      start_(std::chrono::steady_clock::now()) {
+  draw(note);
 }
 
-void ProgressLine::point_done(bool skipped, bool failed) {
+void ProgressLine::item_done(const std::string& note) {
   ++computed_;
-  skipped_ += skipped ? 1 : 0;
-  failed_ += failed ? 1 : 0;
-  draw();
+  draw(note);
 }
 
-void ProgressLine::draw() {
+void ProgressLine::draw(const std::string& note) {
   if (!out_) return;
   const int done = reused_ + computed_;
-  std::string line = "sweep: " + std::to_string(done) + "/" + std::to_string(total_) + " points done";
+  std::string line = label_ + ": " + std::to_string(done) + "/" + std::to_string(total_) + " " + noun_ + " done";
   if (reused_ > 0) line += " (" + std::to_string(reused_) + " reused)";
-  line += ", " + std::to_string(skipped_) + " skipped, " + std::to_string(failed_) + " failed";
+  line += note;
   if (computed_ > 0 && done < total_) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     line += ", about " + duration_text(elapsed / computed_ * (total_ - done)) + " left";
@@ -46,4 +52,8 @@ void ProgressLine::finish() {
   drawn_ = false;
 }
 
-}  // namespace trainsim::sweep
+std::ostream* terminal_stderr() {
+  return ::isatty(STDERR_FILENO) ? &std::cerr : nullptr;
+}
+
+}  // namespace trainsim
