@@ -1,7 +1,8 @@
 // `trainsim layer SCENARIO [--measured FILE] [--tolerance F] [--json]`: the compute time of
 // one transformer layer, op by op, as the step simulation charges it on one GPU (the
 // scenario's model, tensor/context/expert sharding, precision, attention kernel and compute
-// model); with --measured, beside a layer timed on a GPU by `trainsim-calibrate --layer`.
+// model; expert GEMMs for the busiest expert-parallel rank); with --measured, beside a layer
+// timed on a GPU by `trainsim-calibrate --layer`.
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/value_semantic.hpp>
@@ -12,6 +13,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "models/expert_load.hpp"
 #include "models/layer_workload.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
@@ -19,6 +21,7 @@
 #include "sim/compute/layer_check.hpp"
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/step/stage_costs.hpp"
 
 namespace trainsim::cli {
 
@@ -93,6 +96,26 @@ void require_same_layer(const Scenario& s, const MeasuredLayer& layer) {
     scenario_rule("training.attention", "flash", "must be standard (the measured attention is unfused)");
 }
 
+// One op of the layer with the time the step charges for it.
+struct TimedOp {
+  const Op* op = nullptr;
+  double time_s = 0;
+  double load = 1;  ///< the busiest expert-parallel rank's share for expert ops, else 1
+  double flops() const { return load * op->flops; }
+  double bytes() const { return load * op->bytes; }
+};
+
+// The layer's ops in pass order (forward, recompute, backward) with their charged times.
+std::vector<TimedOp> timed_ops(const PassOps& ops, const ComputeModel& compute, double expert_load) {
+  std::vector<TimedOp> timed;
+  for (const std::vector<Op>* pass : {&ops.forward, &ops.recompute, &ops.backward})
+    for (const Op& op : *pass) {
+      const double load = op_load(op, expert_load);
+      timed.push_back({&op, load * compute.op_time_s(op), load});
+    }
+  return timed;
+}
+
 std::string us(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", seconds * 1e6);
@@ -105,7 +128,7 @@ std::string percent(double fraction) {
   return buf;
 }
 
-std::string header_line(const Scenario& s, const ComputeModel& compute) {
+std::string header_line(const Scenario& s, const ComputeModel& compute, double expert_load) {
   const ParallelSpec& p = s.parallel;
   std::ostringstream out;
   out << "trainsim layer: one " << s.model.name << " layer on one " << s.cluster.gpu.name << " (tp " << p.tp << ", cp "
@@ -113,32 +136,40 @@ std::string header_line(const Scenario& s, const ComputeModel& compute) {
       << s.training.micro_batch << " x seq " << s.model.seq_len << ", attention "
       << (s.training.attention == AttentionKernel::flash ? "flash" : "standard") << "\n"
       << "compute model: " << compute.description() << "\n"
-      << "compute only: the layer's tensor/context/expert-parallel communication is not included\n\n";
+      << "compute only: the layer's tensor/context/expert-parallel communication is not included\n";
+  if (s.model.is_moe()) {
+    char load[160];
+    std::snprintf(load, sizeof load,
+                  "experts.* ops: the busiest expert-parallel rank's, %.3f x the balanced share (router imbalance)\n",
+                  expert_load);
+    out << load;
+  }
+  out << "\n";
   return out.str();
 }
 
-std::string op_table(const PassOps& ops, const ComputeModel& compute) {
+std::string op_table(const std::vector<TimedOp>& ops) {
   std::ostringstream out;
   char line[256];
   std::snprintf(line, sizeof line, "%-10s %-28s %-13s %10s %10s %11s %9s %9s\n", "pass", "op", "kind", "GFLOP", "MB",
                 "time (us)", "TFLOP/s", "GB/s");
   out << line;
-  double layer_s = 0;
-  for (const std::vector<Op>* pass : {&ops.forward, &ops.recompute, &ops.backward}) {
-    double pass_s = 0;
-    for (const Op& op : *pass) {
-      const double t = compute.op_time_s(op);
-      pass_s += t;
-      std::snprintf(line, sizeof line, "%-10s %-28s %-13s %10.2f %10.1f %11s %9.1f %9.0f\n", pass_name(op.pass),
-                    op.name.c_str(), kind_name(op.kind), op.flops / 1e9, op.bytes / 1e6, us(t).c_str(),
-                    op.flops / t / 1e12, op.bytes / t / 1e9);
-      out << line;
-    }
-    if (pass->empty()) continue;
-    layer_s += pass_s;
-    std::snprintf(line, sizeof line, "%-10s %-28s %-13s %10s %10s %11s\n\n", pass_name(pass->front().pass), "total", "",
-                  "", "", us(pass_s).c_str());
+  double layer_s = 0, pass_s = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = *ops[i].op;
+    const double t = ops[i].time_s;
+    pass_s += t;
+    std::snprintf(line, sizeof line, "%-10s %-28s %-13s %10.2f %10.1f %11s %9.1f %9.0f\n", pass_name(op.pass),
+                  op.name.c_str(), kind_name(op.kind), ops[i].flops() / 1e9, ops[i].bytes() / 1e6, us(t).c_str(),
+                  ops[i].flops() / t / 1e12, ops[i].bytes() / t / 1e9);
     out << line;
+    if (i + 1 == ops.size() || ops[i + 1].op->pass != op.pass) {
+      std::snprintf(line, sizeof line, "%-10s %-28s %-13s %10s %10s %11s\n\n", pass_name(op.pass), "total", "", "", "",
+                    us(pass_s).c_str());
+      out << line;
+      layer_s += pass_s;
+      pass_s = 0;
+    }
   }
   out << "layer: " << us(layer_s) << " us\n";
   return out.str();
@@ -181,7 +212,7 @@ nlohmann::ordered_json pair_json(const TimePair& p) {
   return j;
 }
 
-std::string json(const Scenario& s, const PassOps& ops, const ComputeModel& compute,
+std::string json(const Scenario& s, const std::vector<TimedOp>& ops, const ComputeModel& compute,
                  const std::optional<LayerCheck>& check, double tolerance, const std::string& measured_file) {
   nlohmann::ordered_json j;
   j["scenario"] = s.source;
@@ -191,17 +222,15 @@ std::string json(const Scenario& s, const PassOps& ops, const ComputeModel& comp
   j["units"] = "seconds, FLOP, bytes";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   double totals[3] = {0, 0, 0};
-  for (const std::vector<Op>* pass : {&ops.forward, &ops.recompute, &ops.backward}) {
-    for (const Op& op : *pass) {
-      const double t = compute.op_time_s(op);
-      totals[static_cast<int>(op.pass)] += t;
-      rows.push_back({{"pass", pass_name(op.pass)},
-                      {"op", op.name},
-                      {"kind", kind_name(op.kind)},
-                      {"flops", op.flops},
-                      {"bytes", op.bytes},
-                      {"time_s", t}});
-    }
+  for (const TimedOp& t : ops) {
+    const Op& op = *t.op;
+    totals[static_cast<int>(op.pass)] += t.time_s;
+    rows.push_back({{"pass", pass_name(op.pass)},
+                    {"op", op.name},
+                    {"kind", kind_name(op.kind)},
+                    {"flops", t.flops()},
+                    {"bytes", t.bytes()},
+                    {"time_s", t.time_s}});
   }
   j["ops"] = rows;
   j["forward_s"] = totals[static_cast<int>(OpPass::forward)];
@@ -254,6 +283,8 @@ Command layer_command() {
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
     const auto compute = scenario_compute_model(s);
     const PassOps ops = transformer_layer_ops(s.model, s.training, s.parallel);
+    const double expert_load = busiest_expert_rank_load(s.model, s.parallel, s.run.seed);
+    const std::vector<TimedOp> timed = timed_ops(ops, *compute, expert_load);
     std::optional<LayerCheck> check;
     std::string measured_file;
     if (o.variables.count("measured")) {
@@ -263,9 +294,9 @@ Command layer_command() {
       check = check_layer(ops, *compute, layer);
     }
     if (o.json) {
-      out << json(s, ops, *compute, check, tolerance, measured_file);
+      out << json(s, timed, *compute, check, tolerance, measured_file);
     } else {
-      out << header_line(s, *compute) << op_table(ops, *compute);
+      out << header_line(s, *compute, expert_load) << op_table(timed);
       if (check) out << "\n" << check_table(*check, tolerance, measured_file);
     }
     return 0;

@@ -26,7 +26,7 @@ bool is_attention_core(const Op& op) {
 void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double repeat, double expert_load,
              PassCost& cost) {
   for (const Op& op : ops) {
-    const double scale = op.name.rfind("experts.", 0) == 0 ? expert_load : 1.0;
+    const double scale = op_load(op, expert_load);
     const double seconds = repeat * scale * compute.op_time_s(op);
     cost.compute_s += seconds;
     if (is_attention_core(op)) cost.attention_s += seconds;
@@ -93,6 +93,10 @@ SplitBackward split(const std::vector<Op>& backward, bool defer) {
 }
 
 }  // namespace
+
+double op_load(const Op& op, double expert_load) {
+  return op.name.rfind("experts.", 0) == 0 ? expert_load : 1.0;
+}
 
 StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool defer) {
   const ModelSpec& m = s.model;

@@ -69,6 +69,11 @@ struct StepCosts {
   int microbatches = 0;
 };
 
+/// How much of `op` the step charges one GPU for: `expert_load` for expert ops (the busiest
+/// expert-parallel rank's tokens over the balanced share, models/expert_load.hpp: the group
+/// waits for that rank), 1 for the rest. The op's time is this times the compute model's.
+double op_load(const Op& op, double expert_load);
+
 /// Costs of one step of `scenario`, timed by `compute`. `defer_weight_gradients` splits
 /// each backward into input- and weight-gradient passes (zero-bubble schedules).
 StepCosts build_step_costs(const Scenario& scenario, const ComputeModel& compute, bool defer_weight_gradients);

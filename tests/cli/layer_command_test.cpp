@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "support/run_trainsim.hpp"
@@ -45,6 +46,25 @@ TEST(LayerCommand, OpTimesAddUpToTheLayer) {
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("mlp.up.wgrad"), std::string::npos);
   EXPECT_NE(table.out.find("compute model: calibration table"), std::string::npos);
+}
+
+// As the step charges them: expert GEMMs for the busiest expert-parallel rank.
+TEST(LayerCommand, ExpertOpsAreTheBusiestRanks) {
+  const auto op_times = [](const std::string& imbalance) {
+    const auto r = run_trainsim({"layer", source_path("scenarios/examples/mixtral-8x7b-ep.ini"), "--json", "--set",
+                                 "model.expert_imbalance=" + imbalance});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, double> times;
+    for (const auto& op : nlohmann::json::parse(r.out)["ops"])
+      times[op["pass"].get<std::string>() + " " + op["op"].get<std::string>()] = op["time_s"].get<double>();
+    return times;
+  };
+  const auto balanced = op_times("0");
+  const auto skewed = op_times("0.3");
+  const double load = skewed.at("forward experts.up") / balanced.at("forward experts.up");
+  EXPECT_GT(load, 1.05);
+  EXPECT_NEAR(skewed.at("backward experts.down.wgrad") / balanced.at("backward experts.down.wgrad"), load, 1e-9);
+  EXPECT_DOUBLE_EQ(skewed.at("forward qkv"), balanced.at("forward qkv"));
 }
 
 TEST(LayerCommand, ComparesWithAMeasuredLayer) {
