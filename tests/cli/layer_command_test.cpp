@@ -55,7 +55,8 @@ TEST(LayerCommand, ExpertOpsAreTheBusiestRanks) {
                                  "model.expert_imbalance=" + imbalance});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::map<std::string, double> times;
-    for (const auto& op : nlohmann::json::parse(r.out)["ops"])
+    const auto j = nlohmann::json::parse(r.out);
+    for (const auto& op : j["ops"])
       times[op["pass"].get<std::string>() + " " + op["op"].get<std::string>()] = op["time_s"].get<double>();
     return times;
   };
