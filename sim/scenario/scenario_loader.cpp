@@ -88,6 +88,7 @@ Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& 
 
   require_model_shape(s, given);
   if (!given.count("model.kv_heads") && !given.count("model.preset")) s.model.kv_heads = s.model.heads;
+  check_cluster_size(s);
   derive_data_parallel(s, given.count("parallel.dp") > 0);
   check_scenario_rules(s);
   return s;

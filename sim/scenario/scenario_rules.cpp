@@ -27,9 +27,10 @@ void require(const Scenario& s, bool ok, const std::string& key, long long value
 void check_layout(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const ClusterSpec& c = s.cluster;
-  require(s, p.world_size() == c.total_gpus(), "parallel.dp", p.dp,
-          "tp*pp*dp*cp = " + str(p.world_size()) +
-              " must equal the cluster's GPUs, nodes*gpus_per_node = " + str(c.total_gpus()));
+  const long long world = static_cast<long long>(p.tp) * p.pp * p.dp * p.cp;  // no int overflow
+  require(
+      s, world == c.total_gpus(), "parallel.dp", p.dp,
+      "tp*pp*dp*cp = " + str(world) + " must equal the cluster's GPUs, nodes*gpus_per_node = " + str(c.total_gpus()));
 }
 
 void check_model(const Scenario& s) {
@@ -117,6 +118,17 @@ void check_run_target(const Scenario& s) {
 }
 
 }  // namespace
+
+void check_cluster_size(const Scenario& s) {
+  const ClusterSpec& c = s.cluster;
+  const long long gpus = static_cast<long long>(c.nodes) * c.gpus_per_node;
+  const long long nics = static_cast<long long>(c.nodes) * c.nics_per_node;
+  const std::string limit = str(k_max_cluster_endpoints);
+  require(s, gpus <= k_max_cluster_endpoints, "cluster.nodes", c.nodes,
+          "nodes*gpus_per_node = " + str(gpus) + " GPUs: trainsim simulates at most " + limit);
+  require(s, nics <= k_max_cluster_endpoints, "cluster.nics_per_node", c.nics_per_node,
+          "nodes*nics_per_node = " + str(nics) + " NICs: trainsim simulates at most " + limit);
+}
 
 void check_scenario_rules(const Scenario& s) {
   check_layout(s);

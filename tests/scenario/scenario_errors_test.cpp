@@ -149,6 +149,8 @@ const BadInput k_cases[] = {
      {"--set", "elastic.policy=shrink", "--set", "cluster.nodes=3", "--set", "parallel.pp=3"},
      "elastic.policy",
      "multiple or a divisor of cluster.gpus_per_node"},
+    {"cluster_too_large", base_with(""), {"--set", "cluster.nodes=1000000"}, "cluster.nodes", "at most 1048576"},
+    {"too_many_nics", base_with(""), {"--set", "cluster.nics_per_node=1000000"}, "cluster.nics_per_node", "NICs"},
     {"min_dp_above_dp", base_with(""), {"--set", "elastic.min_dp=3"}, "elastic.min_dp", "must not exceed"},
     {"bad_spare_nodes", base_with(""), {"--set", "failures.spare_nodes=some"}, "failures.spare_nodes", "unlimited"},
     {"model_shape_required",
