@@ -27,10 +27,13 @@ void require(const Scenario& s, bool ok, const std::string& key, long long value
 void check_layout(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const ClusterSpec& c = s.cluster;
-  const long long world = static_cast<long long>(p.tp) * p.pp * p.dp * p.cp;  // no int overflow
-  require(
-      s, world == c.total_gpus(), "parallel.dp", p.dp,
-      "tp*pp*dp*cp = " + str(world) + " must equal the cluster's GPUs, nodes*gpus_per_node = " + str(c.total_gpus()));
+  // In double: four ints can overflow any integer type; the cluster's count is <= 2^20.
+  const double world = static_cast<double>(p.tp) * p.pp * p.dp * p.cp;
+  char world_text[32];
+  std::snprintf(world_text, sizeof world_text, "%.0f", world);
+  require(s, world == c.total_gpus(), "parallel.dp", p.dp,
+          "tp*pp*dp*cp = " + std::string(world_text) +
+              " must equal the cluster's GPUs, nodes*gpus_per_node = " + str(c.total_gpus()));
 }
 
 void check_model(const Scenario& s) {
