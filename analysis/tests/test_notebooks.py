@@ -1,5 +1,6 @@
 """Runs every notebook in analysis/notebooks headless (nbclient) on small traces made by
-`trainsim run --trace`, and checks that each writes its non-empty PNGs.
+`trainsim run --trace` (and `trainsim layer --json` outputs), and checks that each writes its
+non-empty PNGs.
 
 Run: /usr/bin/python3 analysis/tests/test_notebooks.py --trainsim build/trainsim --scenario tests/trace/tiny.ini
 """
@@ -22,7 +23,20 @@ NOTEBOOKS = {
     "scaling_curves.ipynb": ["scaling_curves.png"],
     "link_utilization.ipynb": ["link_utilization.png"],
     "run_timeline.ipynb": ["run_timeline.png", "goodput_vs_interval.png"],
+    "layer_breakdown.ipynb": ["layer_breakdown.png"],
 }
+# `trainsim layer` against the synthetic measured layer of the C++ tests (Llama 3 8B, 4096 tokens).
+LAYER_SCENARIO = """[model]
+preset = llama3-8b
+seq_len = 4096
+[training]
+attention = standard
+[cluster]
+preset = hgx-h200
+nodes = 1
+gpus_per_node = 1
+"""
+MEASURED_LAYER = ANALYSIS.parent / "tests" / "compute" / "layer-llama3-8b-synthetic.csv"
 # Runs of the tiny scenario over 3 days, a node failing every 2 days on average (a few failures
 # per run), a checkpoint taking about 2 minutes (2 MB/s): goodput peaks between these intervals.
 RUN_SETTINGS = ["run.duration=3d", "failures.mtbf=2d", "checkpoint.write_bandwidth=2MB/s"]
@@ -54,6 +68,17 @@ class Notebooks(unittest.TestCase):
                                    *[arg for kv in settings for arg in ("--set", kv)]], capture_output=True, text=True)
             assert done.returncode == 0, done.stderr
             cls.run_traces.append(path)
+
+        # One layer, plain and against the synthetic measurement.
+        scenario = tmp / "layer.ini"
+        scenario.write_text(LAYER_SCENARIO)
+        cls.layers = {}
+        for name, extra in (("plain", []), ("measured", ["--measured", str(MEASURED_LAYER)])):
+            done = subprocess.run([ARGS.trainsim, "layer", str(scenario), "--json", *extra], capture_output=True,
+                                  text=True)
+            assert done.returncode == 0, done.stderr
+            cls.layers[name] = tmp / f"layer_{name}.json"
+            cls.layers[name].write_text(done.stdout)
 
     @classmethod
     def tearDownClass(cls):
@@ -111,6 +136,18 @@ class Notebooks(unittest.TestCase):
         sweep.to_csv(path, index=False)
         self.run_notebook("run_timeline.ipynb", TRAINSIM_TRACE=str(self.run_traces[1]), TRAINSIM_TRACES="",
                           TRAINSIM_SWEEP_TABLE=str(path))
+
+    def test_layer_breakdown(self):
+        self.run_notebook("layer_breakdown.ipynb", TRAINSIM_LAYER=str(self.layers["plain"]))
+
+    def test_layer_breakdown_against_a_measurement(self):
+        sys.path.insert(0, str(ANALYSIS))
+        import trainsim_analysis as ta
+
+        layer = ta.load_layer(self.layers["measured"])
+        self.assertEqual(len(layer.measured), 24)
+        self.assertAlmostEqual(layer.measured_totals["layer"]["predicted_s"], layer.totals["layer_s"], places=12)
+        self.run_notebook("layer_breakdown.ipynb", TRAINSIM_LAYER=str(self.layers["measured"]))
 
     def test_notebook_list_is_complete(self):
         self.assertEqual(set(NOTEBOOKS), {p.name for p in (ANALYSIS / "notebooks").glob("*.ipynb")})

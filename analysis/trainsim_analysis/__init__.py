@@ -1,4 +1,4 @@
-"""Load trainsim HDF5 traces into pandas DataFrames and plot them (schema: analysis/README.md)."""
+"""Load trainsim HDF5 traces (schema: analysis/README.md) and `trainsim layer --json` into pandas, and plot them."""
 
 from .trace import (
     Trace,
@@ -10,6 +10,7 @@ from .trace import (
     run_progress,
     SCHEMA_MAJOR,
 )
+from .layer import Layer, load_layer
 from .plots import (
     plot_step_breakdown,
     plot_pipeline_timeline,
@@ -17,6 +18,7 @@ from .plots import (
     plot_link_utilization,
     plot_run_timeline,
     plot_goodput_vs_interval,
+    plot_layer,
     save_figure,
 )
 
@@ -29,11 +31,14 @@ __all__ = [
     "run_phases",
     "run_progress",
     "SCHEMA_MAJOR",
+    "Layer",
+    "load_layer",
     "plot_step_breakdown",
     "plot_pipeline_timeline",
     "plot_scaling",
     "plot_link_utilization",
     "plot_run_timeline",
     "plot_goodput_vs_interval",
+    "plot_layer",
     "save_figure",
 ]

@@ -9,6 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from .layer import Layer  # noqa: E402
 from .trace import BREAKDOWN, Trace, run_phases, run_progress  # noqa: E402
 
 _KIND_COLORS = {
@@ -304,4 +305,54 @@ def plot_goodput_vs_interval(table: pd.DataFrame):
     ax.set_ylabel("effective training time ratio")
     ax.set_title("Goodput against the checkpoint interval")
     ax.legend(fontsize="small")
+    return fig
+
+
+_OP_KIND_COLORS = {
+    "gemm": "#4c72b0",
+    "batched_gemm": "#64b5cd",
+    "attention": "#c44e52",
+    "norm": "#55a868",
+    "elementwise": "#ccb974",
+    "embedding": "#937860",
+    "loss": "#8172b3",
+    "optimizer": "#797979",
+}
+
+
+def plot_layer(layer: Layer):
+    """One layer's ops as horizontal bars of microseconds, coloured by kind, forward above
+    backward; with a measurement, a second panel sets each measured kernel's predicted time
+    beside the measured one and names the layer's deviation."""
+    ops = layer.ops
+    panels = 2 if layer.measured is not None else 1
+    height = max(4.0, 0.22 * max(len(ops), 0 if layer.measured is None else len(layer.measured)) + 1.5)
+    fig, axes = plt.subplots(1, panels, figsize=(7 * panels, height), squeeze=False)
+    ax = axes[0][0]
+    labels = [f"{p}  {o}" for p, o in zip(ops["pass"], ops["op"])]
+    ax.barh(range(len(ops)), ops["time_s"] * 1e6, color=[_OP_KIND_COLORS.get(k, "#c7c7c7") for k in ops["kind"]])
+    ax.set_yticks(range(len(ops)))
+    ax.set_yticklabels(labels, fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlabel("microseconds")
+    ax.set_title(f"{layer.label}: {layer.totals.get('layer_s', 0) * 1e3:.2f} ms per layer")
+    kinds = list(dict.fromkeys(ops["kind"]))
+    ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=_OP_KIND_COLORS.get(k, "#c7c7c7")) for k in kinds],
+              labels=kinds, fontsize="small", loc="lower right")
+    if layer.measured is not None:
+        m = layer.measured
+        ax = axes[0][1]
+        y = range(len(m))
+        ax.barh([i - 0.2 for i in y], m["predicted_s"] * 1e6, height=0.4, label="predicted", color="#4c72b0")
+        ax.barh([i + 0.2 for i in y], m["measured_s"] * 1e6, height=0.4, label="measured", color="#dd8452")
+        ax.set_yticks(list(y))
+        ax.set_yticklabels([f"{p}  {o}" for p, o in zip(m["pass"], m["op"])], fontsize="small")
+        ax.invert_yaxis()
+        ax.set_xlabel("microseconds")
+        total = layer.measured_totals.get("layer", {})
+        deviation = total.get("deviation")
+        verdict = "" if deviation is None else f": predicted {100 * deviation:+.1f} % of measured"
+        ax.set_title(f"against {Path(layer.measured_file).name}{verdict}")
+        ax.legend(fontsize="small", loc="lower right")
+    fig.tight_layout()
     return fig
