@@ -270,7 +270,7 @@ Command layer_command() {
     po::options_description extra("Layer");
     extra.add_options()("measured", po::value<std::string>()->value_name("FILE"),
                         "a layer table from trainsim-calibrate --layer to compare with")(
-        "tolerance", po::value<double>()->value_name("F")->default_value(k_default_tolerance),
+        "tolerance", po::value<double>()->value_name("F")->default_value(k_default_tolerance, "0.1"),
         "the layer's allowed relative deviation from the measurement");
     const ScenarioOptions o = parse_scenario_options("layer", args, extra);
     if (o.help) {
