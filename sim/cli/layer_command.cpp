@@ -197,7 +197,7 @@ std::string check_table(const LayerCheck& check, double tolerance, const std::st
                   us(pair.predicted_s).c_str(), us(pair.measured_s).c_str(), percent(pair.deviation()).c_str());
     out << line;
   }
-  const bool within = std::abs(check.layer().deviation()) <= tolerance;
+  const bool within = check.within(tolerance);
   std::snprintf(line, sizeof line, "\nlayer (forward + backward): predicted %s of measured: %swithin %.0f %%\n",
                 percent(check.layer().deviation()).c_str(), within ? "" : "NOT ", 100.0 * tolerance);
   out << line;
@@ -253,7 +253,7 @@ std::string json(const Scenario& s, const std::vector<TimedOp>& ops, const Compu
     m["backward"] = pair_json(check->backward);
     m["layer"] = pair_json(check->layer());
     m["tolerance"] = tolerance;
-    m["within_tolerance"] = std::abs(check->layer().deviation()) <= tolerance;
+    m["within_tolerance"] = check->within(tolerance);
     j["measured"] = m;
   }
   return j.dump(2) + "\n";

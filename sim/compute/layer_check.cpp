@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -83,6 +84,10 @@ std::string measured_op_name(const Op& op) {
 
 double TimePair::deviation() const {
   return measured() && predicted() ? predicted_s / measured_s - 1.0 : 0.0;
+}
+
+bool LayerCheck::within(double tolerance) const {
+  return std::abs(layer().deviation()) <= tolerance;
 }
 
 LayerCheck check_layer(const PassOps& ops, const ComputeModel& model, const MeasuredLayer& measured) {

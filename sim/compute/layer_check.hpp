@@ -76,6 +76,8 @@ struct LayerCheck {
   TimePair layer() const {
     return {forward.predicted_s + backward.predicted_s, forward.measured_s + backward.measured_s};
   }
+  /// True when the whole layer's deviation is at most `tolerance` either way (0.1 = 10 %).
+  bool within(double tolerance) const;
 };
 
 /// Times `ops`' forward and backward passes with `model` and sets them beside `measured`.
