@@ -29,12 +29,15 @@ Scenario scenario_at_dp(const Scenario& s, int dp) {
   r.parallel.dp = dp;
   r.cluster.nodes = nodes_for_dp(s, dp);
   if (s.elastic.global_batch == GlobalBatchPolicy::keep && dp != s.parallel.dp) {
-    const long long micro_batches = static_cast<long long>(s.training.grad_accum) * s.parallel.dp;
-    int accum = static_cast<int>((micro_batches + dp - 1) / dp);
-    // Narayanan et al. SC21 §2.2.2: the interleaved schedule needs a multiple of pp.
-    if (s.parallel.schedule == Schedule::interleaved)
-      accum = (accum + s.parallel.pp - 1) / s.parallel.pp * s.parallel.pp;
-    r.training.grad_accum = accum;
+    // The micro-batches per replica whose global batch is nearest the scenario's (ties: the
+    // larger), among those the schedule allows: Narayanan et al. SC21 §2.2.2, the interleaved
+    // schedule needs a multiple of pp. Rounding up instead would nearly double the batch of
+    // an interleaved job that loses one replica of many.
+    const long long target = static_cast<long long>(s.training.grad_accum) * s.parallel.dp;
+    const long long step = s.parallel.schedule == Schedule::interleaved ? s.parallel.pp : 1;
+    const long long above = (target + dp * step - 1) / (dp * step) * step;  // smallest allowed >= target / dp
+    const long long below = std::max(step, above - step);
+    r.training.grad_accum = static_cast<int>(target - below * dp < above * dp - target ? below : above);
   }
   return r;
 }

@@ -14,8 +14,8 @@ int nodes_for_dp(const Scenario& s, int dp);
 int largest_dp_on(const Scenario& s, int nodes);
 
 /// `s` with `dp` replicas on nodes_for_dp(s, dp) nodes. With elastic.global_batch = keep the
-/// micro-batches per replica grow so that the global batch stays at least the scenario's
-/// (rounded up to what the schedule allows); with scale they stay and the batch shrinks.
+/// micro-batches per replica change so that the global batch is as near the scenario's as
+/// the schedule allows (ties: the larger); with scale they stay and the batch shrinks.
 Scenario scenario_at_dp(const Scenario& s, int dp);
 
 }  // namespace trainsim

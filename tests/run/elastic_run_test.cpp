@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -208,8 +209,9 @@ TEST(Elastic, AutoGrowsWhenItPays) {
   EXPECT_GT(g.restarts, g.failures);
 }
 
-TEST(JobSize, KeepingTheGlobalBatchRaisesGradAccum) {
+TEST(JobSize, KeepingTheGlobalBatchPicksTheNearestOneTheReplicasCanRun) {
   Scenario s = run_scenario(16, 60, 0, 1, "auto", 1);  // llama3-8b default layout on 16 nodes
+  s.training.grad_accum = 8;
   const int dp = s.parallel.dp;
   const int replica_nodes = nodes_for_dp(s, 1);
   EXPECT_EQ(largest_dp_on(s, s.cluster.nodes), dp);
@@ -218,12 +220,33 @@ TEST(JobSize, KeepingTheGlobalBatchRaisesGradAccum) {
   const Scenario kept = scenario_at_dp(s, smaller);
   EXPECT_EQ(kept.parallel.dp, smaller);
   EXPECT_EQ(kept.cluster.nodes, nodes_for_dp(s, smaller));
-  EXPECT_GE(static_cast<long long>(kept.training.grad_accum) * smaller,
-            static_cast<long long>(s.training.grad_accum) * dp);
+  const long long target = static_cast<long long>(s.training.grad_accum) * dp;
+  const long long kept_batch = static_cast<long long>(kept.training.grad_accum) * smaller;
+  for (const int other : {kept.training.grad_accum - 1, kept.training.grad_accum + 1}) {
+    if (other >= 1) {
+      EXPECT_LE(std::llabs(kept_batch - target), std::llabs(static_cast<long long>(other) * smaller - target));
+    }
+  }
+  EXPECT_GT(kept.training.grad_accum, s.training.grad_accum);  // fewer replicas, more micro-batches each
   s.elastic.global_batch = GlobalBatchPolicy::scale;
   EXPECT_EQ(scenario_at_dp(s, smaller).training.grad_accum, s.training.grad_accum);
   s.elastic.min_dp = dp;
   EXPECT_EQ(largest_dp_on(s, s.cluster.nodes - 1), 0);  // below min_dp: wait instead
+}
+
+TEST(JobSize, KeepingTheBatchOfAnInterleavedJobStaysNearIt) {
+  // 128 replicas, pp 16 interleaved, 16 micro-batches each: one replica fewer keeps 16 (a
+  // batch of 2032 for 2048), where rounding up to the next multiple of pp would run 32 (4064).
+  Scenario s = run_scenario(16, 60, 0, 1, "auto", 1);
+  s.parallel.pp = 16;
+  s.parallel.schedule = Schedule::interleaved;
+  s.parallel.virtual_stages = 2;
+  s.parallel.dp = 128;
+  s.training.grad_accum = 16;
+  EXPECT_EQ(scenario_at_dp(s, 127).training.grad_accum, 16);
+  EXPECT_EQ(scenario_at_dp(s, 64).training.grad_accum, 32);   // exact
+  EXPECT_EQ(scenario_at_dp(s, 100).training.grad_accum, 16);  // 2048 / 100 = 20.5: 16 (1600) is nearer than 32 (3200)
+  EXPECT_EQ(scenario_at_dp(s, 80).training.grad_accum, 32);   // 25.6: 32 (2560) is nearer than 16 (1280)
 }
 
 TEST(FailureUnits, RatesAndPerGpuProcesses) {
