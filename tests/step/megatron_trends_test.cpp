@@ -99,5 +99,12 @@ TEST(MegatronTrends, Gpt3TrainingTimeNearTheThirtyFourDayEstimate) {
   EXPECT_NEAR(days / 34.0, 1.0, 0.15) << days << " days";
 }
 
+// The same estimate for the 1T model (Table 1's last row) on 3,072 GPUs, 450B tokens at
+// X = 163 TFLOP/s: "84 days".
+TEST(MegatronTrends, OneTrillionTrainingTimeNearTheEightyFourDayEstimate) {
+  const double days = 450e9 / tokens_per_s("validation/megatron-1008b.ini", {}) / 86400;
+  EXPECT_NEAR(days / 84.0, 1.0, 0.15) << days << " days";
+}
+
 }  // namespace
 }  // namespace trainsim
