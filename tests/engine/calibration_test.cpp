@@ -18,23 +18,28 @@ namespace {
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
-// All-reduce of `bytes` over the first `gpus` GPUs of `cluster`: its bus bandwidth (GB/s)
-// and the algorithm that ran.
-std::vector<double> all_reduce(const ClusterSpec& cluster, int gpus, double bytes,
+// `op` of `bytes` over the first `gpus` GPUs of `cluster`: its bus bandwidth (GB/s) and the
+// algorithm that ran.
+std::vector<double> collective(const ClusterSpec& cluster, CollectiveOp op, int gpus, double bytes,
                                CollectiveAlgo algo = CollectiveAlgo::automatic) {
   return test::run_isolated([&] {
     Simulation sim;
     const Platform platform(cluster);
     CollectiveCall call;
+    call.op = op;
     call.algo = algo;
     call.bytes = bytes;
     for (int g = 0; g < gpus; ++g) call.gpus.push_back(g);
     const double chosen = static_cast<double>(choose_algorithm(call, platform));
     const CommActivity a = start_collective(platform, call);
     sim.run();
-    return std::vector<double>{bytes / a.duration_s() * bus_bandwidth_factor(CollectiveOp::all_reduce, gpus) / 1e9,
-                               chosen};
+    return std::vector<double>{bytes / a.duration_s() * bus_bandwidth_factor(op, gpus) / 1e9, chosen};
   });
+}
+
+std::vector<double> all_reduce(const ClusterSpec& cluster, int gpus, double bytes,
+                               CollectiveAlgo algo = CollectiveAlgo::automatic) {
+  return collective(cluster, CollectiveOp::all_reduce, gpus, bytes, algo);
 }
 
 std::vector<double> node_all_reduce(const std::string& preset, int gpus, double bytes,
@@ -87,6 +92,25 @@ TEST(Calibration, MultiNodeH100RingIsBoundByTheNics) {
   c.fabric = Fabric::rail_optimized;
   const double busbw = all_reduce(c, 32, k_gib, CollectiveAlgo::ring)[0];
   EXPECT_NEAR(busbw, 365.84, 36.6);
+}
+
+// Predictions from the efficiencies fitted above (public.md D2), none fitted to these.
+TEST(Calibration, HgxH200AllGatherAndReduceScatterRunAtTheRingRate) {
+  // stas00/ml-engineering, 16 GiB on 8 H200: all-gather 361.4, reduce-scatter 362.9 GB/s.
+  const ClusterSpec c = *cluster_preset("hgx-h200");
+  EXPECT_NEAR(collective(c, CollectiveOp::all_gather, 8, 16 * k_gib)[0], 361.4, 361.4 * 0.05);
+  EXPECT_NEAR(collective(c, CollectiveOp::reduce_scatter, 8, 16 * k_gib)[0], 362.9, 362.9 * 0.05);
+}
+
+TEST(Calibration, MultiNodeA100RingIsBoundByTheHdrNics) {
+  // DGX A100 with 8 HDR adapters, multi-node all-reduce: 192 GB/s (NVIDIA/nccl#812, AddyLaddy);
+  // with 4 adapters per node "96 target" (nccl-tests#119, sjeaugey; measured peak ~96).
+  ClusterSpec c = *cluster_preset("dgx-a100");
+  c.nodes = 4;
+  EXPECT_NEAR(all_reduce(c, 32, 8 * k_gib, CollectiveAlgo::ring)[0], 192.0, 192.0 * 0.05);
+  c.nodes = 3;
+  c.nics_per_node = 4;
+  EXPECT_NEAR(all_reduce(c, 24, 8 * k_gib, CollectiveAlgo::ring)[0], 96.0, 96.0 * 0.05);
 }
 
 }  // namespace
