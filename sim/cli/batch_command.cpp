@@ -13,13 +13,12 @@
 #include <cstdio>
 #include <iostream>
 #include <ostream>
-#include <thread>
 
 #include "sim/cli/cli_point_evaluator.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/jobs_option.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/progress_line.hpp"
-#include "sim/scenario/value_parsers.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
 
@@ -28,13 +27,6 @@ namespace trainsim::cli {
 namespace {
 
 namespace po = boost::program_options;
-
-double metric(const sweep::PointResult& r, const std::string& name) {
-  const auto& names = sweep::summary_metric_names();
-  for (size_t i = 0; i < names.size() && i < r.metrics.size(); ++i)
-    if (names[i] == name) return r.metrics[i];
-  return 0;
-}
 
 std::string table(const sweep::SweepPlan& plan, const std::vector<sweep::PointResult>& results) {
   std::string out;
@@ -47,7 +39,8 @@ std::string table(const sweep::SweepPlan& plan, const std::vector<sweep::PointRe
     const std::string name = plan.points[i].scenario_path;
     if (r.status == sweep::PointStatus::ok)
       std::snprintf(line, sizeof line, "%-40s %-8s %6.0f %10.4f %12.0f %5.1f%%\n", name.c_str(), "ok",
-                    metric(r, "gpus"), metric(r, "step_time_s"), metric(r, "tokens_per_s"), 100 * metric(r, "mfu"));
+                    sweep::metric_value(r, "gpus"), sweep::metric_value(r, "step_time_s"),
+                    sweep::metric_value(r, "tokens_per_s"), 100 * sweep::metric_value(r, "mfu"));
     else
       std::snprintf(line, sizeof line, "%-40s %-8s %s\n", name.c_str(), sweep::status_name(r.status).c_str(),
                     r.reason.c_str());
@@ -89,13 +82,7 @@ Command batch_command() {
     if (!vm.count("scenarios"))
       throw InputError("trainsim batch", "", "", "at least one scenario file is required: trainsim batch SCENARIO...");
     sweep::SweepRunOptions options;
-    options.jobs = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    if (vm.count("jobs")) {
-      const std::string text = vm["jobs"].as<std::string>();
-      const auto v = parse::integer(text);
-      if (!v || *v < 1 || *v > 4096) throw InputError("trainsim batch", "--jobs", text, "expected an integer 1..4096");
-      options.jobs = static_cast<int>(*v);
-    }
+    options.jobs = jobs_option(vm, "trainsim batch");
     options.out_dir = vm["out"].as<std::string>();
     options.progress = terminal_stderr();
     const std::vector<std::string> overrides =

@@ -18,6 +18,7 @@ struct Command {
 
 Command memory_command();
 Command layer_command();
+Command plan_command();
 Command run_command();
 Command scale_command();
 Command check_command();

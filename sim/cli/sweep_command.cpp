@@ -14,10 +14,10 @@
 #include <iostream>
 #include <ostream>
 #include <sstream>
-#include <thread>
 
 #include "sim/cli/cli_point_evaluator.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/jobs_option.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/progress_line.hpp"
 #include "sim/scenario/value_parsers.hpp"
@@ -36,14 +36,6 @@ constexpr const char* k_usage =
     "usage: trainsim sweep SWEEP.ini [--jobs N] [--out DIR] [--shard i/n] [--trace]\n"
     "       trainsim sweep SWEEP.ini --slurm [--shards N] [--jobs N] [--out DIR] [--trace]\n"
     "       trainsim sweep --merge DIR\n\n";
-
-int parse_jobs(const po::variables_map& vm) {
-  if (!vm.count("jobs")) return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const std::string text = vm["jobs"].as<std::string>();
-  const auto v = parse::integer(text);
-  if (!v || *v < 1 || *v > 4096) throw InputError("trainsim sweep", "--jobs", text, "expected an integer 1..4096");
-  return static_cast<int>(*v);
-}
 
 // "i/n" with 1 <= i <= n: the i-th of n shards (points with index % n == i - 1).
 std::pair<int, int> parse_shard(const std::string& text) {
@@ -136,7 +128,7 @@ Command sweep_command() {
       throw InputError("trainsim sweep", "", "", "a sweep file is required: trainsim sweep SWEEP.ini");
     const std::string path = vm["sweep"].as<std::string>();
     sweep::SweepRunOptions options;
-    options.jobs = parse_jobs(vm);
+    options.jobs = jobs_option(vm, "trainsim sweep");
     if (vm.count("shard"))
       std::tie(options.shard_index, options.shard_count) = parse_shard(vm["shard"].as<std::string>());
     options.out_dir =

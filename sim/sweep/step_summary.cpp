@@ -30,4 +30,11 @@ std::vector<double> summary_metrics(const StepResult& r, const std::optional<Run
   return values;
 }
 
+double metric_value(const PointResult& r, const std::string& name) {
+  const auto& names = summary_metric_names();
+  for (size_t i = 0; i < names.size() && i < r.metrics.size(); ++i)
+    if (names[i] == name) return r.metrics[i];
+  return 0;
+}
+
 }  // namespace trainsim::sweep

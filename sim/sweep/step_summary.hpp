@@ -2,8 +2,8 @@
 // The summary metrics of one simulated step, as the columns of a sweep's results: the
 // deterministic fields of `trainsim run --json` (sim/step/step_fields.hpp; sim_wall_s, the
 // wall-clock time, is left out so that results are identical run to run), breakdown_s and
-// comm_bytes_per_gpu flattened as breakdown_<name>_s and comm_bytes_per_gpu_<name>, then the run-level simulation's fields as run_<name> (NaN, an empty cell, when the point
-// has no `[run] duration`).
+// comm_bytes_per_gpu flattened as breakdown_<name>_s and comm_bytes_per_gpu_<name>, then the run-level simulation's
+// fields as run_<name> (NaN, an empty cell, when the point has no `[run] duration`).
 
 #include <string>
 #include <vector>
@@ -12,6 +12,7 @@
 
 #include "sim/run/run_result.hpp"
 #include "sim/step/step_result.hpp"
+#include "sim/sweep/point_result.hpp"
 
 namespace trainsim::sweep {
 
@@ -21,6 +22,9 @@ const std::vector<std::string>& summary_metric_names();
 
 /// The values of `r` and `run` in the order of summary_metric_names().
 std::vector<double> summary_metrics(const StepResult& r, const std::optional<RunResult>& run);
+
+/// The metric `name` (one of summary_metric_names()) of an ok point; 0 when absent.
+double metric_value(const PointResult& r, const std::string& name);
 
 /// The prefix of the run-level columns.
 inline constexpr const char* k_run_metric_prefix = "run_";

@@ -75,6 +75,26 @@ SweepPlan sweep_plan(const SweepSpec& spec) {
   return plan;
 }
 
+SweepPlan override_plan(const std::string& source, const std::string& scenario_path,
+                        const std::vector<std::string>& overrides, const std::vector<std::string>& parameter_names,
+                        const std::vector<std::vector<std::string>>& rows) {
+  const std::string text = read_scenario_text(scenario_path);
+  SweepPlan plan;
+  plan.source = source;
+  plan.parameter_names = parameter_names;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    SweepPoint pt;
+    pt.index = static_cast<int>(i);
+    pt.scenario_path = scenario_path;
+    pt.values = rows[i];
+    pt.overrides = overrides;
+    for (size_t k = 0; k < parameter_names.size(); ++k) pt.overrides.push_back(parameter_names[k] + "=" + rows[i][k]);
+    pt.fingerprint = point_fingerprint(text, pt.overrides);
+    plan.points.push_back(std::move(pt));
+  }
+  return plan;
+}
+
 SweepPlan batch_plan(const std::vector<std::string>& scenario_paths, const std::vector<std::string>& overrides) {
   SweepPlan plan;
   plan.source = "batch";

@@ -36,6 +36,12 @@ SweepPlan sweep_plan(const SweepSpec& spec);
 /// a scenario file that cannot be read.
 SweepPlan batch_plan(const std::vector<std::string>& scenario_paths, const std::vector<std::string>& overrides);
 
+/// One point per row of `rows` (values of `parameter_names`, set as key=value after
+/// `overrides`) on `scenario_path`; `source` names the plan (e.g. "plan").
+SweepPlan override_plan(const std::string& source, const std::string& scenario_path,
+                        const std::vector<std::string>& overrides, const std::vector<std::string>& parameter_names,
+                        const std::vector<std::vector<std::string>>& rows);
+
 /// The plan of a run that also writes traces: every fingerprint changes, so points computed
 /// without a trace are redone rather than reused.
 SweepPlan with_traces(SweepPlan plan);

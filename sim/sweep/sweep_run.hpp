@@ -29,7 +29,8 @@ struct SweepRunOptions {
   int jobs = 1;         ///< child processes at once, >= 1
   int shard_index = 0;  ///< this run computes points with index % shard_count == shard_index
   int shard_count = 1;
-  std::ostream* progress = nullptr;  ///< the progress line's terminal, or nullptr for none
+  std::ostream* progress = nullptr;      ///< the progress line's terminal, or nullptr for none
+  std::string progress_label = "sweep";  ///< the command the progress line names
 };
 
 struct SweepTally {

@@ -1,0 +1,184 @@
+// `trainsim plan SCENARIO [--out DIR] [--jobs N] [--top K] [--json]`: which parallel layout
+// to run the scenario's model, cluster and global batch with. Every split of the GPUs into
+// tensor, pipeline and data parallelism, micro-batch size and schedule whose memory fits
+// (with the least recomputation that makes it fit: sim/sweep/layout_search.hpp) is simulated,
+// as a sweep (resumable, in parallel: DIR/results.csv), and ranked by throughput.
+
+#include <algorithm>
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/value_semantic.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <ostream>
+#include <sstream>
+
+#include "sim/cli/cli_point_evaluator.hpp"
+#include "sim/cli/command.hpp"
+#include "sim/cli/jobs_option.hpp"
+#include "sim/cli/scenario_options.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/progress_line.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "sim/sweep/layout_search.hpp"
+#include "sim/sweep/step_summary.hpp"
+#include "sim/sweep/sweep_run.hpp"
+
+namespace trainsim::cli {
+
+namespace {
+
+constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
+
+// A simulated layout, for ranking.
+struct Ranked {
+  size_t point = 0;  ///< index into the plan
+  double tokens_per_s = 0;
+  double step_time_s = 0;
+  double mfu = 0;
+  double peak_memory_bytes = 0;
+};
+
+// The value of layout key `key` in a point's values.
+const std::string& value_of(const sweep::SweepPoint& p, const std::string& key) {
+  const auto& keys = sweep::layout_keys();
+  return p.values[static_cast<size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin())];
+}
+
+// Fastest first; equal throughput keeps the enumeration order (deterministic).
+std::vector<Ranked> rank(const std::vector<sweep::PointResult>& results) {
+  std::vector<Ranked> ranked;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const sweep::PointResult& r = results[i];
+    if (r.status != sweep::PointStatus::ok) continue;
+    ranked.push_back({i, sweep::metric_value(r, "tokens_per_s"), sweep::metric_value(r, "step_time_s"),
+                      sweep::metric_value(r, "mfu"), sweep::metric_value(r, "peak_memory_bytes")});
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Ranked& a, const Ranked& b) { return a.tokens_per_s > b.tokens_per_s; });
+  return ranked;
+}
+
+// The rank (1-based) of the layout `s` itself runs, matched on tp, pp, micro-batch and
+// schedule; 0 when it is not among the simulated ones.
+int own_rank(const Scenario& s, const sweep::SweepPlan& plan, const std::vector<Ranked>& ranked) {
+  const std::string schedule = s.parallel.schedule == Schedule::interleaved ? "interleaved" : "1f1b";
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const sweep::SweepPoint& p = plan.points[ranked[i].point];
+    if (value_of(p, "parallel.tp") == std::to_string(s.parallel.tp) &&
+        value_of(p, "parallel.pp") == std::to_string(s.parallel.pp) &&
+        value_of(p, "training.micro_batch") == std::to_string(s.training.micro_batch) &&
+        (s.parallel.pp == 1 || value_of(p, "parallel.schedule") == schedule))
+      return static_cast<int>(i) + 1;
+  }
+  return 0;
+}
+
+std::string table(const Scenario& s, const sweep::LayoutSearch& search, const sweep::SweepPlan& plan,
+                  const std::vector<Ranked>& ranked, int top, const std::string& out_dir) {
+  std::ostringstream out;
+  char line[256];
+  const long long batch = static_cast<long long>(s.training.micro_batch) * s.training.grad_accum * s.parallel.dp;
+  out << "trainsim plan: " << s.model.name << " on " << s.cluster.total_gpus() << " x " << s.cluster.gpu.name
+      << ", global batch " << batch << " samples (cp " << s.parallel.cp << ", ep " << s.parallel.ep << ", zero "
+      << s.parallel.zero << " kept)\n"
+      << "layouts: " << search.considered << " considered, " << search.invalid << " refused by the scenario rules, "
+      << search.too_big << " do not fit in memory, " << plan.points.size() << " simulated (" << out_dir
+      << "/results.csv)\n\n";
+  std::snprintf(line, sizeof line, "%4s %4s %4s %5s %4s %5s  %-14s %-9s %9s %11s %6s %8s\n", "rank", "tp", "pp", "dp",
+                "mb", "accum", "schedule", "recompute", "step_s", "tokens/s", "mfu", "mem GiB");
+  out << line;
+  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < top; ++i) {
+    const sweep::SweepPoint& p = plan.points[ranked[i].point];
+    const std::string schedule = value_of(p, "parallel.schedule") == "interleaved"
+                                     ? "interleaved x" + value_of(p, "parallel.virtual_stages")
+                                     : value_of(p, "parallel.schedule");
+    std::snprintf(line, sizeof line, "%4zu %4s %4s %5s %4s %5s  %-14s %-9s %9.4f %11.0f %5.1f%% %8.1f\n", i + 1,
+                  value_of(p, "parallel.tp").c_str(), value_of(p, "parallel.pp").c_str(),
+                  value_of(p, "parallel.dp").c_str(), value_of(p, "training.micro_batch").c_str(),
+                  value_of(p, "training.grad_accum").c_str(), schedule.c_str(),
+                  value_of(p, "training.recompute").c_str(), ranked[i].step_time_s, ranked[i].tokens_per_s,
+                  100 * ranked[i].mfu, ranked[i].peak_memory_bytes / k_gib);
+    out << line;
+  }
+  if (ranked.empty()) {
+    out << "no layout fits: more GPUs, a smaller micro-batch, ZeRO or offload (trainsim memory shows where)\n";
+    return out.str();
+  }
+  const int own = own_rank(s, plan, ranked);
+  out << "\nthe scenario's own split (tp " << s.parallel.tp << ", pp " << s.parallel.pp << ", micro_batch "
+      << s.training.micro_batch << "), with the least recomputation that fits: "
+      << (own > 0 ? "rank " + std::to_string(own) + " of " + std::to_string(ranked.size())
+                  : std::string("not among the simulated ones (it does not fit, or the rules refuse it)"))
+      << "\n";
+  return out.str();
+}
+
+std::string json(const Scenario& s, const sweep::LayoutSearch& search, const sweep::SweepPlan& plan,
+                 const std::vector<Ranked>& ranked, const std::string& out_dir) {
+  nlohmann::ordered_json j;
+  j["scenario"] = s.source;
+  j["considered"] = search.considered;
+  j["refused"] = search.invalid;
+  j["too_big"] = search.too_big;
+  j["simulated"] = plan.points.size();
+  j["results"] = out_dir + "/results.csv";
+  nlohmann::ordered_json layouts = nlohmann::ordered_json::array();
+  for (const Ranked& r : ranked) {
+    const sweep::SweepPoint& p = plan.points[r.point];
+    nlohmann::ordered_json o;
+    for (size_t k = 0; k < plan.parameter_names.size(); ++k) o[plan.parameter_names[k]] = p.values[k];
+    o["tokens_per_s"] = r.tokens_per_s;
+    o["step_time_s"] = r.step_time_s;
+    o["mfu"] = r.mfu;
+    o["peak_memory_bytes"] = r.peak_memory_bytes;
+    layouts.push_back(o);
+  }
+  j["layouts"] = layouts;
+  j["own_rank"] = own_rank(s, plan, ranked);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+Command plan_command() {
+  Command c;
+  c.name = "plan";
+  c.summary = "which parallel layout to use: every fitting split simulated and ranked by throughput";
+  c.run = [summary = c.summary](const std::vector<std::string>& args, std::ostream& out) {
+    namespace po = boost::program_options;
+    po::options_description extra("Plan");
+    extra.add_options()("out,o", po::value<std::string>()->value_name("DIR"),
+                        "output folder of the simulated layouts (default: SCENARIO-plan)")(
+        "jobs,j", po::value<std::string>()->value_name("N"), "layouts simulated at once (default: the core count)")(
+        "top", po::value<int>()->value_name("K")->default_value(10), "layouts listed");
+    const ScenarioOptions o = parse_scenario_options("plan", args, extra);
+    if (o.help) {
+      out << scenario_usage("plan", summary, extra);
+      return 0;
+    }
+    const int top = o.variables["top"].as<int>();
+    if (top < 1) throw InputError("trainsim plan", "--top", std::to_string(top), "must be at least 1");
+    sweep::SweepRunOptions options;
+    options.jobs = jobs_option(o.variables, "trainsim plan");
+    options.out_dir = o.variables.count("out") ? o.variables["out"].as<std::string>()
+                                               : std::filesystem::path(o.scenario_path).stem().string() + "-plan";
+    options.progress = terminal_stderr();
+    options.progress_label = "plan";
+    const Scenario s = load_scenario(o.scenario_path, o.overrides);
+    const sweep::LayoutSearch search = sweep::search_layouts(o.scenario_path, o.overrides);
+    std::vector<std::vector<std::string>> rows;
+    for (const sweep::Layout& l : search.fitting) rows.push_back(l.values);
+    const sweep::SweepPlan plan =
+        sweep::override_plan("plan", o.scenario_path, o.overrides, sweep::layout_keys(), rows);
+    const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(false, options.out_dir));
+    const std::vector<Ranked> ranked = rank(sweep::load_results(plan, options.out_dir));
+    out << (o.json ? json(s, search, plan, ranked, options.out_dir)
+                   : table(s, search, plan, ranked, top, options.out_dir));
+    return t.failed > 0 ? 1 : 0;
+  };
+  return c;
+}
+
+}  // namespace trainsim::cli
