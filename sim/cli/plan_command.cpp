@@ -61,9 +61,11 @@ std::vector<Ranked> rank(const std::vector<sweep::PointResult>& results) {
 }
 
 // The rank (1-based) of the layout `s` itself runs, matched on tp, pp, micro-batch and
-// schedule; 0 when it is not among the simulated ones.
+// schedule; 0 when it is not among the simulated ones (the search tries 1F1B and interleaved).
 int own_rank(const Scenario& s, const sweep::SweepPlan& plan, const std::vector<Ranked>& ranked) {
-  const std::string schedule = s.parallel.schedule == Schedule::interleaved ? "interleaved" : "1f1b";
+  const std::string schedule = s.parallel.schedule == Schedule::interleaved   ? "interleaved"
+                               : s.parallel.schedule == Schedule::one_f_one_b ? "1f1b"
+                                                                              : "";
   for (size_t i = 0; i < ranked.size(); ++i) {
     const sweep::SweepPoint& p = plan.points[ranked[i].point];
     if (value_of(p, "parallel.tp") == std::to_string(s.parallel.tp) &&
