@@ -169,11 +169,14 @@ Command plan_command() {
     options.progress = terminal_stderr();
     options.progress_label = "plan";
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
-    const sweep::LayoutSearch search = sweep::search_layouts(o.scenario_path, o.overrides);
+    // Layouts are ranked by the step's throughput: a scenario's run-level simulation (its
+    // [run] duration or step target) is left out of the plan's points.
+    std::vector<std::string> overrides = o.overrides;
+    overrides.insert(overrides.end(), {"run.duration=0s", "run.train_steps=0"});
+    const sweep::LayoutSearch search = sweep::search_layouts(o.scenario_path, overrides);
     std::vector<std::vector<std::string>> rows;
     for (const sweep::Layout& l : search.fitting) rows.push_back(l.values);
-    const sweep::SweepPlan plan =
-        sweep::override_plan("plan", o.scenario_path, o.overrides, sweep::layout_keys(), rows);
+    const sweep::SweepPlan plan = sweep::override_plan("plan", o.scenario_path, overrides, sweep::layout_keys(), rows);
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(false, options.out_dir));
     const std::vector<Ranked> ranked = rank(sweep::load_results(plan, options.out_dir));
     out << (o.json ? json(s, search, plan, ranked, options.out_dir)

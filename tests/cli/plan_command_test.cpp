@@ -81,6 +81,19 @@ TEST(PlanCommand, RanksEveryFittingLayoutByThroughput) {
   EXPECT_NE(text.out.find("the scenario's own split"), std::string::npos);
 }
 
+// A scenario's run-level simulation is left out: the same layouts and throughputs.
+TEST(PlanCommand, RanksStepsEvenForAScenarioWithARun) {
+  std::vector<std::string> plain = small_plan(testing::write_temp_file("plan-plain", "") + "-dir");
+  std::vector<std::string> with_run = small_plan(testing::write_temp_file("plan-run", "") + "-dir");
+  plain.push_back("--json");
+  with_run.insert(with_run.end(), {"--json", "--set", "run.duration=1h", "--set", "failures.mtbf=10d"});
+  const auto a = run_trainsim(plain);
+  const auto b = run_trainsim(with_run);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(nlohmann::json::parse(a.out)["layouts"], nlohmann::json::parse(b.out)["layouts"]);
+}
+
 TEST(PlanCommand, RejectsBadOptions) {
   std::vector<std::string> args = small_plan(testing::write_temp_file("plan-bad", "") + "-dir");
   args.insert(args.end(), {"--top", "0"});
