@@ -221,7 +221,13 @@ Command run_command() {
       if (run) j["run"] = run_json(*run, false);
       out << j.dump(2) << "\n";
     } else {
-      out << table(s, r, compute->description(), RankMapping(s.parallel, s.cluster).warnings());
+      std::vector<std::string> warnings = RankMapping(s.parallel, s.cluster).warnings();
+      if (r.peak_memory_bytes > s.gpu_memory_bytes())
+        warnings.push_back("peak memory " + units::format_bytes_binary(r.peak_memory_bytes) + " per GPU exceeds the " +
+                           s.cluster.gpu.name + "'s " + units::format_bytes_binary(s.gpu_memory_bytes()) +
+                           ": the step would not run as configured (trainsim memory shows where; recomputation, "
+                           "ZeRO or more pipeline stages help)");
+      out << table(s, r, compute->description(), warnings);
       if (run) out << run_table(*run);
     }
     return 0;

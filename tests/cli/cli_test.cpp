@@ -158,10 +158,10 @@ namespace {
 // simulation did not cover; each is simulated in its own process and the run repeated.
 TEST(Cli, ShrinkingRunSimulatesEachSizeItReaches) {
   const auto r = testing::run_trainsim({"run", testing::source_path("scenarios/default.ini"), "--json", "--set",
-                                        "cluster.nodes=16", "--set", "run.duration=10d", "--set",
-                                        "failures.mtbf=20d", "--set", "failures.causes=hardware", "--set",
-                                        "failures.spare_nodes=0", "--set", "failures.repair=2d", "--set",
-                                        "elastic.policy=shrink", "--set", "elastic.global_batch=scale"});
+                                        "cluster.nodes=16", "--set", "run.duration=10d", "--set", "failures.mtbf=20d",
+                                        "--set", "failures.causes=hardware", "--set", "failures.spare_nodes=0", "--set",
+                                        "failures.repair=2d", "--set", "elastic.policy=shrink", "--set",
+                                        "elastic.global_batch=scale"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto& run = j["run"];
@@ -173,6 +173,17 @@ TEST(Cli, ShrinkingRunSimulatesEachSizeItReaches) {
   EXPECT_EQ(run["waiting_for_nodes_s"].get<double>(), 0);
   // The run's useful time is made of the step times at several sizes now.
   EXPECT_GT(run["useful_time_s"].get<double>(), 0);
+}
+
+TEST(Cli, RunWarnsWhenTheStepDoesNotFitInMemory) {
+  const auto fits = run_trainsim({"run", source_path("scenarios/default.ini")});
+  ASSERT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_EQ(fits.out.find("warning: peak memory"), std::string::npos) << fits.out;
+  const auto over = run_trainsim({"run", source_path("scenarios/default.ini"), "--set", "training.micro_batch=4",
+                                  "--set", "training.recompute=none"});
+  ASSERT_EQ(over.exit_code, 0) << over.err;
+  EXPECT_NE(over.out.find("warning: peak memory"), std::string::npos) << over.out;
+  EXPECT_NE(over.out.find("exceeds the h100-sxm's 79.65 GiB"), std::string::npos) << over.out;
 }
 
 }  // namespace
