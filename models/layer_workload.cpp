@@ -247,4 +247,11 @@ double total_flops(const std::vector<Op>& ops, bool executed) {
   return sum;
 }
 
+bool is_attention_core(const Op& op) {
+  if (op.kind == OpKind::attention) return true;
+  for (const char* prefix : {"attention.scores", "attention.softmax", "attention.dropout", "attention.values"})
+    if (op.name.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
 }  // namespace trainsim

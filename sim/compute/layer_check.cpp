@@ -77,9 +77,8 @@ MeasuredLayer measured_layer(const CalibrationTable& table) {
 }
 
 std::string measured_op_name(const Op& op) {
-  for (const char* prefix : {"attention.scores", "attention.softmax", "attention.dropout", "attention.values"})
-    if (starts_with(op.name, prefix)) return op.pass == OpPass::forward ? "attention" : "attention.bwd";
-  return op.name;
+  if (!is_attention_core(op)) return op.name;
+  return op.pass == OpPass::forward ? "attention" : "attention.bwd";
 }
 
 double TimePair::deviation() const {

@@ -14,14 +14,6 @@ namespace {
 
 using engine::CollectiveOp;
 
-// The attention core: what ring attention's K/V exchange can overlap.
-bool is_attention_core(const Op& op) {
-  if (op.kind == OpKind::attention) return true;
-  for (const char* prefix : {"attention.scores", "attention.softmax", "attention.dropout", "attention.values"})
-    if (op.name.rfind(prefix, 0) == 0) return true;
-  return false;
-}
-
 // `expert_load`: the busiest expert-parallel rank's tokens over the balanced share.
 void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double repeat, double expert_load,
              PassCost& cost) {
@@ -29,7 +21,7 @@ void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double rep
     const double scale = op_load(op, expert_load);
     const double seconds = repeat * scale * compute.op_time_s(op);
     cost.compute_s += seconds;
-    if (is_attention_core(op)) cost.attention_s += seconds;
+    if (is_attention_core(op)) cost.attention_s += seconds;  // what ring attention's K/V exchange overlaps
     cost.model_flops += repeat * op.model_flops;
     cost.executed_flops += repeat * scale * op.flops;
   }
