@@ -1,7 +1,7 @@
 #pragma once
-// The shapes trainsim-calibrate measures. The full grid is mirrored by
-// kernels/calibration/derive_tables.py (derived tables carry the same rows); the quick
-// grid is a subset of it for a one-minute check. Counts and time estimates: README.md.
+// The shapes trainsim-calibrate measures (a complete grid per kernel, which the compute model
+// interpolates multilinearly); the quick grid is a subset of it for a one-minute check.
+// Counts and time estimates: README.md.
 //
 // GEMM axes cover transformer layers of 1B to 1T models: m = tokens of a micro-batch
 // (b s = 512 ... 32768), n and k = hidden sizes and their TP shards (1B: h = 2048; 1T:

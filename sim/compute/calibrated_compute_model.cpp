@@ -1,5 +1,6 @@
 #include "sim/compute/calibrated_compute_model.hpp"
 
+#include <set>
 #include <utility>
 
 #include "sim/core/error.hpp"
@@ -8,20 +9,21 @@ namespace trainsim {
 
 namespace {
 
-enum class Axes { mnk, mnk_batch, flops, bytes };
+enum class Axes { mnk, mnk_batch, flops_bytes, bytes };
 
 // The kernels the model uses and the coordinates their grids span.
 const std::map<std::string, Axes>& used_kernels() {
   static const std::map<std::string, Axes> kernels = {
       {"gemm", Axes::mnk},
       {"batched_gemm", Axes::mnk_batch},
-      {"attention_fwd", Axes::flops},
-      {"attention_bwd", Axes::flops},
+      {"attention_fwd", Axes::flops_bytes},
+      {"attention_bwd", Axes::flops_bytes},
       {"rmsnorm", Axes::bytes},
       {"layernorm", Axes::bytes},
       {"softmax", Axes::bytes},
       {"swiglu", Axes::bytes},
       {"gelu", Axes::bytes},
+      {"rope", Axes::bytes},
       {"add", Axes::bytes},
       {"adam", Axes::bytes},
       {"copy_d2d", Axes::bytes},
@@ -35,8 +37,8 @@ std::vector<double> coords_of(const CalibrationRow& row, Axes axes) {
       return {row.m, row.n, row.k};
     case Axes::mnk_batch:
       return {row.m, row.n, row.k, row.batch};
-    case Axes::flops:
-      return {row.flops};
+    case Axes::flops_bytes:
+      return {row.flops, row.bytes};
     case Axes::bytes:
       return {row.bytes};
   }
@@ -50,9 +52,9 @@ std::string key_of(const std::string& kernel, const std::string& dtype) {
 std::vector<std::string> gemm_dtypes(Precision p) {
   switch (p) {
     case Precision::bf16:
-      return {"bf16"};
+      return {"bf16", "fp16"};
     case Precision::fp16:
-      return {"fp16"};
+      return {"fp16", "bf16"};
     case Precision::fp8:
       return {"fp8"};
     case Precision::fp32:
@@ -75,6 +77,14 @@ bool contains_text(const std::string& s, const char* part) {
   return s.find(part) != std::string::npos;
 }
 
+// The dtype whose rows fill a curve's gaps: bf16 and fp16 share their tensor-core and memory
+// rates on every GPU trainsim models (NVIDIA datasheets), other dtypes have none.
+std::string same_rate_dtype(const std::string& dtype) {
+  if (dtype == "bf16") return "fp16";
+  if (dtype == "fp16") return "bf16";
+  return "";
+}
+
 }  // namespace
 
 CalibratedComputeModel::CalibratedComputeModel(CalibrationTable table, Precision precision, RooflineParameters fallback)
@@ -90,7 +100,21 @@ CalibratedComputeModel::CalibratedComputeModel(CalibrationTable table, Precision
     samples[key_of(row.kernel, row.dtype)].push_back(
         {coords_of(row, used->second), row.time_s, row.flops, row.bytes, row.line});
   }
-  for (const auto& [key, list] : samples) curves_.emplace(key, KernelCurve(list, table_.file, key));
+  for (const auto& [key, list] : samples) {
+    const auto slash = key.find('/');
+    const std::string sibling = same_rate_dtype(key.substr(slash + 1));
+    const auto other = sibling.empty() ? samples.end() : samples.find(key.substr(0, slash + 1) + sibling);
+    std::vector<CurveSample> all = list;
+    if (other != samples.end()) {
+      // The sibling's rows at coordinates this dtype has no row for.
+      std::set<std::vector<double>> own;
+      for (const CurveSample& s : list) own.insert(s.coords);
+      for (const CurveSample& s : other->second) {
+        if (!own.count(s.coords)) all.push_back(s);
+      }
+    }
+    curves_.emplace(key, KernelCurve(all, table_.file, key));
+  }
 }
 
 const KernelCurve* CalibratedComputeModel::find(const std::string& kernel,
@@ -111,6 +135,8 @@ const KernelCurve* CalibratedComputeModel::memory_curve(const Op& op) const {
     case OpKind::elementwise:
       if (contains_text(op.name, "softmax")) {
         kernels = {"softmax"};
+      } else if (contains_text(op.name, "rope")) {
+        kernels = {"rope", "add"};  // trainsim-calibrate measures no rope: another streaming kernel
       } else if (contains_text(op.name, "activation")) {
         kernels = {"swiglu", "gelu"};
       } else {
@@ -137,15 +163,22 @@ const KernelCurve* CalibratedComputeModel::memory_curve(const Op& op) const {
 double CalibratedComputeModel::gemm_time_s(const Op& op, bool& covered) const {
   const GemmShape& g = op.gemm;
   if (!(g.m > 0 && g.n > 0 && g.k > 0 && g.batch >= 1)) return fallback_.op_time_s(op);
-  const std::vector<std::string> dtypes = gemm_dtypes(precision_);
+  // Under fp8 training each GEMM in its own format (Transformer Engine: the layers' linear
+  // GEMMs in fp8, attention and the output layer in bf16); the training precision otherwise.
+  const std::vector<std::string> dtypes = gemm_dtypes(precision_ == Precision::fp8 ? op.precision : precision_);
   if (g.batch > 1 || op.kind == OpKind::batched_gemm) {
     if (const KernelCurve* batched = find("batched_gemm", dtypes)) {
       covered = true;
       return batched->time_s({g.m, g.n, g.k, g.batch}, op.flops, op.bytes);
     }
   }
+  // Unfused attention's per-head products are one strided-batched kernel whose k (the head
+  // dimension) lies far below any Linear layer's: without batched rows, the datasheet
+  // roofline times that kernel better than `batch` single GEMMs extrapolated from Linear
+  // shapes (the A100's measured GEMMs start at k = 1024).
+  if (op.kind == OpKind::batched_gemm) return fallback_.op_time_s(op);
   if (const KernelCurve* single = find("gemm", dtypes)) {
-    // Without batched rows: `batch` independent GEMMs back to back.
+    // Without batched rows: `batch` independent GEMMs back to back (grouped MoE experts).
     covered = true;
     return g.batch * single->time_s({g.m, g.n, g.k}, op.flops / g.batch, op.bytes / g.batch);
   }
@@ -162,8 +195,9 @@ double CalibratedComputeModel::time_s(const Op& op, bool& covered) const {
       const char* kernel = op.pass == OpPass::backward ? "attention_bwd" : "attention_fwd";
       const KernelCurve* curve = find(kernel, other_dtypes(precision_));
       if (curve == nullptr || !(op.flops > 0)) return fallback_.op_time_s(op);
+      if (!(op.bytes > 0)) return fallback_.op_time_s(op);
       covered = true;
-      return curve->time_s({op.flops}, op.flops, op.bytes);
+      return curve->time_s({op.flops, op.bytes}, op.flops, op.bytes);
     }
     default: {
       const KernelCurve* curve = memory_curve(op);
@@ -187,9 +221,26 @@ bool CalibratedComputeModel::covers(const Op& op) const {
 
 std::string CalibratedComputeModel::description() const {
   const auto gpu = table_.header.find("gpu");
-  return "calibration table " + table_.file + " (" + (table_.measured() ? "measured" : "derived, not measured") +
-         "; gpu: " + (gpu == table_.header.end() ? std::string("?") : gpu->second) + "; source: " + table_.source() +
-         "); " + std::to_string(curves_.size()) + " kernel curves, other ops by the datasheet roofline";
+  std::string kind;
+  switch (table_.source_kind()) {
+    case CalibrationSource::measured:
+      kind = "measured";
+      break;
+    case CalibrationSource::converted:
+      kind = "converted from public measurements";
+      break;
+    case CalibrationSource::derived:
+      kind = "derived, not measured";
+      break;
+  }
+  std::size_t grids = 0;
+  for (const auto& [key, curve] : curves_) grids += curve.is_grid() ? 1 : 0;
+  return "calibration table " + table_.file + " (" + kind + ", " + std::to_string(table_.measured_rows()) + " of " +
+         std::to_string(table_.rows.size()) +
+         " rows measured; gpu: " + (gpu == table_.header.end() ? std::string("?") : gpu->second) +
+         "; source: " + table_.source() + "); " + std::to_string(curves_.size()) + " kernel curves (" +
+         std::to_string(grids) + " grids, " + std::to_string(curves_.size() - grids) +
+         " scattered), other ops by the datasheet roofline";
 }
 
 }  // namespace trainsim

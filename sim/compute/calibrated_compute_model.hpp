@@ -1,29 +1,41 @@
 #pragma once
 // Op times from a calibration table (calibration_table.hpp): each op is timed by the
-// table's curve for the kernel that runs it, interpolated in log space over the measured
-// grid and extrapolated beyond it by the fitted roofline (kernel_curve.hpp).
+// table's curve for the kernel that runs it (kernel_curve.hpp: log-space interpolation over a
+// complete grid or over scattered samples, a fitted roofline beyond them).
 //
 // Which rows time which op (the choice is made here and nowhere else):
 //   gemm          'gemm' rows of the precision's dtype, by (m, n, k); a gemm op with
-//                 batch > 1 (grouped MoE experts) as batched_gemm
-//   batched_gemm  'batched_gemm' rows by (m, n, k, batch); without them, batch x 'gemm'
+//                 batch > 1 (grouped MoE experts) as batched_gemm. Backward GEMMs (dgrad,
+//                 wgrad) are looked up by their own, transposed (m, n, k): no public source
+//                 times backward GEMMs, and a backward GEMM is a GEMM of that shape
+//   batched_gemm  'batched_gemm' rows by (m, n, k, batch); without them the fallback roofline
+//                 (one strided-batched kernel; its head-dimension k is far from any 'gemm' row)
 //   attention     'attention_fwd' (forward, recompute) or 'attention_bwd' rows, by the
-//                 op's executed FLOPs: fused kernels only. trainsim-calibrate's
-//                 'attention_unfused_*' rows are not used for it: unfused attention moves
-//                 the score matrix through HBM (Dao et al. 2022, §2.2, Algorithm 0), so it
-//                 would overstate a fused kernel's time. The workload's unfused path
-//                 (AttentionKernel::standard) is timed by its batched_gemm and softmax rows
+//                 op's executed FLOPs and HBM bytes: fused kernels only. Two axes, because at
+//                 the same FLOPs a longer sequence runs faster (fewer, longer tiles: the
+//                 cuDNN and FlashAttention-2 benchmarks' TFLOP/s rise with the sequence
+//                 length); for causal attention FLOPs / bytes = s h / ((h + h_kv) e), so
+//                 the pair (FLOPs, bytes) stands for (work, sequence length) without the op
+//                 having to carry its shape. trainsim-calibrate's 'attention_unfused_*' rows
+//                 are not used for it: unfused attention moves the score matrix through HBM
+//                 (Dao et al. 2022, §2.2, Algorithm 0), so it would overstate a fused
+//                 kernel's time. The workload's unfused path (AttentionKernel::standard) is
+//                 timed by its batched_gemm and softmax rows
 //   norm          'rmsnorm', else 'layernorm', by HBM bytes
-//   elementwise   'softmax' for ops named *softmax*, 'swiglu' then 'gelu' for *activation*,
+//   elementwise   'softmax' for ops named *softmax*, 'rope' (else 'add') for *rope*
+//                 (rotary embedding of Q and K), 'swiglu' then 'gelu' for *activation*,
 //                 else 'add'; by HBM bytes
 //   loss          'softmax' (cross-entropy is a log-softmax over the vocabulary), by bytes
 //   embedding     'copy_d2d' (a gather moves the rows it reads), by bytes
 //   optimizer     'adam', by bytes
-// and for every memory-bound kind 'copy_d2d' as the last resort. dtypes: bf16 -> bf16,
-// fp16 -> fp16, fp8 -> fp8, fp32 -> tf32 then fp32 (fp32 matmuls run on TF32 tensor cores,
-// as in roofline_compute_model.cpp); attention and memory-bound rows of the precision's
-// dtype, else bf16, fp16, fp32, u8 (copies). An op no row covers is timed by the fallback
-// roofline.
+// and for every memory-bound kind 'copy_d2d' as the last resort. dtypes: bf16 -> bf16 then
+// fp16, fp16 -> fp16 then bf16, fp8 -> fp8, fp32 -> tf32 then fp32 (fp32 matmuls run on TF32
+// tensor cores, as in roofline_compute_model.cpp); attention and memory-bound rows of the
+// precision's dtype, else bf16, fp16, fp32, u8 (copies). bf16 and fp16 run at the same
+// tensor-core and memory rates on the A100, H100, H200 and B200 (NVIDIA datasheets: the same
+// TFLOP/s for both), so a bf16 curve also takes the fp16 rows at shapes it has no bf16 row for,
+// and the other way round (public GEMM timings are often fp16: Vidur, LLMCompass). An op no row
+// covers is timed by the fallback roofline.
 
 #include <map>
 #include <string>
@@ -41,11 +53,13 @@ class CalibratedComputeModel final : public ComputeModel {
  public:
   /// Builds the curves of the kernels listed above from `table` (other rows, e.g.
   /// memcpy_h2d or layer timings, are kept in the table but not used). Throws InputError
-  /// naming the table's file for an incomplete or inconsistent grid (kernel_curve.hpp),
-  /// or a 'gemm' row with batch != 1.
+  /// naming the table's file for inconsistent rows (kernel_curve.hpp), or a 'gemm' row with
+  /// batch != 1.
   CalibratedComputeModel(CalibrationTable table, Precision precision, RooflineParameters fallback);
 
   double op_time_s(const Op& op) const override;
+  /// The table, its source and GPU, how many of its rows are measured, and its curves, e.g.
+  /// "... (converted from public measurements, 932 of 1343 rows measured; ...)".
   std::string description() const override;
 
   /// True if some table curve (not the fallback roofline) times `op`.

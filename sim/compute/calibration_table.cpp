@@ -12,9 +12,11 @@ namespace trainsim {
 
 namespace {
 
-constexpr std::size_t k_column_count = 11;
-constexpr std::array<const char*, k_column_count> k_columns = {"kernel", "dtype", "m",     "n",      "k",   "batch",
-                                                               "time_s", "flops", "bytes", "tflops", "gbps"};
+// The 11 columns every table has, and the optional 12th, `origin`.
+constexpr std::size_t k_value_columns = 11;
+constexpr std::size_t k_column_count = 12;
+constexpr std::array<const char*, k_column_count> k_columns = {"kernel", "dtype", "m",     "n",      "k",    "batch",
+                                                               "time_s", "flops", "bytes", "tflops", "gbps", "origin"};
 
 std::string trim(const std::string& s) {
   const auto first = s.find_first_not_of(" \t\r");
@@ -61,10 +63,48 @@ double parse_number(const std::string& field, const std::string& file, int line,
   return value;
 }
 
+bool starts_with(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+// `measured:<name>` or `derived:<name>`, the name of letters, digits and . _ + - (no commas,
+// no spaces), so that a row's provenance reads back unambiguously.
+bool valid_origin(const std::string& origin) {
+  const auto colon = origin.find(':');
+  if (colon == std::string::npos) return false;
+  const std::string kind = origin.substr(0, colon);
+  const std::string name = origin.substr(colon + 1);
+  if ((kind != "measured" && kind != "derived") || name.empty()) return false;
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '+' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
+bool CalibrationRow::measured(bool table_measured) const {
+  return origin.empty() ? table_measured : starts_with(origin, "measured:");
+}
+
 bool CalibrationTable::measured() const {
-  return lower(source()).rfind("measured", 0) == 0;
+  return source_kind() == CalibrationSource::measured;
+}
+
+CalibrationSource CalibrationTable::source_kind() const {
+  const std::string s = lower(source());
+  if (starts_with(s, "measured")) return CalibrationSource::measured;
+  if (starts_with(s, "converted")) return CalibrationSource::converted;
+  return CalibrationSource::derived;
+}
+
+std::size_t CalibrationTable::measured_rows() const {
+  const bool all = measured();
+  std::size_t n = 0;
+  for (const CalibrationRow& row : rows) n += row.measured(all) ? 1 : 0;
+  return n;
 }
 
 std::string CalibrationTable::source() const {
@@ -72,9 +112,10 @@ std::string CalibrationTable::source() const {
   return it == header.end() ? std::string() : it->second;
 }
 
-std::string calibration_columns() {
+std::string calibration_columns(bool with_origin) {
   std::string s;
-  for (const char* c : k_columns) s += (s.empty() ? "" : ",") + std::string(c);
+  const std::size_t count = with_origin ? k_column_count : k_value_columns;
+  for (std::size_t c = 0; c < count; ++c) s += (s.empty() ? "" : ",") + std::string(k_columns[c]);
   return s;
 }
 
@@ -84,7 +125,7 @@ CalibrationTable parse_calibration_table(std::istream& in, const std::string& fi
   std::string raw;
   int line = 0;
   bool columns_seen = false;
-  const std::string columns = calibration_columns();
+  std::size_t fields = k_value_columns;  // 11, or 12 with the origin column
   while (std::getline(in, raw)) {
     ++line;
     const std::string text = trim(raw);
@@ -101,17 +142,22 @@ CalibrationTable parse_calibration_table(std::istream& in, const std::string& fi
       continue;
     }
     if (!columns_seen) {
-      if (text != columns) {
-        throw InputError(file, where(line, 0), text, "the column line must be '" + columns + "'");
+      if (text == calibration_columns(true)) {
+        fields = k_column_count;
+        table.has_origin = true;
+      } else if (text != calibration_columns(false)) {
+        throw InputError(
+            file, where(line, 0), text,
+            "the column line must be '" + calibration_columns(false) + "' (optionally followed by ',origin')");
       }
       columns_seen = true;
       continue;
     }
     const std::vector<std::string> f = split_fields(text);
-    if (f.size() != k_column_count) {
-      throw InputError(file, where(line, 0), text,
-                       "a row has " + std::to_string(k_column_count) + " comma-separated fields, this one has " +
-                           std::to_string(f.size()));
+    if (f.size() != fields) {
+      throw InputError(
+          file, where(line, 0), text,
+          "a row has " + std::to_string(fields) + " comma-separated fields, this one has " + std::to_string(f.size()));
     }
     CalibrationRow row;
     row.line = line;
@@ -119,8 +165,8 @@ CalibrationTable parse_calibration_table(std::istream& in, const std::string& fi
     row.dtype = f[1];
     if (row.kernel.empty()) throw InputError(file, where(line, 1), "", "the kernel name must not be empty");
     if (row.dtype.empty()) throw InputError(file, where(line, 2), "", "the dtype must not be empty");
-    std::array<double, k_column_count> v{};
-    for (std::size_t c = 2; c < k_column_count; ++c) {
+    std::array<double, k_value_columns> v{};
+    for (std::size_t c = 2; c < k_value_columns; ++c) {
       v[c] = parse_number(f[c], file, line, c + 1);
       if (v[c] < 0) throw InputError(file, where(line, c + 1), f[c], "must not be negative");
     }
@@ -133,13 +179,20 @@ CalibrationTable parse_calibration_table(std::istream& in, const std::string& fi
     row.bytes = v[8];
     if (row.time_s <= 0) throw InputError(file, where(line, 7), f[6], "time_s must be positive");
     if (row.batch < 1) throw InputError(file, where(line, 6), f[5], "batch must be at least 1");
+    if (table.has_origin) {
+      row.origin = f[11];
+      if (!valid_origin(row.origin)) {
+        throw InputError(file, where(line, 12), row.origin,
+                         "origin must read 'measured:<source>' or 'derived:<rule>' (letters, digits, . _ + -)");
+      }
+    }
     table.rows.push_back(row);
   }
   if (!table.header.count("gpu")) throw InputError(file, "header", "", "the '# gpu: ...' line is missing");
   const std::string source = lower(table.source());
-  if (source.rfind("measured", 0) != 0 && source.rfind("derived", 0) != 0) {
+  if (!starts_with(source, "measured") && !starts_with(source, "converted") && !starts_with(source, "derived")) {
     throw InputError(file, "header source", table.source(),
-                     "'# source:' must be 'measured' or 'derived from <citations>'");
+                     "'# source:' must be 'measured', 'converted from <citations>' or 'derived from <citations>'");
   }
   if (!columns_seen) throw InputError(file, "line " + std::to_string(line), "", "the column line is missing");
   if (table.rows.empty()) throw InputError(file, "line " + std::to_string(line), "", "the table has no rows");

@@ -1,0 +1,548 @@
+#!/usr/bin/env python3
+"""Writes the shipped calibration tables a100-80g.csv, h100-sxm.csv, h200.csv and b200.csv
+from public GPU measurements (public.md, section D4: ../shared/validation/public.md from the
+repository root).
+
+    python3 kernels/calibration/convert_public.py [OUT_DIR]
+
+OUT_DIR defaults to this folder. Standard library only; deterministic: the same extracts
+give byte-identical tables. The inputs are the extracts under sources/ (each folder's
+README.md gives repository, path, commit and license); every table's header repeats them
+("# ref ..." lines). A table whose header says "source: measured" (written by
+trainsim-calibrate on the GPU itself, kernels/README.md) is never overwritten: it wins over
+anything converted here.
+
+Every row says where it comes from in its 12th column, `origin`:
+  measured:<source>   a row of the named extract, converted without changing its time;
+  derived:<rule>      a row no measurement covers, made by one of the rules below.
+
+MEASURED (the time of a row is the source's time; only units and shape conventions change)
+  measured:xla         openxla/xla default_matmul_perf_table, sections sm_90 (H100 80GB HBM3)
+                       and sm_100_B200: each entry's achieved FLOP/s for bf16 (bf16 out), f32
+                       (XLA runs f32 dots on TF32 tensor cores by default: the table's f32
+                       rates exceed the fp32 CUDA-core peaks, so they are `tf32` rows) and
+                       fp8 e4m3 x e4m3 (bf16 out). time = 2*b*m*n*k / FLOP/s. b = 1 is a
+                       `gemm` row, b = 2 and 4 are `batched_gemm` rows (tf32: b = 1 only).
+                       The sm_90 fp8 rows are NOT used: they reach 2,593 TFLOP/s, above the
+                       H100 SXM's dense fp8 peak of 1,979 (public.md D3), so they cannot be
+                       H100 kernel times (the converter checks this and stops if that changes).
+  measured:vidur       microsoft/vidur mlp.csv, forward layers of Llama-2-7B/70B (A100, H100)
+                       and Llama-3-8B/70B (A100 only: Vidur has no Llama-3 profile for H100),
+                       TP 1, 2, 4, 8, 128..32768 tokens; fp16; the median of 20 timed runs
+                       (milliseconds). attn_pre_proj, attn_post_proj, mlp_up_proj (gate and up
+                       fused: n = 2*ffn/tp), mlp_down_proj -> `gemm` (m = tokens); mlp_act
+                       (SiLU and multiply) -> `swiglu` (rows = tokens, columns = ffn/tp);
+                       attn_rope -> `rope` (rows = tokens, columns = (heads + kv_heads) *
+                       head_dim / tp); input_layernorm and post_attention_layernorm -> `rmsnorm`;
+                       add -> `add` (rows = tokens, columns = hidden). Norms and the residual
+                       add are not split by tensor parallelism in Vidur's profiler, so they are
+                       taken from the TP 1 rows only (the other TP rows re-measure the shape).
+                       Vidur's attention.csv files are not in the public snapshot (over 4 MiB)
+                       and its emb column (a vocabulary-parallel lookup) has no table kernel.
+  measured:cudnn       NVIDIA/cudnn-frontend sdpa_benchmark_training results: causal
+                       (top_left) bf16 cuDNN fused attention, forward and backward (not the
+                       deterministic backward), Llama-3.1-405B-style GQA (64 query, 8 KV heads,
+                       head_dim 128): H200 (cuDNN 9.19, torch-profiler kernel time, median of
+                       10). The B200 artifacts file of the older commit (128 query, 8 KV heads,
+                       pyt_cudnn backend) is measured:cudnn too, see the host-timing rule.
+  measured:llmcompass  PrincetonUniversity/LLMCompass ae/figure5 real_hardware A100 files:
+                       20 fp16 GEMMs (M, N, K, ms), softmax and layernorm (M x N at the
+                       stated elements per ns), GeLU (tanh approximation; M elements).
+  Host-timed sources: LLMCompass times one call between time.time() and a synchronize, and
+  the cuDNN B200 artifacts time the PyTorch call between two CUDA events, so launch and
+  dispatch are inside the time (LLMCompass's 8192x64x64 GEMM takes 30 us). Rows of these
+  files shorter than 10x the file's shortest time (per column: forward and backward
+  separately) are dropped: there the overhead is more than a tenth of the time.
+
+DERIVED (stated assumptions; every rule names its figures)
+  derived:h100-gemm-rate   H200 GEMMs (gemm, batched_gemm; bf16, fp16, tf32) take the H100's
+                           measured time at the same shape: H200 has the H100's compute dies,
+                           SM count and clocks (989 TFLOP/s bf16 both; public.md D3 and D4
+                           "Gaps"). Its 4.8 vs 3.35 TB/s HBM would only speed up memory-bound
+                           shapes, so these rows are an upper bound there.
+  derived:mamf-fp8-ratio   H100 and H200 fp8 GEMMs (the sm_90 fp8 rows being unusable): the
+                           H100's measured bf16 XLA time at the same shape x (bf16 MAMF / fp8
+                           MAMF): 794.5/1402.6 on H100, 794.5/1453.4 on H200 (stas00/ml-
+                           engineering maximum achievable matmul FLOP/s, public.md D3). It
+                           assumes the fp8 speed-up of the largest GEMMs holds at every shape,
+                           which overstates it for small, latency-bound ones.
+  derived:h200-cudnn       H100 fused attention = the H200's measured cuDNN time at the same
+                           shape: attention at these sequence lengths is bound by the tensor
+                           cores, which the two GPUs share; FlashAttention-style kernels read
+                           Q, K and V once, so the H200's extra bandwidth does not matter.
+  derived:fa2-efficiency   A100 fused attention (no A100 measurement exists): at the H200
+                           cuDNN shapes, the forward reaches 73 % of the A100's 312 TFLOP/s
+                           bf16 peak at the longest sequence (upper end of FlashAttention-2's
+                           "50-73 % of the theoretical maximum FLOPs/s on A100", Dao 2023,
+                           abstract), and below it the H200's measured efficiency curve scaled
+                           to that level (eff(s) = 0.73 * eff_H200(s) / eff_H200(s_max)); the
+                           backward takes the H200's backward/forward time ratio at the shape.
+  derived:gb200-cudnn      B200 fused attention at the GB200 results' shapes (64 query, 8 KV
+                           heads, batch 2, sequence 2048..32768, cuDNN 9.22 kernel times): the
+                           GB200's time x 2500/2250, its B200 running at 1,200 W with 2,500
+                           TFLOP/s dense bf16 against the HGX B200's 2,250 at 1,000 W
+                           (glennklockwood.com/garden/processors/B200, from NVIDIA's Blackwell
+                           datasheet [secondary]).
+  derived:h100-bandwidth   H200 rmsnorm, swiglu, add and rope: the H100's measured (Vidur)
+                           time with its streaming part scaled by the HBM bandwidths,
+                           time = o + (t_H100 - o) * 3350/4800, o = min(3 us, t_H100): 3 us
+                           of launch and tail (sim/compute/roofline_compute_model.cpp) that
+                           bandwidth does not shorten.
+  derived:hbm-roofline     Memory-bound kernels no source measures on the GPU (and all of them
+                           on B200), over trainsim-calibrate's grid (rows 256..65536 x 8192
+                           columns, Adam 2^22..2^30 parameters, copies 4 MiB..4 GiB): time =
+                           3 us + bytes / (0.85 x HBM bandwidth), the roofline's figures
+                           (sim/compute/roofline_compute_model.cpp); HBM: A100 2039, H100 3350,
+                           H200 4800 GB/s (public.md D3), B200 8000 GB/s (NVIDIA DGX B200:
+                           64 TB/s for eight GPUs).
+  No row carries an end-to-end factor: the tables are kernel times only (the former A100
+  factor 0.865, fitted to Megatron-LM Table 1, is gone; end-to-end calibration is done
+  elsewhere).
+
+NOT IN THE TABLES, HANDLED BY THE MODEL (sim/compute/calibrated_compute_model.hpp)
+  * Backward GEMMs: there are no backward timings; a backward GEMM (dgrad: m x k over n,
+    wgrad: k x n over m) is looked up by its own transposed shape in the forward rows.
+  * fp16 and bf16 run at the same tensor-core rate on these GPUs (datasheets), so a 16-bit
+    curve is filled with the other 16-bit dtype's rows at shapes it lacks (the A100's
+    measured GEMMs are all fp16).
+  * A100 batched GEMMs: no source; the model runs `batch` GEMM rows back to back.
+
+Shape fields and byte counts follow kernels/README.md ("Calibration table format").
+"""
+
+import csv
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCES = os.path.join(HERE, "sources")
+
+# Repository, path, commit and license of every source; each table's header repeats the
+# ones it uses.
+REFS = {
+    "xla": ("openxla/xla", "xla/service/gpu/model/default_matmul_perf_table.txtpb",
+            "336bb15c32a11820a81b226ae502d9ebbfab4412", "Apache-2.0"),
+    "vidur": ("microsoft/vidur", "data/profiling/compute/{a100,h100}/meta-llama/<model>/mlp.csv",
+              "7d47513363ec447a741ac5e47241580b47724fbf", "MIT"),
+    "cudnn": ("NVIDIA/cudnn-frontend",
+              "benchmark/sdpa_benchmark_training/results/{h200_919_only_cudnn,llama3.1/gb200}/*.csv",
+              "3929da2ef4c1dba1bb8acb68727b9134f26f40c0", "MIT"),
+    "cudnn-b200": ("NVIDIA/cudnn-frontend",
+                   "benchmark/sdpa_benchmark_training/artifacts/sdpa_bf16_benchmark_results_NVIDIA_B200.csv",
+                   "9793df569ce413f4b1844a9176f7ae24dd981603", "MIT"),
+    "llmcompass": ("PrincetonUniversity/LLMCompass",
+                   "ae/figure5/{ab,cf,de,g}/real_hardware/{matmul,softmax,layernorm,gelu}_A100.csv",
+                   "2e015fd2ee750e6cad8d7152df52551e5b41ef20", "BSD-3-Clause"),
+}
+
+# The rule of each derived origin, for the table headers (the docstring has the reasoning).
+RULES = {
+    "h100-gemm-rate": "H200 GEMM = the H100's measured time at the shape (same compute dies; public.md D4 Gaps)",
+    "mamf-fp8-ratio": "fp8 GEMM = the H100's measured bf16 time x bf16 MAMF / fp8 MAMF (794.5/1402.6 H100, "
+                      "794.5/1453.4 H200; public.md D3)",
+    "h200-cudnn": "H100 fused attention = the H200's measured cuDNN time at the shape (same tensor cores)",
+    "fa2-efficiency": "A100 fused attention: 73 % of 312 TFLOP/s at the longest sequence (FlashAttention-2, "
+                      "Dao 2023), the H200 cuDNN efficiency curve below it, the H200's backward/forward ratio",
+    "gb200-cudnn": "B200 fused attention = GB200 cuDNN time x 2500/2250 (dense bf16 TFLOP/s at 1200 W vs 1000 W)",
+    "h100-bandwidth": "H200 memory-bound = o + (t_H100 - o) x 3350/4800, o = min(3 us, t_H100)",
+    "hbm-roofline": "memory-bound with no measurement: 3 us + bytes / (0.85 x HBM bandwidth)",
+}
+
+OVERHEAD_S = 3e-6          # launch and tail per kernel (sim/compute/roofline_compute_model.cpp)
+MEMORY_EFFICIENCY = 0.85   # streaming kernels' share of datasheet HBM bandwidth (same file)
+HOST_TIMED_FACTOR = 10.0   # host-timed rows shorter than this x the file's shortest are dropped
+
+MAMF_BF16 = 794.5e12                                  # H100 SXM and H200 (public.md D3)
+MAMF_FP8 = {"h100-sxm": 1402.6e12, "h200": 1453.4e12}  # public.md D3
+SM90_FP8_PEAK = 1979e12                               # H100 SXM dense fp8 (public.md D3)
+FA2_FRACTION = 0.73                                   # Dao 2023, abstract: "50-73%"
+A100_PEAK_BF16 = 312e12                               # public.md D3
+H200_PEAK_BF16 = 989e12                               # public.md D3
+GB200_TO_B200 = 2500.0 / 2250.0                       # glennklockwood.com B200 page [secondary]
+
+GPUS = {
+    "a100-80g": {"name": "NVIDIA A100-SXM4-80GB", "cc": "8.0", "hbm_Bps": 2039e9},
+    "h100-sxm": {"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "hbm_Bps": 3350e9},
+    "h200": {"name": "NVIDIA H200", "cc": "9.0", "hbm_Bps": 4800e9},
+    "b200": {"name": "NVIDIA B200", "cc": "10.0", "hbm_Bps": 8000e9},
+}
+
+KERNEL_ORDER = ["gemm", "batched_gemm", "attention_fwd", "attention_bwd", "rmsnorm", "layernorm", "softmax",
+                "gelu", "swiglu", "rope", "add", "adam", "copy_d2d"]
+DTYPE_ORDER = ["bf16", "fp16", "fp8", "tf32", "fp32", "u8"]
+
+IN_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1, "tf32": 4}
+OUT_BYTES = {"bf16": 2, "fp16": 2, "fp8": 2, "tf32": 4}  # fp8 GEMMs write bf16
+
+XLA_DTYPES = {"bf16xbf16->bf16": "bf16", "f32xf32->f32": "tf32", "f8e4m3fnxf8e4m3fn->bf16": "fp8"}
+
+ROW_KERNEL_ROWS = [256, 1024, 4096, 16384, 65536]
+ROW_KERNEL_COLS = 8192
+ADAM_PARAMS = [1 << 22, 1 << 24, 1 << 26, 1 << 28, 1 << 30]
+COPY_BYTES = [1 << 22, 1 << 24, 1 << 26, 1 << 28, 1 << 30, 1 << 32]
+
+
+class Row:
+    """One table row: shape fields, seconds, FLOP, bytes, and where it comes from."""
+
+    def __init__(self, kernel, dtype, m, n, k, batch, time_s, flops, nbytes, origin):
+        self.kernel, self.dtype = kernel, dtype
+        self.m, self.n, self.k, self.batch = m, n, k, batch
+        self.time_s, self.flops, self.bytes, self.origin = time_s, flops, nbytes, origin
+
+    def with_time(self, time_s, origin, dtype=None, nbytes=None):
+        return Row(self.kernel, dtype or self.dtype, self.m, self.n, self.k, self.batch, time_s, self.flops,
+                   self.bytes if nbytes is None else nbytes, origin)
+
+    def sort_key(self):
+        return (KERNEL_ORDER.index(self.kernel), DTYPE_ORDER.index(self.dtype), self.m, self.n, self.k, self.batch,
+                self.origin, self.time_s)
+
+
+# ---------------------------------------------------------------------------------------
+# Row builders (kernels/README.md conventions)
+
+def gemm_row(dtype, m, n, k, batch, time_s, origin):
+    kernel = "gemm" if batch == 1 else "batched_gemm"
+    flops = 2 * m * n * k * batch
+    nbytes = ((m * k + k * n) * IN_BYTES[dtype] + m * n * OUT_BYTES[dtype]) * batch
+    return Row(kernel, dtype, m, n, k, batch, time_s, flops, nbytes, origin)
+
+
+def attention_rows(seq, batch, heads, kv_heads, head_dim, fwd_s, bwd_s, origin, element=2):
+    """Fused causal attention, forward and backward, as layer_workload.cpp counts it: forward
+    FLOP 4*b*s^2*h*d/2 (causal half), backward 2.5x; bytes Q and O over the query heads, K and
+    V over the KV heads (x2 backward). Shape fields: seq, seq, head_dim, batch x query heads."""
+    fwd_flops = 4 * batch * seq * seq * heads * head_dim // 2
+    fwd_bytes = (2 * batch * seq * heads * head_dim + 2 * batch * seq * kv_heads * head_dim) * element
+    bh = batch * heads
+    return [Row("attention_fwd", "bf16", seq, seq, head_dim, bh, fwd_s, fwd_flops, fwd_bytes, origin),
+            Row("attention_bwd", "bf16", seq, seq, head_dim, bh, bwd_s, fwd_flops * 5 // 2, 2 * fwd_bytes, origin)]
+
+
+def memory_row(kernel, dtype, rows, cols, time_s, origin):
+    """Memory-bound kernels: HBM bytes as trainsim-calibrate counts them (kernels/README.md)."""
+    per_element = {"rmsnorm": 4, "layernorm": 4, "softmax": 4, "gelu": 4, "rope": 4, "swiglu": 6, "add": 6}
+    nbytes = per_element[kernel] * rows * cols
+    if kernel == "rmsnorm":
+        nbytes += 2 * cols  # the weight
+    return Row(kernel, dtype, rows, cols, 0, 1, time_s, 0, nbytes, origin)
+
+
+def roofline_time(nbytes, gpu):
+    return OVERHEAD_S + nbytes / (MEMORY_EFFICIENCY * gpu["hbm_Bps"])
+
+
+# ---------------------------------------------------------------------------------------
+# Sources
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def xla_entries(section):
+    """{(dtype, b, m, n, k): seconds} of one section of the XLA extract."""
+    out = {}
+    for r in read_csv(os.path.join(SOURCES, "openxla-xla", "default_matmul_perf_table.csv")):
+        if r["section"] != section:
+            continue
+        b, m, n, k = (int(r[c]) for c in ("b", "m", "n", "k"))
+        for key, dtype in XLA_DTYPES.items():
+            out[(dtype, b, m, n, k)] = 2 * b * m * n * k / int(r[key])
+    if not out:
+        raise SystemExit("convert_public.py: no XLA section %s" % section)
+    return out
+
+
+def xla_rows(section, dtypes):
+    rows = []
+    for (dtype, b, m, n, k), t in sorted(xla_entries(section).items()):
+        if dtype in dtypes and (dtype != "tf32" or b == 1):
+            rows.append(gemm_row(dtype, m, n, k, b, t, "measured:xla"))
+    return rows
+
+
+def check_sm90_fp8_is_unusable():
+    """public.md D4: the sm_90 fp8 rates exceed the H100's fp8 peak. Stop if that changes, so
+    that the rule 'do not use them' is revisited rather than silently kept."""
+    best = max(2 * b * m * n * k / t for (d, b, m, n, k), t in xla_entries("sm_90").items() if d == "fp8")
+    if best <= SM90_FP8_PEAK:
+        raise SystemExit("convert_public.py: the sm_90 fp8 rows no longer exceed the H100 fp8 peak; revisit")
+    return best
+
+
+VIDUR_MODELS = {
+    "a100": ["Llama-2-7b-hf", "Llama-2-70b-hf", "Meta-Llama-3-8B", "Meta-Llama-3-70B"],
+    "h100": ["Llama-2-7b-hf", "Llama-2-70b-hf"],
+}
+
+
+def vidur_rows(gpu_folder):
+    rows = []
+    for model in VIDUR_MODELS[gpu_folder]:
+        path = os.path.join(SOURCES, "microsoft-vidur", gpu_folder, "meta-llama", model, "mlp.csv")
+        for r in read_csv(path):
+            heads, kv, hidden = int(r["n_head"]), int(r["n_kv_head"]), int(r["n_embd"])
+            ffn, tokens, tp = int(r["n_expanded_embd"]), int(r["num_tokens"]), int(r["num_tensor_parallel_workers"])
+            if r["use_gated_mlp"] != "True":
+                raise SystemExit("convert_public.py: %s is not a gated MLP" % path)
+            d = hidden // heads
+
+            def ms(op):
+                return float(r["time_stats.%s.median" % op]) * 1e-3
+
+            o = "measured:vidur"
+            rows.append(gemm_row("fp16", tokens, (heads + 2 * kv) * d // tp, hidden, 1, ms("attn_pre_proj"), o))
+            rows.append(gemm_row("fp16", tokens, hidden, heads * d // tp, 1, ms("attn_post_proj"), o))
+            rows.append(gemm_row("fp16", tokens, 2 * ffn // tp, hidden, 1, ms("mlp_up_proj"), o))
+            rows.append(gemm_row("fp16", tokens, hidden, ffn // tp, 1, ms("mlp_down_proj"), o))
+            rows.append(memory_row("swiglu", "fp16", tokens, ffn // tp, ms("mlp_act"), o))
+            rows.append(memory_row("rope", "fp16", tokens, (heads + kv) * d // tp, ms("attn_rope"), o))
+            if tp == 1:  # not split by TP: the other TP rows re-measure the same shape
+                rows.append(memory_row("rmsnorm", "fp16", tokens, hidden, ms("input_layernorm"), o))
+                rows.append(memory_row("rmsnorm", "fp16", tokens, hidden, ms("post_attention_layernorm"), o))
+                rows.append(memory_row("add", "fp16", tokens, hidden, ms("add"), o))
+    return rows
+
+
+def host_timed_keep(times):
+    """Which host-timed rows to keep: those at least HOST_TIMED_FACTOR x the shortest."""
+    floor = HOST_TIMED_FACTOR * min(times)
+    return [t >= floor for t in times]
+
+
+def llmcompass_rows():
+    base = os.path.join(SOURCES, "PrincetonUniversity-LLMCompass", "ae", "figure5")
+
+    def fields(path):
+        with open(path) as f:
+            return [[x.strip() for x in line.split(",")] for line in f if line.strip()]
+
+    rows = []
+    o = "measured:llmcompass"
+    gemms = [(int(a), int(b), int(c), float(t[:-2]) * 1e-3)
+             for a, b, c, t, _ in fields(os.path.join(base, "ab", "real_hardware", "matmul_A100.csv"))]
+    for (m, n, k, t), keep in zip(gemms, host_timed_keep([g[3] for g in gemms])):
+        if keep:
+            rows.append(gemm_row("fp16", m, n, k, 1, t, o))
+    for kernel, sub in (("softmax", "cf"), ("layernorm", "de")):
+        entries = [(int(a), int(b), int(a) * int(b) / (float(v) * 1e9))
+                   for a, b, v in fields(os.path.join(base, sub, "real_hardware", kernel + "_A100.csv"))]
+        for (r, c, t), keep in zip(entries, host_timed_keep([e[2] for e in entries])):
+            if keep:
+                rows.append(memory_row(kernel, "fp16", r, c, t, o))
+    entries = [(int(a), int(a) / (float(v) * 1e9)) for a, v in fields(os.path.join(base, "g", "real_hardware",
+                                                                                     "gelu_A100.csv"))]
+    for (elements, t), keep in zip(entries, host_timed_keep([e[1] for e in entries])):
+        if keep:
+            rows.append(memory_row("gelu", "fp16", elements, 1, t, o))
+    return rows
+
+
+CUDNN = os.path.join(SOURCES, "NVIDIA-cudnn-frontend")
+
+
+def cudnn_h200():
+    """[(seq, batch, heads, kv_heads, head_dim, fwd_s, bwd_s)] of the H200 llama3.1 results."""
+    out = []
+    for r in read_csv(os.path.join(CUDNN, "results", "h200_919_only_cudnn", "llama3.1_20260227_034703.csv")):
+        if (r["backend"], r["data_type"], r["attn_mask"], r["deterministic_bwd"]) != ("cudnn", "bfloat16", "top_left",
+                                                                                      "False"):
+            continue
+        if r["q_seqlen"] != r["kv_seqlen"] or r["head_dim_qk"] != r["head_dim_vo"]:
+            raise SystemExit("convert_public.py: unexpected cuDNN shape")
+        out.append((int(r["q_seqlen"]), int(r["batch_size"]), int(r["num_q_heads"]), int(r["num_kv_heads"]),
+                    int(r["head_dim_qk"]), float(r["fwd_time_ms"]) * 1e-3, float(r["bwd_time_ms"]) * 1e-3))
+    return sorted(out)
+
+
+def cudnn_gb200():
+    fwd, bwd = {}, {}
+    for r in read_csv(os.path.join(CUDNN, "results", "llama3.1", "gb200", "llama3.1_20260424_100750.csv")):
+        if (r["backend"], r["data_type"], r["attn_mask"]) != ("cudnn", "bfloat16", "top_left"):
+            continue
+        key = (int(r["q_seqlen"]), int(r["batch_size"]), int(r["num_q_heads"]), int(r["num_kv_heads"]),
+               int(r["head_dim_qk"]))
+        if r["profile_pass"] == "fwd":
+            fwd[key] = float(r["time_ms"]) * 1e-3
+        elif r["profile_pass"] == "bwd" and r["deterministic_bwd"] == "False":
+            bwd[key] = float(r["time_ms"]) * 1e-3
+    return sorted(key + (fwd[key], bwd[key]) for key in fwd if key in bwd)
+
+
+def cudnn_b200_rows():
+    entries = []
+    for r in read_csv(os.path.join(CUDNN, "artifacts", "sdpa_bf16_benchmark_results_NVIDIA_B200.csv")):
+        if r["backend"] != "pyt_cudnn" or r["is_causal"] != "True":
+            continue
+        entries.append((int(r["q_seqlen"]), int(r["batch_size"]), int(r["num_q_heads"]), int(r["num_kv_heads"]),
+                        int(r["head_dim"]), float(r["forward_time"]) * 1e-3, float(r["backward_time"]) * 1e-3))
+    keep_fwd = host_timed_keep([e[5] for e in entries])
+    keep_bwd = host_timed_keep([e[6] for e in entries])
+    rows = []
+    for e, kf, kb in zip(entries, keep_fwd, keep_bwd):
+        fwd, bwd = attention_rows(*e, origin="measured:cudnn")
+        rows += ([fwd] if kf else []) + ([bwd] if kb else [])
+    return rows
+
+
+# ---------------------------------------------------------------------------------------
+# Derivations
+
+def fa2_a100_attention():
+    h200 = cudnn_h200()
+    longest = max(h200)
+    ref = attention_rows(*longest, origin="")[0]
+    ref_eff = ref.flops / ref.time_s / H200_PEAK_BF16
+    rows = []
+    for e in h200:
+        fwd, bwd = attention_rows(*e, origin="derived:fa2-efficiency")
+        eff = FA2_FRACTION * (fwd.flops / fwd.time_s / H200_PEAK_BF16) / ref_eff
+        t_fwd = fwd.flops / (eff * A100_PEAK_BF16)
+        rows += [fwd.with_time(t_fwd, fwd.origin), bwd.with_time(t_fwd * bwd.time_s / fwd.time_s, bwd.origin)]
+    return rows
+
+
+def fp8_from_bf16(bf16_rows, gpu_name):
+    out = []
+    for r in bf16_rows:
+        if r.dtype != "bf16":
+            continue
+        fp8 = gemm_row("fp8", r.m, r.n, r.k, r.batch, r.time_s * MAMF_BF16 / MAMF_FP8[gpu_name],
+                       "derived:mamf-fp8-ratio")
+        out.append(fp8)
+    return out
+
+
+def h200_memory_from_h100(h100_rows):
+    ratio = GPUS["h100-sxm"]["hbm_Bps"] / GPUS["h200"]["hbm_Bps"]
+    out = []
+    for r in h100_rows:
+        o = min(OVERHEAD_S, r.time_s)
+        out.append(r.with_time(o + (r.time_s - o) * ratio, "derived:h100-bandwidth"))
+    return out
+
+
+def roofline_memory_rows(gpu, present):
+    """Rows of the memory-bound kernels the GPU has no other row for."""
+    rows = []
+    o = "derived:hbm-roofline"
+    for kernel in ("layernorm", "rmsnorm", "softmax", "gelu", "swiglu", "add", "rope"):
+        if kernel in present:
+            continue
+        for r in ROW_KERNEL_ROWS:
+            row = memory_row(kernel, "bf16", r, ROW_KERNEL_COLS, 0, o)
+            rows.append(row.with_time(roofline_time(row.bytes, gpu), o))
+    if "adam" not in present:
+        for p in ADAM_PARAMS:
+            rows.append(Row("adam", "fp32", p, 1, 0, 1, roofline_time(30 * p, gpu), 0, 30 * p, o))
+    if "copy_d2d" not in present:
+        for size in COPY_BYTES:
+            rows.append(Row("copy_d2d", "u8", size, 1, 0, 1, roofline_time(2 * size, gpu), 0, 2 * size, o))
+    return rows
+
+
+# ---------------------------------------------------------------------------------------
+# Tables
+
+def table_rows():
+    """{gpu: (rows, refs)}: every row of every table, and the sources each table cites."""
+    sm90_fp8_best = check_sm90_fp8_is_unusable()
+    h100_xla = xla_rows("sm_90", ("bf16", "tf32"))
+    h100_vidur = vidur_rows("h100")
+    h100_gemm = h100_xla + [r for r in h100_vidur if r.kernel == "gemm"]
+    h100_memory = [r for r in h100_vidur if r.kernel != "gemm"]
+    h200_attention = [row for e in cudnn_h200() for row in attention_rows(*e, origin="measured:cudnn")]
+
+    tables = {}
+    rows = vidur_rows("a100") + llmcompass_rows() + fa2_a100_attention()
+    tables["a100-80g"] = (rows, [("vidur", "A100 80GB DGX"), ("llmcompass", "A100 80GB"), ("cudnn", "H200, for the "
+                                                                                             "shape of the derived "
+                                                                                             "A100 attention")])
+    rows = h100_gemm + fp8_from_bf16(h100_xla, "h100-sxm") + h100_memory + \
+        [r.with_time(r.time_s, "derived:h200-cudnn") for r in h200_attention]
+    tables["h100-sxm"] = (rows, [("xla", "sm_90; fp8 rows not used: up to %.0f TFLOP/s, above the 1979 peak"
+                                  % (sm90_fp8_best / 1e12)), ("vidur", "H100 DGX"), ("cudnn", "H200")])
+    rows = [r.with_time(r.time_s, "derived:h100-gemm-rate") for r in h100_gemm] + \
+        fp8_from_bf16(h100_xla, "h200") + h200_memory_from_h100(h100_memory) + h200_attention
+    tables["h200"] = (rows, [("cudnn", "H200, cuDNN 9.19"), ("xla", "sm_90, via the H100 rules"),
+                             ("vidur", "H100, via the H100 rules")])
+    rows = xla_rows("sm_100_B200", ("bf16", "tf32", "fp8")) + cudnn_b200_rows() + \
+        [row.with_time(row.time_s * GB200_TO_B200, "derived:gb200-cudnn")
+         for e in cudnn_gb200() for row in attention_rows(*e, origin="derived:gb200-cudnn")]
+    tables["b200"] = (rows, [("xla", "sm_100_B200"), ("cudnn-b200", "B200, cuDNN 9.10"),
+                             ("cudnn", "GB200, cuDNN 9.22, for the derived B200 rows")])
+    out = {}
+    for name, (rows, refs) in tables.items():
+        present = {r.kernel for r in rows}
+        rows = rows + roofline_memory_rows(GPUS[name], present)
+        out[name] = (sorted(rows, key=Row.sort_key), refs)
+    return out
+
+
+def fmt(x):
+    return "%.9g" % x
+
+
+def fmt_count(x):
+    return "%d" % x if float(x).is_integer() and abs(x) < 1e18 else "%.9g" % x
+
+
+def table_text(name, rows, refs):
+    gpu = GPUS[name]
+    measured = sum(1 for r in rows if r.origin.startswith("measured:"))
+    used_rules = sorted({r.origin.split(":", 1)[1] for r in rows if r.origin.startswith("derived:")})
+    sources = sorted({REFS[key][0] for key, _ in refs})
+    lines = [
+        "# gpu: %s (converted)" % gpu["name"],
+        "# trainsim_gpu: %s" % name,
+        "# compute_capability: %s" % gpu["cc"],
+        "# source: converted from public measurements (%s); rows no measurement covers are derived; "
+        "the origin column says which" % ", ".join(sources),
+        "# generator: kernels/calibration/convert_public.py (python3 kernels/calibration/convert_public.py)",
+        "# note: kernel times only, no end-to-end factor. A table trainsim-calibrate measures on the GPU "
+        "(source: measured) replaces this one.",
+        "# rows: %d, measured %d, derived %d" % (len(rows), measured, len(rows) - measured),
+    ]
+    for key, what in refs:
+        repo, path, commit, license_name = REFS[key]
+        lines.append("# ref %s: %s %s @%s %s (%s)" % (key, repo, path, commit, license_name, what))
+    for rule in used_rules:
+        lines.append("# rule derived:%s: %s" % (rule, RULES[rule]))
+    lines.append("kernel,dtype,m,n,k,batch,time_s,flops,bytes,tflops,gbps,origin")
+    for r in rows:
+        lines.append(",".join([r.kernel, r.dtype, fmt_count(r.m), fmt_count(r.n), fmt_count(r.k),
+                               fmt_count(r.batch), fmt(r.time_s), fmt_count(r.flops), fmt_count(r.bytes),
+                               "%.6g" % (r.flops / r.time_s / 1e12), "%.6g" % (r.bytes / r.time_s / 1e9),
+                               r.origin]))
+    return "\n".join(lines) + "\n"
+
+
+def is_measured(path):
+    """True if `path` is a table trainsim-calibrate measured: never overwrite one."""
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("#"):
+                return False
+            key, _, value = line[1:].partition(":")
+            if key.strip().lower() == "source":
+                return value.strip().lower().startswith("measured")
+    return False
+
+
+def main():
+    folder = sys.argv[1] if len(sys.argv) > 1 else HERE
+    for name, (rows, refs) in sorted(table_rows().items()):
+        path = os.path.join(folder, name + ".csv")
+        if is_measured(path):
+            print("%s is measured: left as it is" % path)
+            continue
+        with open(path, "w", newline="\n") as f:
+            f.write(table_text(name, rows, refs))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""Checks kernels/calibration/convert_public.py against its inputs (run by CTest as
+CalibrationTables.<check>; standard library only):
+
+  ConverterIsDeterministic      running it twice into empty folders writes the committed
+                                tables byte for byte (tables measured by trainsim-calibrate
+                                are skipped: the converter leaves them alone)
+  ConvertedRowsEqualSourceRows  every source row the converter is documented to use is in the
+                                table with the source's time; the extracts are parsed here
+                                independently of the converter
+  ConverterKeepsMeasuredTables  a table whose header says 'source: measured' is not rewritten
+  TablesCiteTheirSources        headers cite repository, path, commit and license of every
+                                source used; every row has an origin; the counts add up
+
+    python3 tests/compute/convert_public_test.py CHECK
+"""
+
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CALIBRATION = os.path.join(ROOT, "kernels", "calibration")
+CONVERTER = os.path.join(CALIBRATION, "convert_public.py")
+SOURCES = os.path.join(CALIBRATION, "sources")
+TABLES = ["a100-80g", "h100-sxm", "h200", "b200"]
+COMMITS = {
+    "openxla/xla": "336bb15c32a11820a81b226ae502d9ebbfab4412",
+    "microsoft/vidur": "7d47513363ec447a741ac5e47241580b47724fbf",
+    "NVIDIA/cudnn-frontend": "3929da2ef4c1dba1bb8acb68727b9134f26f40c0",
+    "PrincetonUniversity/LLMCompass": "2e015fd2ee750e6cad8d7152df52551e5b41ef20",
+}
+B200_ARTIFACT_COMMIT = "9793df569ce413f4b1844a9176f7ae24dd981603"
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run_converter(folder):
+    subprocess.run([sys.executable, CONVERTER, folder], check=True, stdout=subprocess.PIPE)
+
+
+def read_table(path):
+    """(header lines, rows as dicts with numbers)"""
+    header, rows, columns = [], [], None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("#"):
+                if columns is None:
+                    header.append(line)
+                continue
+            if columns is None:
+                columns = line.split(",")
+                continue
+            values = dict(zip(columns, line.split(",")))
+            for key in ("m", "n", "k", "batch", "time_s", "flops", "bytes"):
+                values[key] = float(values[key])
+            rows.append(values)
+    return header, columns, rows
+
+
+def is_measured(path):
+    header, _, _ = read_table(path)
+    return any(h.lower().startswith("# source: measured") for h in header)
+
+
+def committed(name):
+    return os.path.join(CALIBRATION, name + ".csv")
+
+
+# ---------------------------------------------------------------------------------------
+
+def converter_is_deterministic():
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        run_converter(a)
+        run_converter(b)
+        for name in TABLES:
+            first = open(os.path.join(a, name + ".csv"), "rb").read()
+            check(first == open(os.path.join(b, name + ".csv"), "rb").read(), name + ": two runs differ")
+            if os.path.exists(committed(name)) and is_measured(committed(name)):
+                continue
+            check(first == open(committed(name), "rb").read(),
+                  name + ".csv differs from the converter's output: rerun python3 kernels/calibration/convert_public.py")
+
+
+def converter_keeps_measured_tables():
+    with tempfile.TemporaryDirectory() as folder:
+        measured = ("# gpu: NVIDIA H200\n# source: measured\n"
+                    "kernel,dtype,m,n,k,batch,time_s,flops,bytes,tflops,gbps\n"
+                    "gemm,bf16,8192,8192,8192,1,0.00145,1099511627776,402653184,757.3,277.4\n")
+        with open(os.path.join(folder, "h200.csv"), "w") as f:
+            f.write(measured)
+        run_converter(folder)
+        check(open(os.path.join(folder, "h200.csv")).read() == measured, "the measured h200.csv was rewritten")
+        for name in TABLES:
+            if name != "h200":
+                check(os.path.exists(os.path.join(folder, name + ".csv")), name + ".csv was not written")
+
+
+def tables_cite_their_sources():
+    for name in TABLES:
+        path = committed(name)
+        if is_measured(path):
+            continue
+        header, columns, rows = read_table(path)
+        check(columns[-1] == "origin" and len(columns) == 12, name + ": no origin column")
+        source = [h for h in header if h.startswith("# source:")]
+        check(len(source) == 1 and source[0].startswith("# source: converted from public measurements"),
+              name + ": source line")
+        refs = [h for h in header if h.startswith("# ref ")]
+        used = set()
+        for r in rows:
+            kind, _, what = r["origin"].partition(":")
+            check(kind in ("measured", "derived") and what, name + ": bad origin " + r["origin"])
+            if kind == "measured":
+                used.add(what)
+        for repo, commit in COMMITS.items():
+            cited = [h for h in refs if (" %s " % repo) in h]
+            for h in cited:
+                check(("@" + commit) in h or ("@" + B200_ARTIFACT_COMMIT) in h, name + ": commit of " + h)
+                check(h.split("@", 1)[1].split(" ")[1] in ("Apache-2.0", "MIT", "BSD-3-Clause"), name + ": license")
+        repo_of = {"xla": "openxla/xla", "vidur": "microsoft/vidur", "cudnn": "NVIDIA/cudnn-frontend",
+                   "llmcompass": "PrincetonUniversity/LLMCompass"}
+        for what in used:
+            check(any((" %s " % repo_of[what]) in h for h in refs), name + ": measured:%s without a ref line" % what)
+        count = [h for h in header if h.startswith("# rows:")]
+        measured = sum(1 for r in rows if r["origin"].startswith("measured:"))
+        check(count == ["# rows: %d, measured %d, derived %d" % (len(rows), measured, len(rows) - measured)],
+              name + ": rows line")
+        for r in rows:
+            if r["origin"].startswith("derived:"):
+                rule = r["origin"].split(":", 1)[1]
+                check(any(h.startswith("# rule derived:%s:" % rule) for h in header), name + ": no rule for " + rule)
+        # The sm_90 fp8 rows exceed the H100's fp8 peak and must not appear as measured.
+        check(not any(r["dtype"] == "fp8" and r["origin"] == "measured:xla" for r in rows if name != "b200"),
+              name + ": sm_90 fp8 rows used as measured")
+        for r in rows:
+            check("end_to_end" not in r["origin"], name + ": end-to-end factor")
+
+
+# ---------------------------------------------------------------------------------------
+# Independent parsing of the extracts.
+
+def data_lines(path):
+    with open(path) as f:
+        return [line for line in f if line.strip() and not line.startswith("#")]
+
+
+def xla_times(section):
+    lines = data_lines(os.path.join(SOURCES, "openxla-xla", "default_matmul_perf_table.csv"))
+    names = lines[0].strip().split(",")
+    out = {}
+    for line in lines[1:]:
+        v = line.strip().split(",")
+        if v[0] != section:
+            continue
+        b, m, n, k = (int(x) for x in v[1:5])
+        for name, value in zip(names[5:], v[5:]):
+            dtype = {"bf16xbf16->bf16": "bf16", "f32xf32->f32": "tf32", "f8e4m3fnxf8e4m3fn->bf16": "fp8"}[name]
+            out[(dtype, b, m, n, k)] = 2.0 * b * m * n * k / float(value)
+    return out
+
+
+def vidur_expected(gpu):
+    """[(kernel, m, n, k, seconds)] the converter is documented to take from Vidur."""
+    out = []
+    base = os.path.join(SOURCES, "microsoft-vidur", gpu, "meta-llama")
+    for model in sorted(os.listdir(base)):
+        with open(os.path.join(base, model, "mlp.csv"), newline="") as f:
+            for r in csv.DictReader(f):
+                h, a, kv = int(r["n_embd"]), int(r["n_head"]), int(r["n_kv_head"])
+                f_, t, tp = int(r["n_expanded_embd"]), int(r["num_tokens"]), int(r["num_tensor_parallel_workers"])
+                d = h // a
+                sec = {op: float(r["time_stats.%s.median" % op]) / 1000.0 for op in
+                       ("attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj", "mlp_act", "attn_rope",
+                        "input_layernorm", "post_attention_layernorm", "add")}
+                out += [("gemm", t, (a + 2 * kv) * d / tp, h, sec["attn_pre_proj"]),
+                        ("gemm", t, h, a * d / tp, sec["attn_post_proj"]),
+                        ("gemm", t, 2 * f_ / tp, h, sec["mlp_up_proj"]),
+                        ("gemm", t, h, f_ / tp, sec["mlp_down_proj"]),
+                        ("swiglu", t, f_ / tp, 0, sec["mlp_act"]),
+                        ("rope", t, (a + kv) * d / tp, 0, sec["attn_rope"])]
+                if tp == 1:
+                    out += [("rmsnorm", t, h, 0, sec["input_layernorm"]),
+                            ("rmsnorm", t, h, 0, sec["post_attention_layernorm"]), ("add", t, h, 0, sec["add"])]
+    return out
+
+
+def above_host_floor(times):
+    shortest = min(times)
+    return [t >= 10 * shortest for t in times]
+
+
+def llmcompass_expected():
+    base = os.path.join(SOURCES, "PrincetonUniversity-LLMCompass", "ae", "figure5")
+    out = []
+    rows = [[x.strip() for x in l.split(",")] for l in data_lines(os.path.join(base, "ab/real_hardware/matmul_A100.csv"))]
+    times = [float(r[3].replace("ms", "")) / 1000.0 for r in rows]
+    for r, t, keep in zip(rows, times, above_host_floor(times)):
+        if keep:
+            out.append(("gemm", float(r[0]), float(r[1]), float(r[2]), t))
+    for kernel, sub in (("softmax", "cf"), ("layernorm", "de")):
+        rows = [[float(x) for x in l.split(",")] for l in data_lines(os.path.join(base, sub, "real_hardware",
+                                                                                  kernel + "_A100.csv"))]
+        times = [r[0] * r[1] / r[2] / 1e9 for r in rows]
+        for r, t, keep in zip(rows, times, above_host_floor(times)):
+            if keep:
+                out.append((kernel, r[0], r[1], 0.0, t))
+    rows = [[float(x) for x in l.split(",")] for l in data_lines(os.path.join(base, "g/real_hardware/gelu_A100.csv"))]
+    times = [r[0] / r[1] / 1e9 for r in rows]
+    for r, t, keep in zip(rows, times, above_host_floor(times)):
+        if keep:
+            out.append(("gelu", r[0], 1.0, 0.0, t))
+    return out
+
+
+def cudnn_expected():
+    """{gpu: [(kernel, seq, batch x heads, seconds)]} of the attention rows."""
+    base = os.path.join(SOURCES, "NVIDIA-cudnn-frontend")
+    out = {"h200": [], "gb200": [], "b200": []}
+    with open(os.path.join(base, "results/h200_919_only_cudnn/llama3.1_20260227_034703.csv"), newline="") as f:
+        for r in csv.DictReader(f):
+            if r["data_type"] == "bfloat16" and r["attn_mask"] == "top_left" and r["deterministic_bwd"] == "False":
+                bh = int(r["batch_size"]) * int(r["num_q_heads"])
+                out["h200"] += [("attention_fwd", int(r["q_seqlen"]), bh, float(r["fwd_time_ms"]) / 1000),
+                                ("attention_bwd", int(r["q_seqlen"]), bh, float(r["bwd_time_ms"]) / 1000)]
+    with open(os.path.join(base, "results/llama3.1/gb200/llama3.1_20260424_100750.csv"), newline="") as f:
+        for r in csv.DictReader(f):
+            if r["data_type"] != "bfloat16" or r["attn_mask"] != "top_left" or r["deterministic_bwd"] != "False":
+                continue
+            kernel = "attention_fwd" if r["profile_pass"] == "fwd" else "attention_bwd"
+            out["gb200"].append((kernel, int(r["q_seqlen"]), int(r["batch_size"]) * int(r["num_q_heads"]),
+                                 float(r["time_ms"]) / 1000))
+    with open(os.path.join(base, "artifacts/sdpa_bf16_benchmark_results_NVIDIA_B200.csv"), newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["backend"] == "pyt_cudnn"]
+    for kernel, column in (("attention_fwd", "forward_time"), ("attention_bwd", "backward_time")):
+        times = [float(r[column]) / 1000 for r in rows]
+        for r, t, keep in zip(rows, times, above_host_floor(times)):
+            if keep:
+                out["b200"].append((kernel, int(r["q_seqlen"]), int(r["batch_size"]) * int(r["num_q_heads"]), t))
+    return out
+
+
+def find(rows, kernel, dtype, m, n, k, batch, origin):
+    return [i for i, r in enumerate(rows) if r["kernel"] == kernel and r["dtype"] == dtype and r["m"] == m and
+            r["n"] == n and r["k"] == k and r["batch"] == batch and r["origin"] == origin]
+
+
+def converted_rows_equal_source_rows():
+    tables = {name: read_table(committed(name))[2] for name in TABLES if not is_measured(committed(name))}
+    matched = {name: set() for name in tables}
+    checked = 0
+
+    def expect(name, kernel, dtype, m, n, k, batch, seconds, origin):
+        """A row of that shape and origin with that time (rel. 1e-8: the tables print 9 digits)."""
+        nonlocal checked
+        if name not in tables:
+            return
+        rows = tables[name]
+        what = "%s %s %s %gx%gx%gx%g %s" % (name, kernel, dtype, m, n, k, batch, origin)
+        found = [i for i in find(rows, kernel, dtype, m, n, k, batch, origin)
+                 if abs(rows[i]["time_s"] / seconds - 1) < 1e-8 and i not in matched[name]]
+        check(found, "%s: no row with %r" % (what, seconds))
+        matched[name].add(found[0])
+        checked += 1
+
+    # XLA: sm_90 -> H100 measured (no fp8), H200 derived with the same times; sm_100 -> B200.
+    for (dtype, b, m, n, k), t in xla_times("sm_90").items():
+        if dtype == "fp8" or (dtype == "tf32" and b > 1):
+            continue
+        kernel = "gemm" if b == 1 else "batched_gemm"
+        expect("h100-sxm", kernel, dtype, m, n, k, b, t, "measured:xla")
+        expect("h200", kernel, dtype, m, n, k, b, t, "derived:h100-gemm-rate")
+        if dtype == "bf16":
+            expect("h100-sxm", kernel, "fp8", m, n, k, b, t * 794.5 / 1402.6, "derived:mamf-fp8-ratio")
+            expect("h200", kernel, "fp8", m, n, k, b, t * 794.5 / 1453.4, "derived:mamf-fp8-ratio")
+    for (dtype, b, m, n, k), t in xla_times("sm_100_B200").items():
+        if dtype == "tf32" and b > 1:
+            continue
+        expect("b200", "gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t, "measured:xla")
+    # Vidur: A100 and H100 measured; the H100's GEMMs reappear in the H200 table.
+    for gpu, name in (("a100", "a100-80g"), ("h100", "h100-sxm")):
+        for kernel, m, n, k, t in vidur_expected(gpu):
+            expect(name, kernel, "fp16", m, n, k, 1, t, "measured:vidur")
+            if gpu == "h100" and kernel == "gemm":
+                expect("h200", kernel, "fp16", m, n, k, 1, t, "derived:h100-gemm-rate")
+    # LLMCompass: A100, the host-timed floor applied.
+    for kernel, m, n, k, t in llmcompass_expected():
+        expect("a100-80g", kernel, "fp16", m, n, k, 1, t, "measured:llmcompass")
+    # cuDNN: H200 measured, the H100 with the same times; B200 artifacts; GB200 x 2500/2250.
+    attention = cudnn_expected()
+    for kernel, seq, bh, t in attention["h200"]:
+        expect("h200", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
+        expect("h100-sxm", kernel, "bf16", seq, seq, 128, bh, t, "derived:h200-cudnn")
+    for kernel, seq, bh, t in attention["b200"]:
+        expect("b200", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
+    for kernel, seq, bh, t in attention["gb200"]:
+        expect("b200", kernel, "bf16", seq, seq, 128, bh, t * 2500 / 2250, "derived:gb200-cudnn")
+    check(checked > 2000, "only %d rows checked" % checked)
+    # And the other way round: every measured row of a table is one of the source rows above.
+    for name, rows in tables.items():
+        unmatched = [i for i, r in enumerate(rows) if r["origin"].startswith("measured:") and i not in matched[name]]
+        check(not unmatched, "%s: %d measured rows match no source row, e.g. %r"
+              % (name, len(unmatched), [rows[i] for i in unmatched[:2]]))
+
+
+CHECKS = {
+    "ConverterIsDeterministic": converter_is_deterministic,
+    "ConvertedRowsEqualSourceRows": converted_rows_equal_source_rows,
+    "ConverterKeepsMeasuredTables": converter_keeps_measured_tables,
+    "TablesCiteTheirSources": tables_cite_their_sources,
+}
+
+
+def main():
+    names = sys.argv[1:] or sorted(CHECKS)
+    failed = 0
+    for name in names:
+        try:
+            CHECKS[name]()
+            print("ok   " + name)
+        except Failure as e:
+            failed += 1
+            print("FAIL %s: %s" % (name, e))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
