@@ -26,5 +26,6 @@ Command topology_command();
 Command collective_command();
 Command batch_command();
 Command sweep_command();
+Command calibrate_command();
 
 }  // namespace trainsim::cli

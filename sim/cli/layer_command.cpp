@@ -2,7 +2,8 @@
 // one transformer layer, op by op, as the step simulation charges it on one GPU (the
 // scenario's model, tensor/context/expert sharding, precision, attention kernel and compute
 // model; expert GEMMs for the busiest expert-parallel rank); with --measured, beside a layer
-// timed on a GPU by `trainsim-calibrate --layer`.
+// timed on a GPU by `trainsim-calibrate --layer`, or beside the kernels of a PyTorch
+// profiler trace of the same shapes (sim/profile/trace_layer_check.hpp).
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/value_semantic.hpp>
@@ -20,6 +21,10 @@
 #include "sim/cli/scenario_options.hpp"
 #include "sim/compute/layer_check.hpp"
 #include "sim/core/error.hpp"
+#include "sim/profile/profile_calibration.hpp"
+#include "sim/profile/profiler_trace.hpp"
+#include "sim/profile/trace_file.hpp"
+#include "sim/profile/trace_layer_check.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/stage_costs.hpp"
 
@@ -111,7 +116,7 @@ std::vector<TimedOp> timed_ops(const PassOps& ops, const ComputeModel& compute, 
   for (const std::vector<Op>* pass : {&ops.forward, &ops.recompute, &ops.backward})
     for (const Op& op : *pass) {
       const double load = op_load(op, expert_load);
-      timed.push_back({&op, load * compute.op_time_s(op), load});
+      timed.push_back({&op, load * compute.time_s(op), load});
     }
   return timed;
 }
@@ -204,6 +209,39 @@ std::string check_table(const LayerCheck& check, double tolerance, const std::st
   return out.str();
 }
 
+// The layer beside a profiler trace's rows: every op, matched or not, then the verdict on
+// the matched ops' total.
+std::string trace_check_table(const profile::TraceLayerCheck& check, double tolerance,
+                              const profile::ProfileCalibration& trace) {
+  std::ostringstream out;
+  char line[320];
+  out << "against " << trace.file << " (PyTorch profiler trace, " << (trace.gpu.empty() ? "GPU not named" : trace.gpu)
+      << "; " << trace.rows.size() << " rows):\n";
+  std::snprintf(line, sizeof line, "%-10s %-28s %-38s %6s %15s %15s %10s\n", "pass", "op", "trace row", "calls",
+                "predicted (us)", "measured (us)", "deviation");
+  out << line;
+  std::vector<std::string> missing;
+  for (const profile::TraceLayerRow& r : check.rows) {
+    const std::string row = r.found ? profile::row_label(r.found->op.shape) : r.wanted;
+    std::snprintf(line, sizeof line, "%-10s %-28s %-38s %6s %15s %15s %10s\n", pass_name(r.pass), r.op.c_str(),
+                  row.c_str(), r.found ? std::to_string(r.found->calls).c_str() : "-", us(r.time.predicted_s).c_str(),
+                  r.found ? us(r.time.measured_s).c_str() : "-",
+                  r.found ? percent(r.time.deviation()).c_str() : "not in the trace");
+    out << line;
+    if (!r.found) missing.push_back(std::string(pass_name(r.pass)) + " " + r.op);
+  }
+  out << "\nnot in the trace (" << missing.size() << "):";
+  for (std::size_t i = 0; i < missing.size(); ++i) out << (i ? ", " : " ") << missing[i];
+  if (missing.empty()) out << " none";
+  const bool within = check.within(tolerance);
+  std::snprintf(line, sizeof line, "\nmatched ops (%d of %zu): predicted %s us, measured %s us: %s: %swithin %.0f %%\n",
+                check.found(), check.rows.size(), us(check.matched.predicted_s).c_str(),
+                us(check.matched.measured_s).c_str(), percent(check.matched.deviation()).c_str(), within ? "" : "NOT ",
+                100.0 * tolerance);
+  out << "\n" << line;
+  return out.str();
+}
+
 nlohmann::ordered_json pair_json(const TimePair& p) {
   nlohmann::ordered_json j;
   j["predicted_s"] = p.predicted_s;
@@ -212,8 +250,42 @@ nlohmann::ordered_json pair_json(const TimePair& p) {
   return j;
 }
 
+nlohmann::ordered_json trace_check_json(const profile::TraceLayerCheck& check, double tolerance,
+                                        const profile::ProfileCalibration& trace) {
+  nlohmann::ordered_json m;
+  m["file"] = trace.file;
+  m["kind"] = "profiler_trace";
+  m["gpu"] = trace.gpu;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  nlohmann::ordered_json missing = nlohmann::ordered_json::array();
+  for (const profile::TraceLayerRow& r : check.rows) {
+    nlohmann::ordered_json row = pair_json(r.time);
+    row["op"] = r.op;
+    row["pass"] = pass_name(r.pass);
+    if (r.found) {
+      const profile::RowShape& shape = r.found->op.shape;
+      row["trace_row"] = {{"kernel", shape.kernel}, {"dtype", shape.dtype}, {"m", shape.m},
+                          {"n", shape.n},           {"k", shape.k},         {"batch", shape.batch}};
+      row["calls"] = r.found->calls;
+    } else {
+      row["trace_row"] = nullptr;
+      row["wanted"] = r.wanted;
+      missing.push_back(std::string(pass_name(r.pass)) + " " + r.op);
+    }
+    rows.push_back(row);
+  }
+  m["rows"] = rows;
+  m["not_found"] = missing;
+  m["matched_ops"] = check.found();
+  m["matched"] = pair_json(check.matched);
+  m["tolerance"] = tolerance;
+  m["within_tolerance"] = check.within(tolerance);
+  return m;
+}
+
 std::string json(const Scenario& s, const std::vector<TimedOp>& ops, const ComputeModel& compute,
-                 const std::optional<LayerCheck>& check, double tolerance, const std::string& measured_file) {
+                 const std::optional<LayerCheck>& check, double tolerance, const std::string& measured_file,
+                 const nlohmann::ordered_json& trace_check) {
   nlohmann::ordered_json j;
   j["scenario"] = s.source;
   j["model"] = s.model.name;
@@ -256,6 +328,7 @@ std::string json(const Scenario& s, const std::vector<TimedOp>& ops, const Compu
     m["within_tolerance"] = check->within(tolerance);
     j["measured"] = m;
   }
+  if (!trace_check.is_null()) j["measured"] = trace_check;
   return j.dump(2) + "\n";
 }
 
@@ -269,7 +342,8 @@ Command layer_command() {
     namespace po = boost::program_options;
     po::options_description extra("Layer");
     extra.add_options()("measured", po::value<std::string>()->value_name("FILE"),
-                        "a layer table from trainsim-calibrate --layer to compare with")(
+                        "a layer table from trainsim-calibrate --layer, or a PyTorch profiler trace "
+                        "(.json[.gz]), to compare with")(
         "tolerance", po::value<double>()->value_name("F")->default_value(k_default_tolerance, "0.1"),
         "the layer's allowed relative deviation from the measurement");
     const ScenarioOptions o = parse_scenario_options("layer", args, extra);
@@ -286,18 +360,32 @@ Command layer_command() {
     const double expert_load = busiest_expert_rank_load(s.model, s.parallel, s.run.seed);
     const std::vector<TimedOp> timed = timed_ops(ops, *compute, expert_load);
     std::optional<LayerCheck> check;
+    std::optional<profile::ProfileCalibration> trace;
+    std::optional<profile::TraceLayerCheck> trace_check;
     std::string measured_file;
     if (o.variables.count("measured")) {
       measured_file = o.variables["measured"].as<std::string>();
-      const MeasuredLayer layer = measured_layer(read_calibration_table(measured_file));
-      require_same_layer(s, layer);
-      check = check_layer(ops, *compute, layer);
+      if (profile::looks_like_profiler_trace(measured_file)) {
+        trace = profile::calibrate_from_profile(profile::read_profiler_trace(measured_file));
+        trace_check = profile::check_layer_against_trace(ops, *compute, trace->rows,
+                                                         {s.training.precision, s.model.norm, s.model.activation});
+        if (trace_check->found() == 0)
+          throw InputError(measured_file, "", "",
+                           "no op of the scenario's layer appears in the trace (same kernel, dtype and shape: " +
+                               std::to_string(trace->rows.size()) + " rows; see trainsim calibrate --from-profile)");
+      } else {
+        const MeasuredLayer layer = measured_layer(read_calibration_table(measured_file));
+        require_same_layer(s, layer);
+        check = check_layer(ops, *compute, layer);
+      }
     }
     if (o.json) {
-      out << json(s, timed, *compute, check, tolerance, measured_file);
+      out << json(s, timed, *compute, check, tolerance, measured_file,
+                  trace_check ? trace_check_json(*trace_check, tolerance, *trace) : nlohmann::ordered_json());
     } else {
       out << header_line(s, *compute, expert_load) << op_table(timed);
       if (check) out << "\n" << check_table(*check, tolerance, measured_file);
+      if (trace_check) out << "\n" << trace_check_table(*trace_check, tolerance, *trace);
     }
     return 0;
   };

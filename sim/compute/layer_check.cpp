@@ -96,7 +96,7 @@ LayerCheck check_layer(const PassOps& ops, const ComputeModel& model, const Meas
   std::map<std::string, std::size_t> row_of;
   for (const std::vector<Op>* pass : {&ops.forward, &ops.backward}) {
     for (const Op& op : *pass) {
-      const double seconds = model.op_time_s(op);
+      const double seconds = model.time_s(op);
       (pass == &ops.forward ? check.forward : check.backward).predicted_s += seconds;
       const std::string name = measured_op_name(op);
       auto [it, added] = row_of.emplace(name, check.rows.size());

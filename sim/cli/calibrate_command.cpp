@@ -1,0 +1,125 @@
+// `trainsim calibrate --from-profile TRACE.json[.gz] [--out FILE] [--gpu NAME]`: a
+// calibration table (kernels/README.md's format) from a PyTorch profiler trace recorded on
+// the user's own GPU: every kernel paired with the op that launched it, ops mapped to table
+// rows, calls of one shape merged (sim/profile/). The table goes to stdout or, whole, to
+// --out (written under a temporary name and renamed); the summary of what was and was not
+// mapped goes to stderr.
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/parsers.hpp>
+#include <boost/program_options/value_semantic.hpp>
+#include <boost/program_options/variables_map.hpp>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <ostream>
+#include <sstream>
+
+#include "sim/cli/command.hpp"
+#include "sim/core/error.hpp"
+#include "sim/profile/profile_calibration.hpp"
+#include "sim/profile/profile_table_writer.hpp"
+#include "sim/profile/profiler_trace.hpp"
+#include "sim/trace/atomic_output_file.hpp"
+
+namespace trainsim::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr const char* k_command = "trainsim calibrate";
+constexpr std::size_t k_unmapped_lines = 25;  // unmapped kernel names printed on stderr
+
+struct Options {
+  std::string trace;
+  std::string out;
+  std::string gpu;
+  bool help = false;
+};
+
+po::options_description visible_options(Options& o) {
+  po::options_description d("Options", 120);
+  d.add_options()("help,h", "show this help")(
+      "from-profile", po::value(&o.trace)->value_name("TRACE"),
+      "a PyTorch profiler (Kineto) trace, .json or .json.gz, recorded with record_shapes=True")(
+      "out", po::value(&o.out)->value_name("FILE"), "write the table here (default: stdout)")(
+      "gpu", po::value(&o.gpu)->value_name("NAME"),
+      "the table's '# gpu:' line (default: the trace's deviceProperties name; needed when it has none)");
+  return d;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void write_table(const std::string& path, const std::string& text) {
+  AtomicOutputFile file(path);
+  {
+    std::ofstream out(file.temp_path(), std::ios::binary);
+    out << text;
+    out.flush();
+    if (!out) throw Error("cannot write " + file.temp_path());
+  }
+  file.commit();
+}
+
+}  // namespace
+
+Command calibrate_command() {
+  Command c;
+  c.name = "calibrate";
+  c.summary = "a calibration table from a PyTorch profiler trace of your own GPU (--from-profile)";
+  c.run = [summary = c.summary](const std::vector<std::string>& args, std::ostream& out) {
+    Options o;
+    const po::options_description visible = visible_options(o);
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(args).options(visible).run(), vm);
+      po::notify(vm);
+    } catch (const po::error& e) {
+      throw InputError(k_command, "", "", e.what());
+    }
+    if (vm.count("help")) {
+      out << "usage: trainsim calibrate --from-profile TRACE.json[.gz] [--out FILE] [--gpu NAME]\n\n"
+          << summary << "\n\n"
+          << visible;
+      return 0;
+    }
+    if (o.trace.empty())
+      throw InputError(k_command, "--from-profile", "",
+                       "give the profiler trace to read: --from-profile TRACE.json.gz");
+    if (vm.count("out")) check_output_path(o.out, "--out");
+    if (vm.count("gpu") && o.gpu.empty()) throw InputError(k_command, "--gpu", "", "needs a GPU name");
+
+    const profile::ProfilerTrace trace = profile::read_profiler_trace(o.trace);
+    if (trace.gpu_name.empty() && o.gpu.empty())
+      throw InputError(o.trace, "deviceProperties", "",
+                       "missing: the trace does not name its GPU; give it with --gpu NAME");
+    profile::ProfileCalibration calibration = profile::calibrate_from_profile(trace);
+    if (!o.gpu.empty()) calibration.gpu = o.gpu;
+
+    std::string tool = std::string(k_command) + " --from-profile " + o.trace;
+    if (!o.gpu.empty()) tool += " --gpu '" + o.gpu + "'";
+    const std::string table = profile::profile_table_text(calibration, {utc_now(), tool});
+    std::string summary_text = profile::profile_summary_text(calibration, k_unmapped_lines);
+    if (vm.count("out")) {
+      write_table(o.out, table);
+      summary_text += "table: " + o.out + " (" + std::to_string(calibration.rows.size()) + " rows)\n";
+    } else {
+      out << table;
+    }
+    std::cerr << summary_text;
+    return 0;
+  };
+  return c;
+}
+
+}  // namespace trainsim::cli

@@ -1,0 +1,183 @@
+// `trainsim calibrate --from-profile`, run as a user would, on the real traces of
+// tests/data/profiles/: the table, its summary, the atomic --out, and one error per bad
+// trace (exit 2, one line naming the file and the rule, nothing written).
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "profile/trace_support.hpp"
+#include "sim/compute/calibration_table.hpp"
+#include "support/run_trainsim.hpp"
+
+namespace trainsim {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_trainsim;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A fresh, empty folder for one test's outputs.
+std::string fresh_dir(const std::string& name) {
+  const fs::path dir = fs::path(testing::write_temp_file(name, "")).string() + ".d";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+std::size_t lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(CalibrateCommand, WritesATableFromARealTrace) {
+  const auto r = run_trainsim({"calibrate", "--from-profile", testing::control_trace()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("# gpu: NVIDIA A100-PG509-200\n", 0), 0U);
+  EXPECT_NE(r.out.find("# source: measured (PyTorch profiler trace trace-diff-control-step1011.json.gz)\n"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("# date_utc: "), std::string::npos);
+  EXPECT_NE(r.out.find("# tool: trainsim calibrate --from-profile "), std::string::npos);
+  // trainsim's own table reader accepts it (the format; whether the model fits these
+  // scattered shapes is sim/compute's business).
+  std::istringstream in(r.out);
+  const CalibrationTable table = parse_calibration_table(in, "stdout");
+  EXPECT_TRUE(table.measured());
+  EXPECT_EQ(table.header.at("gpu"), "NVIDIA A100-PG509-200");
+  EXPECT_EQ(table.rows.size(), 242U);
+  // The summary goes to stderr: what was mapped, and what was not, by kernel.
+  EXPECT_NE(r.err.find("mapped: 242 rows, 33.4 % of GPU time (794 of 1575 kernels, copies and memsets"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("27.7 %      7 x ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t (record_param_comms: "
+                       "communication)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("AdamFunctor"), std::string::npos);
+  EXPECT_NE(r.out.find("# gpu_time_mapped: 33.4 % of GPU time"), std::string::npos);
+}
+
+TEST(CalibrateCommand, GzipAndPlainGiveTheSameTable) {
+  const std::string dir = fresh_dir("plain");
+  // The same file name, so the source lines agree too.
+  const std::string plain = dir + "/trace-diff-control-step1011.json.gz";
+  std::ofstream(plain) << testing::gunzip_file(testing::control_trace());
+  const auto gz = run_trainsim({"calibrate", "--from-profile", testing::control_trace()});
+  const auto text = run_trainsim({"calibrate", "--from-profile", plain});
+  ASSERT_EQ(gz.exit_code, 0) << gz.err;
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(testing::without_run_lines(gz.out), testing::without_run_lines(text.out));
+}
+
+TEST(CalibrateCommand, OutIsWrittenWholeUnderATemporaryName) {
+  const std::string dir = fresh_dir("out");
+  const std::string out = dir + "/a100.csv";
+  std::ofstream(out) << "old\n";
+  struct stat before {};
+  ASSERT_EQ(stat(out.c_str(), &before), 0);
+  const auto r = run_trainsim({"calibrate", "--from-profile", testing::control_trace(), "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("table: " + out + " (242 rows)"), std::string::npos) << r.err;
+  const auto to_stdout = run_trainsim({"calibrate", "--from-profile", testing::control_trace()});
+  EXPECT_EQ(testing::without_run_lines(slurp(out)), testing::without_run_lines(to_stdout.out));
+  // Renamed into place (a new inode), not rewritten in place; no temporary file left.
+  struct stat after {};
+  ASSERT_EQ(stat(out.c_str(), &after), 0);
+  EXPECT_NE(before.st_ino, after.st_ino);
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path().filename().string());
+  EXPECT_EQ(files, std::vector<std::string>{"a100.csv"});
+}
+
+// Exit 2, one line naming the file and the rule, and --out untouched.
+void expect_refused(const std::string& trace, const std::string& rule_part) {
+  const std::string dir = fresh_dir("refused");
+  const std::string out = dir + "/table.csv";
+  const auto r = run_trainsim({"calibrate", "--from-profile", trace, "--out", out});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(lines(r.err), 1U) << r.err;
+  EXPECT_EQ(r.err.rfind("trainsim: " + trace + ": ", 0), 0U) << r.err;
+  EXPECT_NE(r.err.find(rule_part), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir)) << "something was written";
+}
+
+TEST(CalibrateCommand, RefusesAFileThatIsNotJson) {
+  expect_refused(testing::source_path("kernels/calibration/h200.csv"), "not JSON");
+}
+
+TEST(CalibrateCommand, RefusesATraceWithoutGpuEvents) {
+  expect_refused(testing::profile_path("cpu-only-rank-34.json.gz"), "no GPU kernel events");
+}
+
+TEST(CalibrateCommand, RefusesATraceWithoutCorrelationIds) {
+  nlohmann::json trace = testing::control_trace_json();
+  for (auto& e : trace["traceEvents"])
+    if (e.value("cat", "") == "kernel") e["args"].erase("correlation");
+  const std::string path = testing::write_temp_file("no-correlation.json", trace.dump());
+  expect_refused(path, "args.correlation: none of the 1428 GPU kernels has a correlation id");
+}
+
+TEST(CalibrateCommand, RefusesAnAmdTrace) {
+  expect_refused(testing::profile_path("amd-mi250-minitoy.json.gz"),
+                 "deviceProperties name = 'AMD Radeon Graphics': an AMD (ROCm) GPU: trainsim's calibration tables "
+                 "are for NVIDIA GPUs");
+}
+
+TEST(CalibrateCommand, NeedsAGpuNameWhenTheTraceHasNone) {
+  nlohmann::json trace = testing::control_trace_json();
+  trace.erase("deviceProperties");
+  const std::string path = testing::write_temp_file("no-device.json", trace.dump());
+  expect_refused(path, "deviceProperties: missing: the trace does not name its GPU; give it with --gpu NAME");
+  const auto named = run_trainsim({"calibrate", "--from-profile", path, "--gpu", "a100-40g"});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(named.out.rfind("# gpu: a100-40g\n", 0), 0U);
+}
+
+TEST(CalibrateCommand, NeedsATrace) {
+  const auto r = run_trainsim({"calibrate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--from-profile"), std::string::npos) << r.err;
+  const auto help = run_trainsim({"--help"});
+  EXPECT_NE(help.out.find("  calibrate  a calibration table from a PyTorch profiler trace"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// The README's sample (section "Calibrating from your own PyTorch profiler trace") is what
+// the build prints: the summary's first lines, and the rows it quotes.
+TEST(CalibrateCommand, ReadmeSampleIsCurrent) {
+  std::ifstream in(testing::source_path("README.md"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string readme = ss.str();
+  const auto begin = readme.find("```\ntrainsim calibrate: ");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string sample = readme.substr(begin + 4, readme.find("...\n```", begin) - begin - 4);
+  const auto r = run_trainsim({"calibrate", "--from-profile", testing::control_trace()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string err = r.err;
+  const std::string root = testing::source_path("");
+  for (auto at = err.find(root); at != std::string::npos; at = err.find(root)) err.erase(at, root.size());
+  EXPECT_EQ(err.substr(0, sample.size()), sample);
+  const auto rows = readme.find("```\n# 2 calls of aten::linear");
+  ASSERT_NE(rows, std::string::npos);
+  std::istringstream quoted(readme.substr(rows + 4, readme.find("```", rows + 4) - rows - 4));
+  for (std::string line; std::getline(quoted, line);) EXPECT_NE(r.out.find(line + "\n"), std::string::npos) << line;
+}
+
+}  // namespace
+}  // namespace trainsim
