@@ -1,5 +1,6 @@
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -100,6 +101,10 @@ std::vector<MeasuredRow> bench_layer(const BenchContext& ctx, const LayerShape& 
                      d_xn = tensor(ctx, t, h, 59), d_x = tensor(ctx, t, h, 60);
   const DeviceBuffer dw_qkv = tensor(ctx, qkv_width, h, 61), dw_o = tensor(ctx, h, q_width, 62),
                      dw_up = tensor(ctx, 2 * f, h, 63), dw_down = tensor(ctx, h, f, 64);
+  // fp32 accumulation buffers of the weight gradients (Megatron-LM's main_grad), as large as
+  // the largest weight.
+  DeviceBuffer main_grad(static_cast<std::size_t>(std::max(qkv_width, std::max(q_width, 2 * f)) * h) * 4);
+  check_cuda(cudaMemsetAsync(main_grad.get(), 0, main_grad.bytes(), st), "main_grad");
   // GQA's K and V are expanded to every query head before the unfused products (as Hugging
   // Face's repeat_kv does); that layout copy is not timed.
   const UnfusedAttention attention(ctx, shape.micro_batch * shape.heads, shape.seq, d);
@@ -119,6 +124,12 @@ std::vector<MeasuredRow> bench_layer(const BenchContext& ctx, const LayerShape& 
                     [plan, &a, &b, &c, &ctx] { plan->run(a.get(), b.get(), c.get(), ctx.workspace(), ctx.stream()); }});
   };
   const auto bf = [](const DeviceBuffer& b) { return b.as<__nv_bfloat16>(); };
+  // The weight gradient of `elements` values added to main_grad: fp32 read and written, bf16 read.
+  const auto accumulate_op = [&](std::vector<LayerOp>& pass, const std::string& name, const DeviceBuffer& dw,
+                                 long long elements) {
+    pass.push_back({name, static_cast<double>(elements), 1, 0, 0, 10.0 * static_cast<double>(elements),
+                    [&, elements] { accumulate(main_grad.as<float>(), bf(dw), elements, st); }});
+  };
   const double th = static_cast<double>(t) * static_cast<double>(h);
   const double tf = static_cast<double>(t) * static_cast<double>(f);
   const double td = static_cast<double>(t);
@@ -126,6 +137,12 @@ std::vector<MeasuredRow> bench_layer(const BenchContext& ctx, const LayerShape& 
   forward.push_back({"attention.norm", td, static_cast<double>(h), 0, 0, 4 * th,
                      [&] { rmsnorm_forward(bf(x), bf(w_n1), bf(xn), t, hi, st); }});
   gemm(forward, "qkv", qkv_width, t, h, false, w_qkv, xn, qkv);
+  // Rotary embedding of Q and K in place (a fused kernel over both: Megatron-Core's
+  // apply_rope_fusion); bytes: read and write both.
+  const int qk_heads = static_cast<int>(shape.heads + shape.kv_heads);
+  const double qk_values = td * static_cast<double>(qk_heads * d);
+  forward.push_back({"attention.rope", td, static_cast<double>(qk_heads * d), 0, 0, 4 * qk_values,
+                     [&] { rope(bf(qkv), t, qkv_width, qk_heads, static_cast<int>(d), false, st); }});
   forward.push_back({"attention", td, static_cast<double>(d), 0, attention.forward_flops(), attention.forward_bytes(),
                      [&] { attention.forward(ctx); }});
   gemm(forward, "attention.proj", h, t, q_width, false, w_o, attn, proj);
@@ -142,20 +159,26 @@ std::vector<MeasuredRow> bench_layer(const BenchContext& ctx, const LayerShape& 
 
   gemm(backward, "mlp.down.dgrad", f, t, h, false, w_down, d_out, d_act);
   gemm(backward, "mlp.down.wgrad", f, h, t, true, act, d_out, dw_down);
+  accumulate_op(backward, "mlp.down.wgrad.accumulate", dw_down, h * f);
   backward.push_back({"mlp.activation.bwd", td, static_cast<double>(f), 0, 0, 10 * tf,
                       [&] { swiglu_backward(bf(up), bf(d_act), bf(d_up), t, static_cast<int>(f), st); }});
   gemm(backward, "mlp.up.dgrad", h, t, 2 * f, false, w_up, d_up, d_xn2);
   gemm(backward, "mlp.up.wgrad", h, 2 * f, t, true, xn2, d_up, dw_up);
+  accumulate_op(backward, "mlp.up.wgrad.accumulate", dw_up, 2 * f * h);
   backward.push_back({"mlp.norm.bwd", td, static_cast<double>(h), 0, 0, 6 * th,
                       [&] { rmsnorm_backward(bf(r1), bf(w_n2), bf(d_xn2), bf(d_tmp), t, hi, st); }});
   backward.push_back({"mlp.residual.bwd", td, static_cast<double>(h), 0, 0, 6 * th,
                       [&] { add(bf(d_out), bf(d_tmp), bf(d_r1), t * h, st); }});
   gemm(backward, "attention.proj.dgrad", q_width, t, h, false, w_o, d_r1, d_attn);
   gemm(backward, "attention.proj.wgrad", q_width, h, t, true, attn, d_r1, dw_o);
+  accumulate_op(backward, "attention.proj.wgrad.accumulate", dw_o, h * q_width);
   backward.push_back({"attention.bwd", td, static_cast<double>(d), 0, attention.backward_flops(),
                       attention.backward_bytes(), [&] { attention.backward(ctx); }});
+  backward.push_back({"attention.rope.bwd", td, static_cast<double>(qk_heads * d), 0, 0, 4 * qk_values,
+                      [&] { rope(bf(d_qkv), t, qkv_width, qk_heads, static_cast<int>(d), true, st); }});
   gemm(backward, "qkv.dgrad", h, t, qkv_width, false, w_qkv, d_qkv, d_xn);
   gemm(backward, "qkv.wgrad", h, qkv_width, t, true, xn, d_qkv, dw_qkv);
+  accumulate_op(backward, "qkv.wgrad.accumulate", dw_qkv, qkv_width * h);
   backward.push_back({"attention.norm.bwd", td, static_cast<double>(h), 0, 0, 6 * th,
                       [&] { rmsnorm_backward(bf(x), bf(w_n1), bf(d_xn), bf(d_tmp), t, hi, st); }});
   backward.push_back({"attention.residual.bwd", td, static_cast<double>(h), 0, 0, 6 * th,

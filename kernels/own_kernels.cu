@@ -216,6 +216,38 @@ __global__ void swiglu_backward_kernel(const __nv_bfloat162* x, const __nv_bfloa
   }
 }
 
+// Rotary embedding (Su et al. 2021, RoFormer, eq. 34) in the rotate-half layout of Llama:
+// in each head of `dim` values, the pair (i, i + dim/2) of token `row` is rotated by
+// row * base^(-2i/dim) (sign -1: the inverse rotation, the gradient). In place on the
+// `heads` heads at the start of each row of `row_stride` values (Q and K of a QKV buffer).
+__global__ void rope_kernel(__nv_bfloat16* x, long long rows, long long row_stride, int heads, int dim, float sign) {
+  const int half = dim / 2;
+  const long long total = rows * heads * half;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long row = i / (static_cast<long long>(heads) * half);
+    const int rest = static_cast<int>(i % (static_cast<long long>(heads) * half));
+    const int head = rest / half;
+    const int j = rest % half;
+    const float angle = sign * static_cast<float>(row) * __powf(10000.0f, -2.0f * j / dim);
+    float s = 0, c = 0;
+    __sincosf(angle, &s, &c);
+    __nv_bfloat16* p = x + row * row_stride + static_cast<long long>(head) * dim;
+    const float a = __bfloat162float(p[j]);
+    const float b = __bfloat162float(p[j + half]);
+    p[j] = __float2bfloat16(a * c - b * s);
+    p[j + half] = __float2bfloat16(b * c + a * s);
+  }
+}
+
+// acc += g: a weight gradient added to its fp32 accumulation buffer.
+__global__ void accumulate_kernel(float* acc, const __nv_bfloat16* g, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    acc[i] += __bfloat162float(g[i]);
+  }
+}
+
 __global__ void adam_kernel(float* w, const float* g, float* m, float* v, __nv_bfloat16* w16, long long n) {
   const float lr = 1e-4f, beta1 = 0.9f, beta2 = 0.95f, eps = 1e-8f;
   const float correction1 = 1.0f - 0.34867844f;  // 1 - 0.9^10
@@ -251,6 +283,16 @@ void fill(void* data, GemmType type, std::size_t count, unsigned seed, float sca
     default:
       fill_kernel<<<grid, k_block, 0, stream>>>(static_cast<float*>(data), n, seed, scale);
   }
+}
+
+void accumulate(float* acc, const __nv_bfloat16* g, long long n, cudaStream_t stream) {
+  accumulate_kernel<<<grid_for(n), k_block, 0, stream>>>(acc, g, n);
+}
+
+void rope(__nv_bfloat16* x, long long rows, long long row_stride, int heads, int dim, bool inverse,
+          cudaStream_t stream) {
+  rope_kernel<<<grid_for(rows * heads * (dim / 2)), k_block, 0, stream>>>(x, rows, row_stride, heads, dim,
+                                                                          inverse ? -1.0f : 1.0f);
 }
 
 void rmsnorm_forward(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, long long rows, int cols,

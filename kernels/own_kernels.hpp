@@ -5,7 +5,7 @@
 // fp32 arithmetic. Each enqueues on `stream` and returns; errors surface at the next
 // synchronisation (gpu_timer.hpp checks).
 //
-// Formulas: RMSNorm y = x / sqrt(mean(x^2) + eps) * w (Zhang & Sennrich 2019, eq. 4);
+// Formulas: rotary embedding (Su et al. 2021, RoFormer), RMSNorm y = x / sqrt(mean(x^2) + eps) * w (Zhang & Sennrich 2019, eq. 4);
 // LayerNorm (Ba et al. 2016); GeLU tanh approximation (Hendrycks & Gimpel 2016, §2);
 // SwiGLU y = silu(a) * b (Shazeer 2020, eq. 5); Adam with bias correction (Kingma & Ba
 // 2015, Algorithm 1), fp32 master weights and a bf16 copy written (mixed precision,
@@ -46,6 +46,14 @@ void swiglu_forward(const __nv_bfloat16* x, __nv_bfloat16* y, long long rows, in
 /// dx[rows, 2 cols] from x and dy[rows, cols].
 void swiglu_backward(const __nv_bfloat16* x, const __nv_bfloat16* dy, __nv_bfloat16* dx, long long rows, int cols,
                      cudaStream_t stream);
+/// Rotary embedding in place on the first `heads` heads of `dim` values of each of `rows`
+/// rows `row_stride` values apart (Q and K at the start of a QKV row); `inverse`: the
+/// opposite rotation (its gradient). Position = row index, base 10000.
+void rope(__nv_bfloat16* x, long long rows, long long row_stride, int heads, int dim, bool inverse,
+          cudaStream_t stream);
+/// acc += g over n elements: a bf16 weight gradient into its fp32 accumulation buffer
+/// (PyTorch's AccumulateGrad across micro-batches, Megatron-LM's main_grad).
+void accumulate(float* acc, const __nv_bfloat16* g, long long n, cudaStream_t stream);
 /// y = a + b, n elements.
 void add(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* y, long long n, cudaStream_t stream);
 /// One Adam step on n parameters: fp32 weights, gradients, first and second moments; also

@@ -9,7 +9,7 @@
 namespace trainsim {
 
 std::vector<StageCheckpoint> stage_checkpoints(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par) {
-  const StateBytesPerParameter per = state_bytes_per_parameter(tr.precision, tr.optimizer);
+  const StateBytesPerParameter per = state_bytes_per_parameter(tr);
   const std::vector<ModelChunk> chunks = balanced_chunks(m, par);
   std::vector<StageCheckpoint> stages;
   for (int stage = 0; stage < par.pp; ++stage) {

@@ -24,6 +24,10 @@ struct Dims {
   double h, f, d, t;
   double heads_local, kv_local;  ///< a / t, kv_heads / t
   double element;                ///< bytes per activation element
+  double grad_element;           ///< bytes per accumulated weight-gradient element (training.grad_precision)
+  int overlap_splits;            ///< chunks of a TP-overlapped GEMM (tp with tp_comm_overlap, else 1)
+  Precision linear;              ///< number format of the layers' linear GEMMs
+  Precision other;               ///< of attention, router and output layer
 };
 
 Dims dims_of(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
@@ -40,16 +44,36 @@ Dims dims_of(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) 
   d.heads_local = static_cast<double>(m.heads) / p.tp;
   d.kv_local = static_cast<double>(m.kv_heads) / p.tp;
   d.element = tr.precision == Precision::fp32 ? 4.0 : 2.0;
+  d.grad_element = gradient_element_bytes(tr);
+  d.linear = tr.precision;
+  // Transformer Engine's userbuffers (Megatron-LM --tp-comm-overlap) decompose each
+  // sequence-parallel all-gather or reduce-scatter into tp ring-exchange steps and the
+  // GEMM beside it into tp chunks of T / tp rows (Wang et al. 2022; the H100 FP8 configs of
+  // Megatron-Bridge's comm_overlap.py: ring_exchange for qkv/fc1/proj/fc2 fprop and
+  // proj/fc2 dgrad, bulk overlap for qkv/fc1 dgrad and wgrad).
+  d.overlap_splits = p.tp_comm_overlap && p.sequence_parallel && p.tp > 1 ? p.tp : 1;
+  // Transformer Engine runs only the transformer layers' Linear modules in fp8; attention
+  // (DotProductAttention without fp8_dpa), the router and the output layer stay bf16
+  // (Megatron-Core / NeMo FP8 recipes).
+  d.other = tr.precision == Precision::fp8 ? Precision::bf16 : tr.precision;
   return d;
 }
 
-Op gemm(std::string name, double m, double n, double k, double batch, double element, OpKind kind = OpKind::gemm) {
+// Bytes of one element of a GEMM operand in `p`: fp8 inputs are one byte; fp8 GEMMs write
+// bf16 outputs (Transformer Engine).
+double input_element(Precision p, double element) {
+  return p == Precision::fp8 ? 1.0 : element;
+}
+
+Op gemm(std::string name, double m, double n, double k, double batch, double element, Precision precision,
+        OpKind kind = OpKind::gemm) {
   Op op;
   op.name = std::move(name);
   op.kind = kind;
+  op.precision = precision;
   op.gemm = {m, n, k, batch};
   op.flops = op.model_flops = 2.0 * m * n * k * batch;
-  op.bytes = (m * k + k * n + m * n) * batch * element;
+  op.bytes = ((m * k + k * n) * input_element(precision, element) + m * n * element) * batch;
   return op;
 }
 
@@ -66,16 +90,63 @@ Op as_pass(Op op, OpPass pass) {
   return op;
 }
 
-// dA = dC B^T (shape m x k over n) and, for a weight, dB = A^T dC (k x n over m).
-void add_gemm_backward(const Op& fwd, bool has_weight, double element, std::vector<Op>& backward) {
+Op split_into(Op op, int splits) {
+  op.splits = splits;
+  op.kernels = splits;
+  return op;
+}
+
+// Transformer Engine's fp8 with current scaling (NeMo's FP8-CS recipe; Transformer Engine
+// docs, "Float8CurrentScaling"): the scale of a tensor comes from its own absolute maximum,
+// so each bf16 GEMM operand is read once for the amax, then read again and written as fp8
+// twice, row-wise and transposed (the transposed copy feeds the weight-gradient GEMM):
+// 2 + 2 + 1 + 1 bytes per element, two kernels. Forward: the GEMM's input; backward: the
+// gradient of its output. A tensor of hidden width is quantized before the sequence-parallel
+// all-gather, on this rank's T / t rows, and gathered in fp8. (The weights are quantized
+// once per step: fp8_weight_quantize_op.)
+Op quantize_op(std::string name, double elements) {
+  Op op = memory_op(std::move(name), OpKind::elementwise, 6.0 * elements);
+  op.kernels = 2;
+  return op;
+}
+
+// Bytes per element of what a backward pass reads and writes.
+struct Elements {
+  double activation = 2;
+  double gradient = 4;  ///< the weight gradients' accumulation buffer
+};
+
+// dA = dC B^T (shape m x k over n) and, for a weight, dB = A^T dC (k x n over m). A weight's
+// gradient is added to its accumulation buffer every micro-batch (PyTorch's AccumulateGrad,
+// Megatron-LM's main_grad.add_): the buffer is read and written and the new gradient read,
+// 2 x grad_precision + 1 x activation bytes an element. (Megatron-LM's
+// --gradient-accumulation-fusion accumulates in the GEMM's epilogue and saves the read of
+// the new gradient: counted unfused.)
+void add_gemm_backward(const Op& fwd, bool has_weight, Elements elements, int dgrad_splits, double grad_rows,
+                       std::vector<Op>& backward) {
+  const double element = elements.activation;
   const GemmShape& g = fwd.gemm;
-  Op dgrad = gemm(fwd.name + ".dgrad", g.m, g.k, g.n, g.batch, element, fwd.kind);
+  if (fwd.precision == Precision::fp8) {
+    Op quantize = quantize_op(fwd.name + ".quantize.bwd", grad_rows * g.n * g.batch);
+    quantize.pass = OpPass::backward;
+    backward.push_back(quantize);
+  }
+  Op dgrad = split_into(gemm(fwd.name + ".dgrad", g.m, g.k, g.n, g.batch, element, fwd.precision, fwd.kind),
+                        dgrad_splits);
   dgrad.pass = OpPass::backward;
   backward.push_back(dgrad);
-  Op second = gemm(fwd.name + (has_weight ? ".wgrad" : ".dgrad2"), g.k, g.n, g.m, g.batch, element, fwd.kind);
+  Op second = gemm(fwd.name + (has_weight ? ".wgrad" : ".dgrad2"), g.k, g.n, g.m, g.batch, element, fwd.precision,
+                   fwd.kind);
   second.pass = OpPass::backward;
   second.weight_gradient = has_weight;
   backward.push_back(second);
+  if (has_weight) {
+    Op accumulate = memory_op(fwd.name + ".wgrad.accumulate", OpKind::elementwise,
+                              (2.0 * elements.gradient + element) * g.k * g.n * g.batch);
+    accumulate.pass = OpPass::backward;
+    accumulate.weight_gradient = true;
+    backward.push_back(accumulate);
+  }
 }
 
 // Backward of a memory-bound op reading `in` and writing `out` bytes: it reads the saved
@@ -89,14 +160,50 @@ Op memory_backward(const Op& fwd, double in_bytes, double out_bytes) {
 // A layer's forward in order, with for each op how to differentiate it.
 struct ForwardStep {
   Op op;
-  enum class Grad { weight_gemm, activation_gemm, memory, attention } grad;
+  /// memory: reads its saved input and the output gradient, writes the input gradient;
+  /// linear_memory: a linear map (rotary embedding, fp8 quantization of a GEMM input) whose
+  /// gradient reads the output gradient and writes the input gradient only; quantize: the
+  /// forward half of an fp8 GEMM's operand quantization (its backward half is the GEMM's).
+  enum class Grad { weight_gemm, activation_gemm, memory, linear_memory, quantize, attention } grad;
   double in_bytes = 0;
   double out_bytes = 0;
   bool core_attention = false;  ///< recomputed by selective recompute
+  int dgrad_splits = 1;         ///< chunks of the input-gradient GEMM (TP overlap)
+  double grad_rows = 0;         ///< fp8: rows of the output gradient this rank quantizes
 };
 
-ForwardStep weight_gemm(Op op) {
-  return {std::move(op), ForwardStep::Grad::weight_gemm};
+// How a linear layer runs: its GEMM in `splits` chunks forward and `dgrad_splits` for its
+// input gradient (TP overlap); in fp8, the rows of its input and of its output gradient
+// this rank quantizes (0: all of the GEMM's m).
+struct LinearRun {
+  int splits = 1;
+  int dgrad_splits = 1;
+  double input_rows = 0;
+  double grad_rows = 0;
+};
+
+// A linear layer's GEMM; in fp8 preceded by the quantization of its input.
+void add_weight_gemm(Op op, std::vector<ForwardStep>& steps, const LinearRun& run = {}) {
+  const GemmShape g = op.gemm;
+  if (op.precision == Precision::fp8)
+    steps.push_back({quantize_op(op.name + ".quantize", (run.input_rows > 0 ? run.input_rows : g.m) * g.k * g.batch),
+                     ForwardStep::Grad::quantize});
+  ForwardStep step{split_into(std::move(op), run.splits), ForwardStep::Grad::weight_gemm};
+  step.dgrad_splits = run.dgrad_splits;
+  step.grad_rows = run.grad_rows > 0 ? run.grad_rows : g.m;
+  steps.push_back(step);
+}
+
+// Megatron-LM's column-parallel linear (QKV, the MLP's first): its input has hidden width,
+// sequence-parallel; its output gradient is this rank's column slice of all rows.
+LinearRun column_parallel(const Dims& d) {
+  return {d.overlap_splits, 1, d.sp_tokens, 0};
+}
+
+// Row-parallel linear (the output projection, the MLP's second): its input is this rank's
+// slice; its output gradient has hidden width, sequence-parallel.
+LinearRun row_parallel(const Dims& d) {
+  return {d.overlap_splits, d.overlap_splits, 0, d.sp_tokens};
 }
 
 ForwardStep memory_step(std::string name, OpKind kind, double in_bytes, double out_bytes) {
@@ -109,6 +216,7 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
     Op op;
     op.name = "attention";
     op.kind = OpKind::attention;
+    op.precision = d.other;
     op.model_flops = 4.0 * d.tokens * d.keys * d.heads_local * d.d;  // QK^T and AV, 2 s h each per token
     op.flops = op.model_flops * k_causal_fraction;
     op.bytes = (2.0 * d.tokens * d.heads_local * d.d + 2.0 * d.tokens * d.kv_local * d.d) * d.element;
@@ -117,7 +225,7 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
   }
   // Unfused attention: scores, softmax (and dropout) over b a s^2 / t elements, then P V.
   const double scores = batch * d.q_len * d.keys * d.element;
-  ForwardStep qk{gemm("attention.scores", d.q_len, d.keys, d.d, batch, d.element, OpKind::batched_gemm),
+  ForwardStep qk{gemm("attention.scores", d.q_len, d.keys, d.d, batch, d.element, d.other, OpKind::batched_gemm),
                  ForwardStep::Grad::activation_gemm};
   qk.core_attention = true;
   steps.push_back(qk);
@@ -129,7 +237,7 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
     dropout.core_attention = true;
     steps.push_back(dropout);
   }
-  ForwardStep pv{gemm("attention.values", d.q_len, d.d, d.keys, batch, d.element, OpKind::batched_gemm),
+  ForwardStep pv{gemm("attention.values", d.q_len, d.d, d.keys, batch, d.element, d.other, OpKind::batched_gemm),
                  ForwardStep::Grad::activation_gemm};
   pv.core_attention = true;
   steps.push_back(pv);
@@ -138,22 +246,23 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
 void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vector<ForwardStep>& steps) {
   const double up_width = (m.activation == FfnActivation::swiglu ? 2.0 : 1.0) * d.f / d.t;
   if (!m.is_moe()) {
-    steps.push_back(weight_gemm(gemm("mlp.up", d.tokens, up_width, d.h, 1, d.element)));
+    add_weight_gemm(gemm("mlp.up", d.tokens, up_width, d.h, 1, d.element, d.linear), steps, column_parallel(d));
     steps.push_back(memory_step("mlp.activation", OpKind::elementwise, d.tokens * up_width * d.element,
                                 d.tokens * d.f / d.t * d.element));
-    steps.push_back(weight_gemm(gemm("mlp.down", d.tokens, d.h, d.f / d.t, 1, d.element)));
+    add_weight_gemm(gemm("mlp.down", d.tokens, d.h, d.f / d.t, 1, d.element, d.linear), steps, row_parallel(d));
     return;
   }
   // Mixture of experts: the router scores every token; each rank's E/ep experts receive, on
   // balance, T top_k tokens in all (Fedus et al. 2021, Switch Transformer §2; Lepikhin et al.
   // 2020, GShard), each expert's MLP split over TP as a dense one.
-  steps.push_back(weight_gemm(gemm("router", d.sp_tokens, m.experts, d.h, 1, d.element)));
+  steps.push_back({gemm("router", d.sp_tokens, m.experts, d.h, 1, d.element, d.other), ForwardStep::Grad::weight_gemm});
   const double local_experts = static_cast<double>(m.experts) / p.ep;
   const double tokens_per_expert = d.tokens * m.top_k / local_experts;
-  steps.push_back(weight_gemm(gemm("experts.up", tokens_per_expert, up_width, d.h, local_experts, d.element)));
+  add_weight_gemm(gemm("experts.up", tokens_per_expert, up_width, d.h, local_experts, d.element, d.linear), steps);
   steps.push_back(memory_step("experts.activation", OpKind::elementwise, d.tokens * m.top_k * up_width * d.element,
                               d.tokens * m.top_k * d.f / d.t * d.element));
-  steps.push_back(weight_gemm(gemm("experts.down", tokens_per_expert, d.h, d.f / d.t, local_experts, d.element)));
+  add_weight_gemm(gemm("experts.down", tokens_per_expert, d.h, d.f / d.t, local_experts, d.element, d.linear),
+                  steps);
 }
 
 std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p,
@@ -162,9 +271,18 @@ std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& t
   const double act = d.sp_tokens * d.h * d.element;  // one [T(/t), h] activation
   steps.push_back(memory_step("attention.norm", OpKind::norm, act, act));
   // Q: a/t heads, K and V: kv/t heads each, of head_dim d (GQA: Ainslie et al. 2023).
-  steps.push_back(weight_gemm(gemm("qkv", d.tokens, (d.heads_local + 2.0 * d.kv_local) * d.d, d.h, 1, d.element)));
+  add_weight_gemm(gemm("qkv", d.tokens, (d.heads_local + 2.0 * d.kv_local) * d.d, d.h, 1, d.element, d.linear), steps,
+                  column_parallel(d));
+  if (m.position == PositionEmbedding::rope) {
+    // Rotary embedding of Q and K (Su et al. 2021, RoFormer), one fused kernel reading and
+    // writing both (Megatron-Core's apply_rope_fusion); its gradient is the inverse rotation.
+    const double qk = d.tokens * (d.heads_local + d.kv_local) * d.d * d.element;
+    steps.push_back({memory_op("attention.rope", OpKind::elementwise, 2.0 * qk), ForwardStep::Grad::linear_memory,
+                     qk, qk});
+  }
   add_attention_core(m, tr, d, steps);
-  steps.push_back(weight_gemm(gemm("attention.proj", d.tokens, d.h, d.heads_local * d.d, 1, d.element)));
+  add_weight_gemm(gemm("attention.proj", d.tokens, d.h, d.heads_local * d.d, 1, d.element, d.linear), steps,
+                  row_parallel(d));
   steps.push_back(memory_step("attention.residual", OpKind::elementwise, 2.0 * act, act));
   steps.push_back(memory_step("mlp.norm", OpKind::norm, act, act));
   add_mlp(m, p, d, steps);
@@ -172,17 +290,22 @@ std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& t
   return steps;
 }
 
-void add_backward(const ForwardStep& s, double element, std::vector<Op>& backward) {
+void add_backward(const ForwardStep& s, Elements elements, std::vector<Op>& backward) {
   switch (s.grad) {
     case ForwardStep::Grad::weight_gemm:
-      add_gemm_backward(s.op, true, element, backward);
+      add_gemm_backward(s.op, true, elements, s.dgrad_splits, s.grad_rows, backward);
       return;
     case ForwardStep::Grad::activation_gemm:
-      add_gemm_backward(s.op, false, element, backward);
+      add_gemm_backward(s.op, false, elements, 1, s.grad_rows, backward);
       return;
     case ForwardStep::Grad::memory:
       backward.push_back(memory_backward(s.op, s.in_bytes, s.out_bytes));
       return;
+    case ForwardStep::Grad::linear_memory:
+      backward.push_back(as_pass(memory_op(s.op.name + ".bwd", s.op.kind, s.in_bytes + s.out_bytes), OpPass::backward));
+      return;
+    case ForwardStep::Grad::quantize:
+      return;  // the output gradient's quantization belongs to the GEMM's backward
     case ForwardStep::Grad::attention: {
       Op op = s.op;
       op.name += ".bwd";
@@ -196,14 +319,14 @@ void add_backward(const ForwardStep& s, double element, std::vector<Op>& backwar
   }
 }
 
-PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, double element) {
+PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, const Dims& d) {
   PassOps ops;
   for (const ForwardStep& s : steps) {
     ops.forward.push_back(s.op);
     const bool again = recompute == Recompute::full || (recompute == Recompute::selective && s.core_attention);
     if (again) ops.recompute.push_back(as_pass(s.op, OpPass::recompute));
   }
-  for (auto it = steps.rbegin(); it != steps.rend(); ++it) add_backward(*it, element, ops.backward);
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) add_backward(*it, {d.element, d.grad_element}, ops.backward);
   return ops;
 }
 
@@ -211,14 +334,14 @@ PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, dou
 
 PassOps transformer_layer_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
   const Dims d = dims_of(m, tr, p);
-  return assemble(layer_forward(m, tr, p, d), tr.recompute, d.element);
+  return assemble(layer_forward(m, tr, p, d), tr.recompute, d);
 }
 
 PassOps embedding_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
   const Dims d = dims_of(m, tr, p);
   const double act = d.tokens * d.h * d.element;
   std::vector<ForwardStep> steps{memory_step("embedding", OpKind::embedding, act, act)};
-  return assemble(steps, Recompute::none, d.element);
+  return assemble(steps, Recompute::none, d);
 }
 
 PassOps output_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
@@ -227,16 +350,22 @@ PassOps output_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpe
   const double vocab_local = m.vocab / d.t;  // vocabulary-parallel output layer (Megatron-LM)
   std::vector<ForwardStep> steps;
   steps.push_back(memory_step("final.norm", OpKind::norm, act, act));
-  steps.push_back(weight_gemm(gemm("logits", d.tokens, vocab_local, d.h, 1, d.element)));
+  steps.push_back({gemm("logits", d.tokens, vocab_local, d.h, 1, d.element, d.other), ForwardStep::Grad::weight_gemm});
   // Cross-entropy in fp32 over the local vocabulary slice.
   steps.push_back(memory_step("loss", OpKind::loss, d.tokens * vocab_local * d.element, d.tokens * vocab_local * 4.0));
-  return assemble(steps, Recompute::none, d.element);
+  return assemble(steps, Recompute::none, d);
 }
 
 Op optimizer_op(double parameters, const TrainingSpec& tr) {
   // Reads the optimizer states and the gradient, writes the states and the new weights.
-  const StateBytesPerParameter per = state_bytes_per_parameter(tr.precision, tr.optimizer);
+  const StateBytesPerParameter per = state_bytes_per_parameter(tr);
   Op op = memory_op("optimizer", OpKind::optimizer, parameters * (2.0 * per.optimizer + per.gradients + per.weights));
+  op.pass = OpPass::backward;
+  return op;
+}
+
+Op fp8_weight_quantize_op(double parameters) {
+  Op op = quantize_op("fp8.weights.quantize", parameters);
   op.pass = OpPass::backward;
   return op;
 }

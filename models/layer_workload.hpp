@@ -33,6 +33,12 @@ PassOps output_ops(const ModelSpec& model, const TrainingSpec& training, const P
 /// The optimizer update of `parameters` parameters (already divided by ZeRO sharding).
 Op optimizer_op(double parameters, const TrainingSpec& training);
 
+/// Transformer Engine's fp8 weights: once per step, after the update, each linear layer's
+/// bf16 weights are scanned for their amax and quantized to fp8 row-wise and transposed
+/// (weights are cached in fp8 across the step's micro-batches: Megatron-Core passes
+/// is_first_microbatch). `parameters`: the linear layers' parameters on the GPU.
+Op fp8_weight_quantize_op(double parameters);
+
 /// True for the attention core: the fused attention op, or unfused attention's score and
 /// value products, softmax and dropout (and their gradients), everything between QKV and the
 /// output projection.

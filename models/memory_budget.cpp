@@ -15,7 +15,7 @@ namespace {
 
 MemoryBreakdown model_states(const StageParameters& p, const TrainingSpec& tr, const ParallelSpec& par,
                              double& offloaded) {
-  const StateBytesPerParameter per = state_bytes_per_parameter(tr.precision, tr.optimizer);
+  const StateBytesPerParameter per = state_bytes_per_parameter(tr);
   const int group = par.gradient_group();
   const ModelStateBytes dense = model_state_bytes(p.dense, per, par.zero, group);
   const ModelStateBytes expert = model_state_bytes(p.expert, per, par.zero, std::max(1, group / par.ep));
@@ -50,7 +50,7 @@ double comm_buffer_bytes(const ModelSpec& m, const TrainingSpec& tr, const Paral
                          const StageParameters& p) {
   const double element = 2.0 * activation_element_scale(tr.precision);
   const double tokens = static_cast<double>(m.seq_len) / par.cp * tr.micro_batch;
-  const StateBytesPerParameter per = state_bytes_per_parameter(tr.precision, tr.optimizer);
+  const StateBytesPerParameter per = state_bytes_per_parameter(tr);
   double bytes = 0;
   if (par.gradient_group() > 1) bytes += 2.0 * tr.dp_bucket_bytes;                // bucket being reduced + next
   if (par.zero >= 3) bytes += 2.0 * p.per_layer_on_gpu * per.weights;             // gathered layer + prefetched one
@@ -62,8 +62,10 @@ double comm_buffer_bytes(const ModelSpec& m, const TrainingSpec& tr, const Paral
   return bytes;
 }
 
-double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par, int stage, int layers,
-                        double inflight) {
+// `chunks`: the stage's model chunks. With full recomputation of some layers per chunk
+// (recompute_layers), those keep only their input and the others everything.
+double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par, int stage,
+                        const std::vector<ModelChunk>& chunks, double inflight) {
   ActivationLayout layout;
   layout.micro_batch = tr.micro_batch;
   layout.tp = par.tp;
@@ -71,7 +73,14 @@ double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const Parall
   layout.sequence_parallel = par.sequence_parallel;
   layout.recompute = tr.recompute;
   layout.attention = tr.attention;
-  double bytes = inflight * layers * layer_activation_bytes(m, layout) + recompute_working_bytes(m, layout);
+  ActivationLayout kept = layout;
+  kept.recompute = Recompute::none;
+  double layer_bytes = 0;
+  for (const ModelChunk& c : chunks) {
+    const int again = tr.recompute == Recompute::full ? recomputed_layers(tr, c.layers) : c.layers;
+    layer_bytes += again * layer_activation_bytes(m, layout) + (c.layers - again) * layer_activation_bytes(m, kept);
+  }
+  double bytes = inflight * layer_bytes + recompute_working_bytes(m, layout);
   if (stage == 0) bytes += inflight * embedding_activation_bytes(m, layout);
   if (stage == par.pp - 1) bytes += inflight * output_activation_bytes(m, layout);
   return bytes * activation_element_scale(tr.precision);
@@ -90,6 +99,8 @@ const StageMemory& MemoryReport::peak_stage() const {
 }
 
 std::vector<ModelChunk> balanced_chunks(const ModelSpec& m, const ParallelSpec& par) {
+  if (par.stage_split != StageSplit::cost)
+    return even_layers(m.layers, par.pp * par.virtual_stages, par.stage_split == StageSplit::even_with_ends);
   const std::vector<double> costs(static_cast<size_t>(m.layers), layer_forward_flops_per_token(m));
   // The embedding is a lookup: no FLOPs worth balancing.
   return partition_layers(costs, par.pp * par.virtual_stages, 0.0, output_forward_flops_per_token(m));
@@ -107,12 +118,13 @@ MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const P
   for (int stage = 0; stage < par.pp; ++stage) {
     StageMemory s;
     s.stage = stage;
-    for (const ModelChunk& c : chunks_of_stage(chunks, par.pp, stage)) s.layers += c.layers;
+    const std::vector<ModelChunk> own = chunks_of_stage(chunks, par.pp, stage);
+    for (const ModelChunk& c : own) s.layers += c.layers;
     const StageParameters params = stage_parameters(m, par, stage, s.layers);
     s.parameters_per_gpu = params.dense + params.expert;
     s.inflight_microbatches = inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages);
     s.bytes = model_states(params, tr, par, s.offloaded_bytes);
-    s.bytes.activations = activation_bytes(m, tr, par, stage, s.layers, s.inflight_microbatches);
+    s.bytes.activations = activation_bytes(m, tr, par, stage, own, s.inflight_microbatches);
     s.bytes.comm_buffers = comm_buffer_bytes(m, tr, par, params);
     s.bytes.framework = tr.framework_bytes;
     s.bytes.fragmentation = tr.fragmentation_fraction * (s.bytes.total() - s.bytes.framework);

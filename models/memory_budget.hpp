@@ -52,7 +52,8 @@ struct MemoryReport {
 MemoryReport estimate_memory(const ModelSpec& model, const TrainingSpec& training, const ParallelSpec& parallel,
                              double capacity_bytes);
 
-/// The model's layers split into pp x virtual_stages chunks balanced by forward FLOPs.
+/// The model's layers split into pp x virtual_stages chunks by parallel.stage_split (cost:
+/// balanced by forward FLOPs). Inputs must be validated (an even split must divide).
 std::vector<ModelChunk> balanced_chunks(const ModelSpec& model, const ParallelSpec& parallel);
 
 }  // namespace trainsim

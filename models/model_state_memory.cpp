@@ -14,6 +14,12 @@ StateBytesPerParameter state_bytes_per_parameter(Precision precision, Optimizer 
   return b;
 }
 
+StateBytesPerParameter state_bytes_per_parameter(const TrainingSpec& tr) {
+  StateBytesPerParameter b = state_bytes_per_parameter(tr.precision, tr.optimizer);
+  b.gradients = gradient_element_bytes(tr);
+  return b;
+}
+
 ModelStateBytes model_state_bytes(double parameters, const StateBytesPerParameter& per_param, int zero,
                                   int shard_ranks) {
   const double nd = shard_ranks;

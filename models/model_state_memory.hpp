@@ -22,6 +22,11 @@ struct StateBytesPerParameter {
 /// fp32: 4 + 4 + 8 with Adam (two moments), 4 + 4 + 4 with SGD (momentum).
 StateBytesPerParameter state_bytes_per_parameter(Precision precision, Optimizer optimizer);
 
+/// As above, with the gradients in training.grad_precision: Megatron-LM's bf16 default of fp32
+/// gradients gives 2 + 4 + 12 = 18 bytes per parameter with Adam (6 + 12/d with the
+/// distributed optimizer, ZeRO-1).
+StateBytesPerParameter state_bytes_per_parameter(const TrainingSpec& training);
+
 struct ModelStateBytes {
   double weights = 0;
   double gradients = 0;

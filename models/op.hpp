@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "models/training_spec.hpp"
+
 namespace trainsim {
 
 enum class OpKind {
@@ -37,6 +39,28 @@ struct Op {
   double model_flops = 0;        ///< counted for MFU (Megatron-LM / PaLM convention: no causal saving)
   double bytes = 0;              ///< HBM bytes read and written
   GemmShape gemm;                ///< for gemm and batched_gemm
+  /// The number format the op's math runs in: under fp8 training only the transformer
+  /// layers' linear GEMMs run in fp8 (Transformer Engine); attention, the router and the
+  /// output layer stay bf16 (Megatron-LM / NeMo FP8 recipes).
+  Precision precision = Precision::bf16;
+  int kernels = 1;  ///< CUDA kernels the op launches (a launch gap is paid per kernel)
+  /// A GEMM run as `splits` GEMMs of m / splits rows each, one after another (Transformer
+  /// Engine's ring-exchange TP overlap computes each chunk as its slice of the all-gather
+  /// arrives); `gemm` and the counts are the whole op's.
+  int splits = 1;
 };
+
+/// One of the `op.splits` equal GEMMs `op` runs as (the op itself when not split).
+inline Op gemm_chunk(const Op& op) {
+  if (op.splits <= 1) return op;
+  Op chunk = op;
+  chunk.gemm.m /= op.splits;
+  chunk.flops /= op.splits;
+  chunk.model_flops /= op.splits;
+  chunk.bytes /= op.splits;  // the rows' share (each chunk also re-reads B: compute-bound, left out)
+  chunk.kernels = 1;
+  chunk.splits = 1;
+  return chunk;
+}
 
 }  // namespace trainsim

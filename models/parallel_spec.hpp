@@ -6,6 +6,16 @@
 namespace trainsim {
 
 enum class Schedule { gpipe, one_f_one_b, interleaved, zb_h1 };
+/// How layers are split into model chunks: `cost` balances forward FLOPs (the output layer
+/// counted), `even` is Megatron-LM's equal layer count per chunk, `even_with_ends` counts
+/// the embedding and the loss as a layer each (Megatron-Core's
+/// account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split).
+enum class StageSplit { cost, even, even_with_ends };
+/// Pipeline sends: `overlapped` (the sender goes on while its activation travels:
+/// Megatron-Core's overlap_p2p_comm), `blocking` (the sender waits for its send to finish:
+/// Megatron-LM's default batched isend/irecv then wait), or `automatic` (overlapped with the
+/// interleaved schedule, where NeMo enables overlap_p2p_comm, blocking otherwise).
+enum class PipelineSendOverlap { automatic, overlapped, blocking };
 enum class ParallelAxis { tp, cp, pp, dp };
 
 struct ParallelSpec {
@@ -18,15 +28,30 @@ struct ParallelSpec {
   int zero = 0;  ///< ZeRO stage 0-3; 3 is FSDP-style full sharding
   Schedule schedule = Schedule::one_f_one_b;
   int virtual_stages = 1;  ///< model chunks per pipeline rank (interleaved schedule)
+  StageSplit stage_split = StageSplit::cost;
   /// Gradients are reduced bucket by bucket during the last backward (Megatron-Core's
   /// overlap_grad_reduce); false: after the whole backward (Megatron-LM 2021, --DDP-impl local).
   bool overlap_grad_reduce = true;
+  /// Tensor-parallel communication overlap (Megatron-LM --tp-comm-overlap, Transformer
+  /// Engine userbuffers; on in NeMo's recipes): each sequence-parallel all-gather or
+  /// reduce-scatter is pipelined with the GEMM that consumes or produces it (Wang et al.
+  /// 2022, "Overlap communication with dependent computation via decomposition").
+  bool tp_comm_overlap = false;
+  /// ZeRO-1/2: the updated parameters' all-gather runs beside the next step's first forward
+  /// (Megatron-Core's overlap_param_gather) instead of blocking after the update.
+  bool overlap_param_gather = false;
+  PipelineSendOverlap pp_comm_overlap = PipelineSendOverlap::automatic;
   /// ZeRO-3 / FSDP: layers gathered as one unit, and units gathered ahead of their use.
   int zero3_unit_layers = 1;
   int zero3_prefetch = 1;
   /// Rank-mapping order, innermost (fastest-varying) axis first.
   std::array<ParallelAxis, 4> order{ParallelAxis::tp, ParallelAxis::cp, ParallelAxis::pp, ParallelAxis::dp};
 
+  /// True if pipeline senders go on while their activations travel.
+  bool pp_sends_overlap() const {
+    if (pp_comm_overlap == PipelineSendOverlap::automatic) return schedule == Schedule::interleaved;
+    return pp_comm_overlap == PipelineSendOverlap::overlapped;
+  }
   int world_size() const { return tp * pp * dp * cp; }
   /// Ranks over which dense gradients are reduced and ZeRO shards states
   /// (Megatron-LM's data-parallel group with context parallelism folded in).

@@ -69,6 +69,25 @@ std::vector<ModelChunk> partition_layers(const std::vector<double>& layer_costs,
   return result;
 }
 
+std::vector<ModelChunk> even_layers(int layers, int chunks, bool ends_count_as_layers) {
+  const int slots = layers + (ends_count_as_layers ? 2 : 0);
+  if (chunks < 1 || slots % chunks != 0) throw std::invalid_argument("even_layers: chunks must divide the layers");
+  const int per = slots / chunks;
+  std::vector<ModelChunk> result(static_cast<size_t>(chunks));
+  int next = 0;
+  for (int c = 0; c < chunks; ++c) {
+    ModelChunk& chunk = result[static_cast<size_t>(c)];
+    chunk.first_layer = next;
+    chunk.layers = per - (ends_count_as_layers && c == 0 ? 1 : 0) - (ends_count_as_layers && c == chunks - 1 ? 1 : 0);
+    if (chunk.layers < 1) throw std::invalid_argument("even_layers: a chunk without layers");
+    chunk.has_embedding = c == 0;
+    chunk.has_output = c == chunks - 1;
+    chunk.cost = chunk.layers;
+    next += chunk.layers;
+  }
+  return result;
+}
+
 std::vector<ModelChunk> chunks_of_stage(const std::vector<ModelChunk>& chunks, int pp, int stage) {
   std::vector<ModelChunk> mine;
   for (size_t c = static_cast<size_t>(stage); c < chunks.size(); c += static_cast<size_t>(pp))

@@ -23,6 +23,14 @@ struct ModelChunk {
 std::vector<ModelChunk> partition_layers(const std::vector<double>& layer_costs, int chunks, double embedding_cost,
                                          double output_cost);
 
+/// Megatron-LM's split: `layers / chunks` layers in every chunk (which must divide), the
+/// embedding on the first and the output layer on the last beyond their layers. With
+/// `ends_count_as_layers` (Megatron-Core's account_for_embedding_in_pipeline_split and
+/// account_for_loss_in_pipeline_split), the embedding and the loss each count as a layer:
+/// (layers + 2) / chunks per chunk, one layer fewer in the first and in the last chunk.
+/// Requires the division to be exact and every chunk to keep a layer.
+std::vector<ModelChunk> even_layers(int layers, int chunks, bool ends_count_as_layers);
+
 /// The chunks that pipeline rank `stage` runs under `virtual_stages` chunks per rank
 /// (chunk c belongs to rank c mod pp, as in Megatron-LM's interleaved schedule).
 std::vector<ModelChunk> chunks_of_stage(const std::vector<ModelChunk>& chunks, int pp, int stage);

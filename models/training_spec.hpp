@@ -10,6 +10,10 @@ enum class Offload { none, cpu };
 /// flash: fused attention that stores no s x s score matrix (Dao et al., FlashAttention);
 /// standard: the unfused attention that Korthikanti et al. account for (Table 2).
 enum class AttentionKernel { flash, standard };
+/// The number format gradients are accumulated and reduced in. automatic: as Megatron-LM
+/// does, fp32 for bf16 (and fp8) training (arguments.py turns on
+/// --accumulate-allreduce-grads-in-fp32 with --bf16), the training precision otherwise.
+enum class GradPrecision { automatic, fp32, bf16, fp16 };
 
 struct TrainingSpec {
   int micro_batch = 1;  ///< b: samples per micro-batch per pipeline
@@ -17,8 +21,13 @@ struct TrainingSpec {
   Precision precision = Precision::bf16;
   Optimizer optimizer = Optimizer::adam;
   Recompute recompute = Recompute::none;
+  /// With full recomputation: the layers of each model chunk that are recomputed, the first
+  /// ones (Megatron-LM's recompute_method = block, recompute_num_layers); the others keep
+  /// their activations. 0: every layer (recompute_method = uniform with one layer per unit).
+  int recompute_layers = 0;
   Offload offload = Offload::none;
   AttentionKernel attention = AttentionKernel::flash;
+  GradPrecision grad_precision = GradPrecision::automatic;
   /// Per-GPU memory outside the allocator: CUDA context, cuBLAS workspace, NCCL buffers.
   double framework_bytes = 1.5 * 1024 * 1024 * 1024;
   /// Stated fragmentation margin of the caching allocator, as a fraction of allocated bytes.
@@ -33,6 +42,37 @@ struct TrainingSpec {
   /// block per channel, and its 8-16 channels take ~6-15 % of an A100's 108 or an H100's
   /// 132 SMs (a stated estimate until measured).
   double overlap_slowdown = 0.1;
+  /// GPU idle time between two kernels queued back to back on a stream, paid once per kernel
+  /// an op launches. Measured (trainsim calibrate --from-profile, sim/profile/launch_gaps.hpp):
+  /// median 2 us over the 1,059 queued kernel pairs of one step of an A100 rank
+  /// (tests/data/profiles/trace-diff-control-step1011.json.gz, from HolisticTraceAnalysis,
+  /// MIT; timestamps of 1 us resolution), and 2 us over the 6,230 of the whole trace.
+  double kernel_gap_s = 2e-6;
 };
+
+/// Bytes of one gradient element (training.grad_precision).
+inline double gradient_element_bytes(const TrainingSpec& tr) {
+  switch (tr.grad_precision) {
+    case GradPrecision::fp32:
+      return 4.0;
+    case GradPrecision::bf16:
+    case GradPrecision::fp16:
+      return 2.0;
+    case GradPrecision::automatic:
+      break;
+  }
+  return tr.precision == Precision::bf16 || tr.precision == Precision::fp8 || tr.precision == Precision::fp32 ? 4.0
+                                                                                                              : 2.0;
+}
+
+/// Layers of a model chunk of `chunk_layers` layers whose forward runs again before backward:
+/// every layer for selective recomputation (its attention core) and for full recomputation
+/// of all layers; at most recompute_layers with full recomputation of some; none without.
+inline int recomputed_layers(const TrainingSpec& tr, int chunk_layers) {
+  if (tr.recompute == Recompute::none) return 0;
+  if (tr.recompute == Recompute::full && tr.recompute_layers > 0)
+    return tr.recompute_layers < chunk_layers ? tr.recompute_layers : chunk_layers;
+  return chunk_layers;
+}
 
 }  // namespace trainsim

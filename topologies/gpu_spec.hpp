@@ -19,6 +19,10 @@ struct GpuSpec {
   double tdp_w = 0;                 ///< power while computing
   double comm_power_w = 0;          ///< power while only communicating
   double idle_power_w = 0;          ///< power while waiting
+  /// Calibration of the GPU type (one per type, topologies/gpu_presets.cpp): how much slower
+  /// GEMMs run beside tensor-parallel communication overlapped with them (Transformer
+  /// Engine's userbuffers reserve SMs and share HBM for the whole GEMM), as a fraction.
+  double tp_overlap_slowdown = 0;
   bool has_fp8() const { return peak_fp8_flops > 0; }
 };
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "sim/compute/compute_model_factory.hpp"
+#include "sim/compute/launch_gap_compute_model.hpp"
 
 namespace trainsim::cli {
 
@@ -12,7 +13,9 @@ std::unique_ptr<ComputeModel> scenario_compute_model(const Scenario& s) {
     const std::filesystem::path table(choice.table_path);
     if (table.is_relative()) choice.table_path = (std::filesystem::path(s.source).parent_path() / table).string();
   }
-  return make_compute_model(s.cluster.gpu, s.training.precision, choice);
+  auto kernels = make_compute_model(s.cluster.gpu, s.training.precision, choice);
+  if (s.training.kernel_gap_s <= 0) return kernels;
+  return std::make_unique<LaunchGapComputeModel>(std::move(kernels), s.training.kernel_gap_s);
 }
 
 }  // namespace trainsim::cli

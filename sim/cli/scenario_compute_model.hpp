@@ -9,6 +9,7 @@
 
 namespace trainsim::cli {
 
+/// The kernels' model, plus training.kernel_gap per kernel launched when it is > 0.
 /// Throws InputError naming the scenario file and cluster.calibration for a missing or
 /// malformed table.
 std::unique_ptr<ComputeModel> scenario_compute_model(const Scenario& scenario);

@@ -32,6 +32,10 @@ RooflineParameters datasheet_roofline(const GpuSpec& gpu, Precision precision) {
       p.matmul_peak_flops = gpu.peak_bf16_flops;
   }
   p.gemm_efficiency = gemm_efficiency(gpu, precision);
+  if (precision == Precision::fp8) {
+    p.bf16_peak_flops = gpu.peak_bf16_flops;
+    p.bf16_gemm_efficiency = gemm_efficiency(gpu, Precision::bf16);
+  }
   // FlashAttention-2 reaches 50-73 % of the A100's peak (Dao 2023, abstract); FlashAttention-3
   // up to 75 % of the H100's (Shah et al. 2024, abstract). We take 0.6 until kernels/
   // calibration tables measure it.
@@ -48,11 +52,14 @@ RooflineComputeModel::RooflineComputeModel(RooflineParameters parameters) : para
 
 double RooflineComputeModel::op_time_s(const Op& op) const {
   const RooflineParameters& p = parameters_;
+  // Under fp8 training the ops Transformer Engine leaves in bf16 run at the bf16 peak.
+  const bool bf16_op = p.bf16_peak_flops > 0 && op.precision != Precision::fp8;
+  const double peak = bf16_op ? p.bf16_peak_flops : p.matmul_peak_flops;
   double efficiency = 0;
   switch (op.kind) {
     case OpKind::gemm:
     case OpKind::batched_gemm:
-      efficiency = p.gemm_efficiency;
+      efficiency = bf16_op ? p.bf16_gemm_efficiency : p.gemm_efficiency;
       break;
     case OpKind::attention:
       efficiency = p.attention_efficiency;
@@ -60,7 +67,7 @@ double RooflineComputeModel::op_time_s(const Op& op) const {
     default:
       efficiency = 0;  // memory-bound ops: their FLOPs are not the limit
   }
-  const double compute_s = efficiency > 0 ? op.flops / (p.matmul_peak_flops * efficiency) : 0.0;
+  const double compute_s = efficiency > 0 ? op.flops / (peak * efficiency) : 0.0;
   const double memory_s = op.bytes / (p.hbm_bandwidth_Bps * p.memory_efficiency);
   return p.kernel_overhead_s + std::max(compute_s, memory_s);
 }

@@ -16,6 +16,10 @@ struct RooflineParameters {
   double hbm_bandwidth_Bps = 0;
   double memory_efficiency = 0;  ///< achievable fraction of HBM bandwidth
   double kernel_overhead_s = 0;  ///< launch and tail time of every kernel
+  /// fp8 training: the bf16 peak and GEMM efficiency that time the ops staying in bf16
+  /// (attention, the output layer: Op::precision); 0 for other precisions.
+  double bf16_peak_flops = 0;
+  double bf16_gemm_efficiency = 0;
 };
 
 /// The datasheet roofline of a GPU type for a training precision, with the achievable

@@ -6,10 +6,12 @@
 #include <simgrid/s4u/NetZone.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "sim/core/progress_line.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/run/checkpoint_interval.hpp"
 #include "sim/run/data_cursor.hpp"
@@ -18,6 +20,7 @@
 #include "sim/run/job_size.hpp"
 #include "sim/run/node_pool.hpp"
 #include "sim/run/phase_clock.hpp"
+#include "sim/run/run_limits.hpp"
 
 namespace trainsim {
 
@@ -30,7 +33,7 @@ double now() {
 }
 
 // A run with a step target and no duration stops here at the latest: 100 years.
-constexpr double k_no_time_limit_s = 100 * 365.25 * 86400;
+constexpr double k_no_time_limit_s = k_max_run_duration_s;
 
 struct Write {
   double start_s = 0;
@@ -105,13 +108,38 @@ struct RunState {
     return nullptr;
   }
   void record_checkpoint(const Write& w, double at, bool committed, bool async) {
-    result.checkpoints.push_back({w.start_s, at, w.steps, size.checkpoint.bytes, committed, async});
+    // The first k_max_run_records are kept; past them only the counts below grow.
+    if (result.checkpoints.size() < k_max_run_records)
+      result.checkpoints.push_back({w.start_s, at, w.steps, size.checkpoint.bytes, committed, async});
     if (committed) {
       committed_steps = std::max(committed_steps, w.steps);
       ++result.checkpoints_written;
     } else {
       ++result.checkpoints_interrupted;
     }
+  }
+  std::optional<ProgressLine> progress_line;
+  std::chrono::steady_clock::time_point last_draw;
+
+  /// Redraws the progress line (the share of the run simulated), at most 4 times a second of
+  /// wall time. Called where the actors wake anyway: it adds no event, so results do not depend on it.
+  void report_progress() {
+    if (!progress_line) return;
+    const auto wall = std::chrono::steady_clock::now();
+    if (wall - last_draw < std::chrono::milliseconds(250)) return;
+    last_draw = wall;
+    double share = now() / end_s;
+    if (s.run.train_steps > 0)
+      share = std::max(share, static_cast<double>(progress(now())) / static_cast<double>(s.run.train_steps));
+    progress_line->advance_to(static_cast<int>(std::clamp(share, 0.0, 1.0) * 100));
+  }
+  /// Opens `r`: its downtime runs until training resumes. Kept if fewer than
+  /// k_max_run_records are (then the downtime of one not kept is not recorded either).
+  void open(const InterruptionRecord& r) {
+    open_interruption.reset();
+    if (result.interruptions.size() >= k_max_run_records) return;
+    result.interruptions.push_back(r);
+    open_interruption = result.interruptions.size() - 1;
   }
 };
 
@@ -141,9 +169,15 @@ bool resize(RunState& st, int dp) {
   st.dp = dp;
   st.size = *to;
   const double interval = checkpoint_interval_for(st.s, *to, nodes_for_dp(st.s, dp));
+  // Whole steps nearest the interval; an automatic asynchronous interval is a floor (no
+  // checkpoint before the last one's write is done), so it is rounded up.
+  const bool floor_interval = st.s.checkpoint.automatic && st.s.checkpoint.mode == CheckpointMode::async;
+  const double steps = interval / st.size.step_time_s;
   st.per_segment = st.s.checkpoint.interval_steps > 0
                        ? st.s.checkpoint.interval_steps
-                       : (interval > 0 ? std::max<long long>(1, std::llround(interval / st.size.step_time_s)) : -1);
+                       : (interval > 0 ? std::max<long long>(1, floor_interval ? static_cast<long long>(std::ceil(steps))
+                                                                              : std::llround(steps))
+                                       : -1);
   st.clock.use(st.s.failures.mtbf_s > 0 ? nodes_for_dp(st.s, dp) : 0, now());
   st.result.min_dp = st.result.min_dp == 0 ? dp : std::min(st.result.min_dp, dp);
   st.result.global_batch_min = st.result.global_batch_min == 0
@@ -217,6 +251,7 @@ bool should_grow(RunState& st, int dp) {
 void train(RunState& st) {
   const long long target = st.s.run.train_steps;
   for (;;) {
+    st.report_progress();
     st.phases.enter(Phase::training, now());
     st.segment_start_s = now();
     long long steps = st.per_segment;  // -1: no checkpoints
@@ -295,8 +330,7 @@ void interrupt(RunState& st, double at, bool planned, int node, const std::strin
   st.segment_start_s = -1;
   st.steps_at_segment = st.committed_steps;
   close_interruption(st, at, 0);  // a restart cut short by this one
-  st.result.interruptions.push_back({at, node, cause, planned, lost, 0, 0});
-  st.open_interruption = st.result.interruptions.size() - 1;
+  st.open({at, node, cause, planned, lost, 0, 0});
 }
 
 void failures_actor(RunState& st) {
@@ -304,6 +338,7 @@ void failures_actor(RunState& st) {
     const NodeFailure f = st.clock.next();
     if (f.time_s >= st.end_s) return;
     if (f.time_s > now()) sg4::this_actor::sleep_for(f.time_s - now());
+    st.report_progress();
     const FailureCause& cause = st.causes.pick(st.rng);
     st.clock.renew(f.unit, now());
     ++st.result.failures;
@@ -331,9 +366,7 @@ void maintenance_actor(RunState& st) {
     const double lost_before = st.result.lost_work_s;
     st.stop_training(now());
     // Open from the stop: its downtime runs until training resumes (checkpoint included).
-    st.result.interruptions.push_back(
-        {now(), -1, "planned maintenance", true, st.result.lost_work_s - lost_before, 0, 0});
-    st.open_interruption = st.result.interruptions.size() - 1;
+    st.open({now(), -1, "planned maintenance", true, st.result.lost_work_s - lost_before, 0, 0});
     st.job = sg4::Actor::create("maintenance", st.host, [&st] {
       if (!join_writer(st)) return;
       if (st.steps_at_segment > st.committed_steps && !write_sync(st)) return;
@@ -354,8 +387,9 @@ double checkpoint_interval_for(const Scenario& s, const SizeCosts& c, int nodes)
   return async ? std::max(daly, c.checkpoint.write_s) : daly;
 }
 
-RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs) {
+RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs, std::ostream* progress) {
   RunState st(s, costs);
+  if (progress) st.progress_line.emplace(progress, "run simulation", "%", 100);
   const SizeCosts& full = costs.at(s.parallel.dp);
   st.result.checkpoint_bytes = full.checkpoint.bytes;
   st.result.checkpoint_cost_s = full.checkpoint.write_s;
@@ -373,6 +407,10 @@ RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs) {
   if (s.failures.maintenance_interval_s > 0)
     sg4::Actor::create("maintenance", st.host, [&st] { maintenance_actor(st); });
   simulation.run();  // every actor stops at the run's end
+  if (st.progress_line) {
+    st.progress_line->advance_to(100);
+    st.progress_line->finish();
+  }
   if (st.missing_dp > 0) return {std::nullopt, st.missing_dp};
 
   const double end = st.finished_s >= 0 ? st.finished_s : st.end_s;

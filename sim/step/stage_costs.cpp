@@ -19,7 +19,7 @@ void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double rep
              PassCost& cost) {
   for (const Op& op : ops) {
     const double scale = op_load(op, expert_load);
-    const double seconds = repeat * scale * compute.op_time_s(op);
+    const double seconds = repeat * scale * compute.time_s(op);
     cost.compute_s += seconds;
     if (is_attention_core(op)) cost.attention_s += seconds;  // what ring attention's K/V exchange overlaps
     cost.model_flops += repeat * op.model_flops;
@@ -49,14 +49,63 @@ double layer_cp_bytes(const Scenario& s, double element) {
   return p.cp * 2.0 * tokens * s.model.kv_heads * s.model.head_dim() * element / p.tp;
 }
 
+// The seconds of the op named `name` (the first of `names` present) in `ops`, as the step
+// charges it; 0 if none is there.
+double op_seconds(const std::vector<Op>& ops, std::initializer_list<const char*> names, const ComputeModel& compute,
+                  double expert_load) {
+  for (const char* name : names)
+    for (const Op& op : ops)
+      if (op.name == name) return op_load(op, expert_load) * compute.time_s(op);
+  return 0.0;
+}
+
+// With tp_comm_overlap, the GEMM each sequence-parallel collective of a layer is pipelined
+// with (Transformer Engine userbuffers, Megatron-LM --tp-comm-overlap): forward, the
+// all-gathers with the GEMMs that consume their output (QKV, the MLP's first) and the
+// reduce-scatters with the GEMMs that produce their input (the attention's output
+// projection, the MLP's second); backward, the conjugates: the all-gathers of the output
+// gradients with the projection's and the MLP's second input-gradient GEMMs, the
+// reduce-scatters with QKV's and the MLP's first. Order: all-gather and reduce-scatter of
+// the attention, then of the MLP.
+struct LayerOverlap {
+  double attention_gather_s = 0, attention_scatter_s = 0, mlp_gather_s = 0, mlp_scatter_s = 0;
+};
+
+LayerOverlap forward_overlap(const std::vector<Op>& ops, const ComputeModel& c, double load) {
+  return {op_seconds(ops, {"qkv"}, c, load), op_seconds(ops, {"attention.proj"}, c, load),
+          op_seconds(ops, {"mlp.up", "experts.up"}, c, load), op_seconds(ops, {"mlp.down", "experts.down"}, c, load)};
+}
+
+LayerOverlap backward_overlap(const std::vector<Op>& ops, const ComputeModel& c, double load) {
+  return {op_seconds(ops, {"attention.proj.dgrad"}, c, load), op_seconds(ops, {"qkv.dgrad"}, c, load),
+          op_seconds(ops, {"mlp.down.dgrad", "experts.down.dgrad"}, c, load),
+          op_seconds(ops, {"mlp.up.dgrad", "experts.up.dgrad"}, c, load)};
+}
+
 // The tensor-parallel collectives of `layers` layers in one pass (Narayanan et al. SC21 §3.2:
 // two all-reduces of b s h per layer forward and two backward; with sequence parallelism
 // each becomes an all-gather and a reduce-scatter of the same size, Korthikanti et al.
-// §4.2.2).
-void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, double activation_bytes) {
+// §4.2.2), each overlapped with its GEMM when `overlap` is given. In fp8 the all-gathers
+// carry the GEMM inputs (forward) and output gradients (backward) already quantized, one
+// byte an element (Transformer Engine gathers Float8Tensors; see layer_workload.cpp).
+void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, double activation_bytes,
+                       const LayerOverlap* overlap = nullptr) {
   if (s.parallel.tp == 1 || layers == 0) return;
+  const double gather_bytes = activation_bytes * (s.training.precision == Precision::fp8 ? 0.5 : 1.0);
+  if (s.parallel.sequence_parallel && overlap != nullptr) {
+    const double bytes = activation_bytes;
+    cost.collectives.push_back(
+        {CommGroup::tp, CollectiveOp::all_gather, gather_bytes, layers, overlap->attention_gather_s});
+    cost.collectives.push_back(
+        {CommGroup::tp, CollectiveOp::reduce_scatter, bytes, layers, overlap->attention_scatter_s});
+    cost.collectives.push_back({CommGroup::tp, CollectiveOp::all_gather, gather_bytes, layers, overlap->mlp_gather_s});
+    cost.collectives.push_back({CommGroup::tp, CollectiveOp::reduce_scatter, bytes, layers, overlap->mlp_scatter_s});
+    cost.overlapped_s += layers * (overlap->attention_gather_s + overlap->attention_scatter_s +
+                                   overlap->mlp_gather_s + overlap->mlp_scatter_s);
+    return;
+  }
   if (s.parallel.sequence_parallel) {
-    add_collective(cost, CollectiveOp::all_gather, activation_bytes, 2 * layers);
+    add_collective(cost, CollectiveOp::all_gather, gather_bytes, 2 * layers);
     add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, 2 * layers);
   } else {
     add_collective(cost, CollectiveOp::all_reduce, activation_bytes, 2 * layers);
@@ -106,12 +155,15 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
   // The tokens a rank dispatches to experts: its sequence shard with SP (Megatron-Core).
   const double ep_tokens_bytes = activation_bytes / (par.sequence_parallel ? par.tp : 1);
   const double load = busiest_expert_rank_load(m, par, s.run.seed);
+  const bool overlap_tp = par.tp_comm_overlap && par.tp > 1 && par.sequence_parallel;
+  const LayerOverlap fwd_overlap = forward_overlap(layer.forward, compute, load);
+  const LayerOverlap bwd_overlap = backward_overlap(layer_bwd.input, compute, load);
 
   StepCosts step;
   step.activation_bytes = activation_bytes;
   step.microbatches = s.training.grad_accum;
   const std::vector<ModelChunk> chunks = balanced_chunks(m, par);
-  const StateBytesPerParameter per_param = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
+  const StateBytesPerParameter per_param = state_bytes_per_parameter(s.training);
   for (int stage = 0; stage < par.pp; ++stage) {
     StageCosts st;
     st.stage = stage;
@@ -123,19 +175,20 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       cc.layers = c.layers;
       layers_on_stage += c.layers;
       add_ops(layer.forward, compute, c.layers, load, cc.forward);
-      add_ops(layer.recompute, compute, c.layers, load, cc.recompute);
+      const int recomputed = recomputed_layers(s.training, c.layers);
+      add_ops(layer.recompute, compute, recomputed, load, cc.recompute);
       add_ops(layer_bwd.input, compute, c.layers, load, cc.backward);
       add_ops(layer_bwd.weight, compute, c.layers, load, cc.weight);
-      add_layer_tp_comm(cc.forward, s, c.layers, activation_bytes);
-      add_layer_tp_comm(cc.backward, s, c.layers, activation_bytes);
+      add_layer_tp_comm(cc.forward, s, c.layers, activation_bytes, overlap_tp ? &fwd_overlap : nullptr);
+      add_layer_tp_comm(cc.backward, s, c.layers, activation_bytes, overlap_tp ? &bwd_overlap : nullptr);
       add_layer_ep_comm(cc.forward, s, c.layers, ep_tokens_bytes, load);
       add_layer_ep_comm(cc.backward, s, c.layers, ep_tokens_bytes, load);
       cc.forward.cp_gather_bytes = cc.backward.cp_gather_bytes = c.layers * layer_cp_bytes(s, element);
       // Full recomputation repeats the forward, its collectives included.
       if (s.training.recompute == Recompute::full) {
-        add_layer_tp_comm(cc.recompute, s, c.layers, activation_bytes);
-        add_layer_ep_comm(cc.recompute, s, c.layers, ep_tokens_bytes, load);
-        cc.recompute.cp_gather_bytes = cc.forward.cp_gather_bytes;
+        add_layer_tp_comm(cc.recompute, s, recomputed, activation_bytes, overlap_tp ? &fwd_overlap : nullptr);
+        add_layer_ep_comm(cc.recompute, s, recomputed, ep_tokens_bytes, load);
+        cc.recompute.cp_gather_bytes = recomputed * layer_cp_bytes(s, element);
       }
       if (c.has_embedding) {
         add_ops(embedding.forward, compute, 1, 1.0, cc.forward);
@@ -154,6 +207,8 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
     const StageParameters params = stage_parameters(m, par, stage, layers_on_stage);
     st.dense_gradient_bytes = params.dense * per_param.gradients;
     st.expert_gradient_bytes = params.expert * per_param.gradients;
+    st.dense_weight_bytes = params.dense * per_param.weights;
+    st.expert_weight_bytes = params.expert * per_param.weights;
     // ZeRO-1 and above update only this rank's shard (Rajbhandari et al. §5.1).
     const double shard_ranks = par.zero >= 1 ? par.gradient_group() : 1;
     const double expert_shard_ranks = par.zero >= 1 ? std::max(1, par.gradient_group() / par.ep) : 1;
@@ -169,6 +224,8 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
     } else {
       st.optimizer_s = compute.op_time_s(optimizer_op(updated, s.training));
     }
+    if (s.training.precision == Precision::fp8)  // the layers' weights, quantized once per step
+      st.optimizer_s += compute.op_time_s(fp8_weight_quantize_op(params.per_layer_on_gpu * layers_on_stage));
     const int unit_layers = par.zero3_unit_layers;
     st.zero3_unit_bytes = par.zero >= 3 ? unit_layers * params.per_layer_on_gpu * per_param.weights : 0;
     for (const ChunkCosts& c : st.chunks) st.zero3_units.push_back((c.layers + unit_layers - 1) / unit_layers);

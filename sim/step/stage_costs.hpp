@@ -22,11 +22,15 @@ struct GroupCollective {
   engine::CollectiveOp op = engine::CollectiveOp::all_reduce;
   double bytes = 0;
   int count = 0;
+  /// Seconds of the pass's compute each of them runs beside (parallel.tp_comm_overlap: the
+  /// GEMM it is pipelined with); 0: it blocks compute.
+  double overlap_s = 0;
 };
 
 /// One micro-batch through one model chunk, one pass, on one GPU.
 struct PassCost {
-  double compute_s = 0;
+  double compute_s = 0;       ///< all of the pass's kernels, those beside overlapped collectives included
+  double overlapped_s = 0;    ///< of compute_s, what runs beside collectives (sum of count x overlap_s)
   double attention_s = 0;     ///< of compute_s, the attention kernels (what ring attention overlaps)
   double model_flops = 0;     ///< Megatron-LM / PaLM convention (for MFU)
   double executed_flops = 0;  ///< what the kernels execute
@@ -52,6 +56,8 @@ struct StageCosts {
   std::vector<ChunkCosts> chunks;    ///< this rank's chunks, chunk index 0..virtual_stages-1
   double dense_gradient_bytes = 0;   ///< reduced over the dp x cp ranks each step
   double expert_gradient_bytes = 0;  ///< reduced over dp x cp / ep ranks
+  double dense_weight_bytes = 0;     ///< gathered after the update by ZeRO-1/2 (training-precision weights)
+  double expert_weight_bytes = 0;
   double optimizer_s = 0;
   /// ZeRO-3: the parameter bytes one unit of zero3_unit_layers layers gathers on this GPU
   /// (the all-gather's output), and the units of each chunk.

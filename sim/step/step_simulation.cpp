@@ -181,6 +181,7 @@ class StageActor {
     for (int step = 0; step < w_.scenario.run.steps; ++step) {
       step_ = step;
       step_start_ = sg4::Engine::get_clock();
+      start_overlapped_parameter_gather();
       std::deque<PipelineTask> deferred;
       for (const PipelineTask& t : order) {
         if (w_.schedule.defers_weight_gradients()) {
@@ -228,7 +229,10 @@ class StageActor {
     const double start = sg4::Engine::get_clock();
     const bool gathers = w_.scenario.parallel.zero >= 3 && w_.scenario.parallel.gradient_group() > 1 &&
                          costs_.zero3_unit_bytes > 0 && t.pass != TaskPass::weight && std::string(kind) != "recompute";
-    const double before_attention = pass.compute_s - (pass.cp_gather_bytes > 0 ? pass.attention_s : 0.0);
+    // What runs beside overlapped TP collectives runs in run_collectives; with context
+    // parallelism the attention kernels run beside the K/V exchange.
+    const double before_attention =
+        pass.compute_s - pass.overlapped_s - (pass.cp_gather_bytes > 0 ? pass.attention_s : 0.0);
     double spent = gathers
                        ? compute_with_gathers(t, before_attention, with_buckets)
                        : (with_buckets ? compute_with_buckets(t, before_attention, 1.0) : compute(before_attention));
@@ -248,6 +252,7 @@ class StageActor {
     const auto issue_until = [&](int count) {
       for (; issued < std::min(units, count); ++issued) {
         gathers.push_back(start_gradient_group_collective(CollectiveOp::all_gather, costs_.zero3_unit_bytes, "zero3"));
+        beside_.push_back(gathers.back());  // compute slows while it runs
         account().zero_bytes += bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_bytes, gradient_group_size());
       }
     };
@@ -263,6 +268,7 @@ class StageActor {
       issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
       spent += with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute(seconds / units);
     }
+    beside_.clear();
     return spent;
   }
 
@@ -275,7 +281,9 @@ class StageActor {
     call.bytes = pass.cp_gather_bytes;
     const CommActivity exchange = engine::start_collective(w_.platform, call);
     account().cp_bytes += bus_bytes(call.op, call.bytes, static_cast<int>(cp_group_.size()));
+    beside_.push_back(exchange);
     double spent = compute(pass.attention_s);
+    beside_.clear();
     const double asked = sg4::Engine::get_clock();
     exchange.wait();
     const double exposed = sg4::Engine::get_clock() - asked;
@@ -359,16 +367,26 @@ class StageActor {
     loader_.consumed(index, sg4::Engine::get_clock());
   }
 
-  // Runs `seconds` of compute, slowed by overlap_slowdown for as long as a gradient
-  // reduction runs on the same GPU. Returns the time it took.
+  // A communication of this GPU's still in flight beside its compute, if any.
+  const CommActivity* running_beside() const {
+    for (const std::vector<CommActivity>* list : {&dp_inflight_, &beside_})
+      for (const CommActivity& a : *list)
+        if (!a.done()) return &a;
+    if (param_gather_ && !param_gather_->done()) return &*param_gather_;
+    return nullptr;
+  }
+
+  // Runs `seconds` of compute, slowed by overlap_slowdown for as long as a communication of
+  // this GPU runs beside it (gradient reductions, ZeRO-3 gathers, ring attention's K/V
+  // exchange, overlapped TP collectives: NCCL's and userbuffers' thread blocks take SMs and
+  // memory bandwidth from the kernels). Returns the time it took.
   double compute(double seconds) {
     const double start = sg4::Engine::get_clock();
     const double slowdown = 1.0 + w_.scenario.training.overlap_slowdown;
     double remaining = seconds;  // compute left, in unslowed seconds
     while (remaining > 0) {
-      const auto running =
-          std::find_if(dp_inflight_.begin(), dp_inflight_.end(), [](const CommActivity& a) { return !a.done(); });
-      if (running == dp_inflight_.end()) {
+      const CommActivity* running = running_beside();
+      if (running == nullptr) {
         sg4::this_actor::sleep_for(remaining);
         break;
       }
@@ -384,9 +402,19 @@ class StageActor {
     return sg4::Engine::get_clock() - start;
   }
 
-  // The pass's blocking collectives: TP on the tensor-parallel group, MoE all-to-alls on
-  // the expert-parallel group. With symmetry reduced, each distinct one is simulated once.
-  void run_collectives(const PassCost& pass, const PipelineTask& t) {
+  // The GEMM a TP collective is pipelined with, `overlap_s` alone: it runs slower by the
+  // GPU's tp_overlap_slowdown for its whole duration (userbuffers reserve SMs for the
+  // collective's chunks from the GEMM's start to its end). Returns the seconds it takes.
+  double overlapped_gemm_s(double overlap_s) const {
+    return overlap_s * (1.0 + w_.scenario.cluster.gpu.tp_overlap_slowdown);
+  }
+
+  // The pass's collectives: TP on the tensor-parallel group, MoE all-to-alls on the
+  // expert-parallel group; blocking, or beside the compute they overlap (tp_comm_overlap).
+  // With symmetry reduced, each distinct one is simulated once. Returns the seconds of
+  // compute run beside them (part of the pass's compute).
+  double run_collectives(const PassCost& pass, const PipelineTask& t) {
+    double computed = 0;
     for (const GroupCollective& c : pass.collectives) {
       const bool tp = c.group == CommGroup::tp;
       const std::vector<int>& group = tp ? tp_group_ : ep_group_;
@@ -394,24 +422,30 @@ class StageActor {
         const double start = sg4::Engine::get_clock();
         const auto key = std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes);
         const auto cached = w_.duration_cache.find(key);
+        const double beside = c.overlap_s > 0 ? overlapped_gemm_s(c.overlap_s) : 0.0;  // compute beside it
         if (w_.options.reduce_symmetry && cached != w_.duration_cache.end()) {
-          if (cached->second > 0) sg4::this_actor::sleep_for(cached->second);
+          const double elapsed = std::max(beside, cached->second);
+          if (elapsed > 0) sg4::this_actor::sleep_for(elapsed);
         } else {
           CollectiveCall call;
           call.op = c.op;
           for (const int r : group) call.gpus.push_back(w_.mapping.gpu_of(r));
           call.bytes = c.bytes;
-          engine::start_collective(w_.platform, call).wait();
-          w_.duration_cache[key] = sg4::Engine::get_clock() - start;
+          const CommActivity collective = engine::start_collective(w_.platform, call);
+          if (beside > 0) sg4::this_actor::sleep_for(beside);
+          collective.wait();
+          w_.duration_cache[key] = collective.duration_s();
         }
         const double end = sg4::Engine::get_clock();
-        (tp ? account().tp_comm : account().ep_comm) += end - start;
+        computed += beside;
+        (tp ? account().tp_comm : account().ep_comm) += end - start - beside;
         (tp ? account().tp_bytes : account().ep_bytes) += bus_bytes(c.op, c.bytes, static_cast<int>(group.size()));
         account().add_comm_interval(start, end);
         observe(tp ? ActivityStream::tp_comm : ActivityStream::dp_comm, (tp ? "tp_" : "ep_") + engine::op_name(c.op),
                 &t, start, end, c.bytes, 0);
       }
     }
+    return computed;
   }
 
   void add_flops(const PassCost& pass, bool recomputed) {
@@ -426,17 +460,18 @@ class StageActor {
       a.max_inflight_chunks = std::max(a.max_inflight_chunks, ++a.inflight_chunks);
       account().forward += compute_pass("forward", t, c.forward, false);
       add_flops(c.forward, false);
-      run_collectives(c.forward, t);
+      account().forward += run_collectives(c.forward, t);
+      finish_overlapped_parameter_gather();
       send_output(t);
       return;
     }
     account().recompute += compute_pass("recompute", t, c.recompute, false);
     add_flops(c.recompute, true);
-    run_collectives(c.recompute, t);
+    account().recompute += run_collectives(c.recompute, t);
     const bool reduces_here = !w_.schedule.defers_weight_gradients() && t.microbatch == w_.costs.microbatches - 1;
     account().backward += compute_pass("backward", t, c.backward, reduces_here);
     add_flops(c.backward, false);
-    run_collectives(c.backward, t);
+    account().backward += run_collectives(c.backward, t);
     --account().inflight_chunks;
     send_output(t);
   }
@@ -470,7 +505,13 @@ class StageActor {
         plan.phases[0].latency_s = std::max(plan.phases[0].latency_s, w_.platform.latency_s(src, dst));
       }
     }
-    w_.board.post({replica_, step_, t.microbatch, g, t.pass}, engine::start_plan(w_.platform, std::move(plan), "pp"));
+    const CommActivity transfer = engine::start_plan(w_.platform, std::move(plan), "pp");
+    w_.board.post({replica_, step_, t.microbatch, g, t.pass}, transfer);
+    if (!w_.scenario.parallel.pp_sends_overlap()) {  // the sender waits for its send too
+      const double asked = sg4::Engine::get_clock();
+      transfer.wait();
+      account().pp_comm += sg4::Engine::get_clock() - asked;
+    }
   }
 
   // The chunk's last weight-gradient pass: its gradients are reduced bucket by bucket as
@@ -510,14 +551,43 @@ class StageActor {
     ++account().dp_reductions;
   }
 
+  bool gathers_updated_parameters() const {
+    const ParallelSpec& par = w_.scenario.parallel;
+    return par.zero >= 1 && par.zero < 3 && par.gradient_group() > 1 && replica_ == 0;
+  }
+
+  // overlap_param_gather: the all-gather of the last update's parameters runs beside this
+  // step's first forward pass, which waits for it at its end (Megatron-Core issues the
+  // buckets' gathers at the start of the forward and each layer waits for its own: the
+  // first forward pass needs them all). One step in the steady state: the gather the
+  // previous step's update left.
+  void start_overlapped_parameter_gather() {
+    if (!w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
+    param_gather_ = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_weight_bytes, "zero",
+                                                    costs_.expert_weight_bytes);
+    account().zero_bytes += bus_bytes(CollectiveOp::all_gather,
+                                      costs_.dense_weight_bytes + costs_.expert_weight_bytes,
+                                      gradient_group_size());
+  }
+
+  void finish_overlapped_parameter_gather() {
+    if (!param_gather_) return;
+    const double asked = sg4::Engine::get_clock();
+    param_gather_->wait();
+    account().zero_comm += sg4::Engine::get_clock() - asked;
+    account().add_comm_interval(param_gather_->start_s(), param_gather_->end_s());
+    observe(ActivityStream::dp_comm, "zero_allgather", nullptr, param_gather_->start_s(), param_gather_->end_s(),
+            costs_.dense_weight_bytes + costs_.expert_weight_bytes, 0);
+    param_gather_.reset();
+  }
+
   // After the update, ZeRO-1/2 all-gather the updated parameters (ZeRO-3 keeps them sharded).
   void gather_updated_parameters() {
-    const ParallelSpec& par = w_.scenario.parallel;
-    if (par.zero < 1 || par.zero >= 3 || par.gradient_group() == 1 || replica_ != 0) return;
-    const double bytes = costs_.dense_gradient_bytes + costs_.expert_gradient_bytes;  // weights: as many bytes
+    if (w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
+    const double bytes = costs_.dense_weight_bytes + costs_.expert_weight_bytes;
     const double start = sg4::Engine::get_clock();
-    const CommActivity gather = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_gradient_bytes,
-                                                                "zero", costs_.expert_gradient_bytes);
+    const CommActivity gather = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_weight_bytes,
+                                                                "zero", costs_.expert_weight_bytes);
     gather.wait();
     account().zero_comm += sg4::Engine::get_clock() - start;
     account().zero_bytes += bus_bytes(CollectiveOp::all_gather, bytes, gradient_group_size());
@@ -572,6 +642,8 @@ class StageActor {
   int step_ = 0;
   double step_start_ = 0;
   std::vector<CommActivity> dp_inflight_;
+  std::vector<CommActivity> beside_;  ///< other communication running beside this GPU's compute
+  std::optional<CommActivity> param_gather_;  ///< overlap_param_gather: the step's parameter all-gather
   std::vector<double> dp_bytes_;  ///< bytes per GPU of each reduction in dp_inflight_
 };
 

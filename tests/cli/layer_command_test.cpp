@@ -72,7 +72,7 @@ TEST(LayerCommand, ComparesWithAMeasuredLayer) {
   const auto r = run_trainsim({"layer", llama3_8b_scenario(), "--measured", k_measured, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto m = nlohmann::json::parse(r.out)["measured"];
-  EXPECT_EQ(m["rows"].size(), 24U);
+  EXPECT_EQ(m["rows"].size(), 30U);
   for (const auto& row : m["rows"]) {
     EXPECT_GT(row["ops"].get<int>(), 0) << row["op"];
     EXPECT_GT(row["measured_s"].get<double>(), 0) << row["op"];

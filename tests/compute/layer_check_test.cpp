@@ -54,7 +54,7 @@ TEST(LayerCheck, ReadsTheShapeAndTheTotals) {
   EXPECT_EQ(layer.shape.seq, 4096);
   EXPECT_EQ(layer.shape.micro_batch, 1);
   EXPECT_TRUE(layer.shape.unfused_attention);
-  EXPECT_EQ(layer.ops.size(), 24U);
+  EXPECT_EQ(layer.ops.size(), 30U);
   EXPECT_GT(layer.forward_s, 0);
   EXPECT_GT(layer.backward_s, 0);
 }

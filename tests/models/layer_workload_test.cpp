@@ -111,7 +111,9 @@ TEST(LayerWorkload, ExpertsProcessTopKTokensEach) {
 
 TEST(LayerWorkload, OptimizerReadsAndWritesEveryState) {
   TrainingSpec tr;
-  EXPECT_DOUBLE_EQ(optimizer_op(1e9, tr).bytes, 1e9 * (2 * 12 + 2 + 2));
+  // bf16 training keeps fp32 gradients by default (Megatron-LM): 12 B of states read and
+  // written, 4 B of gradient read, 2 B of weights written.
+  EXPECT_DOUBLE_EQ(optimizer_op(1e9, tr).bytes, 1e9 * (2 * 12 + 4 + 2));
 }
 
 }  // namespace
@@ -138,6 +140,81 @@ TEST(LayerWorkload, StageBalancingCountsTheSameForwardFlops) {
                 1e-9 * output_forward_flops_per_token(m))
         << name;
   }
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+const Op* find_op(const std::vector<Op>& ops, const std::string& name) {
+  for (const Op& op : ops)
+    if (op.name == name) return &op;
+  return nullptr;
+}
+
+// Transformer Engine fp8 with current scaling: the linear layers' GEMMs in fp8, each input
+// and output gradient read for its amax, then read and written twice as fp8 (6 bytes an
+// element); attention and the output layer stay bf16.
+TEST(LayerWorkload, Fp8QuantizesEveryLinearGemmsOperands) {
+  const ModelSpec m = *model_preset("llama3-8b");
+  TrainingSpec tr;
+  tr.precision = Precision::fp8;
+  ParallelSpec p;
+  p.tp = 4;
+  p.sequence_parallel = true;
+  const PassOps ops = transformer_layer_ops(m, tr, p);
+  const double tokens = m.seq_len, h = m.hidden;
+  for (const char* gemm : {"qkv", "attention.proj", "mlp.up", "mlp.down"}) {
+    const Op* op = find_op(ops.forward, gemm);
+    ASSERT_NE(op, nullptr) << gemm;
+    EXPECT_EQ(op->precision, Precision::fp8) << gemm;
+    ASSERT_NE(find_op(ops.forward, std::string(gemm) + ".quantize"), nullptr) << gemm;
+    ASSERT_NE(find_op(ops.backward, std::string(gemm) + ".quantize.bwd"), nullptr) << gemm;
+  }
+  // Hidden-width tensors are quantized on this rank's sequence shard, before the all-gather.
+  EXPECT_DOUBLE_EQ(find_op(ops.forward, "qkv.quantize")->bytes, 6.0 * tokens / 4 * h);
+  EXPECT_DOUBLE_EQ(find_op(ops.backward, "mlp.down.quantize.bwd")->bytes, 6.0 * tokens / 4 * h);
+  // The others on the whole local slice: the MLP's second input, f / t wide.
+  EXPECT_DOUBLE_EQ(find_op(ops.forward, "mlp.down.quantize")->bytes, 6.0 * tokens * m.ffn_hidden / 4);
+  EXPECT_EQ(find_op(ops.forward, "attention")->precision, Precision::bf16);
+  EXPECT_EQ(find_op(output_ops(m, tr, p).forward, "logits")->precision, Precision::bf16);
+  // bf16 training adds none of it.
+  const PassOps plain = transformer_layer_ops(m, TrainingSpec{}, p);
+  for (const Op& op : plain.forward) EXPECT_EQ(op.name.find("quantize"), std::string::npos) << op.name;
+}
+
+TEST(LayerWorkload, RotaryEmbeddingOnlyWithRope) {
+  ModelSpec m = *model_preset("llama3-8b");
+  const PassOps rope = transformer_layer_ops(m, TrainingSpec{}, ParallelSpec{});
+  const Op* op = find_op(rope.forward, "attention.rope");
+  ASSERT_NE(op, nullptr);
+  // Q and K read and written once: (heads + kv_heads) head_dim values per token, bf16.
+  EXPECT_DOUBLE_EQ(op->bytes, 2.0 * m.seq_len * (m.heads + m.kv_heads) * m.head_dim() * 2.0);
+  ASSERT_NE(find_op(rope.backward, "attention.rope.bwd"), nullptr);
+  EXPECT_DOUBLE_EQ(find_op(rope.backward, "attention.rope.bwd")->bytes, op->bytes);
+  m.position = PositionEmbedding::learned;
+  EXPECT_EQ(find_op(transformer_layer_ops(m, TrainingSpec{}, ParallelSpec{}).forward, "attention.rope"), nullptr);
+}
+
+TEST(LayerWorkload, TpCommOverlapSplitsTheRingExchangeGemms) {
+  const ModelSpec m = *model_preset("llama3-70b");
+  ParallelSpec p;
+  p.tp = 8;
+  p.sequence_parallel = true;
+  p.tp_comm_overlap = true;
+  const PassOps ops = transformer_layer_ops(m, TrainingSpec{}, p);
+  for (const char* name : {"qkv", "attention.proj", "mlp.up", "mlp.down"}) EXPECT_EQ(find_op(ops.forward, name)->splits, 8);
+  for (const char* name : {"attention.proj.dgrad", "mlp.down.dgrad"}) EXPECT_EQ(find_op(ops.backward, name)->splits, 8);
+  for (const char* name : {"qkv.dgrad", "mlp.up.dgrad", "qkv.wgrad", "mlp.down.wgrad"})
+    EXPECT_EQ(find_op(ops.backward, name)->splits, 1) << name;  // bulk overlap: whole GEMMs
+  // A chunk is m / splits rows of the same GEMM; the FLOPs add up.
+  const Op* qkv = find_op(ops.forward, "qkv");
+  const Op chunk = gemm_chunk(*qkv);
+  EXPECT_DOUBLE_EQ(chunk.gemm.m * 8, qkv->gemm.m);
+  EXPECT_DOUBLE_EQ(chunk.flops * 8, qkv->flops);
+  EXPECT_EQ(qkv->kernels, 8);
 }
 
 }  // namespace

@@ -153,6 +153,15 @@ TEST(MemoryBudget, RecomputeOrdersActivations) {
   const double full = s.run().stages[0].bytes.activations;
   EXPECT_LE(selective, none);
   EXPECT_LT(full, selective);
+  // Full recomputation of some layers per chunk (Megatron-LM's block method): the others
+  // keep everything. 20 layers per stage, 5 recomputed: a quarter of the way to `full`.
+  s.training.recompute = Recompute::full;
+  s.training.recompute_layers = 5;
+  const double some = s.run().stages[0].bytes.activations;
+  EXPECT_GT(some, full);
+  EXPECT_LT(some, none);
+  s.training.recompute_layers = 20;
+  EXPECT_DOUBLE_EQ(s.run().stages[0].bytes.activations, full);
 }
 
 TEST(MemoryBudget, CpuOffloadMovesOptimizerStatesToHost) {

@@ -85,6 +85,17 @@ TEST(AsyncCheckpoints, TrainingStallsOnlyForTheSnapshot) {
   for (const CheckpointRecord& c : async.checkpoints) EXPECT_TRUE(c.async);
 }
 
+TEST(AsyncCheckpoints, TheAutomaticIntervalNeverOutrunsTheWrite) {
+  // Daly's interval for a 6.05 s snapshot is shorter than the 605 s write, so `auto` takes
+  // the write's length; in whole steps of 7 s (86.4 of them) it must round up, or every
+  // checkpoint would wait for the last one's write.
+  Scenario s = run_scenario(16, 605, 2 * 86400.0, 2, "auto", 1);  // an MTTI of 3 h
+  s.checkpoint.mode = CheckpointMode::async;
+  const RunResult r = run(s, 7.0);
+  ASSERT_GT(r.checkpoints_written, 10);
+  EXPECT_NEAR(r.checkpoint_overhead_s, (r.checkpoints_written + r.checkpoints_interrupted) * 6.05, 6.05 + 1e-6);
+}
+
 TEST(AsyncCheckpoints, AFailureDuringTheBackgroundWriteKeepsThePreviousOne) {
   Scenario s = run_scenario(16, 1800, 32 * 3600.0, 30, "1800s", 3);
   s.checkpoint.mode = CheckpointMode::async;

@@ -82,7 +82,8 @@ TEST(MegatronTrends, TensorParallelismBeyondTheNodeCostsUpToHalf) {
     throughput.push_back(
         tokens_per_s("validation/megatron-145.6b.ini",
                      {"cluster.nodes=8", "parallel.tp=" + std::to_string(tp), "parallel.pp=" + std::to_string(64 / tp),
-                      "parallel.schedule=1f1b", "parallel.virtual_stages=1", "training.grad_accum=128"}));
+                      "parallel.schedule=1f1b", "parallel.virtual_stages=1", "parallel.stage_split=cost",
+                      "training.grad_accum=128"}));
   const auto best = std::max_element(throughput.begin(), throughput.end());
   const auto worst = std::min_element(throughput.begin(), throughput.end());
   EXPECT_LE(tps[best - throughput.begin()], 8) << "the best split keeps tensor parallelism inside a node";

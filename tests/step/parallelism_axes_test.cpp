@@ -48,13 +48,16 @@ const Settings k_small{{"model.layers", "4"},         {"model.hidden", "2048"}, 
 TEST(ParallelismAxes, ZeroMovesTwoPsiThenThreePsi) {
   // ZeRO §7: data parallelism, ZeRO-1 and ZeRO-2 move 2 Psi per step (reduce-scatter +
   // all-gather), ZeRO-3 3 Psi (two parameter all-gathers and a gradient reduce-scatter);
-  // a ring moves (n-1)/n of each per GPU.
-  const Scenario base = scenario(k_small);
+  // a ring moves (n-1)/n of each per GPU. Gradients in bf16, as the ZeRO paper counts them
+  // (trainsim's default keeps Megatron-LM's fp32 gradients: 2 Psi of them is 4 bytes each).
+  Settings paper = k_small;
+  paper.push_back({"training.grad_precision", "bf16"});
+  const Scenario base = scenario(paper);
   const ModelSpec& m = base.model;
   const double psi_bytes = count_parameters(m).total(m.layers) * 2.0;  // bf16
   const double n = 8;
   for (int zero = 0; zero <= 3; ++zero) {
-    const Result r = simulate(scenario(k_small, {{"parallel.zero", std::to_string(zero)}}));
+    const Result r = simulate(scenario(paper, {{"parallel.zero", std::to_string(zero)}}));
     const double moved = r.dp_bytes + r.zero_bytes;
     const double expected = (zero == 3 ? 3.0 : 2.0) * psi_bytes * (n - 1) / n;
     EXPECT_NEAR(moved / expected, 1.0, 0.01) << "zero " << zero;

@@ -1,0 +1,131 @@
+// What a real step pays beside GEMMs and attention, in the step simulation: tensor-parallel
+// communication overlap (Megatron-LM --tp-comm-overlap), blocking or overlapped pipeline
+// sends, the parameter gather beside the next forward (overlap_param_gather), the compute
+// slowdown while communication runs beside it, and full recomputation of some layers.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/compute/roofline_compute_model.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "sim/step/step_simulation.hpp"
+#include "tests/engine/isolated_run.hpp"
+#include "tests/step/test_scenario.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::scenario;
+using testing::Settings;
+
+struct Result {
+  double step_s, forward_s, backward_s, recompute_s, tp_comm, pp_comm, zero_comm;
+};
+
+Result simulate(const Scenario& s, bool reduce = true) {
+  const std::vector<double> v = engine::test::run_isolated([&] {
+    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+    StepOptions options;
+    options.reduce_symmetry = reduce;
+    const StepResult r = simulate_step(s, compute, options);
+    const StepBreakdown& b = r.breakdown_s;
+    return std::vector<double>{r.step_time_s, b.forward, b.backward, b.recompute, b.tp_comm, b.pp_comm, b.zero_comm};
+  });
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+}
+
+// Llama 3 8B's shape, 8 layers, TP 8 with sequence parallelism on one node.
+const Settings k_tp{{"model.preset", "llama3-8b"},  {"model.layers", "8"},
+                    {"model.seq_len", "4096"},      {"training.grad_accum", "2"},
+                    {"parallel.tp", "8"},           {"parallel.sequence_parallel", "true"},
+                    {"cluster.nodes", "1"}};
+
+TEST(FrameworkCosts, TpCommOverlapHidesTheCollectivesBehindTheirGemms) {
+  const Result blocking = simulate(scenario(k_tp));
+  const Result overlapped = simulate(scenario(k_tp, {{"parallel.tp_comm_overlap", "true"}}));
+  EXPECT_GT(blocking.tp_comm, 0);
+  EXPECT_LT(overlapped.tp_comm, 0.5 * blocking.tp_comm);
+  EXPECT_LT(overlapped.step_s, blocking.step_s);
+  // The GEMMs run in tp chunks and slower beside the collectives: compute takes longer.
+  EXPECT_GT(overlapped.forward_s + overlapped.backward_s, blocking.forward_s + blocking.backward_s);
+  // Without the slowdown and with the chunks as fast as whole GEMMs, at best the
+  // collectives vanish: the overlapped step is never faster than compute alone.
+  EXPECT_GE(overlapped.step_s, blocking.step_s - blocking.tp_comm - 1e-9);
+}
+
+TEST(FrameworkCosts, TpCommOverlapReducedEqualsFull) {
+  const Scenario s = scenario(k_tp, {{"parallel.tp_comm_overlap", "true"}, {"parallel.pp", "2"},
+                                     {"parallel.tp", "4"}, {"training.grad_accum", "4"}});
+  const Result reduced = simulate(s, true);
+  const Result full = simulate(s, false);
+  EXPECT_NEAR(reduced.step_s / full.step_s, 1.0, 0.01);
+  EXPECT_NEAR(reduced.tp_comm, full.tp_comm, 0.02 * reduced.step_s);
+}
+
+TEST(FrameworkCosts, GemmsBesideTpCommunicationRunSlower) {
+  // The GPU's calibrated slowdown applies to the whole overlapped GEMM.
+  const Settings s = {{"parallel.tp_comm_overlap", "true"}};
+  const Result slowed = simulate(scenario(k_tp, s));
+  Settings none = s;
+  none.push_back({"cluster.tp_overlap_slowdown", "0%"});
+  const Result free = simulate(scenario(k_tp, none));
+  EXPECT_GT(slowed.forward_s, free.forward_s);
+  EXPECT_GT(slowed.step_s, free.step_s);
+  Settings more = s;
+  more.push_back({"cluster.tp_overlap_slowdown", "50%"});
+  EXPECT_GT(simulate(scenario(k_tp, more)).step_s, slowed.step_s);
+}
+
+TEST(FrameworkCosts, ComputeSlowsBesideZero3Gathers) {
+  // training.overlap_slowdown applies while ZeRO-3 parameter gathers run beside compute.
+  const Settings fsdp{{"model.preset", "llama3-8b"}, {"model.layers", "8"}, {"model.seq_len", "4096"},
+                      {"training.grad_accum", "2"},   {"parallel.zero", "3"}, {"cluster.nodes", "2"}};
+  const Result slowed = simulate(scenario(fsdp));
+  const Result free = simulate(scenario(fsdp, {{"training.overlap_slowdown", "0%"}}));
+  EXPECT_GT(slowed.forward_s, free.forward_s);
+}
+
+// Two stages across two nodes: pipeline sends cross the network.
+const Settings k_pipeline{{"model.preset", "llama3-8b"}, {"model.layers", "8"}, {"model.seq_len", "4096"},
+                          {"training.grad_accum", "8"},   {"parallel.pp", "2"},  {"parallel.tp", "8"},
+                          {"cluster.nodes", "2"}};
+
+TEST(FrameworkCosts, BlockingPipelineSendsWaitForTheirTransfers) {
+  const Result overlapped = simulate(scenario(k_pipeline, {{"parallel.pp_comm_overlap", "true"}}));
+  const Result blocking = simulate(scenario(k_pipeline, {{"parallel.pp_comm_overlap", "false"}}));
+  EXPECT_GT(blocking.pp_comm, overlapped.pp_comm);
+  EXPECT_GT(blocking.step_s, overlapped.step_s);
+  // auto: blocking with 1F1B (Megatron-LM's default), overlapped with interleaving.
+  const Result automatic = simulate(scenario(k_pipeline));
+  EXPECT_DOUBLE_EQ(automatic.step_s, blocking.step_s);
+}
+
+TEST(FrameworkCosts, ParameterGatherBesideTheFirstForward) {
+  // ZeRO-1 over 16 ranks on two nodes: the updated parameters' all-gather.
+  const Settings zero{{"model.preset", "llama3-8b"}, {"model.layers", "8"}, {"model.seq_len", "4096"},
+                      {"training.grad_accum", "2"},   {"parallel.zero", "1"}, {"cluster.nodes", "2"}};
+  const Result after = simulate(scenario(zero));
+  const Result beside = simulate(scenario(zero, {{"parallel.overlap_param_gather", "true"}}));
+  EXPECT_GT(after.zero_comm, 0);
+  EXPECT_LT(beside.zero_comm, after.zero_comm);
+  EXPECT_LT(beside.step_s, after.step_s);
+}
+
+TEST(FrameworkCosts, RecomputingSomeLayersCostsTheirShare) {
+  const Settings base{{"model.preset", "llama3-8b"}, {"model.layers", "8"}, {"model.seq_len", "4096"},
+                      {"training.grad_accum", "2"},   {"parallel.tp", "8"},  {"cluster.nodes", "1"}};
+  const Result all = simulate(scenario(base, {{"training.recompute", "full"}}));
+  const Result two = simulate(
+      scenario(base, {{"training.recompute", "full"}, {"training.recompute_layers", "2"}}));
+  const Result none = simulate(scenario(base));
+  EXPECT_GT(all.recompute_s, 0);
+  EXPECT_NEAR(two.recompute_s / all.recompute_s, 2.0 / 8.0, 1e-9);
+  EXPECT_EQ(none.recompute_s, 0);
+  EXPECT_LT(two.step_s, all.step_s);
+  EXPECT_GT(two.step_s, none.step_s);
+}
+
+}  // namespace
+}  // namespace trainsim
