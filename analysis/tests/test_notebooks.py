@@ -7,6 +7,7 @@ Run: /usr/bin/python3 analysis/tests/test_notebooks.py --trainsim build/trainsim
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -58,6 +59,13 @@ class Notebooks(unittest.TestCase):
                                    f"cluster.nodes={nodes}"], capture_output=True, text=True)
             assert done.returncode == 0, done.stderr
             cls.traces.append(path)
+        # The tiny scenario's 8 GPUs again, interleaved (two model chunks per stage), in a folder of its own.
+        (tmp / "other").mkdir()
+        cls.interleaved = tmp / "other" / "tiny_interleaved.h5"
+        done = subprocess.run([ARGS.trainsim, "run", ARGS.scenario, "--trace", str(cls.interleaved), "--trace-links",
+                               "--set", "model.layers=8", "--set", "parallel.schedule=interleaved",
+                               "--set", "parallel.virtual_stages=2"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
         # The run notebook's traces, in a folder of their own (the others' inputs stay as they are).
         (tmp / "run_traces").mkdir()
         cls.run_traces = []
@@ -85,7 +93,8 @@ class Notebooks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def run_notebook(self, name, **inputs):
-        """Executes `name` with the default inputs, or `inputs` in their place (TRAINSIM_* names)."""
+        """Executes `name` with the default inputs, or `inputs` in their place (TRAINSIM_* names);
+        returns the text its cells printed or displayed."""
         figures = Path(self.tmp.name) / "figures"
         env = {
             "TRAINSIM_ANALYSIS": str(ANALYSIS),
@@ -108,12 +117,33 @@ class Notebooks(unittest.TestCase):
             data = png.read_bytes()
             self.assertGreater(len(data), 1000, png)
             self.assertTrue(data.startswith(PNG_MAGIC), png)
+        texts = []
+        for cell in book.cells:
+            for output in cell.get("outputs", []):
+                texts.append(output.get("text", "") or output.get("data", {}).get("text/plain", ""))
+        return "\n".join(texts)
 
     def test_step_breakdown(self):
         self.run_notebook("step_breakdown.ipynb")
 
     def test_pipeline_timeline(self):
         self.run_notebook("pipeline_timeline.ipynb")
+
+    def test_pipeline_timeline_interleaved_bubble_as_the_summary(self):
+        # The bubble per stage is /summary's (TP communication not counted in it).
+        text = self.run_notebook("pipeline_timeline.ipynb", TRAINSIM_TRACE=str(self.interleaved))
+        found = re.search(r"bubble: ([0-9.]+)% of the step, /summary's bubble_fraction: ([0-9.]+)%", text)
+        self.assertIsNotNone(found, text)
+        self.assertAlmostEqual(float(found.group(1)), float(found.group(2)), delta=0.2)
+
+    def test_step_breakdown_same_gpu_count(self):
+        # Two traces of 8 GPUs, two layouts: two rows, labelled apart.
+        text = self.run_notebook("step_breakdown.ipynb", TRAINSIM_TRACES=f"{self.traces[0]}:{self.interleaved}")
+        self.assertIn("8 GPUs, tp 2 pp 2 dp 2, 1f1b", text)
+        self.assertIn("8 GPUs, tp 2 pp 2 dp 2, interleaved x2", text)
+
+    def test_link_utilization_interleaved(self):
+        self.run_notebook("link_utilization.ipynb", TRAINSIM_TRACE=str(self.interleaved))
 
     def test_scaling_curves(self):
         self.run_notebook("scaling_curves.ipynb")
@@ -145,7 +175,7 @@ class Notebooks(unittest.TestCase):
         import trainsim_analysis as ta
 
         layer = ta.load_layer(self.layers["measured"])
-        self.assertEqual(len(layer.measured), 24)
+        self.assertEqual(len(layer.measured), 30)
         self.assertAlmostEqual(layer.measured_totals["layer"]["predicted_s"], layer.totals["layer_s"], places=12)
         self.run_notebook("layer_breakdown.ipynb", TRAINSIM_LAYER=str(self.layers["measured"]))
 

@@ -4,6 +4,10 @@ from .trace import (
     Trace,
     load_trace,
     load_traces,
+    layout_label,
+    distinct_labels,
+    busy_intervals,
+    bubble_per_stage,
     scaling_table,
     run_table,
     run_phases,
@@ -19,13 +23,19 @@ from .plots import (
     plot_run_timeline,
     plot_goodput_vs_interval,
     plot_layer,
+    checkpoint_bins,
     save_figure,
+    SYMMETRY_NOTE,
 )
 
 __all__ = [
     "Trace",
     "load_trace",
     "load_traces",
+    "layout_label",
+    "distinct_labels",
+    "busy_intervals",
+    "bubble_per_stage",
     "scaling_table",
     "run_table",
     "run_phases",
@@ -40,5 +50,7 @@ __all__ = [
     "plot_run_timeline",
     "plot_goodput_vs_interval",
     "plot_layer",
+    "checkpoint_bins",
     "save_figure",
+    "SYMMETRY_NOTE",
 ]

@@ -4,6 +4,8 @@ simulation's /run, /failures, /checkpoints (schema 1.2) as pandas objects.
 Needs Debian's python3-h5py and python3-pandas. Times are simulated seconds, memory in bytes.
 """
 
+import configparser
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Union
@@ -109,8 +111,82 @@ class Trace:
         return pd.Series({c: float(self.summary[f"breakdown_{c}_s"]) for c in cats}, name=self.label)
 
     @property
+    def scenario(self) -> Dict[str, str]:
+        """The resolved scenario (root attribute `scenario_resolved`) as {"section.key": value};
+        empty for a trace without it."""
+        return resolved_scenario(self.attrs.get("scenario_resolved", ""))
+
+    @property
+    def layout(self) -> Dict[str, object]:
+        """The parallel layout: gpus, tp, pp, dp, cp, ep (int), schedule (str), virtual_stages
+        (int), from the resolved scenario; only gpus for a trace without it."""
+        out: Dict[str, object] = {"gpus": int(self.summary["gpus"])}
+        scenario = self.scenario
+        for key in ("tp", "pp", "dp", "cp", "ep", "virtual_stages"):
+            if f"parallel.{key}" in scenario:
+                out[key] = int(scenario[f"parallel.{key}"])
+        if "parallel.schedule" in scenario:
+            out["schedule"] = scenario["parallel.schedule"]
+        return out
+
+    @property
     def label(self) -> str:
-        return f"{int(self.summary['gpus'])} GPUs"
+        """GPU count and layout: "8 GPUs, tp 2 pp 2 dp 2, 1f1b" (cp and ep when above 1, the
+        model chunks per stage of an interleaved schedule: "interleaved x2")."""
+        return layout_label(self.layout)
+
+
+def resolved_scenario(text: str) -> Dict[str, str]:
+    """A resolved scenario (INI, as in the root attribute `scenario_resolved`) as {"section.key": value};
+    empty when the text is not INI."""
+    return dict(_parse_scenario(text or ""))
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_scenario(text: str):
+    parser = configparser.ConfigParser(interpolation=None, strict=False, comment_prefixes=("#", ";"))
+    parser.optionxform = str  # keys as written
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return ()
+    return tuple((f"{section}.{key}", value) for section in parser.sections() for key, value in parser[section].items())
+
+
+def layout_label(layout: Dict[str, object], sep: str = ", ") -> str:
+    """`Trace.layout` in words: "8 GPUs, tp 2 pp 2 dp 2, 1f1b"; `sep` between the three parts."""
+    parts = [f"{layout['gpus']} GPUs"]
+    axes = [f"{k} {layout[k]}" for k in ("tp", "pp", "dp") if k in layout]
+    axes += [f"{k} {layout[k]}" for k in ("cp", "ep") if int(layout.get(k, 1)) > 1]
+    if axes:
+        parts.append(" ".join(axes))
+    if "schedule" in layout:
+        chunks = int(layout.get("virtual_stages", 1))
+        parts.append(f"{layout['schedule']} x{chunks}" if chunks > 1 else str(layout["schedule"]))
+    return sep.join(parts)
+
+
+def distinct_labels(traces: Iterable["Trace"], sep: str = ", ") -> List[str]:
+    """One label per trace (layout_label), made distinct: traces of one layout are told apart by the
+    resolved scenario keys in which they differ ("cluster.fabric=rail"), else by file name."""
+    traces = list(traces)
+    labels = [layout_label(t.layout, sep) for t in traces]
+    for label in set(labels):
+        same = [i for i, x in enumerate(labels) if x == label]
+        if len(same) < 2:
+            continue
+        scenarios = [traces[i].scenario for i in same]
+        keys = sorted({k for sc in scenarios for k in sc})
+        differing = [k for k in keys if len({sc.get(k) for sc in scenarios}) > 1]
+        for i, sc in zip(same, scenarios):
+            extra = " ".join(f"{k.split('.', 1)[1]}={sc.get(k, '-')}" for k in differing[:3])
+            labels[i] = f"{label}{sep}{extra}" if extra else label
+        if len({labels[i] for i in same}) < len(same):  # one scenario: the file names, else the order
+            names = [Path(traces[i].path).name for i in same]
+            unique = len(set(names)) == len(names)
+            for n, i in enumerate(same):
+                labels[i] = f"{labels[i]}{sep}{names[n] if unique else f'trace {i + 1}'}"
+    return labels
 
 
 def load_trace(path: Union[str, Path]) -> Trace:
@@ -149,6 +225,112 @@ def load_trace(path: Union[str, Path]) -> Trace:
 
 def load_traces(paths: Iterable[Union[str, Path]]) -> List[Trace]:
     return [load_trace(p) for p in paths]
+
+
+def _union_s(intervals) -> float:
+    """Seconds covered by a set of (start, end) intervals."""
+    total, start, end = 0.0, None, None
+    for s, e in sorted(intervals):
+        if end is None or s > end:
+            if end is not None:
+                total += end - start
+            start, end = s, e
+        else:
+            end = max(end, e)
+    return total + (end - start if end is not None else 0.0)
+
+
+def _sends_block(trace: Trace) -> bool:
+    """Whether a pipeline stage waits for its own sends (`parallel.pp_comm_overlap`: false, or auto
+    with a schedule other than interleaved: ParallelSpec::pp_sends_overlap)."""
+    scenario = trace.scenario
+    overlap = scenario.get("parallel.pp_comm_overlap", "auto")
+    if overlap == "auto":
+        return scenario.get("parallel.schedule", "1f1b") != "interleaved"
+    return overlap == "false"
+
+
+def busy_intervals(trace: Trace, events: pd.DataFrame) -> pd.DataFrame:
+    """What keeps each stage's GPU from being idle in `events` (one step of one replica), as
+    /summary's breakdown counts it: columns stage, stream, kind, start_s, end_s. These are the
+    events, except that a gradient reduction (`dp_reduce`) counts only from the stage's last
+    compute pass before the optimizer (it overlaps the backward passes; the wait after them is
+    dp_comm, while one running as the GPU waits on the pipeline is bubble), and, where a stage waits
+    for its own sends (`_sends_block`), each pipeline transfer is also the sender's (stream
+    `pp_comm`, kind `pp_send`): the sender is found from the pass that received it (a forward
+    comes from the stage before, anything else from the stage after)."""
+    pp = int(trace.layout.get("pp", events["stage"].max() + 1 if len(events) else 1))
+    parts = []
+    for stage, g in events.groupby("stage"):
+        passes = g[(g["stream"] == "compute") & (g["kind"] != "optimizer")]
+        last_pass = passes["end_s"].max() if len(passes) else -np.inf
+        g = g[["stage", "stream", "kind", "start_s", "end_s"]].copy()
+        reduce = g["kind"] == "dp_reduce"
+        g.loc[reduce, "start_s"] = np.maximum(g.loc[reduce, "start_s"], last_pass)
+        parts.append(g[g["end_s"] > g["start_s"]])
+    if _sends_block(trace):
+        compute = events[events["stream"] == "compute"]
+        passes = {key: g.sort_values("start_s") for key, g in compute.groupby(["stage", "layer", "microbatch"])}
+        sends = []
+        for r in events[events["kind"] == "pp_transfer"].itertuples():
+            received = passes.get((r.stage, r.layer, r.microbatch))
+            after = received[received["start_s"] >= r.end_s - 1e-12] if received is not None else None
+            if after is None or after.empty:
+                continue
+            sender = (r.stage - 1) % pp if after["kind"].iloc[0] == "forward" else (r.stage + 1) % pp
+            sends.append((sender, "pp_comm", "pp_send", r.start_s, r.end_s))
+        parts.append(pd.DataFrame(sends, columns=["stage", "stream", "kind", "start_s", "end_s"]))
+    parts = [x for x in parts if len(x)]
+    if not parts:
+        return pd.DataFrame(columns=["stage", "stream", "kind", "start_s", "end_s"])
+    return pd.concat(parts, ignore_index=True).sort_values(["stage", "start_s"]).reset_index(drop=True)
+
+
+def bubble_per_stage(trace: Trace, replica: Optional[int] = None) -> pd.DataFrame:
+    """The pipeline bubble of each simulated GPU (one per pipeline stage and replica: every replica
+    in the trace, or only `replica`), step by step, as /summary's `bubble_fraction` counts it
+    (breakdown `idle`): the time the GPU waits on pipeline dependencies, i.e. the step's length
+    less the time it is busy. Busy is the union of busy_intervals(): compute, blocking TP
+    collectives, data waits, the pipeline transfers it waits for (received, and sent where sends
+    block), the gradient reductions after its last backward pass. So TP communication is not
+    bubble, and the mean over stages, replicas and steps, over the step time, is /summary's
+    `bubble_fraction` (to a fraction of a percent: communication that runs while the GPU waits on
+    the pipeline, such as a transfer received early, counts as busy here).
+
+    Columns: step, replica, stage, rank, step_s, compute_s (sum of compute passes), comm_s (busy
+    outside compute), busy_s, bubble_s, bubble_fraction (of step_s). Needs /events at level
+    `events` with the step's rows not aggregated (count 1); raises ValueError otherwise."""
+    e = trace.events
+    if e.empty:
+        raise ValueError(f"{trace.path}: /events is empty (trace level {trace.attrs.get('trace_level')})")
+    if replica is not None:
+        e = e[e["replica"] == replica]
+        if e.empty:
+            raise ValueError(f"{trace.path}: no events of replica {replica}")
+    if not trace.steps.empty:
+        spans = {int(r.step): (r.start_s, r.end_s) for r in trace.steps.itertuples()}
+    else:
+        spans = {int(k): (g["start_s"].min(), g["end_s"].max()) for k, g in e.groupby("step")}
+    rows = []
+    for (step, rep), events in e.groupby(["step", "replica"]):
+        if (events["count"] > 1).any():
+            raise ValueError(f"{trace.path}: step {step}'s events were aggregated ({trace.events_attrs.get('rule')}); "
+                             "the bubble needs every activity")
+        busy = busy_intervals(trace, events)
+        start, end = spans.get(int(step), (events["start_s"].min(), events["end_s"].max()))
+        step_s = end - start
+        for stage, intervals in busy.groupby("stage"):
+            rows_stage = events[events["stage"] == stage]
+            covered = _union_s((max(s, start), min(f, end)) for s, f in zip(intervals["start_s"], intervals["end_s"])
+                               if f > start and s < end)
+            compute_s = float(rows_stage.loc[rows_stage["stream"] == "compute", "duration_s"].sum())
+            rows.append({
+                "step": int(step), "replica": int(rep), "stage": int(stage),
+                "rank": int(rows_stage["rank"].iloc[0]) if len(rows_stage) else -1,
+                "step_s": step_s, "compute_s": compute_s, "comm_s": covered - compute_s, "busy_s": covered,
+                "bubble_s": step_s - covered, "bubble_fraction": (step_s - covered) / step_s if step_s > 0 else 0.0,
+            })
+    return pd.DataFrame(rows)
 
 
 def scaling_table(traces: Iterable[Trace]) -> pd.DataFrame:
