@@ -6,6 +6,8 @@
 
 #include "models/model_presets.hpp"
 #include "sim/core/units.hpp"
+#include "sim/run/run_limits.hpp"
+#include "sim/scenario/scenario_rules.hpp"
 #include "sim/scenario/value_parsers.hpp"
 
 namespace trainsim {
@@ -22,17 +24,22 @@ std::string number_text(double v) {
 
 // Each helper takes an accessor `[](auto& s) -> auto& { return s.x.y; }` usable on both a
 // Scenario and a const Scenario.
+// `why` follows the bound in the message when `max` is a limit of trainsim's (not the int's).
 template <typename Access>
 ScenarioField int_field(std::string name, std::string help, Access access, long long min,
-                        long long max = std::numeric_limits<int>::max()) {
+                        long long max = std::numeric_limits<int>::max(), std::string why = "") {
   ScenarioField f;
   f.name = std::move(name);
   f.help = std::move(help);
-  f.apply = [access, min, max](Scenario& s, std::string_view text) -> Rule {
+  f.apply = [access, min, max, why](Scenario& s, std::string_view text) -> Rule {
     const auto v = parse::integer(text);
+    // A value above the bound says what the bound is, even the int's (issue 19: 4000000000
+    // got "expected an integer >= 1").
     if (!v || *v < min || *v > max) {
-      if (max == std::numeric_limits<int>::max()) return "expected an integer >= " + std::to_string(min);
-      return "expected an integer from " + std::to_string(min) + " to " + std::to_string(max);
+      if (max == std::numeric_limits<int>::max() && !(v && *v > max))
+        return "expected an integer >= " + std::to_string(min);
+      return "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) +
+             (why.empty() ? std::string() : ": " + why);
     }
     access(s) = static_cast<std::remove_reference_t<decltype(access(s))>>(*v);
     return std::nullopt;
@@ -123,6 +130,10 @@ ScenarioField latency_field(std::string name, std::string help, Access access) {
 
 const parse::EnumNames<Precision> k_precisions{
     {{"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8}, {"fp32", Precision::fp32}}};
+const parse::EnumNames<GradPrecision> k_grad_precisions{{{"auto", GradPrecision::automatic},
+                                                         {"fp32", GradPrecision::fp32},
+                                                         {"bf16", GradPrecision::bf16},
+                                                         {"fp16", GradPrecision::fp16}}};
 const parse::EnumNames<Optimizer> k_optimizers{{{"adam", Optimizer::adam}, {"sgd", Optimizer::sgd}}};
 const parse::EnumNames<Recompute> k_recomputes{
     {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}}};
@@ -133,6 +144,12 @@ const parse::EnumNames<Schedule> k_schedules{{{"gpipe", Schedule::gpipe},
                                               {"1f1b", Schedule::one_f_one_b},
                                               {"interleaved", Schedule::interleaved},
                                               {"zb-h1", Schedule::zb_h1}}};
+const parse::EnumNames<PipelineSendOverlap> k_pp_overlap{{{"auto", PipelineSendOverlap::automatic},
+                                                           {"true", PipelineSendOverlap::overlapped},
+                                                           {"false", PipelineSendOverlap::blocking}}};
+const parse::EnumNames<StageSplit> k_stage_splits{{{"cost", StageSplit::cost},
+                                                   {"even", StageSplit::even},
+                                                   {"even-with-ends", StageSplit::even_with_ends}}};
 const parse::EnumNames<Fabric> k_fabrics{{{"single-switch", Fabric::single_switch},
                                           {"fat-tree", Fabric::fat_tree},
                                           {"rail-optimized", Fabric::rail_optimized},
@@ -359,6 +376,20 @@ ScenarioField calibration_field() {
   return f;
 }
 
+// At most k_max_run_duration_s (sim/run/run_limits.hpp), said with the text as written.
+ScenarioField run_duration_field() {
+  ScenarioField f = duration_field(
+      "run.duration", "run-level simulation of this long (0: until run.train_steps, or the step only)",
+      [](auto& s) -> auto& { return s.run.duration_s; });
+  f.apply = [parse = f.apply](Scenario& s, std::string_view text) -> Rule {
+    if (auto rule = parse(s, text)) return rule;
+    if (s.run.duration_s > k_max_run_duration_s)
+      return "at most 100 years (36525d) are simulated, where a run.train_steps target stops too";
+    return std::nullopt;
+  };
+  return f;
+}
+
 ScenarioField seed_field() {
   ScenarioField f;
   f.name = "run.seed";
@@ -430,15 +461,22 @@ std::vector<ScenarioField> scenario_fields() {
           1),
       int_field(
           "training.grad_accum", "a: micro-batches per step per pipeline",
-          [](auto& s) -> auto& { return s.training.grad_accum; }, 1),
+          [](auto& s) -> auto& { return s.training.grad_accum; }, 1, k_max_simulated_microbatches,
+          k_simulated_microbatches_why),
       enum_field(
           "training.precision", "number format", [](auto& s) -> auto& { return s.training.precision; }, k_precisions),
+      enum_field(
+          "training.grad_precision", "gradient accumulation and reduction format (auto: fp32 for bf16/fp8, as Megatron-LM)",
+          [](auto& s) -> auto& { return s.training.grad_precision; }, k_grad_precisions),
       enum_field(
           "training.optimizer", "optimizer (sgd: with momentum)", [](auto& s) -> auto& { return s.training.optimizer; },
           k_optimizers),
       enum_field(
           "training.recompute", "activation recomputation", [](auto& s) -> auto& { return s.training.recompute; },
           k_recomputes),
+      int_field(
+          "training.recompute_layers", "with full recompute: layers recomputed per model chunk (0: all)",
+          [](auto& s) -> auto& { return s.training.recompute_layers; }, 0),
       enum_field(
           "training.offload", "optimizer-state offload", [](auto& s) -> auto& { return s.training.offload; },
           k_offloads),
@@ -461,6 +499,9 @@ std::vector<ScenarioField> scenario_fields() {
       fraction_field(
           "training.overlap_slowdown", "compute slowdown while gradients are reduced",
           [](auto& s) -> auto& { return s.training.overlap_slowdown; }),
+      latency_field(
+          "training.kernel_gap", "GPU idle time between kernels queued back to back (per kernel)",
+          [](auto& s) -> auto& { return s.training.kernel_gap_s; }),
 
       int_field(
           "parallel.tp", "tensor-parallel size", [](auto& s) -> auto& { return s.parallel.tp; }, 1),
@@ -484,9 +525,21 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "parallel.virtual_stages", "model chunks per pipeline rank (interleaved)",
           [](auto& s) -> auto& { return s.parallel.virtual_stages; }, 1),
+      enum_field(
+          "parallel.stage_split", "layers per model chunk: cost (balanced), even, even-with-ends (Megatron-Core)",
+          [](auto& s) -> auto& { return s.parallel.stage_split; }, k_stage_splits),
       bool_field(
           "parallel.overlap_grad_reduce", "reduce gradients during the last backward",
           [](auto& s) -> auto& { return s.parallel.overlap_grad_reduce; }),
+      bool_field(
+          "parallel.overlap_param_gather", "ZeRO-1/2: gather updated parameters beside the next forward",
+          [](auto& s) -> auto& { return s.parallel.overlap_param_gather; }),
+      bool_field(
+          "parallel.tp_comm_overlap", "pipeline sequence-parallel collectives with their GEMMs (--tp-comm-overlap)",
+          [](auto& s) -> auto& { return s.parallel.tp_comm_overlap; }),
+      enum_field(
+          "parallel.pp_comm_overlap", "pipeline senders go on while activations travel (auto: with interleaving)",
+          [](auto& s) -> auto& { return s.parallel.pp_comm_overlap; }, k_pp_overlap),
       int_field(
           "parallel.zero3_unit_layers", "ZeRO-3: layers gathered as one unit",
           [](auto& s) -> auto& { return s.parallel.zero3_unit_layers; }, 1),
@@ -500,6 +553,9 @@ std::vector<ScenarioField> scenario_fields() {
       bytes_field(
           "cluster.gpu_memory", "GPU memory capacity; default: the GPU's",
           [](auto& s) -> auto& { return s.cluster.gpu.memory_bytes; }),
+      fraction_field(
+          "cluster.tp_overlap_slowdown", "GEMM slowdown beside overlapped TP communication; default: the GPU's",
+          [](auto& s) -> auto& { return s.cluster.gpu.tp_overlap_slowdown; }),
       int_field(
           "cluster.nodes", "nodes", [](auto& s) -> auto& { return s.cluster.nodes; }, 1),
       int_field(
@@ -533,11 +589,10 @@ std::vector<ScenarioField> scenario_fields() {
       calibration_field(),
 
       int_field(
-          "run.steps", "optimizer steps to simulate", [](auto& s) -> auto& { return s.run.steps; }, 1),
+          "run.steps", "optimizer steps to simulate", [](auto& s) -> auto& { return s.run.steps; }, 1,
+          k_max_simulated_microbatches, k_simulated_microbatches_why),
       seed_field(),
-      duration_field(
-          "run.duration", "run-level simulation of this long (0: until run.train_steps, or the step only)",
-          [](auto& s) -> auto& { return s.run.duration_s; }),
+      run_duration_field(),
       int_field(
           "run.train_steps", "run-level simulation until this many steps are trained (0: for run.duration)",
           [](auto& s) -> auto& { return s.run.train_steps; }, 0),

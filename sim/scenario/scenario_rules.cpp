@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "sim/run/run_limits.hpp"
 
 namespace trainsim {
 
@@ -47,6 +48,12 @@ void check_model(const Scenario& s) {
 void check_tensor_parallel(const Scenario& s) {
   const ModelSpec& m = s.model;
   const int tp = s.parallel.tp;
+  // Transformer Engine's userbuffers overlap the all-gathers and reduce-scatters of sequence
+  // parallelism (Megatron-LM asserts --sequence-parallel with --tp-comm-overlap).
+  if (s.parallel.tp_comm_overlap && !(tp > 1 && s.parallel.sequence_parallel))
+    throw InputError(s.source, "parallel.tp_comm_overlap", "true",
+                     "overlaps sequence-parallel collectives: it needs parallel.tp > 1 and "
+                     "parallel.sequence_parallel = true");
   // Megatron-LM splits heads, KV heads and the MLP's inner dimension across TP ranks.
   require(s, m.heads % tp == 0, "model.heads", m.heads, "must be divisible by parallel.tp = " + str(tp));
   require(s, m.kv_heads % tp == 0, "model.kv_heads", m.kv_heads, "must be divisible by parallel.tp = " + str(tp));
@@ -55,10 +62,19 @@ void check_tensor_parallel(const Scenario& s) {
 
 void check_pipeline(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
-  const int chunks = p.pp * p.virtual_stages;
+  const long long chunks = static_cast<long long>(p.pp) * p.virtual_stages;  // both ints: no overflow (tests/fuzz)
   require(
       s, s.model.layers >= chunks, "model.layers", s.model.layers,
       "must be at least parallel.pp * parallel.virtual_stages = " + str(chunks) + " (each model chunk needs a layer)");
+  if (p.stage_split == StageSplit::even)
+    require(s, s.model.layers % chunks == 0, "model.layers", s.model.layers,
+            "parallel.stage_split = even needs the layers to divide into pp * virtual_stages = " + str(chunks) +
+                " chunks");
+  if (p.stage_split == StageSplit::even_with_ends)
+    require(s, (s.model.layers + 2LL) % chunks == 0 && (s.model.layers + 2LL) / chunks >= 2, "model.layers",
+            s.model.layers,
+            "parallel.stage_split = even-with-ends needs layers + 2 (the embedding and the loss) to divide into "
+            "pp * virtual_stages = " + str(chunks) + " chunks of at least 2");
   if (p.schedule == Schedule::interleaved) {
     require(s, p.pp >= 2, "parallel.pp", p.pp, "the interleaved schedule needs pp >= 2");
     require(s, p.virtual_stages >= 2, "parallel.virtual_stages", p.virtual_stages,
@@ -80,6 +96,12 @@ void check_context_and_experts(const Scenario& s) {
   require(s, p.ep == 1 || m.is_moe(), "parallel.ep", p.ep, "expert parallelism needs model.experts > 1");
   // Expert parallelism is carved out of the data-parallel ranks (Megatron-LM, DeepSpeed-MoE).
   require(s, p.dp % p.ep == 0, "parallel.ep", p.ep, "must divide parallel.dp = " + str(p.dp));
+}
+
+void check_recompute(const Scenario& s) {
+  const TrainingSpec& t = s.training;
+  require(s, t.recompute_layers == 0 || t.recompute == Recompute::full, "training.recompute_layers",
+          t.recompute_layers, "recomputing some layers needs training.recompute = full");
 }
 
 void check_hardware(const Scenario& s) {
@@ -120,6 +142,38 @@ void check_run_target(const Scenario& s) {
                          ": with run.train_steps it would never finish; set run.duration");
 }
 
+// Bounded simulations (issue 19). Steps x micro-batches per stage, and a run's length and its
+// expected interruptions and maintenance stops (the checkpoints are counted once the step's
+// time is known: sim/run/run_event_budget.hpp).
+void check_simulated_work(const Scenario& s) {
+  const long long microbatches = static_cast<long long>(s.run.steps) * s.training.grad_accum;
+  require(s, microbatches <= k_max_simulated_microbatches, "run.steps", s.run.steps,
+          "run.steps x training.grad_accum = " + str(microbatches) + ": " + k_simulated_microbatches_why);
+}
+
+void check_run_length(const Scenario& s) {
+  const double duration_s = s.run.duration_s;  // at most k_max_run_duration_s (scenario_fields.cpp)
+  if (duration_s <= 0) return;
+  const auto over = [&](double events) { return events > k_max_run_events; };
+  char expected[64];
+  const double mtti_s = s.mtti_s(s.cluster.nodes);
+  if (mtti_s > 0 && over(duration_s / mtti_s)) {
+    std::snprintf(expected, sizeof expected, "%.3g", duration_s / mtti_s);
+    throw InputError(s.source, "failures.mtbf", seconds(s.failures.mtbf_s),
+                     "the job would be interrupted about " + std::string(expected) + " times in run.duration = " +
+                         seconds(duration_s) + " (every " + seconds(mtti_s) +
+                         "): at most 1e+06 run events are simulated (about 20 s), so that a run stays bounded in "
+                         "time");
+  }
+  const double every_s = s.failures.maintenance_interval_s;
+  if (every_s > 0 && over(duration_s / every_s)) {
+    std::snprintf(expected, sizeof expected, "%.3g", duration_s / every_s);
+    throw InputError(s.source, "failures.maintenance_interval", seconds(every_s),
+                     "about " + std::string(expected) + " maintenance stops in run.duration = " + seconds(duration_s) +
+                         ": at most 1e+06 run events are simulated (about 20 s), so that a run stays bounded in time");
+  }
+}
+
 }  // namespace
 
 void check_cluster_size(const Scenario& s) {
@@ -139,9 +193,12 @@ void check_scenario_rules(const Scenario& s) {
   check_tensor_parallel(s);
   check_pipeline(s);
   check_context_and_experts(s);
+  check_recompute(s);
   check_hardware(s);
   check_elastic(s);
   check_run_target(s);
+  check_simulated_work(s);
+  check_run_length(s);
 }
 
 }  // namespace trainsim

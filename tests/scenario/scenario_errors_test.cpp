@@ -151,6 +151,19 @@ const BadInput k_cases[] = {
      "multiple or a divisor of cluster.gpus_per_node"},
     {"cluster_too_large", base_with(""), {"--set", "cluster.nodes=1000000"}, "cluster.nodes", "at most 1048576"},
     {"too_many_nics", base_with(""), {"--set", "cluster.nics_per_node=1000000"}, "cluster.nics_per_node", "NICs"},
+    {"recompute_layers_without_full",
+     base_with(""),
+     {"--set", "training.recompute_layers=2"},
+     "training.recompute_layers",
+     "recompute = full"},
+    {"tp_comm_overlap_without_sp",
+     base_with(""),
+     {"--set", "parallel.tp_comm_overlap=true"},
+     "parallel.tp_comm_overlap",
+     "sequence_parallel = true"},
+    {"bad_pp_comm_overlap", base_with(""), {"--set", "parallel.pp_comm_overlap=maybe"}, "parallel.pp_comm_overlap",
+     "auto"},
+    {"negative_kernel_gap", base_with(""), {"--set", "training.kernel_gap=-1us"}, "training.kernel_gap", ""},
     {"min_dp_above_dp", base_with(""), {"--set", "elastic.min_dp=3"}, "elastic.min_dp", "must not exceed"},
     {"bad_spare_nodes", base_with(""), {"--set", "failures.spare_nodes=some"}, "failures.spare_nodes", "unlimited"},
     {"model_shape_required",
@@ -159,11 +172,60 @@ const BadInput k_cases[] = {
      "model.heads",
      "required"},
     {"bad_set_syntax", base_with(""), {"--set", "model.layers"}, "model.layers", "section.key=value"},
+    // Issue 19: a value above the int's range said only "expected an integer >= 1"; the bound
+    // now named is trainsim's own, with its reason.
+    {"grad_accum_beyond_int",
+     base_with(""),
+     {"--set", "training.grad_accum=4000000000"},
+     "training.grad_accum",
+     "from 1 to 16384: at most 16384 micro-batches are simulated"},
+    {"int_beyond_int", base_with(""), {"--set", "model.layers=4000000000"}, "model.layers", "from 1 to 2147483647"},
+    {"steps_times_microbatches",
+     base_with(""),
+     {"--set", "run.steps=4096"},
+     "run.steps",
+     "run.steps x training.grad_accum = 32768"},
+    {"run_longer_than_a_century",
+     base_with("[run]\nduration = 1000000d\n"),
+     {},
+     "run.duration",
+     "at most 100 years"},
+    {"interruptions_beyond_the_event_budget",
+     base_with("[run]\nduration = 10d\n[failures]\nmtbf = 1s\n"),
+     {},
+     "failures.mtbf",
+     "at most 1e+06 run events"},
+    {"maintenance_beyond_the_event_budget",
+     base_with("[run]\nduration = 3000d\n[failures]\nmaintenance_interval = 1min\n"),
+     {},
+     "failures.maintenance_interval",
+     "at most 1e+06 run events"},
     {"unknown_option", base_with(""), {"--frobnicate"}, "trainsim memory", "frobnicate"},
 };
 
 INSTANTIATE_TEST_SUITE_P(EachRule, ScenarioErrors, ::testing::ValuesIn(k_cases),
                          [](const auto& param_info) { return std::string(param_info.param.name); });
+
+// What is not a scenario file at all (issue 19: both said "model.layers: required ...").
+void expect_not_a_scenario(const std::string& path, const std::string& why) {
+  const auto r = run_trainsim({"memory", path});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err, "trainsim: " + path + ": not a scenario file: " + why + "\n");
+}
+
+TEST(ScenarioFileErrors, DirectoryIsNotAScenarioFile) {
+  expect_not_a_scenario(testing::source_path("scenarios"), "it is a directory");
+}
+
+TEST(ScenarioFileErrors, EmptyFileIsNotAScenarioFile) {
+  expect_not_a_scenario(write_temp_file("empty.ini", ""), "it has no 'key = value' lines");
+}
+
+TEST(ScenarioFileErrors, CommentsOnlyAreNotAScenarioFile) {
+  expect_not_a_scenario(write_temp_file("comments.ini", "# nothing here\n[model]\n"), "it has no 'key = value' lines");
+}
 
 }  // namespace
 }  // namespace trainsim
