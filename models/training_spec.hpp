@@ -48,6 +48,12 @@ struct TrainingSpec {
   /// (tests/data/profiles/trace-diff-control-step1011.json.gz, from HolisticTraceAnalysis,
   /// MIT; timestamps of 1 us resolution), and 2 us over the 6,230 of the whole trace.
   double kernel_gap_s = 2e-6;
+  /// Host time the GPU waits for per layer and pass, and per micro-batch and model chunk
+  /// pass (Python and framework work the CUDA launch queue does not hide: a stated
+  /// assumption, 0 by default, since with kernels of milliseconds the host runs ahead of the
+  /// GPU; small models or CUDA-graph-less tiny layers may need it).
+  double layer_host_overhead_s = 0;
+  double microbatch_host_overhead_s = 0;
 };
 
 /// Bytes of one gradient element (training.grad_precision).

@@ -502,6 +502,12 @@ std::vector<ScenarioField> scenario_fields() {
       latency_field(
           "training.kernel_gap", "GPU idle time between kernels queued back to back (per kernel)",
           [](auto& s) -> auto& { return s.training.kernel_gap_s; }),
+      latency_field(
+          "training.layer_host_overhead", "host time the GPU waits for per layer and pass",
+          [](auto& s) -> auto& { return s.training.layer_host_overhead_s; }),
+      latency_field(
+          "training.microbatch_host_overhead", "host time the GPU waits for per micro-batch and model-chunk pass",
+          [](auto& s) -> auto& { return s.training.microbatch_host_overhead_s; }),
 
       int_field(
           "parallel.tp", "tensor-parallel size", [](auto& s) -> auto& { return s.parallel.tp; }, 1),

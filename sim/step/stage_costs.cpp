@@ -174,6 +174,12 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       cc.global_chunk = chunk_index++ * par.pp + stage;
       cc.layers = c.layers;
       layers_on_stage += c.layers;
+      // Host overhead the launch queue does not hide (training.*_host_overhead): the GPU waits.
+      const TrainingSpec& tr = s.training;
+      for (PassCost* pass : {&cc.forward, &cc.backward})
+        pass->compute_s += tr.microbatch_host_overhead_s + c.layers * tr.layer_host_overhead_s;
+      if (!layer.recompute.empty())
+        cc.recompute.compute_s += recomputed_layers(tr, c.layers) * tr.layer_host_overhead_s;
       add_ops(layer.forward, compute, c.layers, load, cc.forward);
       const int recomputed = recomputed_layers(s.training, c.layers);
       add_ops(layer.recompute, compute, recomputed, load, cc.recompute);

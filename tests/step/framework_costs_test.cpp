@@ -129,3 +129,21 @@ TEST(FrameworkCosts, RecomputingSomeLayersCostsTheirShare) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(FrameworkCosts, HostOverheadPerLayerAndMicrobatch) {
+  // 8 layers, 2 micro-batches, one stage: forward and backward each pay 8 layers' and one
+  // micro-batch's host time per micro-batch.
+  const Settings base{{"model.preset", "llama3-8b"}, {"model.layers", "8"}, {"model.seq_len", "4096"},
+                      {"training.grad_accum", "2"},   {"parallel.tp", "8"},  {"cluster.nodes", "1"}};
+  const Result none = simulate(scenario(base));
+  const Result host = simulate(scenario(
+      base, {{"training.layer_host_overhead", "100us"}, {"training.microbatch_host_overhead", "1ms"}}));
+  EXPECT_NEAR(host.forward_s - none.forward_s, 2 * (8 * 100e-6 + 1e-3), 1e-9);
+  EXPECT_NEAR(host.backward_s - none.backward_s, 2 * (8 * 100e-6 + 1e-3), 1e-9);
+}
+
+}  // namespace
+}  // namespace trainsim
