@@ -8,6 +8,7 @@
 #include "sim/engine/direct_algorithm.hpp"
 #include "sim/engine/double_binary_tree_algorithm.hpp"
 #include "sim/engine/hierarchical_algorithm.hpp"
+#include "sim/engine/nccl_latency.hpp"
 #include "sim/engine/nvls_algorithm.hpp"
 #include "sim/engine/pairwise_algorithm.hpp"
 #include "sim/engine/ring_algorithm.hpp"
@@ -31,30 +32,28 @@ void validate(const CollectiveCall& call, const Platform& platform) {
     throw InputError("", "root", std::to_string(call.root), "must index one of the collective's GPUs");
 }
 
-// NCCL's Simple-protocol constants, microseconds (public.md D1, tuning.cc at 01afd20a).
-constexpr double k_ring_base_us = 8.4;
-constexpr double k_tree_base_us = 0.0;
-constexpr double k_nvlink_hop_us = 3.4;
-constexpr double k_net_ring_hop_us = 9.6;
-constexpr double k_net_tree_hop_us = 50.0;
+// Bus bandwidth of the group, as NCCL's model sees it: NVLink inside a node; across nodes,
+// one NIC per channel.
+double group_bus_Bps(const CollectiveCall& call, const Platform& platform) {
+  const auto nodes = gpus_by_node(call.gpus, platform);
+  const double per_node = static_cast<double>(call.gpus.size()) / static_cast<double>(nodes.size());
+  const double channels = std::min(per_node, static_cast<double>(platform.layout().nics_per_node));
+  return nodes.size() == 1 ? platform.nvlink_Bps() : std::min(platform.nvlink_Bps(), channels * platform.nic_Bps());
+}
+
+// NCCL's ring model for `call`: all-reduce makes 2(n-1) steps, the others n-1.
+NcclEstimate ring_estimate(const CollectiveCall& call, const Platform& platform) {
+  const int n = static_cast<int>(call.gpus.size());
+  const double nodes = static_cast<double>(gpus_by_node(call.gpus, platform).size());
+  const double phases = call.op == CollectiveOp::all_reduce ? 2.0 : 1.0;
+  return nccl_ring(call.bytes, n, phases * (n - 1), phases * (nodes - 1), group_bus_Bps(call, platform));
+}
 
 CollectiveAlgo nccl_all_reduce_choice(const CollectiveCall& call, const Platform& platform) {
-  const auto nodes = gpus_by_node(call.gpus, platform);
-  const double n = static_cast<double>(call.gpus.size());
-  const double node_count = static_cast<double>(nodes.size());
-  const double per_node = n / node_count;
-  // Bus bandwidth of the group: NVLink inside a node; across nodes, one NIC per channel.
-  const double channels = std::min(per_node, static_cast<double>(platform.layout().nics_per_node));
-  const double bus_Bps =
-      nodes.size() == 1 ? platform.nvlink_Bps() : std::min(platform.nvlink_Bps(), channels * platform.nic_Bps());
-  const double steps = 2 * (n - 1);
-  const double inter_steps = 2 * (node_count - 1);
-  const double ring_s =
-      1e-6 * (k_ring_base_us + (steps - inter_steps) * k_nvlink_hop_us + inter_steps * k_net_ring_hop_us) +
-      call.bytes / (bus_Bps * n / steps);
+  const int nodes = static_cast<int>(gpus_by_node(call.gpus, platform).size());
+  const double ring_s = ring_estimate(call, platform).time_s;
   const double tree_s =
-      1e-6 * (k_tree_base_us + 2 * ((per_node - 1) * k_nvlink_hop_us + std::log2(node_count) * k_net_tree_hop_us)) +
-      call.bytes / (bus_Bps * 0.5);
+      nccl_tree(call.bytes, static_cast<int>(call.gpus.size()), nodes, group_bus_Bps(call, platform)).time_s;
   // NVLink SHARP inside one node that has it (NCCL disables NVLS across nodes without
   // CollNet: tuning.cc at 5067397c; multi-node NVLS-tree is not modelled).
   if (nvls_possible(call.gpus, platform) &&
@@ -107,10 +106,38 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
   return CollectiveAlgo::ring;
 }
 
+namespace {
+
+double base_latency_s(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform) {
+  switch (algo) {
+    case CollectiveAlgo::nvls:
+      return 0.0;  // its plan carries NCCL's NVLS latency already
+    case CollectiveAlgo::double_binary_tree:
+      return nccl_tree(call.bytes, static_cast<int>(call.gpus.size()),
+                       static_cast<int>(gpus_by_node(call.gpus, platform).size()), group_bus_Bps(call, platform))
+          .base_latency_s;
+    default:
+      // Ring-based, hierarchical and point-to-point collectives: the ring protocol NCCL picks
+      // for this size (its p2p operations use the same protocols).
+      return ring_estimate(call, platform).base_latency_s;
+  }
+}
+
+}  // namespace
+
+double nccl_base_latency_s(const CollectiveCall& call, const Platform& platform) {
+  if (call.gpus.size() < 2) return 0.0;
+  return base_latency_s(choose_algorithm(call, platform), call, platform);
+}
+
 CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
   const CollectiveAlgo algo = choose_algorithm(call, platform);
   if (call.gpus.size() < 2) return {};
-  return make_algorithm(algo)->plan(call, platform);
+  CommPlan plan = make_algorithm(algo)->plan(call, platform);
+  // NCCL's base latency before the first byte moves (public.md D1): the floor of a small
+  // collective, which per-hop latencies alone leave out.
+  if (!plan.phases.empty()) plan.phases.front().latency_s += base_latency_s(algo, call, platform);
+  return plan;
 }
 
 }  // namespace trainsim::engine

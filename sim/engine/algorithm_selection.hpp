@@ -32,7 +32,13 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
 /// The implementation of `algo` (not `automatic`).
 std::unique_ptr<CollectiveAlgorithm> make_algorithm(CollectiveAlgo algo);
 
-/// The plan of `call` with the algorithm choose_algorithm() picks; empty for one GPU.
+/// NCCL's base latency for `call` with the algorithm choose_algorithm() picks: the fixed
+/// cost of the protocol NCCL's model picks for its size (nccl_latency.hpp; 0 for NVLS, whose
+/// plan carries its own), paid before the first byte moves.
+double nccl_base_latency_s(const CollectiveCall& call, const Platform& platform);
+
+/// The plan of `call` with the algorithm choose_algorithm() picks, NCCL's base latency in its
+/// first phase; empty for one GPU.
 CommPlan plan_collective(const CollectiveCall& call, const Platform& platform);
 
 }  // namespace trainsim::engine

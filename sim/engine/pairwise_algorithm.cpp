@@ -16,7 +16,10 @@ CommPlan PairwiseAlgorithm::plan(const CollectiveCall& call, const Platform& pla
       for (size_t i = bi; i < std::min(n, bi + k_block); ++i)
         for (size_t j = bj; j < std::min(n, bj + k_block); ++j)
           if (i != j) phase.transfers.push_back({g[i], g[j], bytes});
-  phase.latency_s = max_edge_latency_s(phase.transfers, platform);
+  // One latency per peer: NCCL's all-to-all is n - 1 send/receive pairs, each a p2p
+  // operation paying its own hop latency (a stated assumption: NCCL groups them, but every
+  // peer's transfer is its own protocol exchange).
+  phase.latency_s = static_cast<double>(n - 1) * max_edge_latency_s(phase.transfers, platform);
   return CommPlan{{std::move(phase)}};
 }
 

@@ -6,6 +6,7 @@
 #include <simgrid/s4u/Semaphore.hpp>
 #include <string>
 
+#include "sim/engine/algorithm_selection.hpp"
 #include "sim/engine/ring_algorithm.hpp"
 
 namespace trainsim::engine {
@@ -34,8 +35,15 @@ CommActivity start_per_message_ring_all_reduce(const Platform& platform, const s
   auto timing = std::make_shared<CommTiming>();
   timing->start_s = sg4::Engine::get_clock();
   const auto channels = ring_channels(gpus, platform);
-  auto actor = sg4::Actor::create("per-message-ring", platform.host(0), [&platform, channels, bytes, timing]() {
+  // NCCL's base latency, paid before the first message as the aggregated plan pays it.
+  CollectiveCall call;
+  call.algo = CollectiveAlgo::ring;
+  call.gpus = gpus;
+  call.bytes = bytes;
+  const double base_s = nccl_base_latency_s(call, platform);
+  auto actor = sg4::Actor::create("per-message-ring", platform.host(0), [&platform, channels, bytes, timing, base_s]() {
     timing->start_s = sg4::Engine::get_clock();
+    if (base_s > 0) sg4::this_actor::sleep_for(base_s);
     std::vector<sg4::ActorPtr> ranks;
     for (const auto& ring : channels) {
       const size_t n = ring.size();

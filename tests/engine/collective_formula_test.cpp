@@ -1,9 +1,11 @@
 // On a contention-free fabric the simulated collectives match the closed forms of
 // public.md D1 (nccl-tests PERFORMANCE.md): ring all-reduce 2(n-1)/n x S/B + 2(n-1) alpha,
-// all-gather and reduce-scatter (n-1)/n x S/B + (n-1) alpha.
+// all-gather and reduce-scatter (n-1)/n x S/B + (n-1) alpha, each plus NCCL's base latency
+// (tuning.cc's model, public.md D1).
 
 #include <gtest/gtest.h>
 
+#include "sim/engine/algorithm_selection.hpp"
 #include "sim/engine/collective.hpp"
 #include "sim/engine/plan_runner.hpp"
 #include "sim/engine/platform.hpp"
@@ -20,6 +22,19 @@ using test::k_nic_Bps;
 // One GPU per node on one switch: every ring edge is NIC to NIC through the switch.
 constexpr int k_nodes = 8;
 constexpr double k_alpha_s = test::k_nic_latency_s + test::k_switch_latency_s;
+
+// NCCL's base latency for the call simulate() makes (nccl_latency.hpp, public.md D1).
+double base_s(CollectiveOp op, double bytes) {
+  return test::run_isolated([=] {
+    const Platform platform(test::small_cluster(k_nodes, 1, Fabric::single_switch));
+    CollectiveCall call;
+    call.op = op;
+    call.algo = CollectiveAlgo::ring;
+    call.bytes = bytes;
+    for (int g = 0; g < k_nodes; ++g) call.gpus.push_back(g);
+    return std::vector<double>{nccl_base_latency_s(call, platform)};
+  })[0];
+}
 
 double simulate(CollectiveOp op, double bytes, CollectiveAlgo algo = CollectiveAlgo::ring) {
   return test::run_isolated([=] {
@@ -41,21 +56,22 @@ class RingFormula : public ::testing::TestWithParam<double> {};
 TEST_P(RingFormula, AllReduceMatchesClosedForm) {
   const double s = GetParam();
   const double n = k_nodes;
-  const double expected = 2 * (n - 1) / n * s / k_nic_Bps + 2 * (n - 1) * k_alpha_s;
+  const double expected = 2 * (n - 1) / n * s / k_nic_Bps + 2 * (n - 1) * k_alpha_s + base_s(CollectiveOp::all_reduce, s);
   EXPECT_NEAR(simulate(CollectiveOp::all_reduce, s), expected, 0.01 * expected);
 }
 
 TEST_P(RingFormula, AllGatherMatchesClosedForm) {
   const double s = GetParam();
   const double n = k_nodes;
-  const double expected = (n - 1) / n * s / k_nic_Bps + (n - 1) * k_alpha_s;
+  const double expected = (n - 1) / n * s / k_nic_Bps + (n - 1) * k_alpha_s + base_s(CollectiveOp::all_gather, s);
   EXPECT_NEAR(simulate(CollectiveOp::all_gather, s), expected, 0.01 * expected);
 }
 
 TEST_P(RingFormula, ReduceScatterMatchesClosedForm) {
   const double s = GetParam();
   const double n = k_nodes;
-  const double expected = (n - 1) / n * s / k_nic_Bps + (n - 1) * k_alpha_s;
+  const double expected =
+      (n - 1) / n * s / k_nic_Bps + (n - 1) * k_alpha_s + base_s(CollectiveOp::reduce_scatter, s);
   EXPECT_NEAR(simulate(CollectiveOp::reduce_scatter, s), expected, 0.01 * expected);
 }
 
@@ -115,6 +131,42 @@ TEST(CollectiveFormula, SameInputsGiveBitIdenticalTimes) {
   const double a = simulate(CollectiveOp::all_reduce, 3 * k_mib, CollectiveAlgo::double_binary_tree);
   const double b = simulate(CollectiveOp::all_reduce, 3 * k_mib, CollectiveAlgo::double_binary_tree);
   EXPECT_EQ(a, b);
+}
+
+}  // namespace
+}  // namespace trainsim::engine
+
+namespace trainsim::engine {
+namespace {
+
+// Small messages pay NCCL's latency floor (public.md D1, tuning.cc's model with the LL
+// protocol NCCL picks for them: base 3.6 us, 0.47 us per NVLink hop), not less: 8 KB on the
+// 8 H100 of one DGX node.
+double dgx_h100_time_s(CollectiveOp op, double bytes, int gpus) {
+  return test::run_isolated([=] {
+    Simulation sim;
+    ClusterSpec cluster = *cluster_preset("dgx-h100");
+    cluster.nodes = (gpus + 7) / 8;
+    const Platform platform(cluster);
+    CollectiveCall call;
+    call.op = op;
+    call.bytes = bytes;
+    for (int g = 0; g < gpus; ++g) call.gpus.push_back(g);
+    const CommActivity a = start_collective(platform, call);
+    sim.run();
+    return std::vector<double>{a.duration_s()};
+  })[0];
+}
+
+TEST(CollectiveFormula, SmallMessagesPayNcclsLatencyFloor) {
+  const double kb8 = 8192;
+  EXPECT_NEAR(dgx_h100_time_s(CollectiveOp::all_reduce, kb8, 8), (3.6 + 14 * 0.47) * 1e-6, 0.05 * 10.2e-6);
+  EXPECT_NEAR(dgx_h100_time_s(CollectiveOp::all_gather, kb8, 8), (3.6 + 7 * 0.47) * 1e-6, 0.05 * 6.9e-6);
+  EXPECT_NEAR(dgx_h100_time_s(CollectiveOp::reduce_scatter, kb8, 8), (3.6 + 7 * 0.47) * 1e-6, 0.05 * 6.9e-6);
+  // All-to-all: the base and one hop latency per peer.
+  EXPECT_GE(dgx_h100_time_s(CollectiveOp::all_to_all, kb8, 8), (3.6 + 7 * 0.47) * 1e-6 * 0.99);
+  // 1 MB over 1,024 GPUs (1 KB to each peer): 1,023 peers' latencies, milliseconds.
+  EXPECT_GE(dgx_h100_time_s(CollectiveOp::all_to_all, 1 << 20, 1024), 1023 * 0.47e-6);
 }
 
 }  // namespace
