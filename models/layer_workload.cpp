@@ -72,7 +72,7 @@ Op gemm(std::string name, double m, double n, double k, double batch, double ele
   op.kind = kind;
   op.precision = precision;
   op.gemm = {m, n, k, batch};
-  op.flops = op.model_flops = 2.0 * m * n * k * batch;
+  op.flops = op.model_flops = op.causal_model_flops = 2.0 * m * n * k * batch;
   op.bytes = ((m * k + k * n) * input_element(precision, element) + m * n * element) * batch;
   return op;
 }
@@ -218,7 +218,7 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
     op.kind = OpKind::attention;
     op.precision = d.other;
     op.model_flops = 4.0 * d.tokens * d.keys * d.heads_local * d.d;  // QK^T and AV, 2 s h each per token
-    op.flops = op.model_flops * k_causal_fraction;
+    op.flops = op.causal_model_flops = op.model_flops * k_causal_fraction;
     op.bytes = (2.0 * d.tokens * d.heads_local * d.d + 2.0 * d.tokens * d.kv_local * d.d) * d.element;
     steps.push_back({op, ForwardStep::Grad::attention, 0, 0, true});
     return;
@@ -312,11 +312,19 @@ void add_backward(const ForwardStep& s, Elements elements, std::vector<Op>& back
       op.pass = OpPass::backward;
       op.flops = s.op.flops * k_flash_backward_factor;
       op.model_flops = 2.0 * s.op.model_flops;  // Megatron eq. 3: backward = 2x forward
+      op.causal_model_flops = 2.0 * s.op.causal_model_flops;
       op.bytes = 2.0 * s.op.bytes;
       backward.push_back(op);
       return;
     }
   }
+}
+
+// Unfused attention computes every score and masks half: its products' causal model FLOPs
+// are half their model FLOPs, as fused attention's.
+void halve_causal_attention(std::vector<Op>& ops) {
+  for (Op& op : ops)
+    if (op.kind == OpKind::batched_gemm && is_attention_core(op)) op.causal_model_flops = k_causal_fraction * op.model_flops;
 }
 
 PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, const Dims& d) {
@@ -327,6 +335,7 @@ PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, con
     if (again) ops.recompute.push_back(as_pass(s.op, OpPass::recompute));
   }
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) add_backward(*it, {d.element, d.grad_element}, ops.backward);
+  for (std::vector<Op>* pass : {&ops.forward, &ops.recompute, &ops.backward}) halve_causal_attention(*pass);
   return ops;
 }
 

@@ -36,7 +36,10 @@ struct Op {
   OpPass pass = OpPass::forward;
   bool weight_gradient = false;  ///< the W part that zero-bubble schedules defer
   double flops = 0;              ///< executed on the GPU (e.g. causal fused attention skips masked blocks)
-  double model_flops = 0;        ///< counted for MFU (Megatron-LM / PaLM convention: no causal saving)
+  double model_flops = 0;        ///< model FLOPs, attention counted in full (Megatron-LM eq. 3, PaLM)
+  /// Model FLOPs with causal attention counted as the half it needs (the scores above the
+  /// diagonal are masked): trainsim's MFU convention (step_result.hpp).
+  double causal_model_flops = 0;
   double bytes = 0;              ///< HBM bytes read and written
   GemmShape gemm;                ///< for gemm and batched_gemm
   /// The number format the op's math runs in: under fp8 training only the transformer
@@ -57,6 +60,7 @@ inline Op gemm_chunk(const Op& op) {
   chunk.gemm.m /= op.splits;
   chunk.flops /= op.splits;
   chunk.model_flops /= op.splits;
+  chunk.causal_model_flops /= op.splits;
   chunk.bytes /= op.splits;  // the rows' share (each chunk also re-reads B: compute-bound, left out)
   chunk.kernels = 1;
   chunk.splits = 1;

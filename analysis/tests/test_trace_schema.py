@@ -28,7 +28,8 @@ ROOT_ATTRS = {
 }
 SUMMARY_FLOATS = [
     "step_time_s", "global_batch_samples", "tokens_per_step", "tokens_per_s", "tokens_per_s_per_gpu",
-    "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu", "bubble_fraction", "collective_fraction",
+    "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu", "model_tflops_per_gpu_full_attention",
+    "hardware_tflops_per_gpu_full_attention", "mfu_full_attention", "bubble_fraction", "collective_fraction",
     "exposed_comm_fraction", "breakdown_data_s", "breakdown_forward_s", "breakdown_backward_s",
     "breakdown_recompute_s", "breakdown_optimizer_s", "breakdown_tp_comm_s", "breakdown_pp_comm_s",
     "breakdown_dp_comm_s", "breakdown_zero_comm_s", "breakdown_ep_comm_s", "breakdown_cp_comm_s",

@@ -25,8 +25,10 @@ struct GpuAccount {
   double zero_bytes = 0;
   double ep_bytes = 0;
   double cp_bytes = 0;
-  double model_flops = 0;
-  double hardware_flops = 0;
+  double model_flops = 0;          ///< causal attention halved, no recomputation (MFU)
+  double hardware_flops = 0;       ///< what the kernels execute, recomputation included (HFU)
+  double model_flops_full = 0;     ///< attention in full, no recomputation (Megatron eq. 3 / PaLM)
+  double hardware_flops_full = 0;  ///< attention in full, recomputation included (Megatron eq. 3)
   int dp_reductions = 0;
   int inflight_chunks = 0;      ///< (micro-batch, chunk) forwards whose backward has not run
   int max_inflight_chunks = 0;  ///< the most at once: the activations the stage holds

@@ -23,6 +23,7 @@ void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double rep
     cost.compute_s += seconds;
     if (is_attention_core(op)) cost.attention_s += seconds;  // what ring attention's K/V exchange overlaps
     cost.model_flops += repeat * op.model_flops;
+    cost.causal_model_flops += repeat * op.causal_model_flops;
     cost.executed_flops += repeat * scale * op.flops;
   }
 }

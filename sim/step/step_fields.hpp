@@ -24,6 +24,9 @@ void for_each_step_field(Result& r, Visit&& visit) {
   visit(nullptr, "hardware_tflops_per_gpu", r.hardware_tflops_per_gpu);
   visit(nullptr, "mfu", r.mfu);
   visit(nullptr, "hfu", r.hfu);
+  visit(nullptr, "model_tflops_per_gpu_full_attention", r.model_tflops_per_gpu_full_attention);
+  visit(nullptr, "hardware_tflops_per_gpu_full_attention", r.hardware_tflops_per_gpu_full_attention);
+  visit(nullptr, "mfu_full_attention", r.mfu_full_attention);
   visit(nullptr, "bubble_fraction", r.bubble_fraction);
   visit(nullptr, "collective_fraction", r.collective_fraction);
   visit(nullptr, "exposed_comm_fraction", r.exposed_comm_fraction);

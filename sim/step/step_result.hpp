@@ -45,10 +45,20 @@ struct StepResult {
   double tokens_per_step = 0;
   double tokens_per_s = 0;
   double tokens_per_s_per_gpu = 0;
-  double model_tflops_per_gpu = 0;  ///< model FLOPs (no recomputation) per second per GPU, /1e12
-  double hardware_tflops_per_gpu = 0;
+  // FLOP conventions (README, "FLOPs and utilization"): model FLOPs leave recomputation out,
+  // hardware FLOPs count it (PaLM, Chowdhery et al. 2022, App. B; Megatron-LM). Model FLOPs
+  // count causal attention at the half a causal mask needs (as Megatron-Bridge's model
+  // TFLOP/s does); hardware FLOPs are what the kernels execute (fused causal attention: half
+  // of the scores, its backward 2.5x its forward; unfused: every score). So HFU <= 1 and
+  // MFU <= HFU. The *_full_attention fields count attention in full, as Megatron-LM's eq. 3
+  // and PaLM's formula do.
+  double model_tflops_per_gpu = 0;  ///< model FLOP/s per GPU, /1e12
+  double hardware_tflops_per_gpu = 0;  ///< executed FLOP/s per GPU, recomputation included, /1e12
   double mfu = 0;                    ///< model FLOP/s per GPU over the GPU's dense peak for the precision
-  double hfu = 0;                    ///< hardware FLOP/s (with recomputation) over the peak
+  double hfu = 0;                    ///< hardware FLOP/s over the peak
+  double model_tflops_per_gpu_full_attention = 0;     ///< attention in full, no recomputation
+  double hardware_tflops_per_gpu_full_attention = 0;  ///< attention in full, recomputation included (eq. 3)
+  double mfu_full_attention = 0;
   double bubble_fraction = 0;        ///< idle / step time, averaged over GPUs
   double collective_fraction = 0;    ///< time collectives run (hidden or not) / step time
   double exposed_comm_fraction = 0;  ///< communication the GPU waits for / step time

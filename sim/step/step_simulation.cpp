@@ -449,8 +449,12 @@ class StageActor {
   }
 
   void add_flops(const PassCost& pass, bool recomputed) {
-    account().hardware_flops += pass.model_flops;
-    if (!recomputed) account().model_flops += pass.model_flops;
+    GpuAccount& a = account();
+    a.hardware_flops += pass.executed_flops;
+    a.hardware_flops_full += pass.model_flops;
+    if (recomputed) return;
+    a.model_flops += pass.causal_model_flops;
+    a.model_flops_full += pass.model_flops;
   }
 
   void run_task(const PipelineTask& t) {
@@ -660,7 +664,8 @@ StepResult summarize(const Scenario& s, const StepWorld& world, const std::vecto
   r.tokens_per_s = r.tokens_per_step / step_time;
   r.tokens_per_s_per_gpu = r.tokens_per_s / r.gpus;
 
-  double weight_sum = 0, model_flops = 0, hardware_flops = 0, comm_union = 0, energy = 0;
+  double weight_sum = 0, model_flops = 0, hardware_flops = 0, model_flops_full = 0, hardware_flops_full = 0;
+  double comm_union = 0, energy = 0;
   const GpuSpec& gpu = s.cluster.gpu;
   for (size_t i = 0; i < world.accounts.size(); ++i) {
     const GpuAccount& a = world.accounts[i];
@@ -687,6 +692,8 @@ StepResult summarize(const Scenario& s, const StepWorld& world, const std::vecto
     cb.cp += gpus * a.cp_bytes;
     model_flops += gpus * a.model_flops;
     hardware_flops += gpus * a.hardware_flops;
+    model_flops_full += gpus * a.model_flops_full;
+    hardware_flops_full += gpus * a.hardware_flops_full;
     comm_union += gpus * a.comm_time(end_s);
     const double busy = a.forward + a.backward + a.recompute + a.optimizer;
     const double exposed = a.tp_comm + a.pp_comm + a.dp_comm + a.zero_comm + a.ep_comm + a.cp_comm;
@@ -712,10 +719,14 @@ StepResult summarize(const Scenario& s, const StepWorld& world, const std::vecto
         return gpu.peak_bf16_flops;
     }
   }();
-  r.model_tflops_per_gpu = model_flops / steps / step_time / r.gpus / 1e12;
-  r.hardware_tflops_per_gpu = hardware_flops / steps / step_time / r.gpus / 1e12;
+  const auto per_gpu_tflops = [&](double flops) { return flops / steps / step_time / r.gpus / 1e12; };
+  r.model_tflops_per_gpu = per_gpu_tflops(model_flops);
+  r.hardware_tflops_per_gpu = per_gpu_tflops(hardware_flops);
   r.mfu = r.model_tflops_per_gpu * 1e12 / peak;
   r.hfu = r.hardware_tflops_per_gpu * 1e12 / peak;
+  r.model_tflops_per_gpu_full_attention = per_gpu_tflops(model_flops_full);
+  r.hardware_tflops_per_gpu_full_attention = per_gpu_tflops(hardware_flops_full);
+  r.mfu_full_attention = r.model_tflops_per_gpu_full_attention * 1e12 / peak;
   r.bubble_fraction = b.idle / step_time;
   r.collective_fraction = comm_union / weight_sum / end_s;
   r.exposed_comm_fraction = (b.tp_comm + b.pp_comm + b.dp_comm + b.zero_comm + b.ep_comm + b.cp_comm) / step_time;
