@@ -233,17 +233,31 @@ class StageActor {
     // parallelism the attention kernels run beside the K/V exchange.
     const double before_attention =
         pass.compute_s - pass.overlapped_s - (pass.cp_gather_bytes > 0 ? pass.attention_s : 0.0);
-    double spent = gathers
-                       ? compute_with_gathers(t, before_attention, with_buckets)
-                       : (with_buckets ? compute_with_buckets(t, before_attention, 1.0) : compute(before_attention));
+    // The pass's FLOPs in proportion to the compute time each record covers.
+    const double flops_per_s = pass.compute_s > 0 ? pass.executed_flops / pass.compute_s : 0.0;
+    if (gathers) {
+      // Each unit's compute is its own record: the gathers waited for lie between them.
+      double spent = compute_with_gathers(kind, t, before_attention, with_buckets, flops_per_s);
+      if (pass.cp_gather_bytes > 0) {
+        const double ring_start = sg4::Engine::get_clock();
+        const double ring = compute_with_ring_exchange(t, pass);
+        observe(ActivityStream::compute, kind, &t, ring_start, ring_start + ring, 0, flops_per_s * pass.attention_s);
+        spent += ring;
+      }
+      return spent;
+    }
+    double spent = with_buckets ? compute_with_buckets(t, before_attention, 1.0) : compute(before_attention);
     if (pass.cp_gather_bytes > 0) spent += compute_with_ring_exchange(t, pass);
-    observe(ActivityStream::compute, kind, &t, start, start + spent, 0, pass.executed_flops);
+    observe(ActivityStream::compute, kind, &t, start, start + spent, 0,
+            flops_per_s * (before_attention + (pass.cp_gather_bytes > 0 ? pass.attention_s : 0.0)));
     return spent;
   }
 
   // ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; PyTorch FSDP): each unit's parameters are
   // all-gathered before it computes, zero3_prefetch units ahead; waiting for one is zero_comm.
-  double compute_with_gathers(const PipelineTask& t, double seconds, bool with_buckets) {
+  // Each unit's compute is reported as a `kind` record of flops_per_s x its seconds.
+  double compute_with_gathers(const char* kind, const PipelineTask& t, double seconds, bool with_buckets,
+                              double flops_per_s) {
     const int units = costs_.zero3_units[static_cast<size_t>(t.chunk)];
     const int prefetch = w_.scenario.parallel.zero3_prefetch;
     std::deque<CommActivity> gathers;
@@ -266,7 +280,10 @@ class StageActor {
               costs_.zero3_unit_bytes, 0);
       gathers.pop_front();
       issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
-      spent += with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute(seconds / units);
+      const double unit_start = sg4::Engine::get_clock();
+      const double unit = with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute(seconds / units);
+      observe(ActivityStream::compute, kind, &t, unit_start, unit_start + unit, 0, flops_per_s * seconds / units);
+      spent += unit;
     }
     beside_.clear();
     return spent;
