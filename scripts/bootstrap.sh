@@ -11,9 +11,10 @@ case "$mode" in run|test) ;; *) echo "usage: scripts/bootstrap.sh run|test" >&2;
 packages=(
   cmake g++ make pkg-config
   libsimgrid-dev libboost-graph-dev libboost-program-options-dev
-  libhdf5-dev libeigen3-dev libgtest-dev nlohmann-json3-dev
+  libhdf5-dev libeigen3-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
   python3-h5py python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
   munge slurmctld slurmd slurm-client
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -35,4 +36,9 @@ if [ "$mode" = run ]; then
   build/trainsim run scenarios/default.ini
 else
   ctest --test-dir build --output-on-failure -j"$jobs"
+  # The fuzz targets of the scenario and sweep readers (tests/fuzz/): clang with ASan and
+  # UBSan in build-fuzz/ (only what they need: a few minutes), then 20 s of fuzzing each.
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j"$jobs"
+  ctest --preset fuzz -j"$jobs"
 fi

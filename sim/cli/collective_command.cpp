@@ -7,8 +7,10 @@
 #include <boost/program_options/positional_options.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <boost/program_options/variables_map.hpp>
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -20,6 +22,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
+#include "sim/core/progress_line.hpp"
 #include "sim/engine/algorithm_selection.hpp"
 #include "sim/engine/collective.hpp"
 #include "sim/engine/plan_runner.hpp"
@@ -37,6 +40,19 @@ namespace eng = trainsim::engine;
 
 constexpr const char* k_command = "trainsim collective";
 
+// The largest collective simulated: 65,536 GPUs, four times the 16,384 of Llama 3 405B's
+// cluster (its 1 GiB ring all-reduce takes 331 MB and 2.3 s here, README "Benchmarks").
+// Measured at 65,536: 28 sizes of all-reduce (8 B to 1 GiB) in 1.3 GB and 4 min.
+constexpr int k_max_gpus = 65536;
+
+// The largest size: 1 TiB, beyond any GPU's memory (H200: 141 GB), so beyond any buffer
+// nccl-tests could allocate; it keeps byte counts exact in doubles and in uint64 JSON.
+constexpr double k_max_bytes = 1099511627776.0;
+
+// Rows of one table: nccl-tests' -f 2 from 1 B to 1 TiB is 41 rows; 1,000 allows fine steps
+// (-f 1.01 over three decades) and bounds the table's time (a row of 16,384 GPUs takes ~1 s).
+constexpr std::size_t k_max_rows = 1000;
+
 struct Options {
   std::string op = "allreduce";
   int gpus = 0;
@@ -50,6 +66,7 @@ struct Options {
   double factor = 2;
   bool json = false;
   bool help = false;
+  bool gpus_given = false;
 };
 
 po::options_description visible_options(Options& o) {
@@ -91,6 +108,7 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
   }
   o.help = vm.count("help") > 0;
   o.json = vm.count("json") > 0;
+  o.gpus_given = vm.count("gpus") > 0;
   return o;
 }
 
@@ -115,7 +133,10 @@ double parse_size(const std::string& key, const std::string& text) {
     throw InputError(k_command, key, text, rule);
   }
   if (used != digits.size() || !(v >= 0)) throw InputError(k_command, key, text, rule);
-  return std::floor(v * scale);
+  const double bytes = std::floor(v * scale);
+  if (!(bytes <= k_max_bytes))
+    throw InputError(k_command, key, text, "at most 1T (1 TiB): larger than any GPU's memory, so than any buffer");
+  return bytes;
 }
 
 Fabric parse_fabric(const std::string& text) {
@@ -139,7 +160,12 @@ T parse_named(const std::string& key, const std::string& text, std::optional<T> 
   throw InputError(k_command, key, text, rule);
 }
 
-ClusterSpec cluster_of(const Options& o, int& gpus) {
+ClusterSpec cluster_of(const Options& o, bool gpus_given, int& gpus) {
+  // --gpus 0 used to mean "the default" silently: a count given must be one.
+  if (gpus_given && o.gpus < 1) throw InputError(k_command, "--gpus", std::to_string(o.gpus), "must be >= 1");
+  if (gpus_given && o.gpus > k_max_gpus)
+    throw InputError(k_command, "--gpus", std::to_string(o.gpus),
+                     "at most 65536 GPUs (4x the largest cluster measured, 16,384 H100; memory grows with the GPUs)");
   if (!o.scenario.empty() && !o.cluster.empty())
     throw InputError(k_command, "--cluster", o.cluster, "give either a SCENARIO or --cluster, not both");
   ClusterSpec c;
@@ -147,7 +173,7 @@ ClusterSpec cluster_of(const Options& o, int& gpus) {
     if (!o.fabric.empty())
       throw InputError(k_command, "--fabric", o.fabric, "set cluster.fabric with --set for a SCENARIO");
     c = load_scenario(o.scenario, o.overrides).cluster;
-    gpus = o.gpus > 0 ? o.gpus : c.total_gpus();
+    gpus = gpus_given ? o.gpus : std::min(c.total_gpus(), k_max_gpus);
     if (gpus > c.total_gpus())
       throw InputError(k_command, "--gpus", std::to_string(gpus),
                        "the scenario's cluster has " + std::to_string(c.total_gpus()) + " GPUs");
@@ -155,7 +181,7 @@ ClusterSpec cluster_of(const Options& o, int& gpus) {
     const std::string name = o.cluster.empty() ? "dgx-h100" : o.cluster;
     c = parse_named<ClusterSpec>("--cluster", name, cluster_preset(name), cluster_preset_names());
     if (!o.overrides.empty()) throw InputError(k_command, "--set", o.overrides.front(), "--set needs a SCENARIO");
-    gpus = o.gpus > 0 ? o.gpus : c.gpus_per_node;
+    gpus = gpus_given ? o.gpus : c.gpus_per_node;
     c.nodes = (gpus + c.gpus_per_node - 1) / c.gpus_per_node;
     if (!o.fabric.empty()) c.fabric = parse_fabric(o.fabric);
   }
@@ -196,8 +222,21 @@ Command collective_command() {
       throw InputError(k_command, "--maxbytes", o.max_bytes, "must be >= --minbytes (" + o.min_bytes + ")");
     if (!(o.factor > 1) && max_bytes > min_bytes)
       throw InputError(k_command, "--stepfactor", fmt("%g", o.factor), "must be > 1");
+    // 0 times the factor is 0: the sizes would never reach --maxbytes.
+    if (min_bytes == 0 && max_bytes > 0)
+      throw InputError(k_command, "--minbytes", o.min_bytes,
+                       "must be >= 1 when --maxbytes is larger: a size of 0 never grows by --stepfactor");
+    std::vector<double> sizes;
+    for (double bytes = min_bytes;; bytes = std::floor(bytes * o.factor)) {
+      sizes.push_back(bytes);
+      if (sizes.size() > k_max_rows)
+        throw InputError(k_command, "--stepfactor", fmt("%g", o.factor),
+                         "gives more than 1000 sizes from --minbytes to --maxbytes: take a larger factor");
+      if (bytes >= max_bytes || !(o.factor > 1)) break;
+      if (std::floor(bytes * o.factor) > max_bytes) break;
+    }
     int gpus = 0;
-    const ClusterSpec cluster = cluster_of(o, gpus);
+    const ClusterSpec cluster = cluster_of(o, o.gpus_given, gpus);
     if (op == eng::CollectiveOp::all_to_all && gpus > 1024)
       throw InputError(k_command, "--gpus", std::to_string(gpus),
                        "alltoall is simulated pair by pair (n^2 transfers): at most 1024 GPUs");
@@ -205,27 +244,28 @@ Command collective_command() {
     eng::Simulation sim;
     const eng::Platform platform(cluster);
     std::vector<Row> rows;
-    std::vector<eng::CommPlan> plans;
     eng::CollectiveCall call;
     call.op = op;
     call.algo = algo;
     for (int g = 0; g < gpus; ++g) call.gpus.push_back(g);
-    for (double bytes = min_bytes;; bytes = std::floor(bytes * o.factor)) {
+    for (const double bytes : sizes) {
       call.bytes = bytes;
       rows.push_back({bytes, 0, eng::algo_name(eng::choose_algorithm(call, platform))});
-      plans.push_back(eng::plan_collective(call, platform));
-      if (bytes >= max_bytes || !(o.factor > 1)) break;
-      if (std::floor(bytes * o.factor) > max_bytes) break;
     }
-    // One driver runs the sizes one after another, as nccl-tests does.
-    simgrid::s4u::Actor::create("sweep", platform.host(0), [&platform, &plans, &rows]() {
-      for (size_t i = 0; i < plans.size(); ++i) {
-        const eng::CommActivity a = eng::start_plan(platform, plans[i], "row");
+    // One driver runs the sizes one after another, as nccl-tests does; each size's plan is
+    // built when it runs, so one plan is in memory at a time.
+    ProgressLine progress(terminal_stderr(), "collective", "sizes", static_cast<int>(rows.size()));
+    simgrid::s4u::Actor::create("sweep", platform.host(0), [&platform, &call, &rows, &progress]() {
+      for (Row& row : rows) {
+        call.bytes = row.bytes;
+        const eng::CommActivity a = eng::start_plan(platform, eng::plan_collective(call, platform), "row");
         a.wait();
-        rows[i].time_s = a.duration_s();
+        row.time_s = a.duration_s();
+        progress.item_done();
       }
     });
     sim.run();
+    progress.finish();
 
     const double factor = eng::bus_bandwidth_factor(op, gpus);
     if (o.json) {

@@ -22,6 +22,7 @@
 #include "sim/core/progress_line.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/sweep/layout_search.hpp"
+#include "sim/sweep/output_folder.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
 
@@ -177,6 +178,7 @@ Command plan_command() {
     std::vector<std::vector<std::string>> rows;
     for (const sweep::Layout& l : search.fitting) rows.push_back(l.values);
     const sweep::SweepPlan plan = sweep::override_plan("plan", o.scenario_path, overrides, sweep::layout_keys(), rows);
+    sweep::prepare_output_folder(options.out_dir, "trainsim plan", "--out");
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(false, options.out_dir));
     const std::vector<Ranked> ranked = rank(sweep::load_results(plan, options.out_dir));
     out << (o.json ? json(s, search, plan, ranked, options.out_dir)

@@ -14,7 +14,10 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
+#include "sim/cli/step_progress.hpp"
+#include "sim/core/error.hpp"
 #include "sim/core/library_versions.hpp"
+#include "sim/core/progress_line.hpp"
 #include "sim/core/units.hpp"
 #include "sim/run/run_in_processes.hpp"
 #include "sim/run/run_json.hpp"
@@ -194,6 +197,14 @@ Command run_command() {
     const std::string chrome_path =
         o.variables.count("chrome-trace") ? o.variables["chrome-trace"].as<std::string>() : "";
     const TraceLevel level = parse_trace_level(o.variables["trace-level"].as<std::string>(), "--trace-level");
+    // Options of the HDF5 trace mean nothing without one: refused rather than ignored.
+    if (!o.variables.count("trace")) {
+      if (!o.variables["trace-level"].defaulted())
+        throw InputError("trainsim run", "--trace-level", o.variables["trace-level"].as<std::string>(),
+                         "needs --trace FILE (it sets what the HDF5 trace holds)");
+      if (o.variables.count("trace-links"))
+        throw InputError("trainsim run", "--trace-links", "", "needs --trace FILE (link samples go into its /links)");
+    }
     // Bad output paths are input errors, found before anything is simulated.
     if (o.variables.count("trace")) check_output_path(trace_path, "--trace");
     if (o.variables.count("chrome-trace")) check_output_path(chrome_path, "--chrome-trace");
@@ -206,8 +217,15 @@ Command run_command() {
                            o.variables.count("trace-links") > 0);
     if (tracing) options.observer = &recorder;
     // The run first (its simulations run in child processes), then this process' step.
-    const std::optional<RunResult> run = simulate_run_if_any(s, *compute);
+    const std::optional<RunResult> run = simulate_run_if_any(s, *compute, terminal_stderr());
+    // Many steps take a while (up to k_max_simulated_microbatches): a progress line on a terminal.
+    std::optional<StepProgress> progress;
+    if (s.run.steps > 1 && terminal_stderr() != nullptr) {
+      progress.emplace(terminal_stderr(), s.run.steps, options.observer);
+      options.observer = &*progress;
+    }
     const StepResult r = simulate_step(s, *compute, options);
+    if (progress) progress->finish();
     if (tracing) {
       const TraceContents contents =
           trace_contents(s, o, options.reduce_symmetry, level, recorder, r, run, compute->description());

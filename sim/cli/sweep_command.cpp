@@ -4,6 +4,8 @@
 // table (sim/sweep/sweep_run.hpp).
 
 #include <algorithm>
+#include <chrono>
+#include <cstddef>
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/parsers.hpp>
@@ -22,6 +24,8 @@
 #include "sim/core/progress_line.hpp"
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/sweep/atomic_file.hpp"
+#include "sim/sweep/output_folder.hpp"
+#include "sim/sweep/point_preflight.hpp"
 #include "sim/sweep/slurm_script.hpp"
 #include "sim/sweep/sweep_run.hpp"
 #include "sim/sweep/sweep_spec.hpp"
@@ -33,7 +37,7 @@ namespace {
 namespace po = boost::program_options;
 
 constexpr const char* k_usage =
-    "usage: trainsim sweep SWEEP.ini [--jobs N] [--out DIR] [--shard i/n] [--trace]\n"
+    "usage: trainsim sweep SWEEP.ini [--jobs N] [--out DIR] [--shard i/n] [--trace] [--yes]\n"
     "       trainsim sweep SWEEP.ini --slurm [--shards N] [--jobs N] [--out DIR] [--trace]\n"
     "       trainsim sweep --merge DIR\n\n";
 
@@ -46,6 +50,15 @@ std::pair<int, int> parse_shard(const std::string& text) {
     throw InputError("trainsim sweep", "--shard", text, "expected i/n with 1 <= i <= n");
   return {static_cast<int>(*i) - 1, static_cast<int>(*n)};
 }
+
+// Above this many points a sweep asks for --yes before it writes anything: at a second or
+// more a point on a few cores (the default scenario's step takes ~0.5 s on one) that is hours
+// of computing, and its manifest alone (~280 bytes a point) is megabytes. Issue 19: a
+// 640,000-point cross product wrote a 177 MB manifest before computing anything.
+constexpr std::size_t k_points_without_yes = 10000;
+
+// When stderr is not a terminal, a progress line at most this often (and at the end).
+constexpr std::chrono::seconds k_log_interval{5};
 
 std::string tally_text(const sweep::SweepTally& t, const std::string& out_dir) {
   std::ostringstream out;
@@ -102,7 +115,8 @@ Command sweep_command() {
         "merge", po::value<std::string>(), "rebuild DIR's results.csv and results.h5 from its point files")(
         "slurm", "write DIR/sweep.sbatch, a Slurm job array of the shards and a final merge, and exit")(
         "shards", po::value<std::string>(), "array tasks of --slurm (default: the points, at most 64)")(
-        "trace", "also write each point's HDF5 trace, DIR/traces/NNNNNN.h5 (trainsim run --trace)");
+        "trace", "also write each point's HDF5 trace, DIR/traces/NNNNNN.h5 (trainsim run --trace)")(
+        "yes", "compute a sweep of more than 10,000 points");
     po::options_description all;
     all.add(visible).add_options()("sweep", po::value<std::string>());
     po::positional_options_description positional;
@@ -134,8 +148,21 @@ Command sweep_command() {
     options.out_dir =
         vm.count("out") ? vm["out"].as<std::string>() : std::filesystem::path(path).stem().string() + "-results";
     options.progress = terminal_stderr();
+    if (options.progress == nullptr) {
+      options.progress = &std::cerr;  // a log: whole lines, now and then
+      options.progress_log_every = k_log_interval;
+    }
     const bool trace = vm.count("trace") > 0;
-    sweep::SweepPlan plan = sweep::sweep_plan(sweep::read_sweep_file(path));
+    // Everything is checked before anything is written: the point count, the points, --out.
+    const sweep::SweepSpec spec = sweep::read_sweep_file(path);
+    // (Beyond 1,000,000 points sweep_plan refuses, --yes or not.)
+    if (const std::size_t n = sweep::point_count(spec); n > k_points_without_yes && n <= 1000000 && !vm.count("yes"))
+      throw InputError(path, "vary", std::to_string(n) + " points",
+                       "more than 10,000 points (hours of computing, a manifest of about " +
+                           std::to_string(n * 280 / 1000000 + 1) + " MB): rerun with --yes to compute them");
+    sweep::SweepPlan plan = sweep::sweep_plan(spec);
+    sweep::require_a_valid_point(spec, plan);
+    sweep::prepare_output_folder(options.out_dir, "trainsim sweep", "--out");
     if (trace) plan = sweep::with_traces(std::move(plan));
     if (vm.count("slurm")) {
       if (vm.count("shard")) throw InputError("trainsim sweep", "--shard", "", "--slurm chooses the shards itself");

@@ -18,19 +18,33 @@ std::string duration_text(double s) {
 }  // namespace
 
 ProgressLine::ProgressLine(std::ostream* out, std::string label, std::string noun, int total, int reused,
-                           const std::string& note)
+                           const std::string& note, std::optional<std::chrono::duration<double>> log_every)
     : out_(out),
       label_(std::move(label)),
       noun_(std::move(noun)),
       total_(total),
       reused_(reused),
-      start_(std::chrono::steady_clock::now()) {
-  draw(note);
+      start_(std::chrono::steady_clock::now()),
+      log_(log_every.has_value()),
+      log_interval_(log_every.value_or(std::chrono::duration<double>(0))),
+      last_line_(start_) {
+  if (!log_) draw(note);  // a log starts with the first item done
 }
 
 void ProgressLine::item_done(const std::string& note) {
   ++computed_;
+  if (log_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_line_ < log_interval_ && reused_ + computed_ < total_) return;
+    last_line_ = now;
+  }
   draw(note);
+}
+
+void ProgressLine::advance_to(int done) {
+  if (done - reused_ <= computed_) return;
+  computed_ = done - reused_;
+  draw("");
 }
 
 void ProgressLine::draw(const std::string& note) {
@@ -42,6 +56,10 @@ void ProgressLine::draw(const std::string& note) {
   if (computed_ > 0 && done < total_) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     line += ", about " + duration_text(elapsed / computed_ * (total_ - done)) + " left";
+  }
+  if (log_) {
+    *out_ << line << "\n" << std::flush;
+    return;
   }
   *out_ << "\r" << line << "\033[K" << std::flush;  // \033[K clears what a longer line left
   drawn_ = true;

@@ -4,6 +4,7 @@
 
 #include "sim/core/forked_call.hpp"
 #include "sim/run/job_size.hpp"
+#include "sim/run/run_event_budget.hpp"
 #include "sim/run/run_json.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/step/step_simulation.hpp"
@@ -33,13 +34,15 @@ SizeCosts costs_at(const Scenario& s, const ComputeModel& compute, int dp) {
 
 }  // namespace
 
-RunResult simulate_run_in_processes(const Scenario& s, const ComputeModel& compute) {
+RunResult simulate_run_in_processes(const Scenario& s, const ComputeModel& compute, std::ostream* progress) {
   SizeCostTable table;
   int dp = s.parallel.dp;
+  table[dp] = costs_at(s, compute, dp);
+  check_run_events(s, table[dp]);  // before the run: refused if it would not end in bounded time
   for (;;) {
-    table[dp] = costs_at(s, compute, dp);
+    if (!table.count(dp)) table[dp] = costs_at(s, compute, dp);
     const auto j = nlohmann::json::parse(forked_call([&] {
-      const RunOutcome o = simulate_run(s, table);
+      const RunOutcome o = simulate_run(s, table, progress);
       return o.result ? run_json(*o.result, true).dump() : nlohmann::json{{"missing_dp", o.missing_dp}}.dump();
     }));
     if (!j.contains("missing_dp")) return run_from_json(j);
@@ -47,9 +50,10 @@ RunResult simulate_run_in_processes(const Scenario& s, const ComputeModel& compu
   }
 }
 
-std::optional<RunResult> simulate_run_if_any(const Scenario& s, const ComputeModel& compute) {
+std::optional<RunResult> simulate_run_if_any(const Scenario& s, const ComputeModel& compute,
+                                             std::ostream* progress) {
   if (!s.run.simulates_run()) return std::nullopt;
-  return simulate_run_in_processes(s, compute);
+  return simulate_run_in_processes(s, compute, progress);
 }
 
 }  // namespace trainsim

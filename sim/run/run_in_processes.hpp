@@ -6,6 +6,7 @@
 // reaches a size not simulated yet (elastic shrink) is simulated again with it added: the
 // run is seeded, so the repeat follows the same course up to that point.
 
+#include <iosfwd>
 #include <optional>
 
 #include "sim/compute/compute_model.hpp"
@@ -15,9 +16,13 @@
 namespace trainsim {
 
 /// Simulates the run (simulate_run). Call from a process that has not simulated yet.
-RunResult simulate_run_in_processes(const Scenario& s, const ComputeModel& compute);
+/// `progress`: a terminal for the run's progress line (nullptr: none). Throws InputError when
+/// the run would simulate too many events (run_event_budget.hpp).
+RunResult simulate_run_in_processes(const Scenario& s, const ComputeModel& compute,
+                                    std::ostream* progress = nullptr);
 
 /// The run if the scenario asks for one (Scenario::run.simulates_run()), else nothing.
-std::optional<RunResult> simulate_run_if_any(const Scenario& s, const ComputeModel& compute);
+std::optional<RunResult> simulate_run_if_any(const Scenario& s, const ComputeModel& compute,
+                                             std::ostream* progress = nullptr);
 
 }  // namespace trainsim

@@ -56,6 +56,8 @@ struct RunResult {
   int min_dp = 0;                 ///< the fewest data-parallel replicas trained with
   double global_batch_min = 0;    ///< the smallest global batch (samples) trained with
   double global_batch_max = 0;    ///< the largest (keeping the batch may round it up)
+  /// The first 100,000 interruptions and checkpoints (k_max_run_records, run_limits.hpp); the
+  /// counts above cover them all.
   std::vector<InterruptionRecord> interruptions;
   std::vector<CheckpointRecord> checkpoints;
 };

@@ -5,6 +5,7 @@
 // policy when no spare is left (wait, or shrink data parallelism and grow back). Creates the
 // process' SimGrid engine: call once per process (run_in_processes.hpp does).
 
+#include <iosfwd>
 #include <optional>
 
 #include "sim/run/run_result.hpp"
@@ -20,8 +21,9 @@ struct RunOutcome {
 
 /// Simulates training for `scenario.run.duration_s`, or until `run.train_steps` are trained
 /// (whichever comes first; a run with a step target alone stops after 100 simulated years at
-/// the latest, short of it). `costs` must hold the scenario's dp.
-RunOutcome simulate_run(const Scenario& scenario, const SizeCostTable& costs);
+/// the latest, short of it). `costs` must hold the scenario's dp. With `progress` (a
+/// terminal), a line shows the share of the run simulated, redrawn a few times a second.
+RunOutcome simulate_run(const Scenario& scenario, const SizeCostTable& costs, std::ostream* progress = nullptr);
 
 /// The training time between checkpoints of `scenario` at `costs`: the given interval (a step
 /// count times the step time), or

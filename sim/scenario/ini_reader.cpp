@@ -3,8 +3,11 @@
 #include <boost/program_options/errors.hpp>
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/parsers.hpp>
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "sim/core/error.hpp"
 
@@ -18,17 +21,78 @@ std::string trim(std::string s) {
   const auto last = s.find_last_not_of(" \t\r");
   return first == std::string::npos ? std::string() : s.substr(first, last - first + 1);
 }
-}  // namespace
 
-std::vector<IniEntry> read_ini_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "", "", "cannot open the scenario file");
+// The offset of the first byte that does not belong to valid UTF-8 (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or npos.
+std::size_t first_invalid_utf8(const std::string& text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = byte(i);
+    std::size_t n = 0;                   // continuation bytes
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      lo = c == 0xE0 ? 0xA0 : 0x80;  // no overlong forms
+      hi = c == 0xED ? 0x9F : 0xBF;  // no surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      lo = c == 0xF0 ? 0x90 : 0x80;
+      hi = c == 0xF4 ? 0x8F : 0xBF;  // nothing above U+10FFFF
+    } else if (c >= 0x80) {
+      return i;
+    }
+    if (i + n >= text.size() && n > 0) return i;
+    for (std::size_t k = 1; k <= n; ++k) {
+      const unsigned char b = byte(i + k);
+      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return i;
+    }
+    i += n + 1;
+  }
+  return std::string::npos;
+}
+
+// Scenario and sweep files are UTF-8 text: everything downstream writes their keys and values
+// into JSON (results, manifests, --json), which must be UTF-8 (found by tests/fuzz).
+void require_utf8(const std::string& text, const std::string& origin, const std::string& what) {
+  const std::size_t at = first_invalid_utf8(text);
+  if (at == std::string::npos) return;
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
+  throw InputError(origin, "", "",
+                   what + " is not UTF-8 text: byte " + std::to_string(at + 1) + " (line " + std::to_string(line) +
+                       ") is not valid UTF-8");
+}
+
+// A line of the file (valid UTF-8) for a one-line message: control bytes as '?', at most 80
+// bytes, cut where a character begins.
+std::string printable(const std::string& line) {
+  std::size_t end = std::min<std::size_t>(line.size(), 80);
+  while (end < line.size() && end > 0 && (static_cast<unsigned char>(line[end]) & 0xC0) == 0x80) --end;
+  std::string out;
+  for (const char c : line.substr(0, end)) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+  return end < line.size() ? out + "..." : out;
+}
+
+std::vector<IniEntry> read_ini_stream(std::istream& stream, const std::string& path) {
+  std::ostringstream whole;
+  whole << stream.rdbuf();
+  const std::string text = whole.str();
+  require_utf8(text, path, "the file");
+  std::istringstream in(text);
   po::parsed_options parsed(nullptr);
   try {
     // Nothing is registered: every key comes back "unregistered", and the scenario
     // schema (sim/scenario/scenario_fields.hpp) decides what is known.
     const po::options_description none;
     parsed = po::parse_config_file(in, none, /*allow_unregistered=*/true);
+  } catch (const po::invalid_config_file_syntax& e) {
+    // Not e.what(): Boost 1.74 substitutes the line into its message until no
+    // "%invalid_line%" is left, forever when the line holds that text itself (tests/fuzz).
+    throw InputError(path, "", "", "not a valid INI file: the line '" + printable(e.tokens()) +
+                                       "' is neither [section] nor key = value");
+  } catch (const po::error_with_option_name&) {
+    throw InputError(path, "", "", "not a valid INI file");  // what() again: see above
   } catch (const po::error& e) {
     throw InputError(path, "", "", std::string("not a valid INI file: ") + e.what());
   }
@@ -42,7 +106,24 @@ std::vector<IniEntry> read_ini_file(const std::string& path) {
   return entries;
 }
 
+}  // namespace
+
+std::vector<IniEntry> read_ini_file(const std::string& path) {
+  // An ifstream opens a directory and reads nothing from it: say what it is.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "", "is a directory, not a file");
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "", "", "cannot open the scenario file");
+  return read_ini_stream(in, path);
+}
+
+std::vector<IniEntry> read_ini_text(const std::string& text, const std::string& origin) {
+  std::istringstream in(text);
+  return read_ini_stream(in, origin);
+}
+
 IniEntry parse_override(const std::string& assignment) {
+  require_utf8(assignment, "--set", "the argument");
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) throw InputError("--set", assignment, "", "expected section.key=value");
   return {trim(assignment.substr(0, eq)), trim(assignment.substr(eq + 1)), "--set"};

@@ -1,6 +1,8 @@
 #include "sim/scenario/scenario_loader.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -54,19 +56,26 @@ void require_model_shape(const Scenario& s, const std::map<std::string, const In
 void derive_data_parallel(Scenario& s, bool dp_given) {
   ParallelSpec& p = s.parallel;
   const int gpus = s.cluster.total_gpus();
-  const int model_parallel = p.tp * p.pp * p.cp;
   if (dp_given) return;  // checked against the cluster by the rules
-  if (gpus % model_parallel != 0)
+  // In double: three ints can overflow any integer type (found by tests/fuzz); the cluster's
+  // count is <= 2^20, so a product beyond it cannot divide it.
+  const double model_parallel = static_cast<double>(p.tp) * p.pp * p.cp;
+  if (model_parallel > gpus || gpus % static_cast<int>(model_parallel) != 0) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f", model_parallel);
     throw InputError(s.source, "parallel.dp", "(derived)",
                      "cannot derive dp: the cluster's " + std::to_string(gpus) +
-                         " GPUs are not divisible by tp*pp*cp = " + std::to_string(model_parallel));
-  p.dp = gpus / model_parallel;
+                         " GPUs are not divisible by tp*pp*cp = " + text);
+  }
+  p.dp = gpus / static_cast<int>(model_parallel);
 }
 
 }  // namespace
 
 Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& source) {
-  const std::vector<ScenarioField> fields = scenario_fields();
+  // Built once: the schema is fixed, and building its ~120 fields cost more than a load
+  // (sweeps load every point before starting, the fuzz target millions of texts).
+  static const std::vector<ScenarioField> fields = scenario_fields();
   Scenario s;
   s.source = source;
   s.model = ModelSpec{};
@@ -95,7 +104,12 @@ Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& 
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  // A directory or an empty file would otherwise get "model.layers: required", as if a
+  // scenario had been given and a key forgotten.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "", "not a scenario file: it is a directory");
   std::vector<IniEntry> entries = read_ini_file(path);
+  if (entries.empty()) throw InputError(path, "", "", "not a scenario file: it has no 'key = value' lines");
   for (const std::string& text : overrides) {
     IniEntry o = parse_override(text);
     std::erase_if(entries, [&](const IniEntry& e) { return e.name == o.name; });

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -18,6 +19,10 @@ std::string read_scenario_text(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string count_text(std::size_t count) {
+  return count == std::numeric_limits<std::size_t>::max() ? std::string("more than 2^64") : std::to_string(count);
 }
 
 }  // namespace
@@ -40,17 +45,28 @@ std::string point_fingerprint(const std::string& scenario_text, const std::vecto
   return buf;
 }
 
+std::size_t point_count(const SweepSpec& spec) {
+  if (spec.parameters.empty()) return 0;
+  if (spec.mode == SweepMode::zip) return spec.parameters.front().values.size();
+  // Saturating: ten keys of 100,000 values each would overflow 64 bits.
+  std::size_t count = 1;
+  for (const SweepParameter& p : spec.parameters) {
+    if (p.values.empty()) return 0;
+    if (count > std::numeric_limits<std::size_t>::max() / p.values.size()) return std::numeric_limits<std::size_t>::max();
+    count *= p.values.size();
+  }
+  return count;
+}
+
 SweepPlan sweep_plan(const SweepSpec& spec) {
   SweepPlan plan;
   plan.source = spec.source;
   for (const SweepParameter& p : spec.parameters) plan.parameter_names.push_back(p.key);
   const std::string text = read_scenario_text(spec.base_path);
   const size_t n = spec.parameters.size();
-  size_t count = spec.mode == SweepMode::zip ? spec.parameters.front().values.size() : 1;
-  if (spec.mode == SweepMode::cross)
-    for (const SweepParameter& p : spec.parameters) count *= p.values.size();
+  const size_t count = point_count(spec);
   if (count > 1000000)
-    throw InputError(spec.source, "vary", std::to_string(count) + " points", "at most 1000000 points");
+    throw InputError(spec.source, "vary", count_text(count) + " points", "at most 1000000 points");
   for (size_t i = 0; i < count; ++i) {
     SweepPoint pt;
     pt.index = static_cast<int>(i);

@@ -6,6 +6,7 @@
 // contents and the overrides: a point file is reused on a rerun only when the fingerprint
 // matches, so editing the base scenario or the sweep file recomputes what changed.
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,9 @@ struct SweepPlan {
   std::vector<std::string> parameter_names;  ///< the varied keys ("scenario" for a batch)
   std::vector<SweepPoint> points;
 };
+
+/// How many points `spec` has, without building them (SIZE_MAX when it overflows).
+std::size_t point_count(const SweepSpec& spec);
 
 /// Every point of `spec`: the cross product (first parameter slowest) or the zip.
 /// Throws InputError if the base scenario cannot be read.

@@ -97,7 +97,8 @@ SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, cons
 
   int skipped = 0, failed = 0;
   const auto tally = [&] { return ", " + std::to_string(skipped) + " skipped, " + std::to_string(failed) + " failed"; };
-  ProgressLine progress(options.progress, options.progress_label, "points", in_shard, reused, tally());
+  ProgressLine progress(options.progress, options.progress_label, "points", in_shard, reused, tally(),
+                        options.progress_log_every);
   auto last_write = std::chrono::steady_clock::now();
   if (!sharded) write_tables(options.out_dir, plan, results);
   run_in_children(todo, options.jobs, points_dir(options.out_dir), evaluate, [&](const PointResult& r) {

@@ -14,7 +14,9 @@
 // Sharded runs (--shard i/n, possibly at once on several nodes sharing the folder) write
 // only their points; `trainsim sweep --merge DIR` then writes the tables.
 
+#include <chrono>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,8 @@ struct SweepRunOptions {
   int shard_index = 0;  ///< this run computes points with index % shard_count == shard_index
   int shard_count = 1;
   std::ostream* progress = nullptr;      ///< the progress line's terminal, or nullptr for none
+  /// Set when `progress` is a log (a file or a pipe): whole lines, at most one per interval.
+  std::optional<std::chrono::duration<double>> progress_log_every;
   std::string progress_label = "sweep";  ///< the command the progress line names
 };
 

@@ -17,23 +17,46 @@ std::string suggestion(const std::string& name, const std::vector<std::string>& 
   return nearest ? "; did you mean '" + *nearest + "'?" : std::string();
 }
 
+// The scenario schema, built once (it is fixed).
+const std::vector<ScenarioField>& fields() {
+  static const std::vector<ScenarioField> all = scenario_fields();
+  return all;
+}
+
 // The scenario key must exist, or every point would be skipped for the same typo.
 void check_scenario_key(const std::string& file, const std::string& entry, const std::string& key,
                         const std::string& value) {
   std::vector<std::string> names;
-  for (const ScenarioField& f : scenario_fields()) {
+  for (const ScenarioField& f : fields()) {
     if (f.name == key) return;
     names.push_back(f.name);
   }
   throw InputError(file, entry, value, "unknown scenario key '" + key + "'" + suggestion(key, names));
 }
 
+// A value the key cannot take whatever the other keys (not a number, not a preset's name)
+// would make every point of the sweep that uses it invalid: an error in the sweep file.
+void check_scenario_values(const std::string& file, const std::string& entry, const std::string& key,
+                           const std::vector<std::string>& values) {
+  Scenario scratch;
+  for (const ScenarioField& f : fields()) {
+    if (f.name != key) continue;
+    for (const std::string& v : values)
+      if (const auto rule = f.apply(scratch, v)) throw InputError(file, entry, v, *rule);
+    return;
+  }
+}
+
 }  // namespace
 
 SweepSpec read_sweep_file(const std::string& path) {
+  return sweep_spec_from(read_ini_file(path), path);
+}
+
+SweepSpec sweep_spec_from(const std::vector<IniEntry>& entries, const std::string& path) {
   SweepSpec spec;
   spec.source = path;
-  for (const IniEntry& e : read_ini_file(path)) {
+  for (const IniEntry& e : entries) {
     const auto dot = e.name.find('.');
     const std::string section = dot == std::string::npos ? std::string() : e.name.substr(0, dot);
     const std::string key = dot == std::string::npos ? e.name : e.name.substr(dot + 1);
@@ -53,8 +76,10 @@ SweepSpec read_sweep_file(const std::string& path) {
     } else if (section == "vary") {
       check_scenario_key(path, e.name, key, e.value);
       spec.parameters.push_back({key, expand_values(path, e.name, e.value)});
+      check_scenario_values(path, e.name, key, spec.parameters.back().values);
     } else if (section == "set") {
       check_scenario_key(path, e.name, key, e.value);
+      check_scenario_values(path, e.name, key, {e.value});
       spec.fixed_overrides.push_back(key + "=" + e.value);
     } else {
       throw InputError(path, e.name, e.value,
@@ -63,7 +88,10 @@ SweepSpec read_sweep_file(const std::string& path) {
     }
   }
   if (spec.base_path.empty()) throw InputError(path, "sweep.base", "", "required: the base scenario");
-  if (!std::filesystem::is_regular_file(spec.base_path))
+  // With an error code: a name too long for the file system is "does not exist", not an
+  // exception out of the reader (found by tests/fuzz).
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(spec.base_path, ec))
     throw InputError(path, "sweep.base", spec.base_path, "the base scenario does not exist");
   if (spec.parameters.empty()) throw InputError(path, "vary", "", "required: at least one key to vary in [vary]");
   for (const std::string& fixed : spec.fixed_overrides) {

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/ini_reader.hpp"
+
 namespace trainsim::sweep {
 
 enum class SweepMode { cross, zip };
@@ -32,7 +34,12 @@ struct SweepSpec {
 
 /// Reads and checks a sweep file: unknown sections and keys (with the nearest valid
 /// name), a missing base, bad lists or ranges, zip lists of different lengths, a scenario
-/// key that does not exist. Throws InputError(file, key, value, rule).
+/// key that does not exist, a value its key never takes (`grad_accum = abc`: every point
+/// would be invalid). Throws InputError(file, key, value, rule).
 SweepSpec read_sweep_file(const std::string& path);
+
+/// The same from entries already read (read_ini_text: the fuzz target, tests); `path` is the
+/// sweep file they came from, against which the base scenario is resolved.
+SweepSpec sweep_spec_from(const std::vector<IniEntry>& entries, const std::string& path);
 
 }  // namespace trainsim::sweep

@@ -65,14 +65,19 @@ class Expander {
     values_.push_back(std::move(v));
   }
 
-  // from, from*step or from+step, ... while <= to (to included when hit).
+  // from, from*step or from+step, ... up to `to` (included when hit). A factor below 1 or a
+  // negative step runs downwards (512..16 x0.5, 100..10 +-10).
   void progression(double from, double to, double step, bool geometric, const std::string& unit) {
-    if (geometric && (from <= 0 || step <= 1)) fail("a geometric range needs a start > 0 and a factor > 1");
-    if (!geometric && step <= 0) fail("an arithmetic range needs a step > 0");
-    if (from > to && !close_to(from, to)) fail("a range's start must not exceed its end");
+    if (geometric && (from <= 0 || to <= 0 || step <= 0 || close_to(step, 1)))
+      fail("a geometric range needs ends > 0 and a factor > 0 other than 1 (x2 upwards, x0.5 downwards)");
+    if (!geometric && step == 0) fail("an arithmetic range needs a step other than 0 (+2 upwards, +-2 downwards)");
+    const bool down = geometric ? step < 1 : step < 0;
+    if (!close_to(from, to) && (from > to) != down)
+      fail(down ? "a range going down (a factor below 1 or a negative step) must start above its end"
+                : "a range's start must not exceed its end (to go down, use a factor below 1 or a negative step)");
     for (size_t i = 0;; ++i) {
       const double v = geometric ? from * std::pow(step, static_cast<double>(i)) : from + step * static_cast<double>(i);
-      if (v > to && !close_to(v, to)) break;
+      if ((down ? v < to : v > to) && !close_to(v, to)) break;
       push(format_number(v) + unit);
     }
   }
@@ -102,30 +107,58 @@ class Expander {
     progression(*from_s, *to_s, k->value, true, "s");
   }
 
-  // "..." after at least three numeric terms of one progression, up to the next term.
+  // "..." continues the progression of the terms before it up to the term after it, upwards
+  // or downwards (512,256,128,...,16). Three terms fix the progression; two do when only one
+  // of the arithmetic and the geometric progression through them reaches the last term
+  // (512,256,...,16 is geometric: 512,256,0 never reaches 16).
   void ellipsis(const std::string& next) {
-    if (values_.size() < 3) fail("'...' needs three terms before it");
-    const auto a = parse_quantity(values_[values_.size() - 3]);
-    const auto b = parse_quantity(values_[values_.size() - 2]);
-    const auto c = parse_quantity(values_[values_.size() - 1]);
-    const auto end = parse_quantity(next);
-    if (!a || !b || !c || !end || b->unit != a->unit || c->unit != a->unit || end->unit != a->unit)
-      fail("'...' needs numbers with one unit before and after it");
-    double step = 0;
-    bool geometric = false;
-    if (close_to(b->value - a->value, c->value - b->value) && b->value > a->value) {
-      step = b->value - a->value;
-    } else if (a->value > 0 && b->value > a->value && close_to(b->value / a->value, c->value / b->value)) {
-      step = b->value / a->value;
-      geometric = true;
-    } else {
-      fail("the three terms before '...' are neither an arithmetic nor a geometric progression");
+    if (values_.size() < 2) fail("'...' needs three terms before it");
+    const size_t terms = std::min<size_t>(3, values_.size());
+    std::vector<Quantity> q;
+    for (size_t i = values_.size() - terms; i < values_.size(); ++i) {
+      const auto v = parse_quantity(values_[i]);
+      if (!v) fail("'...' needs numbers with one unit before and after it");
+      q.push_back(*v);
     }
-    const double first = geometric ? c->value * step : c->value + step;
+    const auto end = parse_quantity(next);
+    if (!end || std::any_of(q.begin(), q.end(), [&](const Quantity& t) { return t.unit != end->unit; }))
+      fail("'...' needs numbers with one unit before and after it");
+    const Quantity& a = q[q.size() - 2];
+    const Quantity& b = q.back();
+    const double difference = b.value - a.value;
+    const bool positive = std::all_of(q.begin(), q.end(), [](const Quantity& t) { return t.value > 0; });
+    const double ratio = positive ? b.value / a.value : 0;
+    bool arithmetic = !close_to(b.value, a.value);
+    bool geometric = positive && !close_to(b.value, a.value);
+    if (terms == 3) {
+      arithmetic = arithmetic && close_to(q[1].value - q[0].value, difference);
+      geometric = geometric && close_to(q[1].value / q[0].value, ratio);
+      if (arithmetic) geometric = false;  // 2,4,6 or 3,3,3: arithmetic
+    } else {
+      arithmetic = arithmetic && reaches(b.value, difference, false, end->value);
+      geometric = geometric && reaches(b.value, ratio, true, end->value);
+      if (arithmetic && geometric)
+        fail("two terms before '...' reach " + next + " both arithmetically and geometrically: give three");
+      if (!arithmetic && !geometric) fail("the progression before '...' does not reach " + next);
+    }
+    if (!arithmetic && !geometric)
+      fail("the three terms before '...' are neither an arithmetic nor a geometric progression");
+    const double step = geometric ? ratio : difference;
+    const double first = geometric ? b.value * step : b.value + step;
+    const bool down = geometric ? step < 1 : step < 0;
+    if (!close_to(first, end->value) && (first > end->value) != down)
+      fail("the progression before '...' does not reach " + next);
     const size_t before = values_.size();
-    progression(first, end->value, step, geometric, a->unit);
+    progression(first, end->value, step, geometric, a.unit);
     if (values_.size() == before || !close_to(parse_quantity(values_.back())->value, end->value))
       fail("the progression before '...' does not reach " + next);
+  }
+
+  // Whether the progression from `last` by `step` hits `end` after one or more steps.
+  static bool reaches(double last, double step, bool geometric, double end) {
+    if (geometric && end <= 0) return false;
+    const double n = geometric ? std::log(end / last) / std::log(step) : (end - last) / step;
+    return n > 0.5 && close_to(n, std::round(n));
   }
 
   std::vector<std::string> run() {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace trainsim {
@@ -39,6 +40,46 @@ TEST(ProgressLine, QuietWithoutATerminal) {
   line.item_done();
   line.finish();  // nothing to draw on, nothing to crash on
   SUCCEED();
+}
+
+// A share of a whole (the run simulation's percent): redrawn only when it moves.
+TEST(ProgressLine, AdvanceToRedrawsWhenTheCountMoves) {
+  std::ostringstream out;
+  ProgressLine line(&out, "run simulation", "%", 100);
+  line.advance_to(40);
+  line.advance_to(40);
+  line.advance_to(30);  // never backwards
+  line.advance_to(100);
+  line.finish();
+  const std::string text = out.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\r'), 3) << text;
+  EXPECT_NE(text.find("\rrun simulation: 40/100 % done, about "), std::string::npos) << text;
+  EXPECT_NE(text.find("\rrun simulation: 100/100 % done\033[K\n"), std::string::npos) << text;
+}
+
+// Issue 19: a sweep whose stderr is a file or a pipe wrote nothing until it ended.
+TEST(ProgressLine, LogLinesAtMostOnePerIntervalAndTheLast) {
+  std::ostringstream out;
+  ProgressLine line(&out, "sweep", "points", 3, 0, "", std::chrono::hours(1));
+  EXPECT_EQ(out.str(), "");  // nothing before the first item
+  line.item_done(", 0 skipped, 0 failed");
+  line.item_done(", 0 skipped, 0 failed");
+  EXPECT_EQ(out.str(), "");  // within the interval
+  line.item_done(", 1 skipped, 0 failed");
+  line.finish();
+  EXPECT_EQ(out.str(), "sweep: 3/3 points done, 1 skipped, 0 failed\n");
+}
+
+TEST(ProgressLine, LogLinesForEveryItemWithoutAnInterval) {
+  std::ostringstream out;
+  ProgressLine line(&out, "sweep", "points", 2, 0, "", std::chrono::seconds(0));
+  line.item_done();
+  line.item_done();
+  line.finish();
+  const std::string text = out.str();
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  EXPECT_EQ(text.rfind("sweep: 1/2 points done, about ", 0), 0u) << text;
+  EXPECT_NE(text.find(" left\nsweep: 2/2 points done\n"), std::string::npos) << text;
 }
 
 }  // namespace

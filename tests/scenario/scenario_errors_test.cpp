@@ -174,6 +174,15 @@ const BadInput k_cases[] = {
     {"bad_set_syntax", base_with(""), {"--set", "model.layers"}, "model.layers", "section.key=value"},
     // Issue 19: a value above the int's range said only "expected an integer >= 1"; the bound
     // now named is trainsim's own, with its reason.
+    // Found by tests/fuzz: Boost's message for this line looped forever.
+    {"line_naming_boosts_placeholder",
+     base_with("%invalid_line% here\n"),
+     {},
+     "the line '%invalid_line% here'",
+     "neither [section] nor key = value"},
+    // Found by tests/fuzz: bytes that are not UTF-8 broke the JSON of sweeps and --json.
+    {"file_not_utf8", base_with("[run]\nseed = \xff\n"), {}, "the file is not UTF-8 text", "line 13"},
+    {"set_not_utf8", base_with(""), {"--set", "cluster.calibration=caf\xe9.csv"}, "--set", "not UTF-8 text"},
     {"grad_accum_beyond_int",
      base_with(""),
      {"--set", "training.grad_accum=4000000000"},

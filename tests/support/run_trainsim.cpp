@@ -32,12 +32,10 @@ std::string unique_name(const std::string& stem) {
   return ::testing::TempDir() + "trainsim_" + name + "_" + stem;
 }
 
-}  // namespace
-
-RunResult run_trainsim(const std::vector<std::string>& args) {
+RunResult run_command(const std::string& prefix, const std::vector<std::string>& args) {
   const std::string out_path = unique_name("stdout.txt");
   const std::string err_path = unique_name("stderr.txt");
-  std::string command = quote(TRAINSIM_EXE);
+  std::string command = prefix + quote(TRAINSIM_EXE);
   for (const auto& a : args) command += " " + quote(a);
   command += " >" + quote(out_path) + " 2>" + quote(err_path) + " </dev/null";
   const int status = std::system(command.c_str());
@@ -46,6 +44,19 @@ RunResult run_trainsim(const std::vector<std::string>& args) {
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;
+}
+
+}  // namespace
+
+RunResult run_trainsim(const std::vector<std::string>& args) {
+  return run_command("", args);
+}
+
+RunResult run_trainsim_limited(const std::vector<std::string>& args, long memory_kib, int seconds) {
+  // The shell std::system starts takes the limit, and passes it on. timeout(1) answers 124
+  // when time ran out (and kills 5 s after its TERM, if need be).
+  return run_command("ulimit -v " + std::to_string(memory_kib) + " && exec timeout -k 5 " + std::to_string(seconds) + " ",
+                     args);
 }
 
 std::string write_temp_file(const std::string& name, const std::string& text) {

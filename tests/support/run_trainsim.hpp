@@ -15,6 +15,10 @@ struct RunResult {
 /// Runs `trainsim ARGS...` (arguments are shell-quoted) and waits for it.
 RunResult run_trainsim(const std::vector<std::string>& args);
 
+/// The same under `ulimit -v memory_kib` and `timeout seconds`: exit code 124 when the time
+/// ran out (timeout(1)).
+RunResult run_trainsim_limited(const std::vector<std::string>& args, long memory_kib, int seconds);
+
 /// Writes `text` to a fresh file under the test temp dir and returns its path.
 std::string write_temp_file(const std::string& name, const std::string& text);
 

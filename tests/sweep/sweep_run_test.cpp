@@ -19,6 +19,7 @@
 #include "sim/sweep/sweep_run.hpp"
 #include "sim/sweep/sweep_spec.hpp"
 #include "support/run_trainsim.hpp"
+#include "tiny_scenario.hpp"
 
 namespace trainsim::sweep {
 namespace {
@@ -31,11 +32,7 @@ SweepPlan plan_of(const std::string& vary) {
       read_sweep_file(testing::write_temp_file("sweep.ini", "[sweep]\nbase = " + base + "\n[vary]\n" + vary)));
 }
 
-std::string fresh_dir(const std::string& name) {
-  const std::string dir = testing::write_temp_file(name, "");
-  fs::remove_all(dir);
-  return dir;
-}
+using testing::fresh_dir;
 
 // metric k = (k + 1) * the point's first value; values of 3 are "invalid"; later points
 // finish first (so completion order differs from point order with jobs > 1).

@@ -84,9 +84,9 @@ TEST(SweepSpec, BadRange) {
   expect_rejected("[vary]\ncluster.nodes = 1..8\n", "vary.cluster.nodes", "a..b xK");
 }
 
-TEST(SweepSpec, MissingBase) {
-  const std::string path =
-      testing::write_temp_file("nobase.ini", "[sweep]\nbase = does-not-exist.ini\n[vary]\nrun.seed = 1\n");
+// A sweep whose base is `base` is refused at sweep.base: the base does not exist.
+void expect_missing_base(const std::string& base) {
+  const std::string path = testing::write_temp_file("nobase.ini", "[sweep]\nbase = " + base + "\n[vary]\nrun.seed = 1\n");
   try {
     read_sweep_file(path);
     ADD_FAILURE();
@@ -94,6 +94,20 @@ TEST(SweepSpec, MissingBase) {
     EXPECT_EQ(e.key(), "sweep.base");
     EXPECT_NE(e.rule().find("does not exist"), std::string::npos);
   }
+}
+
+TEST(SweepSpec, MissingBase) { expect_missing_base("does-not-exist.ini"); }
+
+// Found by tests/fuzz: a name too long for the file system threw filesystem_error (exit 1).
+TEST(SweepSpec, BaseNameTooLong) { expect_missing_base(std::string(5000, 'x')); }
+
+// A value its key never takes is an error of the sweep file (issue 19), named as it has it.
+TEST(SweepSpec, SetValueItsKeyNeverTakes) {
+  expect_rejected("[vary]\ncluster.nodes = 1,2\n[set]\ntraining.grad_accum = abc\n", "set.training.grad_accum",
+                  "expected an integer");
+}
+TEST(SweepSpec, VaryValueItsKeyNeverTakes) {
+  expect_rejected("[vary]\ncluster.fabric = ideal,banana\n", "vary.cluster.fabric", "expected one of");
 }
 
 // Every shipped sweep reads, and its first point is a valid scenario.

@@ -1,8 +1,12 @@
 #pragma once
 // A scenario small enough that a sweep test simulates dozens of points in seconds:
-// two layers of Llama 3 8B on 2 GPUs, datasheet roofline, ideal fabric.
+// two layers of Llama 3 8B on 2 GPUs, datasheet roofline, ideal fabric; and the folders and
+// sweep files the sweep tests build around it.
 
+#include <filesystem>
 #include <string>
+
+#include "support/run_trainsim.hpp"
 
 namespace trainsim::testing {
 
@@ -11,6 +15,19 @@ inline std::string tiny_scenario_text() {
          "[training]\ngrad_accum = 2\n"
          "[parallel]\ntp = 1\npp = 1\n"
          "[cluster]\npreset = dgx-h100\nnodes = 1\ngpus_per_node = 2\nfabric = ideal\ncalibration = none\n";
+}
+
+// A path for an output folder that does not exist yet (a fresh temporary name).
+inline std::string fresh_dir(const std::string& name) {
+  const std::string dir = write_temp_file(name, "");
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+// A sweep file over the tiny scenario: `sections` follow its `[sweep] base = ...` line.
+inline std::string tiny_sweep_file(const std::string& sections) {
+  const std::string base = write_temp_file("tiny.ini", tiny_scenario_text());
+  return write_temp_file("sweep.ini", "[sweep]\nbase = " + base + "\n" + sections);
 }
 
 }  // namespace trainsim::testing

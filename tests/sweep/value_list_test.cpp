@@ -26,6 +26,17 @@ TEST(ValueList, EllipsisContinuesTheProgression) {
   EXPECT_EQ(expand("8,16,32,...,2048").size(), 9u);
 }
 
+// Issue 19: decreasing progressions were refused with a false message.
+TEST(ValueList, DecreasingProgressions) {
+  EXPECT_EQ(expand("512,256,...,16"), (Values{"512", "256", "128", "64", "32", "16"}));
+  EXPECT_EQ(expand("512,256,128,...,16"), (Values{"512", "256", "128", "64", "32", "16"}));
+  EXPECT_EQ(expand("12,10,8,...,2"), (Values{"12", "10", "8", "6", "4", "2"}));
+  EXPECT_EQ(expand("512..16 x0.5"), (Values{"512", "256", "128", "64", "32", "16"}));
+  EXPECT_EQ(expand("100..70 +-10"), (Values{"100", "90", "80", "70"}));
+  EXPECT_EQ(expand("4h..1h x0.5"), (Values{"4h", "2h", "1h"}));
+  EXPECT_EQ(expand("4h..30min x0.5"), (Values{"14400s", "7200s", "3600s", "1800s"}));
+}
+
 TEST(ValueList, Ranges) {
   EXPECT_EQ(expand("8..64 x2"), (Values{"8", "16", "32", "64"}));
   EXPECT_EQ(expand("1..4 +1"), (Values{"1", "2", "3", "4"}));
@@ -55,16 +66,31 @@ TEST(ValueList, RangeWithoutStep) {
   expect_rejected("1..8", "a..b xK");
 }
 TEST(ValueList, GeometricFactorOne) {
-  expect_rejected("1..8 x1", "factor > 1");
+  expect_rejected("1..8 x1", "other than 1");
+}
+TEST(ValueList, GeometricFromZero) {
+  expect_rejected("0..8 x2", "ends > 0");
+}
+TEST(ValueList, ArithmeticStepZero) {
+  expect_rejected("1..8 +0", "other than 0");
 }
 TEST(ValueList, RangeBackwards) {
   expect_rejected("8..1 +1", "must not exceed");
+}
+TEST(ValueList, RangeDownwardsFromBelow) {
+  expect_rejected("1..8 x0.5", "must start above its end");
+}
+TEST(ValueList, EllipsisDownwardsMissesTheEnd) {
+  expect_rejected("512,256,128,...,20", "does not reach");
 }
 TEST(ValueList, MixedUnits) {
   expect_rejected("1GB..8ms x2", "same unit");
 }
 TEST(ValueList, EllipsisTooEarly) {
-  expect_rejected("8,16,...,64", "three terms");
+  expect_rejected("8,...,64", "three terms");
+}
+TEST(ValueList, EllipsisAfterTwoAmbiguousTerms) {
+  expect_rejected("8,16,...,64", "give three");  // 8,16,24,...,64 and 8,16,32,64 both reach it
 }
 TEST(ValueList, EllipsisNotAProgression) {
   expect_rejected("1,2,5,...,64", "neither");

@@ -128,6 +128,37 @@ TEST(TraceCli, BadTraceLevelIsBadInput) {
   EXPECT_FALSE(fs::exists(temp_path("x.h5")));
 }
 
+// Issue 19: options of the HDF5 trace were ignored without --trace.
+TEST(TraceCli, TraceLevelWithoutTraceIsBadInput) {
+  const auto run = run_trainsim({"run", k_tiny, "--trace-level", "steps"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(run.out.empty());
+  EXPECT_EQ(run.err, "trainsim: trainsim run: --trace-level = 'steps': needs --trace FILE (it sets what the HDF5 "
+                     "trace holds)\n");
+}
+
+TEST(TraceCli, TraceLinksWithoutTraceIsBadInput) {
+  const auto run = run_trainsim({"run", k_tiny, "--trace-links", "--chrome-trace", temp_path("links.json")});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(run.out.empty());
+  EXPECT_NE(run.err.find("--trace-links: needs --trace FILE"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(temp_path("links.json")));
+}
+
+// Issue 19: a long run's records grew with its length. The trace keeps the first 100,000
+// checkpoints (sim/run/run_limits.hpp); /run counts them all.
+TEST(TraceCli, LongRunKeepsTheFirstRecordsAndCountsThemAll) {
+  const std::string path = temp_path("long-run.h5");
+  const auto run = run_trainsim({"run", k_tiny, "--trace", path, "--trace-level", "summary", "--set",
+                                 "run.duration=1h", "--set", "checkpoint.interval=1steps"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const TraceContents t = read_hdf5_trace(path);
+  ASSERT_TRUE(t.run.has_value());
+  EXPECT_EQ(t.run->checkpoints.size(), 100000u);
+  EXPECT_GT(t.run->checkpoints_written, 100000);
+  EXPECT_LT(t.run->checkpoints.back().end_s, 3600.0 / 4);  // the first ones (of 432,000 in the hour)
+}
+
 TEST(TraceCli, ChromeTraceHasOneProcessPerNodeAndTheSameEvents) {
   const std::string h5 = temp_path("tiny.h5");
   const std::string chrome = temp_path("tiny.json");

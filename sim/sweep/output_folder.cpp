@@ -1,0 +1,38 @@
+#include "sim/sweep/output_folder.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "sim/core/error.hpp"
+
+namespace trainsim::sweep {
+
+namespace fs = std::filesystem;
+
+void prepare_output_folder(const std::string& dir, const std::string& command, const std::string& option) {
+  if (dir.empty()) throw InputError(command, option, dir, "needs a folder name");
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (fs::exists(st) && !fs::is_directory(st))
+    throw InputError(command, option, dir, "names a file, not a folder: give a folder for the results");
+  if (!fs::exists(st)) {
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError(command, option, dir, "cannot create the folder: " + ec.message());
+  }
+  // A probe file rather than access(2): root passes access() on a read-only mount or /proc.
+  const std::string probe = (fs::path(dir) / (".trainsim-write-test." + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    const std::string reason = std::strerror(errno);
+    throw InputError(command, option, dir, "cannot write into the folder: " + reason);
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+}  // namespace trainsim::sweep

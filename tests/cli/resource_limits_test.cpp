@@ -1,0 +1,123 @@
+// Inputs that passed validation and then ran away (issue 19, item 1), each through the real
+// CLI under a 4 GiB address-space limit and a 20 s timeout: each is refused up front (exit 2,
+// one line naming the key or option, the limit and why) or finishes within both.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "support/run_trainsim.hpp"
+
+// ASan reserves terabytes of address space: `ulimit -v` cannot hold a sanitized build.
+#if defined(__SANITIZE_ADDRESS__)
+#define TRAINSIM_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TRAINSIM_UNDER_ASAN 1
+#endif
+#endif
+
+namespace trainsim {
+namespace {
+
+using testing::run_trainsim_limited;
+
+constexpr long k_memory_kib = 4L * 1024 * 1024;  // 4 GiB of address space
+constexpr int k_seconds = 20;
+
+const std::string k_default = testing::source_path("scenarios/default.ini");
+
+class ResourceLimits : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifdef TRAINSIM_UNDER_ASAN
+    GTEST_SKIP() << "ulimit -v cannot hold an AddressSanitizer build";
+#endif
+  }
+};
+
+testing::RunResult limited(const std::vector<std::string>& args) {
+  return run_trainsim_limited(args, k_memory_kib, k_seconds);
+}
+
+// Refused before anything runs: exit 2, one line with every one of `words`.
+void expect_refused(const std::vector<std::string>& args, const std::vector<std::string>& words) {
+  const auto r = limited(args);
+  ASSERT_NE(r.exit_code, 124) << "timed out";
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  for (const std::string& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << w << " in " << r.err;
+}
+
+TEST_F(ResourceLimits, CollectiveFromZeroBytes) {
+  expect_refused({"collective", "-b", "0"}, {"--minbytes", "must be >= 1", "never grows"});
+}
+
+TEST_F(ResourceLimits, CollectiveOfZeroBytesOnly) {
+  const auto r = limited({"collective", "-b", "0", "-e", "0", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).size(), 1u) << r.out;
+}
+
+TEST_F(ResourceLimits, CollectiveOnAHundredMillionGpus) {
+  expect_refused({"collective", "--gpus", "100000000"}, {"--gpus", "at most 65536"});
+}
+
+TEST_F(ResourceLimits, CollectiveOnNoGpus) {
+  expect_refused({"collective", "--gpus", "0"}, {"--gpus", "must be >= 1"});
+}
+
+TEST_F(ResourceLimits, CollectiveWithEndlessRows) {
+  expect_refused({"collective", "-b", "1", "-e", "1G", "-f", "1.0001"}, {"--stepfactor", "more than 1000 sizes"});
+}
+
+TEST_F(ResourceLimits, GradAccumOfAHundredMillion) {
+  expect_refused({"run", k_default, "--set", "training.grad_accum=100000000"},
+                 {"training.grad_accum", "from 1 to 16384", "micro-batches are simulated"});
+}
+
+TEST_F(ResourceLimits, RunOfAMillionDays) {
+  expect_refused({"run", k_default, "--set", "run.duration=1000000d"}, {"run.duration", "at most 100 years"});
+}
+
+TEST_F(ResourceLimits, FailureEverySecondForThreeDays) {
+  expect_refused({"run", k_default, "--set", "run.duration=3d", "--set", "failures.mtbf=1s"},
+                 {"failures.mtbf", "at most 1e+06 run events"});
+}
+
+TEST_F(ResourceLimits, AMillionSteps) {
+  expect_refused({"run", k_default, "--set", "run.steps=1000000"}, {"run.steps", "from 1 to 16384"});
+}
+
+// A century without failures or checkpoints is one stretch of training: instant.
+TEST_F(ResourceLimits, CenturyWithoutEventsRuns) {
+  const auto r = limited({"run", k_default, "--set", "run.duration=36525d", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(nlohmann::json::parse(r.out)["run"]["steps_completed"].get<double>(), 6e8);
+}
+
+// 943,000 checkpoints (one every step for 160 days): more records than are kept, counted all
+// the same, in bounded memory.
+TEST_F(ResourceLimits, CheckpointEveryStepFor160DaysRunsInBoundedMemory) {
+  const auto r = limited({"run", k_default, "--set", "run.duration=160d", "--set", "checkpoint.interval=1steps",
+                          "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(nlohmann::json::parse(r.out)["run"]["checkpoints_written"].get<double>(), 900000) << r.out;
+}
+
+// Ten times as long: ten million checkpoints, refused once the step's time is known.
+TEST_F(ResourceLimits, CheckpointEveryStepFor1600DaysIsRefused) {
+  expect_refused({"run", k_default, "--set", "run.duration=1600d", "--set", "checkpoint.interval=1steps"},
+                 {"checkpoint.interval = '1steps'", "checkpoints", "at most 1e+06 events"});
+}
+
+TEST_F(ResourceLimits, ManyStepsRunWithinTheLimits) {
+  const auto r = limited({"run", k_default, "--set", "run.steps=64", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["steps"].get<int>(), 64);
+}
+
+}  // namespace
+}  // namespace trainsim

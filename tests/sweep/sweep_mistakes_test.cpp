@@ -1,0 +1,141 @@
+// Sweep mistakes that used to end silently (issue 19, item 4), through the real CLI: a value
+// invalid for every point, decreasing progressions, progress with stderr not a terminal, a
+// sweep too large to start without --yes, and --out that cannot be a results folder. Each
+// refusal is one line and exit 2, with nothing written.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "sim/sweep/atomic_file.hpp"
+#include "support/run_trainsim.hpp"
+#include "tiny_scenario.hpp"
+
+namespace trainsim {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_trainsim;
+
+using testing::fresh_dir;
+const auto sweep_file = testing::tiny_sweep_file;
+
+// Exit 2, one line naming the sweep file and `words`, nothing on stdout, no output folder.
+void expect_refused(const std::vector<std::string>& args, const std::string& out_dir, const std::string& sweep,
+                    const std::vector<std::string>& words) {
+  const auto r = run_trainsim(args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  if (!sweep.empty()) {
+    EXPECT_NE(r.err.find(sweep), std::string::npos) << r.err;
+  }
+  for (const std::string& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << w << " in " << r.err;
+  if (!out_dir.empty()) {
+    EXPECT_FALSE(fs::exists(out_dir)) << out_dir;
+  }
+}
+
+TEST(SweepMistakes, SetValueOfTheWrongTypeIsAnErrorInTheSweepFile) {
+  const std::string sweep = sweep_file("[vary]\nparallel.tp = 1,2\n[set]\ntraining.grad_accum = abc\n");
+  const std::string out = fresh_dir("out");
+  expect_refused({"sweep", sweep, "--out", out}, out, sweep,
+                 {"set.training.grad_accum = 'abc'", "expected an integer"});
+}
+
+TEST(SweepMistakes, SetValueNotAName) {
+  const std::string sweep = sweep_file("[vary]\ntraining.grad_accum = 1,2\n[set]\ncluster.fabric = banana\n");
+  const std::string out = fresh_dir("out");
+  expect_refused({"sweep", sweep, "--out", out}, out, sweep, {"set.cluster.fabric = 'banana'", "expected one of"});
+}
+
+TEST(SweepMistakes, VaryValueOfTheWrongType) {
+  const std::string sweep = sweep_file("[vary]\nparallel.tp = 1,banana\n");
+  const std::string out = fresh_dir("out");
+  expect_refused({"sweep", sweep, "--out", out}, out, sweep, {"vary.parallel.tp = 'banana'", "expected an integer"});
+}
+
+// tp 3 cannot divide the tiny scenario's 2 GPUs, whatever grad_accum is.
+TEST(SweepMistakes, SetValueBreakingARuleAtEveryPoint) {
+  const std::string sweep = sweep_file("[vary]\ntraining.grad_accum = 1,2\n[set]\nparallel.tp = 3\n");
+  const std::string out = fresh_dir("out");
+  expect_refused({"sweep", sweep, "--out", out}, out, sweep,
+                 {"parallel.dp", "not divisible by tp*pp*cp = 3", "every one of the 2 points is invalid"});
+}
+
+TEST(SweepMistakes, SomeInvalidPointsAreStillSkippedNotRefused) {
+  const std::string sweep = sweep_file("[vary]\nparallel.tp = 1,3\n");
+  const auto r = run_trainsim({"sweep", sweep, "--out", fresh_dir("out")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 points: 1 ok, 1 skipped"), std::string::npos) << r.out;
+}
+
+TEST(SweepMistakes, DecreasingProgressionsRun) {
+  const std::string sweep = sweep_file("[vary]\ntraining.grad_accum = 4,2,...,1\ntraining.micro_batch = 2..1 x0.5\n");
+  const std::string out = fresh_dir("out");
+  const auto r = run_trainsim({"sweep", sweep, "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("6 points: 6 ok"), std::string::npos) << r.out;
+  const std::string csv = sweep::read_file_or_empty(out + "/results.csv");
+  EXPECT_NE(csv.find("\n0,4,2,ok,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n5,1,1,ok,"), std::string::npos) << csv;
+}
+
+// With stderr a file (as here), progress comes as whole lines, the last always.
+TEST(SweepMistakes, ProgressLinesWhenStderrIsNotATerminal) {
+  const auto r = run_trainsim({"sweep", sweep_file("[vary]\nparallel.tp = 1,3\n"), "--out", fresh_dir("out")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string last = "sweep: 2/2 points done, 1 skipped, 0 failed\n";
+  ASSERT_GE(r.err.size(), last.size()) << r.err;
+  EXPECT_EQ(r.err.substr(r.err.size() - last.size()), last);
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
+}
+
+// 101 x 100 points: more than 10,000 need --yes, asked before anything is written.
+TEST(SweepMistakes, LargeSweepNeedsYes) {
+  const std::string sweep = sweep_file("[vary]\ntraining.grad_accum = 1..101 +1\ntraining.prefetch = 1..100 +1\n");
+  const std::string out = fresh_dir("out");
+  expect_refused({"sweep", sweep, "--out", out}, out, sweep, {"10100 points", "more than 10,000", "--yes"});
+  expect_refused({"sweep", sweep, "--slurm", "--out", out}, out, sweep, {"--yes"});
+  // With --yes it starts: --slurm writes its scripts (and computes nothing here).
+  const auto r = run_trainsim({"sweep", sweep, "--slurm", "--yes", "--out", out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out + "/sweep.sbatch"));
+}
+
+TEST(SweepMistakes, OutNamingAFile) {
+  const std::string file = testing::write_temp_file("a-file", "not a folder\n");
+  expect_refused({"sweep", sweep_file("[vary]\nparallel.tp = 1\n"), "--out", file}, "", "",
+                 {"--out", "names a file, not a folder"});
+  EXPECT_EQ(sweep::read_file_or_empty(file), "not a folder\n");
+}
+
+TEST(SweepMistakes, OutUnderAFile) {
+  const std::string file = testing::write_temp_file("a-file", "x");
+  expect_refused({"sweep", sweep_file("[vary]\nparallel.tp = 1\n"), "--out", file + "/results"}, "", "",
+                 {"--out", "cannot create the folder"});
+}
+
+// Root writes anywhere a mode allows, but not into /proc.
+TEST(SweepMistakes, OutUnwritable) {
+  std::string dir = "/proc";
+  if (::geteuid() != 0) {
+    dir = fresh_dir("readonly");
+    fs::create_directories(dir);
+    ::chmod(dir.c_str(), 0500);
+  }
+  expect_refused({"sweep", sweep_file("[vary]\nparallel.tp = 1\n"), "--out", dir}, "", "",
+                 {"--out", "cannot write into the folder"});
+}
+
+TEST(SweepMistakes, BatchOutNamingAFile) {
+  const std::string file = testing::write_temp_file("a-file", "x");
+  const std::string scenario = testing::write_temp_file("tiny.ini", testing::tiny_scenario_text());
+  expect_refused({"batch", scenario, "--out", file}, "", "", {"trainsim batch", "--out", "names a file"});
+}
+
+}  // namespace
+}  // namespace trainsim
