@@ -28,8 +28,10 @@ void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double rep
   }
 }
 
-void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, CommGroup group = CommGroup::tp) {
-  if (count > 0) cost.collectives.push_back({group, op, bytes, count});
+// `layers`: the layers the `count` collectives are spread over (GroupCollective::layers).
+void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, int layers,
+                    CommGroup group = CommGroup::tp) {
+  if (count > 0) cost.collectives.push_back({group, op, bytes, count, 0.0, layers});
 }
 
 // MoE token dispatch and combine: two all-to-alls per layer and pass over the expert-
@@ -37,7 +39,8 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, Co
 // dispatcher), each rank sending its tokens' top_k copies, the busiest rank the most.
 void add_layer_ep_comm(PassCost& cost, const Scenario& s, int layers, double tokens_bytes, double expert_load) {
   if (!s.model.is_moe() || s.parallel.ep == 1 || layers == 0) return;
-  add_collective(cost, CollectiveOp::all_to_all, tokens_bytes * s.model.top_k * expert_load, 2 * layers, CommGroup::ep);
+  add_collective(cost, CollectiveOp::all_to_all, tokens_bytes * s.model.top_k * expert_load, 2 * layers, layers,
+                 CommGroup::ep);
 }
 
 // Context parallelism: each layer's attention gathers the other ranks' K and V blocks
@@ -96,20 +99,20 @@ void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, double act
   if (s.parallel.sequence_parallel && overlap != nullptr) {
     const double bytes = activation_bytes;
     cost.collectives.push_back(
-        {CommGroup::tp, CollectiveOp::all_gather, gather_bytes, layers, overlap->attention_gather_s});
+        {CommGroup::tp, CollectiveOp::all_gather, gather_bytes, layers, overlap->attention_gather_s, layers});
     cost.collectives.push_back(
-        {CommGroup::tp, CollectiveOp::reduce_scatter, bytes, layers, overlap->attention_scatter_s});
-    cost.collectives.push_back({CommGroup::tp, CollectiveOp::all_gather, gather_bytes, layers, overlap->mlp_gather_s});
-    cost.collectives.push_back({CommGroup::tp, CollectiveOp::reduce_scatter, bytes, layers, overlap->mlp_scatter_s});
+        {CommGroup::tp, CollectiveOp::reduce_scatter, bytes, layers, overlap->attention_scatter_s, layers});
+    cost.collectives.push_back({CommGroup::tp, CollectiveOp::all_gather, gather_bytes, layers, overlap->mlp_gather_s, layers});
+    cost.collectives.push_back({CommGroup::tp, CollectiveOp::reduce_scatter, bytes, layers, overlap->mlp_scatter_s, layers});
     cost.overlapped_s += layers * (overlap->attention_gather_s + overlap->attention_scatter_s +
                                    overlap->mlp_gather_s + overlap->mlp_scatter_s);
     return;
   }
   if (s.parallel.sequence_parallel) {
-    add_collective(cost, CollectiveOp::all_gather, gather_bytes, 2 * layers);
-    add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, 2 * layers);
+    add_collective(cost, CollectiveOp::all_gather, gather_bytes, 2 * layers, layers);
+    add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, 2 * layers, layers);
   } else {
-    add_collective(cost, CollectiveOp::all_reduce, activation_bytes, 2 * layers);
+    add_collective(cost, CollectiveOp::all_reduce, activation_bytes, 2 * layers, layers);
   }
 }
 
@@ -119,8 +122,8 @@ void add_edge_tp_comm(PassCost& cost, const Scenario& s, bool embedding, bool ou
   if (s.parallel.tp == 1) return;
   const bool sp = s.parallel.sequence_parallel;
   if (embedding)
-    add_collective(cost, sp ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce, activation_bytes, 1);
-  if (output && sp) add_collective(cost, CollectiveOp::all_gather, activation_bytes, 1);
+    add_collective(cost, sp ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce, activation_bytes, 1, 0);
+  if (output && sp) add_collective(cost, CollectiveOp::all_gather, activation_bytes, 1, 0);
 }
 
 struct SplitBackward {

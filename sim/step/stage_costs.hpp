@@ -25,6 +25,9 @@ struct GroupCollective {
   /// Seconds of the pass's compute each of them runs beside (parallel.tp_comm_overlap: the
   /// GEMM it is pipelined with); 0: it blocks compute.
   double overlap_s = 0;
+  /// The layers `count` spans, count / layers in each (the step plays them layer by layer,
+  /// between the layers' compute); 0: once per pass, after its compute (embedding, output).
+  int layers = 0;
 };
 
 /// One micro-batch through one model chunk, one pass, on one GPU.

@@ -226,7 +226,6 @@ class StageActor {
   // parameters unit by unit (forward and backward); context parallelism exchanges K/V
   // blocks during the attention kernels.
   double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
-    const double start = sg4::Engine::get_clock();
     const bool gathers = w_.scenario.parallel.zero >= 3 && w_.scenario.parallel.gradient_group() > 1 &&
                          costs_.zero3_unit_bytes > 0 && t.pass != TaskPass::weight && std::string(kind) != "recompute";
     // What runs beside overlapped TP collectives runs in run_collectives; with context
@@ -239,18 +238,42 @@ class StageActor {
       // Each unit's compute is its own record: the gathers waited for lie between them.
       double spent = compute_with_gathers(kind, t, before_attention, with_buckets, flops_per_s);
       if (pass.cp_gather_bytes > 0) {
-        const double ring_start = sg4::Engine::get_clock();
-        const double ring = compute_with_ring_exchange(t, pass);
-        observe(ActivityStream::compute, kind, &t, ring_start, ring_start + ring, 0, flops_per_s * pass.attention_s);
-        spent += ring;
+        open_record(kind, t, flops_per_s);
+        spent += compute_with_ring_exchange(t, pass);
+        close_record();
       }
       return spent;
     }
+    open_record(kind, t, flops_per_s);
     double spent = with_buckets ? compute_with_buckets(t, before_attention, 1.0) : compute(before_attention);
     if (pass.cp_gather_bytes > 0) spent += compute_with_ring_exchange(t, pass);
-    observe(ActivityStream::compute, kind, &t, start, start + spent, 0,
-            flops_per_s * (before_attention + (pass.cp_gather_bytes > 0 ? pass.attention_s : 0.0)));
+    close_record();
     return spent;
+  }
+
+  // A record of compute being run: from `start` to the end of the last compute in it, with
+  // flops_per_s x the compute seconds it holds. Closed where a collective interrupts the
+  // compute (a layer's TP collectives, a ZeRO-3 gather waited for), so that the trace shows
+  // each where it ran.
+  struct ComputeRecord {
+    std::string kind;
+    const PipelineTask* task = nullptr;
+    double start_s = 0;
+    double end_s = 0;
+    double flops_per_s = 0;
+    double seconds = 0;  // compute held, unslowed
+  };
+
+  void open_record(const char* kind, const PipelineTask& t, double flops_per_s) {
+    const double now = sg4::Engine::get_clock();
+    record_ = ComputeRecord{kind, &t, now, now, flops_per_s, 0};
+  }
+
+  void close_record() {
+    if (!record_) return;
+    observe(ActivityStream::compute, record_->kind, record_->task, record_->start_s, record_->end_s, 0,
+            record_->flops_per_s * record_->seconds);
+    record_.reset();
   }
 
   // ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; PyTorch FSDP): each unit's parameters are
@@ -280,10 +303,9 @@ class StageActor {
               costs_.zero3_unit_bytes, 0);
       gathers.pop_front();
       issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
-      const double unit_start = sg4::Engine::get_clock();
-      const double unit = with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute(seconds / units);
-      observe(ActivityStream::compute, kind, &t, unit_start, unit_start + unit, 0, flops_per_s * seconds / units);
-      spent += unit;
+      open_record(kind, t, flops_per_s);
+      spent += with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute(seconds / units);
+      close_record();
     }
     beside_.clear();
     return spent;
@@ -397,7 +419,7 @@ class StageActor {
   // this GPU runs beside it (gradient reductions, ZeRO-3 gathers, ring attention's K/V
   // exchange, overlapped TP collectives: NCCL's and userbuffers' thread blocks take SMs and
   // memory bandwidth from the kernels). Returns the time it took.
-  double compute(double seconds) {
+  double compute_slowed(double seconds) {
     const double start = sg4::Engine::get_clock();
     const double slowdown = 1.0 + w_.scenario.training.overlap_slowdown;
     double remaining = seconds;  // compute left, in unslowed seconds
@@ -416,7 +438,87 @@ class StageActor {
       }
       remaining -= elapsed / slowdown;
     }
-    return sg4::Engine::get_clock() - start;
+    const double end = sg4::Engine::get_clock();
+    if (record_) {
+      record_->seconds += seconds;
+      record_->end_s = end;
+    }
+    return end - start;
+  }
+
+  // `seconds` of a pass's compute (compute_slowed), the layers' collectives played where
+  // their slots fall in it (LayerComm). Returns the compute time, the GEMMs run beside
+  // overlapped collectives included, the collectives' own time not.
+  double compute(double seconds) {
+    double spent = 0;
+    while (layer_comm_ && layer_comm_->next < layer_comm_->slots && seconds >= layer_comm_->until_next) {
+      const double piece = layer_comm_->until_next;
+      spent += compute_slowed(piece);
+      seconds -= piece;
+      spent += play_layer_slot();
+    }
+    if (layer_comm_ && layer_comm_->next < layer_comm_->slots) layer_comm_->until_next -= seconds;
+    return spent + compute_slowed(seconds);
+  }
+
+  // A pass's per-layer collectives (GroupCollective::layers), played between its layers'
+  // compute as Megatron-LM issues them: each layer's TP all-reduces after its attention and
+  // its MLP (Narayanan et al. SC21 §3.2, Fig. 5's g operators; with sequence parallelism an
+  // all-gather and a reduce-scatter each, Korthikanti et al. §4.2.2), MoE's dispatch and
+  // combine around its experts. One layer's sequence takes each collective's share in turn;
+  // the slots are spread evenly over the pass's compute, each after its share of it.
+  struct LayerComm {
+    const PipelineTask* task = nullptr;
+    std::vector<const GroupCollective*> sequence;  ///< one layer's collectives, in order
+    int slots = 0;                                  ///< sequence.size() x layers
+    int next = 0;                                   ///< the next slot to play
+    double slot_s = 0;                              ///< compute seconds before each slot
+    double until_next = 0;                          ///< compute seconds left before the next
+  };
+
+  void start_layer_comm(const PassCost& pass, const PipelineTask& t) {
+    layer_comm_.reset();
+    int layers = 0, rounds = 0;
+    for (const GroupCollective& c : pass.collectives)
+      if (c.layers > 0) {
+        layers = std::max(layers, c.layers);
+        rounds = std::max(rounds, c.count / c.layers);
+      }
+    if (layers == 0) return;
+    LayerComm l;
+    l.task = &t;
+    for (int r = 0; r < rounds; ++r)
+      for (const GroupCollective& c : pass.collectives)
+        if (c.layers > 0 && r < c.count / c.layers) l.sequence.push_back(&c);
+    l.slots = static_cast<int>(l.sequence.size()) * layers;
+    l.slot_s = (pass.compute_s - pass.overlapped_s) / l.slots;
+    l.until_next = l.slot_s;
+    layer_comm_ = std::move(l);
+  }
+
+  // Plays the next slot's collective, the open compute record closed around it. Returns the
+  // compute run beside it.
+  double play_layer_slot() {
+    LayerComm& l = *layer_comm_;
+    const GroupCollective& c = *l.sequence[static_cast<size_t>(l.next) % l.sequence.size()];
+    ++l.next;
+    l.until_next = l.slot_s;
+    std::optional<ComputeRecord> open = record_;
+    close_record();
+    const double computed = run_collective(c, 1, *l.task);
+    if (open) open_record(open->kind.c_str(), *open->task, open->flops_per_s);
+    return computed;
+  }
+
+  // After the pass's compute: the slots its rounding left, the collectives that do not
+  // divide by their layers' count, and those once per pass (embedding, output).
+  double finish_layer_comm(const PassCost& pass, const PipelineTask& t) {
+    double computed = 0;
+    while (layer_comm_ && layer_comm_->next < layer_comm_->slots) computed += play_layer_slot();
+    layer_comm_.reset();
+    for (const GroupCollective& c : pass.collectives)
+      computed += run_collective(c, c.layers > 0 ? c.count % c.layers : c.count, t);
+    return computed;
   }
 
   // The GEMM a TP collective is pipelined with, `overlap_s` alone: it runs slower by the
@@ -426,16 +528,16 @@ class StageActor {
     return overlap_s * (1.0 + w_.scenario.cluster.gpu.tp_overlap_slowdown);
   }
 
-  // The pass's collectives: TP on the tensor-parallel group, MoE all-to-alls on the
+  // `times` of collective `c`: TP on the tensor-parallel group, MoE all-to-alls on the
   // expert-parallel group; blocking, or beside the compute they overlap (tp_comm_overlap).
   // With symmetry reduced, each distinct one is simulated once. Returns the seconds of
   // compute run beside them (part of the pass's compute).
-  double run_collectives(const PassCost& pass, const PipelineTask& t) {
+  double run_collective(const GroupCollective& c, int times, const PipelineTask& t) {
     double computed = 0;
-    for (const GroupCollective& c : pass.collectives) {
+    {
       const bool tp = c.group == CommGroup::tp;
       const std::vector<int>& group = tp ? tp_group_ : ep_group_;
-      for (int i = 0; i < c.count; ++i) {
+      for (int i = 0; i < times; ++i) {
         const double start = sg4::Engine::get_clock();
         const auto key = std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes);
         const auto cached = w_.duration_cache.find(key);
@@ -474,25 +576,30 @@ class StageActor {
     a.model_flops_full += pass.model_flops;
   }
 
+  // One pass: its compute with its layers' collectives between, then its once-per-pass
+  // collectives. Returns the compute time.
+  double run_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
+    start_layer_comm(pass, t);
+    const double spent = compute_pass(kind, t, pass, with_buckets);
+    return spent + finish_layer_comm(pass, t);
+  }
+
   void run_task(const PipelineTask& t) {
     const ChunkCosts& c = chunk_costs(t);
     if (t.pass == TaskPass::forward) {
       GpuAccount& a = account();
       a.max_inflight_chunks = std::max(a.max_inflight_chunks, ++a.inflight_chunks);
-      account().forward += compute_pass("forward", t, c.forward, false);
+      account().forward += run_pass("forward", t, c.forward, false);
       add_flops(c.forward, false);
-      account().forward += run_collectives(c.forward, t);
       finish_overlapped_parameter_gather();
       send_output(t);
       return;
     }
-    account().recompute += compute_pass("recompute", t, c.recompute, false);
+    account().recompute += run_pass("recompute", t, c.recompute, false);
     add_flops(c.recompute, true);
-    account().recompute += run_collectives(c.recompute, t);
     const bool reduces_here = !w_.schedule.defers_weight_gradients() && t.microbatch == w_.costs.microbatches - 1;
-    account().backward += compute_pass("backward", t, c.backward, reduces_here);
+    account().backward += run_pass("backward", t, c.backward, reduces_here);
     add_flops(c.backward, false);
-    account().backward += run_collectives(c.backward, t);
     --account().inflight_chunks;
     send_output(t);
   }
@@ -664,6 +771,8 @@ class StageActor {
   double step_start_ = 0;
   std::vector<CommActivity> dp_inflight_;
   std::vector<CommActivity> beside_;  ///< other communication running beside this GPU's compute
+  std::optional<LayerComm> layer_comm_;  ///< the running pass's per-layer collectives, if any
+  std::optional<ComputeRecord> record_;  ///< the compute record open, if any
   std::optional<CommActivity> param_gather_;  ///< overlap_param_gather: the step's parameter all-gather
   std::vector<double> dp_bytes_;  ///< bytes per GPU of each reduction in dp_inflight_
 };

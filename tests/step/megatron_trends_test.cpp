@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ TEST(MegatronTrends, InterleavingGainsTenPercentOrMoreAtSmallBatches) {
                         tokens_per_s("examples/gpt3-175b-a100.ini", plain) -
                     1);
   }
+  // The measured values, for the README: what this build gives.
+  std::printf("measured: interleaving gains %.3f %.3f %.3f %.3f\n", gains[0], gains[1], gains[2], gains[3]);
   EXPECT_GE(gains.front(), 0.10);
   for (size_t i = 1; i < gains.size(); ++i) {
     EXPECT_LT(gains[i], gains[i - 1]) << "micro-batches x" << (1 << i);
@@ -67,6 +70,7 @@ TEST(MegatronTrends, FullRecomputationCostsAQuarterToAThird) {
     full.push_back("training.recompute=full");
     const double ratio =
         tokens_per_s("validation/megatron-145.6b.ini", full) / tokens_per_s("validation/megatron-145.6b.ini", none);
+    std::printf("measured: full recomputation at %d micro-batches: x%.3f\n", microbatches, ratio);
     EXPECT_GE(ratio, 1 - 0.33) << microbatches << " micro-batches";
     EXPECT_LE(ratio, 1 - 0.20) << microbatches << " micro-batches";
   }
@@ -86,6 +90,8 @@ TEST(MegatronTrends, TensorParallelismBeyondTheNodeCostsUpToHalf) {
                       "training.grad_accum=128"}));
   const auto best = std::max_element(throughput.begin(), throughput.end());
   const auto worst = std::min_element(throughput.begin(), throughput.end());
+  std::printf("measured: best tp %d, worst tp %d, %.2fx\n", tps[best - throughput.begin()],
+              tps[worst - throughput.begin()], *best / *worst);
   EXPECT_LE(tps[best - throughput.begin()], 8) << "the best split keeps tensor parallelism inside a node";
   EXPECT_EQ(tps[worst - throughput.begin()], 32);
   EXPECT_GE(*best / *worst, 1.4);
@@ -97,6 +103,7 @@ TEST(MegatronTrends, TensorParallelismBeyondTheNodeCostsUpToHalf) {
 // is that configuration). The simulated step's throughput gives the time directly.
 TEST(MegatronTrends, Gpt3TrainingTimeNearTheThirtyFourDayEstimate) {
   const double days = 300e9 / tokens_per_s("examples/gpt3-175b-a100.ini", {}) / 86400;
+  std::printf("measured: GPT-3 175B, 300B tokens: %.1f days\n", days);
   EXPECT_NEAR(days / 34.0, 1.0, 0.15) << days << " days";
 }
 
@@ -104,6 +111,7 @@ TEST(MegatronTrends, Gpt3TrainingTimeNearTheThirtyFourDayEstimate) {
 // X = 163 TFLOP/s: "84 days".
 TEST(MegatronTrends, OneTrillionTrainingTimeNearTheEightyFourDayEstimate) {
   const double days = 450e9 / tokens_per_s("validation/megatron-1008b.ini", {}) / 86400;
+  std::printf("measured: 1T, 450B tokens: %.1f days\n", days);
   EXPECT_NEAR(days / 84.0, 1.0, 0.15) << days << " days";
 }
 

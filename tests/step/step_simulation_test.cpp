@@ -5,6 +5,7 @@
 
 #include <array>
 #include <initializer_list>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -177,7 +178,8 @@ class SummingObserver final : public StepObserver {
  public:
   void on_activity(const ActivityRecord& r) override {
     seconds[static_cast<size_t>(r.stream)] += r.end_s - r.start_s;
-    if (r.kind == "forward") ++forwards;
+    // A forward pass is reported in pieces between its layers' TP collectives: count passes.
+    if (r.kind == "forward") forwards += passes.insert({r.rank, r.microbatch, r.chunk}).second ? 1 : 0;
     if (r.end_s < r.start_s) ++inverted;
   }
   void on_step(int, double start_s, double end_s) override { step_s += end_s - start_s; }
@@ -185,6 +187,7 @@ class SummingObserver final : public StepObserver {
   int forwards = 0;
   int inverted = 0;
   double step_s = 0;
+  std::set<std::array<int, 3>> passes;  // rank, micro-batch, chunk
 };
 
 TEST(StepSimulation, ObserverSeesEveryActivity) {
@@ -216,6 +219,59 @@ TEST(StepSimulation, ObserverSeesEveryActivity) {
   EXPECT_EQ(v[4], 4 * 2);  // 4 micro-batches x 2 stages
   EXPECT_NEAR(v[5], v[6], 1e-12);
   EXPECT_EQ(v[7], 0);
+}
+
+// Each layer's TP collectives run where the layer needs them, between the layers' compute
+// (Megatron-LM: an all-reduce after attention and one after the MLP), not after the pass's
+// compute: rank 0's first forward pass alternates compute and all-reduce records, 2 per layer.
+class RankZeroRecords final : public StepObserver {
+ public:
+  void on_activity(const ActivityRecord& r) override {
+    if (r.rank == 0 && r.microbatch == 0 && r.step == 0) records.push_back(r);
+  }
+  void on_step(int, double, double) override {}
+  std::vector<ActivityRecord> records;
+};
+
+TEST(StepSimulation, TpCollectivesRunBetweenTheLayersCompute) {
+  constexpr int k_layers = 4;
+  const Scenario s = scenario({{"model.preset", "llama3-8b"},
+                               {"model.layers", std::to_string(k_layers)},
+                               {"model.seq_len", "2048"},
+                               {"training.grad_accum", "2"},
+                               {"parallel.tp", "2"},
+                               {"parallel.sequence_parallel", "false"},
+                               {"cluster.nodes", "1"},
+                               {"cluster.gpus_per_node", "2"}});
+  const std::vector<double> v = engine::test::run_isolated([&] {
+    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+    RankZeroRecords observer;
+    StepOptions options;
+    options.observer = &observer;
+    simulate_step(s, compute, options);
+    std::vector<ActivityRecord> forward;
+    for (const ActivityRecord& r : observer.records)
+      if (r.kind == "forward" || r.kind.rfind("tp_", 0) == 0) forward.push_back(r);
+    std::stable_sort(forward.begin(), forward.end(),
+                     [](const ActivityRecord& a, const ActivityRecord& b) { return a.start_s < b.start_s; });
+    // The forward pass: up to the first record after which a backward begins.
+    double backward_start = 1e300;
+    for (const ActivityRecord& r : observer.records)
+      if (r.kind == "backward") backward_start = std::min(backward_start, r.start_s);
+    double switches = 0, all_reduces = 0, overlapping = 0;
+    for (size_t i = 0; i < forward.size(); ++i) {
+      if (forward[i].start_s >= backward_start) break;
+      const bool tp = forward[i].stream == ActivityStream::tp_comm;
+      all_reduces += tp ? 1 : 0;
+      if (i > 0 && tp && forward[i - 1].stream == ActivityStream::compute) ++switches;
+      if (i > 0 && forward[i].start_s < forward[i - 1].end_s - 1e-12) ++overlapping;
+    }
+    return std::vector<double>{switches, all_reduces, overlapping};
+  });
+  // 2 all-reduces per layer, each after its share of compute; plus the embedding's.
+  EXPECT_EQ(v[1], 2 * k_layers + 1);
+  EXPECT_GE(v[0], 2 * k_layers);
+  EXPECT_EQ(v[2], 0);  // blocking: nothing runs beside them
 }
 
 }  // namespace
