@@ -31,7 +31,14 @@ Dims dims_of(const ModelSpec& m, const ActivationLayout& l) {
 // norm inputs (2 s b h each).
 double unsplit_bytes(const ModelSpec& m, const Dims& d) {
   const double dropout = m.dropout ? 1.0 : 0.0;
-  return (8.0 + 2.0 * dropout) * d.s * d.b * d.h;
+  // A parallel block (GPT-J, PaLM) keeps the layer's input and the one normed input both
+  // sub-layers read: 4 s b h.
+  const double base = m.parallel_block ? 4.0 : 8.0;
+  double bytes = (base + 2.0 * dropout) * d.s * d.b * d.h;
+  // MLA's latents (the query's q_lora_rank, the key-value's kv_lora_rank + rope) come out of
+  // down-projections every TP rank runs whole; their normed copies feed the up-projections.
+  if (m.is_mla()) bytes += 2.0 * 2.0 * d.s * d.b * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim);
+  return bytes;
 }
 
 // The parts tensor parallelism splits, without the attention core: Q (2 s b h), K and V
@@ -39,10 +46,21 @@ double unsplit_bytes(const ModelSpec& m, const Dims& d) {
 // (2 s b h), and the MLP's wide activations (GeLU: its input and output, 2 s b f each;
 // SwiGLU: gate and up outputs and their product, 2 s b f each). MoE: top_k experts per token.
 double split_linear_bytes(const ModelSpec& m, const Dims& d) {
-  const double kv_ratio = static_cast<double>(m.kv_heads) / m.heads;
-  const double attention = (4.0 + 4.0 * kv_ratio) * d.s * d.b * d.h;
   const double wide = m.activation == FfnActivation::swiglu ? 6.0 : 4.0;
-  const double mlp = wide * d.s * d.b * m.ffn_hidden * (m.is_moe() ? m.top_k : 1);
+  if (!m.is_mla() && m.explicit_head_dim == 0 && m.shared_experts == 0 && m.moe_ffn_hidden == 0) {
+    const double kv_ratio = static_cast<double>(m.kv_heads) / m.heads;
+    const double attention = (4.0 + 4.0 * kv_ratio) * d.s * d.b * d.h;
+    const double mlp = wide * d.s * d.b * m.ffn_hidden * (m.is_moe() ? m.top_k : 1);
+    return attention + mlp;
+  }
+  // Q (heads x qk), K and V (kv heads x (qk + v); MLA: every head's, after the up-projection),
+  // and the output projection's input (heads x v), 2 bytes an element.
+  const double a = m.heads;
+  const double kv = m.is_mla() ? a : m.kv_heads;
+  const double attention =
+      2.0 * d.s * d.b * (a * m.qk_head_dim() + kv * (m.qk_head_dim() + m.value_head_dim()) + a * m.value_head_dim());
+  double mlp = wide * d.s * d.b * (m.is_moe() ? static_cast<double>(m.expert_ffn()) * m.top_k : m.ffn_hidden);
+  if (m.is_moe()) mlp += wide * d.s * d.b * m.shared_experts * static_cast<double>(m.shared_ffn());
   return attention + mlp;
 }
 

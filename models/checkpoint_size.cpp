@@ -13,9 +13,7 @@ std::vector<StageCheckpoint> stage_checkpoints(const ModelSpec& m, const Trainin
   const std::vector<ModelChunk> chunks = balanced_chunks(m, par);
   std::vector<StageCheckpoint> stages;
   for (int stage = 0; stage < par.pp; ++stage) {
-    int layers = 0;
-    for (const ModelChunk& c : chunks_of_stage(chunks, par.pp, stage)) layers += c.layers;
-    const StageParameters p = stage_parameters(m, par, stage, layers);
+    const StageParameters p = stage_parameters(m, par, stage, chunks_of_stage(chunks, par.pp, stage));
     const double params = p.dense + p.expert;  // per (tp, pp) rank
     stages.push_back({params * per.weights, params * per.optimizer, par.zero >= 1 ? par.gradient_group() : 1});
   }

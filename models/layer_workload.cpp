@@ -22,6 +22,10 @@ struct Dims {
   double q_len;      ///< s / cp: queries per sample on this rank
   double keys;       ///< s: keys each query attends over
   double h, f, d, t;
+  double qk_d, v_d;  ///< a head's query/key and value widths (head_dim, or MLA's)
+  /// Keys a query attends over in model FLOPs (the window's, or s) and the fraction of them a
+  /// causal kernel computes (0.5 for full attention; 1 - w / 2s for a window w).
+  double window_keys, causal_fraction;
   double heads_local, kv_local;  ///< a / t, kv_heads / t
   double element;                ///< bytes per activation element
   double grad_element;           ///< bytes per accumulated weight-gradient element (training.grad_precision)
@@ -41,6 +45,16 @@ Dims dims_of(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) 
   d.h = m.hidden;
   d.f = m.ffn_hidden;
   d.d = m.head_dim();
+  d.qk_d = m.qk_head_dim();
+  d.v_d = m.value_head_dim();
+  d.window_keys = d.keys;
+  d.causal_fraction = k_causal_fraction;
+  if (m.sliding_window > 0 && m.sliding_window < m.seq_len) {
+    // A query at position i sees min(i, w) keys: sum over i of min(i, w) is about w s - w^2 / 2,
+    // i.e. the band's w s keys times 1 - w / 2s (Beltagy et al. 2020, Longformer §3.1).
+    d.window_keys = m.sliding_window;
+    d.causal_fraction = 1.0 - static_cast<double>(m.sliding_window) / (2.0 * m.seq_len);
+  }
   d.heads_local = static_cast<double>(m.heads) / p.tp;
   d.kv_local = static_cast<double>(m.kv_heads) / p.tp;
   d.element = tr.precision == Precision::fp32 ? 4.0 : 2.0;
@@ -214,18 +228,30 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
   const double batch = d.samples * d.heads_local;
   if (tr.attention == AttentionKernel::flash) {
     Op op;
-    op.name = "attention";
+    // A windowed layer runs the same kernel with a band mask (FlashAttention-2's window_size;
+    // GPT-OSS); attention sinks add one logit per head to the softmax's denominator, a
+    // negligible share of the kernel (GPT-OSS model card, "Attention").
+    op.name = m.sliding_window > 0 ? "attention.window" : "attention";
     op.kind = OpKind::attention;
     op.precision = d.other;
-    op.model_flops = 4.0 * d.tokens * d.keys * d.heads_local * d.d;  // QK^T and AV, 2 s h each per token
-    op.flops = op.causal_model_flops = op.model_flops * k_causal_fraction;
-    op.bytes = (2.0 * d.tokens * d.heads_local * d.d + 2.0 * d.tokens * d.kv_local * d.d) * d.element;
+    if (!m.is_mla() && m.explicit_head_dim == 0 && m.sliding_window == 0) {
+      op.model_flops = 4.0 * d.tokens * d.keys * d.heads_local * d.d;  // QK^T and AV, 2 s h each per token
+      op.flops = op.causal_model_flops = op.model_flops * k_causal_fraction;
+      op.bytes = (2.0 * d.tokens * d.heads_local * d.d + 2.0 * d.tokens * d.kv_local * d.d) * d.element;
+    } else {
+      // QK^T over qk_d and AV over v_d, per head and key (MLA: 192 and 128 for DeepSeek-V3).
+      op.model_flops = 2.0 * d.tokens * d.window_keys * d.heads_local * (d.qk_d + d.v_d);
+      op.flops = op.causal_model_flops = op.model_flops * d.causal_fraction;
+      // Reads Q, K, V and writes O: MLA's K and V are per head after the up-projection.
+      const double kv_heads = m.is_mla() ? d.heads_local : d.kv_local;
+      op.bytes = d.tokens * (d.heads_local * (d.qk_d + d.v_d) + kv_heads * (d.qk_d + d.v_d)) * d.element;
+    }
     steps.push_back({op, ForwardStep::Grad::attention, 0, 0, true});
     return;
   }
   // Unfused attention: scores, softmax (and dropout) over b a s^2 / t elements, then P V.
   const double scores = batch * d.q_len * d.keys * d.element;
-  ForwardStep qk{gemm("attention.scores", d.q_len, d.keys, d.d, batch, d.element, d.other, OpKind::batched_gemm),
+  ForwardStep qk{gemm("attention.scores", d.q_len, d.keys, d.qk_d, batch, d.element, d.other, OpKind::batched_gemm),
                  ForwardStep::Grad::activation_gemm};
   qk.core_attention = true;
   steps.push_back(qk);
@@ -237,21 +263,32 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
     dropout.core_attention = true;
     steps.push_back(dropout);
   }
-  ForwardStep pv{gemm("attention.values", d.q_len, d.d, d.keys, batch, d.element, d.other, OpKind::batched_gemm),
+  ForwardStep pv{gemm("attention.values", d.q_len, d.v_d, d.keys, batch, d.element, d.other, OpKind::batched_gemm),
                  ForwardStep::Grad::activation_gemm};
   pv.core_attention = true;
   steps.push_back(pv);
 }
 
+// A dense MLP of inner size f, named `name` ("mlp", "shared_experts").
+void add_dense_mlp(const std::string& name, const ModelSpec& m, double f, const Dims& d,
+                   std::vector<ForwardStep>& steps) {
+  const double up_width = (m.activation == FfnActivation::swiglu ? 2.0 : 1.0) * f / d.t;
+  add_weight_gemm(gemm(name + ".up", d.tokens, up_width, d.h, 1, d.element, d.linear), steps, column_parallel(d));
+  steps.push_back(memory_step(name + ".activation", OpKind::elementwise, d.tokens * up_width * d.element,
+                              d.tokens * f / d.t * d.element));
+  add_weight_gemm(gemm(name + ".down", d.tokens, d.h, f / d.t, 1, d.element, d.linear), steps, row_parallel(d));
+}
+
 void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vector<ForwardStep>& steps) {
-  const double up_width = (m.activation == FfnActivation::swiglu ? 2.0 : 1.0) * d.f / d.t;
   if (!m.is_moe()) {
-    add_weight_gemm(gemm("mlp.up", d.tokens, up_width, d.h, 1, d.element, d.linear), steps, column_parallel(d));
-    steps.push_back(memory_step("mlp.activation", OpKind::elementwise, d.tokens * up_width * d.element,
-                                d.tokens * d.f / d.t * d.element));
-    add_weight_gemm(gemm("mlp.down", d.tokens, d.h, d.f / d.t, 1, d.element, d.linear), steps, row_parallel(d));
+    add_dense_mlp("mlp", m, d.f, d, steps);
     return;
   }
+  // Shared experts see every token: a dense MLP beside the routed ones (Dai et al. 2024,
+  // DeepSeekMoE §3.2; DeepSeek-V3 §2.1.2), split over TP as one.
+  if (m.shared_experts > 0) add_dense_mlp("shared_experts", m, static_cast<double>(m.shared_experts) * m.shared_ffn(), d, steps);
+  const double expert_f = m.expert_ffn();
+  const double up_width = (m.activation == FfnActivation::swiglu ? 2.0 : 1.0) * expert_f / d.t;
   // Mixture of experts: the router scores every token; each rank's E/ep experts receive, on
   // balance, T top_k tokens in all (Fedus et al. 2021, Switch Transformer §2; Lepikhin et al.
   // 2020, GShard), each expert's MLP split over TP as a dense one.
@@ -260,20 +297,56 @@ void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vect
   const double tokens_per_expert = d.tokens * m.top_k / local_experts;
   add_weight_gemm(gemm("experts.up", tokens_per_expert, up_width, d.h, local_experts, d.element, d.linear), steps);
   steps.push_back(memory_step("experts.activation", OpKind::elementwise, d.tokens * m.top_k * up_width * d.element,
-                              d.tokens * m.top_k * d.f / d.t * d.element));
-  add_weight_gemm(gemm("experts.down", tokens_per_expert, d.h, d.f / d.t, local_experts, d.element, d.linear),
+                              d.tokens * m.top_k * expert_f / d.t * d.element));
+  add_weight_gemm(gemm("experts.down", tokens_per_expert, d.h, expert_f / d.t, local_experts, d.element, d.linear),
                   steps);
+}
+
+// MLA's projections (DeepSeek-V2 §2.1.2-2.1.3; Megatron-Core's MLASelfAttention): the
+// down-projections to the query and key-value latents (and the shared rotary key) are not
+// split over TP, every rank runs them on all its tokens; their RMSNorms; the up-projections
+// split by heads as QKV is.
+void add_mla_projections(const ModelSpec& m, const Dims& d, std::vector<ForwardStep>& steps) {
+  const double q_width = d.heads_local * d.qk_d;
+  if (m.q_lora_rank > 0) {
+    add_weight_gemm(gemm("q.down", d.tokens, m.q_lora_rank, d.h, 1, d.element, d.linear), steps);
+    const double latent = d.tokens * m.q_lora_rank * d.element;
+    steps.push_back(memory_step("q.norm", OpKind::norm, latent, latent));
+    add_weight_gemm(gemm("q.up", d.tokens, q_width, m.q_lora_rank, 1, d.element, d.linear), steps);
+  } else {
+    add_weight_gemm(gemm("q", d.tokens, q_width, d.h, 1, d.element, d.linear), steps, column_parallel(d));
+  }
+  add_weight_gemm(gemm("kv.down", d.tokens, m.kv_lora_rank + m.qk_rope_head_dim, d.h, 1, d.element, d.linear), steps);
+  const double latent = d.tokens * m.kv_lora_rank * d.element;
+  steps.push_back(memory_step("kv.norm", OpKind::norm, latent, latent));
+  add_weight_gemm(
+      gemm("kv.up", d.tokens, d.heads_local * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank, 1, d.element, d.linear),
+      steps);
 }
 
 std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p,
                                        const Dims& d) {
   std::vector<ForwardStep> steps;
   const double act = d.sp_tokens * d.h * d.element;  // one [T(/t), h] activation
-  steps.push_back(memory_step("attention.norm", OpKind::norm, act, act));
-  // Q: a/t heads, K and V: kv/t heads each, of head_dim d (GQA: Ainslie et al. 2023).
-  add_weight_gemm(gemm("qkv", d.tokens, (d.heads_local + 2.0 * d.kv_local) * d.d, d.h, 1, d.element, d.linear), steps,
-                  column_parallel(d));
-  if (m.position == PositionEmbedding::rope) {
+  steps.push_back(memory_step(m.parallel_block ? "block.norm" : "attention.norm", OpKind::norm, act, act));
+  if (m.is_mla()) {
+    add_mla_projections(m, d, steps);
+  } else {
+    // Q: a/t heads, K and V: kv/t heads each, of head_dim d (GQA: Ainslie et al. 2023).
+    add_weight_gemm(gemm("qkv", d.tokens, (d.heads_local + 2.0 * d.kv_local) * d.d, d.h, 1, d.element, d.linear),
+                    steps, column_parallel(d));
+    if (m.qk_norm) {
+      // Qwen3: RMSNorm over each query and key head before the rotary embedding.
+      const double qk = d.tokens * (d.heads_local + d.kv_local) * d.d * d.element;
+      steps.push_back(memory_step("attention.qk_norm", OpKind::norm, qk, qk));
+    }
+  }
+  if (m.is_mla()) {
+    // The rotary parts only: each head's qk_rope_head_dim query slice and the one shared key.
+    const double qk = d.tokens * (d.heads_local + 1.0) * m.qk_rope_head_dim * d.element;
+    steps.push_back({memory_op("attention.rope", OpKind::elementwise, 2.0 * qk), ForwardStep::Grad::linear_memory,
+                     qk, qk});
+  } else if (m.position == PositionEmbedding::rope) {
     // Rotary embedding of Q and K (Su et al. 2021, RoFormer), one fused kernel reading and
     // writing both (Megatron-Core's apply_rope_fusion); its gradient is the inverse rotation.
     const double qk = d.tokens * (d.heads_local + d.kv_local) * d.d * d.element;
@@ -281,8 +354,15 @@ std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& t
                      qk, qk});
   }
   add_attention_core(m, tr, d, steps);
-  add_weight_gemm(gemm("attention.proj", d.tokens, d.h, d.heads_local * d.d, 1, d.element, d.linear), steps,
+  add_weight_gemm(gemm("attention.proj", d.tokens, d.h, d.heads_local * d.v_d, 1, d.element, d.linear), steps,
                   row_parallel(d));
+  if (m.parallel_block) {
+    // GPT-J / PaLM §2: y = x + Attention(LN(x)) + MLP(LN(x)): the MLP reads the same normed
+    // input, and one add sums the three.
+    add_mlp(m, p, d, steps);
+    steps.push_back(memory_step("block.residual", OpKind::elementwise, 3.0 * act, act));
+    return steps;
+  }
   steps.push_back(memory_step("attention.residual", OpKind::elementwise, 2.0 * act, act));
   steps.push_back(memory_step("mlp.norm", OpKind::norm, act, act));
   add_mlp(m, p, d, steps);
@@ -362,6 +442,16 @@ PassOps output_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpe
   steps.push_back({gemm("logits", d.tokens, vocab_local, d.h, 1, d.element, d.other), ForwardStep::Grad::weight_gemm});
   // Cross-entropy in fp32 over the local vocabulary slice.
   steps.push_back(memory_step("loss", OpKind::loss, d.tokens * vocab_local * d.element, d.tokens * vocab_local * 4.0));
+  return assemble(steps, Recompute::none, d);
+}
+
+PassOps mtp_projection_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
+  const Dims d = dims_of(m, tr, p);
+  const double act = d.sp_tokens * d.h * d.element;
+  std::vector<ForwardStep> steps;
+  steps.push_back(memory_step("mtp.norms", OpKind::norm, 2.0 * act, 2.0 * act));
+  add_weight_gemm(gemm("mtp.proj", d.tokens, d.h / d.t, 2.0 * d.h, 1, d.element, d.linear), steps,
+                  column_parallel(d));
   return assemble(steps, Recompute::none, d);
 }
 

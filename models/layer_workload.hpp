@@ -30,6 +30,12 @@ PassOps embedding_ops(const ModelSpec& model, const TrainingSpec& training, cons
 /// Final norm, logits (2 b s h V forward) and the cross-entropy loss (last stage).
 PassOps output_ops(const ModelSpec& model, const TrainingSpec& training, const ParallelSpec& parallel);
 
+/// One multi-token prediction module's own ops before its transformer layer (DeepSeek-V3
+/// §2.2, eq. 21): the two RMSNorms of the previous depth's hidden state and of the shifted
+/// token's embedding, and their concatenation projected 2h -> h (split over TP by columns).
+/// The module's layer and output head are a transformer layer and output_ops.
+PassOps mtp_projection_ops(const ModelSpec& model, const TrainingSpec& training, const ParallelSpec& parallel);
+
 /// The optimizer update of `parameters` parameters (already divided by ZeRO sharding).
 Op optimizer_op(double parameters, const TrainingSpec& training);
 

@@ -4,6 +4,7 @@
 
 #include "models/activation_memory.hpp"
 #include "models/layer_cost.hpp"
+#include "models/layer_kinds.hpp"
 #include "models/model_state_memory.hpp"
 #include "models/parameter_count.hpp"
 #include "models/stage_parameters.hpp"
@@ -57,7 +58,8 @@ double comm_buffer_bytes(const ModelSpec& m, const TrainingSpec& tr, const Paral
   if (par.tp > 1 && par.sequence_parallel) bytes += tokens * m.hidden * element;  // SP all-gather output
   if (par.pp > 1) bytes += 2.0 * tokens * m.hidden * element;                     // p2p send and receive
   if (par.cp > 1)  // ring attention: K and V blocks being used and being received
-    bytes += 2.0 * 2.0 * tokens * m.kv_heads * m.head_dim() * element / par.tp;
+    bytes += m.is_mla() ? 2.0 * tokens * m.kv_width() * element / par.tp
+                        : 2.0 * 2.0 * tokens * m.kv_heads * m.head_dim() * element / par.tp;
   if (par.ep > 1) bytes += 2.0 * tokens * m.top_k * m.hidden * element;  // all-to-all dispatch, combine
   return bytes;
 }
@@ -76,13 +78,38 @@ double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const Parall
   ActivationLayout kept = layout;
   kept.recompute = Recompute::none;
   double layer_bytes = 0;
+  double working = 0;
   for (const ModelChunk& c : chunks) {
     const int again = tr.recompute == Recompute::full ? recomputed_layers(tr, c.layers) : c.layers;
-    layer_bytes += again * layer_activation_bytes(m, layout) + (c.layers - again) * layer_activation_bytes(m, kept);
+    if (has_uniform_layers(m)) {
+      layer_bytes += again * layer_activation_bytes(m, layout) + (c.layers - again) * layer_activation_bytes(m, kept);
+      continue;
+    }
+    // Layers of different kinds (dense and MoE, windowed and full): the first `again` of the
+    // chunk are recomputed (Megatron-LM's block recompute method), the rest kept whole.
+    int before = 0;
+    for (const LayerRun& r : layer_runs(m, c.first_layer, c.layers)) {
+      const int recomputed = std::clamp(again - before, 0, r.count);
+      layer_bytes += recomputed * layer_activation_bytes(r.layer, layout) +
+                     (r.count - recomputed) * layer_activation_bytes(r.layer, kept);
+      working = std::max(working, recompute_working_bytes(r.layer, layout));
+      before += r.count;
+    }
   }
-  double bytes = inflight * layer_bytes + recompute_working_bytes(m, layout);
+  double bytes = inflight * layer_bytes + (has_uniform_layers(m) ? recompute_working_bytes(m, layout) : working);
   if (stage == 0) bytes += inflight * embedding_activation_bytes(m, layout);
-  if (stage == par.pp - 1) bytes += inflight * output_activation_bytes(m, layout);
+  if (stage == par.pp - 1) {
+    bytes += inflight * output_activation_bytes(m, layout);
+    // Multi-token prediction (DeepSeek-V3 §2.2): each module's layer (kept whole) and its
+    // own output head's inputs and logits, plus its projection's 2h input.
+    if (m.mtp_depth > 0) {
+      const ModelSpec last = layer_spec(m, m.layers - 1);
+      const double tokens = static_cast<double>(m.seq_len) / par.cp * tr.micro_batch;
+      const double proj_input = 2.0 * 2.0 * tokens * m.hidden / (par.sequence_parallel ? par.tp : 1);
+      bytes += inflight * m.mtp_depth *
+               (layer_activation_bytes(last, kept) + output_activation_bytes(m, layout) + proj_input);
+    }
+  }
   return bytes * activation_element_scale(tr.precision);
 }
 
@@ -101,15 +128,21 @@ const StageMemory& MemoryReport::peak_stage() const {
 std::vector<ModelChunk> balanced_chunks(const ModelSpec& m, const ParallelSpec& par) {
   if (par.stage_split != StageSplit::cost)
     return even_layers(m.layers, par.pp * par.virtual_stages, par.stage_split == StageSplit::even_with_ends);
-  const std::vector<double> costs(static_cast<size_t>(m.layers), layer_forward_flops_per_token(m));
+  std::vector<double> costs(static_cast<size_t>(m.layers), layer_forward_flops_per_token(m));
+  if (!has_uniform_layers(m))
+    for (int i = 0; i < m.layers; ++i) costs[static_cast<size_t>(i)] = layer_forward_flops_per_token(layer_spec(m, i));
   // The embedding is a lookup: no FLOPs worth balancing.
-  return partition_layers(costs, par.pp * par.virtual_stages, 0.0, output_forward_flops_per_token(m));
+  double output_cost = output_forward_flops_per_token(m);
+  if (m.mtp_depth > 0)  // the modules run on the last chunk: their layer, projection and output head
+    output_cost += m.mtp_depth * (layer_forward_flops_per_token(layer_spec(m, m.layers - 1)) +
+                                  4.0 * static_cast<double>(m.hidden) * m.hidden + output_forward_flops_per_token(m));
+  return partition_layers(costs, par.pp * par.virtual_stages, 0.0, output_cost);
 }
 
 MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par,
                              double capacity_bytes) {
   MemoryReport report;
-  report.parameters = count_parameters(m).total(m.layers);
+  report.parameters = total_parameters(m);
   report.global_batch_samples = static_cast<double>(tr.micro_batch) * tr.grad_accum * par.dp;
   report.tokens_per_step = report.global_batch_samples * m.seq_len;
   report.capacity_bytes = capacity_bytes;
@@ -120,7 +153,7 @@ MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const P
     s.stage = stage;
     const std::vector<ModelChunk> own = chunks_of_stage(chunks, par.pp, stage);
     for (const ModelChunk& c : own) s.layers += c.layers;
-    const StageParameters params = stage_parameters(m, par, stage, s.layers);
+    const StageParameters params = stage_parameters(m, par, stage, own);
     s.parameters_per_gpu = params.dense + params.expert;
     s.inflight_microbatches = inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages);
     s.bytes = model_states(params, tr, par, s.offloaded_bytes);

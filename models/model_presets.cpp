@@ -50,6 +50,74 @@ ModelSpec mixtral_8x7b() {
   return m;
 }
 
+ModelSpec deepseek_v3() {
+  // DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", §4.2, and the released config.json
+  // (huggingface.co/deepseek-ai/DeepSeek-V3): 61 layers, hidden 7168, 128 heads, MLA with
+  // q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64,
+  // v_head_dim 128; intermediate_size 18432 in the first_k_dense_replace = 3 dense layers;
+  // 256 routed experts of moe_intermediate_size 2048, top-8, n_shared_experts 1; the gate's
+  // e_score_correction_bias; vocab 129280, untied; num_nextn_predict_layers 1 (MTP); 4K
+  // pre-training sequences (§4.2). 671,026,419,200 parameters in the main model plus
+  // 11,610,068,224 of the MTP module's own (README_WEIGHTS.md: "671B" and "11.5B unique").
+  ModelSpec m = llama("deepseek-v3", 61, 7168, 128, 128, 18432, 129280, 4096);
+  m.q_lora_rank = 1536;
+  m.kv_lora_rank = 512;
+  m.qk_nope_head_dim = 128;
+  m.qk_rope_head_dim = 64;
+  m.v_head_dim = 128;
+  m.experts = 256;
+  m.top_k = 8;
+  m.moe_ffn_hidden = 2048;
+  m.shared_experts = 1;
+  m.dense_layers = 3;
+  m.router_bias = true;
+  m.mtp_depth = 1;
+  return m;
+}
+
+ModelSpec qwen3_moe(const char* name, int layers, int hidden, int heads, int moe_ffn) {
+  // Qwen3 Technical Report (Yang et al. 2025), Table 2, and the released config.json files
+  // (huggingface.co/Qwen/Qwen3-30B-A3B, Qwen/Qwen3-235B-A22B): head_dim 128, 4 KV heads,
+  // QK-norm, 128 experts of moe_intermediate_size, top-8, no shared experts, every layer MoE
+  // (decoder_sparse_step 1), vocab 151936, untied; 4K sequences in pre-training stage 1.
+  ModelSpec m = llama(name, layers, hidden, heads, 4, moe_ffn, 151936, 4096);
+  m.explicit_head_dim = 128;
+  m.qk_norm = true;
+  m.experts = 128;
+  m.top_k = 8;
+  return m;
+}
+
+ModelSpec gpt_oss_120b() {
+  // OpenAI 2025, "gpt-oss-120b & gpt-oss-20b Model Card", "Architecture", and the released
+  // config.json (huggingface.co/openai/gpt-oss-120b): 36 layers, hidden 2880, 64 heads of head_dim 64,
+  // 8 KV heads, attention with biases and a learned sink per head, layers alternating a
+  // 128-token window and full attention (layer_types: sliding first); 128 experts of 2880,
+  // top-4, SwiGLU with biases, a router with a bias; vocab 201088, untied; initial context
+  // 4096. 116,829,156,672 parameters (the card's 116.83B).
+  ModelSpec m = llama("gpt-oss-120b", 36, 2880, 64, 8, 2880, 201088, 4096);
+  m.explicit_head_dim = 64;
+  m.bias = true;
+  m.attention_sinks = true;
+  m.sliding_window = 128;
+  m.full_attention_interval = 2;
+  m.experts = 128;
+  m.top_k = 4;
+  m.router_bias = true;
+  return m;
+}
+
+ModelSpec nemotron_4_340b() {
+  // Nvidia 2024, "Nemotron-4 340B Technical Report", Table 1 and §2.1, and NeMo's
+  // Nemotron4Config340B: 96 layers, hidden 18432, 96 heads, 8 KV heads, FFN 73728 with
+  // squared ReLU, no linear biases, LayerNorm (scale and shift), RoPE, vocab 256000, untied,
+  // sequence 4096. 341,029,195,776 parameters.
+  ModelSpec m = llama("nemotron-4-340b", 96, 18432, 96, 8, 73728, 256000, 4096);
+  m.activation = FfnActivation::squared_relu;
+  m.norm = NormKind::layernorm;
+  return m;
+}
+
 }  // namespace
 
 std::optional<ModelSpec> model_preset(std::string_view name) {
@@ -64,11 +132,17 @@ std::optional<ModelSpec> model_preset(std::string_view name) {
   if (name == "llama3-70b") return llama("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192);
   if (name == "llama3-405b") return llama("llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192);
   if (name == "mixtral-8x7b") return mixtral_8x7b();
+  if (name == "deepseek-v3") return deepseek_v3();
+  if (name == "qwen3-30b-a3b") return qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 768);
+  if (name == "qwen3-235b-a22b") return qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 1536);
+  if (name == "gpt-oss-120b") return gpt_oss_120b();
+  if (name == "nemotron-4-340b") return nemotron_4_340b();
   return std::nullopt;
 }
 
 std::vector<std::string> model_preset_names() {
-  return {"gpt3-175b", "llama2-7b", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b"};
+  return {"gpt3-175b",   "llama2-7b",     "llama3-8b",       "llama3-70b",   "llama3-405b",
+          "mixtral-8x7b", "deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b", "nemotron-4-340b"};
 }
 
 }  // namespace trainsim

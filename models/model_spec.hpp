@@ -6,7 +6,9 @@
 
 namespace trainsim {
 
-enum class FfnActivation { gelu, swiglu };
+// squared_relu: relu(x)^2 with two matrices, as GeLU (So et al. 2021, "Primer" §3;
+// Nemotron-4 15B/340B technical reports, §2).
+enum class FfnActivation { gelu, swiglu, squared_relu };
 enum class NormKind { layernorm, rmsnorm };
 enum class PositionEmbedding { learned, rope };
 
@@ -32,8 +34,58 @@ struct ModelSpec {
   bool tied_embeddings = false;  ///< output projection shares the input embedding
   bool dropout = false;          ///< dropout layers present (their masks are stored)
 
-  int head_dim() const { return hidden / heads; }
+  // Attention beyond GQA.
+  int explicit_head_dim = 0;  ///< head dimension when not hidden / heads (Qwen3, GPT-OSS); 0: hidden / heads
+  bool qk_norm = false;       ///< RMSNorm on each query and key head (Qwen3): 2 head_dim parameters a layer
+  /// Multi-head latent attention (DeepSeek-V2 §2.1, DeepSeek-V3 §2.1.1): queries through a
+  /// rank-q_lora_rank bottleneck (0: a full h x heads (nope + rope) projection), keys and values
+  /// through a rank-kv_lora_rank latent, plus a decoupled rotary key of qk_rope_head_dim shared
+  /// by all heads. MLA is on when kv_lora_rank > 0.
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int qk_rope_head_dim = 0;
+  int qk_nope_head_dim = 0;
+  int v_head_dim = 0;
+  /// Sliding-window attention: each query attends over the last `sliding_window` tokens (0:
+  /// the whole sequence). With full_attention_interval k > 0, every k-th layer (layers k-1,
+  /// 2k-1, ...) attends over the whole sequence (GPT-OSS: k = 2, window 128; Gemma 3: k = 6);
+  /// with 0, every layer is windowed (Mistral 7B).
+  int sliding_window = 0;
+  int full_attention_interval = 0;
+  bool attention_sinks = false;  ///< a learned logit per head in the softmax's denominator (GPT-OSS)
+  /// Attention and MLP read the same normalised input and their outputs are summed (GPT-J,
+  /// PaLM §2 "Parallel Layers"): one norm a layer, one residual add.
+  bool parallel_block = false;
+
+  // Mixture of experts beyond one expert size.
+  int moe_ffn_hidden = 0;            ///< routed experts' inner size (fine-grained experts); 0: ffn_hidden
+  int shared_experts = 0;            ///< always-active experts beside the routed ones (DeepSeekMoE)
+  int shared_expert_ffn_hidden = 0;  ///< inner size of each shared expert; 0: the routed experts'
+  int dense_layers = 0;              ///< the first layers have a dense MLP of ffn_hidden (DeepSeek-V3: 3)
+  /// After the dense_layers, every k-th layer is an MoE layer (layers k-1, 2k-1, ...: Llama 4's
+  /// interleave_moe_layer_step), the others dense; 1: every one.
+  int moe_layer_interval = 1;
+  bool router_bias = false;          ///< the router has a bias per expert (GPT-OSS; DeepSeek-V3's correction bias)
+  /// Multi-token prediction modules (DeepSeek-V3 §2.2): each one a projection of 2h -> h, two
+  /// norms, one more transformer layer of the last layer's kind and the shared output layer,
+  /// run on the last pipeline stage.
+  int mtp_depth = 0;
+
+  int head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : hidden / heads; }
   bool is_moe() const { return experts > 1; }
+  bool is_mla() const { return kv_lora_rank > 0; }
+  int expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn_hidden; }
+  int shared_ffn() const { return shared_expert_ffn_hidden > 0 ? shared_expert_ffn_hidden : expert_ffn(); }
+  /// Width of one head's query and key: head_dim, or with MLA qk_nope_head_dim + qk_rope_head_dim.
+  int qk_head_dim() const { return is_mla() ? qk_nope_head_dim + qk_rope_head_dim : head_dim(); }
+  /// Width of one head's value (and of the output projection's input per head).
+  int value_head_dim() const { return is_mla() ? v_head_dim : head_dim(); }
+  /// Key plus value elements per token after projection (what ring attention exchanges): MLA
+  /// up-projects them per head.
+  double kv_width() const {
+    return is_mla() ? static_cast<double>(heads) * (qk_head_dim() + value_head_dim())
+                    : 2.0 * kv_heads * head_dim();
+  }
 };
 
 }  // namespace trainsim

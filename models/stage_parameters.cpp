@@ -1,21 +1,69 @@
 #include "models/stage_parameters.hpp"
 
+#include <algorithm>
+
+#include "models/layer_kinds.hpp"
 #include "models/parameter_count.hpp"
 
 namespace trainsim {
 
-StageParameters stage_parameters(const ModelSpec& m, const ParallelSpec& par, int stage, int layers) {
+namespace {
+
+struct LayerShare {
+  double dense = 0;
+  double expert = 0;
+};
+
+// One layer of kind `l` on one GPU.
+LayerShare layer_share(const ModelSpec& l, const ParallelSpec& par) {
+  const ParameterCounts pc = count_parameters(l);
+  const double tp = par.tp;
+  const double dense_layer = pc.attention_per_layer / tp + pc.norms_per_layer + pc.router_per_layer +
+                             pc.attention_replicated_per_layer + pc.shared_mlp_per_layer / tp;
+  const double mlp_layer = pc.mlp_per_layer / (tp * (l.is_moe() ? par.ep : 1));
+  if (l.is_moe()) return {dense_layer, mlp_layer};
+  return {dense_layer + mlp_layer, 0.0};
+}
+
+void add_layers(StageParameters& p, const LayerShare& share, int count) {
+  p.dense += count * share.dense;
+  p.expert += count * share.expert;
+  p.per_layer_on_gpu = std::max(p.per_layer_on_gpu, share.dense + share.expert);
+  p.layers_on_gpu += count * (share.dense + share.expert);
+}
+
+}  // namespace
+
+StageParameters stage_parameters(const ModelSpec& m, const ParallelSpec& par, int stage,
+                                 const std::vector<ModelChunk>& chunks) {
+  std::vector<LayerRun> runs;
+  for (const ModelChunk& c : chunks) {
+    const std::vector<LayerRun> own = layer_runs(m, c.first_layer, c.layers);
+    runs.insert(runs.end(), own.begin(), own.end());
+  }
+  StageParameters p;
+  if (has_uniform_layers(m)) {
+    // One kind: counted as a whole (the stage's layer count times one layer).
+    int layers = 0;
+    for (const ModelChunk& c : chunks) layers += c.layers;
+    const ModelSpec l = layer_spec(m, 0);
+    const ParameterCounts pc = count_parameters(l);
+    const double tp = par.tp;
+    const double dense_layer = pc.attention_per_layer / tp + pc.norms_per_layer + pc.router_per_layer +
+                               pc.attention_replicated_per_layer + pc.shared_mlp_per_layer / tp;
+    const double mlp_layer = pc.mlp_per_layer / (tp * (l.is_moe() ? par.ep : 1));
+    p.dense = layers * dense_layer;
+    if (l.is_moe())
+      p.expert = layers * mlp_layer;
+    else
+      p.dense += layers * mlp_layer;
+    p.per_layer_on_gpu = dense_layer + mlp_layer;
+    p.layers_on_gpu = p.per_layer_on_gpu * layers;
+  } else {
+    for (const LayerKindCount& k : count_kinds(runs)) add_layers(p, layer_share(k.layer, par), k.count);
+  }
   const ParameterCounts pc = count_parameters(m);
   const double tp = par.tp;
-  StageParameters p;
-  const double dense_layer = pc.attention_per_layer / tp + pc.norms_per_layer + pc.router_per_layer;
-  const double mlp_layer = pc.mlp_per_layer / (tp * (m.is_moe() ? par.ep : 1));
-  p.dense = layers * dense_layer;
-  if (m.is_moe())
-    p.expert = layers * mlp_layer;
-  else
-    p.dense += layers * mlp_layer;
-  p.per_layer_on_gpu = dense_layer + mlp_layer;
   if (stage == 0) p.dense += pc.embedding / tp + pc.positions;
   if (stage == par.pp - 1) {
     p.dense += pc.final_norm;
@@ -23,6 +71,13 @@ StageParameters stage_parameters(const ModelSpec& m, const ParallelSpec& par, in
       p.dense += pc.output / tp;
     else if (par.pp > 1)
       p.dense += pc.embedding / tp;
+    if (m.mtp_depth > 0) {
+      // Each module: its own layer (the last layer's kind), projection (split over TP) and norms.
+      add_layers(p, layer_share(layer_spec(m, m.layers - 1), par), m.mtp_depth);
+      p.dense += m.mtp_depth * (2.0 * m.hidden * m.hidden / tp + (pc.mtp_extra_per_module - 2.0 * m.hidden * m.hidden));
+      // The first stage holds the embedding the modules read; with pp > 1 the last keeps a copy.
+      if (par.pp > 1) p.dense += pc.embedding / tp;
+    }
   }
   return p;
 }

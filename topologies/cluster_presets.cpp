@@ -31,9 +31,22 @@ std::optional<ClusterSpec> cluster_preset(std::string_view name) {
   // PCIe Gen5 x16 (64 GB/s).
   if (name == "dgx-h100") return dgx_node("dgx-h100", "h100-sxm", 400e9 / 8, 64e9);
   if (name == "hgx-h200") return dgx_node("hgx-h200", "h200", 400e9 / 8, 64e9);
+  // DGX B200 (NVIDIA DGX B200 user guide, "Introduction to the NVIDIA DGX B200 System"):
+  // 8 B200 on two NVSwitch chips, NVLink 5 at 1.8 TB/s per GPU (900 GB/s per direction,
+  // 14.4 TB/s in all); 8 single-port ConnectX-7 VPI cards at 400 Gb/s (InfiniBand NDR or
+  // Ethernet) for the compute fabric; Intel Xeon host, PCIe Gen5 x16 to each GPU (64 GB/s).
+  // The DGX SuperPOD B200 reference architecture wires the compute fabric rail-optimized
+  // (NIC i of every node on rail i's leaves), so the preset does too.
+  if (name == "dgx-b200") {
+    ClusterSpec c = dgx_node("dgx-b200", "b200", 400e9 / 8, 64e9);
+    c.fabric = Fabric::rail_optimized;
+    return c;
+  }
   return std::nullopt;
 }
 
-std::vector<std::string> cluster_preset_names() { return {"dgx-a100", "dgx-h100", "hgx-h200"}; }
+std::vector<std::string> cluster_preset_names() {
+  return {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200"};
+}
 
 }  // namespace trainsim

@@ -37,7 +37,8 @@ struct ClusterSpec {
   int total_gpus() const { return nodes * gpus_per_node; }
 };
 
-/// The cluster preset of that name (`dgx-a100`, `dgx-h100`, `hgx-h200`) with one node.
+/// The cluster preset of that name (`dgx-a100`, `dgx-h100`, `hgx-h200`, `dgx-b200`) with one
+/// node.
 std::optional<ClusterSpec> cluster_preset(std::string_view name);
 std::vector<std::string> cluster_preset_names();
 

@@ -14,6 +14,10 @@ struct GpuSpec {
   double peak_bf16_flops = 0;  ///< dense, FLOP/s
   double peak_fp8_flops = 0;   ///< dense, FLOP/s; 0 = no fp8 tensor cores
   double peak_tf32_flops = 0;  ///< dense, FLOP/s
+  /// dense, FLOP/s, with MX block scaling (OCP microscaling, 32-element blocks); 0 = no MX
+  /// tensor cores (before Blackwell). The datasheets list it with FP8.
+  double peak_mxfp8_flops = 0;
+  double peak_nvfp4_flops = 0;  ///< dense, FLOP/s, NVFP4 (16-element blocks); 0 = none
   double hbm_bandwidth_Bps = 0;
   double nvlink_bandwidth_Bps = 0;  ///< per direction, all links of one GPU
   double tdp_w = 0;                 ///< power while computing
@@ -24,9 +28,12 @@ struct GpuSpec {
   /// Engine's userbuffers reserve SMs and share HBM for the whole GEMM), as a fraction.
   double tp_overlap_slowdown = 0;
   bool has_fp8() const { return peak_fp8_flops > 0; }
+  bool has_mxfp8() const { return peak_mxfp8_flops > 0; }
+  bool has_nvfp4() const { return peak_nvfp4_flops > 0; }
 };
 
-/// The GPU of that name (`a100-80g`, `h100-sxm`, `h200`), or nothing.
+/// The GPU of that name (`a100-80g`, `h100-sxm`, `h200`, `b200`, `gb200`, `b300`, `gb300`), or
+/// nothing.
 std::optional<GpuSpec> gpu_preset(std::string_view name);
 std::vector<std::string> gpu_preset_names();
 

@@ -21,6 +21,14 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
     // src/graph/tuning.cc at 5067397c).
     e.nvls = 275.0 / (450.0 / (1.0 + 1.0 / 8.0));
   }
+  // NVLink 5 (B200, GB200, B300, GB300): public.md has no NCCL measurement on NVLink 5, so
+  // Blackwell keeps NVLink 4's ratios (ring 0.822, NVLS 0.6875) as a stated assumption, not
+  // fitted, until one is added.
+  for (const char* blackwell : {"b200", "gb200", "b300", "gb300"})
+    if (gpu == blackwell) {
+      e.nvlink = 370.0 / 450.0;
+      e.nvls = 275.0 / (450.0 / (1.0 + 1.0 / 8.0));
+    }
   // InfiniBand HDR 200 Gb/s: ~24 GB/s of all-reduce busbw per NIC of 25 GB/s = 0.96
   // (public.md D2, NVIDIA/nccl-tests#119, sjeaugey).
   // InfiniBand NDR 400 Gb/s: "46-48 GB/s per NIC" of 50 GB/s, midpoint 47 -> 0.94

@@ -75,7 +75,8 @@ po::options_description visible_options(Options& o) {
                                               "allreduce|allgather|reducescatter|alltoall|broadcast|sendrecv")(
       "gpus,g", po::value(&o.gpus),
       "GPUs taking part (the first N of the cluster); default: a node, or all of SCENARIO")(
-      "cluster", po::value(&o.cluster), "cluster preset (dgx-a100, dgx-h100, hgx-h200) instead of a SCENARIO")(
+      "cluster", po::value(&o.cluster),
+      "cluster preset (dgx-a100, dgx-h100, hgx-h200, dgx-b200) instead of a SCENARIO")(
       "fabric", po::value(&o.fabric), "with --cluster: single-switch|fat-tree|rail-optimized|ideal")(
       "algo", po::value(&o.algo)->default_value(o.algo), "auto|ring|tree|hierarchical|pairwise|direct|nvls")(
       "minbytes,b", po::value(&o.min_bytes)->default_value(o.min_bytes),

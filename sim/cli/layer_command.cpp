@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "models/expert_load.hpp"
+#include "models/layer_kinds.hpp"
 #include "models/layer_workload.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
@@ -133,10 +134,11 @@ std::string percent(double fraction) {
   return buf;
 }
 
-std::string header_line(const Scenario& s, const ComputeModel& compute, double expert_load) {
+// `which`: for a model mixing layer kinds, the layer shown ("layer 0 of 61, dense"); else empty.
+std::string header_line(const Scenario& s, const ComputeModel& compute, double expert_load, const std::string& which) {
   const ParallelSpec& p = s.parallel;
   std::ostringstream out;
-  out << "trainsim layer: one " << s.model.name << " layer on one " << s.cluster.gpu.name << " (tp " << p.tp << ", cp "
+  out << "trainsim layer: one " << s.model.name << " layer" << (which.empty() ? "" : " (" + which + ")") << " on one " << s.cluster.gpu.name << " (tp " << p.tp << ", cp "
       << p.cp << ", ep " << p.ep << (p.sequence_parallel ? ", sequence parallel" : "") << "), micro_batch "
       << s.training.micro_batch << " x seq " << s.model.seq_len << ", attention "
       << (s.training.attention == AttentionKernel::flash ? "flash" : "standard") << "\n"
@@ -345,7 +347,10 @@ Command layer_command() {
                         "a layer table from trainsim-calibrate --layer, or a PyTorch profiler trace "
                         "(.json[.gz]), to compare with")(
         "tolerance", po::value<double>()->value_name("F")->default_value(k_default_tolerance, "0.1"),
-        "the layer's allowed relative deviation from the measurement");
+        "the layer's allowed relative deviation from the measurement")(
+        "layer-index", po::value<int>()->value_name("N"),
+        "the layer to show, 0-based, for models mixing layer kinds (dense and MoE, windowed and full attention); "
+        "default: the last");
     const ScenarioOptions o = parse_scenario_options("layer", args, extra);
     if (o.help) {
       out << scenario_usage("layer", summary, extra);
@@ -354,7 +359,20 @@ Command layer_command() {
     const double tolerance = o.variables["tolerance"].as<double>();
     if (!(tolerance > 0 && tolerance < 1))
       throw InputError("", "--tolerance", std::to_string(tolerance), "must be between 0 and 1 (0.1 = 10 %)");
-    const Scenario s = load_scenario(o.scenario_path, o.overrides);
+    Scenario s = load_scenario(o.scenario_path, o.overrides);
+    const int index = o.variables.count("layer-index") ? o.variables["layer-index"].as<int>() : s.model.layers - 1;
+    if (index < 0 || index >= s.model.layers)
+      throw InputError("", "--layer-index", std::to_string(index),
+                       "must be from 0 to model.layers - 1 = " + std::to_string(s.model.layers - 1));
+    std::string which;
+    if (!has_uniform_layers(s.model)) {
+      const ModelSpec l = layer_spec(s.model, index);
+      which = "layer " + std::to_string(index) + " of " + std::to_string(s.model.layers) + ", " +
+              (l.is_moe() ? "MoE" : "dense") + ", " +
+              (l.sliding_window > 0 ? std::to_string(l.sliding_window) + "-token window" : "full attention") +
+              "; --layer-index N shows another";
+    }
+    s.model = layer_spec(s.model, index);
     const auto compute = scenario_compute_model(s);
     const PassOps ops = transformer_layer_ops(s.model, s.training, s.parallel);
     const double expert_load = busiest_expert_rank_load(s.model, s.parallel, s.run.seed);
@@ -383,7 +401,7 @@ Command layer_command() {
       out << json(s, timed, *compute, check, tolerance, measured_file,
                   trace_check ? trace_check_json(*trace_check, tolerance, *trace) : nlohmann::ordered_json());
     } else {
-      out << header_line(s, *compute, expert_load) << op_table(timed);
+      out << header_line(s, *compute, expert_load, which) << op_table(timed);
       if (check) out << "\n" << check_table(*check, tolerance, measured_file);
       if (trace_check) out << "\n" << trace_check_table(*trace_check, tolerance, *trace);
     }

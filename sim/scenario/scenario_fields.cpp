@@ -154,7 +154,8 @@ const parse::EnumNames<Fabric> k_fabrics{{{"single-switch", Fabric::single_switc
                                           {"fat-tree", Fabric::fat_tree},
                                           {"rail-optimized", Fabric::rail_optimized},
                                           {"ideal", Fabric::ideal}}};
-const parse::EnumNames<FfnActivation> k_activations{{{"gelu", FfnActivation::gelu}, {"swiglu", FfnActivation::swiglu}}};
+const parse::EnumNames<FfnActivation> k_activations{
+    {{"gelu", FfnActivation::gelu}, {"swiglu", FfnActivation::swiglu}, {"squared_relu", FfnActivation::squared_relu}}};
 const parse::EnumNames<NormKind> k_norms{{{"layernorm", NormKind::layernorm}, {"rmsnorm", NormKind::rmsnorm}}};
 const parse::EnumNames<PositionEmbedding> k_positions{
     {{"learned", PositionEmbedding::learned}, {"rope", PositionEmbedding::rope}}};
@@ -455,6 +456,55 @@ std::vector<ScenarioField> scenario_fields() {
       number_field(
           "model.expert_imbalance", "coefficient of variation of the experts' token counts",
           [](auto& s) -> auto& { return s.model.expert_imbalance; }, 0.0),
+      int_field(
+          "model.head_dim", "head dimension when not hidden / heads (0: hidden / heads)",
+          [](auto& s) -> auto& { return s.model.explicit_head_dim; }, 0),
+      bool_field("model.qk_norm", "RMSNorm on each query and key head (Qwen3)",
+                 [](auto& s) -> auto& { return s.model.qk_norm; }),
+      int_field(
+          "model.q_lora_rank", "MLA: rank of the query projection (0: full rank)",
+          [](auto& s) -> auto& { return s.model.q_lora_rank; }, 0),
+      int_field(
+          "model.kv_lora_rank", "MLA: rank of the key-value latent (0: no MLA)",
+          [](auto& s) -> auto& { return s.model.kv_lora_rank; }, 0),
+      int_field(
+          "model.qk_rope_head_dim", "MLA: rotary part of each query and key head",
+          [](auto& s) -> auto& { return s.model.qk_rope_head_dim; }, 0),
+      int_field(
+          "model.qk_nope_head_dim", "MLA: part of each query and key head without rotary embedding",
+          [](auto& s) -> auto& { return s.model.qk_nope_head_dim; }, 0),
+      int_field(
+          "model.v_head_dim", "MLA: each value head's dimension", [](auto& s) -> auto& { return s.model.v_head_dim; }, 0),
+      int_field(
+          "model.sliding_window", "tokens a query attends over (0: the whole sequence)",
+          [](auto& s) -> auto& { return s.model.sliding_window; }, 0),
+      int_field(
+          "model.full_attention_interval", "with a window, every N-th layer attends fully (0: none)",
+          [](auto& s) -> auto& { return s.model.full_attention_interval; }, 0),
+      bool_field("model.attention_sinks", "a learned sink logit per head (GPT-OSS)",
+                 [](auto& s) -> auto& { return s.model.attention_sinks; }),
+      bool_field("model.parallel_block", "attention and MLP side by side on one norm (GPT-J, PaLM)",
+                 [](auto& s) -> auto& { return s.model.parallel_block; }),
+      int_field(
+          "model.moe_ffn_hidden", "routed experts' inner size (0: model.ffn_hidden)",
+          [](auto& s) -> auto& { return s.model.moe_ffn_hidden; }, 0),
+      int_field(
+          "model.shared_experts", "always-active experts beside the routed ones",
+          [](auto& s) -> auto& { return s.model.shared_experts; }, 0),
+      int_field(
+          "model.shared_expert_ffn_hidden", "each shared expert's inner size (0: the routed experts')",
+          [](auto& s) -> auto& { return s.model.shared_expert_ffn_hidden; }, 0),
+      int_field(
+          "model.dense_layers", "first layers with a dense MLP of model.ffn_hidden",
+          [](auto& s) -> auto& { return s.model.dense_layers; }, 0),
+      int_field(
+          "model.moe_layer_interval", "after the dense layers, every N-th layer is MoE, the others dense",
+          [](auto& s) -> auto& { return s.model.moe_layer_interval; }, 1),
+      bool_field("model.router_bias", "the router has a bias per expert",
+                 [](auto& s) -> auto& { return s.model.router_bias; }),
+      int_field(
+          "model.mtp_depth", "multi-token prediction modules (DeepSeek-V3: 1)",
+          [](auto& s) -> auto& { return s.model.mtp_depth; }, 0),
 
       int_field(
           "training.micro_batch", "b: samples per micro-batch", [](auto& s) -> auto& { return s.training.micro_batch; },

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "sim/core/error.hpp"
 #include "sim/run/run_limits.hpp"
@@ -37,12 +38,49 @@ void check_layout(const Scenario& s) {
               " must equal the cluster's GPUs, nodes*gpus_per_node = " + str(c.total_gpus()));
 }
 
+// The architecture keys of issue 16: MLA, windows, MoE variants, multi-token prediction.
+void check_model_variants(const Scenario& s) {
+  const ModelSpec& m = s.model;
+  require(s, m.sliding_window <= m.seq_len, "model.sliding_window", m.sliding_window,
+          "must not exceed model.seq_len = " + str(m.seq_len) + " (0: full attention)");
+  require(s, m.full_attention_interval == 0 || m.sliding_window > 0, "model.full_attention_interval",
+          m.full_attention_interval, "needs model.sliding_window > 0");
+  require(s, m.full_attention_interval <= m.layers, "model.full_attention_interval", m.full_attention_interval,
+          "must not exceed model.layers = " + str(m.layers));
+  require(s, m.dense_layers == 0 || m.is_moe(), "model.dense_layers", m.dense_layers, "needs model.experts > 1");
+  require(s, m.dense_layers < m.layers, "model.dense_layers", m.dense_layers,
+          "must be less than model.layers = " + str(m.layers) + " (the rest are MoE layers)");
+  require(s, m.moe_layer_interval == 1 || m.is_moe(), "model.moe_layer_interval", m.moe_layer_interval,
+          "needs model.experts > 1");
+  require(s, m.moe_layer_interval <= m.layers - m.dense_layers, "model.moe_layer_interval", m.moe_layer_interval,
+          "must not exceed the layers after model.dense_layers = " + str(m.layers - m.dense_layers) +
+              " (some layer must be MoE)");
+  require(s, m.shared_experts == 0 || m.is_moe(), "model.shared_experts", m.shared_experts, "needs model.experts > 1");
+  require(s, m.moe_ffn_hidden == 0 || m.is_moe(), "model.moe_ffn_hidden", m.moe_ffn_hidden, "needs model.experts > 1");
+  require(s, m.shared_expert_ffn_hidden == 0 || m.shared_experts > 0, "model.shared_expert_ffn_hidden",
+          m.shared_expert_ffn_hidden, "needs model.shared_experts > 0");
+  require(s, m.q_lora_rank == 0 || m.is_mla(), "model.q_lora_rank", m.q_lora_rank,
+          "needs MLA: model.kv_lora_rank > 0");
+  for (const auto& [key, value] : {std::pair<const char*, int>{"model.qk_rope_head_dim", m.qk_rope_head_dim},
+                                   {"model.qk_nope_head_dim", m.qk_nope_head_dim},
+                                   {"model.v_head_dim", m.v_head_dim}}) {
+    if (m.is_mla())
+      require(s, value > 0, key, value, "must be > 0 with MLA (model.kv_lora_rank > 0)");
+    else
+      require(s, value == 0, key, value, "needs MLA: model.kv_lora_rank > 0");
+  }
+  require(s, !m.is_mla() || m.explicit_head_dim == 0, "model.head_dim", m.explicit_head_dim,
+          "does not apply with MLA: its heads are qk_nope_head_dim + qk_rope_head_dim and v_head_dim wide");
+}
+
 void check_model(const Scenario& s) {
   const ModelSpec& m = s.model;
-  require(s, m.hidden % m.heads == 0, "model.hidden", m.hidden, "must be divisible by model.heads = " + str(m.heads));
+  if (m.explicit_head_dim == 0)
+    require(s, m.hidden % m.heads == 0, "model.hidden", m.hidden, "must be divisible by model.heads = " + str(m.heads));
   require(s, m.kv_heads <= m.heads && m.heads % m.kv_heads == 0, "model.kv_heads", m.kv_heads,
           "must divide model.heads = " + str(m.heads));
   require(s, m.top_k <= m.experts, "model.top_k", m.top_k, "must not exceed model.experts = " + str(m.experts));
+  check_model_variants(s);
 }
 
 void check_tensor_parallel(const Scenario& s) {
@@ -58,6 +96,10 @@ void check_tensor_parallel(const Scenario& s) {
   require(s, m.heads % tp == 0, "model.heads", m.heads, "must be divisible by parallel.tp = " + str(tp));
   require(s, m.kv_heads % tp == 0, "model.kv_heads", m.kv_heads, "must be divisible by parallel.tp = " + str(tp));
   require(s, m.ffn_hidden % tp == 0, "model.ffn_hidden", m.ffn_hidden, "must be divisible by parallel.tp = " + str(tp));
+  require(s, m.moe_ffn_hidden % tp == 0, "model.moe_ffn_hidden", m.moe_ffn_hidden,
+          "must be divisible by parallel.tp = " + str(tp));
+  require(s, m.shared_expert_ffn_hidden % tp == 0, "model.shared_expert_ffn_hidden", m.shared_expert_ffn_hidden,
+          "must be divisible by parallel.tp = " + str(tp));
 }
 
 void check_pipeline(const Scenario& s) {

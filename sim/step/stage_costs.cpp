@@ -1,8 +1,11 @@
 #include "sim/step/stage_costs.hpp"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "models/expert_load.hpp"
+#include "models/layer_kinds.hpp"
 #include "models/layer_workload.hpp"
 #include "models/memory_budget.hpp"
 #include "models/model_state_memory.hpp"
@@ -37,9 +40,12 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, in
 // MoE token dispatch and combine: two all-to-alls per layer and pass over the expert-
 // parallel group (Lepikhin et al. 2020, GShard §2.2; Megatron-Core's all-to-all token
 // dispatcher), each rank sending its tokens' top_k copies, the busiest rank the most.
-void add_layer_ep_comm(PassCost& cost, const Scenario& s, int layers, double tokens_bytes, double expert_load) {
-  if (!s.model.is_moe() || s.parallel.ep == 1 || layers == 0) return;
-  add_collective(cost, CollectiveOp::all_to_all, tokens_bytes * s.model.top_k * expert_load, 2 * layers, layers,
+// `moe_layers` of the `layers` are MoE layers (DeepSeek-V3's first layers are dense): their
+// 2 x moe_layers all-to-alls are spread over the pass's layers.
+void add_layer_ep_comm(PassCost& cost, const Scenario& s, int moe_layers, int layers, double tokens_bytes,
+                       double expert_load) {
+  if (!s.model.is_moe() || s.parallel.ep == 1 || moe_layers == 0) return;
+  add_collective(cost, CollectiveOp::all_to_all, tokens_bytes * s.model.top_k * expert_load, 2 * moe_layers, layers,
                  CommGroup::ep);
 }
 
@@ -50,6 +56,7 @@ double layer_cp_bytes(const Scenario& s, double element) {
   const ParallelSpec& p = s.parallel;
   if (p.cp == 1) return 0;
   const double tokens = static_cast<double>(s.training.micro_batch) * s.model.seq_len / p.cp;
+  if (s.model.is_mla()) return p.cp * tokens * s.model.kv_width() * element / p.tp;  // per-head K and V
   return p.cp * 2.0 * tokens * s.model.kv_heads * s.model.head_dim() * element / p.tp;
 }
 
@@ -95,6 +102,14 @@ LayerOverlap backward_overlap(const std::vector<Op>& ops, const ComputeModel& c,
 void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, double activation_bytes,
                        const LayerOverlap* overlap = nullptr) {
   if (s.parallel.tp == 1 || layers == 0) return;
+  if (s.model.parallel_block) {
+    // GPT-J / PaLM §2: the attention's and the MLP's partial outputs are summed before one
+    // all-reduce (forward), and their input gradients before one (backward).
+    add_collective(cost, s.parallel.sequence_parallel ? CollectiveOp::all_gather : CollectiveOp::all_reduce,
+                   activation_bytes, layers, layers);
+    if (s.parallel.sequence_parallel) add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, layers, layers);
+    return;
+  }
   const double gather_bytes = activation_bytes * (s.training.precision == Precision::fp8 ? 0.5 : 1.0);
   if (s.parallel.sequence_parallel && overlap != nullptr) {
     const double bytes = activation_bytes;
@@ -137,6 +152,79 @@ SplitBackward split(const std::vector<Op>& backward, bool defer) {
   return b;
 }
 
+// One kind of layer's ops (models/layer_kinds.hpp) and the GEMMs its TP collectives overlap.
+struct KindOps {
+  ModelSpec layer;
+  PassOps ops;
+  SplitBackward backward;
+  LayerOverlap forward_overlap;
+  LayerOverlap backward_overlap;
+};
+
+KindOps kind_ops(const ModelSpec& layer, const Scenario& s, const ComputeModel& compute, double load, bool defer) {
+  KindOps k;
+  k.layer = layer;
+  k.ops = transformer_layer_ops(layer, s.training, s.parallel);
+  k.backward = split(k.ops.backward, defer);
+  k.forward_overlap = forward_overlap(k.ops.forward, compute, load);
+  k.backward_overlap = backward_overlap(k.backward.input, compute, load);
+  return k;
+}
+
+// The kinds a model's layers come in, each built once.
+const KindOps& ops_of(std::vector<KindOps>& kinds, const ModelSpec& layer, const Scenario& s, const ComputeModel& compute,
+                      double load, bool defer) {
+  for (const KindOps& k : kinds)
+    if (k.layer.is_moe() == layer.is_moe() && k.layer.sliding_window == layer.sliding_window) return k;
+  kinds.push_back(kind_ops(layer, s, compute, load, defer));
+  return kinds.back();
+}
+
+// The layers' TP overlap, averaged over a chunk's layers of several kinds (the collectives
+// are played layer by layer whatever the kind: GroupCollective::layers).
+LayerOverlap mean_overlap(const std::vector<std::pair<const KindOps*, int>>& runs, bool forward) {
+  if (runs.size() == 1) return forward ? runs.front().first->forward_overlap : runs.front().first->backward_overlap;
+  LayerOverlap mean;
+  int layers = 0;
+  for (const auto& [k, count] : runs) {
+    const LayerOverlap& o = forward ? k->forward_overlap : k->backward_overlap;
+    mean.attention_gather_s += count * o.attention_gather_s;
+    mean.attention_scatter_s += count * o.attention_scatter_s;
+    mean.mlp_gather_s += count * o.mlp_gather_s;
+    mean.mlp_scatter_s += count * o.mlp_scatter_s;
+    layers += count;
+  }
+  for (double* v : {&mean.attention_gather_s, &mean.attention_scatter_s, &mean.mlp_gather_s, &mean.mlp_scatter_s})
+    *v /= layers;
+  return mean;
+}
+
+// Multi-token prediction on the last chunk (DeepSeek-V3 §2.2): per module, its projection,
+// one more layer of the last layer's kind and the shared output head and loss, kept whole
+// (not recomputed). Their collectives run once per pass, after the compute.
+void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, const KindOps& layer, bool defer,
+             double activation_bytes, double ep_tokens_bytes, double load) {
+  const int depth = s.model.mtp_depth;
+  const PassOps proj = mtp_projection_ops(s.model, s.training, s.parallel);
+  const PassOps head = output_ops(s.model, s.training, s.parallel);
+  for (const PassOps* ops : {&proj, &head, &layer.ops}) {
+    const SplitBackward bwd = split(ops->backward, defer);
+    const double load_here = ops == &layer.ops ? load : 1.0;
+    add_ops(ops->forward, compute, depth, load_here, cc.forward);
+    add_ops(bwd.input, compute, depth, load_here, cc.backward);
+    add_ops(bwd.weight, compute, depth, load_here, cc.weight);
+  }
+  for (PassCost* pass : {&cc.forward, &cc.backward}) {
+    PassCost extra;
+    add_layer_tp_comm(extra, s, depth, activation_bytes);
+    add_layer_ep_comm(extra, s, layer.layer.is_moe() ? depth : 0, depth, ep_tokens_bytes, load);
+    for (GroupCollective c : extra.collectives) {
+      c.layers = 0;
+      pass->collectives.push_back(c);
+    }
+  }
+}
+
 }  // namespace
 
 double op_load(const Op& op, double expert_load) {
@@ -146,10 +234,8 @@ double op_load(const Op& op, double expert_load) {
 StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool defer) {
   const ModelSpec& m = s.model;
   const ParallelSpec& par = s.parallel;
-  const PassOps layer = transformer_layer_ops(m, s.training, par);
   const PassOps embedding = embedding_ops(m, s.training, par);
   const PassOps output = output_ops(m, s.training, par);
-  const SplitBackward layer_bwd = split(layer.backward, defer);
   const SplitBackward embedding_bwd = split(embedding.backward, defer);
   const SplitBackward output_bwd = split(output.backward, defer);
   const double element = s.training.precision == Precision::fp32 ? 4.0 : 2.0;
@@ -160,8 +246,8 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
   const double ep_tokens_bytes = activation_bytes / (par.sequence_parallel ? par.tp : 1);
   const double load = busiest_expert_rank_load(m, par, s.run.seed);
   const bool overlap_tp = par.tp_comm_overlap && par.tp > 1 && par.sequence_parallel;
-  const LayerOverlap fwd_overlap = forward_overlap(layer.forward, compute, load);
-  const LayerOverlap bwd_overlap = backward_overlap(layer_bwd.input, compute, load);
+  std::vector<KindOps> kinds;
+  kinds.reserve(4);  // dense or MoE, windowed or full: references into it stay valid
 
   StepCosts step;
   step.activation_bytes = activation_bytes;
@@ -171,33 +257,51 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
   for (int stage = 0; stage < par.pp; ++stage) {
     StageCosts st;
     st.stage = stage;
-    int layers_on_stage = 0;
     int chunk_index = 0;
     for (const ModelChunk& c : chunks_of_stage(chunks, par.pp, stage)) {
       ChunkCosts cc;
       cc.global_chunk = chunk_index++ * par.pp + stage;
       cc.layers = c.layers;
-      layers_on_stage += c.layers;
       // Host overhead the launch queue does not hide (training.*_host_overhead): the GPU waits.
       const TrainingSpec& tr = s.training;
+      // The chunk's layers kind by kind (dense and MoE, windowed and full attention); the
+      // first `recomputed` of them are recomputed (Megatron-LM's block method).
+      const int recomputed = recomputed_layers(s.training, c.layers);
+      std::vector<std::pair<const KindOps*, int>> runs;
+      int moe_layers = 0, moe_recomputed = 0, before = 0, recompute_ops = 0;
+      for (const LayerRun& r : layer_runs(m, c.first_layer, c.layers)) {
+        const KindOps& k = ops_of(kinds, r.layer, s, compute, load, defer);
+        runs.emplace_back(&k, r.count);
+        const int again = std::clamp(recomputed - before, 0, r.count);
+        if (r.layer.is_moe()) {
+          moe_layers += r.count;
+          moe_recomputed += again;
+        }
+        if (!k.ops.recompute.empty()) recompute_ops += again;
+        before += r.count;
+      }
       for (PassCost* pass : {&cc.forward, &cc.backward})
         pass->compute_s += tr.microbatch_host_overhead_s + c.layers * tr.layer_host_overhead_s;
-      if (!layer.recompute.empty())
-        cc.recompute.compute_s += recomputed_layers(tr, c.layers) * tr.layer_host_overhead_s;
-      add_ops(layer.forward, compute, c.layers, load, cc.forward);
-      const int recomputed = recomputed_layers(s.training, c.layers);
-      add_ops(layer.recompute, compute, recomputed, load, cc.recompute);
-      add_ops(layer_bwd.input, compute, c.layers, load, cc.backward);
-      add_ops(layer_bwd.weight, compute, c.layers, load, cc.weight);
+      if (recompute_ops > 0) cc.recompute.compute_s += recompute_ops * tr.layer_host_overhead_s;
+      before = 0;
+      for (const auto& [k, count] : runs) {
+        add_ops(k->ops.forward, compute, count, load, cc.forward);
+        add_ops(k->ops.recompute, compute, std::clamp(recomputed - before, 0, count), load, cc.recompute);
+        add_ops(k->backward.input, compute, count, load, cc.backward);
+        add_ops(k->backward.weight, compute, count, load, cc.weight);
+        before += count;
+      }
+      const LayerOverlap fwd_overlap = mean_overlap(runs, true);
+      const LayerOverlap bwd_overlap = mean_overlap(runs, false);
       add_layer_tp_comm(cc.forward, s, c.layers, activation_bytes, overlap_tp ? &fwd_overlap : nullptr);
       add_layer_tp_comm(cc.backward, s, c.layers, activation_bytes, overlap_tp ? &bwd_overlap : nullptr);
-      add_layer_ep_comm(cc.forward, s, c.layers, ep_tokens_bytes, load);
-      add_layer_ep_comm(cc.backward, s, c.layers, ep_tokens_bytes, load);
+      add_layer_ep_comm(cc.forward, s, moe_layers, c.layers, ep_tokens_bytes, load);
+      add_layer_ep_comm(cc.backward, s, moe_layers, c.layers, ep_tokens_bytes, load);
       cc.forward.cp_gather_bytes = cc.backward.cp_gather_bytes = c.layers * layer_cp_bytes(s, element);
       // Full recomputation repeats the forward, its collectives included.
       if (s.training.recompute == Recompute::full) {
         add_layer_tp_comm(cc.recompute, s, recomputed, activation_bytes, overlap_tp ? &fwd_overlap : nullptr);
-        add_layer_ep_comm(cc.recompute, s, recomputed, ep_tokens_bytes, load);
+        add_layer_ep_comm(cc.recompute, s, moe_recomputed, recomputed, ep_tokens_bytes, load);
         cc.recompute.cp_gather_bytes = recomputed * layer_cp_bytes(s, element);
       }
       if (c.has_embedding) {
@@ -209,12 +313,14 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
         add_ops(output.forward, compute, 1, 1.0, cc.forward);
         add_ops(output_bwd.input, compute, 1, 1.0, cc.backward);
         add_ops(output_bwd.weight, compute, 1, 1.0, cc.weight);
+        if (m.mtp_depth > 0) add_mtp(cc, s, compute, ops_of(kinds, layer_spec(m, m.layers - 1), s, compute, load, defer),
+                                     defer, activation_bytes, ep_tokens_bytes, load);
       }
       add_edge_tp_comm(cc.forward, s, c.has_embedding, c.has_output, activation_bytes);
       add_edge_tp_comm(cc.backward, s, c.has_embedding, c.has_output, activation_bytes);
       st.chunks.push_back(cc);
     }
-    const StageParameters params = stage_parameters(m, par, stage, layers_on_stage);
+    const StageParameters params = stage_parameters(m, par, stage, chunks_of_stage(chunks, par.pp, stage));
     st.dense_gradient_bytes = params.dense * per_param.gradients;
     st.expert_gradient_bytes = params.expert * per_param.gradients;
     st.dense_weight_bytes = params.dense * per_param.weights;
@@ -235,7 +341,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       st.optimizer_s = compute.op_time_s(optimizer_op(updated, s.training));
     }
     if (s.training.precision == Precision::fp8)  // the layers' weights, quantized once per step
-      st.optimizer_s += compute.op_time_s(fp8_weight_quantize_op(params.per_layer_on_gpu * layers_on_stage));
+      st.optimizer_s += compute.op_time_s(fp8_weight_quantize_op(params.layers_on_gpu));
     const int unit_layers = par.zero3_unit_layers;
     st.zero3_unit_bytes = par.zero >= 3 ? unit_layers * params.per_layer_on_gpu * per_param.weights : 0;
     for (const ChunkCosts& c : st.chunks) st.zero3_units.push_back((c.layers + unit_layers - 1) / unit_layers);

@@ -469,13 +469,15 @@ class StageActor {
   // the slots are spread evenly over the pass's compute, each after its share of it.
   struct LayerComm {
     const PipelineTask* task = nullptr;
-    std::vector<const GroupCollective*> sequence;  ///< one layer's collectives, in order
-    int slots = 0;                                  ///< sequence.size() x layers
+    std::vector<const GroupCollective*> sequence;  ///< the pass's layer collectives, in order
+    int slots = 0;                                  ///< sequence.size()
     int next = 0;                                   ///< the next slot to play
     double slot_s = 0;                              ///< compute seconds before each slot
     double until_next = 0;                          ///< compute seconds left before the next
   };
 
+  // Layer by layer, each of its collectives' count / layers in turn (layer l has those whose
+  // `layers` exceed l); what does not divide is played after the compute (finish_layer_comm).
   void start_layer_comm(const PassCost& pass, const PipelineTask& t) {
     layer_comm_.reset();
     int layers = 0, rounds = 0;
@@ -484,13 +486,14 @@ class StageActor {
         layers = std::max(layers, c.layers);
         rounds = std::max(rounds, c.count / c.layers);
       }
-    if (layers == 0) return;
     LayerComm l;
     l.task = &t;
-    for (int r = 0; r < rounds; ++r)
-      for (const GroupCollective& c : pass.collectives)
-        if (c.layers > 0 && r < c.count / c.layers) l.sequence.push_back(&c);
-    l.slots = static_cast<int>(l.sequence.size()) * layers;
+    for (int layer = 0; layer < layers; ++layer)
+      for (int r = 0; r < rounds; ++r)
+        for (const GroupCollective& c : pass.collectives)
+          if (layer < c.layers && r < c.count / c.layers) l.sequence.push_back(&c);
+    if (l.sequence.empty()) return;
+    l.slots = static_cast<int>(l.sequence.size());
     l.slot_s = (pass.compute_s - pass.overlapped_s) / l.slots;
     l.until_next = l.slot_s;
     layer_comm_ = std::move(l);
@@ -500,7 +503,7 @@ class StageActor {
   // compute run beside it.
   double play_layer_slot() {
     LayerComm& l = *layer_comm_;
-    const GroupCollective& c = *l.sequence[static_cast<size_t>(l.next) % l.sequence.size()];
+    const GroupCollective& c = *l.sequence[static_cast<size_t>(l.next)];
     ++l.next;
     l.until_next = l.slot_s;
     std::optional<ComputeRecord> open = record_;

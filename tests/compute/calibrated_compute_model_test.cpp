@@ -316,9 +316,22 @@ TEST(ComputeModelFactory, AMeasuredFullGridTableStillLoadsAndWins) {
 TEST(ComputeModelFactory, PicksTheTableOfTheGpuType) {
   CalibrationChoice choice;
   choice.directory = k_tables;
-  for (const char* name : {"a100-80g", "h100-sxm", "h200"}) {
+  for (const char* name : {"a100-80g", "h100-sxm", "h200", "b200"}) {
     const auto model = make_compute_model(*gpu_preset(name), Precision::bf16, choice);
     EXPECT_NE(model->description().find(std::string(name) + ".csv"), std::string::npos) << name;
+  }
+}
+
+TEST(ComputeModelFactory, AutoPicksB200sTableAndTheDatasheetRooflineForOtherBlackwells) {
+  // The shipped b200.csv (converted from XLA's sm_100_B200 GEMMs and cuDNN's B200 attention)
+  // times b200; gb200, b300 and gb300 have no table of their own, so `auto` times them by
+  // their datasheet roofline (README, "GPU and cluster presets").
+  const CalibrationChoice choice = calibration_choice("auto", k_tables);
+  const auto b200 = make_compute_model(*gpu_preset("b200"), Precision::fp8, choice);
+  EXPECT_NE(b200->description().find("b200.csv"), std::string::npos) << b200->description();
+  for (const char* name : {"gb200", "b300", "gb300"}) {
+    const auto model = make_compute_model(*gpu_preset(name), Precision::fp8, choice);
+    EXPECT_NE(model->description().find("no calibration table"), std::string::npos) << name;
   }
 }
 

@@ -5,6 +5,7 @@
 #include "models/layer_cost.hpp"
 #include "models/layer_workload.hpp"
 #include "models/model_presets.hpp"
+#include "tests/models/find_op.hpp"
 
 namespace trainsim {
 namespace {
@@ -148,11 +149,7 @@ TEST(LayerWorkload, StageBalancingCountsTheSameForwardFlops) {
 namespace trainsim {
 namespace {
 
-const Op* find_op(const std::vector<Op>& ops, const std::string& name) {
-  for (const Op& op : ops)
-    if (op.name == name) return &op;
-  return nullptr;
-}
+using testing::find_op;
 
 // Transformer Engine fp8 with current scaling: the linear layers' GEMMs in fp8, each input
 // and output gradient read for its amax, then read and written twice as fp8 (6 bytes an

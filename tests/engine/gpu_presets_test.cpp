@@ -1,0 +1,69 @@
+// The Blackwell GPU presets and the DGX B200 cluster preset carry the datasheet figures cited
+// in topologies/gpu_presets.cpp and topologies/cluster_presets.cpp; the older presets keep
+// theirs.
+
+#include <gtest/gtest.h>
+
+#include "topologies/cluster_spec.hpp"
+#include "topologies/gpu_spec.hpp"
+
+namespace trainsim {
+namespace {
+
+constexpr double k_mib = 1024.0 * 1024.0;
+
+struct Datasheet {
+  const char* name;
+  double memory_mib;  // nvidia-smi memory.total
+  double bf16_tflops;
+  double fp8_tflops;
+  double nvfp4_tflops;
+  double tdp_w;
+};
+
+TEST(GpuPresets, BlackwellDatasheetFigures) {
+  for (const Datasheet& d :
+       {Datasheet{"b200", 183359, 2250, 4500, 9000, 1000}, Datasheet{"gb200", 189471, 2500, 5000, 10000, 1200},
+        Datasheet{"b300", 275040, 2250, 4500, 14000, 1100}, Datasheet{"gb300", 284208, 2500, 5000, 15000, 1400}}) {
+    const auto g = gpu_preset(d.name);
+    ASSERT_TRUE(g) << d.name;
+    EXPECT_EQ(g->name, d.name);
+    EXPECT_DOUBLE_EQ(g->memory_bytes, d.memory_mib * k_mib) << d.name;
+    EXPECT_DOUBLE_EQ(g->peak_bf16_flops, d.bf16_tflops * 1e12) << d.name;
+    EXPECT_DOUBLE_EQ(g->peak_fp8_flops, d.fp8_tflops * 1e12) << d.name;
+    EXPECT_DOUBLE_EQ(g->peak_mxfp8_flops, d.fp8_tflops * 1e12) << d.name;  // the FP8 tensor cores' rate
+    EXPECT_DOUBLE_EQ(g->peak_nvfp4_flops, d.nvfp4_tflops * 1e12) << d.name;
+    EXPECT_DOUBLE_EQ(g->hbm_bandwidth_Bps, 8e12) << d.name;
+    EXPECT_DOUBLE_EQ(g->nvlink_bandwidth_Bps, 900e9) << d.name;  // NVLink 5: 1.8 TB/s both ways
+    EXPECT_DOUBLE_EQ(g->tdp_w, d.tdp_w) << d.name;
+    EXPECT_DOUBLE_EQ(g->tp_overlap_slowdown, gpu_preset("h100-sxm")->tp_overlap_slowdown) << d.name;
+    EXPECT_TRUE(g->has_fp8() && g->has_mxfp8() && g->has_nvfp4()) << d.name;
+  }
+}
+
+TEST(GpuPresets, HopperAndAmpereHaveNoMicroscalingFormats) {
+  for (const char* name : {"a100-80g", "h100-sxm", "h200"}) {
+    EXPECT_FALSE(gpu_preset(name)->has_mxfp8()) << name;
+    EXPECT_FALSE(gpu_preset(name)->has_nvfp4()) << name;
+  }
+}
+
+TEST(GpuPresets, EveryListedNameIsAPreset) {
+  for (const std::string& name : gpu_preset_names()) EXPECT_TRUE(gpu_preset(name)) << name;
+  EXPECT_FALSE(gpu_preset("b100"));
+}
+
+TEST(ClusterPresets, DgxB200) {
+  const auto c = cluster_preset("dgx-b200");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->gpu.name, "b200");
+  EXPECT_EQ(c->gpus_per_node, 8);
+  EXPECT_DOUBLE_EQ(c->nvlink_bandwidth_Bps, 900e9);
+  EXPECT_EQ(c->nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(c->nic_bandwidth_Bps, 400e9 / 8);  // ConnectX-7, 400 Gb/s
+  EXPECT_EQ(c->fabric, Fabric::rail_optimized);
+  for (const std::string& name : cluster_preset_names()) EXPECT_TRUE(cluster_preset(name)) << name;
+}
+
+}  // namespace
+}  // namespace trainsim
