@@ -39,6 +39,10 @@ ModelSpec layer_spec(const ModelSpec& m, int layer) {
   return l;
 }
 
+bool same_layer_kind(const ModelSpec& a, const ModelSpec& b) {
+  return a.is_moe() == b.is_moe() && a.sliding_window == b.sliding_window;
+}
+
 bool has_uniform_layers(const ModelSpec& m) {
   for (int i = 1; i < m.layers; ++i)
     if (!same_kind(m, 0, i)) return false;

@@ -13,6 +13,10 @@ namespace trainsim {
 /// expert of ffn_hidden and no shared experts; a full-attention layer has no window.
 ModelSpec layer_spec(const ModelSpec& model, int layer);
 
+/// Whether two layers' specs (layer_spec's) are of one kind: both dense or both MoE, with the
+/// same attention window.
+bool same_layer_kind(const ModelSpec& a, const ModelSpec& b);
+
 /// True when every layer of `model` has the same kind.
 bool has_uniform_layers(const ModelSpec& model);
 

@@ -1,6 +1,7 @@
 #include "sim/step/stage_costs.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -172,10 +173,10 @@ KindOps kind_ops(const ModelSpec& layer, const Scenario& s, const ComputeModel& 
 }
 
 // The kinds a model's layers come in, each built once.
-const KindOps& ops_of(std::vector<KindOps>& kinds, const ModelSpec& layer, const Scenario& s, const ComputeModel& compute,
+const KindOps& ops_of(std::deque<KindOps>& kinds, const ModelSpec& layer, const Scenario& s, const ComputeModel& compute,
                       double load, bool defer) {
   for (const KindOps& k : kinds)
-    if (k.layer.is_moe() == layer.is_moe() && k.layer.sliding_window == layer.sliding_window) return k;
+    if (same_layer_kind(k.layer, layer)) return k;
   kinds.push_back(kind_ops(layer, s, compute, load, defer));
   return kinds.back();
 }
@@ -246,8 +247,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
   const double ep_tokens_bytes = activation_bytes / (par.sequence_parallel ? par.tp : 1);
   const double load = busiest_expert_rank_load(m, par, s.run.seed);
   const bool overlap_tp = par.tp_comm_overlap && par.tp > 1 && par.sequence_parallel;
-  std::vector<KindOps> kinds;
-  kinds.reserve(4);  // dense or MoE, windowed or full: references into it stay valid
+  std::deque<KindOps> kinds;  // a deque: references into it stay valid as kinds are added
 
   StepCosts step;
   step.activation_bytes = activation_bytes;

@@ -228,7 +228,7 @@ class StageActor {
   double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
     const bool gathers = w_.scenario.parallel.zero >= 3 && w_.scenario.parallel.gradient_group() > 1 &&
                          costs_.zero3_unit_bytes > 0 && t.pass != TaskPass::weight && std::string(kind) != "recompute";
-    // What runs beside overlapped TP collectives runs in run_collectives; with context
+    // What runs beside overlapped TP collectives runs in run_collective; with context
     // parallelism the attention kernels run beside the K/V exchange.
     const double before_attention =
         pass.compute_s - pass.overlapped_s - (pass.cp_gather_bytes > 0 ? pass.attention_s : 0.0);
@@ -269,10 +269,14 @@ class StageActor {
     record_ = ComputeRecord{kind, &t, now, now, flops_per_s, 0};
   }
 
-  void close_record() {
-    if (!record_) return;
+  void observe_record() {
     observe(ActivityStream::compute, record_->kind, record_->task, record_->start_s, record_->end_s, 0,
             record_->flops_per_s * record_->seconds);
+  }
+
+  void close_record() {
+    if (!record_) return;
+    observe_record();
     record_.reset();
   }
 
@@ -451,13 +455,13 @@ class StageActor {
   // overlapped collectives included, the collectives' own time not.
   double compute(double seconds) {
     double spent = 0;
-    while (layer_comm_ && layer_comm_->next < layer_comm_->slots && seconds >= layer_comm_->until_next) {
+    while (layer_comm_ && layer_comm_->pending() && seconds >= layer_comm_->until_next) {
       const double piece = layer_comm_->until_next;
       spent += compute_slowed(piece);
       seconds -= piece;
       spent += play_layer_slot();
     }
-    if (layer_comm_ && layer_comm_->next < layer_comm_->slots) layer_comm_->until_next -= seconds;
+    if (layer_comm_ && layer_comm_->pending()) layer_comm_->until_next -= seconds;
     return spent + compute_slowed(seconds);
   }
 
@@ -470,10 +474,11 @@ class StageActor {
   struct LayerComm {
     const PipelineTask* task = nullptr;
     std::vector<const GroupCollective*> sequence;  ///< the pass's layer collectives, in order
-    int slots = 0;                                  ///< sequence.size()
-    int next = 0;                                   ///< the next slot to play
+    size_t next = 0;                                ///< the next slot to play
     double slot_s = 0;                              ///< compute seconds before each slot
     double until_next = 0;                          ///< compute seconds left before the next
+
+    bool pending() const { return next < sequence.size(); }
   };
 
   // Layer by layer, each of its collectives' count / layers in turn (layer l has those whose
@@ -493,23 +498,23 @@ class StageActor {
         for (const GroupCollective& c : pass.collectives)
           if (layer < c.layers && r < c.count / c.layers) l.sequence.push_back(&c);
     if (l.sequence.empty()) return;
-    l.slots = static_cast<int>(l.sequence.size());
-    l.slot_s = (pass.compute_s - pass.overlapped_s) / l.slots;
+    l.slot_s = (pass.compute_s - pass.overlapped_s) / static_cast<double>(l.sequence.size());
     l.until_next = l.slot_s;
     layer_comm_ = std::move(l);
   }
 
-  // Plays the next slot's collective, the open compute record closed around it. Returns the
-  // compute run beside it.
+  // Plays the next slot's collective; the open compute record is reported up to it and
+  // goes on after it. Returns the compute run beside it.
   double play_layer_slot() {
     LayerComm& l = *layer_comm_;
-    const GroupCollective& c = *l.sequence[static_cast<size_t>(l.next)];
-    ++l.next;
+    const GroupCollective& c = *l.sequence[l.next++];
     l.until_next = l.slot_s;
-    std::optional<ComputeRecord> open = record_;
-    close_record();
+    if (record_) {
+      observe_record();
+      record_->seconds = 0;
+    }
     const double computed = run_collective(c, 1, *l.task);
-    if (open) open_record(open->kind.c_str(), *open->task, open->flops_per_s);
+    if (record_) record_->start_s = record_->end_s = sg4::Engine::get_clock();
     return computed;
   }
 
@@ -517,7 +522,7 @@ class StageActor {
   // divide by their layers' count, and those once per pass (embedding, output).
   double finish_layer_comm(const PassCost& pass, const PipelineTask& t) {
     double computed = 0;
-    while (layer_comm_ && layer_comm_->next < layer_comm_->slots) computed += play_layer_slot();
+    while (layer_comm_ && layer_comm_->pending()) computed += play_layer_slot();
     layer_comm_.reset();
     for (const GroupCollective& c : pass.collectives)
       computed += run_collective(c, c.layers > 0 ? c.count % c.layers : c.count, t);
@@ -537,35 +542,33 @@ class StageActor {
   // compute run beside them (part of the pass's compute).
   double run_collective(const GroupCollective& c, int times, const PipelineTask& t) {
     double computed = 0;
-    {
-      const bool tp = c.group == CommGroup::tp;
-      const std::vector<int>& group = tp ? tp_group_ : ep_group_;
-      for (int i = 0; i < times; ++i) {
-        const double start = sg4::Engine::get_clock();
-        const auto key = std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes);
-        const auto cached = w_.duration_cache.find(key);
-        const double beside = c.overlap_s > 0 ? overlapped_gemm_s(c.overlap_s) : 0.0;  // compute beside it
-        if (w_.options.reduce_symmetry && cached != w_.duration_cache.end()) {
-          const double elapsed = std::max(beside, cached->second);
-          if (elapsed > 0) sg4::this_actor::sleep_for(elapsed);
-        } else {
-          CollectiveCall call;
-          call.op = c.op;
-          for (const int r : group) call.gpus.push_back(w_.mapping.gpu_of(r));
-          call.bytes = c.bytes;
-          const CommActivity collective = engine::start_collective(w_.platform, call);
-          if (beside > 0) sg4::this_actor::sleep_for(beside);
-          collective.wait();
-          w_.duration_cache[key] = collective.duration_s();
-        }
-        const double end = sg4::Engine::get_clock();
-        computed += beside;
-        (tp ? account().tp_comm : account().ep_comm) += end - start - beside;
-        (tp ? account().tp_bytes : account().ep_bytes) += bus_bytes(c.op, c.bytes, static_cast<int>(group.size()));
-        account().add_comm_interval(start, end);
-        observe(tp ? ActivityStream::tp_comm : ActivityStream::dp_comm, (tp ? "tp_" : "ep_") + engine::op_name(c.op),
-                &t, start, end, c.bytes, 0);
+    const bool tp = c.group == CommGroup::tp;
+    const std::vector<int>& group = tp ? tp_group_ : ep_group_;
+    for (int i = 0; i < times; ++i) {
+      const double start = sg4::Engine::get_clock();
+      const auto key = std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes);
+      const auto cached = w_.duration_cache.find(key);
+      const double beside = c.overlap_s > 0 ? overlapped_gemm_s(c.overlap_s) : 0.0;  // compute beside it
+      if (w_.options.reduce_symmetry && cached != w_.duration_cache.end()) {
+        const double elapsed = std::max(beside, cached->second);
+        if (elapsed > 0) sg4::this_actor::sleep_for(elapsed);
+      } else {
+        CollectiveCall call;
+        call.op = c.op;
+        for (const int r : group) call.gpus.push_back(w_.mapping.gpu_of(r));
+        call.bytes = c.bytes;
+        const CommActivity collective = engine::start_collective(w_.platform, call);
+        if (beside > 0) sg4::this_actor::sleep_for(beside);
+        collective.wait();
+        w_.duration_cache[key] = collective.duration_s();
       }
+      const double end = sg4::Engine::get_clock();
+      computed += beside;
+      (tp ? account().tp_comm : account().ep_comm) += end - start - beside;
+      (tp ? account().tp_bytes : account().ep_bytes) += bus_bytes(c.op, c.bytes, static_cast<int>(group.size()));
+      account().add_comm_interval(start, end);
+      observe(tp ? ActivityStream::tp_comm : ActivityStream::dp_comm, (tp ? "tp_" : "ep_") + engine::op_name(c.op),
+              &t, start, end, c.bytes, 0);
     }
     return computed;
   }
