@@ -15,7 +15,7 @@ std::vector<StageCheckpoint> stage_checkpoints(const ModelSpec& m, const Trainin
   for (int stage = 0; stage < par.pp; ++stage) {
     const StageParameters p = stage_parameters(m, par, stage, chunks_of_stage(chunks, par.pp, stage));
     const double params = p.dense + p.expert;  // per (tp, pp) rank
-    stages.push_back({params * per.weights, params * per.optimizer, par.zero >= 1 ? par.gradient_group() : 1});
+    stages.push_back({params * per.weights, params * per.optimizer, par.dense_shard_ranks()});
   }
   return stages;
 }

@@ -17,9 +17,8 @@ namespace {
 MemoryBreakdown model_states(const StageParameters& p, const TrainingSpec& tr, const ParallelSpec& par,
                              double& offloaded) {
   const StateBytesPerParameter per = state_bytes_per_parameter(tr);
-  const int group = par.gradient_group();
-  const ModelStateBytes dense = model_state_bytes(p.dense, per, par.zero, group);
-  const ModelStateBytes expert = model_state_bytes(p.expert, per, par.zero, std::max(1, group / par.ep));
+  const ModelStateBytes dense = model_state_bytes(p.dense, per, par.zero, par.dense_shard_ranks());
+  const ModelStateBytes expert = model_state_bytes(p.expert, per, par.zero, par.expert_shard_ranks());
   MemoryBreakdown b;
   b.weights = dense.weights + expert.weights;
   b.gradients = dense.gradients + expert.gradients;
@@ -155,7 +154,8 @@ MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const P
     for (const ModelChunk& c : own) s.layers += c.layers;
     const StageParameters params = stage_parameters(m, par, stage, own);
     s.parameters_per_gpu = params.dense + params.expert;
-    s.inflight_microbatches = inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages);
+    s.inflight_microbatches = inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages,
+                                                     par.microbatch_group);
     s.bytes = model_states(params, tr, par, s.offloaded_bytes);
     s.bytes.activations = activation_bytes(m, tr, par, stage, own, s.inflight_microbatches);
     s.bytes.comm_buffers = comm_buffer_bytes(m, tr, par, params);

@@ -1,6 +1,7 @@
 #pragma once
 // How one training job is split across GPUs: the parallel axes and the pipeline schedule.
 
+#include <algorithm>
 #include <array>
 
 namespace trainsim {
@@ -17,6 +18,12 @@ enum class StageSplit { cost, even, even_with_ends };
 /// interleaved schedule, where NeMo enables overlap_p2p_comm, blocking otherwise).
 enum class PipelineSendOverlap { automatic, overlapped, blocking };
 enum class ParallelAxis { tp, cp, pp, dp };
+/// How context-parallel ranks see each other's keys and values: `ring` passes K/V blocks
+/// around the CP ring while the attention kernels run (Liu et al. 2023, Ring Attention;
+/// Transformer Engine cp_comm_type = p2p); `all_gather` gathers the whole sequence's K and V
+/// before attention and reduce-scatters their gradients after it, exposed (Llama 3 §3.3.2;
+/// Transformer Engine cp_comm_type = all_gather).
+enum class CpAlgo { ring, all_gather };
 
 struct ParallelSpec {
   int tp = 1;  ///< tensor parallel
@@ -24,10 +31,19 @@ struct ParallelSpec {
   int dp = 1;  ///< data parallel (replicas); expert parallelism is carved out of it
   int cp = 1;  ///< context parallel (sequence split across ranks)
   int ep = 1;  ///< expert parallel (MoE experts split over ep ranks of the DP group)
+  CpAlgo cp_algo = CpAlgo::ring;
   bool sequence_parallel = false;
   int zero = 0;  ///< ZeRO stage 0-3; 3 is FSDP-style full sharding
+  /// Hybrid sharding (PyTorch FSDP's HYBRID_SHARD, "HSDP"; Megatron-Core's
+  /// num_distributed_optimizer_instances): ZeRO shards states within groups of this many
+  /// gradient-group ranks and replicates them across the groups. 0: the whole group.
+  int zero_shard_size = 0;
   Schedule schedule = Schedule::one_f_one_b;
   int virtual_stages = 1;  ///< model chunks per pipeline rank (interleaved schedule)
+  /// Interleaved schedule: micro-batches that go through one model chunk before the stage
+  /// moves to its next chunk (Megatron-Core's microbatch_group_size_per_vp_stage; Llama 3
+  /// §3.3.2's tunable N). 0: pp, Narayanan et al.'s schedule.
+  int microbatch_group = 0;
   StageSplit stage_split = StageSplit::cost;
   /// Gradients are reduced bucket by bucket during the last backward (Megatron-Core's
   /// overlap_grad_reduce); false: after the whole backward (Megatron-LM 2021, --DDP-impl local).
@@ -52,10 +68,21 @@ struct ParallelSpec {
     if (pp_comm_overlap == PipelineSendOverlap::automatic) return schedule == Schedule::interleaved;
     return pp_comm_overlap == PipelineSendOverlap::overlapped;
   }
+  /// The interleaved schedule's micro-batch group, N (pp unless set).
+  int microbatch_group_size() const { return microbatch_group > 0 ? microbatch_group : pp; }
   int world_size() const { return tp * pp * dp * cp; }
   /// Ranks over which dense gradients are reduced and ZeRO shards states
   /// (Megatron-LM's data-parallel group with context parallelism folded in).
   int gradient_group() const { return dp * cp; }
+  /// Ranks over which ZeRO shards dense states (1 without ZeRO).
+  int dense_shard_ranks() const {
+    if (zero == 0) return 1;
+    return zero_shard_size > 0 ? zero_shard_size : gradient_group();
+  }
+  /// Ranks over which ZeRO shards expert states: the shard's ranks with the same expert index.
+  int expert_shard_ranks() const { return zero == 0 ? 1 : std::max(1, dense_shard_ranks() / ep); }
+  /// True when ZeRO shards within groups smaller than the gradient group (HSDP).
+  bool hybrid_sharding() const { return zero >= 1 && zero_shard_size > 0 && zero_shard_size < gradient_group(); }
 };
 
 }  // namespace trainsim

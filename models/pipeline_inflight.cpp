@@ -4,7 +4,15 @@
 
 namespace trainsim {
 
-double inflight_microbatches(Schedule schedule, int pp, int stage, int microbatches, int virtual_stages) {
+int interleaved_warmup_chunks(int pp, int stage, int microbatches, int virtual_stages, int microbatch_group) {
+  const int total = microbatches * virtual_stages;
+  // Megatron-Core (schedules.py, get_pp_rank_microbatches). Megatron-LM 2021 also ran every
+  // forward first when m = p; Megatron-Core dropped that case, and so do we.
+  return std::min((pp - stage - 1) * 2 + (virtual_stages - 1) * microbatch_group, total);
+}
+
+double inflight_microbatches(Schedule schedule, int pp, int stage, int microbatches, int virtual_stages,
+                             int microbatch_group) {
   if (pp == 1) return 1.0;
   switch (schedule) {
     case Schedule::gpipe:
@@ -14,7 +22,8 @@ double inflight_microbatches(Schedule schedule, int pp, int stage, int microbatc
       return std::min(pp - stage, microbatches);
     case Schedule::interleaved: {
       const int v = virtual_stages;
-      const int chunks = std::min((pp - stage - 1) * 2 + (v - 1) * pp + 1, microbatches * v);
+      const int group = microbatch_group > 0 ? microbatch_group : pp;
+      const int chunks = std::min(interleaved_warmup_chunks(pp, stage, microbatches, v, group) + 1, microbatches * v);
       return static_cast<double>(chunks) / v;
     }
   }

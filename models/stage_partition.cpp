@@ -79,7 +79,10 @@ std::vector<ModelChunk> even_layers(int layers, int chunks, bool ends_count_as_l
     ModelChunk& chunk = result[static_cast<size_t>(c)];
     chunk.first_layer = next;
     chunk.layers = per - (ends_count_as_layers && c == 0 ? 1 : 0) - (ends_count_as_layers && c == chunks - 1 ? 1 : 0);
-    if (chunk.layers < 1) throw std::invalid_argument("even_layers: a chunk without layers");
+    // Llama 3 §3.3.2: "the first model chunk on the first stage has only the embedding, and
+    // the last model chunk on the last stage has only output projection and loss".
+    if (chunk.layers < 0 || (chunk.layers == 0 && !(ends_count_as_layers && (c == 0 || c == chunks - 1))))
+      throw std::invalid_argument("even_layers: a chunk without layers");
     chunk.has_embedding = c == 0;
     chunk.has_output = c == chunks - 1;
     chunk.cost = chunk.layers;

@@ -28,7 +28,9 @@ std::vector<ModelChunk> partition_layers(const std::vector<double>& layer_costs,
 /// `ends_count_as_layers` (Megatron-Core's account_for_embedding_in_pipeline_split and
 /// account_for_loss_in_pipeline_split), the embedding and the loss each count as a layer:
 /// (layers + 2) / chunks per chunk, one layer fewer in the first and in the last chunk.
-/// Requires the division to be exact and every chunk to keep a layer.
+/// Requires the division to be exact and every chunk to keep a layer, except that with
+/// ends counted the first chunk may hold the embedding alone and the last the output layer
+/// and loss alone (Llama 3 §3.3.2, one layer per chunk).
 std::vector<ModelChunk> even_layers(int layers, int chunks, bool ends_count_as_layers);
 
 /// The chunks that pipeline rank `stage` runs under `virtual_stages` chunks per rank

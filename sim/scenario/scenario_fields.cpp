@@ -150,6 +150,7 @@ const parse::EnumNames<PipelineSendOverlap> k_pp_overlap{{{"auto", PipelineSendO
 const parse::EnumNames<StageSplit> k_stage_splits{{{"cost", StageSplit::cost},
                                                    {"even", StageSplit::even},
                                                    {"even-with-ends", StageSplit::even_with_ends}}};
+const parse::EnumNames<CpAlgo> k_cp_algos{{{"ring", CpAlgo::ring}, {"all-gather", CpAlgo::all_gather}}};
 const parse::EnumNames<Fabric> k_fabrics{{{"single-switch", Fabric::single_switch},
                                           {"fat-tree", Fabric::fat_tree},
                                           {"rail-optimized", Fabric::rail_optimized},
@@ -570,6 +571,9 @@ std::vector<ScenarioField> scenario_fields() {
           "parallel.cp", "context-parallel size", [](auto& s) -> auto& { return s.parallel.cp; }, 1),
       int_field(
           "parallel.ep", "expert-parallel size (within dp)", [](auto& s) -> auto& { return s.parallel.ep; }, 1),
+      enum_field(
+          "parallel.cp_algo", "context parallelism: ring (K/V beside attention) or all-gather (Llama 3)",
+          [](auto& s) -> auto& { return s.parallel.cp_algo; }, k_cp_algos),
       bool_field(
           "parallel.sequence_parallel", "Megatron sequence parallelism",
           [](auto& s) -> auto& { return s.parallel.sequence_parallel; }),
@@ -581,6 +585,10 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "parallel.virtual_stages", "model chunks per pipeline rank (interleaved)",
           [](auto& s) -> auto& { return s.parallel.virtual_stages; }, 1),
+      int_field(
+          "parallel.microbatch_group",
+          "interleaved: micro-batches per model chunk before the next (Llama 3's N; 0 = pp)",
+          [](auto& s) -> auto& { return s.parallel.microbatch_group; }, 0),
       enum_field(
           "parallel.stage_split", "layers per model chunk: cost (balanced), even, even-with-ends (Megatron-Core)",
           [](auto& s) -> auto& { return s.parallel.stage_split; }, k_stage_splits),
@@ -596,6 +604,9 @@ std::vector<ScenarioField> scenario_fields() {
       enum_field(
           "parallel.pp_comm_overlap", "pipeline senders go on while activations travel (auto: with interleaving)",
           [](auto& s) -> auto& { return s.parallel.pp_comm_overlap; }, k_pp_overlap),
+      int_field(
+          "parallel.zero_shard_size", "HSDP: ZeRO shards within groups of this many dp x cp ranks (0 = all)",
+          [](auto& s) -> auto& { return s.parallel.zero_shard_size; }, 0),
       int_field(
           "parallel.zero3_unit_layers", "ZeRO-3: layers gathered as one unit",
           [](auto& s) -> auto& { return s.parallel.zero3_unit_layers; }, 1),

@@ -105,29 +105,68 @@ void check_tensor_parallel(const Scenario& s) {
 void check_pipeline(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const long long chunks = static_cast<long long>(p.pp) * p.virtual_stages;  // both ints: no overflow (tests/fuzz)
-  require(
-      s, s.model.layers >= chunks, "model.layers", s.model.layers,
-      "must be at least parallel.pp * parallel.virtual_stages = " + str(chunks) + " (each model chunk needs a layer)");
+  // With even-with-ends the embedding and the loss fill a chunk each (Llama 3 §3.3.2).
+  if (p.stage_split == StageSplit::even_with_ends)
+    require(s, s.model.layers + 2LL >= chunks, "model.layers", s.model.layers,
+            "must be at least parallel.pp * parallel.virtual_stages - 2 = " + str(chunks - 2) +
+                " (each model chunk needs a layer, the embedding or the loss)");
+  else
+    require(s, s.model.layers >= chunks, "model.layers", s.model.layers,
+            "must be at least parallel.pp * parallel.virtual_stages = " + str(chunks) +
+                " (each model chunk needs a layer)");
   if (p.stage_split == StageSplit::even)
     require(s, s.model.layers % chunks == 0, "model.layers", s.model.layers,
             "parallel.stage_split = even needs the layers to divide into pp * virtual_stages = " + str(chunks) +
                 " chunks");
   if (p.stage_split == StageSplit::even_with_ends)
-    require(s, (s.model.layers + 2LL) % chunks == 0 && (s.model.layers + 2LL) / chunks >= 2, "model.layers",
-            s.model.layers,
+    require(s, (s.model.layers + 2LL) % chunks == 0 && chunks >= 2, "model.layers", s.model.layers,
             "parallel.stage_split = even-with-ends needs layers + 2 (the embedding and the loss) to divide into "
-            "pp * virtual_stages = " + str(chunks) + " chunks of at least 2");
+            "pp * virtual_stages = " + str(chunks) + " chunks (at least 2)");
   if (p.schedule == Schedule::interleaved) {
     require(s, p.pp >= 2, "parallel.pp", p.pp, "the interleaved schedule needs pp >= 2");
     require(s, p.virtual_stages >= 2, "parallel.virtual_stages", p.virtual_stages,
             "the interleaved schedule needs virtual_stages >= 2");
-    // Narayanan et al. SC21 §2.2.2: the interleaved schedule needs m a multiple of p.
-    require(s, s.training.grad_accum % p.pp == 0, "training.grad_accum", s.training.grad_accum,
-            "the interleaved schedule needs the micro-batch count to be a multiple of parallel.pp = " + str(p.pp));
+    // Narayanan et al. SC21 §2.2.2: the interleaved schedule needs m a multiple of p. With a
+    // micro-batch group of its own (Llama 3 §3.3.2, Megatron-Core's
+    // microbatch_group_size_per_vp_stage) any m runs: the last group takes the remainder.
+    if (p.microbatch_group == 0)
+      require(s, s.training.grad_accum % p.pp == 0, "training.grad_accum", s.training.grad_accum,
+              "the interleaved schedule needs the micro-batch count to be a multiple of parallel.pp = " + str(p.pp) +
+                  " (or set parallel.microbatch_group)");
+    // Megatron-Core (schedules.py, forward_backward_pipelining_with_interleaving): pp <= N <= m,
+    // and a last group of m mod N micro-batches either empty or at least pp; a smaller group
+    // waits on its own chunks (a dependency bubble) and the 1F1B phase deadlocks.
+    if (p.microbatch_group != 0) {
+      const int m = s.training.grad_accum;
+      require(s, p.microbatch_group >= p.pp && p.microbatch_group <= m, "parallel.microbatch_group",
+              p.microbatch_group,
+              "must lie between parallel.pp = " + str(p.pp) + " and the micro-batch count training.grad_accum = " +
+                  str(m) + " (0: pp)");
+      const int last = m % p.microbatch_group;
+      require(s, last == 0 || last >= p.pp, "parallel.microbatch_group", p.microbatch_group,
+              "leaves a last group of " + str(last) + " micro-batches (grad_accum mod microbatch_group), fewer than "
+              "parallel.pp = " + str(p.pp));
+    }
   } else {
+    require(s, p.microbatch_group == 0, "parallel.microbatch_group", p.microbatch_group,
+            "only the interleaved schedule groups micro-batches; leave it at 0");
     require(s, p.virtual_stages == 1, "parallel.virtual_stages", p.virtual_stages,
             "only the interleaved schedule uses virtual stages; set it to 1");
   }
+}
+
+// HSDP (PyTorch FSDP HYBRID_SHARD; Megatron-Core num_distributed_optimizer_instances): shard
+// groups tile the gradient group, and each holds whole expert-parallel groups.
+void check_hybrid_sharding(const Scenario& s) {
+  const ParallelSpec& p = s.parallel;
+  if (p.zero_shard_size == 0) return;
+  require(s, p.zero >= 1, "parallel.zero_shard_size", p.zero_shard_size,
+          "shards ZeRO states: needs parallel.zero >= 1 (it is 0)");
+  const int group = p.gradient_group();
+  require(s, group % p.zero_shard_size == 0, "parallel.zero_shard_size", p.zero_shard_size,
+          "must divide the gradient group dp x cp = " + str(group));
+  require(s, p.zero_shard_size % p.ep == 0, "parallel.zero_shard_size", p.zero_shard_size,
+          "must be a multiple of parallel.ep = " + str(p.ep) + " (each shard group holds whole expert groups)");
 }
 
 void check_context_and_experts(const Scenario& s) {
@@ -235,6 +274,7 @@ void check_scenario_rules(const Scenario& s) {
   check_tensor_parallel(s);
   check_pipeline(s);
   check_context_and_experts(s);
+  check_hybrid_sharding(s);
   check_recompute(s);
   check_hardware(s);
   check_elastic(s);

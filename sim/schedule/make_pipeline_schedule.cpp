@@ -5,14 +5,14 @@
 
 namespace trainsim {
 
-std::unique_ptr<PipelineSchedule> make_pipeline_schedule(Schedule schedule) {
+std::unique_ptr<PipelineSchedule> make_pipeline_schedule(Schedule schedule, int microbatch_group) {
   switch (schedule) {
     case Schedule::gpipe:
       return std::make_unique<GpipeSchedule>();
     case Schedule::one_f_one_b:
       return std::make_unique<OneFOneBSchedule>();
     case Schedule::interleaved:
-      return std::make_unique<InterleavedSchedule>();
+      return std::make_unique<InterleavedSchedule>(microbatch_group);
     case Schedule::zb_h1:
       return std::make_unique<ZeroBubbleH1Schedule>();
   }

@@ -23,6 +23,7 @@ class PipelineSchedule {
   virtual std::string name() const = 0;
 };
 
-std::unique_ptr<PipelineSchedule> make_pipeline_schedule(Schedule schedule);
+/// `microbatch_group`: the interleaved schedule's N (0: pp); the other schedules ignore it.
+std::unique_ptr<PipelineSchedule> make_pipeline_schedule(Schedule schedule, int microbatch_group = 0);
 
 }  // namespace trainsim

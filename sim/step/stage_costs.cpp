@@ -298,6 +298,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       add_layer_ep_comm(cc.forward, s, moe_layers, c.layers, ep_tokens_bytes, load);
       add_layer_ep_comm(cc.backward, s, moe_layers, c.layers, ep_tokens_bytes, load);
       cc.forward.cp_gather_bytes = cc.backward.cp_gather_bytes = c.layers * layer_cp_bytes(s, element);
+      if (par.cp_algo == CpAlgo::all_gather) cc.backward.cp_reduce_bytes = cc.backward.cp_gather_bytes;
       // Full recomputation repeats the forward, its collectives included.
       if (s.training.recompute == Recompute::full) {
         add_layer_tp_comm(cc.recompute, s, recomputed, activation_bytes, overlap_tp ? &fwd_overlap : nullptr);
@@ -326,9 +327,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
     st.dense_weight_bytes = params.dense * per_param.weights;
     st.expert_weight_bytes = params.expert * per_param.weights;
     // ZeRO-1 and above update only this rank's shard (Rajbhandari et al. §5.1).
-    const double shard_ranks = par.zero >= 1 ? par.gradient_group() : 1;
-    const double expert_shard_ranks = par.zero >= 1 ? std::max(1, par.gradient_group() / par.ep) : 1;
-    const double updated = params.dense / shard_ranks + params.expert / expert_shard_ranks;
+    const double updated = params.dense / par.dense_shard_ranks() + params.expert / par.expert_shard_ranks();
     if (s.training.offload == Offload::cpu) {
       // ZeRO-Offload (Ren et al. 2021, §4): the gradient shard goes to the host, the host
       // runs the optimizer, the updated fp16/bf16 parameters come back over PCIe. The host's

@@ -41,9 +41,13 @@ struct PassCost {
   /// Blocking, as in Megatron-LM: TP all-reduces (or SP all-gathers / reduce-scatters) and
   /// MoE token all-to-alls.
   std::vector<GroupCollective> collectives;
-  /// Context parallelism: K/V bytes each rank gathers around the CP ring (as an all-gather,
-  /// nccl-tests size), overlapped with the attention kernels (Liu et al. 2023, Ring Attention).
+  /// Context parallelism: K/V bytes each rank gathers (as an all-gather, nccl-tests size):
+  /// with cp_algo = ring around the CP ring, overlapped with the attention kernels (Liu et
+  /// al. 2023, Ring Attention); with all-gather before them, exposed.
   double cp_gather_bytes = 0;
+  /// cp_algo = all-gather, backward: the K/V gradient bytes reduce-scattered after the
+  /// attention kernels (Llama 3 §3.3.2), exposed.
+  double cp_reduce_bytes = 0;
 };
 
 struct ChunkCosts {

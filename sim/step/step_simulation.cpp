@@ -24,6 +24,7 @@
 #include "sim/schedule/pipeline_schedule.hpp"
 #include "sim/step/data_loader.hpp"
 #include "sim/step/gpu_account.hpp"
+#include "sim/step/gradient_groups.hpp"
 #include "sim/step/link_sampler.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "topologies/rank_mapping.hpp"
@@ -128,21 +129,6 @@ int rank_of(const RankMapping& mapping, int replica, int stage) {
   return mapping.group_of(with_dp, GroupAxis::cp)[static_cast<size_t>(replica / dp)];
 }
 
-// The gradient-reduction group of `rank`: its data-parallel ranks across every context-
-// parallel rank (Megatron-LM's data-parallel group with context parallelism), or, for
-// experts, the ranks with the same expert-parallel index.
-std::vector<int> gradient_group(const RankMapping& mapping, const ParallelSpec& par, int rank, bool experts) {
-  std::vector<int> group;
-  for (const int cp_rank : mapping.group_of(rank, GroupAxis::cp)) {
-    const std::vector<int> dp_ranks = mapping.group_of(cp_rank, GroupAxis::dp);
-    const int own = mapping.coordinate(rank, ParallelAxis::dp);
-    for (int d = 0; d < static_cast<int>(dp_ranks.size()); ++d)
-      if (!experts || d % par.ep == own % par.ep) group.push_back(dp_ranks[static_cast<size_t>(d)]);
-  }
-  std::sort(group.begin(), group.end());
-  return group;
-}
-
 // One plan running several collectives at once (phase by phase).
 CommPlan merged_plan(const std::vector<CollectiveCall>& calls, const engine::Platform& platform) {
   CommPlan merged;
@@ -239,16 +225,51 @@ class StageActor {
       double spent = compute_with_gathers(kind, t, before_attention, with_buckets, flops_per_s);
       if (pass.cp_gather_bytes > 0) {
         open_record(kind, t, flops_per_s);
-        spent += compute_with_ring_exchange(t, pass);
+        spent += compute_attention_with_cp(kind, t, pass, flops_per_s);
         close_record();
       }
       return spent;
     }
     open_record(kind, t, flops_per_s);
     double spent = with_buckets ? compute_with_buckets(t, before_attention, 1.0) : compute(before_attention);
-    if (pass.cp_gather_bytes > 0) spent += compute_with_ring_exchange(t, pass);
+    if (pass.cp_gather_bytes > 0) spent += compute_attention_with_cp(kind, t, pass, flops_per_s);
     close_record();
     return spent;
+  }
+
+  // The attention kernels of a pass under context parallelism, with the K/V exchange the
+  // scenario's cp_algo makes. Called with a compute record open; leaves one open.
+  double compute_attention_with_cp(const char* kind, const PipelineTask& t, const PassCost& pass,
+                                   double flops_per_s) {
+    if (w_.scenario.parallel.cp_algo == CpAlgo::ring) return compute_with_ring_exchange(t, pass);
+    // All-gather CP (Llama 3 §3.3.2): the whole sequence's K and V are gathered before the
+    // attention kernels and, in the backward, their gradients reduce-scattered after them;
+    // neither overlaps compute. Each stops the compute record.
+    close_record();
+    exposed_cp_collective(t, CollectiveOp::all_gather, pass.cp_gather_bytes, "cp_allgather");
+    open_record(kind, t, flops_per_s);
+    const double spent = compute(pass.attention_s);
+    if (pass.cp_reduce_bytes > 0) {
+      close_record();
+      exposed_cp_collective(t, CollectiveOp::reduce_scatter, pass.cp_reduce_bytes, "cp_reducescatter");
+      open_record(kind, t, flops_per_s);
+    }
+    return spent;
+  }
+
+  // A collective on the CP group that the GPU waits for: its whole time is cp_comm.
+  void exposed_cp_collective(const PipelineTask& t, CollectiveOp op, double bytes, const char* name) {
+    CollectiveCall call;
+    call.op = op;
+    for (const int r : cp_group_) call.gpus.push_back(w_.mapping.gpu_of(r));
+    call.bytes = bytes;
+    const double asked = sg4::Engine::get_clock();
+    const CommActivity c = engine::start_collective(w_.platform, call);
+    c.wait();
+    account().cp_comm += sg4::Engine::get_clock() - asked;
+    account().cp_bytes += bus_bytes(op, bytes, static_cast<int>(cp_group_.size()));
+    account().add_comm_interval(c.start_s(), c.end_s());
+    observe(ActivityStream::dp_comm, name, &t, c.start_s(), c.end_s(), bytes, 0);
   }
 
   // A record of compute being run: from `start` to the end of the last compute in it, with
@@ -292,9 +313,11 @@ class StageActor {
     double spent = 0;
     const auto issue_until = [&](int count) {
       for (; issued < std::min(units, count); ++issued) {
-        gathers.push_back(start_gradient_group_collective(CollectiveOp::all_gather, costs_.zero3_unit_bytes, "zero3"));
+        gathers.push_back(
+            start_gradient_group_collective(CollectiveOp::all_gather, costs_.zero3_unit_bytes, "zero3", 0, gather_scope()));
         beside_.push_back(gathers.back());  // compute slows while it runs
-        account().zero_bytes += bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_bytes, gradient_group_size());
+        account().zero_bytes +=
+            bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_bytes, gradient_group_size(gather_scope()));
       }
     };
     for (int u = 0; u < units; ++u) {
@@ -339,13 +362,18 @@ class StageActor {
   static double bus_bytes(CollectiveOp op, double bytes, int ranks) {
     return ranks > 1 ? bytes * engine::bus_bandwidth_factor(op, ranks) : 0.0;
   }
-  int gradient_group_size() const {
-    return static_cast<int>(gradient_group(w_.mapping, w_.scenario.parallel, rank_, false).size());
+  int gradient_group_size(GradientScope scope = GradientScope::whole) const {
+    return static_cast<int>(gradient_group(w_.mapping, w_.scenario.parallel, rank_, false, scope).size());
+  }
+  // What ZeRO gathers run over: the shard group under HSDP, else the whole gradient group.
+  GradientScope gather_scope() const {
+    return w_.scenario.parallel.hybrid_sharding() ? GradientScope::shard : GradientScope::whole;
   }
 
-  // A collective of `bytes` on the gradient (dp x cp) group of every simulated TP member.
-  CommActivity start_gradient_group_collective(CollectiveOp op, double bytes, const std::string& name,
-                                               double expert_bytes = 0) {
+  // The calls of a collective of `bytes` (and `expert_bytes` on the expert groups) over
+  // `scope` of the gradient group of every simulated TP member.
+  std::vector<CollectiveCall> gradient_group_calls(CollectiveOp op, double bytes, double expert_bytes,
+                                                   GradientScope scope) const {
     const ParallelSpec& par = w_.scenario.parallel;
     std::vector<CollectiveCall> calls;
     const size_t members = w_.one_transfer_per_tp_group ? 1 : tp_group_.size();
@@ -355,13 +383,20 @@ class StageActor {
         if (size <= 0) continue;
         CollectiveCall call;
         call.op = op;
-        for (const int r : gradient_group(w_.mapping, par, tp_group_[i], experts))
+        for (const int r : gradient_group(w_.mapping, par, tp_group_[i], experts, scope))
           call.gpus.push_back(w_.mapping.gpu_of(r));
         call.bytes = size;
         if (call.gpus.size() > 1) calls.push_back(call);
       }
     }
-    return engine::start_plan(w_.platform, merged_plan(calls, w_.platform), name);
+    return calls;
+  }
+
+  // A collective of `bytes` on `scope` of the gradient (dp x cp) group of every simulated TP member.
+  CommActivity start_gradient_group_collective(CollectiveOp op, double bytes, const std::string& name,
+                                               double expert_bytes = 0, GradientScope scope = GradientScope::whole) {
+    return engine::start_plan(w_.platform, merged_plan(gradient_group_calls(op, bytes, expert_bytes, scope), w_.platform),
+                              name);
   }
 
   int chunks() const { return w_.scenario.parallel.pp * w_.scenario.parallel.virtual_stages; }
@@ -676,12 +711,30 @@ class StageActor {
   }
 
   // Gradient reduction: an all-reduce, or with ZeRO a reduce-scatter that leaves each rank
-  // its shard (Rajbhandari et al. 2020 §5.1-5.2).
+  // its shard (Rajbhandari et al. 2020 §5.1-5.2). Under HSDP the reduce-scatter runs within
+  // the shard group and its shard is then all-reduced across the shard groups (PyTorch FSDP
+  // HYBRID_SHARD; Megatron-Core's distributed optimizer instances): one plan, phase after phase.
   void start_reduction(double dense_bytes, double expert_bytes) {
-    const CollectiveOp op = w_.scenario.parallel.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-    dp_inflight_.push_back(start_gradient_group_collective(op, dense_bytes, "dp", expert_bytes));
+    const ParallelSpec& par = w_.scenario.parallel;
+    const CollectiveOp op = par.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+    double bus = bus_bytes(op, dense_bytes + expert_bytes, gradient_group_size());
+    if (par.hybrid_sharding()) {
+      const double dense_shard = dense_bytes / par.dense_shard_ranks();
+      const double expert_shard = expert_bytes / par.expert_shard_ranks();
+      CommPlan plan = merged_plan(gradient_group_calls(op, dense_bytes, expert_bytes, GradientScope::shard), w_.platform);
+      const CommPlan across = merged_plan(
+          gradient_group_calls(CollectiveOp::all_reduce, dense_shard, expert_shard, GradientScope::replicas),
+          w_.platform);
+      plan.phases.insert(plan.phases.end(), across.phases.begin(), across.phases.end());
+      dp_inflight_.push_back(engine::start_plan(w_.platform, plan, "dp"));
+      bus = bus_bytes(op, dense_bytes + expert_bytes, gradient_group_size(GradientScope::shard)) +
+            bus_bytes(CollectiveOp::all_reduce, dense_shard + expert_shard,
+                      gradient_group_size(GradientScope::replicas));
+    } else {
+      dp_inflight_.push_back(start_gradient_group_collective(op, dense_bytes, "dp", expert_bytes));
+    }
     dp_bytes_.push_back(dense_bytes + expert_bytes);
-    account().dp_bytes += bus_bytes(op, dense_bytes + expert_bytes, gradient_group_size());
+    account().dp_bytes += bus;
     ++account().dp_reductions;
   }
 
@@ -698,10 +751,10 @@ class StageActor {
   void start_overlapped_parameter_gather() {
     if (!w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
     param_gather_ = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_weight_bytes, "zero",
-                                                    costs_.expert_weight_bytes);
+                                                    costs_.expert_weight_bytes, gather_scope());
     account().zero_bytes += bus_bytes(CollectiveOp::all_gather,
                                       costs_.dense_weight_bytes + costs_.expert_weight_bytes,
-                                      gradient_group_size());
+                                      gradient_group_size(gather_scope()));
   }
 
   void finish_overlapped_parameter_gather() {
@@ -721,10 +774,10 @@ class StageActor {
     const double bytes = costs_.dense_weight_bytes + costs_.expert_weight_bytes;
     const double start = sg4::Engine::get_clock();
     const CommActivity gather = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_weight_bytes,
-                                                                "zero", costs_.expert_weight_bytes);
+                                                                "zero", costs_.expert_weight_bytes, gather_scope());
     gather.wait();
     account().zero_comm += sg4::Engine::get_clock() - start;
-    account().zero_bytes += bus_bytes(CollectiveOp::all_gather, bytes, gradient_group_size());
+    account().zero_bytes += bus_bytes(CollectiveOp::all_gather, bytes, gradient_group_size(gather_scope()));
     account().add_comm_interval(gather.start_s(), gather.end_s());
     observe(ActivityStream::dp_comm, "zero_allgather", nullptr, gather.start_s(), gather.end_s(), bytes, 0);
   }
@@ -874,7 +927,7 @@ StepResult summarize(const Scenario& s, const StepWorld& world, const std::vecto
 
 StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const StepOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const auto schedule = make_pipeline_schedule(s.parallel.schedule);
+  const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
   engine::Simulation simulation;
   const engine::Platform platform(s.cluster);

@@ -28,6 +28,19 @@ TEST(PipelineInflight, InterleavedFirstStageFactor) {
   }
 }
 
+TEST(PipelineInflight, InterleavedGroupSetsTheWarmup) {
+  // Megatron-Core's warm-up is (p-1-stage)*2 + (v-1)*N chunks, N the micro-batch group.
+  // p = 16, v = 8, m = 32, stage 0: N = 16 holds (30 + 112 + 1) / 8 micro-batches, N = 32
+  // (breadth-first) (30 + 224 + 1) / 8.
+  EXPECT_DOUBLE_EQ(inflight_microbatches(Schedule::interleaved, 16, 0, 32, 8), 143.0 / 8);
+  EXPECT_DOUBLE_EQ(inflight_microbatches(Schedule::interleaved, 16, 0, 32, 8, 16), 143.0 / 8);
+  EXPECT_DOUBLE_EQ(inflight_microbatches(Schedule::interleaved, 16, 0, 32, 8, 32), 255.0 / 8);
+  EXPECT_DOUBLE_EQ(inflight_microbatches(Schedule::interleaved, 16, 15, 32, 8, 24), (7 * 24 + 1) / 8.0);
+  // m = p = 16: Megatron-Core no longer runs every forward first (Megatron-LM 2021 did).
+  EXPECT_DOUBLE_EQ(inflight_microbatches(Schedule::interleaved, 16, 15, 16, 8), (7 * 16 + 1) / 8.0);
+  EXPECT_DOUBLE_EQ(inflight_microbatches(Schedule::interleaved, 16, 0, 16, 8), 16.0);
+}
+
 TEST(PipelineInflight, NoPipelineHoldsOne) {
   EXPECT_EQ(inflight_microbatches(Schedule::gpipe, 1, 0, 16, 1), 1);
   EXPECT_EQ(inflight_microbatches(Schedule::one_f_one_b, 1, 0, 16, 1), 1);

@@ -32,5 +32,27 @@ TEST(ShippedScenarios, FitInMemory) {
   }
 }
 
+TEST(ShippedScenarios, Llama3LayoutFitsWithoutRecomputationOnlyWithItsSchedule) {
+  // Llama 3 §3.3.2: 405B at TP 8 x PP 16, 8K sequences, no activation checkpointing, thanks to
+  // the interleaved schedule with one layer fewer on the first and last stages and sharded
+  // gradients. Megatron-LM's layout of the same job (2 chunks per rank, fp32 gradients on
+  // every rank) does not fit without recomputation.
+  const std::filesystem::path root(TRAINSIM_SOURCE_DIR);
+  const Scenario meta = load_scenario((root / "scenarios/examples/llama3-405b-meta-schedule.ini").string());
+  ASSERT_EQ(meta.training.recompute, Recompute::none);
+  const MemoryReport fits = estimate_memory(meta.model, meta.training, meta.parallel, meta.gpu_memory_bytes());
+  EXPECT_TRUE(fits.fits());
+  EXPECT_EQ(fits.stages.front().layers, 7);
+  EXPECT_EQ(fits.stages.back().layers, 7);
+  EXPECT_EQ(fits.stages[1].layers, 8);
+
+  Scenario megatron = meta;
+  megatron.parallel.virtual_stages = 2;
+  megatron.parallel.zero = 1;
+  const MemoryReport over =
+      estimate_memory(megatron.model, megatron.training, megatron.parallel, megatron.gpu_memory_bytes());
+  EXPECT_FALSE(over.fits());
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -155,6 +155,50 @@ TEST(PipelineSchedule, InterleavedBubble) {
   EXPECT_GT(r.makespan, 0);
 }
 
+TEST(PipelineSchedule, InterleavedMicrobatchGroups) {
+  // Megatron-Core's microbatch_group_size_per_vp_stage (Llama 3 §3.3.2's N), within its rules
+  // (pp <= N <= m, a last group empty or at least pp): every task once, forward before
+  // backward, no deadlock; the bubble stays (p-1)/(v m + p - 1).
+  const int pp = 4;
+  const int v = 2;
+  for (int group : {4, 5, 6, 8}) {
+    for (int m : {4, 8, 9, 10, 12, 16}) {
+      if (group > m || (m % group != 0 && m % group < pp)) continue;
+      const auto schedule = make_pipeline_schedule(Schedule::interleaved, group);
+      for (int s = 0; s < pp; ++s) {
+        const auto order = schedule->order(s, pp, m, v);
+        ASSERT_EQ(order.size(), 2u * m * v) << group << " " << m;
+        for (int mb = 0; mb < m; ++mb)
+          for (int c = 0; c < v; ++c) {
+            const auto f = std::find(order.begin(), order.end(), PipelineTask{mb, c, TaskPass::forward});
+            const auto b = std::find(order.begin(), order.end(), PipelineTask{mb, c, TaskPass::backward});
+            ASSERT_NE(f, order.end());
+            ASSERT_NE(b, order.end());
+            EXPECT_LT(f - order.begin(), b - order.begin());
+          }
+      }
+      const auto r = execute(*schedule, pp, m, v, {});
+      ASSERT_GT(r.makespan, 0) << group << " " << m;
+      EXPECT_NEAR(r.bubble_fraction, 3.0 / (v * m + 3), 1e-9) << group << " " << m;
+    }
+  }
+  // N = p is Narayanan et al.'s order.
+  for (int s = 0; s < pp; ++s)
+    EXPECT_EQ(make_pipeline_schedule(Schedule::interleaved, pp)->order(s, pp, 8, v),
+              make_pipeline_schedule(Schedule::interleaved)->order(s, pp, 8, v));
+}
+
+TEST(PipelineSchedule, InterleavedGroupSetsTheWarmup) {
+  // The first stage's warm-up: (p - 1) * 2 + (v - 1) * N forwards (Megatron-Core).
+  const int pp = 4, v = 3, m = 16;
+  for (int group : {4, 8}) {
+    const auto order = make_pipeline_schedule(Schedule::interleaved, group)->order(0, pp, m, v);
+    const auto first_backward =
+        std::find_if(order.begin(), order.end(), [](const PipelineTask& t) { return t.pass == TaskPass::backward; });
+    EXPECT_EQ(first_backward - order.begin(), (pp - 1) * 2 + (v - 1) * group + 1) << group;
+  }
+}
+
 TEST(PipelineSchedule, ZeroBubbleH1BeatsOneFOneB) {
   // Qi et al. Table 2 with T_F = T_B = T_W: 1F1B idles (p-1)(T_F+T_B+T_W) per stage,
   // ZB-H1 (p-1)(T_F+T_B-T_W): a third of it.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -45,6 +46,18 @@ const Settings k_small{{"model.layers", "4"},         {"model.hidden", "2048"}, 
                        {"model.ffn_hidden", "8192"},  {"model.vocab", "8"},         {"model.seq_len", "2048"},
                        {"training.micro_batch", "1"}, {"training.grad_accum", "1"}, {"cluster.nodes", "1"}};
 
+// `base` with `extra` on top (a key in both takes extra's value).
+Settings merged(Settings base, const Settings& extra) {
+  for (const auto& kv : extra) {
+    auto it = std::find_if(base.begin(), base.end(), [&](const auto& s) { return s.first == kv.first; });
+    if (it != base.end())
+      it->second = kv.second;
+    else
+      base.push_back(kv);
+  }
+  return base;
+}
+
 TEST(ParallelismAxes, ZeroMovesTwoPsiThenThreePsi) {
   // ZeRO §7: data parallelism, ZeRO-1 and ZeRO-2 move 2 Psi per step (reduce-scatter +
   // all-gather), ZeRO-3 3 Psi (two parameter all-gathers and a gradient reduce-scatter);
@@ -62,6 +75,45 @@ TEST(ParallelismAxes, ZeroMovesTwoPsiThenThreePsi) {
     const double expected = (zero == 3 ? 3.0 : 2.0) * psi_bytes * (n - 1) / n;
     EXPECT_NEAR(moved / expected, 1.0, 0.01) << "zero " << zero;
   }
+}
+
+TEST(ParallelismAxes, HybridShardingReducesWithinThenAcross) {
+  // HSDP (PyTorch FSDP HYBRID_SHARD): ZeRO-3 over shard groups of S of the n = 16 ranks. Each
+  // step gathers the parameters twice within the shard group, reduce-scatters the gradients
+  // there and all-reduces the 1/S shard across the n/S groups: per GPU a ring moves
+  // 3 (S-1)/S Psi + 2 (n/S - 1)/(n/S) Psi/S bytes.
+  const Settings paper = merged(k_small, {{"training.grad_precision", "bf16"}, {"cluster.nodes", "2"}, {"parallel.zero", "3"}});
+  const Scenario base = scenario(paper);
+  const double psi = count_parameters(base.model).total(base.model.layers) * 2.0;
+  const double n = 16;
+  const Result whole = simulate(base);
+  EXPECT_NEAR(whole.dp_bytes + whole.zero_bytes, 3 * psi * (n - 1) / n, 0.02 * psi);
+  for (const double shard : {2.0, 4.0, 8.0}) {
+    const Result r = simulate(scenario(paper, {{"parallel.zero_shard_size", std::to_string(int(shard))}}));
+    const double groups = n / shard;
+    EXPECT_NEAR(r.zero_bytes, 2 * psi * (shard - 1) / shard, 0.02 * psi) << shard;
+    EXPECT_NEAR(r.dp_bytes, psi * (shard - 1) / shard + 2 * psi / shard * (groups - 1) / groups, 0.02 * psi)
+        << shard;
+  }
+  // A shard group of all the ranks is plain ZeRO-3, bit for bit.
+  const Result all = simulate(scenario(paper, {{"parallel.zero_shard_size", "16"}}));
+  EXPECT_EQ(all.step_s, whole.step_s);
+  EXPECT_EQ(all.dp_bytes, whole.dp_bytes);
+}
+
+TEST(ParallelismAxes, HybridShardingKeepsGathersInTheNode) {
+  // Shard groups of one node's 8 GPUs gather over NVLink only: on nodes with one NIC each
+  // (where HSDP pays off), the ZeRO-3 gathers wait less than when they cross the network.
+  const Settings big = merged(k_small, {{"model.hidden", "8192"},
+                                        {"model.heads", "64"},
+                                        {"model.ffn_hidden", "28672"},
+                                        {"cluster.nodes", "2"},
+                                        {"cluster.nics_per_node", "1"},
+                                        {"parallel.zero", "3"},
+                                        {"parallel.zero3_prefetch", "0"}});
+  const Result whole = simulate(scenario(big));
+  const Result node = simulate(scenario(big, {{"parallel.zero_shard_size", "8"}}));
+  EXPECT_LT(node.zero_comm, 0.8 * whole.zero_comm);
 }
 
 TEST(ParallelismAxes, Zero3PrefetchHidesGathers) {
@@ -150,6 +202,18 @@ TEST(ParallelismAxes, ContextParallelExchangesKeysAndValues) {
   const double per_layer = 2.0 * m.seq_len * m.kv_heads * m.head_dim() * 2.0 * (4 - 1) / 4.0;
   EXPECT_NEAR(r.cp_bytes / (per_layer * m.layers * 2), 1.0, 1e-9);
   EXPECT_GE(r.cp_comm, 0);
+}
+
+TEST(ParallelismAxes, AllGatherContextParallelExposesItsExchange) {
+  // Llama 3 §3.3.2: K and V gathered before attention in both passes, their gradients
+  // reduce-scattered after the backward's: 3 exchanges per layer where the ring makes 2, none
+  // of them beside the attention kernels.
+  const Settings cp = merged(k_small, {{"model.seq_len", "16384"}, {"parallel.cp", "4"}});
+  const Result ring = simulate(scenario(cp));
+  const Result gathered = simulate(scenario(cp, {{"parallel.cp_algo", "all-gather"}}));
+  EXPECT_NEAR(gathered.cp_bytes / ring.cp_bytes, 1.5, 1e-9);
+  EXPECT_GT(gathered.cp_comm, ring.cp_comm);
+  EXPECT_GT(gathered.step_s, ring.step_s);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "models/pipeline_inflight.hpp"
 #include "sim/compute/roofline_compute_model.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
@@ -80,6 +81,21 @@ TEST(StepSimulation, InterleavedBubble) {
   const Measured m = simulate(
       scenario(equal_stages(4, 16, 8), {{"parallel.schedule", "interleaved"}, {"parallel.virtual_stages", "2"}}));
   EXPECT_NEAR(m.bubble, 3.0 / (2 * 8 + 3), 0.005);
+}
+
+TEST(StepSimulation, InterleavedGroupsHoldWhatTheMemoryModelCounts) {
+  // Megatron-Core's microbatch_group_size_per_vp_stage: the simulated schedule's peak of
+  // chunks in flight is the warm-up + 1 the memory budget counts, for each group size.
+  for (const int group : {0, 4, 6, 12}) {
+    const Scenario s = scenario(equal_stages(4, 8, 12), {{"parallel.schedule", "interleaved"},
+                                                         {"parallel.virtual_stages", "2"},
+                                                         {"parallel.microbatch_group", std::to_string(group)}});
+    const Measured m = simulate(s);
+    ASSERT_EQ(m.inflight.size(), 4u);
+    for (int st = 0; st < 4; ++st)
+      EXPECT_DOUBLE_EQ(m.inflight[static_cast<size_t>(st)], inflight_microbatches(Schedule::interleaved, 4, st, 12, 2, group))
+          << group << " " << st;
+  }
 }
 
 TEST(StepSimulation, ActivationsInFlight) {
