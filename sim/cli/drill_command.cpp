@@ -344,7 +344,7 @@ Command drill_command() {
       ctx.layout_line = l.str();
       std::ostringstream red;
       red << dr::order_name(spec.order) << " order (the scenario's gradient " << choice.algorithm
-          << ", as the engine picks it for one " << num("%.0f", s.training.dp_bucket_bytes / (1024.0 * 1024.0))
+          << ", as the engine picks it for one " << num("%g", s.training.dp_bucket_bytes / (1024.0 * 1024.0))
           << " MiB bucket) in " << dr::format_name(spec.reduction_format) << " (" << precision_name(s.training.precision)
           << " training), "
           << (spec.loss_scale.enabled ? "dynamic loss scaling from 2^" + num("%.0f", std::log2(spec.loss_scale.initial))
