@@ -1,5 +1,7 @@
 // `trainsim drill SCENARIO [--steps N] [--json] [--trace FILE] [--fail-at S,...]
 // [--omit ITEM,...] [--checkpoint-every N]`: the training-semantics drill (sim/drill/).
+// Interruptions: --fail-at, else the run simulation's failures (a scenario with [run]
+// duration), else one at 7/10 of the steps.
 // A tiny model trained for real under the scenario's data-parallel layout, gradient
 // reduction order and precision, interrupted and recovered from checkpoints, compared with
 // the uninterrupted run.
@@ -10,17 +12,21 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
 #include "sim/cli/command.hpp"
+#include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/drill/drill_runner.hpp"
 #include "sim/drill/drill_trace_writer.hpp"
+#include "sim/drill/run_failures.hpp"
 #include "sim/engine/algorithm_selection.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/run/run_in_processes.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/trace/atomic_output_file.hpp"
 #include "topologies/rank_mapping.hpp"
@@ -145,6 +151,9 @@ struct Context {
   std::string reduction_line;
   std::string checkpoint_source;
   std::string fail_source;
+  std::string fail_kind;  ///< --json's fail_source: "--fail-at", "run simulation" or "default"
+  long long run_failures = -1;  ///< the run simulation's unplanned interruptions; -1: no run simulated
+  long long run_steps = -1;
   std::string algorithm;
 };
 
@@ -165,7 +174,9 @@ std::string table(const dr::DrillResult& r, const Context& ctx, double wall_s) {
       << "; dropout " << s.model.dropout << ", per rank and step\n";
   out << "checkpoints   every " << s.checkpoint_every << " steps (" << ctx.checkpoint_source << "), "
       << (s.sampler == DataSampler::global ? "global" : "per_rank") << " sampler; interruptions at step";
-  for (size_t i = 0; i < r.fail_at.size(); ++i) out << (i ? "," : " ") << r.fail_at[i];
+  constexpr size_t k_listed = 12;  // a long run replays hundreds of failures: the first ones, and the count
+  for (size_t i = 0; i < std::min(r.fail_at.size(), k_listed); ++i) out << (i ? "," : " ") << r.fail_at[i];
+  if (r.fail_at.size() > k_listed) out << ",... (" << r.fail_at.size() << " steps)";
   out << " (" << ctx.fail_source << ")\n";
   out << "uninterrupted loss " << num("%.4f", r.reference.front().loss) << " at step 1, "
       << num("%.4f", r.reference.back().loss) << " at step " << s.steps << ", " << r.reference_skipped_steps
@@ -230,6 +241,11 @@ nlohmann::json to_json(const dr::DrillResult& r, const Context& ctx, double wall
   j["sampler"] = s.sampler == DataSampler::global ? "global" : "per_rank";
   j["checkpoint_every"] = s.checkpoint_every;
   j["fail_at"] = r.fail_at;
+  j["fail_source"] = ctx.fail_kind;
+  if (ctx.run_failures >= 0) {
+    j["run_failures"] = ctx.run_failures;
+    j["run_steps"] = ctx.run_steps;
+  }
   j["uninterrupted"] = curve_json(r.reference);
   j["uninterrupted"]["skipped_steps"] = r.reference_skipped_steps;
   nlohmann::json runs = nlohmann::json::array();
@@ -273,7 +289,7 @@ Command drill_command() {
     po::options_description extra("Drill options");
     extra.add_options()("steps", po::value<std::string>(), "training steps (default 100)")(
         "trace", po::value<std::string>(), "write the curves as HDF5 (/drill/loss, /drill/divergence)")(
-        "fail-at", po::value<std::string>(), "interrupt at these steps, S,S,... (default: one at 7/10 of the steps)")(
+        "fail-at", po::value<std::string>(), "interrupt at these steps, S,S,... (default: the run simulation's failures, scaled to the drill; else one at 7/10 of the steps)")(
         "omit", po::value<std::string>(),
         "also recover without these checkpoint items: rng, cursor, optimizer, scheduler, loss_scale (comma list)")(
         "checkpoint-every", po::value<std::string>(),
@@ -320,10 +336,22 @@ Command drill_command() {
     spec.loss_scale.enabled = s.training.precision == Precision::fp16;
     spec.optimizer.warmup_steps = std::max<long long>(1, steps / 10);
     spec.optimizer.decay_steps = steps;
+    // Without --fail-at, a scenario with a run-level simulation gives the interruptions: its
+    // failures replayed on the drill's steps (sim/drill/run_failures.hpp). The run simulates in
+    // child processes, before this process starts its own engine (reduction_choice).
+    std::optional<dr::ReplayedFailures> replayed;
+    if (fail_at.empty() && s.run.simulates_run()) {
+      const RunResult run = simulate_run_in_processes(s, *scenario_compute_model(s));
+      replayed = dr::replay_run_failures(run, steps);
+      fail_at = replayed->fail_at;
+    }
     if (vm.count("checkpoint-every")) {
       spec.checkpoint_every = parse_count("--checkpoint-every", vm["checkpoint-every"].as<std::string>(), 1,
                                           k_max_steps, "expected an integer >= 1");
       ctx.checkpoint_source = "--checkpoint-every";
+    } else if (replayed && replayed->checkpoint_every > 0) {
+      spec.checkpoint_every = replayed->checkpoint_every;
+      ctx.checkpoint_source = "the run simulation's interval, scaled to the drill";
     } else if (!s.checkpoint.automatic && s.checkpoint.interval_steps > 0) {
       spec.checkpoint_every = s.checkpoint.interval_steps;
       ctx.checkpoint_source = "the scenario's checkpoint.interval";
@@ -331,7 +359,18 @@ Command drill_command() {
       spec.checkpoint_every = std::max<long long>(1, steps / 5);
       ctx.checkpoint_source = "steps/5: the scenario gives no interval in steps";
     }
-    ctx.fail_source = fail_at.empty() ? "7/10 of the steps; --fail-at sets them" : "--fail-at";
+    ctx.fail_kind = vm.count("fail-at") ? "--fail-at" : !fail_at.empty() ? "run simulation" : "default";
+    if (replayed) {
+      ctx.run_failures = replayed->run_failures;
+      ctx.run_steps = replayed->run_steps;
+    }
+    if (replayed && !fail_at.empty())
+      ctx.fail_source = "the run simulation's " + std::to_string(replayed->run_failures) + " failure(s) over " +
+                        std::to_string(replayed->run_steps) + " steps, placed at the same fraction of the drill";
+    else if (replayed)
+      ctx.fail_source = "the run simulation had no failure: 7/10 of the steps";
+    else
+      ctx.fail_source = fail_at.empty() ? "7/10 of the steps; --fail-at sets them" : "--fail-at";
 
     const ReductionChoice choice = reduction_choice(s);
     spec.order = choice.order;

@@ -47,6 +47,19 @@ TEST(DrillCli, JsonTraceAndRerunsAreIdentical) {
   EXPECT_EQ(ja["uninterrupted"]["loss"].size(), 20u);
 }
 
+TEST(DrillCli, ReplaysTheRunSimulationsFailures) {
+  // The tiny scenario over 3 days, a node failing every 2 days on average (test_notebooks.py's run).
+  const RunResult r = run_trainsim({"drill", k_tiny, "--steps", "20", "--json", "--set", "run.duration=3d", "--set",
+                                    "failures.mtbf=2d", "--set", "checkpoint.write_bandwidth=2MB/s"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["fail_source"], "run simulation");
+  EXPECT_FALSE(j["fail_at"].empty());
+  EXPECT_GT(j["run_failures"].get<long long>(), 0);
+  EXPECT_TRUE(j["runs"][0]["bit_identical"].get<bool>());
+  EXPECT_EQ(j["runs"][0]["restarts"].get<long long>(), static_cast<long long>(j["fail_at"].size()));
+}
+
 void expect_refused(const std::vector<std::string>& extra, const std::string& option, const std::string& value) {
   std::vector<std::string> args{"drill", k_tiny};
   args.insert(args.end(), extra.begin(), extra.end());
