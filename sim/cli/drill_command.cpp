@@ -197,7 +197,7 @@ std::string table(const dr::DrillResult& r, const Context& ctx, double wall_s) {
   for (const dr::RunComparison& c : r.runs) {
     out << c.name << ": " << c.description;
     if (c.gradient_rel_l2_diff >= 0)
-      out << "; step 1 gradient differs by " << num("%.3g", c.gradient_max_abs_diff) << " at most, "
+      out << "; step " << c.gradient_step << " gradient differs by " << num("%.3g", c.gradient_max_abs_diff) << " at most, "
           << num("%.3g", c.gradient_rel_l2_diff) << " relative (L2)";
     if (c.samples_duplicated > 0 || c.samples_skipped > 0 || c.cursor_model_duplicated > 0 ||
         c.cursor_model_skipped > 0)
@@ -268,6 +268,7 @@ nlohmann::json to_json(const dr::DrillResult& r, const Context& ctx, double wall
     x["cursor_model_duplicated"] = c.cursor_model_duplicated;
     x["cursor_model_skipped"] = c.cursor_model_skipped;
     if (c.gradient_rel_l2_diff >= 0) {
+      x["gradient_step"] = c.gradient_step;
       x["gradient_max_abs_diff"] = c.gradient_max_abs_diff;
       x["gradient_rel_l2_diff"] = c.gradient_rel_l2_diff;
     }

@@ -28,8 +28,10 @@ struct RunComparison {
   double samples_skipped = 0;
   double cursor_model_duplicated = 0;  ///< as sim/run/data_cursor counts them
   double cursor_model_skipped = 0;
-  /// Same-batch runs only: step 1's reduced gradient against the uninterrupted run's (same
-  /// weights, samples and dropout masks: only the summation order differs). -1: not compared.
+  /// Same-batch runs only: the first update's reduced gradient against the uninterrupted
+  /// run's (same weights, samples and dropout masks: only the summation order differs), at
+  /// step gradient_step (1, or the first not skipped for overflow). -1: not compared.
+  long long gradient_step = -1;
   double gradient_max_abs_diff = -1;
   double gradient_rel_l2_diff = -1;  ///< ||g - g_ref|| / ||g_ref||
 };

@@ -39,6 +39,7 @@ struct DivergenceRow {
   double samples_skipped;
   double cursor_model_duplicated;
   double cursor_model_skipped;
+  std::int64_t gradient_step;
   double gradient_max_abs_diff;
   double gradient_rel_l2_diff;
 };
@@ -90,6 +91,7 @@ Handle divergence_type(bool file) {
        f64("samples_duplicated", offsetof(R, samples_duplicated)), f64("samples_skipped", offsetof(R, samples_skipped)),
        f64("cursor_model_duplicated", offsetof(R, cursor_model_duplicated)),
        f64("cursor_model_skipped", offsetof(R, cursor_model_skipped)),
+       i64("gradient_step", offsetof(R, gradient_step)),
        f64("gradient_max_abs_diff", offsetof(R, gradient_max_abs_diff)),
        f64("gradient_rel_l2_diff", offsetof(R, gradient_rel_l2_diff))},
       sizeof(R), file);
@@ -174,6 +176,7 @@ void write_drill_trace(const std::string& path, const DrillResult& result, const
       r.samples_skipped = c.samples_skipped;
       r.cursor_model_duplicated = c.cursor_model_duplicated;
       r.cursor_model_skipped = c.cursor_model_skipped;
+      r.gradient_step = c.gradient_step;
       r.gradient_max_abs_diff = c.gradient_max_abs_diff;
       r.gradient_rel_l2_diff = c.gradient_rel_l2_diff;
       div.push_back(r);

@@ -127,7 +127,10 @@ TrainedRun train(const DrillSpec& spec, const RecoveryPlan& plan) {
     StepOutcome step = train_step(spec, model, stream, state);
     const auto i = static_cast<size_t>(next - 1);
     if (trained[i]) ++run.steps_redone;
-    if (next == 1 && !trained[i]) run.first_gradient = step.gradient;
+    if (run.first_gradient_step == 0 && !step.record.skipped) {
+      run.first_gradient = step.gradient;
+      run.first_gradient_step = next;
+    }
     trained[i] = true;
     run.steps[i] = step.record;
     run.samples[i] = std::move(step.samples);

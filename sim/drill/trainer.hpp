@@ -25,7 +25,10 @@ struct TrainedRun {
   std::vector<StepRecord> steps;                   ///< surviving history, step i at i - 1
   std::vector<std::vector<long long>> samples;     ///< each surviving step's global sample indices
   Eigen::VectorXf final_params;
-  Eigen::VectorXf first_gradient;  ///< the reduced (unscaled) gradient of step 1's first execution
+  /// The reduced (unscaled) gradient of the first step that updated the weights (not skipped
+  /// for overflow), at its first execution, and that step.
+  Eigen::VectorXf first_gradient;
+  long long first_gradient_step = 0;
   int restarts = 0;
   long long steps_redone = 0;  ///< steps trained again after a restart
   long long skipped_steps = 0;  ///< surviving steps skipped for overflow
