@@ -26,6 +26,27 @@ std::optional<Layout> same_batch_layout(const Layout& l, int cap) {
   return std::nullopt;
 }
 
+namespace {
+
+std::string omission_effect(CheckpointItem item) {
+  switch (item) {
+    case CheckpointItem::rng:
+      return "restored without the RNG states: every rank's dropout generator back at offset 0, so the steps after "
+             "the restore redraw the masks of steps 1, 2, ...";
+    case CheckpointItem::cursor:
+      return "restored without the data cursor: the loader starts again at sample 0";
+    case CheckpointItem::optimizer:
+      return "restored without the optimizer state: Adam's moments and step count back at 0";
+    case CheckpointItem::scheduler:
+      return "restored without the scheduler: the learning rate warms up again from step 1";
+    case CheckpointItem::loss_scale:
+      return "restored without the loss scale: back at its initial value, the overflows happen again";
+  }
+  return "";
+}
+
+}  // namespace
+
 RunComparison compare(const TrainedRun& reference, const TrainedRun& run) {
   RunComparison c;
   c.curve = run.steps;
@@ -81,7 +102,7 @@ DrillResult run_drill(const DrillSpec& spec, const DrillOptions& options) {
     RecoveryPlan plan{result.fail_at, item, std::nullopt};
     RunComparison c = compare(reference, train(spec, plan));
     c.name = "omit " + item_name(item);
-    c.description = "restored without the " + item_name(item) + " (it restarts at its initial value)";
+    c.description = omission_effect(item);
     c.layout = spec.layout;
     if (item == CheckpointItem::loss_scale && !spec.loss_scale.enabled)
       result.notes.push_back("omit loss_scale: no effect, this precision trains without loss scaling");
