@@ -17,8 +17,8 @@ int main(int argc, char** argv) {
   try {
     const auto start = std::chrono::steady_clock::now();
     std::ostringstream out;
-    const int code = trainsim::cli::drill_command().run(
-        {path, "--omit", "rng,cursor,optimizer,scheduler,loss_scale"}, out);
+    const int code =
+        trainsim::cli::drill_command().run({path, "--omit", "rng,cursor,optimizer,scheduler,loss_scale"}, out);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (code != 0) return code;
     std::printf("scenario       %s\n", path.c_str());

@@ -143,7 +143,9 @@ std::string num(const char* fmt, double v) {
   return buf;
 }
 
-std::string diff_text(double v) { return v == 0 ? std::string("0") : num("%.3g", v); }
+std::string diff_text(double v) {
+  return v == 0 ? std::string("0") : num("%.3g", v);
+}
 
 struct Context {
   std::string scenario;
@@ -151,7 +153,7 @@ struct Context {
   std::string reduction_line;
   std::string checkpoint_source;
   std::string fail_source;
-  std::string fail_kind;  ///< --json's fail_source: "--fail-at", "run simulation" or "default"
+  std::string fail_kind;        ///< --json's fail_source: "--fail-at", "run simulation" or "default"
   long long run_failures = -1;  ///< the run simulation's unplanned interruptions; -1: no run simulated
   long long run_steps = -1;
   std::string algorithm;
@@ -161,17 +163,17 @@ std::string table(const dr::DrillResult& r, const Context& ctx, double wall_s) {
   const dr::DrillSpec& s = r.spec;
   std::ostringstream out;
   out << "trainsim drill: " << ctx.layout_line << "\n";
-  out << "a " << r.parameters << "-parameter language model trained on one CPU core (Eigen, fp32), "
-      << s.steps << " steps, seed " << s.seed << "\n\n";
+  out << "a " << r.parameters << "-parameter language model trained on one CPU core (Eigen, fp32), " << s.steps
+      << " steps, seed " << s.seed << "\n\n";
   out << "layout        dp " << s.layout.dp << " simulated (scenario dp " << r.scenario_dp << ", cap " << r.dp_cap
       << ") x micro_batch " << s.layout.micro_batch << " x grad_accum " << s.layout.grad_accum << " = global batch "
       << s.layout.global_batch() << " samples of " << s.model.tokens_per_sample << " tokens\n";
   out << "              tensor and pipeline parallelism split each rank's math over GPUs without changing it: "
          "not simulated\n";
   out << "reduction     " << ctx.reduction_line << "\n";
-  out << "optimizer     Adam (beta2 " << s.optimizer.beta2 << "), lr " << num("%g", s.optimizer.lr_peak)
-      << " after " << s.optimizer.warmup_steps << " warmup steps, cosine to " << num("%g", s.optimizer.lr_min)
-      << "; dropout " << s.model.dropout << ", per rank and step\n";
+  out << "optimizer     Adam (beta2 " << s.optimizer.beta2 << "), lr " << num("%g", s.optimizer.lr_peak) << " after "
+      << s.optimizer.warmup_steps << " warmup steps, cosine to " << num("%g", s.optimizer.lr_min) << "; dropout "
+      << s.model.dropout << ", per rank and step\n";
   out << "checkpoints   every " << s.checkpoint_every << " steps (" << ctx.checkpoint_source << "), "
       << (s.sampler == DataSampler::global ? "global" : "per_rank") << " sampler; interruptions at step";
   constexpr size_t k_listed = 12;  // a long run replays hundreds of failures: the first ones, and the count
@@ -197,12 +199,12 @@ std::string table(const dr::DrillResult& r, const Context& ctx, double wall_s) {
   for (const dr::RunComparison& c : r.runs) {
     out << c.name << ": " << c.description;
     if (c.gradient_rel_l2_diff >= 0)
-      out << "; step " << c.gradient_step << " gradient differs by " << num("%.3g", c.gradient_max_abs_diff) << " at most, "
-          << num("%.3g", c.gradient_rel_l2_diff) << " relative (L2)";
+      out << "; step " << c.gradient_step << " gradient differs by " << num("%.3g", c.gradient_max_abs_diff)
+          << " at most, " << num("%.3g", c.gradient_rel_l2_diff) << " relative (L2)";
     if (c.samples_duplicated > 0 || c.samples_skipped > 0 || c.cursor_model_duplicated > 0 ||
         c.cursor_model_skipped > 0)
-      out << "; the run simulation's cursor model counts " << num("%.0f", c.cursor_model_duplicated)
-          << " duplicated, " << num("%.0f", c.cursor_model_skipped) << " skipped";
+      out << "; the run simulation's cursor model counts " << num("%.0f", c.cursor_model_duplicated) << " duplicated, "
+          << num("%.0f", c.cursor_model_skipped) << " skipped";
     out << "\n";
   }
   for (const std::string& n : r.notes) out << "note: " << n << "\n";
@@ -290,7 +292,9 @@ Command drill_command() {
     po::options_description extra("Drill options");
     extra.add_options()("steps", po::value<std::string>(), "training steps (default 100)")(
         "trace", po::value<std::string>(), "write the curves as HDF5 (/drill/loss, /drill/divergence)")(
-        "fail-at", po::value<std::string>(), "interrupt at these steps, S,S,... (default: the run simulation's failures, scaled to the drill; else one at 7/10 of the steps)")(
+        "fail-at", po::value<std::string>(),
+        "interrupt at these steps, S,S,... (default: the run simulation's failures, scaled to the drill; else one at "
+        "7/10 of the steps)")(
         "omit", po::value<std::string>(),
         "also recover without these checkpoint items: rng, cursor, optimizer, scheduler, loss_scale (comma list)")(
         "checkpoint-every", po::value<std::string>(),
@@ -301,10 +305,10 @@ Command drill_command() {
       return 0;
     }
     const auto& vm = o.variables;
-    const long long steps = vm.count("steps") ? parse_count("--steps", vm["steps"].as<std::string>(), 1, k_max_steps,
-                                                            "expected an integer from 1 to " +
-                                                                std::to_string(k_max_steps))
-                                              : k_default_steps;
+    const long long steps = vm.count("steps")
+                                ? parse_count("--steps", vm["steps"].as<std::string>(), 1, k_max_steps,
+                                              "expected an integer from 1 to " + std::to_string(k_max_steps))
+                                : k_default_steps;
     std::vector<dr::CheckpointItem> omit;
     if (vm.count("omit"))
       for (const std::string& item : split_commas(vm["omit"].as<std::string>())) {
@@ -385,10 +389,10 @@ Command drill_command() {
       std::ostringstream red;
       red << dr::order_name(spec.order) << " order (the scenario's gradient " << choice.algorithm
           << ", as the engine picks it for one " << num("%g", s.training.dp_bucket_bytes / (1024.0 * 1024.0))
-          << " MiB bucket) in " << dr::format_name(spec.reduction_format) << " (" << precision_name(s.training.precision)
-          << " training), "
+          << " MiB bucket) in " << dr::format_name(spec.reduction_format) << " ("
+          << precision_name(s.training.precision) << " training), "
           << (spec.loss_scale.enabled ? "dynamic loss scaling from 2^" + num("%.0f", std::log2(spec.loss_scale.initial))
-                                   : std::string("no loss scaling"));
+                                      : std::string("no loss scaling"));
       ctx.reduction_line = red.str();
     }
 

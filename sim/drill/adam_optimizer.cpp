@@ -19,8 +19,7 @@ void adam_update(const OptimizerSpec& spec, double lr, const Eigen::VectorXf& gr
   const auto v_correction = static_cast<float>(1.0 / (1.0 - std::pow(spec.beta2, t)));
   const auto step = static_cast<float>(lr);
   const auto eps = static_cast<float>(spec.epsilon);
-  params.array() -=
-      step * (state.m.array() * m_correction) / ((state.v.array() * v_correction).sqrt() + eps);
+  params.array() -= step * (state.m.array() * m_correction) / ((state.v.array() * v_correction).sqrt() + eps);
 }
 
 }  // namespace trainsim::drill

@@ -23,7 +23,9 @@ inline std::uint64_t hash_words(std::uint64_t a, std::uint64_t b, std::uint64_t 
 }
 
 /// A uniform double in [0, 1) from the top 53 bits of `bits`.
-inline double unit_interval(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1p-53; }
+inline double unit_interval(std::uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1p-53;
+}
 
 /// A rank's dropout generator, as PyTorch's: a seed and an offset; each training step's
 /// dropout advances the offset by one. Saved in a checkpoint; without it a restart begins

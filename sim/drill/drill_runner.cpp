@@ -8,7 +8,9 @@
 
 namespace trainsim::drill {
 
-long long default_fail_step(long long steps) { return std::max<long long>(1, steps * 7 / 10); }
+long long default_fail_step(long long steps) {
+  return std::max<long long>(1, steps * 7 / 10);
+}
 
 std::optional<Layout> same_batch_layout(const Layout& l, int cap) {
   if (l.grad_accum % 2 == 0 && l.dp * 2 <= cap) {
@@ -61,8 +63,8 @@ RunComparison compare(const TrainedRun& reference, const TrainedRun& run) {
   if (run.final_params.size() == reference.final_params.size()) {
     c.max_param_diff = (run.final_params - reference.final_params).cwiseAbs().maxCoeff();
     for (Eigen::Index i = 0; identical && i < run.final_params.size(); ++i)
-      identical = std::bit_cast<std::uint32_t>(run.final_params[i]) ==
-                  std::bit_cast<std::uint32_t>(reference.final_params[i]);
+      identical =
+          std::bit_cast<std::uint32_t>(run.final_params[i]) == std::bit_cast<std::uint32_t>(reference.final_params[i]);
   }
   c.bit_identical = identical;
   c.restarts = run.restarts;
@@ -132,7 +134,8 @@ DrillResult run_drill(const DrillSpec& spec, const DrillOptions& options) {
   const TrainedRun same_run = train(same);
   RunComparison s = compare(reference, same_run);
   s.name = "same batch dp " + std::to_string(other->dp);
-  s.description = "global batch kept (grad_accum " + std::to_string(other->grad_accum) + "): only the summation order differs";
+  s.description =
+      "global batch kept (grad_accum " + std::to_string(other->grad_accum) + "): only the summation order differs";
   s.layout = *other;
   if (same_run.first_gradient_step == reference.first_gradient_step && reference.first_gradient_step > 0) {
     // The first update of both: same weights, samples and dropout masks, only the order differs.
@@ -149,8 +152,8 @@ DrillResult run_drill(const DrillSpec& spec, const DrillOptions& options) {
   grown.layout.dp = other->dp;  // grad_accum kept: the global batch follows the ranks
   RunComparison g = compare(reference, train(grown));
   g.name = "batch grows dp " + std::to_string(other->dp);
-  g.description = "grad_accum kept: global batch " + std::to_string(grown.layout.global_batch()) +
-                  " instead of " + std::to_string(spec.layout.global_batch()) + ", learning rate unchanged";
+  g.description = "grad_accum kept: global batch " + std::to_string(grown.layout.global_batch()) + " instead of " +
+                  std::to_string(spec.layout.global_batch()) + ", learning rate unchanged";
   g.layout = grown.layout;
   result.runs.push_back(std::move(g));
 
@@ -162,8 +165,8 @@ DrillResult run_drill(const DrillSpec& spec, const DrillOptions& options) {
     RunComparison r = compare(base, train(resharded, plan));
     const std::string name = sampler == DataSampler::global ? "global" : "per_rank";
     r.name = "reshard dp " + std::to_string(other->dp) + " " + name;
-    r.description = "restored at dp " + std::to_string(other->dp) + ", global batch kept, " + name +
-                    " sampler" + (sampler == spec.sampler ? " (the scenario's)" : "") +
+    r.description = "restored at dp " + std::to_string(other->dp) + ", global batch kept, " + name + " sampler" +
+                    (sampler == spec.sampler ? " (the scenario's)" : "") +
                     "; against the uninterrupted run with that sampler";
     r.layout = *other;
     result.runs.push_back(std::move(r));

@@ -12,12 +12,12 @@
 namespace trainsim::drill {
 
 struct DrillOptions {
-  std::vector<long long> fail_at;      ///< interruption steps (1-based); empty: one at 7/10 of the run
-  std::vector<CheckpointItem> omit;    ///< a recovery without each of these
-  int other_dp = 0;                    ///< the scaling comparisons' size; 0: chosen (scaling_layout)
-  int scenario_dp = 1;                 ///< reported only
-  int dp_cap = 8;                      ///< reported, and bounds the chosen other size
-  bool scaling = true;                 ///< run the scaling comparisons
+  std::vector<long long> fail_at;    ///< interruption steps (1-based); empty: one at 7/10 of the run
+  std::vector<CheckpointItem> omit;  ///< a recovery without each of these
+  int other_dp = 0;                  ///< the scaling comparisons' size; 0: chosen (scaling_layout)
+  int scenario_dp = 1;               ///< reported only
+  int dp_cap = 8;                    ///< reported, and bounds the chosen other size
+  bool scaling = true;               ///< run the scaling comparisons
 };
 
 /// The default interruption step of a drill of `steps` steps.

@@ -19,11 +19,11 @@ namespace trainsim::drill {
 /// through an embedding, one tanh hidden layer with dropout, and a softmax over `vocab`.
 struct ModelShape {
   int vocab = 64;
-  int context = 2;          ///< previous tokens the model sees
-  int embed = 16;           ///< embedding width
-  int hidden = 64;          ///< hidden units
+  int context = 2;             ///< previous tokens the model sees
+  int embed = 16;              ///< embedding width
+  int hidden = 64;             ///< hidden units
   int tokens_per_sample = 16;  ///< predicted tokens per sample (the "sequence")
-  double dropout = 0.1;     ///< probability a hidden unit is dropped
+  double dropout = 0.1;        ///< probability a hidden unit is dropped
 };
 
 /// Adam (Kingma & Ba 2015, Algorithm 1) with a linear warmup then cosine decay of the learning
@@ -59,9 +59,9 @@ std::vector<std::string> item_names();
 
 /// One training run's data-parallel layout: global batch = micro_batch x grad_accum x dp.
 struct Layout {
-  int dp = 1;           ///< simulated data-parallel ranks
-  int micro_batch = 1;  ///< samples per micro-batch per rank
-  int grad_accum = 1;   ///< micro-batches per step per rank
+  int dp = 1;              ///< simulated data-parallel ranks
+  int micro_batch = 1;     ///< samples per micro-batch per rank
+  int grad_accum = 1;      ///< micro-batches per step per rank
   int ranks_per_node = 1;  ///< for the hierarchical order: consecutive DP ranks that share a node
   long long global_batch() const { return static_cast<long long>(micro_batch) * grad_accum * dp; }
 };
@@ -81,7 +81,7 @@ struct DrillSpec {
 
 /// What interrupts one run and how it comes back.
 struct RecoveryPlan {
-  std::vector<long long> fail_at;  ///< the job dies while training these steps (1-based), once each
+  std::vector<long long> fail_at;      ///< the job dies while training these steps (1-based), once each
   std::optional<CheckpointItem> omit;  ///< left out of every checkpoint restore
   /// Layout after the first restore (resharding); empty: the same layout.
   std::optional<Layout> restore_layout;

@@ -66,18 +66,28 @@ Handle compound(const std::vector<Field>& fields, size_t native_size, bool file)
   return type;
 }
 
-Field text(const char* n, size_t o) { return {n, o, H5I_INVALID_HID, H5I_INVALID_HID}; }
-Field i8(const char* n, size_t o) { return {n, o, H5T_NATIVE_INT8, H5T_STD_I8LE}; }
-Field i32(const char* n, size_t o) { return {n, o, H5T_NATIVE_INT32, H5T_STD_I32LE}; }
-Field i64(const char* n, size_t o) { return {n, o, H5T_NATIVE_INT64, H5T_STD_I64LE}; }
-Field f64(const char* n, size_t o) { return {n, o, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE}; }
+Field text(const char* n, size_t o) {
+  return {n, o, H5I_INVALID_HID, H5I_INVALID_HID};
+}
+Field i8(const char* n, size_t o) {
+  return {n, o, H5T_NATIVE_INT8, H5T_STD_I8LE};
+}
+Field i32(const char* n, size_t o) {
+  return {n, o, H5T_NATIVE_INT32, H5T_STD_I32LE};
+}
+Field i64(const char* n, size_t o) {
+  return {n, o, H5T_NATIVE_INT64, H5T_STD_I64LE};
+}
+Field f64(const char* n, size_t o) {
+  return {n, o, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE};
+}
 
 Handle loss_type(bool file) {
-  return compound({text("run", offsetof(LossRow, run)), i64("step", offsetof(LossRow, step)),
-                   f64("loss", offsetof(LossRow, loss)), f64("lr", offsetof(LossRow, lr)),
-                   f64("loss_scale", offsetof(LossRow, loss_scale)), i8("skipped", offsetof(LossRow, skipped)),
-                   i32("dp", offsetof(LossRow, dp))},
-                  sizeof(LossRow), file);
+  return compound(
+      {text("run", offsetof(LossRow, run)), i64("step", offsetof(LossRow, step)), f64("loss", offsetof(LossRow, loss)),
+       f64("lr", offsetof(LossRow, lr)), f64("loss_scale", offsetof(LossRow, loss_scale)),
+       i8("skipped", offsetof(LossRow, skipped)), i32("dp", offsetof(LossRow, dp))},
+      sizeof(LossRow), file);
 }
 
 Handle divergence_type(bool file) {
@@ -90,8 +100,7 @@ Handle divergence_type(bool file) {
        i64("steps_redone", offsetof(R, steps_redone)), i64("skipped_steps", offsetof(R, skipped_steps)),
        f64("samples_duplicated", offsetof(R, samples_duplicated)), f64("samples_skipped", offsetof(R, samples_skipped)),
        f64("cursor_model_duplicated", offsetof(R, cursor_model_duplicated)),
-       f64("cursor_model_skipped", offsetof(R, cursor_model_skipped)),
-       i64("gradient_step", offsetof(R, gradient_step)),
+       f64("cursor_model_skipped", offsetof(R, cursor_model_skipped)), i64("gradient_step", offsetof(R, gradient_step)),
        f64("gradient_max_abs_diff", offsetof(R, gradient_max_abs_diff)),
        f64("gradient_rel_l2_diff", offsetof(R, gradient_rel_l2_diff))},
       sizeof(R), file);
@@ -152,8 +161,8 @@ void write_drill_trace(const std::string& path, const DrillResult& result, const
     add_curve(loss, "uninterrupted", result.reference);
     for (const RunComparison& r : result.runs) add_curve(loss, r.name, r.curve);
     {
-      const Handle set = hdf5::write_table(g, "loss", loss_type(true).get(), loss_type(false).get(), loss.data(),
-                                           loss.size());
+      const Handle set =
+          hdf5::write_table(g, "loss", loss_type(true).get(), loss_type(false).get(), loss.data(), loss.size());
       hdf5::write_attribute(set.get(), "rule",
                             std::string("one row per run and step of its surviving history; run 'uninterrupted' is "
                                         "the reference, the others are named as in /drill/divergence"));

@@ -2,7 +2,9 @@
 
 namespace trainsim::drill {
 
-LossScaleState loss_scale_initial(const LossScaleSpec& spec) { return {spec.enabled ? spec.initial : 1.0, 0}; }
+LossScaleState loss_scale_initial(const LossScaleSpec& spec) {
+  return {spec.enabled ? spec.initial : 1.0, 0};
+}
 
 void loss_scale_update(const LossScaleSpec& spec, bool overflow, LossScaleState& state) {
   if (!spec.enabled) return;

@@ -9,9 +9,9 @@ StepSamples next_step_samples(DataSampler sampler, const Layout& layout, Sampler
     for (int m = 0; m < accum; ++m)
       for (int b = 0; b < mb; ++b) {
         const long long local = static_cast<long long>(m) * mb + b;
-        const long long index = sampler == DataSampler::global
-                                    ? cursor.consumed + static_cast<long long>(m) * mb * dp + static_cast<long long>(r) * mb + b
-                                    : (cursor.rank_offset + local) * dp + r;
+        const long long index = sampler == DataSampler::global ? cursor.consumed + static_cast<long long>(m) * mb * dp +
+                                                                     static_cast<long long>(r) * mb + b
+                                                               : (cursor.rank_offset + local) * dp + r;
         out[static_cast<size_t>(r)][static_cast<size_t>(m)].push_back(index);
       }
   cursor.consumed += layout.global_batch();

@@ -27,8 +27,8 @@ Eigen::VectorXf TinyModel::initial_parameters(std::uint64_t seed) const {
   const double in = static_cast<double>(shape_.context * shape_.embed);
   auto fill = [&](Eigen::Index from, Eigen::Index to, double bound) {
     for (Eigen::Index i = from; i < to; ++i)
-      p[i] = static_cast<float>((2.0 * unit_interval(hash_words(seed, k_init_key, static_cast<std::uint64_t>(i))) - 1.0) *
-                                bound);
+      p[i] = static_cast<float>(
+          (2.0 * unit_interval(hash_words(seed, k_init_key, static_cast<std::uint64_t>(i))) - 1.0) * bound);
   };
   fill(embed_at_, w1_at_, 1.0);
   fill(w1_at_, b1_at_, 1.0 / std::sqrt(in));
@@ -71,7 +71,8 @@ double TinyModel::accumulate(const Eigen::VectorXf& params, const std::vector<st
     const auto sample = static_cast<std::uint64_t>(sample_indices[static_cast<size_t>(row / t_per)]);
     const std::uint64_t key = hash_words(rng.seed, k_dropout_key, rng.offset, sample);
     for (Eigen::Index u = 0; u < h; ++u) {
-      const std::uint64_t bits = hash_words(key, static_cast<std::uint64_t>(row % t_per), static_cast<std::uint64_t>(u));
+      const std::uint64_t bits =
+          hash_words(key, static_cast<std::uint64_t>(row % t_per), static_cast<std::uint64_t>(u));
       mask(row, u) = unit_interval(bits) < shape_.dropout ? 0.0f : keep_scale;
     }
   }
@@ -99,8 +100,7 @@ double TinyModel::accumulate(const Eigen::VectorXf& params, const std::vector<st
   Eigen::Map<Eigen::RowVectorXf> gb2(gradient.data() + b2_at_, v);
   gw2.noalias() += dlogits.transpose() * dropped;
   gb2 += dlogits.colwise().sum();
-  const RowMatrix dhidden =
-      (dlogits * w2).cwiseProduct(mask).cwiseProduct((1.0f - hidden.array().square()).matrix());
+  const RowMatrix dhidden = (dlogits * w2).cwiseProduct(mask).cwiseProduct((1.0f - hidden.array().square()).matrix());
   gw1.noalias() += dhidden.transpose() * x;
   gb1 += dhidden.colwise().sum();
   const RowMatrix dx = dhidden * w1;

@@ -22,15 +22,15 @@ struct StepRecord {
 };
 
 struct TrainedRun {
-  std::vector<StepRecord> steps;                   ///< surviving history, step i at i - 1
-  std::vector<std::vector<long long>> samples;     ///< each surviving step's global sample indices
+  std::vector<StepRecord> steps;                ///< surviving history, step i at i - 1
+  std::vector<std::vector<long long>> samples;  ///< each surviving step's global sample indices
   Eigen::VectorXf final_params;
   /// The reduced (unscaled) gradient of the first step that updated the weights (not skipped
   /// for overflow), at its first execution, and that step.
   Eigen::VectorXf first_gradient;
   long long first_gradient_step = 0;
   int restarts = 0;
-  long long steps_redone = 0;  ///< steps trained again after a restart
+  long long steps_redone = 0;   ///< steps trained again after a restart
   long long skipped_steps = 0;  ///< surviving steps skipped for overflow
   /// Counted from the surviving history's sample indices: samples trained more than once
   /// (once per extra time), and indices below the furthest reached never trained.

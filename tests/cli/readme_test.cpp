@@ -73,8 +73,8 @@ TEST(Readme, DrillOutputIsCurrent) {
   ASSERT_NE(begin, std::string::npos);
   const auto body = begin + 4;
   const std::string sample = text.substr(body, text.find("```", body) - body);
-  const auto r = testing::run_trainsim({"drill", testing::source_path("scenarios/default.ini"), "--omit",
-                                        "rng,cursor,optimizer,scheduler,loss_scale"});
+  const auto r = testing::run_trainsim(
+      {"drill", testing::source_path("scenarios/default.ini"), "--omit", "rng,cursor,optimizer,scheduler,loss_scale"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto strip_wall = [](std::string s) {
     const auto at = s.find("drill wall time ");

@@ -29,7 +29,8 @@ TEST(DrillCli, JsonTraceAndRerunsAreIdentical) {
   const std::string dir = ::testing::TempDir();
   const std::string trace = dir + "/drill_cli.h5";
   std::filesystem::remove(trace);
-  const RunResult a = run_trainsim({"drill", k_tiny, "--steps", "20", "--json", "--trace", trace, "--omit", "scheduler"});
+  const RunResult a =
+      run_trainsim({"drill", k_tiny, "--steps", "20", "--json", "--trace", trace, "--omit", "scheduler"});
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_TRUE(std::filesystem::exists(trace));
   const RunResult b = run_trainsim({"drill", k_tiny, "--steps", "20", "--json", "--omit", "scheduler"});
@@ -71,11 +72,21 @@ void expect_refused(const std::vector<std::string>& extra, const std::string& op
   EXPECT_NE(r.err.find("'" + value + "'"), std::string::npos) << r.err;
 }
 
-TEST(DrillCli, BadOmitValueExits2) { expect_refused({"--omit", "weights"}, "--omit", "weights"); }
-TEST(DrillCli, ZeroStepsExits2) { expect_refused({"--steps", "0"}, "--steps", "0"); }
-TEST(DrillCli, NonNumericStepsExits2) { expect_refused({"--steps", "ten"}, "--steps", "ten"); }
-TEST(DrillCli, FailAtBeyondStepsExits2) { expect_refused({"--steps", "20", "--fail-at", "5,21"}, "--fail-at", "21"); }
-TEST(DrillCli, FailAtZeroExits2) { expect_refused({"--fail-at", "0"}, "--fail-at", "0"); }
+TEST(DrillCli, BadOmitValueExits2) {
+  expect_refused({"--omit", "weights"}, "--omit", "weights");
+}
+TEST(DrillCli, ZeroStepsExits2) {
+  expect_refused({"--steps", "0"}, "--steps", "0");
+}
+TEST(DrillCli, NonNumericStepsExits2) {
+  expect_refused({"--steps", "ten"}, "--steps", "ten");
+}
+TEST(DrillCli, FailAtBeyondStepsExits2) {
+  expect_refused({"--steps", "20", "--fail-at", "5,21"}, "--fail-at", "21");
+}
+TEST(DrillCli, FailAtZeroExits2) {
+  expect_refused({"--fail-at", "0"}, "--fail-at", "0");
+}
 TEST(DrillCli, ZeroCheckpointIntervalExits2) {
   expect_refused({"--checkpoint-every", "0"}, "--checkpoint-every", "0");
 }

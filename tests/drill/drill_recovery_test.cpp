@@ -16,7 +16,7 @@ namespace {
 using testing::fp16_spec;
 using testing::small_spec;
 
-constexpr long long k_fail = 25;       // dies during step 25: back to the checkpoint of step 20
+constexpr long long k_fail = 25;  // dies during step 25: back to the checkpoint of step 20
 constexpr long long k_checkpoint = 20;
 
 TEST(DrillRecovery, FullCheckpointRestoreIsBitIdentical) {

@@ -52,9 +52,8 @@ TEST(DrillScaling, GlobalBatchIsMicroBatchTimesAccumTimesDp) {
 
 TEST(DrillScaling, SameBatchAtAnotherDpDiffersOnlyByReductionOrder) {
   const DrillResult r = run_drill(small_spec(), {});
-  const auto same = std::find_if(r.runs.begin(), r.runs.end(), [](const RunComparison& c) {
-    return c.name.starts_with("same batch");
-  });
+  const auto same = std::find_if(r.runs.begin(), r.runs.end(),
+                                 [](const RunComparison& c) { return c.name.starts_with("same batch"); });
   ASSERT_NE(same, r.runs.end());
   EXPECT_EQ(same->layout.dp, 4);
   EXPECT_EQ(same->layout.global_batch(), small_spec().layout.global_batch());
@@ -64,9 +63,8 @@ TEST(DrillScaling, SameBatchAtAnotherDpDiffersOnlyByReductionOrder) {
   EXPECT_GT(same->max_abs_loss_diff, 0.0);
   EXPECT_LT(same->max_abs_loss_diff, k_loss_bound);
 
-  const auto grown = std::find_if(r.runs.begin(), r.runs.end(), [](const RunComparison& c) {
-    return c.name.starts_with("batch grows");
-  });
+  const auto grown = std::find_if(r.runs.begin(), r.runs.end(),
+                                  [](const RunComparison& c) { return c.name.starts_with("batch grows"); });
   ASSERT_NE(grown, r.runs.end());
   EXPECT_EQ(grown->layout.global_batch(), 2 * small_spec().layout.global_batch());
   EXPECT_GT(grown->max_abs_loss_diff, 100 * same->max_abs_loss_diff);

@@ -21,8 +21,10 @@ TEST(DrillRunFailures, EachFailureAtTheSameFractionOfTheDrill) {
   RunResult r = thousand_steps();
   // 40 s after the checkpoint of step 100: it hit step 141; then one after 300 (lost 5 s: step 306),
   // a planned stop (ignored), one after the interrupted checkpoint (still back to 300: lost 250 s).
-  r.interruptions = {{150, 0, "GPU", false, 40, 60, 1}, {310, 1, "GPU", false, 5, 60, 1},
-                     {400, -1, "planned maintenance", true, 0, 60, 1}, {560, 2, "GPU", false, 250, 60, 1}};
+  r.interruptions = {{150, 0, "GPU", false, 40, 60, 1},
+                     {310, 1, "GPU", false, 5, 60, 1},
+                     {400, -1, "planned maintenance", true, 0, 60, 1},
+                     {560, 2, "GPU", false, 250, 60, 1}};
   const ReplayedFailures f = replay_run_failures(r, 100);
   EXPECT_EQ(f.run_failures, 3);
   EXPECT_EQ(f.run_steps, 1000);
