@@ -83,7 +83,7 @@ struct DrillSpec {
 struct RecoveryPlan {
   std::vector<long long> fail_at;      ///< the job dies while training these steps (1-based), once each
   std::optional<CheckpointItem> omit;  ///< left out of every checkpoint restore
-  /// Layout after the first restore (resharding); empty: the same layout.
+  /// Layout of every restore (resharding); empty: the checkpoint's.
   std::optional<Layout> restore_layout;
 };
 

@@ -110,8 +110,9 @@ TrainedRun train(const DrillSpec& spec, const RecoveryPlan& plan) {
     const long long next = state.step + 1;
     if (pending.erase(next) > 0) {
       // The job dies during step `next`: back to the last checkpoint.
-      const bool reshard = run.restarts == 0 && plan.restore_layout.has_value();
-      const Layout layout = reshard ? *plan.restore_layout : last.layout;
+      // Every restart of a resharding plan resumes at its layout, whatever the checkpoint's.
+      const Layout layout = plan.restore_layout.value_or(last.layout);
+      const bool reshard = layout.dp != last.layout.dp || layout.global_batch() != last.layout.global_batch();
       state = restore(spec, last, plan.omit, layout);
       cursor_model.restarted_from(last.step);
       if (reshard) {

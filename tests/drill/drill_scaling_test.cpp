@@ -97,6 +97,13 @@ TEST(DrillScaling, ReshardWithThePerRankSamplerSkipsOrRereadsAsTheCursorModel) {
   EXPECT_EQ(wider.samples_duplicated, 0.0);
   EXPECT_EQ(wider.cursor_model_skipped, wider.samples_skipped);
   EXPECT_EQ(wider.cursor_model_duplicated, wider.samples_duplicated);
+  // A second failure before the next checkpoint: back to the checkpoint of step 20 (taken
+  // at dp 2), resumed at dp 4 again: the same skip.
+  const TrainedRun twice = train(spec, {{25, 28}, std::nullopt, Layout{4, 2, 1, 1}});
+  EXPECT_EQ(twice.restarts, 2);
+  EXPECT_EQ(twice.samples_skipped, 160.0);
+  EXPECT_EQ(twice.cursor_model_skipped, twice.samples_skipped);
+  EXPECT_EQ(twice.cursor_model_duplicated, twice.samples_duplicated);
   const TrainedRun narrower = train(spec, {{25}, std::nullopt, Layout{1, 2, 4, 1}});
   EXPECT_EQ(narrower.samples_duplicated, 80.0);
   EXPECT_EQ(narrower.cursor_model_duplicated, narrower.samples_duplicated);
