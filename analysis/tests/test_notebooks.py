@@ -25,6 +25,7 @@ NOTEBOOKS = {
     "link_utilization.ipynb": ["link_utilization.png"],
     "run_timeline.ipynb": ["run_timeline.png", "goodput_vs_interval.png"],
     "layer_breakdown.ipynb": ["layer_breakdown.png"],
+    "drill.ipynb": ["drill_curves.png", "drill_divergence.png"],
 }
 # `trainsim layer` against the synthetic measured layer of the C++ tests (Llama 3 8B, 4096 tokens).
 LAYER_SCENARIO = """[model]
@@ -76,6 +77,12 @@ class Notebooks(unittest.TestCase):
                                    *[arg for kv in settings for arg in ("--set", kv)]], capture_output=True, text=True)
             assert done.returncode == 0, done.stderr
             cls.run_traces.append(path)
+
+        # A short drill of the tiny scenario: recoveries with and without the RNG and the cursor.
+        cls.drill = tmp / "drill.h5"
+        done = subprocess.run([ARGS.trainsim, "drill", ARGS.scenario, "--steps", "40", "--omit", "rng,cursor",
+                               "--trace", str(cls.drill)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
 
         # One layer, plain and against the synthetic measurement.
         scenario = tmp / "layer.ini"
@@ -178,6 +185,19 @@ class Notebooks(unittest.TestCase):
         self.assertEqual(len(layer.measured), 30)
         self.assertAlmostEqual(layer.measured_totals["layer"]["predicted_s"], layer.totals["layer_s"], places=12)
         self.run_notebook("layer_breakdown.ipynb", TRAINSIM_LAYER=str(self.layers["measured"]))
+
+    def test_drill(self):
+        text = self.run_notebook("drill.ipynb", TRAINSIM_DRILL=str(self.drill))
+        self.assertIn("recovered with every item saved: bit-identical", text)
+        sys.path.insert(0, str(ANALYSIS))
+        import trainsim_analysis as ta
+
+        drill = ta.load_drill(self.drill)
+        runs = drill.divergence.set_index("run")
+        self.assertEqual(runs.loc["omit rng", "bit_identical"], 0)
+        self.assertGreater(runs.loc["omit cursor", "samples_duplicated"], 0)
+        self.assertEqual(runs.loc["omit cursor", "samples_duplicated"], runs.loc["omit cursor", "cursor_model_duplicated"])
+        self.assertEqual(len(drill.curve("uninterrupted")), 40)
 
     def test_notebook_list_is_complete(self):
         self.assertEqual(set(NOTEBOOKS), {p.name for p in (ANALYSIS / "notebooks").glob("*.ipynb")})

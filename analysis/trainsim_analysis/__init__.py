@@ -1,4 +1,5 @@
-"""Load trainsim HDF5 traces (schema: analysis/README.md) and `trainsim layer --json` into pandas, and plot them."""
+"""Load trainsim HDF5 traces (schema: analysis/README.md), `trainsim layer --json` and `trainsim drill --trace`
+outputs into pandas, and plot them."""
 
 from .trace import (
     Trace,
@@ -15,6 +16,7 @@ from .trace import (
     SCHEMA_MAJOR,
 )
 from .layer import Layer, load_layer
+from .drill import Drill, load_drill, DRILL_SCHEMA_MAJOR
 from .plots import (
     plot_step_breakdown,
     plot_pipeline_timeline,
@@ -23,6 +25,8 @@ from .plots import (
     plot_run_timeline,
     plot_goodput_vs_interval,
     plot_layer,
+    plot_drill_curves,
+    plot_drill_divergence,
     checkpoint_bins,
     save_figure,
     SYMMETRY_NOTE,
@@ -43,6 +47,9 @@ __all__ = [
     "SCHEMA_MAJOR",
     "Layer",
     "load_layer",
+    "Drill",
+    "load_drill",
+    "DRILL_SCHEMA_MAJOR",
     "plot_step_breakdown",
     "plot_pipeline_timeline",
     "plot_scaling",
@@ -50,6 +57,8 @@ __all__ = [
     "plot_run_timeline",
     "plot_goodput_vs_interval",
     "plot_layer",
+    "plot_drill_curves",
+    "plot_drill_divergence",
     "checkpoint_bins",
     "save_figure",
     "SYMMETRY_NOTE",

@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from .drill import Drill  # noqa: E402
 from .layer import Layer  # noqa: E402
 from .trace import (  # noqa: E402
     BREAKDOWN, Trace, bubble_per_stage, busy_intervals, distinct_labels, run_phases, run_progress,
@@ -512,4 +513,45 @@ def plot_layer(layer: Layer):
         ax.set_title(f"against {Path(layer.measured_file).name}{verdict}")
         ax.legend(fontsize="small", loc="lower right")
     fig.tight_layout()
+    return fig
+
+
+def plot_drill_curves(drill: Drill):
+    """Loss against step: the uninterrupted run (thick) and every other run of the drill; the
+    checkpoint steps and the interruptions marked."""
+    fig, ax = plt.subplots(figsize=(9, 5))
+    reference = drill.curve("uninterrupted")
+    ax.plot(reference.index, reference["loss"], color="black", linewidth=3, alpha=0.5, label="uninterrupted")
+    for run in drill.divergence["run"]:
+        curve = drill.curve(run)
+        ax.plot(curve.index, curve["loss"], linewidth=1, label=run)
+    every = int(drill.attrs["checkpoint_every"])
+    for step in range(every, int(drill.attrs["steps"]) + 1, every):
+        ax.axvline(step, color="#bbbbbb", linewidth=0.5, zorder=0)
+    for step in np.atleast_1d(drill.attrs["fail_at"]):
+        ax.axvline(float(step), color="#c44e52", linestyle="--", linewidth=1, zorder=0)
+    ax.set_xlabel("step (grey: checkpoints, red dashed: interruptions)")
+    ax.set_ylabel("training loss (cross-entropy, nats)")
+    ax.set_title(f"drill: dp {drill.attrs['dp']} x micro_batch {drill.attrs['micro_batch']} x grad_accum "
+                 f"{drill.attrs['grad_accum']}, {drill.attrs['reduction_order']} order in "
+                 f"{drill.attrs['reduction_precision']}")
+    ax.legend(fontsize=7, ncol=2)
+    return fig
+
+
+def plot_drill_divergence(drill: Drill):
+    """|loss - uninterrupted loss| per step, log scale: a bit-identical run draws nothing."""
+    fig, ax = plt.subplots(figsize=(9, 5))
+    diff = drill.loss_difference()
+    for run in diff.columns:
+        values = diff[run].where(diff[run] > 0)
+        if values.notna().any():
+            ax.semilogy(values.index, values, linewidth=1, label=run)
+    identical = drill.divergence.loc[drill.divergence["bit_identical"] == 1, "run"].tolist()
+    if identical:
+        ax.text(0.01, 0.99, "bit-identical (not drawn): " + ", ".join(identical), transform=ax.transAxes, fontsize=8,
+                va="top")
+    ax.set_xlabel("step")
+    ax.set_ylabel("|loss - uninterrupted loss|")
+    ax.legend(fontsize=7, ncol=2)
     return fig

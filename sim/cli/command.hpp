@@ -27,5 +27,6 @@ Command collective_command();
 Command batch_command();
 Command sweep_command();
 Command calibrate_command();
+Command drill_command();
 
 }  // namespace trainsim::cli

@@ -62,3 +62,27 @@ TEST(Readme, DefaultRunOutputIsCurrent) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(Readme, DrillOutputIsCurrent) {
+  // The README's `trainsim drill` sample, but for the drill's wall time.
+  const std::string text = readme();
+  const auto begin = text.find("```\ntrainsim drill: ");
+  ASSERT_NE(begin, std::string::npos);
+  const auto body = begin + 4;
+  const std::string sample = text.substr(body, text.find("```", body) - body);
+  const auto r = testing::run_trainsim(
+      {"drill", testing::source_path("scenarios/default.ini"), "--omit", "rng,cursor,optimizer,scheduler,loss_scale"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto strip_wall = [](std::string s) {
+    const auto at = s.find("drill wall time ");
+    if (at != std::string::npos) s.erase(at, s.find('\n', at) - at);
+    return s;
+  };
+  EXPECT_EQ(strip_wall(r.out), strip_wall(sample));
+}
+
+}  // namespace
+}  // namespace trainsim
