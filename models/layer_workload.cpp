@@ -69,14 +69,14 @@ Dims dims_of(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) 
   // Transformer Engine runs only the transformer layers' Linear modules in fp8; attention
   // (DotProductAttention without fp8_dpa), the router and the output layer stay bf16
   // (Megatron-Core / NeMo FP8 recipes).
-  d.other = tr.precision == Precision::fp8 ? Precision::bf16 : tr.precision;
+  d.other = is_quantized(tr.precision) ? Precision::bf16 : tr.precision;
   return d;
 }
 
-// Bytes of one element of a GEMM operand in `p`: fp8 inputs are one byte; fp8 GEMMs write
-// bf16 outputs (Transformer Engine).
+// Bytes of one element of a GEMM operand in `p`: quantized inputs are one byte (fp8), with
+// their block scales (mxfp8, nvfp4); quantized GEMMs write bf16 outputs (Transformer Engine).
 double input_element(Precision p, double element) {
-  return p == Precision::fp8 ? 1.0 : element;
+  return is_quantized(p) ? quantized_element_bytes(p) : element;
 }
 
 Op gemm(std::string name, double m, double n, double k, double batch, double element, Precision precision,
@@ -140,7 +140,7 @@ void add_gemm_backward(const Op& fwd, bool has_weight, Elements elements, int dg
                        std::vector<Op>& backward) {
   const double element = elements.activation;
   const GemmShape& g = fwd.gemm;
-  if (fwd.precision == Precision::fp8) {
+  if (is_quantized(fwd.precision)) {
     Op quantize = quantize_op(fwd.name + ".quantize.bwd", grad_rows * g.n * g.batch);
     quantize.pass = OpPass::backward;
     backward.push_back(quantize);
@@ -199,7 +199,7 @@ struct LinearRun {
 // A linear layer's GEMM; in fp8 preceded by the quantization of its input.
 void add_weight_gemm(Op op, std::vector<ForwardStep>& steps, const LinearRun& run = {}) {
   const GemmShape g = op.gemm;
-  if (op.precision == Precision::fp8)
+  if (is_quantized(op.precision))
     steps.push_back({quantize_op(op.name + ".quantize", (run.input_rows > 0 ? run.input_rows : g.m) * g.k * g.batch),
                      ForwardStep::Grad::quantize});
   ForwardStep step{split_into(std::move(op), run.splits), ForwardStep::Grad::weight_gemm};

@@ -3,7 +3,30 @@
 
 namespace trainsim {
 
-enum class Precision { bf16, fp16, fp8, fp32 };
+/// fp8: Transformer Engine's FP8 (per-tensor scaling, E4M3/E5M2); mxfp8: OCP microscaling FP8
+/// (32-element blocks, one E8M0 scale each; OCP MX spec v1.0 §5), on Blackwell tensor cores;
+/// nvfp4: NVIDIA's FP4 E2M1 with one E4M3 scale per 16 elements (NVIDIA, "Introducing NVFP4
+/// for efficient and accurate low-precision inference", 2025), Blackwell. In the three the
+/// layers' Linear GEMMs run in that format; the rest stays bf16.
+enum class Precision { bf16, fp16, fp8, fp32, mxfp8, nvfp4 };
+
+/// True if the layers' Linear GEMMs run in a quantized format (fp8, mxfp8, nvfp4).
+inline bool is_quantized(Precision p) {
+  return p == Precision::fp8 || p == Precision::mxfp8 || p == Precision::nvfp4;
+}
+
+/// Bytes of one element of a quantized GEMM operand, its block scales included: fp8 one
+/// byte (a per-tensor scale); mxfp8 one byte + one per 32; nvfp4 half a byte + one per 16.
+inline double quantized_element_bytes(Precision p) {
+  switch (p) {
+    case Precision::mxfp8:
+      return 1.0 + 1.0 / 32;
+    case Precision::nvfp4:
+      return 0.5 + 1.0 / 16;
+    default:
+      return 1.0;
+  }
+}
 enum class Optimizer { adam, sgd };
 enum class Recompute { none, selective, full };
 enum class Offload { none, cpu };

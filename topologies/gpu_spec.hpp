@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "models/training_spec.hpp"
+
 namespace trainsim {
 
 struct GpuSpec {
@@ -30,6 +32,21 @@ struct GpuSpec {
   bool has_fp8() const { return peak_fp8_flops > 0; }
   bool has_mxfp8() const { return peak_mxfp8_flops > 0; }
   bool has_nvfp4() const { return peak_nvfp4_flops > 0; }
+  /// The dense tensor-core peak of the Linear GEMMs in `precision` (fp32: TF32).
+  double peak_flops(Precision precision) const {
+    switch (precision) {
+      case Precision::fp8:
+        return peak_fp8_flops;
+      case Precision::mxfp8:
+        return peak_mxfp8_flops;
+      case Precision::nvfp4:
+        return peak_nvfp4_flops;
+      case Precision::fp32:
+        return peak_tf32_flops;
+      default:
+        return peak_bf16_flops;
+    }
+  }
 };
 
 /// The GPU of that name (`a100-80g`, `h100-sxm`, `h200`, `b200`, `gb200`, `b300`, `gb300`), or

@@ -133,6 +133,10 @@ std::string precision_name(Precision p) {
       return "fp8";
     case Precision::fp32:
       return "fp32";
+    case Precision::mxfp8:
+      return "mxfp8";
+    case Precision::nvfp4:
+      return "nvfp4";
   }
   return "?";
 }

@@ -57,6 +57,12 @@ std::vector<std::string> gemm_dtypes(Precision p) {
       return {"fp16", "bf16"};
     case Precision::fp8:
       return {"fp8"};
+    // Stated assumption until measured: MXFP8 GEMMs run at the FP8 rate (the Blackwell
+    // datasheets give them one peak), so fp8 rows stand in where no mxfp8 rows exist.
+    case Precision::mxfp8:
+      return {"mxfp8", "fp8"};
+    case Precision::nvfp4:
+      return {"nvfp4"};
     case Precision::fp32:
       return {"tf32", "fp32"};
   }
@@ -163,9 +169,9 @@ const KernelCurve* CalibratedComputeModel::memory_curve(const Op& op) const {
 double CalibratedComputeModel::gemm_time_s(const Op& op, bool& covered) const {
   const GemmShape& g = op.gemm;
   if (!(g.m > 0 && g.n > 0 && g.k > 0 && g.batch >= 1)) return fallback_.op_time_s(op);
-  // Under fp8 training each GEMM in its own format (Transformer Engine: the layers' linear
+  // Under fp8 (mxfp8, nvfp4) training each GEMM in its own format (Transformer Engine: the layers' linear
   // GEMMs in fp8, attention and the output layer in bf16); the training precision otherwise.
-  const std::vector<std::string> dtypes = gemm_dtypes(precision_ == Precision::fp8 ? op.precision : precision_);
+  const std::vector<std::string> dtypes = gemm_dtypes(is_quantized(precision_) ? op.precision : precision_);
   if (g.batch > 1 || op.kind == OpKind::batched_gemm) {
     if (const KernelCurve* batched = find("batched_gemm", dtypes)) {
       covered = true;

@@ -13,7 +13,8 @@ namespace {
 // fp8 H100 1402.6 of 1979 (70.9 %), H200 1453.4 (73.4 %).
 double gemm_efficiency(const GpuSpec& gpu, Precision precision) {
   if (gpu.name == "a100-80g") return 0.869;
-  if (precision == Precision::fp8) return gpu.name == "h200" ? 0.734 : 0.709;
+  // mxfp8 and nvfp4: no public MAMF measurement yet; fp8's efficiency is a stated assumption.
+  if (is_quantized(precision)) return gpu.name == "h200" ? 0.734 : 0.709;
   return 0.803;
 }
 
@@ -21,18 +22,9 @@ double gemm_efficiency(const GpuSpec& gpu, Precision precision) {
 
 RooflineParameters datasheet_roofline(const GpuSpec& gpu, Precision precision) {
   RooflineParameters p;
-  switch (precision) {
-    case Precision::fp8:
-      p.matmul_peak_flops = gpu.peak_fp8_flops;
-      break;
-    case Precision::fp32:
-      p.matmul_peak_flops = gpu.peak_tf32_flops;  // fp32 matmuls run on TF32 tensor cores
-      break;
-    default:
-      p.matmul_peak_flops = gpu.peak_bf16_flops;
-  }
+  p.matmul_peak_flops = gpu.peak_flops(precision);  // fp32 matmuls run on TF32 tensor cores
   p.gemm_efficiency = gemm_efficiency(gpu, precision);
-  if (precision == Precision::fp8) {
+  if (is_quantized(precision)) {
     p.bf16_peak_flops = gpu.peak_bf16_flops;
     p.bf16_gemm_efficiency = gemm_efficiency(gpu, Precision::bf16);
   }
@@ -52,8 +44,9 @@ RooflineComputeModel::RooflineComputeModel(RooflineParameters parameters) : para
 
 double RooflineComputeModel::op_time_s(const Op& op) const {
   const RooflineParameters& p = parameters_;
-  // Under fp8 training the ops Transformer Engine leaves in bf16 run at the bf16 peak.
-  const bool bf16_op = p.bf16_peak_flops > 0 && op.precision != Precision::fp8;
+  // Under fp8 (mxfp8, nvfp4) training the ops Transformer Engine leaves in bf16 run at the
+  // bf16 peak.
+  const bool bf16_op = p.bf16_peak_flops > 0 && !is_quantized(op.precision);
   const double peak = bf16_op ? p.bf16_peak_flops : p.matmul_peak_flops;
   double efficiency = 0;
   switch (op.kind) {

@@ -36,6 +36,10 @@ std::vector<std::string> gemm_dtypes(Precision p) {
       return {"fp16"};
     case Precision::fp8:
       return {"fp8", "bf16"};  // fp8 recipes keep attention and some GEMMs in bf16
+    case Precision::mxfp8:
+      return {"mxfp8", "fp8", "bf16"};
+    case Precision::nvfp4:
+      return {"nvfp4", "bf16"};
     case Precision::fp32:
       return {"tf32", "fp32"};
   }

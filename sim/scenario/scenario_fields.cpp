@@ -129,7 +129,8 @@ ScenarioField latency_field(std::string name, std::string help, Access access) {
 }
 
 const parse::EnumNames<Precision> k_precisions{
-    {{"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8}, {"fp32", Precision::fp32}}};
+    {{"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8}, {"fp32", Precision::fp32},
+     {"mxfp8", Precision::mxfp8}, {"nvfp4", Precision::nvfp4}}};
 const parse::EnumNames<GradPrecision> k_grad_precisions{{{"auto", GradPrecision::automatic},
                                                          {"fp32", GradPrecision::fp32},
                                                          {"bf16", GradPrecision::bf16},

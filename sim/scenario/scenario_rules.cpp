@@ -186,9 +186,17 @@ void check_recompute(const Scenario& s) {
 }
 
 void check_hardware(const Scenario& s) {
-  if (s.training.precision == Precision::fp8 && !s.cluster.gpu.has_fp8())
+  const Precision p = s.training.precision;
+  if (p == Precision::fp8 && !s.cluster.gpu.has_fp8())
     throw InputError(s.source, "training.precision", "fp8",
                      "cluster.gpu = " + s.cluster.gpu.name + " has no fp8 tensor cores");
+  // Block-scaled formats run on Blackwell's tensor cores only (B200/GB200/B300 datasheets).
+  if (p == Precision::mxfp8 && !s.cluster.gpu.has_mxfp8())
+    throw InputError(s.source, "training.precision", "mxfp8",
+                     "cluster.gpu = " + s.cluster.gpu.name + " has no MX (block-scaled fp8) tensor cores");
+  if (p == Precision::nvfp4 && !s.cluster.gpu.has_nvfp4())
+    throw InputError(s.source, "training.precision", "nvfp4",
+                     "cluster.gpu = " + s.cluster.gpu.name + " has no NVFP4 tensor cores");
 }
 
 // Shrinking drops whole data-parallel replicas: a replica must fill whole nodes, or a node

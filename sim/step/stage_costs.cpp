@@ -111,7 +111,8 @@ void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, double act
     if (s.parallel.sequence_parallel) add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, layers, layers);
     return;
   }
-  const double gather_bytes = activation_bytes * (s.training.precision == Precision::fp8 ? 0.5 : 1.0);
+  const double gather_bytes =
+      activation_bytes * (is_quantized(s.training.precision) ? quantized_element_bytes(s.training.precision) / 2 : 1.0);
   if (s.parallel.sequence_parallel && overlap != nullptr) {
     const double bytes = activation_bytes;
     cost.collectives.push_back(
@@ -339,7 +340,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
     } else {
       st.optimizer_s = compute.op_time_s(optimizer_op(updated, s.training));
     }
-    if (s.training.precision == Precision::fp8)  // the layers' weights, quantized once per step
+    if (is_quantized(s.training.precision))  // the layers' weights, quantized once per step
       st.optimizer_s += compute.op_time_s(fp8_weight_quantize_op(params.layers_on_gpu));
     const int unit_layers = par.zero3_unit_layers;
     st.zero3_unit_bytes = par.zero >= 3 ? unit_layers * params.per_layer_on_gpu * per_param.weights : 0;

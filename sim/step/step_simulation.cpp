@@ -894,16 +894,7 @@ StepResult summarize(const Scenario& s, const StepWorld& world, const std::vecto
   CommBytes& cb = r.comm_bytes_per_gpu;
   for (double* v : {&cb.tp, &cb.pp, &cb.dp, &cb.zero, &cb.ep, &cb.cp}) *v /= weight_sum * steps;
   b.idle = std::max(0.0, step_time - b.total());
-  const double peak = [&] {
-    switch (s.training.precision) {
-      case Precision::fp8:
-        return gpu.peak_fp8_flops;
-      case Precision::fp32:
-        return gpu.peak_tf32_flops;
-      default:
-        return gpu.peak_bf16_flops;
-    }
-  }();
+  const double peak = gpu.peak_flops(s.training.precision);
   const auto per_gpu_tflops = [&](double flops) { return flops / steps / step_time / r.gpus / 1e12; };
   r.model_tflops_per_gpu = per_gpu_tflops(model_flops);
   r.hardware_tflops_per_gpu = per_gpu_tflops(hardware_flops);

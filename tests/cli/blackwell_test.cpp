@@ -43,5 +43,39 @@ TEST(DgxB200, EveryBlackwellGpuRunsAStep) {
   }
 }
 
+// The B200 step of scenarios/validation/nemo-b200-llama3-8b.ini in `precision`, as JSON.
+nlohmann::json b200_step(const std::string& precision) {
+  const auto r = testing::run_trainsim({"run", testing::source_path("scenarios/validation/nemo-b200-llama3-8b.ini"),
+                                        "--set", "training.precision=" + precision, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << precision << ": " << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(DgxB200, BlockScaledPrecisions) {
+  // MXFP8 GEMMs run at the FP8 rate (the datasheet's one FP8/MXFP8 peak; the fp8 rows of the
+  // b200 table stand in); NVFP4's peak is twice FP8's: the Linear GEMMs run faster, the rest
+  // (attention, norms, the output layer: bf16) does not, so the step speeds up by less than 2.
+  const nlohmann::json fp8 = b200_step("fp8");
+  const nlohmann::json mx = b200_step("mxfp8");
+  const nlohmann::json fp4 = b200_step("nvfp4");
+  const double fp8_s = fp8.at("step_time_s").get<double>();
+  EXPECT_NEAR(mx.at("step_time_s").get<double>() / fp8_s, 1.0, 0.02);
+  const double speedup = fp8_s / fp4.at("step_time_s").get<double>();
+  EXPECT_GT(speedup, 1.1);
+  EXPECT_LT(speedup, 2.0);
+  // MFU against each format's own peak: NVFP4's is lower for the same model FLOPs.
+  EXPECT_LT(fp4.at("mfu").get<double>(), fp8.at("mfu").get<double>());
+}
+
+TEST(DgxB200, BlockScaledPrecisionsNeedBlackwell) {
+  for (const char* precision : {"mxfp8", "nvfp4"}) {
+    const auto r = testing::run_trainsim({"run", testing::source_path("scenarios/validation/nemo-h100-llama3-8b.ini"),
+                                          "--set", std::string("training.precision=") + precision});
+    EXPECT_EQ(r.exit_code, 2) << precision;
+    EXPECT_NE(r.err.find("training.precision"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("h100-sxm has no"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace trainsim
