@@ -41,10 +41,13 @@ struct Ranked {
   double peak_memory_bytes = 0;
 };
 
-// The value of layout key `key` in a point's values.
-const std::string& value_of(const sweep::SweepPoint& p, const std::string& key) {
-  const auto& keys = sweep::layout_keys();
-  return p.values[static_cast<size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin())];
+// The value of layout key `key` in a point's values (plan.parameter_names are the search's
+// keys); "" if the search did not set it.
+const std::string& value_of(const sweep::SweepPlan& plan, const sweep::SweepPoint& p, const std::string& key) {
+  static const std::string none;
+  const auto& keys = plan.parameter_names;
+  const auto it = std::find(keys.begin(), keys.end(), key);
+  return it == keys.end() ? none : p.values[static_cast<size_t>(it - keys.begin())];
 }
 
 // Fastest first; equal throughput keeps the enumeration order (deterministic).
@@ -69,13 +72,40 @@ int own_rank(const Scenario& s, const sweep::SweepPlan& plan, const std::vector<
                                                                               : "";
   for (size_t i = 0; i < ranked.size(); ++i) {
     const sweep::SweepPoint& p = plan.points[ranked[i].point];
-    if (value_of(p, "parallel.tp") == std::to_string(s.parallel.tp) &&
-        value_of(p, "parallel.pp") == std::to_string(s.parallel.pp) &&
-        value_of(p, "training.micro_batch") == std::to_string(s.training.micro_batch) &&
-        (s.parallel.pp == 1 || value_of(p, "parallel.schedule") == schedule))
+    if (value_of(plan, p, "parallel.tp") == std::to_string(s.parallel.tp) &&
+        value_of(plan, p, "parallel.pp") == std::to_string(s.parallel.pp) &&
+        value_of(plan, p, "training.micro_batch") == std::to_string(s.training.micro_batch) &&
+        (s.parallel.pp == 1 || value_of(plan, p, "parallel.schedule") == schedule))
       return static_cast<int>(i) + 1;
   }
   return 0;
+}
+
+// The open keys searched, shown as extra columns: (key, column title).
+std::vector<std::pair<std::string, std::string>> searched_columns(const sweep::LayoutSearch& search) {
+  std::vector<std::pair<std::string, std::string>> columns;
+  for (const auto& [key, title] : std::vector<std::pair<std::string, std::string>>{
+           {"parallel.cp", "cp"}, {"parallel.ep", "ep"}, {"parallel.zero", "zero"}})
+    if (std::find(search.searched.begin(), search.searched.end(), key) != search.searched.end())
+      columns.push_back({key, title});
+  return columns;
+}
+
+// "(cp 1, ep 1, zero 1 kept)", naming only what the plan did not search.
+std::string kept_text(const Scenario& s, const sweep::LayoutSearch& search) {
+  const auto open = [&](const char* key) {
+    return std::find(search.searched.begin(), search.searched.end(), key) != search.searched.end();
+  };
+  std::vector<std::string> kept;
+  if (!open("parallel.cp")) kept.push_back("cp " + std::to_string(s.parallel.cp));
+  if (!open("parallel.ep")) kept.push_back("ep " + std::to_string(s.parallel.ep));
+  if (!open("parallel.zero")) kept.push_back("zero " + std::to_string(s.parallel.zero));
+  std::string text;
+  for (const std::string& k : kept) text += (text.empty() ? "" : ", ") + k;
+  std::string searched;
+  for (const std::string& k : search.searched) searched += (searched.empty() ? "" : ", ") + k;
+  if (kept.empty()) return "(searched: " + searched + ")";
+  return "(" + text + " kept" + (searched.empty() ? "" : "; searched: " + searched) + ")";
 }
 
 std::string table(const Scenario& s, const sweep::LayoutSearch& search, const sweep::SweepPlan& plan,
@@ -83,26 +113,37 @@ std::string table(const Scenario& s, const sweep::LayoutSearch& search, const sw
   std::ostringstream out;
   char line[256];
   const long long batch = static_cast<long long>(s.training.micro_batch) * s.training.grad_accum * s.parallel.dp;
+  const auto extra = searched_columns(search);
   out << "trainsim plan: " << s.model.name << " on " << s.cluster.total_gpus() << " x " << s.cluster.gpu.name
-      << ", global batch " << batch << " samples (cp " << s.parallel.cp << ", ep " << s.parallel.ep << ", zero "
-      << s.parallel.zero << " kept)\n"
+      << ", global batch " << batch << " samples " << kept_text(s, search) << "\n"
       << "layouts: " << search.considered << " considered, " << search.invalid << " refused by the scenario rules, "
       << search.too_big << " do not fit in memory, " << plan.points.size() << " simulated (" << out_dir
       << "/results.csv)\n\n";
-  std::snprintf(line, sizeof line, "%4s %4s %4s %5s %4s %5s  %-14s %-9s %9s %11s %6s %8s\n", "rank", "tp", "pp", "dp",
-                "mb", "accum", "schedule", "recompute", "step_s", "tokens/s", "mfu", "mem GiB");
+  std::snprintf(line, sizeof line, "%4s %4s %4s %5s", "rank", "tp", "pp", "dp");
+  out << line;
+  for (const auto& column : extra) {
+    std::snprintf(line, sizeof line, " %4s", column.second.c_str());
+    out << line;
+  }
+  std::snprintf(line, sizeof line, " %4s %5s  %-14s %-9s %9s %11s %6s %8s\n", "mb", "accum", "schedule", "recompute",
+                "step_s", "tokens/s", "mfu", "mem GiB");
   out << line;
   for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < top; ++i) {
     const sweep::SweepPoint& p = plan.points[ranked[i].point];
-    const std::string schedule = value_of(p, "parallel.schedule") == "interleaved"
-                                     ? "interleaved x" + value_of(p, "parallel.virtual_stages")
-                                     : value_of(p, "parallel.schedule");
-    std::snprintf(line, sizeof line, "%4zu %4s %4s %5s %4s %5s  %-14s %-9s %9.4f %11.0f %5.1f%% %8.1f\n", i + 1,
-                  value_of(p, "parallel.tp").c_str(), value_of(p, "parallel.pp").c_str(),
-                  value_of(p, "parallel.dp").c_str(), value_of(p, "training.micro_batch").c_str(),
-                  value_of(p, "training.grad_accum").c_str(), schedule.c_str(),
-                  value_of(p, "training.recompute").c_str(), ranked[i].step_time_s, ranked[i].tokens_per_s,
-                  100 * ranked[i].mfu, ranked[i].peak_memory_bytes / k_gib);
+    const std::string schedule = value_of(plan, p, "parallel.schedule") == "interleaved"
+                                     ? "interleaved x" + value_of(plan, p, "parallel.virtual_stages")
+                                     : value_of(plan, p, "parallel.schedule");
+    std::snprintf(line, sizeof line, "%4zu %4s %4s %5s", i + 1, value_of(plan, p, "parallel.tp").c_str(),
+                  value_of(plan, p, "parallel.pp").c_str(), value_of(plan, p, "parallel.dp").c_str());
+    out << line;
+    for (const auto& column : extra) {
+      std::snprintf(line, sizeof line, " %4s", value_of(plan, p, column.first).c_str());
+      out << line;
+    }
+    std::snprintf(line, sizeof line, " %4s %5s  %-14s %-9s %9.4f %11.0f %5.1f%% %8.1f\n",
+                  value_of(plan, p, "training.micro_batch").c_str(), value_of(plan, p, "training.grad_accum").c_str(),
+                  schedule.c_str(), value_of(plan, p, "training.recompute").c_str(), ranked[i].step_time_s,
+                  ranked[i].tokens_per_s, 100 * ranked[i].mfu, ranked[i].peak_memory_bytes / k_gib);
     out << line;
   }
   if (ranked.empty()) {
@@ -169,15 +210,18 @@ Command plan_command() {
                                                : std::filesystem::path(o.scenario_path).stem().string() + "-plan";
     options.progress = terminal_stderr();
     options.progress_label = "plan";
-    const Scenario s = load_scenario(o.scenario_path, o.overrides);
+    // Keys the scenario leaves open (`auto`) load at their defaults; the search varies them.
+    std::vector<std::string> open;
+    const Scenario s = load_scenario(o.scenario_path, sweep::resolve_open_keys(o.scenario_path, o.overrides, open));
     // Layouts are ranked by the step's throughput: a scenario's run-level simulation (its
     // [run] duration or step target) is left out of the plan's points.
     std::vector<std::string> overrides = o.overrides;
     overrides.insert(overrides.end(), {"run.duration=0s", "run.train_steps=0"});
     const sweep::LayoutSearch search = sweep::search_layouts(o.scenario_path, overrides);
+    overrides = sweep::resolve_open_keys(o.scenario_path, overrides, open);
     std::vector<std::vector<std::string>> rows;
     for (const sweep::Layout& l : search.fitting) rows.push_back(l.values);
-    const sweep::SweepPlan plan = sweep::override_plan("plan", o.scenario_path, overrides, sweep::layout_keys(), rows);
+    const sweep::SweepPlan plan = sweep::override_plan("plan", o.scenario_path, overrides, search.keys, rows);
     sweep::prepare_output_folder(options.out_dir, "trainsim plan", "--out");
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(false, options.out_dir));
     const std::vector<Ranked> ranked = rank(sweep::load_results(plan, options.out_dir));

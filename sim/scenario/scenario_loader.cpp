@@ -72,6 +72,11 @@ void derive_data_parallel(Scenario& s, bool dp_given) {
 
 }  // namespace
 
+const std::vector<std::string>& plan_open_keys() {
+  static const std::vector<std::string> keys{"parallel.cp", "parallel.ep", "parallel.virtual_stages", "parallel.zero"};
+  return keys;
+}
+
 Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& source) {
   // Built once: the schema is fixed, and building its ~120 fields cost more than a load
   // (sweeps load every point before starting, the fuzz target millions of texts).
@@ -91,6 +96,9 @@ Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& 
   std::stable_sort(work.begin(), work.end(),
                    [](const auto& a, const auto& b) { return a.second->priority < b.second->priority; });
   for (const auto& [entry, field] : work) {
+    if (entry->value == "auto" && std::ranges::find(plan_open_keys(), entry->name) != plan_open_keys().end())
+      throw InputError(entry->origin, entry->name, entry->value,
+                       "only trainsim plan searches it; other commands need a number");
     if (const auto rule = field->apply(s, entry->value))
       throw InputError(entry->origin, entry->name, entry->value, *rule);
   }

@@ -17,6 +17,11 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 /// The same from entries already read (tests build these directly).
 Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& source);
 
+/// Keys a scenario may leave open as `auto` for `trainsim plan` to search: parallel.cp,
+/// parallel.ep, parallel.virtual_stages, parallel.zero. Every other command refuses `auto`
+/// there (plan resolves the keys before it loads).
+const std::vector<std::string>& plan_open_keys();
+
 /// The scenario with every key resolved, as INI text that load_scenario reads back.
 std::string resolved_ini(const Scenario& scenario);
 

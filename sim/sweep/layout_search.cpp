@@ -1,7 +1,11 @@
 #include "sim/sweep/layout_search.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include "models/memory_budget.hpp"
 #include "sim/core/error.hpp"
+#include "sim/scenario/ini_reader.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
 namespace trainsim::sweep {
@@ -24,68 +28,150 @@ std::vector<int> divisors(int n) {
   return d;
 }
 
+std::vector<int> powers_of_two_up_to(int n) {
+  std::vector<int> v;
+  for (int x = 1; x <= n; x *= 2) v.push_back(x);
+  return v;
+}
+
+bool is_open(const std::vector<std::string>& open, const std::string& key) {
+  return std::ranges::find(open, key) != open.end();
+}
+
+// Context-parallel sizes: the scenario's, or, open, powers of two up to 32 that split the
+// sequence into 2 cp chunks (Megatron-LM's load-balanced causal split).
+std::vector<int> context_sizes(const Scenario& s, const std::vector<std::string>& open) {
+  if (!is_open(open, "parallel.cp")) return {s.parallel.cp};
+  std::vector<int> v;
+  for (const int cp : powers_of_two_up_to(32))
+    if (s.model.seq_len % (2 * cp) == 0 || cp == 1) v.push_back(cp);
+  return v;
+}
+
+// Expert-parallel sizes: the scenario's, or, open, powers of two dividing the experts.
+std::vector<int> expert_sizes(const Scenario& s, const std::vector<std::string>& open) {
+  if (!is_open(open, "parallel.ep") || !s.model.is_moe()) return {s.parallel.ep};
+  std::vector<int> v;
+  for (const int ep : powers_of_two_up_to(s.model.experts))
+    if (s.model.experts % ep == 0) v.push_back(ep);
+  return v;
+}
+
 // Schedules for pp stages and ga micro-batches: 1F1B, and Megatron-LM's interleaved
-// schedule with 2 chunks per stage where the micro-batches come in groups of pp.
-std::vector<std::pair<std::string, int>> schedules(int pp, int ga) {
+// schedule where the micro-batches come in groups of pp, with 2 chunks per stage, or, with
+// virtual_stages open, 2, 4 and 8.
+std::vector<std::pair<std::string, int>> schedules(int pp, int ga, bool chunks_open) {
   if (pp == 1) return {{"1f1b", 1}};
   std::vector<std::pair<std::string, int>> v{{"1f1b", 1}};
-  if (ga % pp == 0) v.push_back({"interleaved", 2});
+  if (ga % pp != 0) return v;
+  for (const int chunks : chunks_open ? std::vector<int>{2, 4, 8} : std::vector<int>{2})
+    v.push_back({"interleaved", chunks});
   return v;
+}
+
+// What saves memory, cheapest first: ZeRO-1 and -2 cost no time over plain data
+// parallelism (a reduce-scatter and an all-gather move what an all-reduce moves: Rajbhandari
+// et al. §7), recomputation costs compute, ZeRO-3 gathers every layer twice. With the ZeRO
+// stage kept only the recomputation varies.
+std::vector<std::pair<std::string, std::string>> memory_savers(const Scenario& s, bool zero_open) {
+  const std::vector<std::string> zeros =
+      zero_open ? std::vector<std::string>{"0", "1", "2"} : std::vector<std::string>{std::to_string(s.parallel.zero)};
+  std::vector<std::pair<std::string, std::string>> ladder;
+  for (const char* recompute : {"none", "selective"})
+    for (const std::string& z : zeros) ladder.push_back({z, recompute});
+  if (zero_open)
+    for (const char* recompute : {"none", "selective"}) ladder.push_back({"3", recompute});
+  for (const std::string& z : zeros) ladder.push_back({z, "full"});
+  if (zero_open) ladder.push_back({"3", "full"});
+  return ladder;
 }
 
 }  // namespace
 
-const std::vector<std::string>& layout_keys() {
-  static const std::vector<std::string> keys{
-      "parallel.tp",          "parallel.pp",         "parallel.dp",       "parallel.sequence_parallel",
-      "training.micro_batch", "training.grad_accum", "parallel.schedule", "parallel.virtual_stages",
-      "training.recompute"};  // last: chosen per layout
-  return keys;
+std::vector<std::string> resolve_open_keys(const std::string& scenario_path, const std::vector<std::string>& overrides,
+                                           std::vector<std::string>& open) {
+  std::map<std::string, std::string> given;
+  for (const IniEntry& e : read_ini_file(scenario_path)) given[e.name] = e.value;
+  for (const std::string& text : overrides) {
+    const IniEntry o = parse_override(text);
+    given[o.name] = o.value;
+  }
+  static const std::map<std::string, std::string> defaults{
+      {"parallel.cp", "1"}, {"parallel.ep", "1"}, {"parallel.virtual_stages", "1"}, {"parallel.zero", "0"}};
+  std::vector<std::string> resolved = overrides;
+  open.clear();
+  for (const std::string& key : plan_open_keys()) {
+    const auto it = given.find(key);
+    if (it == given.end() || it->second != "auto") continue;
+    open.push_back(key);
+    resolved.push_back(key + "=" + defaults.at(key));
+  }
+  return resolved;
 }
 
 LayoutSearch search_layouts(const std::string& scenario_path, const std::vector<std::string>& overrides) {
-  const Scenario base = load_scenario(scenario_path, overrides);
+  LayoutSearch search;
+  const std::vector<std::string> resolved = resolve_open_keys(scenario_path, overrides, search.searched);
+  const std::vector<std::string>& open = search.searched;
+  const Scenario base = load_scenario(scenario_path, resolved);
   const long long batch =
       static_cast<long long>(base.training.micro_batch) * base.training.grad_accum * base.parallel.dp;
   const int gpus = base.cluster.total_gpus();
-  const int cp = base.parallel.cp;
-  LayoutSearch search;
-  for (const int tp : tensor_sizes(base)) {
-    if (gpus % (tp * cp) != 0) continue;
-    for (const int pp : divisors(gpus / (tp * cp))) {
-      if (pp > base.model.layers) break;
-      const int dp = gpus / (tp * cp * pp);
-      for (const int mb : {1, 2, 4}) {
-        if (batch % (static_cast<long long>(mb) * dp) != 0) continue;
-        const int ga = static_cast<int>(batch / (static_cast<long long>(mb) * dp));
-        for (const auto& [schedule, chunks] : schedules(pp, ga)) {
-          ++search.considered;
-          std::vector<std::string> values{
-              std::to_string(tp), std::to_string(pp), std::to_string(dp), tp > 1 ? "true" : "false",
-              std::to_string(mb), std::to_string(ga), schedule,           std::to_string(chunks)};
-          bool valid = true, fits = false;
-          for (const char* recompute : {"none", "selective", "full"}) {
-            std::vector<std::string> all = overrides;
-            for (size_t k = 0; k < values.size(); ++k) all.push_back(layout_keys()[k] + "=" + values[k]);
-            all.push_back(layout_keys().back() + "=" + recompute);
-            Scenario s;
-            try {
-              s = load_scenario(scenario_path, all);
-            } catch (const InputError&) {
-              valid = false;
-              break;
+  const bool zero_open = is_open(open, "parallel.zero");
+  search.keys = {"parallel.tp",          "parallel.pp",         "parallel.dp",       "parallel.sequence_parallel",
+                 "training.micro_batch", "training.grad_accum", "parallel.schedule", "parallel.virtual_stages"};
+  for (const char* key : {"parallel.cp", "parallel.ep", "parallel.zero"})
+    if (is_open(open, key)) search.keys.push_back(key);
+  search.keys.push_back("training.recompute");
+  for (const int cp : context_sizes(base, open)) {
+    for (const int ep : expert_sizes(base, open)) {
+      for (const int tp : tensor_sizes(base)) {
+        if (gpus % (tp * cp) != 0) continue;
+        for (const int pp : divisors(gpus / (tp * cp))) {
+          if (pp > base.model.layers) break;
+          const int dp = gpus / (tp * cp * pp);
+          for (const int mb : {1, 2, 4}) {
+            if (batch % (static_cast<long long>(mb) * dp) != 0) continue;
+            const int ga = static_cast<int>(batch / (static_cast<long long>(mb) * dp));
+            for (const auto& [schedule, chunks] : schedules(pp, ga, is_open(open, "parallel.virtual_stages"))) {
+              ++search.considered;
+              std::vector<std::string> values{
+                  std::to_string(tp), std::to_string(pp), std::to_string(dp), tp > 1 ? "true" : "false",
+                  std::to_string(mb), std::to_string(ga), schedule,           std::to_string(chunks)};
+              if (is_open(open, "parallel.cp")) values.push_back(std::to_string(cp));
+              if (is_open(open, "parallel.ep")) values.push_back(std::to_string(ep));
+              const size_t zero_slot = values.size();
+              if (zero_open) values.push_back("");
+              bool loaded = false, fits = false;
+              for (const auto& [zero, recompute] : memory_savers(base, zero_open)) {
+                if (zero_open) values[zero_slot] = zero;
+                std::vector<std::string> all = resolved;
+                for (size_t k = 0; k < values.size(); ++k) all.push_back(search.keys[k] + "=" + values[k]);
+                all.push_back(search.keys.back() + "=" + recompute);
+                Scenario s;
+                try {
+                  s = load_scenario(scenario_path, all);
+                } catch (const InputError&) {
+                  // A ZeRO stage the rules refuse here (ZeRO-3 with pipelining) need not be the
+                  // only one: the layout is invalid only when every rung is refused.
+                  if (zero_open) continue;
+                  break;
+                }
+                loaded = true;
+                const MemoryReport m = estimate_memory(s.model, s.training, s.parallel, s.gpu_memory_bytes());
+                if (!m.fits()) continue;
+                std::vector<std::string> row = values;
+                row.push_back(recompute);
+                search.fitting.push_back({row, m.peak_stage().bytes.total()});
+                fits = true;
+                break;
+              }
+              if (!loaded)
+                ++search.invalid;
+              else if (!fits)
+                ++search.too_big;
             }
-            const MemoryReport m = estimate_memory(s.model, s.training, s.parallel, s.gpu_memory_bytes());
-            if (!m.fits()) continue;
-            values.push_back(recompute);
-            search.fitting.push_back({values, m.peak_stage().bytes.total()});
-            fits = true;
-            break;
           }
-          if (!valid)
-            ++search.invalid;
-          else if (!fits)
-            ++search.too_big;
         }
       }
     }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "support/run_trainsim.hpp"
@@ -93,6 +94,54 @@ TEST(PlanCommand, RanksStepsEvenForAScenarioWithARun) {
   ASSERT_EQ(a.exit_code, 0) << a.err;
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_EQ(nlohmann::json::parse(a.out)["layouts"], nlohmann::json::parse(b.out)["layouts"]);
+}
+
+TEST(PlanCommand, SearchesTheKeysTheScenarioLeavesOpen) {
+  // A small MoE (Qwen3 30B-A3B at 2 layers, 8 experts) on 8 H100 with the expert-parallel
+  // size, the ZeRO stage and the chunks per stage left open: each is varied and shown, and
+  // the kept key (cp) is named.
+  const std::string out = testing::write_temp_file("plan-open", "") + "-dir";
+  std::filesystem::remove_all(out);
+  const std::string scenario = testing::write_temp_file("plan-open.ini", R"([model]
+preset = qwen3-30b-a3b
+layers = 4
+experts = 8
+seq_len = 1024
+[training]
+micro_batch = 1
+grad_accum = 8
+[parallel]
+ep = auto
+zero = auto
+virtual_stages = auto
+[cluster]
+preset = dgx-h100
+nodes = 1
+)");
+  const auto r = run_trainsim({"plan", scenario, "--jobs", "2", "--out", out, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::set<std::string> eps, zeros, chunks;
+  for (const auto& l : j["layouts"]) {
+    eps.insert(l["parallel.ep"].get<std::string>());
+    zeros.insert(l["parallel.zero"].get<std::string>());
+    chunks.insert(l["parallel.virtual_stages"].get<std::string>());
+    EXPECT_FALSE(l.contains("parallel.cp")) << l.dump();
+  }
+  EXPECT_GE(eps.size(), 3u);
+  EXPECT_GE(chunks.size(), 2u);
+  EXPECT_FALSE(zeros.empty());
+  const auto table = run_trainsim({"plan", scenario, "--jobs", "2", "--out", out});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("cp 1 kept; searched: parallel.ep, parallel.virtual_stages, parallel.zero"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("  ep zero "), std::string::npos) << table.out;
+
+  // Other commands need a number there.
+  const auto run = run_trainsim({"run", scenario});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("only trainsim plan searches it"), std::string::npos) << run.err;
 }
 
 TEST(PlanCommand, RejectsBadOptions) {
