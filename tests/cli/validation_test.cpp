@@ -11,7 +11,9 @@
 // 10 % yet: with the converted b200.csv and no parameter fitted to them they come out at
 // +10.6 % and -16.9 % (README, "Validation: published runs, one calibration per GPU type").
 // They must simulate and fit in memory as they ran; their errors are printed, never tuned
-// away.
+// away. The MoE rows of A2 are held to that in tests/cli/moe_validation_test.cpp, and left
+// out here: their errors (+57 to +169 %) are a gap of the MoE model, not of the GPU's
+// calibration, and would swamp the per-GPU means this test holds.
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -61,12 +63,13 @@ TEST(Validation, PublishedRunsPerGpuType) {
   for (const auto& file : files) {
     const auto figure = published(file);
     if (!figure) continue;
+    const Scenario s = load_scenario(file.string());
+    if (s.model.is_moe()) continue;
     const auto r = testing::run_trainsim({"run", file.string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << file << ": " << r.err;
     const nlohmann::json result = nlohmann::json::parse(r.out);
     const double simulated = result.at(figure->metric).get<double>();
     const double error = simulated / figure->value - 1.0;
-    const Scenario s = load_scenario(file.string());
     const std::string gpu = s.cluster.gpu.name;
     errors[gpu].push_back(std::abs(error));
     EXPECT_LE(result.at("peak_memory_bytes").get<double>(), s.gpu_memory_bytes()) << file.filename();

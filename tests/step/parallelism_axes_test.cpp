@@ -185,6 +185,17 @@ TEST(ParallelismAxes, AllToAllVolumeIsTokensHiddenTopK) {
   EXPECT_GT(r.ep_comm, 0);
 }
 
+TEST(ParallelismAxes, ExpertParallelismInsideTheNodeStaysOnNvlink) {
+  // The same 8-rank expert-parallel groups on 2 nodes: with data parallelism innermost
+  // (order tp-cp-dp-pp) each group is one node's GPUs and its all-to-alls stay on NVLink;
+  // with pipeline parallelism innermost each group spans both nodes and crosses the network.
+  const Settings two_nodes = merged(k_moe, {{"cluster.nodes", "2"}, {"parallel.pp", "2"}, {"model.layers", "4"}});
+  const Result across = simulate(scenario(two_nodes, {{"parallel.order", "tp-cp-pp-dp"}}));
+  const Result inside = simulate(scenario(two_nodes, {{"parallel.order", "tp-cp-dp-pp"}}));
+  EXPECT_DOUBLE_EQ(inside.ep_bytes, across.ep_bytes);
+  EXPECT_LT(inside.ep_comm, 0.5 * across.ep_comm);
+}
+
 TEST(ParallelismAxes, RouterImbalanceRaisesStepTime) {
   const Result balanced = simulate(scenario(k_moe));
   const Result skewed = simulate(scenario(k_moe, {{"model.expert_imbalance", "0.5"}}));
