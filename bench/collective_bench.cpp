@@ -12,6 +12,7 @@
 #include <string>
 
 #include "bench/process_usage.hpp"
+#include "sim/core/large_stack_call.hpp"
 #include "sim/engine/algorithm_selection.hpp"
 #include "sim/engine/collective.hpp"
 #include "sim/engine/plan_runner.hpp"
@@ -37,7 +38,9 @@ trainsim::Fabric parse_fabric(const std::string& s) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_bench(int argc, char** argv) {
   namespace eng = trainsim::engine;
   int gpus = 16384;
   double bytes = 1073741824.0;
@@ -103,4 +106,13 @@ int main(int argc, char** argv) {
               build_s, plan_s, run_s);
   std::printf("peak RSS     %.1f MB\n", trainsim::bench::peak_rss_bytes() / 1e6);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int code = 1;
+  // The engine runs on the simulation's large stack (sim/core/large_stack_call.hpp).
+  trainsim::large_stack_call([&] { code = run_bench(argc, argv); });
+  return code;
 }

@@ -10,11 +10,14 @@
 #include <string>
 
 #include "bench/process_usage.hpp"
+#include "sim/core/large_stack_call.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_bench(int argc, char** argv) {
   const std::string path =
       argc > 1 ? argv[1] : std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/examples/llama3-405b-16k-h100.ini";
   try {
@@ -33,4 +36,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "trainsim-bench-step: %s\n", e.what());
     return 2;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int code = 1;
+  // The engine runs on the simulation's large stack (sim/core/large_stack_call.hpp).
+  trainsim::large_stack_call([&] { code = run_bench(argc, argv); });
+  return code;
 }
