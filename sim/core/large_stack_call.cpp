@@ -2,7 +2,9 @@
 
 #include <malloc.h>
 #include <pthread.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -43,6 +45,8 @@ void use_one_growing_arena() {
 
 void large_stack_call(const std::function<void()>& fn, std::size_t stack_bytes) {
   use_one_growing_arena();
+  if (rlimit as{}; getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    stack_bytes = std::min<std::size_t>(stack_bytes, as.rlim_cur / 4);
   pthread_attr_t attr;
   if (int e = pthread_attr_init(&attr); e != 0) throw Error(std::string("pthread_attr_init: ") + std::strerror(e));
   Call call{&fn, nullptr};
