@@ -29,6 +29,7 @@
 #include "sim/engine/platform.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/scenario/scenario_rules.hpp"
 #include "topologies/cluster_spec.hpp"
 
 namespace trainsim::cli {
@@ -40,10 +41,16 @@ namespace eng = trainsim::engine;
 
 constexpr const char* k_command = "trainsim collective";
 
-// The largest collective simulated: 65,536 GPUs, four times the 16,384 of Llama 3 405B's
-// cluster (its 1 GiB ring all-reduce takes 331 MB and 2.3 s here, README "Benchmarks").
-// Measured at 65,536: 28 sizes of all-reduce (8 B to 1 GiB) in 1.3 GB and 4 min.
-constexpr int k_max_gpus = 65536;
+// The largest collective simulated: the scenario rules' largest cluster, 2^20 GPUs
+// (sim/scenario/scenario_rules.hpp). Memory grows linearly with the GPUs since issue 18
+// (README "Benchmarks": a 1 GiB tree all-reduce needs 1.3 GB at 131,072 GPUs).
+constexpr int k_max_gpus = static_cast<int>(k_max_cluster_endpoints);
+
+// Ring-based algorithms (ring, hierarchical) carry one transfer per GPU per channel, 8
+// channels on DGX nodes, and need about 18 kB per GPU (measured: 2.4 GB for a 131,072-GPU
+// ring all-reduce, against 1.3 GB for the tree): 2^20 GPUs would need ~19 GB, so they stop
+// at 2^19 (~9.5 GB).
+constexpr int k_max_ring_gpus = k_max_gpus / 2;
 
 // The largest size: 1 TiB, beyond any GPU's memory (H200: 141 GB), so beyond any buffer
 // nccl-tests could allocate; it keeps byte counts exact in doubles and in uint64 JSON.
@@ -166,7 +173,8 @@ ClusterSpec cluster_of(const Options& o, bool gpus_given, int& gpus) {
   if (gpus_given && o.gpus < 1) throw InputError(k_command, "--gpus", std::to_string(o.gpus), "must be >= 1");
   if (gpus_given && o.gpus > k_max_gpus)
     throw InputError(k_command, "--gpus", std::to_string(o.gpus),
-                     "at most 65536 GPUs (4x the largest cluster measured, 16,384 H100; memory grows with the GPUs)");
+                     "at most " + std::to_string(k_max_gpus) +
+                         " GPUs (2^20, the largest cluster a scenario may have; memory grows with the GPUs)");
   if (!o.scenario.empty() && !o.cluster.empty())
     throw InputError(k_command, "--cluster", o.cluster, "give either a SCENARIO or --cluster, not both");
   ClusterSpec c;
@@ -242,8 +250,32 @@ Command collective_command() {
       throw InputError(k_command, "--gpus", std::to_string(gpus),
                        "alltoall is simulated pair by pair (n^2 transfers): at most 1024 GPUs");
 
+    const auto refuse_ring = [&](eng::CollectiveAlgo picked) {
+      if (gpus > k_max_ring_gpus &&
+          (picked == eng::CollectiveAlgo::ring || picked == eng::CollectiveAlgo::hierarchical))
+        throw InputError(k_command, "--gpus", std::to_string(gpus),
+                         "the " + eng::algo_name(picked) + " algorithm is simulated on at most " +
+                             std::to_string(k_max_ring_gpus) +
+                             " GPUs (one transfer per GPU and channel, ~18 kB each: 2^20 GPUs would need ~19 GB)");
+    };
+    // Known before the platform is built: an explicit algorithm, or the ring NCCL always
+    // runs for all-gather, reduce-scatter and broadcast.
+    const bool always_ring = op == eng::CollectiveOp::all_gather || op == eng::CollectiveOp::reduce_scatter ||
+                             op == eng::CollectiveOp::broadcast;
+    refuse_ring(algo == eng::CollectiveAlgo::automatic && always_ring ? eng::CollectiveAlgo::ring : algo);
+
     eng::Simulation sim;
     const eng::Platform platform(cluster);
+    if (gpus > k_max_ring_gpus) {
+      eng::CollectiveCall probe;
+      probe.op = op;
+      probe.algo = algo;
+      for (int g = 0; g < gpus; ++g) probe.gpus.push_back(g);
+      for (const double bytes : sizes) {
+        probe.bytes = bytes;
+        refuse_ring(eng::choose_algorithm(probe, platform));
+      }
+    }
     std::vector<Row> rows;
     eng::CollectiveCall call;
     call.op = op;

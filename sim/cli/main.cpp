@@ -8,6 +8,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/large_stack_call.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/nearest_name.hpp"
 #include "trainsim/version.hpp"
@@ -34,10 +35,7 @@ std::string help_text(const std::vector<Command>& cmds) {
   return out.str();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
+int run_cli(const std::vector<std::string>& args) {
   const std::vector<Command> cmds = commands();
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << help_text(cmds);
@@ -69,4 +67,19 @@ int main(int argc, char** argv) {
     std::cerr << "trainsim: internal error: " << e.what() << "\n";
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  int code = 1;
+  try {
+    // Every command runs on the simulation's large stack (sim/core/large_stack_call.hpp).
+    trainsim::large_stack_call([&] { code = run_cli(args); });
+  } catch (const std::exception& e) {
+    std::cerr << "trainsim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return code;
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "sim/core/error.hpp"
+#include "sim/core/large_stack_call.hpp"
 
 namespace trainsim {
 
@@ -50,7 +51,8 @@ std::string forked_call(const std::function<std::string()>& fn) {
     ::close(fds[0]);
     std::string message;
     try {
-      message = "ok\n" + fn();
+      // The child simulates: on a large stack (large_stack_call.hpp), whatever thread forked.
+      large_stack_call([&] { message = "ok\n" + fn(); });
     } catch (const InputError& e) {
       message = encode_input_error(e);
     } catch (const std::exception& e) {

@@ -1,10 +1,12 @@
 #include "sim/engine/platform.hpp"
 
+#include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/engine/fabric_zone.hpp"
 
 namespace trainsim::engine {
 
@@ -18,12 +20,11 @@ constexpr double k_ideal_Bps = 1e18;
 // A GPU's compute speed when the GPU preset has none, FLOP/s (only Exec activities use it).
 constexpr double k_default_gpu_flops = 1e15;
 
-sg4::LinkInRoute up(sg4::Link* link) {
-  return sg4::LinkInRoute(link, sg4::LinkInRoute::Direction::UP);
-}
-
-void add_star_route(sg4::NetZone* zone, sg4::Host* host, sg4::Link* link) {
-  zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {up(link)}, true);
+// Both directions of a sealed split-duplex link, with the latency SimGrid reads from them.
+DuplexPort port(const sg4::SplitDuplexLink* link) {
+  const sg4::Link* up = link->get_link_up();
+  const sg4::Link* down = link->get_link_down();
+  return {{up->get_impl(), up->get_latency()}, {down->get_impl(), down->get_latency()}};
 }
 
 }  // namespace
@@ -55,95 +56,61 @@ void Platform::build() {
   const int nics = cluster_.nodes * layout_.nics_per_node;
   hosts_.assign(static_cast<size_t>(gpus) + static_cast<size_t>(nics), nullptr);
 
-  // Order matters for speed on SimGrid 3.32: every link name is checked against every zone
-  // and every zone seal scans every host, so links are created while few zones exist and
-  // leaf zones are sealed before the GPU hosts exist.
-  auto* root = sg4::create_star_zone("cluster");
-  auto* gpu_zone = sg4::create_star_zone("gpus");
-  gpu_zone->set_parent(root);
-  std::vector<sg4::Link*> nvlinks(static_cast<size_t>(gpus));
-  for (int g = 0; g < gpus; ++g)
-    nvlinks[static_cast<size_t>(g)] = gpu_zone->create_split_duplex_link("nvlink" + std::to_string(g), nvlink_Bps_)
-                                          ->set_latency(nvlink_port_s)
-                                          ->seal();
+  // One zone holds every host and link; it routes by endpoint index (fabric_zone.hpp).
+  // The engine owns it (the root deletes its zones).
+  auto* fabric = new FabricZone("cluster");
+  sg4::NetZone* zone = fabric->get_iface();
+  FabricRoutes routes;
+  routes.gpus = gpus;
+  routes.ports.resize(hosts_.size());
+  routes.leaf_of_nic.resize(static_cast<size_t>(nics));
+  routes.group_of_leaf.resize(static_cast<size_t>(layout_.leaves), 0);
+  routes.leaf_up.resize(static_cast<size_t>(layout_.leaves));
+  auto duplex = [&](const std::string& name, double bandwidth_Bps, double latency_s) {
+    sg4::SplitDuplexLink* link = zone->create_split_duplex_link(name, bandwidth_Bps);
+    link->set_latency(latency_s)->seal();
+    return port(link);
+  };
 
+  for (int g = 0; g < gpus; ++g)
+    routes.ports[static_cast<size_t>(g)] = duplex("nvlink" + std::to_string(g), nvlink_Bps_, nvlink_port_s);
   const bool grouped = layout_.groups > 1;
-  std::vector<sg4::NetZone*> parents{root};
   if (grouped) {
-    parents.clear();
     const std::string kind = cluster_.fabric == Fabric::rail_optimized ? "rail" : "pod";
-    for (int p = 0; p < layout_.groups; ++p) {
-      const std::string name = kind + std::to_string(p);
-      auto* zone = sg4::create_star_zone(name);
-      zone->set_parent(root);
-      // The gateway lives in a link-less child zone (the pod's or rail's spine layer): on
-      // SimGrid 3.32 a gateway placed directly in a zone whose hosts sit one level further
-      // down loses the hosts' own links from the route (measured: NIC ports missing from
-      // pod-to-pod routes).
-      auto* spine = sg4::create_star_zone(name + "-spine");
-      spine->set_parent(zone);
-      auto* gateway = spine->create_router(name + "-gw");
-      zone->add_route(spine->get_netpoint(), nullptr, gateway, nullptr, {}, true);
-      spine->seal();
-      auto* uplink = root->create_split_duplex_link(name + "-uplink", layout_.group_uplink_Bps * uplink_scale_)
-                         ->set_latency(switch_s)
-                         ->seal();
-      root->add_route(zone->get_netpoint(), nullptr, gateway, nullptr, {up(uplink)}, true);
-      parents.push_back(zone);
-    }
+    for (int p = 0; p < layout_.groups; ++p)
+      routes.group_up.push_back(
+          duplex(kind + std::to_string(p) + "-uplink", layout_.group_uplink_Bps * uplink_scale_, switch_s));
+    for (int leaf = 0; leaf < layout_.leaves; ++leaf)
+      routes.group_of_leaf[static_cast<size_t>(leaf)] = layout_.group_of_leaf(leaf);
   }
   std::vector<std::vector<int>> nics_of_leaf(static_cast<size_t>(layout_.leaves));
   for (int n = 0; n < cluster_.nodes; ++n)
-    for (int i = 0; i < layout_.nics_per_node; ++i)
-      nics_of_leaf[static_cast<size_t>(layout_.leaf_of_nic(n, i))].push_back(nic_endpoint(n, i));
-  auto parent_of = [&](int leaf) { return parents[grouped ? static_cast<size_t>(layout_.group_of_leaf(leaf)) : 0]; };
-
-  std::vector<sg4::Link*> nic_links(hosts_.size(), nullptr);
-  std::vector<sg4::Link*> leaf_uplinks(static_cast<size_t>(layout_.leaves), nullptr);
-  for (int leaf = 0; leaf < layout_.leaves; ++leaf) {
-    sg4::NetZone* parent = parent_of(leaf);
-    for (const int e : nics_of_leaf[static_cast<size_t>(leaf)]) {
-      const int node = (e - gpus) / layout_.nics_per_node;
-      const int nic = (e - gpus) % layout_.nics_per_node;
-      nic_links[static_cast<size_t>(e)] =
-          parent->create_split_duplex_link("n" + std::to_string(node) + ".nic" + std::to_string(nic), nic_Bps_)
-              ->set_latency(nic_port_s)
-              ->seal();
+    for (int i = 0; i < layout_.nics_per_node; ++i) {
+      const int leaf = layout_.leaf_of_nic(n, i);
+      nics_of_leaf[static_cast<size_t>(leaf)].push_back(nic_endpoint(n, i));
+      routes.leaf_of_nic[static_cast<size_t>(n * layout_.nics_per_node + i)] = leaf;
     }
+  auto nic_name = [&](int e) {
+    const int node = (e - gpus) / layout_.nics_per_node;
+    const int nic = (e - gpus) % layout_.nics_per_node;
+    return "n" + std::to_string(node) + ".nic" + std::to_string(nic);
+  };
+  // Links in the order the zone tree created them (so SimGrid's constraints are too).
+  for (int leaf = 0; leaf < layout_.leaves; ++leaf) {
+    for (const int e : nics_of_leaf[static_cast<size_t>(leaf)])
+      routes.ports[static_cast<size_t>(e)] = duplex(nic_name(e), nic_Bps_, nic_port_s);
     if (layout_.leaf_uplink_Bps > 0)
-      leaf_uplinks[static_cast<size_t>(leaf)] =
-          parent
-              ->create_split_duplex_link("leaf" + std::to_string(leaf) + "-uplink",
-                                         layout_.leaf_uplink_Bps * uplink_scale_)
-              ->set_latency(switch_s)
-              ->seal();
+      routes.leaf_up[static_cast<size_t>(leaf)] =
+          duplex("leaf" + std::to_string(leaf) + "-uplink", layout_.leaf_uplink_Bps * uplink_scale_, switch_s);
   }
-  for (int leaf = 0; leaf < layout_.leaves; ++leaf) {
-    sg4::NetZone* parent = parent_of(leaf);
-    const std::string name = "leaf" + std::to_string(leaf);
-    auto* zone = sg4::create_star_zone(name);
-    zone->set_parent(parent);
-    if (sg4::Link* uplink = leaf_uplinks[static_cast<size_t>(leaf)]) {
-      auto* gateway = zone->create_router(name + "-gw");
-      parent->add_route(zone->get_netpoint(), nullptr, gateway, nullptr, {up(uplink)}, true);
-    }
-    for (const int e : nics_of_leaf[static_cast<size_t>(leaf)]) {
-      const int node = (e - gpus) / layout_.nics_per_node;
-      const int nic = (e - gpus) % layout_.nics_per_node;
-      sg4::Host* h = zone->create_host("n" + std::to_string(node) + ".nic" + std::to_string(nic), 1.0);
-      add_star_route(zone, h, nic_links[static_cast<size_t>(e)]);
-      hosts_[static_cast<size_t>(e)] = h;
-    }
-    zone->seal();
-  }
+  // Hosts in endpoint order: endpoint e is the zone's netpoint e (fabric_zone.hpp).
   const double speed = cluster_.gpu.peak_bf16_flops > 0 ? cluster_.gpu.peak_bf16_flops : k_default_gpu_flops;
-  for (int g = 0; g < gpus; ++g) {
-    sg4::Host* h = gpu_zone->create_host("gpu" + std::to_string(g), speed);
-    add_star_route(gpu_zone, h, nvlinks[static_cast<size_t>(g)]);
-    hosts_[static_cast<size_t>(g)] = h;
-  }
-  gpu_zone->seal();
-  root->seal();
+  for (int g = 0; g < gpus; ++g) hosts_[static_cast<size_t>(g)] = zone->create_host("gpu" + std::to_string(g), speed);
+  for (int e = gpus; e < gpus + nics; ++e) hosts_[static_cast<size_t>(e)] = zone->create_host(nic_name(e), 1.0);
+  for (size_t e = 0; e < hosts_.size(); ++e)
+    if (hosts_[e]->get_netpoint()->id() != e) throw Error("Platform: the cluster zone numbered its hosts out of order");
+  fabric->set_routes(std::move(routes));
+  zone->seal();
 }
 
 std::vector<Hop> Platform::hops(int src_gpu, int dst_gpu) const {

@@ -3,15 +3,16 @@
 // the fabric's bandwidth (line rate x protocol efficiency) and latency. Built from a
 // ClusterSpec through the same FabricLayout as the cluster graph (topologies/).
 //
-// Layout (measured on SimGrid 3.32: 16,384 GPUs build in < 1 s; see DESIGN.md on the
-// quadratic default):
-// - zone "gpus", a star: every GPU host hangs on the star by its NVLink port (split-duplex,
-//   per direction). The star is the node's NVSwitch: routes are only asked for between GPUs
-//   of one node (hops() never pairs GPUs of different nodes).
-// - the network: every NIC is a host in its leaf's star zone, linked by its port; leaves
-//   hang on their parent's star by one aggregated uplink (the leaf's total uplink capacity,
-//   i.e. ideal ECMP/adaptive routing over the spines); pods (3-level fat-tree) and rails
-//   (rail-optimized) likewise on the root by their core uplink.
+// Layout: one SimGrid zone, "cluster" (fabric_zone.hpp), holds every host and link and
+// routes by endpoint index, so that building it is linear in the cluster (a tree of star
+// zones made SimGrid 3.32 look every host name up in every zone: quadratic).
+// - every GPU hangs on its node's NVSwitch by its NVLink port (split-duplex, per
+//   direction): GPU to GPU inside a node crosses the two ports (hops() never pairs GPUs
+//   of different nodes).
+// - every NIC hangs on its leaf switch by its port; leaves on their parent by one
+//   aggregated uplink (the leaf's total uplink capacity, i.e. ideal ECMP/adaptive routing
+//   over the spines); pods (3-level fat-tree) and rails (rail-optimized) on the core by
+//   their group uplink. NIC to NIC crosses the uplinks of every level it climbs.
 // A message between GPUs of different nodes travels NIC to NIC: a GPU reaches its NIC over
 // PCIe without touching NVLink. On rail-optimized fabrics NCCL's PXN (NCCL 2.12 release
 // notes: "PXN ... uses NVLink to move data to the GPU on the same rail as the destination")
