@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
 
 #include "sim/schedule/pipeline_schedule.hpp"
@@ -105,22 +106,28 @@ Result execute(const PipelineSchedule& schedule, int pp, int m, int v, Costs c) 
   return r;
 }
 
+// Each of a stage's m x v (micro-batch, chunk) pairs runs its forward once, then its
+// backward once.
+void expect_every_task_once(const std::vector<PipelineTask>& order, int m, int v) {
+  ASSERT_EQ(order.size(), 2u * m * v);
+  for (int mb = 0; mb < m; ++mb) {
+    for (int c = 0; c < v; ++c) {
+      const auto f = std::find(order.begin(), order.end(), PipelineTask{mb, c, TaskPass::forward});
+      const auto b = std::find(order.begin(), order.end(), PipelineTask{mb, c, TaskPass::backward});
+      ASSERT_NE(f, order.end());
+      ASSERT_NE(b, order.end());
+      EXPECT_LT(f - order.begin(), b - order.begin());
+    }
+  }
+}
+
 TEST(PipelineSchedule, EveryTaskOnceForwardBeforeBackward) {
   for (Schedule kind : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved, Schedule::zb_h1}) {
     const auto schedule = make_pipeline_schedule(kind);
     const int v = kind == Schedule::interleaved ? 3 : 1;
     for (int s = 0; s < 4; ++s) {
-      const auto order = schedule->order(s, 4, 8, v);
-      ASSERT_EQ(order.size(), 2u * 8 * v) << schedule->name();
-      for (int mb = 0; mb < 8; ++mb) {
-        for (int c = 0; c < v; ++c) {
-          const auto f = std::find(order.begin(), order.end(), PipelineTask{mb, c, TaskPass::forward});
-          const auto b = std::find(order.begin(), order.end(), PipelineTask{mb, c, TaskPass::backward});
-          ASSERT_NE(f, order.end());
-          ASSERT_NE(b, order.end());
-          EXPECT_LT(f - order.begin(), b - order.begin());
-        }
-      }
+      SCOPED_TRACE(schedule->name());
+      expect_every_task_once(schedule->order(s, 4, 8, v), 8, v);
     }
   }
 }
@@ -166,16 +173,8 @@ TEST(PipelineSchedule, InterleavedMicrobatchGroups) {
       if (group > m || (m % group != 0 && m % group < pp)) continue;
       const auto schedule = make_pipeline_schedule(Schedule::interleaved, group);
       for (int s = 0; s < pp; ++s) {
-        const auto order = schedule->order(s, pp, m, v);
-        ASSERT_EQ(order.size(), 2u * m * v) << group << " " << m;
-        for (int mb = 0; mb < m; ++mb)
-          for (int c = 0; c < v; ++c) {
-            const auto f = std::find(order.begin(), order.end(), PipelineTask{mb, c, TaskPass::forward});
-            const auto b = std::find(order.begin(), order.end(), PipelineTask{mb, c, TaskPass::backward});
-            ASSERT_NE(f, order.end());
-            ASSERT_NE(b, order.end());
-            EXPECT_LT(f - order.begin(), b - order.begin());
-          }
+        SCOPED_TRACE("group " + std::to_string(group) + ", m " + std::to_string(m));
+        expect_every_task_once(schedule->order(s, pp, m, v), m, v);
       }
       const auto r = execute(*schedule, pp, m, v, {});
       ASSERT_GT(r.makespan, 0) << group << " " << m;
