@@ -113,6 +113,11 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
   if (call.algo != CollectiveAlgo::automatic) {
     if (!make_algorithm(call.algo)->supports(call.op))
       throw InputError("", "--algo", algo_name(call.algo), "does not implement " + op_name(call.op));
+    // The in-switch reductions need hardware the cluster may lack: refuse them here, before a
+    // simulation starts (their plans throw InputError saying what is missing).
+    const bool needs_hardware = call.algo == CollectiveAlgo::nvls || call.algo == CollectiveAlgo::nvls_tree ||
+                                call.algo == CollectiveAlgo::collnet;
+    if (needs_hardware && call.gpus.size() >= 2) make_algorithm(call.algo)->plan(call, platform);
     return call.algo;
   }
   switch (call.op) {
