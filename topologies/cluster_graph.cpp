@@ -34,9 +34,15 @@ ClusterGraph build_cluster_graph(const ClusterSpec& c) {
   for (int i = 0; i < l.cores; ++i) cores.push_back(add_device(g, DeviceKind::core, "core" + std::to_string(i), -1, i));
 
   const double uplink_Bps = l.leaf_uplinks > 0 ? l.leaf_uplink_Bps / l.leaf_uplinks : 0;
+  Vertex nvswitch{};
   for (int n = 0; n < c.nodes; ++n) {
     const std::string node = "n" + std::to_string(n);
-    const Vertex nvswitch = add_device(g, DeviceKind::nvswitch, node + ".nvswitch", n, 0);
+    // One NVSwitch vertex per NVLink domain: a node's, or an NVL72 rack's switch trays.
+    const int per_domain = c.nodes_per_domain();
+    if (n % per_domain == 0)
+      nvswitch = add_device(g, DeviceKind::nvswitch,
+                            per_domain == 1 ? node + ".nvswitch" : "d" + std::to_string(n / per_domain) + ".nvswitch",
+                            n, per_domain == 1 ? 0 : n / per_domain);
     std::vector<Vertex> nics;
     for (int i = 0; i < l.nics_per_node; ++i) {
       nics.push_back(add_device(g, DeviceKind::nic, node + ".nic" + std::to_string(i), n, i));
@@ -47,7 +53,7 @@ ClusterGraph build_cluster_graph(const ClusterSpec& c) {
     }
     for (int i = 0; i < c.gpus_per_node; ++i) {
       const Vertex gpu = add_device(g, DeviceKind::gpu, node + ".gpu" + std::to_string(i), n, i);
-      if (c.gpus_per_node > 1)
+      if (c.domain_gpus() > 1)
         add_cable(g, gpu, nvswitch, LinkKind::nvlink, c.nvlink_bandwidth_Bps, c.nvlink_latency_s / 2);
       // A GPU's NIC sits behind a PCIe switch at the NIC's rate (DGX: one NIC per GPU).
       add_cable(g, gpu, nics[l.nic_of_gpu(i)], LinkKind::pcie, c.nic_bandwidth_Bps, 0);

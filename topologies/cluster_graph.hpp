@@ -30,7 +30,9 @@ struct Cable {
 using ClusterGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, Device, Cable>;
 
 /// The graph of `cluster`. A DGX node's NVSwitches (4 on H100, 6 on A100) act as one
-/// non-blocking crossbar and are one vertex; each GPU reaches its NIC through PCIe.
+/// non-blocking crossbar and are one vertex; so do the switch trays of an NVLink domain that
+/// spans nodes (GB200 NVL72: one vertex per rack, "d<i>.nvswitch"). Each GPU reaches its NIC
+/// through PCIe.
 ClusterGraph build_cluster_graph(const ClusterSpec& cluster);
 
 /// Writes `graph` in Graphviz dot format (vertices labelled by name, edges by bandwidth).

@@ -22,6 +22,28 @@ ClusterSpec dgx_node(const char* preset, const char* gpu_name, double nic_Bps, d
   return c;
 }
 
+// One GB200 / GB300 NVL72 rack (NVIDIA GB200 NVL72 and GB300 NVL72 product pages and
+// datasheets; the DGX GB200 user guide for the tray layout): 18 compute trays, each with two
+// Grace Blackwell superchips (2 Grace CPUs, 4 GPUs), joined by 9 NVLink Switch trays into one
+// NVLink domain of 72 GPUs, NVLink 5 at 1.8 TB/s per GPU (900 GB/s per direction; 130 TB/s
+// for the rack). A node here is a compute tray: its 4 GPUs share the tray's host side. Scale
+// out: one NIC per GPU, ConnectX-7 at 400 Gb/s on GB200, ConnectX-8 SuperNIC at 800 Gb/s on
+// GB300 ("800 Gb/s of network connectivity per GPU", GB300 NVL72 product page), on
+// InfiniBand (Quantum-2 / Quantum-X800) or Ethernet (Spectrum-X); racks joined
+// rail-optimized as in the DGX SuperPOD GB200 reference architecture (NIC i of every tray on
+// rail i). Host link: NVLink-C2C, 900 GB/s both ways between a Grace and its two GPUs; the
+// two share it, so 225 GB/s per GPU per direction (a stated split). Latencies: NVLink hops as
+// on DGX (no NVLink 5 figure in public.md), through the NVLink Switch trays.
+ClusterSpec nvl72_rack(const char* preset, const char* gpu_name, double nic_Bps) {
+  ClusterSpec c = dgx_node(preset, gpu_name, nic_Bps, 900e9 / 2 / 2);
+  c.nodes = 18;
+  c.gpus_per_node = 4;
+  c.nics_per_node = 4;
+  c.nvlink_domain = 72;
+  c.fabric = Fabric::rail_optimized;
+  return c;
+}
+
 }  // namespace
 
 std::optional<ClusterSpec> cluster_preset(std::string_view name) {
@@ -42,11 +64,13 @@ std::optional<ClusterSpec> cluster_preset(std::string_view name) {
     c.fabric = Fabric::rail_optimized;
     return c;
   }
+  if (name == "gb200-nvl72") return nvl72_rack("gb200-nvl72", "gb200", 400e9 / 8);
+  if (name == "gb300-nvl72") return nvl72_rack("gb300-nvl72", "gb300", 800e9 / 8);
   return std::nullopt;
 }
 
 std::vector<std::string> cluster_preset_names() {
-  return {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200"};
+  return {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "gb200-nvl72", "gb300-nvl72"};
 }
 
 }  // namespace trainsim

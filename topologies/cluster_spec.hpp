@@ -15,12 +15,26 @@ namespace trainsim {
 /// ideal: infinite bandwidth and zero latency, for checking models.
 enum class Fabric { single_switch, fat_tree, rail_optimized, ideal };
 
+/// What the NICs and switches speak, which sets the fraction of line rate collectives reach
+/// (topologies/protocol_efficiency.cpp): InfiniBand, NVIDIA Spectrum-X Ethernet (RoCE with
+/// adaptive routing and congestion control), or plain RoCE Ethernet.
+enum class Network { infiniband, spectrum_x, roce };
+
 struct ClusterSpec {
   std::string preset = "custom";
   GpuSpec gpu;
   int nodes = 1;
-  int gpus_per_node = 8;
+  int gpus_per_node = 8;  ///< GPUs of one host: they share its NICs and host link
+  /// GPUs per NVLink domain: GPUs that reach each other over NVLink through one NVSwitch
+  /// fabric, on consecutive nodes (GB200 NVL72: 72 GPUs on 18 compute trays of 4). 0: one
+  /// node's GPUs (DGX, HGX). A multiple of gpus_per_node that divides the cluster's GPUs
+  /// (sim/scenario/scenario_rules.cpp).
+  int nvlink_domain = 0;
   Fabric fabric = Fabric::fat_tree;
+  Network network = Network::infiniband;
+  /// The InfiniBand switches reduce (SHARP: Quantum-2, Quantum-X800) and NCCL loads its
+  /// CollNet plugin, so all-reduces across NVLink domains may reduce in the network.
+  bool sharp = false;
   double nvlink_bandwidth_Bps = 0;  ///< per GPU, per direction
   double nvlink_latency_s = 0;
   int nics_per_node = 8;
@@ -35,10 +49,16 @@ struct ClusterSpec {
   std::string calibration = "auto";
 
   int total_gpus() const { return nodes * gpus_per_node; }
+  /// GPUs per NVLink domain (nvlink_domain, or a node's GPUs when it is 0).
+  int domain_gpus() const { return nvlink_domain > 0 ? nvlink_domain : gpus_per_node; }
+  /// Nodes per NVLink domain (1 on DGX/HGX), at least 1.
+  int nodes_per_domain() const { return domain_gpus() > gpus_per_node ? domain_gpus() / gpus_per_node : 1; }
+  /// NVLink domains in the cluster (a last partial domain counts).
+  int domains() const { return (total_gpus() + domain_gpus() - 1) / domain_gpus(); }
 };
 
-/// The cluster preset of that name (`dgx-a100`, `dgx-h100`, `hgx-h200`, `dgx-b200`) with one
-/// node.
+/// The cluster preset of that name (`dgx-a100`, `dgx-h100`, `hgx-h200`, `dgx-b200`: one node;
+/// `gb200-nvl72`, `gb300-nvl72`: one rack, 18 nodes in one NVLink domain).
 std::optional<ClusterSpec> cluster_preset(std::string_view name);
 std::vector<std::string> cluster_preset_names();
 

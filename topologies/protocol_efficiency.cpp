@@ -35,6 +35,17 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
   // (public.md D2, NVIDIA/nccl-tests#290, AddyLaddy).
   if (c.nic_bandwidth_Bps == 200e9 / 8) e.network = 24.0 / 25.0;
   if (c.nic_bandwidth_Bps == 400e9 / 8) e.network = 47.0 / 50.0;
+  // InfiniBand XDR 800 Gb/s (Quantum-X800, ConnectX-8 on GB300 NVL72): public.md has no NCCL
+  // measurement at 800 Gb/s, so it keeps NDR's 0.94, a stated assumption.
+  if (c.nic_bandwidth_Bps == 800e9 / 8) e.network = 47.0 / 50.0;
+  // Ethernet AI fabrics, whatever their speed (400 or 800 Gb/s), at the effective data
+  // throughput NVIDIA states for them at scale (NVIDIA newsroom, "NVIDIA Ethernet Networking
+  // Accelerates World's Largest AI Supercomputer, Built by xAI", 28 Oct 2024): Spectrum-X
+  // "maintained 95% data throughput enabled by Spectrum-X congestion control", where
+  // "standard Ethernet ... creates thousands of flow collisions while delivering only 60%
+  // data throughput". Vendor figures, not NCCL measurements: stated, not fitted.
+  if (c.network == Network::spectrum_x) e.network = 0.95;
+  if (c.network == Network::roce) e.network = 0.60;
   return e;
 }
 

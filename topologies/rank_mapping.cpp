@@ -13,7 +13,10 @@ size_t index_of(ParallelAxis a) {
 }  // namespace
 
 RankMapping::RankMapping(const ParallelSpec& parallel, const ClusterSpec& cluster)
-    : parallel_(parallel), gpus_per_node_(cluster.gpus_per_node), world_size_(parallel.world_size()) {
+    : parallel_(parallel),
+      gpus_per_node_(cluster.gpus_per_node),
+      domain_gpus_(cluster.domain_gpus()),
+      world_size_(parallel.world_size()) {
   if (world_size_ != cluster.total_gpus())
     throw InputError("", "parallel.dp", std::to_string(parallel.dp),
                      "tp*pp*dp*cp = " + std::to_string(world_size_) + " must equal the cluster's GPUs, " +
@@ -96,19 +99,22 @@ std::vector<std::string> RankMapping::warnings() const {
   const std::vector<int>* first = nullptr;
   for (const auto& g : tp_groups) {
     const auto [lo, hi] = std::minmax_element(g.begin(), g.end());
-    if (node_of(*lo) != node_of(*hi)) {
+    if (domain_of(*lo) != domain_of(*hi)) {
       if (!first) first = &g;
       ++spanning;
     }
   }
   if (spanning > 0) {
     // Megatron-LM keeps TP inside a node because its all-reduces are on the critical path
-    // (Narayanan et al. SC21, §3.2 and §5.4).
-    w.push_back(std::to_string(spanning) + " of " + std::to_string(tp_groups.size()) +
-                " TP groups span nodes (e.g. ranks " + std::to_string(first->front()) + "-" +
-                std::to_string(first->back()) + " on nodes " + std::to_string(node_of(first->front())) + "-" +
-                std::to_string(node_of(first->back())) +
-                "): tensor-parallel all-reduces will cross the inter-node fabric");
+    // (Narayanan et al. SC21, §3.2 and §5.4); what matters is NVLink, so inside an NVLink
+    // domain that spans nodes (NVL72) TP may span them.
+    const bool by_node = domain_gpus_ == gpus_per_node_;
+    const auto where = [&](int rank) { return by_node ? node_of(rank) : domain_of(rank); };
+    w.push_back(std::to_string(spanning) + " of " + std::to_string(tp_groups.size()) + " TP groups span " +
+                (by_node ? "nodes" : "NVLink domains of " + std::to_string(domain_gpus_) + " GPUs") + " (e.g. ranks " +
+                std::to_string(first->front()) + "-" + std::to_string(first->back()) + " on " +
+                (by_node ? "nodes " : "domains ") + std::to_string(where(first->front())) + "-" +
+                std::to_string(where(first->back())) + "): tensor-parallel all-reduces will cross the inter-node fabric");
   }
   return w;
 }

@@ -27,13 +27,16 @@ class RankMapping {
   int world_size() const { return world_size_; }
   int gpu_of(int rank) const { return rank; }
   int node_of(int rank) const { return rank / gpus_per_node_; }
+  /// The NVLink domain the rank's GPU is in (its node on DGX/HGX, its rack on NVL72).
+  int domain_of(int rank) const { return rank / domain_gpus_; }
   /// The rank's index along `axis` (0 .. size-1).
   int coordinate(int rank, ParallelAxis axis) const;
   /// Every group of `axis`: ranks that differ only in that axis' coordinate, ascending.
   std::vector<std::vector<int>> groups(GroupAxis axis) const;
   /// The group of `axis` that `rank` belongs to.
   std::vector<int> group_of(int rank, GroupAxis axis) const;
-  /// Human-readable warnings, e.g. a TP group that spans nodes (its all-reduces leave NVLink).
+  /// Human-readable warnings, e.g. a TP group that spans NVLink domains (its all-reduces leave
+  /// NVLink). A TP group across nodes of one domain (the trays of an NVL72 rack) is no warning.
   std::vector<std::string> warnings() const;
 
  private:
@@ -42,6 +45,7 @@ class RankMapping {
 
   ParallelSpec parallel_;
   int gpus_per_node_ = 1;
+  int domain_gpus_ = 1;
   int world_size_ = 1;
   std::array<int, 4> stride_{};  ///< indexed by ParallelAxis
 };

@@ -41,8 +41,8 @@ TopologySummary summarize_topology(const ClusterSpec& c, const ClusterGraph& g) 
     s.bisection_Bps = std::numeric_limits<double>::infinity();
     return s;
   }
-  if (c.nodes == 1) {
-    s.bisection_Bps = static_cast<double>(c.gpus_per_node / 2) * c.nvlink_bandwidth_Bps;  // whole GPUs per half
+  if (c.domains() == 1) {  // one node, or one NVLink domain (an NVL72 rack): NVLink only
+    s.bisection_Bps = static_cast<double>(c.domain_gpus() / 2) * c.nvlink_bandwidth_Bps;  // whole GPUs per half
     return s;
   }
   // Cut the nodes into two contiguous halves: on these symmetric trees that is a worst cut.

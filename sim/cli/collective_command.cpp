@@ -81,11 +81,12 @@ po::options_description visible_options(Options& o) {
   d.add_options()("help,h", "show this help")("op", po::value(&o.op)->default_value(o.op),
                                               "allreduce|allgather|reducescatter|alltoall|broadcast|sendrecv")(
       "gpus,g", po::value(&o.gpus),
-      "GPUs taking part (the first N of the cluster); default: a node, or all of SCENARIO")(
+      "GPUs taking part (the first N of the cluster); default: an NVLink domain (a node, or an NVL72 rack), "
+      "or all of SCENARIO")(
       "cluster", po::value(&o.cluster),
-      "cluster preset (dgx-a100, dgx-h100, hgx-h200, dgx-b200) instead of a SCENARIO")(
+      "cluster preset (dgx-a100, dgx-h100, hgx-h200, dgx-b200, gb200-nvl72, gb300-nvl72) instead of a SCENARIO")(
       "fabric", po::value(&o.fabric), "with --cluster: single-switch|fat-tree|rail-optimized|ideal")(
-      "algo", po::value(&o.algo)->default_value(o.algo), "auto|ring|tree|hierarchical|pairwise|direct|nvls")(
+      "algo", po::value(&o.algo)->default_value(o.algo), "auto|ring|tree|hierarchical|pairwise|direct|nvls|nvls-tree|collnet")(
       "minbytes,b", po::value(&o.min_bytes)->default_value(o.min_bytes),
       "smallest size (bytes; K, M, G = 2^10, 2^20, 2^30)")(
       "maxbytes,e", po::value(&o.max_bytes)->default_value(o.max_bytes), "largest size")(
@@ -190,8 +191,9 @@ ClusterSpec cluster_of(const Options& o, bool gpus_given, int& gpus) {
     const std::string name = o.cluster.empty() ? "dgx-h100" : o.cluster;
     c = parse_named<ClusterSpec>("--cluster", name, cluster_preset(name), cluster_preset_names());
     if (!o.overrides.empty()) throw InputError(k_command, "--set", o.overrides.front(), "--set needs a SCENARIO");
-    gpus = gpus_given ? o.gpus : c.gpus_per_node;
-    c.nodes = (gpus + c.gpus_per_node - 1) / c.gpus_per_node;
+    gpus = gpus_given ? o.gpus : c.domain_gpus();
+    // Whole NVLink domains (whole nodes on DGX/HGX; whole racks on NVL72).
+    c.nodes = (gpus + c.domain_gpus() - 1) / c.domain_gpus() * c.nodes_per_domain();
     if (!o.fabric.empty()) c.fabric = parse_fabric(o.fabric);
   }
   if (gpus < 1) throw InputError(k_command, "--gpus", std::to_string(o.gpus), "must be >= 1");

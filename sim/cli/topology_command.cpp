@@ -81,7 +81,11 @@ std::string text_report(const Scenario& s, const TopologySummary& t, const RankM
       << "\n";
   out << "GPUs            " << t.gpus << " (" << c.nodes << " nodes x " << c.gpus_per_node << " " << c.gpu.name
       << ", NVLink " << gbps(c.nvlink_bandwidth_Bps) << " GB/s per direction)\n";
-  out << "NVSwitches      " << t.nvswitches << " (one non-blocking crossbar per node)\n";
+  if (c.nodes_per_domain() == 1)
+    out << "NVSwitches      " << t.nvswitches << " (one non-blocking crossbar per node)\n";
+  else
+    out << "NVSwitches      " << t.nvswitches << " (one non-blocking NVLink domain of " << c.domain_gpus()
+        << " GPUs on " << c.nodes_per_domain() << " nodes each)\n";
   out << "NICs            " << t.nics << " (" << l.nics_per_node << " per node, " << gbps(c.nic_bandwidth_Bps)
       << " GB/s each)\n";
   out << "switches        " << t.leaves + t.spines + t.cores << ": " << t.leaves << " leaf, " << t.spines << " spine, "
@@ -104,6 +108,7 @@ std::string json_report(const Scenario& s, const TopologySummary& t, const RankM
   j["nodes"] = t.nodes;
   j["gpus"] = t.gpus;
   j["nvswitches"] = t.nvswitches;
+  j["nvlink_domain_gpus"] = s.cluster.domain_gpus();
   j["nics"] = t.nics;
   j["leaf_switches"] = t.leaves;
   j["spine_switches"] = t.spines;

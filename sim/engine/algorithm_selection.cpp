@@ -9,7 +9,9 @@
 #include "sim/engine/double_binary_tree_algorithm.hpp"
 #include "sim/engine/hierarchical_algorithm.hpp"
 #include "sim/engine/nccl_latency.hpp"
+#include "sim/engine/collnet_algorithm.hpp"
 #include "sim/engine/nvls_algorithm.hpp"
+#include "sim/engine/nvls_tree_algorithm.hpp"
 #include "sim/engine/pairwise_algorithm.hpp"
 #include "sim/engine/ring_algorithm.hpp"
 
@@ -32,12 +34,12 @@ void validate(const CollectiveCall& call, const Platform& platform) {
     throw InputError("", "root", std::to_string(call.root), "must index one of the collective's GPUs");
 }
 
-// Bus bandwidth of the group, as NCCL's model sees it: NVLink inside a node; across nodes,
-// one NIC per channel.
+// Bus bandwidth of the group, as NCCL's model sees it: NVLink inside a node (an NVLink
+// domain); across domains, one NIC per channel.
 double group_bus_Bps(const CollectiveCall& call, const Platform& platform) {
   const auto nodes = gpus_by_node(call.gpus, platform);
   const double per_node = static_cast<double>(call.gpus.size()) / static_cast<double>(nodes.size());
-  const double channels = std::min(per_node, static_cast<double>(platform.layout().nics_per_node));
+  const double channels = std::min(per_node, static_cast<double>(platform.nics_per_domain()));
   return nodes.size() == 1 ? platform.nvlink_Bps() : std::min(platform.nvlink_Bps(), channels * platform.nic_Bps());
 }
 
@@ -59,7 +61,25 @@ CollectiveAlgo nccl_all_reduce_choice(const CollectiveCall& call, const Platform
   if (nvls_possible(call.gpus, platform) &&
       nvls_all_reduce_s(call.bytes, static_cast<int>(call.gpus.size()), platform) < std::min(ring_s, tree_s))
     return CollectiveAlgo::nvls;
-  return tree_s < ring_s ? CollectiveAlgo::double_binary_tree : CollectiveAlgo::ring;
+  CollectiveAlgo best = tree_s < ring_s ? CollectiveAlgo::double_binary_tree : CollectiveAlgo::ring;
+  double best_s = std::min(ring_s, tree_s);
+  const int per_domain = static_cast<int>(call.gpus.size()) / nodes;
+  // Across NVLink domains: IB SHARP (CollNet) where the switches reduce and NCCL loads the
+  // plugin (cluster.sharp), when NCCL's model makes it faster.
+  if (nodes > 1 && collnet_possible(call.gpus, platform)) {
+    const double collnet_s = collnet_all_reduce_s(call.bytes, per_domain, nodes, platform);
+    if (collnet_s < best_s) {
+      best = CollectiveAlgo::collnet;
+      best_s = collnet_s;
+    }
+  }
+  // NVLS-tree across domains that span nodes (multi-node NVLink: GB200/GB300 NVL72). NCCL
+  // 2.18+ also picks it across 8-GPU H100 nodes; auto leaves it out there so far, because it
+  // would move the H100 rows trainsim is validated on (public.md A2) until they are re-run.
+  if (nodes > 1 && platform.cluster().nodes_per_domain() > 1 && nvls_tree_possible(call.gpus, platform) &&
+      nvls_tree_all_reduce_s(call.bytes, per_domain, nodes, platform) < best_s)
+    best = CollectiveAlgo::nvls_tree;
+  return best;
 }
 
 }  // namespace
@@ -78,6 +98,10 @@ std::unique_ptr<CollectiveAlgorithm> make_algorithm(CollectiveAlgo algo) {
       return std::make_unique<DirectAlgorithm>();
     case CollectiveAlgo::nvls:
       return std::make_unique<NvlsAlgorithm>();
+    case CollectiveAlgo::nvls_tree:
+      return std::make_unique<NvlsTreeAlgorithm>();
+    case CollectiveAlgo::collnet:
+      return std::make_unique<CollnetAlgorithm>();
     case CollectiveAlgo::automatic:
       break;
   }
@@ -89,6 +113,11 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
   if (call.algo != CollectiveAlgo::automatic) {
     if (!make_algorithm(call.algo)->supports(call.op))
       throw InputError("", "--algo", algo_name(call.algo), "does not implement " + op_name(call.op));
+    // The in-switch reductions need hardware the cluster may lack: refuse them here, before a
+    // simulation starts (their plans throw InputError saying what is missing).
+    const bool needs_hardware = call.algo == CollectiveAlgo::nvls || call.algo == CollectiveAlgo::nvls_tree ||
+                                call.algo == CollectiveAlgo::collnet;
+    if (needs_hardware && call.gpus.size() >= 2) make_algorithm(call.algo)->plan(call, platform);
     return call.algo;
   }
   switch (call.op) {
@@ -111,7 +140,9 @@ namespace {
 double base_latency_s(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform) {
   switch (algo) {
     case CollectiveAlgo::nvls:
-      return 0.0;  // its plan carries NCCL's NVLS latency already
+    case CollectiveAlgo::nvls_tree:
+    case CollectiveAlgo::collnet:
+      return 0.0;  // their plans carry their own latency already
     case CollectiveAlgo::double_binary_tree:
       return nccl_tree(call.bytes, static_cast<int>(call.gpus.size()),
                        static_cast<int>(gpus_by_node(call.gpus, platform).size()), group_bus_Bps(call, platform))

@@ -8,7 +8,10 @@
 //   50 us; ring algBw = busBw x n / (2(n-1)), tree algBw = busBw x 0.5). Small buffers and
 //   many nodes go to the tree, large buffers on few nodes to the ring. Inside one node
 //   whose NVSwitches reduce (H100, H200), NVLink SHARP when it is faster still
-//   (nvls_algorithm.hpp): large buffers.
+//   (nvls_algorithm.hpp): large buffers. An NVLink domain counts as a node (GB200 NVL72: a
+//   rack). Across domains: CollNet (IB SHARP, collnet_algorithm.hpp) where cluster.sharp,
+//   and NVLS-tree (nvls_tree_algorithm.hpp) across domains that span nodes (NVL72), each
+//   when faster than the ring and tree; across 8-GPU nodes NVLS-tree is `--algo` only.
 // - all-gather, reduce-scatter, broadcast: ring (NCCL 2.x has no other algorithm for them;
 //   newer NCCL's NVLS all-gather and reduce-scatter measure no faster than the ring on
 //   8 x H200: 361.4 / 362.9 GB/s, public.md D2).

@@ -16,7 +16,7 @@ constexpr std::array<std::pair<CollectiveOp, std::string_view>, 6> k_ops{{
     {CollectiveOp::send_recv, "sendrecv"},
 }};
 
-constexpr std::array<std::pair<CollectiveAlgo, std::string_view>, 7> k_algos{{
+constexpr std::array<std::pair<CollectiveAlgo, std::string_view>, 9> k_algos{{
     {CollectiveAlgo::automatic, "auto"},
     {CollectiveAlgo::ring, "ring"},
     {CollectiveAlgo::double_binary_tree, "tree"},
@@ -24,6 +24,8 @@ constexpr std::array<std::pair<CollectiveAlgo, std::string_view>, 7> k_algos{{
     {CollectiveAlgo::pairwise, "pairwise"},
     {CollectiveAlgo::direct, "direct"},
     {CollectiveAlgo::nvls, "nvls"},
+    {CollectiveAlgo::nvls_tree, "nvls-tree"},
+    {CollectiveAlgo::collnet, "collnet"},
 }};
 
 }  // namespace

@@ -9,7 +9,7 @@ std::vector<std::vector<int>> gpus_by_node(const std::vector<int>& gpus, const P
   std::vector<std::vector<int>> groups;
   std::map<int, size_t> slot;
   for (const int g : gpus) {
-    const auto [it, inserted] = slot.try_emplace(platform.node_of(g), groups.size());
+    const auto [it, inserted] = slot.try_emplace(platform.domain_of(g), groups.size());
     if (inserted) groups.emplace_back();
     groups[it->second].push_back(g);
   }

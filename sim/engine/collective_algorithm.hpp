@@ -20,7 +20,10 @@ class CollectiveAlgorithm {
   virtual CommPlan plan(const CollectiveCall& call, const Platform& platform) const = 0;
 };
 
-/// `gpus` grouped by node, in order of first appearance; each group keeps rank order.
+/// `gpus` grouped by NVLink domain (a node on DGX/HGX), in order of first appearance; each
+/// group keeps rank order. The algorithms treat a domain as NCCL treats a node: NCCL's
+/// multi-node NVLink support (MNNVL, NCCL 2.20+) builds its rings and trees over a GB200
+/// NVL72 rack's 72 GPUs as over one node's, NVLink inside and NICs between racks.
 std::vector<std::vector<int>> gpus_by_node(const std::vector<int>& gpus, const Platform& platform);
 
 /// The largest message latency among `transfers`' edges, in seconds.

@@ -8,8 +8,8 @@ namespace trainsim::engine {
 
 bool nvls_possible(const std::vector<int>& gpus, const Platform& platform) {
   if (!(platform.nvls_Bps() > 0) || gpus.empty()) return false;
-  const int node = platform.node_of(gpus.front());
-  return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return platform.node_of(g) == node; });
+  const int domain = platform.domain_of(gpus.front());
+  return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return platform.domain_of(g) == domain; });
 }
 
 double nvls_all_reduce_s(double bytes, int ranks, const Platform& platform) {
@@ -19,8 +19,8 @@ double nvls_all_reduce_s(double bytes, int ranks, const Platform& platform) {
 CommPlan NvlsAlgorithm::plan(const CollectiveCall& call, const Platform& platform) const {
   if (!nvls_possible(call.gpus, platform))
     throw InputError("", "--algo", "nvls",
-                     "NVLink SHARP reduces inside one node whose NVSwitches can (H100, H200): every GPU of the "
-                     "collective must be on one such node");
+                     "NVLink SHARP reduces inside one NVLink domain whose NVSwitches can (H100, H200, Blackwell): "
+                     "every GPU of the collective must be in one such domain (a node, or an NVL72 rack)");
   const double n = static_cast<double>(call.gpus.size());
   // Each port carries (n - 1) x per direction; at the simulated NVLink rate that must take
   // S (1 + 1/n) / nvls_Bps().

@@ -36,9 +36,9 @@ Platform::Platform(const ClusterSpec& cluster)
   nic_Bps_ = ideal ? k_ideal_Bps : cluster_.nic_bandwidth_Bps * efficiency_.network;
   nvls_Bps_ = ideal ? 0.0 : cluster_.nvlink_bandwidth_Bps * efficiency_.nvls;
   uplink_scale_ = ideal ? k_ideal_Bps / std::max(1.0, cluster_.nic_bandwidth_Bps) : efficiency_.network;
-  if (cluster_.gpus_per_node > 1 && !(nvlink_Bps_ > 0))
+  if (cluster_.domain_gpus() > 1 && !(nvlink_Bps_ > 0))
     throw InputError("", "cluster.nvlink_bandwidth", std::to_string(cluster_.nvlink_bandwidth_Bps),
-                     "must be > 0 when nodes have several GPUs");
+                     "must be > 0 when nodes (or NVLink domains) have several GPUs");
   if (cluster_.nodes > 1 && !(nic_Bps_ > 0))
     throw InputError("", "cluster.nic_bandwidth", std::to_string(cluster_.nic_bandwidth_Bps),
                      "must be > 0 when the cluster has several nodes");
@@ -117,7 +117,7 @@ std::vector<Hop> Platform::hops(int src_gpu, int dst_gpu) const {
   if (src_gpu == dst_gpu) return {};
   const int src_node = node_of(src_gpu);
   const int dst_node = node_of(dst_gpu);
-  if (src_node == dst_node) return {Hop{src_gpu, dst_gpu}};
+  if (domain_of(src_gpu) == domain_of(dst_gpu)) return {Hop{src_gpu, dst_gpu}};  // NVLink
   const int src_nic = layout_.nic_of_gpu(local_index(src_gpu));
   const int dst_nic = layout_.nic_of_gpu(local_index(dst_gpu));
   if (cluster_.fabric == Fabric::rail_optimized && src_nic != dst_nic) {

@@ -6,14 +6,17 @@
 // Layout: one SimGrid zone, "cluster" (fabric_zone.hpp), holds every host and link and
 // routes by endpoint index, so that building it is linear in the cluster (a tree of star
 // zones made SimGrid 3.32 look every host name up in every zone: quadratic).
-// - every GPU hangs on its node's NVSwitch by its NVLink port (split-duplex, per
-//   direction): GPU to GPU inside a node crosses the two ports (hops() never pairs GPUs
-//   of different nodes).
+// - every GPU hangs on its NVLink domain's switch fabric by its NVLink port (split-duplex,
+//   per direction): the domain is a node's NVSwitches on DGX/HGX, the 9 NVLink Switch trays
+//   of a GB200 NVL72 rack (which give every GPU its full NVLink bandwidth to any other of
+//   the 72). GPU to GPU crosses the two ports; hops() never pairs GPUs of different domains.
 // - every NIC hangs on its leaf switch by its port; leaves on their parent by one
 //   aggregated uplink (the leaf's total uplink capacity, i.e. ideal ECMP/adaptive routing
 //   over the spines); pods (3-level fat-tree) and rails (rail-optimized) on the core by
 //   their group uplink. NIC to NIC crosses the uplinks of every level it climbs.
-// A message between GPUs of different nodes travels NIC to NIC: a GPU reaches its NIC over
+// A message between GPUs of different NVLink domains travels NIC to NIC (a GPU's NIC is its
+// node's: the NICs sit in the compute trays); GPUs of one domain on different nodes talk over
+// NVLink only. A GPU reaches its NIC over
 // PCIe without touching NVLink. On rail-optimized fabrics NCCL's PXN (NCCL 2.12 release
 // notes: "PXN ... uses NVLink to move data to the GPU on the same rail as the destination")
 // first moves the data over NVLink to the sender node's GPU on the destination's rail, so
@@ -54,6 +57,10 @@ class Platform {
   int gpu_count() const { return cluster_.total_gpus(); }
   int node_of(int gpu) const { return gpu / cluster_.gpus_per_node; }
   int local_index(int gpu) const { return gpu % cluster_.gpus_per_node; }
+  /// The NVLink domain of `gpu` (its node on DGX/HGX; its rack on GB200 NVL72).
+  int domain_of(int gpu) const { return gpu / cluster_.domain_gpus(); }
+  /// Compute NICs in one NVLink domain.
+  int nics_per_domain() const { return layout_.nics_per_node * cluster_.nodes_per_domain(); }
   int endpoint_count() const { return static_cast<int>(hosts_.size()); }
   int nic_endpoint(int node, int nic) const { return gpu_count() + node * layout_.nics_per_node + nic; }
   simgrid::s4u::Host* host(int endpoint) const { return hosts_[static_cast<size_t>(endpoint)]; }
@@ -71,7 +78,7 @@ class Platform {
   double nvlink_Bps() const { return nvlink_Bps_; }
   /// Simulated bandwidth per NIC per direction, bytes/s (line rate x efficiency).
   double nic_Bps() const { return nic_Bps_; }
-  /// NVLink SHARP's per-GPU rate inside a node, bytes/s (NVLink line rate x NVLS efficiency);
+  /// NVLink SHARP's per-GPU rate inside an NVLink domain, bytes/s (NVLink line rate x NVLS efficiency);
   /// 0 where the switches cannot reduce (A100, the ideal fabric).
   double nvls_Bps() const { return nvls_Bps_; }
 

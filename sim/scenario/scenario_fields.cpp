@@ -156,6 +156,8 @@ const parse::EnumNames<Fabric> k_fabrics{{{"single-switch", Fabric::single_switc
                                           {"fat-tree", Fabric::fat_tree},
                                           {"rail-optimized", Fabric::rail_optimized},
                                           {"ideal", Fabric::ideal}}};
+const parse::EnumNames<Network> k_networks{
+    {{"infiniband", Network::infiniband}, {"spectrum-x", Network::spectrum_x}, {"roce", Network::roce}}};
 const parse::EnumNames<FfnActivation> k_activations{
     {{"gelu", FfnActivation::gelu}, {"swiglu", FfnActivation::swiglu}, {"squared_relu", FfnActivation::squared_relu}}};
 const parse::EnumNames<NormKind> k_norms{{{"layernorm", NormKind::layernorm}, {"rmsnorm", NormKind::rmsnorm}}};
@@ -628,8 +630,17 @@ std::vector<ScenarioField> scenario_fields() {
           "cluster.nodes", "nodes", [](auto& s) -> auto& { return s.cluster.nodes; }, 1),
       int_field(
           "cluster.gpus_per_node", "GPUs per node", [](auto& s) -> auto& { return s.cluster.gpus_per_node; }, 1),
+      int_field(
+          "cluster.nvlink_domain", "GPUs per NVLink domain, whole nodes (GB200 NVL72: 72); 0: one node",
+          [](auto& s) -> auto& { return s.cluster.nvlink_domain; }, 0),
       enum_field(
           "cluster.fabric", "inter-node fabric", [](auto& s) -> auto& { return s.cluster.fabric; }, k_fabrics),
+      enum_field(
+          "cluster.network", "what the NICs and switches speak: infiniband, spectrum-x (Ethernet), roce (Ethernet)",
+          [](auto& s) -> auto& { return s.cluster.network; }, k_networks),
+      bool_field(
+          "cluster.sharp", "InfiniBand switches reduce (SHARP) and NCCL's CollNet plugin is loaded",
+          [](auto& s) -> auto& { return s.cluster.sharp; }),
       bandwidth_field(
           "cluster.nvlink_bandwidth", "NVLink per GPU per direction",
           [](auto& s) -> auto& { return s.cluster.nvlink_bandwidth_Bps; }),

@@ -199,6 +199,25 @@ void check_hardware(const Scenario& s) {
                      "cluster.gpu = " + s.cluster.gpu.name + " has no NVFP4 tensor cores");
 }
 
+// An NVLink domain is whole nodes (a node's NICs and host belong to one domain) and the
+// cluster is whole domains (GB200 NVL72: racks of 18 trays of 4 GPUs).
+void check_nvlink_domain(const Scenario& s) {
+  const ClusterSpec& c = s.cluster;
+  if (c.nvlink_domain == 0) return;
+  require(s, c.nvlink_domain % c.gpus_per_node == 0, "cluster.nvlink_domain", c.nvlink_domain,
+          "must be a multiple of cluster.gpus_per_node = " + str(c.gpus_per_node) +
+              " (an NVLink domain is whole nodes; 0: one node)");
+  require(s, c.total_gpus() % c.nvlink_domain == 0, "cluster.nvlink_domain", c.nvlink_domain,
+          "must divide the cluster's GPUs, nodes*gpus_per_node = " + str(c.total_gpus()) +
+              " (the cluster is whole NVLink domains)");
+}
+
+// SHARP is an InfiniBand switch feature (Quantum-2, Quantum-X800); NCCL's CollNet runs on it.
+void check_in_network_reduction(const Scenario& s) {
+  if (s.cluster.sharp && s.cluster.network != Network::infiniband)
+    throw InputError(s.source, "cluster.sharp", "true", "needs cluster.network = infiniband (SHARP is InfiniBand's)");
+}
+
 // Shrinking drops whole data-parallel replicas: a replica must fill whole nodes, or a node
 // whole replicas.
 void check_elastic(const Scenario& s) {
@@ -285,6 +304,8 @@ void check_scenario_rules(const Scenario& s) {
   check_hybrid_sharding(s);
   check_recompute(s);
   check_hardware(s);
+  check_nvlink_domain(s);
+  check_in_network_reduction(s);
   check_elastic(s);
   check_run_target(s);
   check_simulated_work(s);

@@ -12,12 +12,17 @@ namespace trainsim::sweep {
 
 namespace {
 
-// Tensor parallelism stays inside a node's NVLink domain, as Megatron-LM advises (Narayanan
-// et al. SC21 §3.3, Takeaway #1: tensor parallelism up to the GPUs of a server, pipeline
-// parallelism across servers; our paraphrase).
+// Tensor parallelism stays inside an NVLink domain, as Megatron-LM advises (Narayanan et al.
+// SC21 §3.3, Takeaway #1: tensor parallelism up to the GPUs of a server, pipeline
+// parallelism across servers; our paraphrase): what the advice rests on is NVLink, so on a
+// GB200 NVL72 rack TP may span its 72 GPUs. Every divisor of the domain, so that each TP
+// group sits in one domain (on 8-GPU nodes: 1, 2, 4, 8); sizes the model cannot split
+// (heads, KV heads, MLP width) are refused by the scenario rules and counted as such.
 std::vector<int> tensor_sizes(const Scenario& s) {
   std::vector<int> sizes;
-  for (int tp = 1; tp <= s.cluster.gpus_per_node; tp *= 2) sizes.push_back(tp);
+  const int domain = s.cluster.domain_gpus();
+  for (int tp = 1; tp <= domain; ++tp)
+    if (domain % tp == 0) sizes.push_back(tp);
   return sizes;
 }
 

@@ -1,0 +1,105 @@
+// GB200 / GB300 NVL72 through the real CLI: collectives inside and across racks against the
+// fabric's bounds, the topology report and its TP warning, and bad NVLink domains and fabric
+// keys refused with exit 2 and a message naming the key, the value and the rule.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_trainsim.hpp"
+
+namespace trainsim {
+namespace {
+
+double busbw_GBps(const std::vector<std::string>& args) {
+  std::vector<std::string> all{"collective"};
+  all.insert(all.end(), args.begin(), args.end());
+  all.push_back("--json");
+  const auto r = testing::run_trainsim(all);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out).at(0).at("busbw_GBps").get<double>() : 0.0;
+}
+
+testing::RunResult topology(const std::vector<std::string>& sets) {
+  std::vector<std::string> args{"topology", testing::source_path("scenarios/examples/llama3.1-405b-gb200-nvl72.ini")};
+  for (const auto& s : sets) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
+  return testing::run_trainsim(args);
+}
+
+TEST(Nvl72, AllReduceInsideARackIsNvlinkClass) {
+  // The default --gpus is the NVLink domain: 72 GPUs on 18 trays, with NVLink SHARP.
+  const double busbw = busbw_GBps({"--cluster", "gb200-nvl72", "-b", "1G", "-e", "1G"});
+  EXPECT_GT(busbw, 740.0);                              // above the ring's NVLink 5 rate
+  EXPECT_LE(busbw, 900.0 / (1 + 1.0 / 72) * 2 * 71 / 72);  // NVLS bound
+}
+
+TEST(Nvl72, AllToAllAcrossTwoRacksIsBoundedByTheNics) {
+  // Half of each GPU's buffer leaves the rack through 400 Gb/s NICs at 0.94: algbw <= 94 GB/s.
+  const double across =
+      busbw_GBps({"--cluster", "gb200-nvl72", "--gpus", "144", "--op", "alltoall", "-b", "1G", "-e", "1G"});
+  EXPECT_LE(across, 2 * 47.0 * 143 / 144 * 1.01);
+  EXPECT_GT(across, 2 * 47.0 * 0.7);
+  // GB300's 800 Gb/s ConnectX-8 doubles it.
+  const double gb300 =
+      busbw_GBps({"--cluster", "gb300-nvl72", "--gpus", "144", "--op", "alltoall", "-b", "1G", "-e", "1G"});
+  EXPECT_NEAR(gb300, 2 * across, 0.05 * 2 * across);
+}
+
+TEST(Nvl72, AlgoNamesForInNetworkReduction) {
+  EXPECT_GT(busbw_GBps({"--cluster", "gb200-nvl72", "--gpus", "144", "--algo", "nvls-tree", "-b", "1G", "-e", "1G"}),
+            busbw_GBps({"--cluster", "gb200-nvl72", "--gpus", "144", "--algo", "ring", "-b", "1G", "-e", "1G"}));
+  // CollNet needs switches that reduce.
+  const auto r = testing::run_trainsim({"collective", "--cluster", "gb200-nvl72", "--gpus", "144", "--algo", "collnet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cluster.sharp"), std::string::npos) << r.err;
+}
+
+TEST(Nvl72, TopologyShowsTheDomain) {
+  const auto r = topology({});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("NVLink domain of 72 GPUs on 18 nodes"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+}
+
+TEST(Nvl72, TensorParallelBeyondTheDomainWarns) {
+  // TP 16 on 72-GPU racks: one TP group in every 9 straddles two racks. Spanning trays of
+  // one rack is no warning (TensorParallelAcrossTraysIsNoWarning in the engine tests).
+  const auto r = topology({"model.kv_heads=16", "parallel.tp=16", "parallel.pp=9", "parallel.schedule=1f1b",
+                           "parallel.virtual_stages=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("TP groups span NVLink domains of 72 GPUs"), std::string::npos) << r.out;
+}
+
+TEST(Nvl72, DomainNotAMultipleOfTheNodeIsRefused) {
+  const auto r = topology({"cluster.nvlink_domain=70"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cluster.nvlink_domain"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("70"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("multiple of cluster.gpus_per_node = 4"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
+}
+
+TEST(Nvl72, DomainThatDoesNotDivideTheClusterIsRefused) {
+  const auto r = topology({"cluster.nvlink_domain=40"});  // 576 GPUs are not whole domains of 40
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cluster.nvlink_domain"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("must divide the cluster's GPUs"), std::string::npos) << r.err;
+}
+
+TEST(Nvl72, SharpNeedsInfiniband) {
+  const auto r = topology({"cluster.network=spectrum-x", "cluster.sharp=true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cluster.sharp"), std::string::npos) << r.err;
+}
+
+TEST(Nvl72, SpectrumXFabricEfficiency) {
+  const auto r = topology({"cluster.network=spectrum-x"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("network 0.950"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace trainsim
