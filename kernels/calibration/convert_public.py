@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the shipped calibration tables a100-80g.csv, h100-sxm.csv, h200.csv and b200.csv
-from public GPU measurements (public.md, section D4: ../shared/validation/public.md from the
-repository root).
+"""Writes the shipped calibration tables a100-80g.csv, h100-sxm.csv, h200.csv, b200.csv and
+gb200.csv from public GPU measurements (public.md, section D4: ../shared/validation/public.md
+from the repository root).
 
     python3 kernels/calibration/convert_public.py [OUT_DIR]
 
@@ -43,8 +43,10 @@ MEASURED (the time of a row is the source's time; only units and shape conventio
                        (top_left) bf16 cuDNN fused attention, forward and backward (not the
                        deterministic backward), Llama-3.1-405B-style GQA (64 query, 8 KV heads,
                        head_dim 128): H200 (cuDNN 9.19, torch-profiler kernel time, median of
-                       10). The B200 artifacts file of the older commit (128 query, 8 KV heads,
-                       pyt_cudnn backend) is measured:cudnn too, see the host-timing rule.
+                       10) and GB200 (batch 2, sequence 2048..32768, cuDNN 9.22, the same
+                       timing; the gb200 table's own rows). The B200 artifacts file of the
+                       older commit (128 query, 8 KV heads, pyt_cudnn backend) is
+                       measured:cudnn too, see the host-timing rule.
   measured:llmcompass  PrincetonUniversity/LLMCompass ae/figure5 real_hardware A100 files:
                        20 fp16 GEMMs (M, N, K, ms), softmax and layernorm (M x N at the
                        stated elements per ns), GeLU (tanh approximation; M elements).
@@ -83,18 +85,31 @@ DERIVED (stated assumptions; every rule names its figures)
                            TFLOP/s dense bf16 against the HGX B200's 2,250 at 1,000 W
                            (glennklockwood.com/garden/processors/B200, from NVIDIA's Blackwell
                            datasheet [secondary]).
+  derived:b200-xla-rate    GB200 GEMMs (gemm, batched_gemm; bf16, tf32, fp8): the B200's
+                           measured XLA sm_100_B200 time at the same shape x 2250/2500, the
+                           dense bf16 peaks of the HGX B200 (1,000 W) and of GB200's B200
+                           (1,200 W) from the same page; the same silicon, so the time scales
+                           with the clock the higher power limit allows. The fp8 peaks have the
+                           same ratio (4.5 vs 5 PFLOP/s); tf32's (1.1 vs 1.25) would give
+                           0.88, so for tf32 the one bf16 ratio (0.9) understates the speed-up
+                           slightly. Shapes too small to reach the power limit would not speed
+                           up: there these rows are a lower bound.
+  derived:b200-cudnn       GB200 fused attention at the B200 artifacts' shapes (128 query, 8 KV
+                           heads, the host-timing rule applied): the B200's time x 2250/2500,
+                           the inverse of derived:gb200-cudnn (the same figures).
   derived:h100-bandwidth   H200 rmsnorm, swiglu, add and rope: the H100's measured (Vidur)
                            time with its streaming part scaled by the HBM bandwidths,
                            time = o + (t_H100 - o) * 3350/4800, o = min(3 us, t_H100): 3 us
                            of launch and tail (sim/compute/roofline_compute_model.cpp) that
                            bandwidth does not shorten.
   derived:hbm-roofline     Memory-bound kernels no source measures on the GPU (and all of them
-                           on B200), over trainsim-calibrate's grid (rows 256..65536 x 8192
-                           columns, Adam 2^22..2^30 parameters, copies 4 MiB..4 GiB): time =
-                           3 us + bytes / (0.85 x HBM bandwidth), the roofline's figures
+                           on B200 and GB200), over trainsim-calibrate's grid (rows 256..65536
+                           x 8192 columns, Adam 2^22..2^30 parameters, copies 4 MiB..4 GiB):
+                           time = 3 us + bytes / (0.85 x HBM bandwidth), the roofline's figures
                            (sim/compute/roofline_compute_model.cpp); HBM: A100 2039, H100 3350,
                            H200 4800 GB/s (public.md D3), B200 8000 GB/s (NVIDIA DGX B200:
-                           64 TB/s for eight GPUs).
+                           64 TB/s for eight GPUs), GB200 8000 GB/s (GB200 NVL72: 576 TB/s for
+                           72 GPUs; topologies/gpu_presets.cpp).
   No row carries an end-to-end factor: the tables are kernel times only (the former A100
   factor 0.865, fitted to Megatron-LM Table 1, is gone; end-to-end calibration is done
   elsewhere).
@@ -144,6 +159,9 @@ RULES = {
     "fa2-efficiency": "A100 fused attention: 73 % of 312 TFLOP/s at the longest sequence (FlashAttention-2, "
                       "Dao 2023), the H200 cuDNN efficiency curve below it, the H200's backward/forward ratio",
     "gb200-cudnn": "B200 fused attention = GB200 cuDNN time x 2500/2250 (dense bf16 TFLOP/s at 1200 W vs 1000 W)",
+    "b200-xla-rate": "GB200 GEMM = the B200's measured XLA time at the shape x 2250/2500 (dense bf16 TFLOP/s at "
+                     "1000 W vs 1200 W)",
+    "b200-cudnn": "GB200 fused attention = B200 cuDNN time x 2250/2500 (dense bf16 TFLOP/s at 1000 W vs 1200 W)",
     "h100-bandwidth": "H200 memory-bound = o + (t_H100 - o) x 3350/4800, o = min(3 us, t_H100)",
     "hbm-roofline": "memory-bound with no measurement: 3 us + bytes / (0.85 x HBM bandwidth)",
 }
@@ -159,12 +177,14 @@ FA2_FRACTION = 0.73                                   # Dao 2023, abstract: "50-
 A100_PEAK_BF16 = 312e12                               # public.md D3
 H200_PEAK_BF16 = 989e12                               # public.md D3
 GB200_TO_B200 = 2500.0 / 2250.0                       # glennklockwood.com B200 page [secondary]
+B200_TO_GB200 = 2250.0 / 2500.0                       # the same figures, the other way
 
 GPUS = {
     "a100-80g": {"name": "NVIDIA A100-SXM4-80GB", "cc": "8.0", "hbm_Bps": 2039e9},
     "h100-sxm": {"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "hbm_Bps": 3350e9},
     "h200": {"name": "NVIDIA H200", "cc": "9.0", "hbm_Bps": 4800e9},
     "b200": {"name": "NVIDIA B200", "cc": "10.0", "hbm_Bps": 8000e9},
+    "gb200": {"name": "NVIDIA GB200", "cc": "10.0", "hbm_Bps": 8000e9},
 }
 
 KERNEL_ORDER = ["gemm", "batched_gemm", "attention_fwd", "attention_bwd", "rmsnorm", "layernorm", "softmax",
@@ -371,7 +391,8 @@ def cudnn_gb200():
     return sorted(key + (fwd[key], bwd[key]) for key in fwd if key in bwd)
 
 
-def cudnn_b200_rows():
+def cudnn_b200_rows(origin="measured:cudnn", scale=1.0):
+    """The B200 artifacts' rows (host-timing rule applied), their times x `scale`."""
     entries = []
     for r in read_csv(os.path.join(CUDNN, "artifacts", "sdpa_bf16_benchmark_results_NVIDIA_B200.csv")):
         if r["backend"] != "pyt_cudnn" or r["is_causal"] != "True":
@@ -382,7 +403,7 @@ def cudnn_b200_rows():
     keep_bwd = host_timed_keep([e[6] for e in entries])
     rows = []
     for e, kf, kb in zip(entries, keep_fwd, keep_bwd):
-        fwd, bwd = attention_rows(*e, origin="measured:cudnn")
+        fwd, bwd = attention_rows(*e[:5], fwd_s=e[5] * scale, bwd_s=e[6] * scale, origin=origin)
         rows += ([fwd] if kf else []) + ([bwd] if kb else [])
     return rows
 
@@ -473,6 +494,12 @@ def table_rows():
          for e in cudnn_gb200() for row in attention_rows(*e, origin="derived:gb200-cudnn")]
     tables["b200"] = (rows, [("xla", "sm_100_B200"), ("cudnn-b200", "B200, cuDNN 9.10"),
                              ("cudnn", "GB200, cuDNN 9.22, for the derived B200 rows")])
+    rows = [r.with_time(r.time_s * B200_TO_GB200, "derived:b200-xla-rate")
+            for r in xla_rows("sm_100_B200", ("bf16", "tf32", "fp8"))] + \
+        [row for e in cudnn_gb200() for row in attention_rows(*e, origin="measured:cudnn")] + \
+        cudnn_b200_rows("derived:b200-cudnn", B200_TO_GB200)
+    tables["gb200"] = (rows, [("cudnn", "GB200, cuDNN 9.22"), ("xla", "sm_100_B200, for the derived GB200 rows"),
+                              ("cudnn-b200", "B200, cuDNN 9.10, for the derived GB200 rows")])
     out = {}
     for name, (rows, refs) in tables.items():
         present = {r.kernel for r in rows}

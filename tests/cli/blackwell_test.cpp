@@ -77,5 +77,18 @@ TEST(DgxB200, BlockScaledPrecisionsNeedBlackwell) {
   }
 }
 
+TEST(DgxB200, GbCalibrationTablePickedByAuto) {
+  // kernels/calibration/gb200.csv (its own cuDNN attention measured, the rest derived from the
+  // B200's: convert_public.py) is what `cluster.calibration = auto` (the scenario's default)
+  // times gb200 by, not the datasheet roofline.
+  const auto r = testing::run_trainsim({"run", testing::source_path("scenarios/validation/nemo-b200-llama3-8b.ini"),
+                                        "--set", "cluster.gpu=gb200", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string model = nlohmann::json::parse(r.out).at("compute_model").get<std::string>();
+  EXPECT_NE(model.find("calibration table"), std::string::npos) << model;
+  EXPECT_NE(model.find("gb200.csv"), std::string::npos) << model;
+  EXPECT_EQ(model.find("no calibration table"), std::string::npos) << model;
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CALIBRATION = os.path.join(ROOT, "kernels", "calibration")
 CONVERTER = os.path.join(CALIBRATION, "convert_public.py")
 SOURCES = os.path.join(CALIBRATION, "sources")
-TABLES = ["a100-80g", "h100-sxm", "h200", "b200"]
+TABLES = ["a100-80g", "h100-sxm", "h200", "b200", "gb200"]
 COMMITS = {
     "openxla/xla": "336bb15c32a11820a81b226ae502d9ebbfab4412",
     "microsoft/vidur": "7d47513363ec447a741ac5e47241580b47724fbf",
@@ -273,7 +273,8 @@ def converted_rows_equal_source_rows():
         matched[name].add(found[0])
         checked += 1
 
-    # XLA: sm_90 -> H100 measured (no fp8), H200 derived with the same times; sm_100 -> B200.
+    # XLA: sm_90 -> H100 measured (no fp8), H200 derived with the same times; sm_100 -> B200,
+    # and GB200 derived x 2250/2500 (the dense bf16 peaks of B200 and GB200).
     for (dtype, b, m, n, k), t in xla_times("sm_90").items():
         if dtype == "fp8" or (dtype == "tf32" and b > 1):
             continue
@@ -287,6 +288,8 @@ def converted_rows_equal_source_rows():
         if dtype == "tf32" and b > 1:
             continue
         expect("b200", "gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t, "measured:xla")
+        expect("gb200", "gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t * 2250 / 2500,
+               "derived:b200-xla-rate")
     # Vidur: A100 and H100 measured; the H100's GEMMs reappear in the H200 table.
     for gpu, name in (("a100", "a100-80g"), ("h100", "h100-sxm")):
         for kernel, m, n, k, t in vidur_expected(gpu):
@@ -296,15 +299,18 @@ def converted_rows_equal_source_rows():
     # LLMCompass: A100, the host-timed floor applied.
     for kernel, m, n, k, t in llmcompass_expected():
         expect("a100-80g", kernel, "fp16", m, n, k, 1, t, "measured:llmcompass")
-    # cuDNN: H200 measured, the H100 with the same times; B200 artifacts; GB200 x 2500/2250.
+    # cuDNN: H200 measured, the H100 with the same times; B200 artifacts (GB200 x 2250/2500);
+    # GB200 measured (B200 x 2500/2250).
     attention = cudnn_expected()
     for kernel, seq, bh, t in attention["h200"]:
         expect("h200", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
         expect("h100-sxm", kernel, "bf16", seq, seq, 128, bh, t, "derived:h200-cudnn")
     for kernel, seq, bh, t in attention["b200"]:
         expect("b200", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
+        expect("gb200", kernel, "bf16", seq, seq, 128, bh, t * 2250 / 2500, "derived:b200-cudnn")
     for kernel, seq, bh, t in attention["gb200"]:
         expect("b200", kernel, "bf16", seq, seq, 128, bh, t * 2500 / 2250, "derived:gb200-cudnn")
+        expect("gb200", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
     check(checked > 2000, "only %d rows checked" % checked)
     # And the other way round: every measured row of a table is one of the source rows above.
     for name, rows in tables.items():

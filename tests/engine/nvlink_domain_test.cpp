@@ -73,7 +73,7 @@ TEST(NvlinkDomain, Nvl72Presets) {
 }
 
 TEST(NvlinkDomain, DefaultDomainIsTheNode) {
-  for (const std::string& name : {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200"}) {
+  for (const char* name : {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200"}) {
     ClusterSpec c = *cluster_preset(name);
     c.nodes = 4;
     EXPECT_EQ(c.nvlink_domain, 0) << name;
