@@ -11,7 +11,7 @@
 #include "sim/engine/plan_runner.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/engine/simulation.hpp"
-#include "tests/engine/isolated_run.hpp"
+#include "tests/engine/measured_collective.hpp"
 
 namespace trainsim::engine {
 namespace {
@@ -22,19 +22,7 @@ constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 // algorithm that ran.
 std::vector<double> collective(const ClusterSpec& cluster, CollectiveOp op, int gpus, double bytes,
                                CollectiveAlgo algo = CollectiveAlgo::automatic) {
-  return test::run_isolated([&] {
-    Simulation sim;
-    const Platform platform(cluster);
-    CollectiveCall call;
-    call.op = op;
-    call.algo = algo;
-    call.bytes = bytes;
-    for (int g = 0; g < gpus; ++g) call.gpus.push_back(g);
-    const double chosen = static_cast<double>(choose_algorithm(call, platform));
-    const CommActivity a = start_collective(platform, call);
-    sim.run();
-    return std::vector<double>{bytes / a.duration_s() * bus_bandwidth_factor(op, gpus) / 1e9, chosen};
-  });
+  return test::measured_collective(cluster, op, test::first_gpus(gpus), bytes, algo);
 }
 
 std::vector<double> all_reduce(const ClusterSpec& cluster, int gpus, double bytes,

@@ -12,7 +12,7 @@
 #include "sim/engine/plan_runner.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/engine/simulation.hpp"
-#include "tests/engine/isolated_run.hpp"
+#include "tests/engine/measured_collective.hpp"
 #include "topologies/cluster_graph.hpp"
 #include "topologies/protocol_efficiency.hpp"
 #include "topologies/rank_mapping.hpp"
@@ -32,27 +32,10 @@ ClusterSpec racks(const char* preset, int count) {
 // Bus bandwidth (GB/s) of `op` of `bytes` over `gpus` of `cluster`, and the algorithm chosen.
 std::vector<double> collective(const ClusterSpec& cluster, CollectiveOp op, const std::vector<int>& gpus, double bytes,
                                CollectiveAlgo algo = CollectiveAlgo::automatic) {
-  return test::run_isolated([&] {
-    Simulation sim;
-    const Platform platform(cluster);
-    CollectiveCall call;
-    call.op = op;
-    call.algo = algo;
-    call.bytes = bytes;
-    call.gpus = gpus;
-    const double chosen = static_cast<double>(choose_algorithm(call, platform));
-    const CommActivity a = start_collective(platform, call);
-    sim.run();
-    return std::vector<double>{
-        bytes / a.duration_s() * bus_bandwidth_factor(op, static_cast<int>(gpus.size())) / 1e9, chosen};
-  });
+  return test::measured_collective(cluster, op, gpus, bytes, algo);
 }
 
-std::vector<int> first(int n) {
-  std::vector<int> g;
-  for (int i = 0; i < n; ++i) g.push_back(i);
-  return g;
-}
+std::vector<int> first(int n) { return test::first_gpus(n); }
 
 TEST(NvlinkDomain, Nvl72Presets) {
   for (const auto& [name, gpu, nic_Gbps] : {std::tuple<const char*, const char*, double>{"gb200-nvl72", "gb200", 400},
