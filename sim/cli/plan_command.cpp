@@ -218,10 +218,10 @@ Command plan_command() {
     std::vector<std::string> overrides = o.overrides;
     overrides.insert(overrides.end(), {"run.duration=0s", "run.train_steps=0"});
     const sweep::LayoutSearch search = sweep::search_layouts(o.scenario_path, overrides);
-    overrides = sweep::resolve_open_keys(o.scenario_path, overrides, open);
     std::vector<std::vector<std::string>> rows;
     for (const sweep::Layout& l : search.fitting) rows.push_back(l.values);
-    const sweep::SweepPlan plan = sweep::override_plan("plan", o.scenario_path, overrides, search.keys, rows);
+    const sweep::SweepPlan plan =
+        sweep::override_plan("plan", o.scenario_path, search.resolved_overrides, search.keys, rows);
     sweep::prepare_output_folder(options.out_dir, "trainsim plan", "--out");
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(false, options.out_dir));
     const std::vector<Ranked> ranked = rank(sweep::load_results(plan, options.out_dir));

@@ -257,17 +257,22 @@ class StageActor {
     return spent;
   }
 
-  // A collective on the CP group that the GPU waits for: its whole time is cp_comm.
-  void exposed_cp_collective(const PipelineTask& t, CollectiveOp op, double bytes, const char* name) {
+  // Starts `op` of `bytes` on this GPU's context-parallel group and accounts its bytes.
+  CommActivity start_cp_collective(CollectiveOp op, double bytes) {
     CollectiveCall call;
     call.op = op;
     for (const int r : cp_group_) call.gpus.push_back(w_.mapping.gpu_of(r));
     call.bytes = bytes;
+    account().cp_bytes += bus_bytes(op, bytes, static_cast<int>(cp_group_.size()));
+    return engine::start_collective(w_.platform, call);
+  }
+
+  // A collective on the CP group that the GPU waits for: its whole time is cp_comm.
+  void exposed_cp_collective(const PipelineTask& t, CollectiveOp op, double bytes, const char* name) {
     const double asked = sg4::Engine::get_clock();
-    const CommActivity c = engine::start_collective(w_.platform, call);
+    const CommActivity c = start_cp_collective(op, bytes);
     c.wait();
     account().cp_comm += sg4::Engine::get_clock() - asked;
-    account().cp_bytes += bus_bytes(op, bytes, static_cast<int>(cp_group_.size()));
     account().add_comm_interval(c.start_s(), c.end_s());
     observe(ActivityStream::dp_comm, name, &t, c.start_s(), c.end_s(), bytes, 0);
   }
@@ -341,12 +346,7 @@ class StageActor {
   // Ring attention (Liu et al. 2023): the K/V blocks of the other context-parallel ranks
   // arrive while the attention kernels run; what they do not hide is cp_comm.
   double compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass) {
-    CollectiveCall call;
-    call.op = CollectiveOp::all_gather;
-    for (const int r : cp_group_) call.gpus.push_back(w_.mapping.gpu_of(r));
-    call.bytes = pass.cp_gather_bytes;
-    const CommActivity exchange = engine::start_collective(w_.platform, call);
-    account().cp_bytes += bus_bytes(call.op, call.bytes, static_cast<int>(cp_group_.size()));
+    const CommActivity exchange = start_cp_collective(CollectiveOp::all_gather, pass.cp_gather_bytes);
     beside_.push_back(exchange);
     double spent = compute(pass.attention_s);
     beside_.clear();
@@ -355,7 +355,7 @@ class StageActor {
     const double exposed = sg4::Engine::get_clock() - asked;
     account().cp_comm += exposed;
     account().add_comm_interval(exchange.start_s(), exchange.end_s());
-    observe(ActivityStream::dp_comm, "cp_ring_exchange", &t, exchange.start_s(), exchange.end_s(), call.bytes, 0);
+    observe(ActivityStream::dp_comm, "cp_ring_exchange", &t, exchange.start_s(), exchange.end_s(), pass.cp_gather_bytes, 0);
     return spent;
   }
 

@@ -116,7 +116,8 @@ std::vector<std::string> resolve_open_keys(const std::string& scenario_path, con
 
 LayoutSearch search_layouts(const std::string& scenario_path, const std::vector<std::string>& overrides) {
   LayoutSearch search;
-  const std::vector<std::string> resolved = resolve_open_keys(scenario_path, overrides, search.searched);
+  search.resolved_overrides = resolve_open_keys(scenario_path, overrides, search.searched);
+  const std::vector<std::string>& resolved = search.resolved_overrides;
   const std::vector<std::string>& open = search.searched;
   const Scenario base = load_scenario(scenario_path, resolved);
   const long long batch =

@@ -22,6 +22,9 @@ struct LayoutSearch {
   /// searched, then training.recompute.
   std::vector<std::string> keys;
   std::vector<std::string> searched;  ///< the scenario's open keys (`auto`), searched
+  /// The overrides given, each open key set to its default: what the base scenario (and,
+  /// with a layout's values on top, each layout) loads with.
+  std::vector<std::string> resolved_overrides;
   std::vector<Layout> fitting;        ///< in enumeration order
   int considered = 0;                 ///< splits and batch shapes tried
   int invalid = 0;                    ///< refused by the scenario rules (heads over tp, layers over pp, ...)

@@ -167,22 +167,14 @@ TEST(NvlinkDomain, CollnetNeedsSharp) {
       << best[1];
 }
 
-ParallelSpec layout(int tp, int pp, int dp) {
-  ParallelSpec p;
-  p.tp = tp;
-  p.pp = pp;
-  p.dp = dp;
-  return p;
-}
-
 TEST(NvlinkDomain, TensorParallelAcrossTraysIsNoWarning) {
   const ClusterSpec c = racks("gb200-nvl72", 2);
-  const RankMapping inside(layout(72, 1, 2), c);  // each TP group is one whole rack
+  const RankMapping inside(ParallelSpec{.tp = 72, .pp = 1, .dp = 2}, c);  // each TP group is one whole rack
   EXPECT_TRUE(inside.warnings().empty());
   EXPECT_EQ(inside.domain_of(71), 0);
   EXPECT_EQ(inside.domain_of(72), 1);
   EXPECT_EQ(inside.node_of(71), 17);
-  const RankMapping beyond(layout(16, 1, 9), c);  // ranks 64-79 straddle the racks
+  const RankMapping beyond(ParallelSpec{.tp = 16, .pp = 1, .dp = 9}, c);  // ranks 64-79 straddle the racks
   ASSERT_EQ(beyond.warnings().size(), 1u);
   EXPECT_NE(beyond.warnings()[0].find("1 of 9 TP groups span NVLink domains of 72 GPUs"), std::string::npos)
       << beyond.warnings()[0];
