@@ -288,17 +288,22 @@ void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vect
   // DeepSeekMoE §3.2; DeepSeek-V3 §2.1.2), split over TP as one.
   if (m.shared_experts > 0) add_dense_mlp("shared_experts", m, static_cast<double>(m.shared_experts) * m.shared_ffn(), d, steps);
   const double expert_f = m.expert_ffn();
-  const double up_width = (m.activation == FfnActivation::swiglu ? 2.0 : 1.0) * expert_f / d.t;
+  const double etp = p.expert_tp_size();
+  const double up_width = (m.activation == FfnActivation::swiglu ? 2.0 : 1.0) * expert_f / etp;
   // Mixture of experts: the router scores every token; each rank's E/ep experts receive, on
-  // balance, T top_k tokens in all (Fedus et al. 2021, Switch Transformer §2; Lepikhin et al.
-  // 2020, GShard), each expert's MLP split over TP as a dense one.
+  // balance, the top_k copies of the tokens its ep group dispatches (Fedus et al. 2021, Switch
+  // Transformer §2; Lepikhin et al. 2020, GShard), gathered over the expert_tp ranks that
+  // split each expert's MLP as a dense one is split over TP. Every rank dispatches T / t
+  // tokens (its sequence shard; all T without sequence parallelism, where expert_tp = tp), so
+  // a rank runs T top_k expert_tp / t token-expert rows in all: T top_k with expert_tp = tp.
   steps.push_back({gemm("router", d.sp_tokens, m.experts, d.h, 1, d.element, d.other), ForwardStep::Grad::weight_gemm});
   const double local_experts = static_cast<double>(m.experts) / p.ep;
-  const double tokens_per_expert = d.tokens * m.top_k / local_experts;
+  const double rows = d.tokens * m.top_k * etp / d.t;
+  const double tokens_per_expert = rows / local_experts;
   add_weight_gemm(gemm("experts.up", tokens_per_expert, up_width, d.h, local_experts, d.element, d.linear), steps);
-  steps.push_back(memory_step("experts.activation", OpKind::elementwise, d.tokens * m.top_k * up_width * d.element,
-                              d.tokens * m.top_k * expert_f / d.t * d.element));
-  add_weight_gemm(gemm("experts.down", tokens_per_expert, d.h, expert_f / d.t, local_experts, d.element, d.linear),
+  steps.push_back(memory_step("experts.activation", OpKind::elementwise, rows * up_width * d.element,
+                              rows * expert_f / etp * d.element));
+  add_weight_gemm(gemm("experts.down", tokens_per_expert, d.h, expert_f / etp, local_experts, d.element, d.linear),
                   steps);
 }
 

@@ -55,7 +55,10 @@ double comm_buffer_bytes(const ModelSpec& m, const TrainingSpec& tr, const Paral
   if (par.gradient_group() > 1) bytes += 2.0 * tr.dp_bucket_bytes;                // bucket being reduced + next
   if (par.zero >= 3) bytes += 2.0 * p.per_layer_on_gpu * per.weights;             // gathered layer + prefetched one
   if (par.tp > 1 && par.sequence_parallel) bytes += tokens * m.hidden * element;  // SP all-gather output
-  if (par.pp > 1) bytes += 2.0 * tokens * m.hidden * element;                     // p2p send and receive
+  // Pipeline send and receive: with SP each rank passes its sequence shard (Megatron-Core's
+  // schedules.py get_tensor_shapes divides the sequence by the TP size); without, the
+  // received tensor is whole.
+  if (par.pp > 1) bytes += 2.0 * tokens * m.hidden * element / (par.sequence_parallel ? par.tp : 1);
   if (par.cp > 1)  // ring attention: K and V blocks being used and being received
     bytes += m.is_mla() ? 2.0 * tokens * m.kv_width() * element / par.tp
                         : 2.0 * 2.0 * tokens * m.kv_heads * m.head_dim() * element / par.tp;

@@ -30,7 +30,13 @@ struct ParallelSpec {
   int pp = 1;  ///< pipeline parallel (stages)
   int dp = 1;  ///< data parallel (replicas); expert parallelism is carved out of it
   int cp = 1;  ///< context parallel (sequence split across ranks)
-  int ep = 1;  ///< expert parallel (MoE experts split over ep ranks of the DP group)
+  int ep = 1;  ///< expert parallel (MoE experts split over ep ranks)
+  /// Expert tensor parallelism (Megatron-Core's expert_tensor_parallel_size): the ranks each
+  /// expert's MLP is split over. 0: the dense tp. Megatron-Core's MoE parallel folding: the
+  /// expert layers decompose a stage's tp x cp x dp ranks afresh as expert_tp x ep x expert
+  /// data parallel (Liu et al. 2025, "MoE Parallel Folding", arXiv:2504.14960; Megatron-Core's
+  /// expert rank generator, order tp-ep-dp-pp), so EP may span the dense TP and CP ranks.
+  int expert_tp = 0;
   CpAlgo cp_algo = CpAlgo::ring;
   bool sequence_parallel = false;
   int zero = 0;  ///< ZeRO stage 0-3; 3 is FSDP-style full sharding
@@ -79,8 +85,19 @@ struct ParallelSpec {
     if (zero == 0) return 1;
     return zero_shard_size > 0 ? zero_shard_size : gradient_group();
   }
-  /// Ranks over which ZeRO shards expert states: the shard's ranks with the same expert index.
-  int expert_shard_ranks() const { return zero == 0 ? 1 : std::max(1, dense_shard_ranks() / ep); }
+  /// The ranks each expert is split over (expert_tp, or the dense tp).
+  int expert_tp_size() const { return expert_tp > 0 ? expert_tp : tp; }
+  /// True when the expert layers fold the stage's ranks differently from the dense ones.
+  bool expert_folding() const { return expert_tp_size() != tp; }
+  /// Ranks of one pipeline stage (tp x cp x dp), which the expert axes decompose.
+  int stage_ranks() const { return tp * cp * dp; }
+  /// Expert data parallel: the ranks holding the same experts' same slice.
+  int expert_dp() const { return stage_ranks() / (expert_tp_size() * ep); }
+  /// Ranks over which ZeRO shards expert states: the ranks of the dense shard group (times
+  /// the tp ranks beside each) holding the same experts' same slice.
+  int expert_shard_ranks() const {
+    return zero == 0 ? 1 : std::max(1, dense_shard_ranks() * tp / (expert_tp_size() * ep));
+  }
   /// True when ZeRO shards within groups smaller than the gradient group (HSDP).
   bool hybrid_sharding() const { return zero >= 1 && zero_shard_size > 0 && zero_shard_size < gradient_group(); }
 };

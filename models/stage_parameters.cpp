@@ -14,15 +14,15 @@ struct LayerShare {
   double expert = 0;
 };
 
-// One layer of kind `l` on one GPU.
+// One layer of kind `l` on one GPU: routed experts split over expert_tp x ep ranks, the
+// rest over tp.
 LayerShare layer_share(const ModelSpec& l, const ParallelSpec& par) {
   const ParameterCounts pc = count_parameters(l);
   const double tp = par.tp;
   const double dense_layer = pc.attention_per_layer / tp + pc.norms_per_layer + pc.router_per_layer +
                              pc.attention_replicated_per_layer + pc.shared_mlp_per_layer / tp;
-  const double mlp_layer = pc.mlp_per_layer / (tp * (l.is_moe() ? par.ep : 1));
-  if (l.is_moe()) return {dense_layer, mlp_layer};
-  return {dense_layer + mlp_layer, 0.0};
+  if (l.is_moe()) return {dense_layer, pc.mlp_per_layer / (static_cast<double>(par.expert_tp_size()) * par.ep)};
+  return {dense_layer + pc.mlp_per_layer / tp, 0.0};
 }
 
 void add_layers(StageParameters& p, const LayerShare& share, int count) {
@@ -42,26 +42,7 @@ StageParameters stage_parameters(const ModelSpec& m, const ParallelSpec& par, in
     runs.insert(runs.end(), own.begin(), own.end());
   }
   StageParameters p;
-  if (has_uniform_layers(m)) {
-    // One kind: counted as a whole (the stage's layer count times one layer).
-    int layers = 0;
-    for (const ModelChunk& c : chunks) layers += c.layers;
-    const ModelSpec l = layer_spec(m, 0);
-    const ParameterCounts pc = count_parameters(l);
-    const double tp = par.tp;
-    const double dense_layer = pc.attention_per_layer / tp + pc.norms_per_layer + pc.router_per_layer +
-                               pc.attention_replicated_per_layer + pc.shared_mlp_per_layer / tp;
-    const double mlp_layer = pc.mlp_per_layer / (tp * (l.is_moe() ? par.ep : 1));
-    p.dense = layers * dense_layer;
-    if (l.is_moe())
-      p.expert = layers * mlp_layer;
-    else
-      p.dense += layers * mlp_layer;
-    p.per_layer_on_gpu = dense_layer + mlp_layer;
-    p.layers_on_gpu = p.per_layer_on_gpu * layers;
-  } else {
-    for (const LayerKindCount& k : count_kinds(runs)) add_layers(p, layer_share(k.layer, par), k.count);
-  }
+  for (const LayerKindCount& k : count_kinds(runs)) add_layers(p, layer_share(k.layer, par), k.count);
   const ParameterCounts pc = count_parameters(m);
   const double tp = par.tp;
   if (stage == 0) p.dense += pc.embedding / tp + pc.positions;

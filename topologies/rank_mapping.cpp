@@ -50,9 +50,45 @@ int RankMapping::coordinate(int rank, ParallelAxis axis) const {
   return rank / stride_of(axis) % size_of(axis);
 }
 
+int RankMapping::stage_index(int rank) const {
+  return coordinate(rank, ParallelAxis::tp) +
+         parallel_.tp * (coordinate(rank, ParallelAxis::cp) + parallel_.cp * coordinate(rank, ParallelAxis::dp));
+}
+
+int RankMapping::rank_at_stage_index(int rank, int index) const {
+  const int tp = index % parallel_.tp;
+  const int cp = index / parallel_.tp % parallel_.cp;
+  const int dp = index / (parallel_.tp * parallel_.cp);
+  return coordinate(rank, ParallelAxis::pp) * stride_of(ParallelAxis::pp) + tp * stride_of(ParallelAxis::tp) +
+         cp * stride_of(ParallelAxis::cp) + dp * stride_of(ParallelAxis::dp);
+}
+
+// The stage index i = etp_c + ETP (ep_c + EP edp_c): the group of `axis` varies one of the
+// three and keeps the others.
+std::vector<int> RankMapping::expert_group_of(int rank, GroupAxis axis) const {
+  const int etp = parallel_.expert_tp_size();
+  const int ep = parallel_.ep;
+  const int i = stage_index(rank);
+  const int etp_c = i % etp;
+  const int ep_c = i / etp % ep;
+  const int edp_c = i / (etp * ep);
+  std::vector<int> ranks;
+  const auto add = [&](int e_tp, int e_p, int e_dp) {
+    ranks.push_back(rank_at_stage_index(rank, e_tp + etp * (e_p + ep * e_dp)));
+  };
+  if (axis == GroupAxis::etp)
+    for (int k = 0; k < etp; ++k) add(k, ep_c, edp_c);
+  else if (axis == GroupAxis::ep)
+    for (int k = 0; k < ep; ++k) add(etp_c, k, edp_c);
+  else
+    for (int k = 0; k < parallel_.expert_dp(); ++k) add(etp_c, ep_c, k);
+  std::sort(ranks.begin(), ranks.end());
+  return ranks;
+}
+
 std::vector<int> RankMapping::group_of(int rank, GroupAxis axis) const {
+  if (axis == GroupAxis::ep || axis == GroupAxis::etp || axis == GroupAxis::edp) return expert_group_of(rank, axis);
   ParallelAxis base = ParallelAxis::dp;
-  int first = 0;
   int count = parallel_.dp;
   switch (axis) {
     case GroupAxis::tp:
@@ -67,16 +103,12 @@ std::vector<int> RankMapping::group_of(int rank, GroupAxis axis) const {
       base = ParallelAxis::pp;
       count = parallel_.pp;
       break;
-    case GroupAxis::dp:
-      break;
-    case GroupAxis::ep:
-      count = parallel_.ep;
-      first = coordinate(rank, ParallelAxis::dp) / parallel_.ep * parallel_.ep;
+    default:  // dp (the expert axes are handled above)
       break;
   }
   const int origin = rank - coordinate(rank, base) * stride_of(base);
   std::vector<int> ranks;
-  for (int i = first; i < first + count; ++i) ranks.push_back(origin + i * stride_of(base));
+  for (int i = 0; i < count; ++i) ranks.push_back(origin + i * stride_of(base));
   std::sort(ranks.begin(), ranks.end());
   return ranks;
 }

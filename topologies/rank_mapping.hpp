@@ -5,7 +5,10 @@
 // Rank r runs on GPU r (GPU g = node * gpus_per_node + local index). A rank's coordinate on
 // each axis follows the scenario's order, innermost (fastest-varying) first: with the
 // default tp-cp-pp-dp, ranks 0..tp-1 form the first TP group (Megatron-LM's layout).
-// Expert parallelism is carved out of the data-parallel axis: an EP group is ep
+// The expert axes decompose the ranks of each pipeline stage afresh (Megatron-Core's MoE
+// parallel folding): a rank's index in its stage, tp + TP (cp + CP dp) from its coordinates,
+// splits as expert_tp fastest, then ep, then expert data parallel (Megatron-Core's expert
+// rank generator, order tp-ep-dp-pp). With expert_tp = tp and cp = 1, an EP group is ep
 // consecutive DP indices with the other coordinates fixed (Megatron-LM, DeepSpeed-MoE).
 
 #include <array>
@@ -17,7 +20,9 @@
 
 namespace trainsim {
 
-enum class GroupAxis { tp, cp, pp, dp, ep };
+/// etp: the ranks one expert is split over; edp: the ranks holding the same experts' slice
+/// (the expert gradients' data-parallel group).
+enum class GroupAxis { tp, cp, pp, dp, ep, etp, edp };
 
 class RankMapping {
  public:
@@ -35,6 +40,9 @@ class RankMapping {
   std::vector<std::vector<int>> groups(GroupAxis axis) const;
   /// The group of `axis` that `rank` belongs to.
   std::vector<int> group_of(int rank, GroupAxis axis) const;
+  /// The rank's index among its pipeline stage's ranks, tp + TP (cp + CP dp): the index the
+  /// expert axes decompose.
+  int stage_index(int rank) const;
   /// Human-readable warnings, e.g. a TP group that spans NVLink domains (its all-reduces leave
   /// NVLink). A TP group across nodes of one domain (the trays of an NVL72 rack) is no warning.
   std::vector<std::string> warnings() const;
@@ -42,6 +50,9 @@ class RankMapping {
  private:
   int size_of(ParallelAxis axis) const;
   int stride_of(ParallelAxis axis) const;
+  /// The rank at `stage_index` in the stage `rank` is in.
+  int rank_at_stage_index(int rank, int stage_index) const;
+  std::vector<int> expert_group_of(int rank, GroupAxis axis) const;
 
   ParallelSpec parallel_;
   int gpus_per_node_ = 1;

@@ -138,10 +138,12 @@ std::string percent(double fraction) {
 std::string header_line(const Scenario& s, const ComputeModel& compute, double expert_load, const std::string& which) {
   const ParallelSpec& p = s.parallel;
   std::ostringstream out;
-  out << "trainsim layer: one " << s.model.name << " layer" << (which.empty() ? "" : " (" + which + ")") << " on one " << s.cluster.gpu.name << " (tp " << p.tp << ", cp "
-      << p.cp << ", ep " << p.ep << (p.sequence_parallel ? ", sequence parallel" : "") << "), micro_batch "
-      << s.training.micro_batch << " x seq " << s.model.seq_len << ", attention "
-      << (s.training.attention == AttentionKernel::flash ? "flash" : "standard") << "\n"
+  out << "trainsim layer: one " << s.model.name << " layer" << (which.empty() ? "" : " (" + which + ")") << " on one "
+      << s.cluster.gpu.name << " (tp " << p.tp << ", cp " << p.cp << ", ep " << p.ep
+      << (p.expert_folding() ? ", expert_tp " + std::to_string(p.expert_tp) : std::string())
+      << (p.sequence_parallel ? ", sequence parallel" : "") << "), micro_batch " << s.training.micro_batch << " x seq "
+      << s.model.seq_len << ", attention " << (s.training.attention == AttentionKernel::flash ? "flash" : "standard")
+      << "\n"
       << "compute model: " << compute.description() << "\n"
       << "compute only: the layer's tensor/context/expert-parallel communication is not included\n";
   if (s.model.is_moe()) {

@@ -52,8 +52,9 @@ std::string layout_line(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   std::ostringstream out;
   out << s.model.name << " on " << s.cluster.total_gpus() << " x " << s.cluster.gpu.name << " (" << s.cluster.nodes
-      << " nodes), tp " << p.tp << " pp " << p.pp << " dp " << p.dp << " cp " << p.cp << " ep " << p.ep << ", zero "
-      << p.zero << ", " << schedule_name(p.schedule) << (p.sequence_parallel ? ", sequence parallel" : "");
+      << " nodes), tp " << p.tp << " pp " << p.pp << " dp " << p.dp << " cp " << p.cp << " ep " << p.ep
+      << (p.expert_folding() ? " expert_tp " + std::to_string(p.expert_tp) : std::string()) << ", zero " << p.zero
+      << ", " << schedule_name(p.schedule) << (p.sequence_parallel ? ", sequence parallel" : "");
   return out.str();
 }
 

@@ -62,11 +62,13 @@ struct AxisGroups {
 };
 
 std::vector<AxisGroups> axes(const ParallelSpec& p) {
-  return {{"tp", GroupAxis::tp, p.tp},
-          {"cp", GroupAxis::cp, p.cp},
-          {"pp", GroupAxis::pp, p.pp},
-          {"dp", GroupAxis::dp, p.dp},
-          {"ep", GroupAxis::ep, p.ep}};
+  std::vector<AxisGroups> v{{"tp", GroupAxis::tp, p.tp},
+                            {"cp", GroupAxis::cp, p.cp},
+                            {"pp", GroupAxis::pp, p.pp},
+                            {"dp", GroupAxis::dp, p.dp},
+                            {"ep", GroupAxis::ep, p.ep}};
+  if (p.expert_folding()) v.push_back({"expert_tp", GroupAxis::etp, p.expert_tp_size()});
+  return v;
 }
 
 std::string text_report(const Scenario& s, const TopologySummary& t, const RankMapping& m) {

@@ -9,7 +9,7 @@ namespace trainsim {
 /// Nodes a job of `dp` replicas occupies: a replica spans tp*pp*cp GPUs.
 int nodes_for_dp(const Scenario& s, int dp);
 
-/// The most replicas, at most the scenario's dp and a multiple of parallel.ep, that fit on
+/// The most replicas, at most the scenario's dp and tiling whole expert groups, that fit on
 /// `nodes`; 0 if not even elastic.min_dp do.
 int largest_dp_on(const Scenario& s, int nodes);
 

@@ -573,7 +573,11 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "parallel.cp", "context-parallel size", [](auto& s) -> auto& { return s.parallel.cp; }, 1),
       int_field(
-          "parallel.ep", "expert-parallel size (within dp)", [](auto& s) -> auto& { return s.parallel.ep; }, 1),
+          "parallel.ep", "expert-parallel size (folded over the stage's tp x cp x dp ranks)",
+          [](auto& s) -> auto& { return s.parallel.ep; }, 1),
+      int_field(
+          "parallel.expert_tp", "expert tensor-parallel size (0 = parallel.tp; MoE parallel folding)",
+          [](auto& s) -> auto& { return s.parallel.expert_tp; }, 0),
       enum_field(
           "parallel.cp_algo", "context parallelism: ring (K/V beside attention) or all-gather (Llama 3)",
           [](auto& s) -> auto& { return s.parallel.cp_algo; }, k_cp_algos),

@@ -165,8 +165,10 @@ void check_hybrid_sharding(const Scenario& s) {
   const int group = p.gradient_group();
   require(s, group % p.zero_shard_size == 0, "parallel.zero_shard_size", p.zero_shard_size,
           "must divide the gradient group dp x cp = " + str(group));
-  require(s, p.zero_shard_size % p.ep == 0, "parallel.zero_shard_size", p.zero_shard_size,
-          "must be a multiple of parallel.ep = " + str(p.ep) + " (each shard group holds whole expert groups)");
+  const int expert_slice = p.expert_tp_size() * p.ep;
+  require(s, p.zero_shard_size * p.tp % expert_slice == 0, "parallel.zero_shard_size", p.zero_shard_size,
+          "times parallel.tp = " + str(p.tp) + " must be a multiple of expert_tp x ep = " + str(expert_slice) +
+              " (each shard group holds whole expert groups)");
 }
 
 void check_context_and_experts(const Scenario& s) {
@@ -175,8 +177,22 @@ void check_context_and_experts(const Scenario& s) {
   require(s, m.seq_len % p.cp == 0, "model.seq_len", m.seq_len, "must be divisible by parallel.cp = " + str(p.cp));
   require(s, m.experts % p.ep == 0, "model.experts", m.experts, "must be divisible by parallel.ep = " + str(p.ep));
   require(s, p.ep == 1 || m.is_moe(), "parallel.ep", p.ep, "expert parallelism needs model.experts > 1");
-  // Expert parallelism is carved out of the data-parallel ranks (Megatron-LM, DeepSpeed-MoE).
-  require(s, p.dp % p.ep == 0, "parallel.ep", p.ep, "must divide parallel.dp = " + str(p.dp));
+  // The expert layers fold the stage's tp x cp x dp ranks as expert_tp x ep x expert-dp
+  // (Megatron-Core's MoE parallel folding; with expert_tp = tp and cp = 1, EP is carved out
+  // of the data-parallel ranks as in Megatron-LM and DeepSpeed-MoE).
+  require(s, p.expert_tp == 0 || m.is_moe(), "parallel.expert_tp", p.expert_tp,
+          "expert tensor parallelism needs model.experts > 1");
+  const int etp = p.expert_tp_size();
+  require(s, p.stage_ranks() % (etp * p.ep) == 0, p.expert_tp > 0 ? "parallel.expert_tp" : "parallel.ep",
+          p.expert_tp > 0 ? p.expert_tp : p.ep,
+          "expert_tp x ep = " + str(etp * p.ep) + " must divide a stage's tp x cp x dp = " + str(p.stage_ranks()) +
+              " ranks");
+  if (!m.is_moe() || !p.expert_folding()) return;
+  require(s, m.expert_ffn() % etp == 0, "parallel.expert_tp", p.expert_tp,
+          "must divide the experts' FFN width " + str(m.expert_ffn()));
+  // Megatron-Core dispatches each rank's sequence shard: folded experts under TP need it.
+  require(s, p.tp == 1 || p.sequence_parallel, "parallel.expert_tp", p.expert_tp,
+          "differs from parallel.tp = " + str(p.tp) + ": needs parallel.sequence_parallel = true");
 }
 
 void check_recompute(const Scenario& s) {

@@ -17,7 +17,7 @@ enum class GradientScope { whole, shard, replicas };
 
 /// The gradient-reduction group of `rank`: its data-parallel ranks across every context-
 /// parallel rank (Megatron-LM's data-parallel group with context parallelism), or, for
-/// experts, the ranks with the same expert-parallel index; narrowed to `scope`. Ascending.
+/// experts, its expert-data-parallel group (GroupAxis::edp); narrowed to `scope`. Ascending.
 std::vector<int> gradient_group(const RankMapping& mapping, const ParallelSpec& par, int rank, bool experts,
                                 GradientScope scope = GradientScope::whole);
 

@@ -100,7 +100,11 @@ LayerOverlap backward_overlap(const std::vector<Op>& ops, const ComputeModel& c,
 // §4.2.2), each overlapped with its GEMM when `overlap` is given. In fp8 the all-gathers
 // carry the GEMM inputs (forward) and output gradients (backward) already quantized, one
 // byte an element (Transformer Engine gathers Float8Tensors; see layer_workload.cpp).
-void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, double activation_bytes,
+//
+// `mlp_layers` of the `layers` have their MLP's collectives on the TP group: all of them,
+// unless expert parallel folding moves the MoE layers' to the expert groups
+// (add_layer_etp_comm).
+void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, int mlp_layers, double activation_bytes,
                        const LayerOverlap* overlap = nullptr) {
   if (s.parallel.tp == 1 || layers == 0) return;
   if (s.model.parallel_block) {
@@ -119,18 +123,43 @@ void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, double act
         {CommGroup::tp, CollectiveOp::all_gather, gather_bytes, layers, overlap->attention_gather_s, layers});
     cost.collectives.push_back(
         {CommGroup::tp, CollectiveOp::reduce_scatter, bytes, layers, overlap->attention_scatter_s, layers});
-    cost.collectives.push_back({CommGroup::tp, CollectiveOp::all_gather, gather_bytes, layers, overlap->mlp_gather_s, layers});
-    cost.collectives.push_back({CommGroup::tp, CollectiveOp::reduce_scatter, bytes, layers, overlap->mlp_scatter_s, layers});
-    cost.overlapped_s += layers * (overlap->attention_gather_s + overlap->attention_scatter_s +
-                                   overlap->mlp_gather_s + overlap->mlp_scatter_s);
+    if (mlp_layers > 0) {
+      cost.collectives.push_back(
+          {CommGroup::tp, CollectiveOp::all_gather, gather_bytes, mlp_layers, overlap->mlp_gather_s, layers});
+      cost.collectives.push_back(
+          {CommGroup::tp, CollectiveOp::reduce_scatter, bytes, mlp_layers, overlap->mlp_scatter_s, layers});
+    }
+    const double attention_s = overlap->attention_gather_s + overlap->attention_scatter_s;
+    const double mlp_s = overlap->mlp_gather_s + overlap->mlp_scatter_s;
+    cost.overlapped_s += mlp_layers == layers ? layers * (attention_s + overlap->mlp_gather_s + overlap->mlp_scatter_s)
+                                              : layers * attention_s + mlp_layers * mlp_s;
     return;
   }
   if (s.parallel.sequence_parallel) {
-    add_collective(cost, CollectiveOp::all_gather, gather_bytes, 2 * layers, layers);
-    add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, 2 * layers, layers);
+    add_collective(cost, CollectiveOp::all_gather, gather_bytes, layers + mlp_layers, layers);
+    add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, layers + mlp_layers, layers);
   } else {
-    add_collective(cost, CollectiveOp::all_reduce, activation_bytes, 2 * layers, layers);
+    add_collective(cost, CollectiveOp::all_reduce, activation_bytes, layers + mlp_layers, layers);
   }
+}
+
+// Expert parallel folding with expert_tp > 1 (Megatron-Core's all-to-all token dispatcher):
+// after the dispatch, the tokens a rank received are all-gathered over its expert_tp group,
+// and the experts' outputs reduce-scattered back before the combine; the backward runs the
+// conjugates. Each rank receives, on balance, the top_k copies of as many tokens as it sent.
+// Without folding the MoE MLP's collectives are the TP group's (add_layer_tp_comm).
+void add_layer_etp_comm(PassCost& cost, const Scenario& s, int moe_layers, int layers, double tokens_bytes,
+                        double expert_load) {
+  const ParallelSpec& p = s.parallel;
+  if (!p.expert_folding() || p.expert_tp_size() == 1 || moe_layers == 0) return;
+  const double gathered = p.expert_tp_size() * tokens_bytes * s.model.top_k * expert_load;
+  add_collective(cost, CollectiveOp::all_gather, gathered, moe_layers, layers, CommGroup::etp);
+  add_collective(cost, CollectiveOp::reduce_scatter, gathered, moe_layers, layers, CommGroup::etp);
+}
+
+// The layers whose MLP collectives run on the TP group: all but the MoE ones under folding.
+int tp_mlp_layers(const Scenario& s, int layers, int moe_layers) {
+  return s.parallel.expert_folding() ? layers - moe_layers : layers;
 }
 
 // Vocabulary-parallel embedding and output layer (Megatron-LM): the embedding's output is
@@ -218,8 +247,10 @@ void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, con
   }
   for (PassCost* pass : {&cc.forward, &cc.backward}) {
     PassCost extra;
-    add_layer_tp_comm(extra, s, depth, activation_bytes);
-    add_layer_ep_comm(extra, s, layer.layer.is_moe() ? depth : 0, depth, ep_tokens_bytes, load);
+    const int moe = layer.layer.is_moe() ? depth : 0;
+    add_layer_tp_comm(extra, s, depth, tp_mlp_layers(s, depth, moe), activation_bytes);
+    add_layer_ep_comm(extra, s, moe, depth, ep_tokens_bytes, load);
+    add_layer_etp_comm(extra, s, moe, depth, ep_tokens_bytes, load);
     for (GroupCollective c : extra.collectives) {
       c.layers = 0;
       pass->collectives.push_back(c);
@@ -294,16 +325,21 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       }
       const LayerOverlap fwd_overlap = mean_overlap(runs, true);
       const LayerOverlap bwd_overlap = mean_overlap(runs, false);
-      add_layer_tp_comm(cc.forward, s, c.layers, activation_bytes, overlap_tp ? &fwd_overlap : nullptr);
-      add_layer_tp_comm(cc.backward, s, c.layers, activation_bytes, overlap_tp ? &bwd_overlap : nullptr);
-      add_layer_ep_comm(cc.forward, s, moe_layers, c.layers, ep_tokens_bytes, load);
-      add_layer_ep_comm(cc.backward, s, moe_layers, c.layers, ep_tokens_bytes, load);
+      const int tp_mlp = tp_mlp_layers(s, c.layers, moe_layers);
+      add_layer_tp_comm(cc.forward, s, c.layers, tp_mlp, activation_bytes, overlap_tp ? &fwd_overlap : nullptr);
+      add_layer_tp_comm(cc.backward, s, c.layers, tp_mlp, activation_bytes, overlap_tp ? &bwd_overlap : nullptr);
+      for (PassCost* pass : {&cc.forward, &cc.backward}) {
+        add_layer_ep_comm(*pass, s, moe_layers, c.layers, ep_tokens_bytes, load);
+        add_layer_etp_comm(*pass, s, moe_layers, c.layers, ep_tokens_bytes, load);
+      }
       cc.forward.cp_gather_bytes = cc.backward.cp_gather_bytes = c.layers * layer_cp_bytes(s, element);
       if (par.cp_algo == CpAlgo::all_gather) cc.backward.cp_reduce_bytes = cc.backward.cp_gather_bytes;
       // Full recomputation repeats the forward, its collectives included.
       if (s.training.recompute == Recompute::full) {
-        add_layer_tp_comm(cc.recompute, s, recomputed, activation_bytes, overlap_tp ? &fwd_overlap : nullptr);
+        add_layer_tp_comm(cc.recompute, s, recomputed, tp_mlp_layers(s, recomputed, moe_recomputed), activation_bytes,
+                          overlap_tp ? &fwd_overlap : nullptr);
         add_layer_ep_comm(cc.recompute, s, moe_recomputed, recomputed, ep_tokens_bytes, load);
+        add_layer_etp_comm(cc.recompute, s, moe_recomputed, recomputed, ep_tokens_bytes, load);
         cc.recompute.cp_gather_bytes = recomputed * layer_cp_bytes(s, element);
       }
       if (c.has_embedding) {

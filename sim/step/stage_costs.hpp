@@ -14,7 +14,7 @@
 namespace trainsim {
 
 /// The group a pass's collective runs on.
-enum class CommGroup { tp, ep };
+enum class CommGroup { tp, ep, etp };
 
 /// `count` collectives of `bytes` each (nccl-tests size convention) on the pass's group.
 struct GroupCollective {

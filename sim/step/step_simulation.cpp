@@ -154,6 +154,7 @@ class StageActor {
         rank_(rank_of(world.mapping, replica, stage)),
         tp_group_(world.mapping.group_of(rank_, GroupAxis::tp)),
         ep_group_(world.mapping.group_of(rank_, GroupAxis::ep)),
+        etp_group_(world.mapping.group_of(rank_, GroupAxis::etp)),
         cp_group_(world.mapping.group_of(rank_, GroupAxis::cp)),
         costs_(world.costs.stages[static_cast<size_t>(stage)]),
         loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
@@ -572,13 +573,14 @@ class StageActor {
   }
 
   // `times` of collective `c`: TP on the tensor-parallel group, MoE all-to-alls on the
-  // expert-parallel group; blocking, or beside the compute they overlap (tp_comm_overlap).
-  // With symmetry reduced, each distinct one is simulated once. Returns the seconds of
-  // compute run beside them (part of the pass's compute).
+  // expert-parallel group, the folded experts' gathers on the expert-tensor-parallel group;
+  // blocking, or beside the compute they overlap (tp_comm_overlap). With symmetry reduced,
+  // each distinct one is simulated once. Returns the seconds of compute run beside them (part
+  // of the pass's compute).
   double run_collective(const GroupCollective& c, int times, const PipelineTask& t) {
     double computed = 0;
     const bool tp = c.group == CommGroup::tp;
-    const std::vector<int>& group = tp ? tp_group_ : ep_group_;
+    const std::vector<int>& group = tp ? tp_group_ : c.group == CommGroup::ep ? ep_group_ : etp_group_;
     for (int i = 0; i < times; ++i) {
       const double start = sg4::Engine::get_clock();
       const auto key = std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes);
@@ -602,8 +604,9 @@ class StageActor {
       (tp ? account().tp_comm : account().ep_comm) += end - start - beside;
       (tp ? account().tp_bytes : account().ep_bytes) += bus_bytes(c.op, c.bytes, static_cast<int>(group.size()));
       account().add_comm_interval(start, end);
-      observe(tp ? ActivityStream::tp_comm : ActivityStream::dp_comm, (tp ? "tp_" : "ep_") + engine::op_name(c.op),
-              &t, start, end, c.bytes, 0);
+      const char* prefix = tp ? "tp_" : c.group == CommGroup::ep ? "ep_" : "etp_";
+      observe(tp ? ActivityStream::tp_comm : ActivityStream::dp_comm, prefix + engine::op_name(c.op), &t, start, end,
+              c.bytes, 0);
     }
     return computed;
   }
@@ -823,6 +826,7 @@ class StageActor {
   int rank_;
   std::vector<int> tp_group_;
   std::vector<int> ep_group_;
+  std::vector<int> etp_group_;
   std::vector<int> cp_group_;
   const StageCosts& costs_;
   DataLoader loader_;
