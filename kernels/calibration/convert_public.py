@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the shipped calibration tables a100-80g.csv, h100-sxm.csv, h200.csv, b200.csv and
-gb200.csv from public GPU measurements (public.md, section D4: ../shared/validation/public.md
+"""Writes the shipped calibration tables a100-80g.csv, h100-sxm.csv, h200.csv, b200.csv,
+gb200.csv, b300.csv and gb300.csv from public GPU measurements (public.md, section D4: ../shared/validation/public.md
 from the repository root).
 
     python3 kernels/calibration/convert_public.py [OUT_DIR]
@@ -97,6 +97,18 @@ DERIVED (stated assumptions; every rule names its figures)
   derived:b200-cudnn       GB200 fused attention at the B200 artifacts' shapes (128 query, 8 KV
                            heads, the host-timing rule applied): the B200's time x 2250/2500,
                            the inverse of derived:gb200-cudnn (the same figures).
+  derived:b200-xla-rate-gb300  GB300 GEMMs: as derived:b200-xla-rate; GB300's dense peaks (bf16
+                           2,500, fp8 5,000 TFLOP/s at 1,400 W, README presets) are GB200's.
+  derived:gb300-over-gb200 GB300 fused attention at shapes the GB300 results do not time (the
+                           GB200 table's longer rows): that row's time x the median GB300/GB200
+                           time ratio of the same pass over the shapes both files time (the
+                           same cuDNN 9.22 and benchmark; Blackwell Ultra's faster exponentials
+                           show as 0.83 forward, 0.92 backward).
+  derived:b200-xla-same-peak  B300 GEMMs: the B200's measured XLA time at the shape; the B300's
+                           dense bf16 (2,250) and fp8 (4,500) peaks are the B200's (its higher
+                           NVFP4 rate is not in these rows). No public B300 kernel timing exists.
+  derived:gb300-cudnn      B300 fused attention: the GB300 table's time x 2500/2250 (dense bf16
+                           at 1,400 W in GB300 vs 1,100 W in HGX B300).
   derived:h100-bandwidth   H200 rmsnorm, swiglu, add and rope: the H100's measured (Vidur)
                            time with its streaming part scaled by the HBM bandwidths,
                            time = o + (t_H100 - o) * 3350/4800, o = min(3 us, t_H100): 3 us
@@ -127,6 +139,7 @@ Shape fields and byte counts follow kernels/README.md ("Calibration table format
 
 import csv
 import os
+import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -140,7 +153,7 @@ REFS = {
     "vidur": ("microsoft/vidur", "data/profiling/compute/{a100,h100}/meta-llama/<model>/mlp.csv",
               "7d47513363ec447a741ac5e47241580b47724fbf", "MIT"),
     "cudnn": ("NVIDIA/cudnn-frontend",
-              "benchmark/sdpa_benchmark_training/results/{h200_919_only_cudnn,llama3.1/gb200}/*.csv",
+              "benchmark/sdpa_benchmark_training/results/{h200_919_only_cudnn,llama3.1/{gb200,gb300}}/*.csv",
               "3929da2ef4c1dba1bb8acb68727b9134f26f40c0", "MIT"),
     "cudnn-b200": ("NVIDIA/cudnn-frontend",
                    "benchmark/sdpa_benchmark_training/artifacts/sdpa_bf16_benchmark_results_NVIDIA_B200.csv",
@@ -162,6 +175,14 @@ RULES = {
     "b200-xla-rate": "GB200 GEMM = the B200's measured XLA time at the shape x 2250/2500 (dense bf16 TFLOP/s at "
                      "1000 W vs 1200 W)",
     "b200-cudnn": "GB200 fused attention = B200 cuDNN time x 2250/2500 (dense bf16 TFLOP/s at 1000 W vs 1200 W)",
+    "b200-xla-rate-gb300": "GB300 GEMM = the B200's measured XLA time at the shape x 2250/2500 (dense bf16 "
+                           "TFLOP/s, B200 at 1000 W vs GB300 at 1400 W; fp8 4500 vs 5000, the same ratio)",
+    "gb300-over-gb200": "GB300 fused attention at shapes GB300 was not timed at = the GB200 table's row x the "
+                        "median GB300/GB200 cuDNN time ratio of the pass over the shapes both were timed at",
+    "b200-xla-same-peak": "B300 GEMM = the B200's measured XLA time at the shape (the same dense bf16 2250 and "
+                          "fp8 4500 TFLOP/s)",
+    "gb300-cudnn": "B300 fused attention = the GB300 table's attention time x 2500/2250 (dense bf16 TFLOP/s at 1400 W vs "
+                   "1100 W)",
     "h100-bandwidth": "H200 memory-bound = o + (t_H100 - o) x 3350/4800, o = min(3 us, t_H100)",
     "hbm-roofline": "memory-bound with no measurement: 3 us + bytes / (0.85 x HBM bandwidth)",
 }
@@ -178,6 +199,7 @@ A100_PEAK_BF16 = 312e12                               # public.md D3
 H200_PEAK_BF16 = 989e12                               # public.md D3
 GB200_TO_B200 = 2500.0 / 2250.0                       # glennklockwood.com B200 page [secondary]
 B200_TO_GB200 = 2250.0 / 2500.0                       # the same figures, the other way
+GB300_TO_B300 = 2500.0 / 2250.0                       # dense bf16: GB300 2500, B300 2250 (README presets)
 
 GPUS = {
     "a100-80g": {"name": "NVIDIA A100-SXM4-80GB", "cc": "8.0", "hbm_Bps": 2039e9},
@@ -185,6 +207,8 @@ GPUS = {
     "h200": {"name": "NVIDIA H200", "cc": "9.0", "hbm_Bps": 4800e9},
     "b200": {"name": "NVIDIA B200", "cc": "10.0", "hbm_Bps": 8000e9},
     "gb200": {"name": "NVIDIA GB200", "cc": "10.0", "hbm_Bps": 8000e9},
+    "b300": {"name": "NVIDIA B300", "cc": "10.3", "hbm_Bps": 8000e9},
+    "gb300": {"name": "NVIDIA GB300", "cc": "10.3", "hbm_Bps": 8000e9},
 }
 
 KERNEL_ORDER = ["gemm", "batched_gemm", "attention_fwd", "attention_bwd", "rmsnorm", "layernorm", "softmax",
@@ -377,9 +401,13 @@ def cudnn_h200():
     return sorted(out)
 
 
-def cudnn_gb200():
+CUDNN_LLAMA = {"gb200": "llama3.1_20260424_100750.csv", "gb300": "llama3.1_20260424_100757.csv"}
+
+
+def cudnn_llama(gpu):
+    """The profiler-timed Llama 3.1 rows of `gpu` (gb200, gb300): (shape..., fwd_s, bwd_s)."""
     fwd, bwd = {}, {}
-    for r in read_csv(os.path.join(CUDNN, "results", "llama3.1", "gb200", "llama3.1_20260424_100750.csv")):
+    for r in read_csv(os.path.join(CUDNN, "results", "llama3.1", gpu, CUDNN_LLAMA[gpu])):
         if (r["backend"], r["data_type"], r["attn_mask"]) != ("cudnn", "bfloat16", "top_left"):
             continue
         key = (int(r["q_seqlen"]), int(r["batch_size"]), int(r["num_q_heads"]), int(r["num_kv_heads"]),
@@ -410,6 +438,28 @@ def cudnn_b200_rows(origin="measured:cudnn", scale=1.0):
 
 # ---------------------------------------------------------------------------------------
 # Derivations
+
+def gb300_over_gb200():
+    """(forward, backward): the median GB300/GB200 cuDNN time ratio over the shared shapes."""
+    gb200 = {e[:5]: e[5:] for e in cudnn_llama("gb200")}
+    pairs = [(e[5:], gb200[e[:5]]) for e in cudnn_llama("gb300") if e[:5] in gb200]
+    if not pairs:
+        raise SystemExit("convert_public.py: no shape timed on both GB200 and GB300")
+    return tuple(statistics.median(new[i] / old[i] for new, old in pairs) for i in (0, 1))
+
+
+def gb300_attention_from_gb200(gb200_rows, measured):
+    """The GB200 table's attention rows at shapes the GB300 was not timed at, scaled."""
+    fwd_ratio, bwd_ratio = gb300_over_gb200()
+    timed = {(r.kernel, r.m, r.n, r.k, r.batch) for r in measured}
+    out = []
+    for r in gb200_rows:
+        if not r.kernel.startswith("attention_") or (r.kernel, r.m, r.n, r.k, r.batch) in timed:
+            continue
+        ratio = fwd_ratio if r.kernel == "attention_fwd" else bwd_ratio
+        out.append(r.with_time(r.time_s * ratio, "derived:gb300-over-gb200"))
+    return out
+
 
 def fa2_a100_attention():
     h200 = cudnn_h200()
@@ -491,15 +541,28 @@ def table_rows():
                              ("vidur", "H100, via the H100 rules")])
     rows = xla_rows("sm_100_B200", ("bf16", "tf32", "fp8")) + cudnn_b200_rows() + \
         [row.with_time(row.time_s * GB200_TO_B200, "derived:gb200-cudnn")
-         for e in cudnn_gb200() for row in attention_rows(*e, origin="derived:gb200-cudnn")]
+         for e in cudnn_llama("gb200") for row in attention_rows(*e, origin="derived:gb200-cudnn")]
     tables["b200"] = (rows, [("xla", "sm_100_B200"), ("cudnn-b200", "B200, cuDNN 9.10"),
                              ("cudnn", "GB200, cuDNN 9.22, for the derived B200 rows")])
     rows = [r.with_time(r.time_s * B200_TO_GB200, "derived:b200-xla-rate")
             for r in xla_rows("sm_100_B200", ("bf16", "tf32", "fp8"))] + \
-        [row for e in cudnn_gb200() for row in attention_rows(*e, origin="measured:cudnn")] + \
+        [row for e in cudnn_llama("gb200") for row in attention_rows(*e, origin="measured:cudnn")] + \
         cudnn_b200_rows("derived:b200-cudnn", B200_TO_GB200)
     tables["gb200"] = (rows, [("cudnn", "GB200, cuDNN 9.22"), ("xla", "sm_100_B200, for the derived GB200 rows"),
                               ("cudnn-b200", "B200, cuDNN 9.10, for the derived GB200 rows")])
+    gb300_attention = [row for e in cudnn_llama("gb300") for row in attention_rows(*e, origin="measured:cudnn")]
+    gb300_attention += gb300_attention_from_gb200(rows, gb300_attention)
+    b200_xla = xla_rows("sm_100_B200", ("bf16", "tf32", "fp8"))
+    tables["gb300"] = ([r.with_time(r.time_s * B200_TO_GB200, "derived:b200-xla-rate-gb300") for r in b200_xla] +
+                       gb300_attention,
+                       [("cudnn", "GB300 (and GB200 for the derived rows), cuDNN 9.22"),
+                        ("xla", "sm_100_B200, for the derived GB300 rows"),
+                        ("cudnn-b200", "B200, cuDNN 9.10, via the GB200 table's derived rows")])
+    tables["b300"] = ([r.with_time(r.time_s, "derived:b200-xla-same-peak") for r in b200_xla] +
+                      [r.with_time(r.time_s * GB300_TO_B300, "derived:gb300-cudnn") for r in gb300_attention],
+                      [("cudnn", "GB300 (and GB200), cuDNN 9.22, for the derived B300 rows"),
+                       ("xla", "sm_100_B200, for the derived B300 rows"),
+                       ("cudnn-b200", "B200, cuDNN 9.10, via the GB200 table's derived rows")])
     out = {}
     for name, (rows, refs) in tables.items():
         present = {r.kernel for r in rows}

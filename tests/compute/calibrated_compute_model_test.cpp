@@ -322,20 +322,20 @@ TEST(ComputeModelFactory, PicksTheTableOfTheGpuType) {
   }
 }
 
-TEST(ComputeModelFactory, AutoPicksTheBlackwellTablesAndTheDatasheetRooflineForTheOthers) {
+TEST(ComputeModelFactory, AutoPicksEachBlackwellGpusTable) {
   // The shipped b200.csv (converted from XLA's sm_100_B200 GEMMs and cuDNN's B200 attention)
-  // times b200, gb200.csv (cuDNN's GB200 attention, B200 GEMMs at the peak ratio) gb200;
-  // b300 and gb300 have no table of their own, so `auto` times them by their datasheet
-  // roofline (README, "GPU and cluster presets").
+  // times b200, gb200.csv (cuDNN's GB200 attention, B200 GEMMs at the peak ratio) gb200,
+  // gb300.csv (cuDNN's GB300 attention, the same GEMM rule) gb300, and b300.csv (B200 GEMMs,
+  // GB300 attention at the peak ratio) b300 (README, "GPU and cluster presets").
   const CalibrationChoice choice = calibration_choice("auto", k_tables);
-  for (const char* name : {"b200", "gb200"}) {
+  for (const char* name : {"b200", "gb200", "b300", "gb300"}) {
     const auto model = make_compute_model(*gpu_preset(name), Precision::fp8, choice);
     EXPECT_NE(model->description().find(std::string(name) + ".csv"), std::string::npos) << model->description();
   }
-  for (const char* name : {"b300", "gb300"}) {
-    const auto model = make_compute_model(*gpu_preset(name), Precision::fp8, choice);
-    EXPECT_NE(model->description().find("no calibration table"), std::string::npos) << name;
-  }
+  // GB300's GEMMs are GB200's (the same dense peaks, the same rule).
+  const auto gb200 = make_compute_model(*gpu_preset("gb200"), Precision::bf16, choice);
+  const auto gb300 = make_compute_model(*gpu_preset("gb300"), Precision::bf16, choice);
+  EXPECT_EQ(gb300->op_time_s(gemm_op(2048, 8192, 512)), gb200->op_time_s(gemm_op(2048, 8192, 512)));
 }
 
 TEST(ComputeModelFactory, FallsBackToTheRooflineAndSaysSo) {

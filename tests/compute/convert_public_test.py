@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CALIBRATION = os.path.join(ROOT, "kernels", "calibration")
 CONVERTER = os.path.join(CALIBRATION, "convert_public.py")
 SOURCES = os.path.join(CALIBRATION, "sources")
-TABLES = ["a100-80g", "h100-sxm", "h200", "b200", "gb200"]
+TABLES = ["a100-80g", "h100-sxm", "h200", "b200", "gb200", "b300", "gb300"]
 COMMITS = {
     "openxla/xla": "336bb15c32a11820a81b226ae502d9ebbfab4412",
     "microsoft/vidur": "7d47513363ec447a741ac5e47241580b47724fbf",
@@ -226,19 +226,20 @@ def llmcompass_expected():
 def cudnn_expected():
     """{gpu: [(kernel, seq, batch x heads, seconds)]} of the attention rows."""
     base = os.path.join(SOURCES, "NVIDIA-cudnn-frontend")
-    out = {"h200": [], "gb200": [], "b200": []}
+    out = {"h200": [], "gb200": [], "gb300": [], "b200": []}
     with open(os.path.join(base, "results/h200_919_only_cudnn/llama3.1_20260227_034703.csv"), newline="") as f:
         for r in csv.DictReader(f):
             if r["data_type"] == "bfloat16" and r["attn_mask"] == "top_left" and r["deterministic_bwd"] == "False":
                 bh = int(r["batch_size"]) * int(r["num_q_heads"])
                 out["h200"] += [("attention_fwd", int(r["q_seqlen"]), bh, float(r["fwd_time_ms"]) / 1000),
                                 ("attention_bwd", int(r["q_seqlen"]), bh, float(r["bwd_time_ms"]) / 1000)]
-    with open(os.path.join(base, "results/llama3.1/gb200/llama3.1_20260424_100750.csv"), newline="") as f:
-        for r in csv.DictReader(f):
-            if r["data_type"] != "bfloat16" or r["attn_mask"] != "top_left" or r["deterministic_bwd"] != "False":
-                continue
-            kernel = "attention_fwd" if r["profile_pass"] == "fwd" else "attention_bwd"
-            out["gb200"].append((kernel, int(r["q_seqlen"]), int(r["batch_size"]) * int(r["num_q_heads"]),
+    for gpu, name in (("gb200", "llama3.1_20260424_100750.csv"), ("gb300", "llama3.1_20260424_100757.csv")):
+        with open(os.path.join(base, "results/llama3.1", gpu, name), newline="") as f:
+            for r in csv.DictReader(f):
+                if r["data_type"] != "bfloat16" or r["attn_mask"] != "top_left" or r["deterministic_bwd"] != "False":
+                    continue
+                kernel = "attention_fwd" if r["profile_pass"] == "fwd" else "attention_bwd"
+                out[gpu].append((kernel, int(r["q_seqlen"]), int(r["batch_size"]) * int(r["num_q_heads"]),
                                  float(r["time_ms"]) / 1000))
     with open(os.path.join(base, "artifacts/sdpa_bf16_benchmark_results_NVIDIA_B200.csv"), newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["backend"] == "pyt_cudnn"]
@@ -290,6 +291,10 @@ def converted_rows_equal_source_rows():
         expect("b200", "gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t, "measured:xla")
         expect("gb200", "gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t * 2250 / 2500,
                "derived:b200-xla-rate")
+        # GB300: the same 2250/2500 ratio of dense peaks; B300: the B200's peaks, its times.
+        expect("gb300", "gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t * 2250 / 2500,
+               "derived:b200-xla-rate-gb300")
+        expect("b300", "gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t, "derived:b200-xla-same-peak")
     # Vidur: A100 and H100 measured; the H100's GEMMs reappear in the H200 table.
     for gpu, name in (("a100", "a100-80g"), ("h100", "h100-sxm")):
         for kernel, m, n, k, t in vidur_expected(gpu):
@@ -311,6 +316,11 @@ def converted_rows_equal_source_rows():
     for kernel, seq, bh, t in attention["gb200"]:
         expect("b200", kernel, "bf16", seq, seq, 128, bh, t * 2500 / 2250, "derived:gb200-cudnn")
         expect("gb200", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
+    # GB300 measured (B300 x 2500/2250: dense bf16 2500 GB300, 2250 B300).
+    for kernel, seq, bh, t in attention["gb300"]:
+        expect("gb300", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
+        expect("b300", kernel, "bf16", seq, seq, 128, bh, t * 2500 / 2250, "derived:gb300-cudnn")
+    check(attention["gb300"], "no GB300 attention rows read")
     check(checked > 2000, "only %d rows checked" % checked)
     # And the other way round: every measured row of a table is one of the source rows above.
     for name, rows in tables.items():
