@@ -117,7 +117,7 @@ std::string bench_one(trainsim::ClusterSpec cluster, int gpus, double bytes, tra
   for (const auto& ph : plan.phases) transfers += ph.transfers.size();
   const double plan_s = seconds_since(t1);
   const auto t2 = Clock::now();
-  const eng::CommActivity activity = eng::start_plan(platform, plan, "bench");
+  const eng::CommActivity activity = eng::start_plan(platform, plan, "bench", eng::PlanSurroundings::alone);
   sim.run();
   const double run_s = seconds_since(t2);
   const double time_s = activity.duration_s();

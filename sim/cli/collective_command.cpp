@@ -293,7 +293,9 @@ Command collective_command() {
     simgrid::s4u::Actor::create("sweep", platform.host(0), [&platform, &call, &rows, &progress]() {
       for (Row& row : rows) {
         call.bytes = row.bytes;
-        const eng::CommActivity a = eng::start_plan(platform, eng::plan_collective(call, platform), "row");
+        // One row at a time, nothing else on the platform.
+        const eng::CommActivity a =
+            eng::start_plan(platform, eng::plan_collective(call, platform), "row", eng::PlanSurroundings::alone);
         a.wait();
         row.time_s = a.duration_s();
         progress.item_done();

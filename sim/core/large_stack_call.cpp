@@ -1,6 +1,5 @@
 #include "sim/core/large_stack_call.hpp"
 
-#include <malloc.h>
 #include <pthread.h>
 #include <sys/resource.h>
 
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "sim/core/simulation_heap.hpp"
 
 namespace trainsim {
 
@@ -30,21 +30,10 @@ void* run(void* arg) {
   return nullptr;
 }
 
-// glibc gives a new thread its own arena, which grows by mprotect a few pages at a time:
-// building a 65,536-GPU platform spent 18 % of a step's simulation in that growth
-// (sysmalloc, measured with perf). One arena (the main one, grown by brk) with 64 MiB of
-// padding per growth, and no trimming below 1 GiB free, takes ~10 % off the step at
-// 65,536 GPUs; the simulation thread is the only one that allocates much.
-void use_one_growing_arena() {
-  mallopt(M_ARENA_MAX, 1);
-  mallopt(M_TOP_PAD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-}
-
 }  // namespace
 
 void large_stack_call(const std::function<void()>& fn, std::size_t stack_bytes) {
-  use_one_growing_arena();
+  prepare_simulation_heap();
   if (rlimit as{}; getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
     stack_bytes = std::min<std::size_t>(stack_bytes, as.rlim_cur / 4);
   pthread_attr_t attr;

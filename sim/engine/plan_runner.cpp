@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/engine/algorithm_selection.hpp"
+#include "sim/engine/redundant_legs.hpp"
 
 namespace trainsim::engine {
 
@@ -17,42 +18,54 @@ namespace {
 // Hosts per parallel task: DESIGN.md measured a 16,384-GPU ring as 128-host segments.
 constexpr size_t k_task_hosts = 128;
 
-struct Leg {
-  int src = 0;
-  int dst = 0;
-  double bytes = 0;
-};
-
-std::vector<sg4::ExecPtr> start_tasks(const Platform& platform, const std::vector<Leg>& legs) {
-  std::vector<sg4::ExecPtr> tasks;
+// The phase's legs packed, in plan order, into tasks of at most k_task_hosts endpoints.
+std::vector<TaskLegs> pack(const std::vector<Leg>& legs) {
+  std::vector<TaskLegs> tasks;
   size_t i = 0;
   while (i < legs.size()) {
-    std::vector<int> endpoints;
+    TaskLegs task;
+    task.first = i;
     std::unordered_map<int, size_t> slot;
-    const size_t first = i;
     for (; i < legs.size(); ++i) {
       const size_t extra = (slot.count(legs[i].src) ? 0 : 1) + (slot.count(legs[i].dst) ? 0 : 1);
-      if (endpoints.size() + extra > k_task_hosts) break;
+      if (task.endpoints.size() + extra > k_task_hosts) break;
       for (const int e : {legs[i].src, legs[i].dst})
-        if (slot.try_emplace(e, endpoints.size()).second) endpoints.push_back(e);
+        if (slot.try_emplace(e, task.endpoints.size()).second) task.endpoints.push_back(e);
     }
-    const size_t k = endpoints.size();
-    std::vector<double> bytes(k * k, 0.0);
-    for (size_t j = first; j < i; ++j) bytes[slot[legs[j].src] * k + slot[legs[j].dst]] += legs[j].bytes;
-    std::vector<sg4::Host*> hosts;
-    hosts.reserve(k);
-    for (const int e : endpoints) hosts.push_back(platform.host(e));
-    auto task = sg4::Exec::init();
-    task->set_hosts(hosts);
-    task->set_flops_amounts(std::vector<double>(k, 0.0));
-    task->set_bytes_amounts(bytes);
-    task->start();
-    tasks.push_back(task);
+    task.last = i;
+    tasks.push_back(std::move(task));
   }
   return tasks;
 }
 
-void run_phase(const Platform& platform, const CommPhase& phase) {
+// Starts `task`'s legs but those marked in `left_out` (if any), on its endpoints that
+// remain, in their order.
+sg4::ExecPtr start_task(const Platform& platform, const std::vector<Leg>& legs, const TaskLegs& task,
+                        const std::vector<bool>& left_out) {
+  const auto kept = [&](size_t l) { return left_out.empty() || !left_out[l]; };
+  std::unordered_map<int, size_t> slot;
+  for (size_t l = task.first; l < task.last; ++l)
+    if (kept(l)) slot.emplace(legs[l].src, 0), slot.emplace(legs[l].dst, 0);
+  std::vector<sg4::Host*> hosts;
+  for (const int e : task.endpoints) {
+    const auto it = slot.find(e);
+    if (it == slot.end()) continue;
+    it->second = hosts.size();
+    hosts.push_back(platform.host(e));
+  }
+  const size_t k = hosts.size();
+  std::vector<double> bytes(k * k, 0.0);
+  for (size_t l = task.first; l < task.last; ++l)
+    if (kept(l)) bytes[slot[legs[l].src] * k + slot[legs[l].dst]] += legs[l].bytes;
+  auto exec = sg4::Exec::init();
+  exec->set_hosts(hosts);
+  exec->set_flops_amounts(std::vector<double>(k, 0.0));
+  exec->set_bytes_amounts(bytes);
+  exec->start();
+  return exec;
+}
+
+void run_phase(const Platform& platform, const CommPhase& phase, PlanSurroundings surroundings) {
   std::vector<Leg> legs;
   legs.reserve(phase.transfers.size());
   double paid_s = 0;  // the largest latency a task pays by itself
@@ -63,26 +76,33 @@ void run_phase(const Platform& platform, const CommPhase& phase) {
       paid_s = std::max(paid_s, platform.hop_latency_s(h));
     }
   }
-  for (const sg4::ExecPtr& task : start_tasks(platform, legs)) task->wait();
+  const std::vector<TaskLegs> tasks = pack(legs);
+  const std::vector<bool> left_out =
+      surroundings == PlanSurroundings::alone ? redundant_legs(platform, legs, tasks) : std::vector<bool>{};
+  std::vector<sg4::ExecPtr> started;
+  started.reserve(tasks.size());
+  for (const TaskLegs& task : tasks) started.push_back(start_task(platform, legs, task, left_out));
+  for (const sg4::ExecPtr& task : started) task->wait();
   if (phase.latency_s > paid_s) sg4::this_actor::sleep_for(phase.latency_s - paid_s);
 }
 
 }  // namespace
 
-CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name) {
+CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name,
+                        PlanSurroundings surroundings) {
   auto timing = std::make_shared<CommTiming>();
   timing->start_s = sg4::Engine::get_clock();
   sg4::Host* where = platform.host(0);
-  auto actor = sg4::Actor::create(name, where, [&platform, plan = std::move(plan), timing]() {
+  auto actor = sg4::Actor::create(name, where, [&platform, plan = std::move(plan), timing, surroundings]() {
     timing->start_s = sg4::Engine::get_clock();
-    for (const CommPhase& phase : plan.phases) run_phase(platform, phase);
+    for (const CommPhase& phase : plan.phases) run_phase(platform, phase, surroundings);
     timing->end_s = sg4::Engine::get_clock();
   });
   return CommActivity(actor, timing);
 }
 
-CommActivity start_collective(const Platform& platform, const CollectiveCall& call) {
-  return start_plan(platform, plan_collective(call, platform), op_name(call.op));
+CommActivity start_collective(const Platform& platform, const CollectiveCall& call, PlanSurroundings surroundings) {
+  return start_plan(platform, plan_collective(call, platform), op_name(call.op), surroundings);
 }
 
 }  // namespace trainsim::engine

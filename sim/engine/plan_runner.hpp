@@ -19,11 +19,20 @@
 
 namespace trainsim::engine {
 
+/// What else may load the platform's links while a plan runs. `alone`: nothing (the caller
+/// knows it: one collective at a time, as `trainsim collective` and trainsim-bench-collective
+/// run them); each task then leaves out the legs whose links duplicate links it keeps
+/// (redundant_legs.hpp), which makes large collectives cheaper to simulate and gives
+/// bit-identical times. `shared`: every leg runs (the step simulation, contention tests).
+enum class PlanSurroundings { shared, alone };
+
 /// Starts `plan` now (at t = 0 when called before Simulation::run). `platform` must
 /// outlive the simulation.
-CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name = "plan");
+CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name = "plan",
+                        PlanSurroundings surroundings = PlanSurroundings::shared);
 
 /// plan_collective() then start_plan(). Throws InputError for an invalid call.
-CommActivity start_collective(const Platform& platform, const CollectiveCall& call);
+CommActivity start_collective(const Platform& platform, const CollectiveCall& call,
+                              PlanSurroundings surroundings = PlanSurroundings::shared);
 
 }  // namespace trainsim::engine

@@ -1,0 +1,55 @@
+#pragma once
+// Legs of a lone plan's parallel tasks that can be left out without changing the simulation.
+//
+// SimGrid's ptask model (host/model:ptask_L07) makes each parallel task one variable of its
+// fair-bottleneck system and each link one constraint, whose elements are the tasks that
+// cross it with their bytes (SimGrid 3.32, src/surf/ptask_L07.cpp, L07Action's constructor:
+// one element per link, the bytes of every host pair whose route crosses it summed in the
+// byte matrix' row-major order). Every event re-solves the whole system
+// (lmm::FairBottleneck::do_solve), so a collective's cost per event grows with its elements.
+//
+// Two constraints with the same bound, sharing policy and elements (the same tasks, with
+// bit-identical weights, created in the same order) are duplicates: the solve
+// (src/kernel/lmm/fair_bottleneck.cpp) computes each constraint's share from its own
+// remaining capacity and elements, gives each variable the minimum over its constraints,
+// and updates each constraint from its own elements, so a duplicate repeats a value it
+// would have anyway, round after round, and saturates in the same round as its twin. A set
+// of host pairs that shares no link with the rest of the phase (a component), whose every
+// link has a twin among the links kept, can therefore be left out of its tasks: the values
+// are bit-identical. A task also keeps the pair that sets its latency (the largest route
+// latency) and the one that sets its TCP-gamma bound (the largest latency x bytes).
+//
+// This holds only while nothing else loads those links: the caller must know that the plan
+// runs alone on the platform (plan_runner.hpp, PlanSurroundings::alone). Which legs share a
+// link is read from SimGrid's routes (s4u::Host::route_to), as the ptask model reads them.
+// tests/engine/redundant_legs_test.cpp runs collectives with and without the reduction and
+// compares their times bit for bit.
+
+#include <cstddef>
+#include <vector>
+
+#include "sim/engine/platform.hpp"
+
+namespace trainsim::engine {
+
+/// One leg of a phase's transfers: between two simulated hosts (endpoint indices).
+struct Leg {
+  int src = 0;
+  int dst = 0;
+  double bytes = 0;
+};
+
+/// A parallel task: legs [first, last) of the phase, on these endpoints, in the order of
+/// their rows and columns in the task's byte matrix.
+struct TaskLegs {
+  std::size_t first = 0;
+  std::size_t last = 0;
+  std::vector<int> endpoints;
+};
+
+/// For each leg of `legs` (packed into `tasks`, all running at once): true when it can be
+/// left out, as above.
+std::vector<bool> redundant_legs(const Platform& platform, const std::vector<Leg>& legs,
+                                 const std::vector<TaskLegs>& tasks);
+
+}  // namespace trainsim::engine

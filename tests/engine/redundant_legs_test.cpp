@@ -1,0 +1,129 @@
+// A lone plan's parallel tasks may leave out the legs whose links duplicate links they keep
+// (sim/engine/redundant_legs.hpp): the simulated times must be bit-identical to the full
+// simulation's, for every algorithm and on every fabric shape, and the reduction must
+// leave out legs where a collective repeats itself (the chains of every node in a tree).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/engine/algorithm_selection.hpp"
+#include "sim/engine/collective.hpp"
+#include "sim/engine/plan_runner.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/engine/redundant_legs.hpp"
+#include "sim/engine/simulation.hpp"
+#include "tests/engine/isolated_run.hpp"
+#include "tests/engine/test_clusters.hpp"
+
+namespace trainsim::engine {
+namespace {
+
+struct Case {
+  ClusterSpec cluster;
+  CollectiveCall call;
+};
+
+ClusterSpec preset(const char* name, int nodes, Fabric fabric) {
+  ClusterSpec c = *cluster_preset(name);
+  c.nodes = nodes;
+  c.fabric = fabric;
+  return c;
+}
+
+CollectiveCall call_on(std::vector<int> gpus, CollectiveOp op, CollectiveAlgo algo, double bytes) {
+  CollectiveCall c;
+  c.op = op;
+  c.algo = algo;
+  c.bytes = bytes;
+  c.gpus = std::move(gpus);
+  return c;
+}
+
+std::vector<int> every_gpu(const ClusterSpec& c) {
+  std::vector<int> g;
+  for (int i = 0; i < c.total_gpus(); ++i) g.push_back(i);
+  return g;
+}
+
+// The collective's simulated time, in its own process.
+double simulated_s(const Case& c, PlanSurroundings surroundings) {
+  return test::run_isolated([&] {
+    Simulation sim;
+    const Platform platform(c.cluster);
+    const CommActivity a = start_collective(platform, c.call, surroundings);
+    sim.run();
+    return std::vector<double>{a.duration_s()};
+  }).at(0);
+}
+
+void expect_identical(const Case& c) {
+  const double full = simulated_s(c, PlanSurroundings::shared);
+  const double reduced = simulated_s(c, PlanSurroundings::alone);
+  EXPECT_GT(full, 0);
+  EXPECT_EQ(full, reduced) << algo_name(c.call.algo) << " " << op_name(c.call.op) << " on "
+                           << c.call.gpus.size() << " GPUs";
+}
+
+constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
+
+TEST(RedundantLegs, EveryAlgorithmOnRailOptimizedDgxH100IsBitIdentical) {
+  const ClusterSpec c = preset("dgx-h100", 48, Fabric::rail_optimized);
+  const std::vector<int> all = every_gpu(c);
+  for (const CollectiveAlgo algo : {CollectiveAlgo::automatic, CollectiveAlgo::ring,
+                                    CollectiveAlgo::double_binary_tree, CollectiveAlgo::hierarchical})
+    expect_identical({c, call_on(all, CollectiveOp::all_reduce, algo, k_gib)});
+  for (const CollectiveOp op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter, CollectiveOp::broadcast,
+                                CollectiveOp::all_to_all})
+    expect_identical({c, call_on(all, op, CollectiveAlgo::automatic, 256 * test::k_mib)});
+}
+
+TEST(RedundantLegs, PartialGroupsAndSmallMessagesAreBitIdentical) {
+  const ClusterSpec c = preset("dgx-h100", 40, Fabric::rail_optimized);
+  std::vector<int> strided;  // GPUs 0 and 3 of every other node: two rails, crossing leaves
+  for (int n = 0; n < c.nodes; n += 2)
+    for (const int i : {0, 3}) strided.push_back(n * c.gpus_per_node + i);
+  for (const CollectiveAlgo algo : {CollectiveAlgo::ring, CollectiveAlgo::double_binary_tree})
+    for (const double bytes : {64.0 * 1024, 1.0 * k_gib})
+      expect_identical({c, call_on(strided, CollectiveOp::all_reduce, algo, bytes)});
+}
+
+TEST(RedundantLegs, FatTreesOversubscribedAndNvl72AreBitIdentical) {
+  ClusterSpec fat = test::small_cluster(48, 4, Fabric::fat_tree);
+  fat.oversubscription = 2.0;
+  for (const CollectiveAlgo algo : {CollectiveAlgo::ring, CollectiveAlgo::double_binary_tree})
+    expect_identical({fat, call_on(every_gpu(fat), CollectiveOp::all_reduce, algo, k_gib)});
+  const ClusterSpec nvl72 = preset("gb200-nvl72", 36, Fabric::rail_optimized);
+  for (const CollectiveAlgo algo : {CollectiveAlgo::automatic, CollectiveAlgo::ring})
+    expect_identical({nvl72, call_on(every_gpu(nvl72), CollectiveOp::all_reduce, algo, k_gib)});
+}
+
+TEST(RedundantLegs, ATreeLeavesOutMostOfItsNodesChains) {
+  // A block of 8 DGX H100 nodes is one 128-host task of the tree; its 8 nodes' NVLink chains
+  // are alike, and so are its 8 rails' tree edges: one of each stays.
+  const std::vector<double> counts = test::run_isolated([] {
+    Simulation sim;
+    const ClusterSpec c = preset("dgx-h100", 64, Fabric::rail_optimized);
+    const Platform platform(c);
+    const CommPlan plan =
+        plan_collective(call_on(every_gpu(c), CollectiveOp::all_reduce, CollectiveAlgo::double_binary_tree, k_gib),
+                        platform);
+    std::vector<Leg> legs;
+    for (const Transfer& t : plan.phases.at(0).transfers)
+      for (const Hop& h : platform.hops(t.src_gpu, t.dst_gpu)) legs.push_back({h.src, h.dst, t.bytes});
+    TaskLegs whole;  // one task for the test: the reduction works within and across tasks alike
+    whole.last = legs.size();
+    for (const Leg& l : legs)
+      for (const int e : {l.src, l.dst})
+        if (std::find(whole.endpoints.begin(), whole.endpoints.end(), e) == whole.endpoints.end())
+          whole.endpoints.push_back(e);
+    const std::vector<bool> out = redundant_legs(platform, legs, {whole});
+    return std::vector<double>{static_cast<double>(legs.size()),
+                               static_cast<double>(std::count(out.begin(), out.end(), true))};
+  });
+  EXPECT_GT(counts.at(1), counts.at(0) / 2) << counts.at(1) << " of " << counts.at(0) << " legs left out";
+}
+
+}  // namespace
+}  // namespace trainsim::engine
