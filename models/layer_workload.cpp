@@ -86,6 +86,11 @@ Op gemm(std::string name, double m, double n, double k, double batch, double ele
   op.kind = kind;
   op.precision = precision;
   op.gemm = {m, n, k, batch};
+  // A grouped GEMM (the routed experts, batch = local experts) launches one cuBLAS GEMM per
+  // group: Transformer Engine's GroupedLinear runs general_grouped_gemm, which loops over the
+  // GEMMs on 4 streams (TransformerEngine, transformer_engine/common/gemm/cublaslt_gemm.cu,
+  // nvte_multi_stream_cublas_gemm). Strided-batched attention products are one kernel.
+  op.kernels = kind == OpKind::gemm ? static_cast<int>(batch) : 1;
   op.flops = op.model_flops = op.causal_model_flops = 2.0 * m * n * k * batch;
   op.bytes = ((m * k + k * n) * input_element(precision, element) + m * n * element) * batch;
   return op;
@@ -106,7 +111,7 @@ Op as_pass(Op op, OpPass pass) {
 
 Op split_into(Op op, int splits) {
   op.splits = splits;
-  op.kernels = splits;
+  op.kernels *= splits;
   return op;
 }
 
@@ -117,11 +122,17 @@ Op split_into(Op op, int splits) {
 // 2 + 2 + 1 + 1 bytes per element, two kernels. Forward: the GEMM's input; backward: the
 // gradient of its output. A tensor of hidden width is quantized before the sequence-parallel
 // all-gather, on this rank's T / t rows, and gathered in fp8. (The weights are quantized
-// once per step: fp8_weight_quantize_op.)
-Op quantize_op(std::string name, double elements) {
+// once per step: fp8_weight_quantize_op.) A grouped GEMM's operand is quantized expert by
+// expert (`groups` tensors: Transformer Engine's GroupedLinear quantizes each split).
+Op quantize_op(std::string name, double elements, double groups = 1) {
   Op op = memory_op(std::move(name), OpKind::elementwise, 6.0 * elements);
-  op.kernels = 2;
+  op.kernels = 2 * static_cast<int>(groups);
   return op;
+}
+
+// The tensors a GEMM's operand is quantized as: one per group of a grouped GEMM.
+double quantized_groups(const Op& gemm_op) {
+  return gemm_op.kind == OpKind::gemm ? gemm_op.gemm.batch : 1.0;
 }
 
 // Bytes per element of what a backward pass reads and writes.
@@ -141,7 +152,7 @@ void add_gemm_backward(const Op& fwd, bool has_weight, Elements elements, int dg
   const double element = elements.activation;
   const GemmShape& g = fwd.gemm;
   if (is_quantized(fwd.precision)) {
-    Op quantize = quantize_op(fwd.name + ".quantize.bwd", grad_rows * g.n * g.batch);
+    Op quantize = quantize_op(fwd.name + ".quantize.bwd", grad_rows * g.n * g.batch, quantized_groups(fwd));
     quantize.pass = OpPass::backward;
     backward.push_back(quantize);
   }
@@ -200,7 +211,8 @@ struct LinearRun {
 void add_weight_gemm(Op op, std::vector<ForwardStep>& steps, const LinearRun& run = {}) {
   const GemmShape g = op.gemm;
   if (is_quantized(op.precision))
-    steps.push_back({quantize_op(op.name + ".quantize", (run.input_rows > 0 ? run.input_rows : g.m) * g.k * g.batch),
+    steps.push_back({quantize_op(op.name + ".quantize", (run.input_rows > 0 ? run.input_rows : g.m) * g.k * g.batch,
+                                 quantized_groups(op)),
                      ForwardStep::Grad::quantize});
   ForwardStep step{split_into(std::move(op), run.splits), ForwardStep::Grad::weight_gemm};
   step.dgrad_splits = run.dgrad_splits;
@@ -269,6 +281,48 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
   steps.push_back(pv);
 }
 
+// A memory-bound linear map (a gather, scatter or permutation of rows) of `kernels` kernels:
+// its gradient is the inverse map, reading the output gradient and writing the input's.
+void add_linear_memory(std::vector<ForwardStep>& steps, std::string name, double in_bytes, double out_bytes,
+                       int kernels, bool host_sync = false) {
+  Op op = memory_op(std::move(name), OpKind::elementwise, in_bytes + out_bytes);
+  op.kernels = kernels;
+  op.host_sync = host_sync;
+  steps.push_back({op, ForwardStep::Grad::linear_memory, in_bytes, out_bytes});
+}
+
+// The router's kernels beside its GEMM, as Megatron-Core runs them with moe_router_fusion
+// (the NeMo performance recipes set it): the fused score function and top-k over the
+// [tokens, experts] logits in fp32 (Transformer Engine's fused_topk_with_score_function: reads
+// the logits, writes the probabilities and the bool routing map), and the load-balancing
+// loss's two fused kernels (fused_compute_score_for_moe_aux_loss, fused_moe_aux_loss) reading
+// the same scores (Fedus et al. 2021, Switch Transformer eq. 4). The benchmark rows force a
+// balanced routing, but the router and its loss still run.
+void add_router_kernels(const ModelSpec& m, const Dims& d, std::vector<ForwardStep>& steps) {
+  const double scores = d.sp_tokens * m.experts * 4.0;
+  steps.push_back(memory_step("router.topk", OpKind::elementwise, scores, scores + scores / 4.0));
+  ForwardStep aux = memory_step("router.aux_loss", OpKind::elementwise, scores + scores / 4.0, m.experts * 4.0);
+  aux.op.kernels = 2;
+  steps.push_back(aux);
+}
+
+// Token permutation of the all-to-all dispatcher with moe_permute_fusion (Transformer Engine's
+// transformer_engine/pytorch/permutation.py): before the dispatch each token's top_k copies
+// are gathered into expert order (moe_permute_with_probs: three kernels build the row map,
+// one moves the rows), after the combine they are scattered back and summed with their
+// probabilities (moe_unpermute, one kernel); each one's gradient is the other's map. The
+// dispatch is where Megatron-Core's MoEAlltoAllTokenDispatcher copies the token counts to
+// the host and waits for them (preprocess: _maybe_dtoh_and_synchronize before the EP
+// all-to-all; NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py), forward
+// only: the backward all-to-alls reuse the split sizes already on the host.
+void add_token_permutation(double in_bytes, double out_bytes, bool dispatch, std::vector<ForwardStep>& steps) {
+  if (dispatch) {
+    add_linear_memory(steps, "moe.permute", in_bytes, out_bytes, 4, true);
+  } else {
+    add_linear_memory(steps, "moe.unpermute", in_bytes, out_bytes, 1);
+  }
+}
+
 // A dense MLP of inner size f, named `name` ("mlp", "shared_experts").
 void add_dense_mlp(const std::string& name, const ModelSpec& m, double f, const Dims& d,
                    std::vector<ForwardStep>& steps) {
@@ -297,14 +351,25 @@ void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vect
   // tokens (its sequence shard; all T without sequence parallelism, where expert_tp = tp), so
   // a rank runs T top_k expert_tp / t token-expert rows in all: T top_k with expert_tp = tp.
   steps.push_back({gemm("router", d.sp_tokens, m.experts, d.h, 1, d.element, d.other), ForwardStep::Grad::weight_gemm});
+  add_router_kernels(m, d, steps);
   const double local_experts = static_cast<double>(m.experts) / p.ep;
   const double rows = d.tokens * m.top_k * etp / d.t;
   const double tokens_per_expert = rows / local_experts;
+  // The bytes this rank dispatches (its sequence shard's top_k copies with SP) and those its
+  // experts get (the rows above).
+  const double dispatched_bytes = d.sp_tokens * m.top_k * d.h * d.element;
+  const double received_bytes = rows * d.h * d.element;
+  add_token_permutation(d.sp_tokens * d.h * d.element, dispatched_bytes, true, steps);
+  // Permutation 2 (Megatron-Core's sort_chunks_by_idxs, fused): the received rows sorted by
+  // local expert, and back after the experts; only with more than one local expert.
+  if (local_experts > 1) add_linear_memory(steps, "experts.sort", received_bytes, received_bytes, 2);
   add_weight_gemm(gemm("experts.up", tokens_per_expert, up_width, d.h, local_experts, d.element, d.linear), steps);
   steps.push_back(memory_step("experts.activation", OpKind::elementwise, rows * up_width * d.element,
                               rows * expert_f / etp * d.element));
   add_weight_gemm(gemm("experts.down", tokens_per_expert, d.h, expert_f / etp, local_experts, d.element, d.linear),
                   steps);
+  if (local_experts > 1) add_linear_memory(steps, "experts.unsort", received_bytes, received_bytes, 2);
+  add_token_permutation(dispatched_bytes, d.sp_tokens * d.h * d.element, false, steps);
 }
 
 // MLA's projections (DeepSeek-V2 §2.1.2-2.1.3; Megatron-Core's MLASelfAttention): the

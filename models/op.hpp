@@ -46,7 +46,15 @@ struct Op {
   /// layers' linear GEMMs run in fp8 (Transformer Engine); attention, the router and the
   /// output layer stay bf16 (Megatron-LM / NeMo FP8 recipes).
   Precision precision = Precision::bf16;
-  int kernels = 1;  ///< CUDA kernels the op launches (a launch gap is paid per kernel)
+  /// CUDA kernels the op launches (a launch gap is paid per kernel; the host pays
+  /// training.kernel_host_time per kernel, sim/step/host_bound_pass.hpp). A grouped expert GEMM
+  /// launches one GEMM per expert (Transformer Engine's GroupedLinear).
+  int kernels = 1;
+  /// The host waits for the GPU to drain before it launches this op: a device-to-host copy
+  /// whose value the host needs (Megatron-Core's all-to-all token dispatcher copies the
+  /// per-expert token counts to the host before the dispatch), so the launch queue is empty
+  /// here and the ops from this one on start only as the host launches them.
+  bool host_sync = false;
   /// A GEMM run as `splits` GEMMs of m / splits rows each, one after another (Transformer
   /// Engine's ring-exchange TP overlap computes each chunk as its slice of the all-gather
   /// arrives); `gemm` and the counts are the whole op's.

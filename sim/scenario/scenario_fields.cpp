@@ -562,6 +562,12 @@ std::vector<ScenarioField> scenario_fields() {
       latency_field(
           "training.microbatch_host_overhead", "host time the GPU waits for per micro-batch and model-chunk pass",
           [](auto& s) -> auto& { return s.training.microbatch_host_overhead_s; }),
+      latency_field(
+          "training.kernel_host_time", "host time per op dispatched, its first kernel's launch included",
+          [](auto& s) -> auto& { return s.training.kernel_host_time_s; }),
+      latency_field(
+          "training.kernel_launch_time", "host time per further kernel an op launches from its own loop",
+          [](auto& s) -> auto& { return s.training.kernel_launch_time_s; }),
 
       int_field(
           "parallel.tp", "tensor-parallel size", [](auto& s) -> auto& { return s.parallel.tp; }, 1),

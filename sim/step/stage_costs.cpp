@@ -11,6 +11,7 @@
 #include "models/memory_budget.hpp"
 #include "models/model_state_memory.hpp"
 #include "models/stage_parameters.hpp"
+#include "sim/step/host_bound_pass.hpp"
 
 namespace trainsim {
 
@@ -190,6 +191,8 @@ struct KindOps {
   SplitBackward backward;
   LayerOverlap forward_overlap;
   LayerOverlap backward_overlap;
+  /// Seconds one layer's pass waits for the host beyond its GPU time (host_bound_pass.hpp).
+  double forward_host_s = 0, recompute_host_s = 0, backward_host_s = 0, weight_host_s = 0;
 };
 
 KindOps kind_ops(const ModelSpec& layer, const Scenario& s, const ComputeModel& compute, double load, bool defer) {
@@ -199,7 +202,26 @@ KindOps kind_ops(const ModelSpec& layer, const Scenario& s, const ComputeModel& 
   k.backward = split(k.ops.backward, defer);
   k.forward_overlap = forward_overlap(k.ops.forward, compute, load);
   k.backward_overlap = backward_overlap(k.backward.input, compute, load);
+  const HostLaunchCost host_s{s.training.kernel_host_time_s, s.training.kernel_launch_time_s};
+  k.forward_host_s = host_bound_excess_s(k.ops.forward, compute, load, host_s);
+  k.recompute_host_s = host_bound_excess_s(k.ops.recompute, compute, load, host_s);
+  k.backward_host_s = host_bound_excess_s(k.backward.input, compute, load, host_s);
+  k.weight_host_s = host_bound_excess_s(k.backward.weight, compute, load, host_s);
   return k;
+}
+
+// `count` layers of kind `k`, the first `recomputed` of them recomputed: their ops' GPU time
+// and what the host adds to it.
+void add_layers(const KindOps& k, int count, int recomputed, const ComputeModel& compute, double load,
+                ChunkCosts& cc) {
+  add_ops(k.ops.forward, compute, count, load, cc.forward);
+  add_ops(k.ops.recompute, compute, recomputed, load, cc.recompute);
+  add_ops(k.backward.input, compute, count, load, cc.backward);
+  add_ops(k.backward.weight, compute, count, load, cc.weight);
+  cc.forward.compute_s += count * k.forward_host_s;
+  cc.recompute.compute_s += recomputed * k.recompute_host_s;
+  cc.backward.compute_s += count * k.backward_host_s;
+  cc.weight.compute_s += count * k.weight_host_s;
 }
 
 // The kinds a model's layers come in, each built once.
@@ -238,13 +260,13 @@ void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, con
   const int depth = s.model.mtp_depth;
   const PassOps proj = mtp_projection_ops(s.model, s.training, s.parallel);
   const PassOps head = output_ops(s.model, s.training, s.parallel);
-  for (const PassOps* ops : {&proj, &head, &layer.ops}) {
+  for (const PassOps* ops : {&proj, &head}) {
     const SplitBackward bwd = split(ops->backward, defer);
-    const double load_here = ops == &layer.ops ? load : 1.0;
-    add_ops(ops->forward, compute, depth, load_here, cc.forward);
-    add_ops(bwd.input, compute, depth, load_here, cc.backward);
-    add_ops(bwd.weight, compute, depth, load_here, cc.weight);
+    add_ops(ops->forward, compute, depth, 1.0, cc.forward);
+    add_ops(bwd.input, compute, depth, 1.0, cc.backward);
+    add_ops(bwd.weight, compute, depth, 1.0, cc.weight);
   }
+  add_layers(layer, depth, 0, compute, load, cc);
   for (PassCost* pass : {&cc.forward, &cc.backward}) {
     PassCost extra;
     const int moe = layer.layer.is_moe() ? depth : 0;
@@ -317,10 +339,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       if (recompute_ops > 0) cc.recompute.compute_s += recompute_ops * tr.layer_host_overhead_s;
       before = 0;
       for (const auto& [k, count] : runs) {
-        add_ops(k->ops.forward, compute, count, load, cc.forward);
-        add_ops(k->ops.recompute, compute, std::clamp(recomputed - before, 0, count), load, cc.recompute);
-        add_ops(k->backward.input, compute, count, load, cc.backward);
-        add_ops(k->backward.weight, compute, count, load, cc.weight);
+        add_layers(*k, count, std::clamp(recomputed - before, 0, count), compute, load, cc);
         before += count;
       }
       const LayerOverlap fwd_overlap = mean_overlap(runs, true);

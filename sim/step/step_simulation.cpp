@@ -446,6 +446,8 @@ class StageActor {
     loader_.consumed(index, sg4::Engine::get_clock());
   }
 
+  bool parameter_gather_running() const { return param_gather_ && !param_gather_->done(); }
+
   // A communication of this GPU's still in flight beside its compute, if any.
   const CommActivity* running_beside() const {
     for (const std::vector<CommActivity>* list : {&dp_inflight_, &beside_})
@@ -594,10 +596,15 @@ class StageActor {
         call.op = c.op;
         for (const int r : group) call.gpus.push_back(w_.mapping.gpu_of(r));
         call.bytes = c.bytes;
+        // A duration measured beside the overlapped parameter all-gather (the first forward
+        // pass's only) is that moment's, not the collective's: it is not reused for the
+        // later micro-batches. (Gradient reductions run beside most of every backward; a
+        // collective measured beside one stays cached, as before.)
+        const bool beside_gather = parameter_gather_running();
         const CommActivity collective = engine::start_collective(w_.platform, call);
         if (beside > 0) sg4::this_actor::sleep_for(beside);
         collective.wait();
-        w_.duration_cache[key] = collective.duration_s();
+        if (!beside_gather && !parameter_gather_running()) w_.duration_cache[key] = collective.duration_s();
       }
       const double end = sg4::Engine::get_clock();
       computed += beside;

@@ -1,7 +1,12 @@
 // The MoE rows of ../shared/validation/public.md A2 (NeMo / Megatron-Bridge 25.11, DGX-H100
 // and DGX-B200), one scenario each in scenarios/validation/, run through the real CLI as a
 // user would (issue 16 item 4): every row is expressible, simulates, and fits in memory as it
-// ran. Their throughput is not held to the published figure here; the error is printed.
+// ran, and its throughput error is held within a bound per row: what this build reaches with
+// the MoE layer's token permutations and router kernels, its host-bound passes
+// (training.kernel_host_time and kernel_launch_time, sim/step/host_bound_pass.hpp) and the
+// all-to-alls timed without the first micro-batch's parameter gather beside them. The bounds
+// are where the rows are, not where they should be: all six are still optimistic (README,
+// "The MoE rows").
 //
 // GPT-OSS 120B on 64 H100 runs the recipe's micro-batch 1 (Megatron-Bridge 00b7660b's H100
 // preset; GBS 512 kept): the table's micro-batch 4 (PP 4, no recomputation) would need 105 GiB
@@ -13,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -59,8 +65,9 @@ std::string memory_verdict(const std::string& file, const std::vector<std::strin
 
 bool says_it_fits(const std::string& verdict) { return verdict.rfind("fits:", 0) == 0; }
 
-// `trainsim run --json` exits 0 and gives a positive throughput; prints the published error.
-void simulates(const std::string& name) {
+// `trainsim run --json` exits 0 and gives a positive throughput within `bound` (a fraction)
+// of the published one; prints the error.
+void simulates(const std::string& name, double bound) {
   const std::string file = scenario(name);
   const auto r = testing::run_trainsim({"run", file, "--json"});
   ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
@@ -71,32 +78,36 @@ void simulates(const std::string& name) {
   ASSERT_GT(published, 0) << name << ": no published_tokens_per_s_per_gpu line";
   std::printf("%s: simulated %.0f tokens/s/GPU, published %.0f, error %+.1f %%, step %.3f s\n", name.c_str(),
               simulated, published, 100 * (simulated / published - 1), result.at("step_time_s").get<double>());
+  EXPECT_LE(std::abs(simulated / published - 1), bound) << name;
 }
 
-// Simulates, and `trainsim memory` says it fits as it ran.
-void simulates_and_fits(const std::string& name) {
-  simulates(name);
+// Simulates within `bound`, and `trainsim memory` says it fits as it ran.
+void simulates_and_fits(const std::string& name, double bound) {
+  simulates(name, bound);
   const std::string verdict = memory_verdict(scenario(name));
   EXPECT_TRUE(says_it_fits(verdict)) << name << ": " << verdict;
 }
 
+// Errors with this build (README, "The MoE rows"): H100 GPT-OSS +62.1 %, H100 Qwen3 30B
+// +164.2 %, B200 DeepSeek-V3 +50.1 %, B200 GPT-OSS +129.2 %, B200 Qwen3 30B +137.3 %, B200
+// Qwen3 235B +79.2 %; each bound is the next 5 % above.
 TEST(MoeValidation, DgxH100GptOss120b) {
   const std::string name = "nemo-h100-gpt-oss-120b";
-  simulates_and_fits(name);
+  simulates_and_fits(name, 0.65);
   // The table's micro-batch 4 (grad_accum 8) would not fit (see the top of this file).
   const std::string table = memory_verdict(scenario(name), {"training.micro_batch=4", "training.grad_accum=8"});
   EXPECT_FALSE(says_it_fits(table)) << table;
 }
 
-TEST(MoeValidation, DgxH100Qwen3_30bA3b) { simulates_and_fits("nemo-h100-qwen3-30b-a3b"); }
+TEST(MoeValidation, DgxH100Qwen3_30bA3b) { simulates_and_fits("nemo-h100-qwen3-30b-a3b", 1.70); }
 
-TEST(MoeValidation, DgxB200DeepSeekV3) { simulates_and_fits("nemo-b200-deepseek-v3"); }
+TEST(MoeValidation, DgxB200DeepSeekV3) { simulates_and_fits("nemo-b200-deepseek-v3", 0.55); }
 
-TEST(MoeValidation, DgxB200GptOss120b) { simulates_and_fits("nemo-b200-gpt-oss-120b"); }
+TEST(MoeValidation, DgxB200GptOss120b) { simulates_and_fits("nemo-b200-gpt-oss-120b", 1.35); }
 
-TEST(MoeValidation, DgxB200Qwen3_30bA3b) { simulates_and_fits("nemo-b200-qwen3-30b-a3b"); }
+TEST(MoeValidation, DgxB200Qwen3_30bA3b) { simulates_and_fits("nemo-b200-qwen3-30b-a3b", 1.40); }
 
-TEST(MoeValidation, DgxB200Qwen3_235bA22b) { simulates_and_fits("nemo-b200-qwen3-235b-a22b"); }
+TEST(MoeValidation, DgxB200Qwen3_235bA22b) { simulates_and_fits("nemo-b200-qwen3-235b-a22b", 0.80); }
 
 }  // namespace
 }  // namespace trainsim

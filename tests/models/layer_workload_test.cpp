@@ -216,3 +216,80 @@ TEST(LayerWorkload, TpCommOverlapSplitsTheRingExchangeGemms) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+using testing::find_op;
+
+// Qwen3 30B-A3B on EP 8 in fp8: 128 experts of 768, top 8, 16 a rank.
+Case moe_case() {
+  Case c;
+  c.model = *model_preset("qwen3-30b-a3b");
+  c.model.seq_len = 4096;
+  c.training.attention = AttentionKernel::flash;
+  c.training.precision = Precision::fp8;
+  c.parallel.ep = 8;
+  c.parallel.dp = 8;
+  return c;
+}
+
+TEST(LayerWorkload, MoeLayerPermutesTheTokensAroundTheExperts) {
+  const Case c = moe_case();
+  const PassOps ops = transformer_layer_ops(c.model, c.training, c.parallel);
+  const double tokens = c.model.seq_len, h = c.model.hidden, k = c.model.top_k;
+  const Op* permute = find_op(ops.forward, "moe.permute");
+  const Op* unpermute = find_op(ops.forward, "moe.unpermute");
+  const Op* sort = find_op(ops.forward, "experts.sort");
+  const Op* unsort = find_op(ops.forward, "experts.unsort");
+  ASSERT_TRUE(permute && unpermute && sort && unsort);
+  // Gather T rows of width h into T top_k rows, and back; bf16 rows.
+  EXPECT_DOUBLE_EQ(permute->bytes, 2.0 * tokens * h * (1 + k));
+  EXPECT_DOUBLE_EQ(unpermute->bytes, 2.0 * tokens * h * (1 + k));
+  EXPECT_DOUBLE_EQ(sort->bytes, 2.0 * 2.0 * tokens * k * h);
+  // Each one's gradient is the inverse map, the same bytes.
+  for (const char* name : {"moe.permute.bwd", "moe.unpermute.bwd", "experts.sort.bwd", "experts.unsort.bwd"})
+    EXPECT_NE(find_op(ops.backward, name), nullptr) << name;
+  // The dispatch waits for the token counts on the host, forward only.
+  EXPECT_TRUE(permute->host_sync);
+  int syncs = 0;
+  for (const Op& op : ops.forward) syncs += op.host_sync ? 1 : 0;
+  EXPECT_EQ(syncs, 1);
+  for (const Op& op : ops.backward) EXPECT_FALSE(op.host_sync) << op.name;
+  // The router's top-k and load-balancing loss over [T, E] fp32 scores.
+  const Op* topk = find_op(ops.forward, "router.topk");
+  ASSERT_NE(topk, nullptr);
+  EXPECT_DOUBLE_EQ(topk->bytes, tokens * c.model.experts * 4.0 * 2.25);
+  EXPECT_NE(find_op(ops.forward, "router.aux_loss"), nullptr);
+}
+
+TEST(LayerWorkload, GroupedExpertGemmsLaunchOneKernelPerLocalExpert) {
+  const Case c = moe_case();
+  const PassOps ops = transformer_layer_ops(c.model, c.training, c.parallel);
+  const int local = c.model.experts / c.parallel.ep;
+  for (const char* name : {"experts.up", "experts.down"}) {
+    EXPECT_EQ(find_op(ops.forward, name)->kernels, local) << name;
+    // fp8 current scaling: each expert's input quantized by an amax and a cast kernel.
+    EXPECT_EQ(find_op(ops.forward, std::string(name) + ".quantize")->kernels, 2 * local) << name;
+    for (const char* grad : {".dgrad", ".wgrad"})
+      EXPECT_EQ(find_op(ops.backward, std::string(name) + grad)->kernels, local) << name << grad;
+    EXPECT_EQ(find_op(ops.backward, std::string(name) + ".quantize.bwd")->kernels, 2 * local) << name;
+  }
+  // The router's and the attention's GEMMs stay one kernel each.
+  EXPECT_EQ(find_op(ops.forward, "router")->kernels, 1);
+  EXPECT_EQ(find_op(ops.forward, "qkv")->kernels, 1);
+}
+
+TEST(LayerWorkload, OneLocalExpertNeedsNoSortAndDenseLayersNoSync) {
+  Case c = moe_case();
+  c.parallel.ep = c.model.experts;
+  c.parallel.dp = c.model.experts;
+  const PassOps moe = transformer_layer_ops(c.model, c.training, c.parallel);
+  EXPECT_EQ(find_op(moe.forward, "experts.sort"), nullptr);
+  EXPECT_EQ(find_op(moe.forward, "experts.up")->kernels, 1);
+  const PassOps dense = transformer_layer_ops(*model_preset("llama3-8b"), c.training, ParallelSpec{});
+  for (const Op& op : dense.forward) EXPECT_FALSE(op.host_sync) << op.name;
+}
+
+}  // namespace
+}  // namespace trainsim

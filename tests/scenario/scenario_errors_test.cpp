@@ -186,6 +186,8 @@ const BadInput k_cases[] = {
     {"bad_pp_comm_overlap", base_with(""), {"--set", "parallel.pp_comm_overlap=maybe"}, "parallel.pp_comm_overlap",
      "auto"},
     {"negative_kernel_gap", base_with(""), {"--set", "training.kernel_gap=-1us"}, "training.kernel_gap", ""},
+    {"negative_kernel_host_time", base_with(""), {"--set", "training.kernel_host_time=-5us"},
+     "training.kernel_host_time", ""},
     {"min_dp_above_dp", base_with(""), {"--set", "elastic.min_dp=3"}, "elastic.min_dp", "must not exceed"},
     {"bad_spare_nodes", base_with(""), {"--set", "failures.spare_nodes=some"}, "failures.spare_nodes", "unlimited"},
     {"model_shape_required",

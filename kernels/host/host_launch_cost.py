@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Host time per launched kernel, measured in PyTorch profiler (Kineto) traces.
+
+trainsim's training.kernel_host_time (sim/step/host_bound_pass.hpp) is the host time a
+framework spends per CUDA kernel it launches: when a stretch of kernels runs shorter on the
+GPU than the host takes to launch them (small MoE expert GEMMs, their per-expert quantization,
+the token permutations), the GPU waits for the host. This script measures it in real traces:
+
+  launch API     the duration of each cudaLaunchKernel runtime call (the driver's share)
+  launch interval the time from one kernel launch to the next on the same host thread: the
+                 framework's whole per-kernel cost (Python, operator dispatch, launch), the
+                 rate at which a host-bound thread feeds the GPU
+
+Medians over all launching threads. Inputs used for the default (README "What a step pays"):
+facebookresearch/HolisticTraceAnalysis @ f4d0062c382f42bd8a74838bcdad1916c7d5d2da, MIT license
+(Copyright (c) Meta Platforms, Inc. and affiliates; notice in tests/data/profiles/README.md):
+  tests/data/trace_diff/control/control.json.gz   (A100, 8 ranks, rank 3)
+  tests/data/h100/h100_trace.json.gz               (H100)
+  tests/data/vision_transformer/rank-0.json.gz     (a vision transformer)
+Get them with
+  git --git-dir=HolisticTraceAnalysis/.git show f4d0062c:<path> > <file>
+
+Usage: host_launch_cost.py TRACE.json[.gz] ...   (standard library only; deterministic)
+"""
+
+import gzip
+import json
+import statistics
+import sys
+
+LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx")
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        trace = json.load(f)
+    return trace["traceEvents"] if isinstance(trace, dict) else trace
+
+
+def measure(events):
+    by_thread = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("name") in LAUNCHES:
+            by_thread.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+    durations, intervals = [], []
+    for launches in by_thread.values():
+        launches.sort(key=lambda e: e["ts"])
+        durations += [float(e.get("dur", 0)) for e in launches]
+        intervals += [float(b["ts"]) - float(a["ts"]) for a, b in zip(launches, launches[1:])]
+    return durations, intervals
+
+
+def report(name, durations, intervals):
+    q = statistics.quantiles(intervals, n=4)
+    print(f"{name}: {len(durations)} launches; launch API median {statistics.median(durations):.1f} us; "
+          f"launch interval median {statistics.median(intervals):.1f} us (quartiles {q[0]:.1f} .. {q[2]:.1f})")
+
+
+def main(paths):
+    all_durations, all_intervals = [], []
+    for path in paths:
+        durations, intervals = measure(load(path))
+        if not intervals:
+            print(f"{path}: no kernel launches")
+            continue
+        report(path, durations, intervals)
+        all_durations += durations
+        all_intervals += intervals
+    if len(paths) > 1 and all_intervals:
+        report("all traces", all_durations, all_intervals)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])

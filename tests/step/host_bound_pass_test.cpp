@@ -1,0 +1,81 @@
+// A pass at the host's pace (sim/step/host_bound_pass.hpp): the host launches each kernel in
+// training.kernel_host_time, the GPU runs it once launched, and after a device-to-host
+// synchronization the host starts from behind.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/step/host_bound_pass.hpp"
+
+namespace trainsim {
+namespace {
+
+// Times each op by the seconds it carries in `flops`.
+class GivenTimes final : public ComputeModel {
+ public:
+  double op_time_s(const Op& op) const override { return op.flops; }
+  std::string description() const override { return "given times"; }
+};
+
+Op op(const std::string& name, double gpu_s, int kernels, bool host_sync = false) {
+  Op o;
+  o.name = name;
+  o.flops = gpu_s;
+  o.kernels = kernels;
+  o.host_sync = host_sync;
+  return o;
+}
+
+constexpr double k_us = 1e-6;
+// 30 us an op and a kernel alike, to read the cases by kernels.
+constexpr HostLaunchCost k_host{30e-6, 30e-6};
+
+TEST(HostBoundPass, LongKernelsHideTheHost) {
+  const GivenTimes gpu;
+  // 3 kernels of 100 us against 30 us of host each: the host runs ahead.
+  const std::vector<Op> ops{op("a", 100 * k_us, 1), op("b", 100 * k_us, 1), op("c", 100 * k_us, 1)};
+  EXPECT_DOUBLE_EQ(host_bound_excess_s(ops, gpu, 1.0, k_host), 0.0);
+}
+
+TEST(HostBoundPass, ShortKernelsRunAtTheHostsPace) {
+  const GivenTimes gpu;
+  // 16 grouped GEMMs of 5 us each in one op (80 us) and a 10 us op: 17 launches of 30 us.
+  const std::vector<Op> ops{op("experts.up", 80 * k_us, 16), op("act", 10 * k_us, 1)};
+  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), 17 * 30 * k_us - 90 * k_us, 1e-12);
+  // No host time, no excess.
+  EXPECT_DOUBLE_EQ(host_bound_excess_s(ops, gpu, 1.0, HostLaunchCost{}), 0.0);
+}
+
+TEST(HostBoundPass, ASyncKeepsTheHostFromRunningAheadOverIt) {
+  const GivenTimes gpu;
+  // Before the sync: one long kernel (1 ms, 1 launch); after: 10 launches of 1 us kernels.
+  // Without the sync the long kernel would hide the 10 launches (330 us < 1.01 ms); with it
+  // the host waits for the long kernel and then launches the short ones one by one.
+  std::vector<Op> ops{op("attention", 1e-3, 1), op("moe.permute", 1 * k_us, 1, true)};
+  for (int i = 0; i < 9; ++i) ops.push_back(op("small", 1 * k_us, 1));
+  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), 10 * (30 - 1) * k_us, 1e-12);
+  ops[1].host_sync = false;
+  EXPECT_DOUBLE_EQ(host_bound_excess_s(ops, gpu, 1.0, k_host), 0.0);
+}
+
+TEST(HostBoundPass, TheBusiestExpertRanksGpuTimeCounts) {
+  const GivenTimes gpu;
+  // 16 launches (480 us) against 400 us of expert GEMMs: 80 us at the balanced load, none
+  // when the busiest rank has 1.5 x the tokens (600 us on its GPU).
+  const std::vector<Op> ops{op("experts.up", 400 * k_us, 16)};
+  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), 80 * k_us, 1e-12);
+  EXPECT_DOUBLE_EQ(host_bound_excess_s(ops, gpu, 1.5, k_host), 0.0);
+}
+
+TEST(HostBoundPass, AnOpsFurtherKernelsCostTheLaunchCallOnly) {
+  const GivenTimes gpu;
+  // A grouped GEMM of 16 experts, 5 us each on the GPU: one dispatch of 30 us and 15 launches
+  // of 6 us from Transformer Engine's C++ loop, 120 us of host against 80 us of GPU.
+  const std::vector<Op> ops{op("experts.up", 80 * k_us, 16)};
+  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, HostLaunchCost{30 * k_us, 6 * k_us}), 40 * k_us, 1e-12);
+}
+
+}  // namespace
+}  // namespace trainsim
