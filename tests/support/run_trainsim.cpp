@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -29,7 +30,9 @@ std::string unique_name(const std::string& stem) {
   std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "no_test";
   for (char& c : name)
     if (c == '/') c = '_';
-  return ::testing::TempDir() + "trainsim_" + name + "_" + stem;
+  // The process id keeps two test runs at once (two build trees, a helper's and CI's) from
+  // writing each other's files.
+  return ::testing::TempDir() + "trainsim_" + name + "_" + std::to_string(::getpid()) + "_" + stem;
 }
 
 RunResult run_command(const std::string& prefix, const std::vector<std::string>& args) {
