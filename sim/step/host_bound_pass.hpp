@@ -2,8 +2,9 @@
 // When the host, not the GPU, sets the pace of a pass: a framework spends host time on every
 // op it dispatches (Python, operator dispatch, the first launch; training.kernel_host_time)
 // and on every further kernel the op launches from its own C++ loop (the launch call;
-// training.kernel_launch_time), and the GPU runs a kernel only once it is launched. Normally the host runs ahead and the
-// launch queue hides this; a stretch of kernels shorter on the GPU than their launches (the
+// training.kernel_launch_time), and the GPU runs a kernel only once it is launched. Normally
+// the host runs ahead and the launch queue hides this; a stretch of kernels shorter on the
+// GPU than their launches (the
 // many small per-expert GEMMs and quantizations of an MoE layer) runs at the host's pace, and
 // after a device-to-host synchronization (Op::host_sync) the queue is empty and the host
 // starts from behind.
