@@ -39,16 +39,26 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, in
   if (count > 0) cost.collectives.push_back({group, op, bytes, count, 0.0, layers});
 }
 
-// MoE token dispatch and combine: two all-to-alls per layer and pass over the expert-
-// parallel group (Lepikhin et al. 2020, GShard §2.2; Megatron-Core's all-to-all token
-// dispatcher), each rank sending its tokens' top_k copies, the busiest rank the most.
-// `moe_layers` of the `layers` are MoE layers (DeepSeek-V3's first layers are dense): their
-// 2 x moe_layers all-to-alls are spread over the pass's layers.
-void add_layer_ep_comm(PassCost& cost, const Scenario& s, int moe_layers, int layers, double tokens_bytes,
-                       double expert_load) {
-  if (!s.model.is_moe() || s.parallel.ep == 1 || moe_layers == 0) return;
-  add_collective(cost, CollectiveOp::all_to_all, tokens_bytes * s.model.top_k * expert_load, 2 * moe_layers, layers,
-                 CommGroup::ep);
+// The MoE layers' expert collectives in one pass. Token dispatch and combine: two
+// all-to-alls per layer and pass over the expert-parallel group (Lepikhin et al. 2020, GShard
+// §2.2; Megatron-Core's all-to-all token dispatcher), each rank sending its tokens' top_k
+// copies, the busiest rank the most. `moe_layers` of the `layers` are MoE layers
+// (DeepSeek-V3's first layers are dense): their collectives are spread over the pass's layers.
+// With expert parallel folding and expert_tp > 1, after the dispatch the tokens a rank
+// received are all-gathered over its expert_tp group, and the experts' outputs
+// reduce-scattered back before the combine (the backward runs the conjugates); each rank
+// receives, on balance, the top_k copies of as many tokens as it sent. Without folding the
+// MoE MLP's collectives are the TP group's (add_layer_tp_comm).
+void add_layer_expert_comm(PassCost& cost, const Scenario& s, int moe_layers, int layers, double tokens_bytes,
+                           double expert_load) {
+  const ParallelSpec& p = s.parallel;
+  if (!s.model.is_moe() || moe_layers == 0) return;
+  const double copies_bytes = tokens_bytes * s.model.top_k * expert_load;
+  if (p.ep > 1) add_collective(cost, CollectiveOp::all_to_all, copies_bytes, 2 * moe_layers, layers, CommGroup::ep);
+  if (!p.expert_folding() || p.expert_tp_size() == 1) return;
+  const double gathered = p.expert_tp_size() * tokens_bytes * s.model.top_k * expert_load;
+  add_collective(cost, CollectiveOp::all_gather, gathered, moe_layers, layers, CommGroup::etp);
+  add_collective(cost, CollectiveOp::reduce_scatter, gathered, moe_layers, layers, CommGroup::etp);
 }
 
 // Context parallelism: each layer's attention gathers the other ranks' K and V blocks
@@ -104,7 +114,7 @@ LayerOverlap backward_overlap(const std::vector<Op>& ops, const ComputeModel& c,
 //
 // `mlp_layers` of the `layers` have their MLP's collectives on the TP group: all of them,
 // unless expert parallel folding moves the MoE layers' to the expert groups
-// (add_layer_etp_comm).
+// (add_layer_expert_comm).
 void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, int mlp_layers, double activation_bytes,
                        const LayerOverlap* overlap = nullptr) {
   if (s.parallel.tp == 1 || layers == 0) return;
@@ -142,20 +152,6 @@ void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, int mlp_la
   } else {
     add_collective(cost, CollectiveOp::all_reduce, activation_bytes, layers + mlp_layers, layers);
   }
-}
-
-// Expert parallel folding with expert_tp > 1 (Megatron-Core's all-to-all token dispatcher):
-// after the dispatch, the tokens a rank received are all-gathered over its expert_tp group,
-// and the experts' outputs reduce-scattered back before the combine; the backward runs the
-// conjugates. Each rank receives, on balance, the top_k copies of as many tokens as it sent.
-// Without folding the MoE MLP's collectives are the TP group's (add_layer_tp_comm).
-void add_layer_etp_comm(PassCost& cost, const Scenario& s, int moe_layers, int layers, double tokens_bytes,
-                        double expert_load) {
-  const ParallelSpec& p = s.parallel;
-  if (!p.expert_folding() || p.expert_tp_size() == 1 || moe_layers == 0) return;
-  const double gathered = p.expert_tp_size() * tokens_bytes * s.model.top_k * expert_load;
-  add_collective(cost, CollectiveOp::all_gather, gathered, moe_layers, layers, CommGroup::etp);
-  add_collective(cost, CollectiveOp::reduce_scatter, gathered, moe_layers, layers, CommGroup::etp);
 }
 
 // The layers whose MLP collectives run on the TP group: all but the MoE ones under folding.
@@ -271,8 +267,7 @@ void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, con
     PassCost extra;
     const int moe = layer.layer.is_moe() ? depth : 0;
     add_layer_tp_comm(extra, s, depth, tp_mlp_layers(s, depth, moe), activation_bytes);
-    add_layer_ep_comm(extra, s, moe, depth, ep_tokens_bytes, load);
-    add_layer_etp_comm(extra, s, moe, depth, ep_tokens_bytes, load);
+    add_layer_expert_comm(extra, s, moe, depth, ep_tokens_bytes, load);
     for (GroupCollective c : extra.collectives) {
       c.layers = 0;
       pass->collectives.push_back(c);
@@ -347,18 +342,15 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       const int tp_mlp = tp_mlp_layers(s, c.layers, moe_layers);
       add_layer_tp_comm(cc.forward, s, c.layers, tp_mlp, activation_bytes, overlap_tp ? &fwd_overlap : nullptr);
       add_layer_tp_comm(cc.backward, s, c.layers, tp_mlp, activation_bytes, overlap_tp ? &bwd_overlap : nullptr);
-      for (PassCost* pass : {&cc.forward, &cc.backward}) {
-        add_layer_ep_comm(*pass, s, moe_layers, c.layers, ep_tokens_bytes, load);
-        add_layer_etp_comm(*pass, s, moe_layers, c.layers, ep_tokens_bytes, load);
-      }
+      for (PassCost* pass : {&cc.forward, &cc.backward})
+        add_layer_expert_comm(*pass, s, moe_layers, c.layers, ep_tokens_bytes, load);
       cc.forward.cp_gather_bytes = cc.backward.cp_gather_bytes = c.layers * layer_cp_bytes(s, element);
       if (par.cp_algo == CpAlgo::all_gather) cc.backward.cp_reduce_bytes = cc.backward.cp_gather_bytes;
       // Full recomputation repeats the forward, its collectives included.
       if (s.training.recompute == Recompute::full) {
         add_layer_tp_comm(cc.recompute, s, recomputed, tp_mlp_layers(s, recomputed, moe_recomputed), activation_bytes,
                           overlap_tp ? &fwd_overlap : nullptr);
-        add_layer_ep_comm(cc.recompute, s, moe_recomputed, recomputed, ep_tokens_bytes, load);
-        add_layer_etp_comm(cc.recompute, s, moe_recomputed, recomputed, ep_tokens_bytes, load);
+        add_layer_expert_comm(cc.recompute, s, moe_recomputed, recomputed, ep_tokens_bytes, load);
         cc.recompute.cp_gather_bytes = recomputed * layer_cp_bytes(s, element);
       }
       if (c.has_embedding) {
