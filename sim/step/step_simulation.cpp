@@ -25,6 +25,7 @@
 #include "sim/step/data_loader.hpp"
 #include "sim/step/gpu_account.hpp"
 #include "sim/step/gradient_groups.hpp"
+#include "sim/step/lazy_clock.hpp"
 #include "sim/step/link_sampler.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "topologies/rank_mapping.hpp"
@@ -43,6 +44,9 @@ using engine::CommPlan;
 // bucket at a time; at most this many buckets per chunk are simulated (each bucket at least
 // training.dp_bucket), which bounds the simulation's cost at large scale.
 constexpr int k_max_buckets_per_chunk = 4;
+
+// Activity records shorter than this are not reported (observe).
+constexpr double k_shortest_record_s = 1e-12;
 
 // A pass's output, identified across the whole simulation.
 struct TaskKey {
@@ -158,7 +162,8 @@ class StageActor {
         cp_group_(world.mapping.group_of(rank_, GroupAxis::cp)),
         costs_(world.costs.stages[static_cast<size_t>(stage)]),
         loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
-                world.scenario.training.prefetch) {}
+                world.scenario.training.prefetch),
+        clock_(world.options.lazy_sleeps) {}
 
   void operator()() {
     const int m = w_.costs.microbatches;
@@ -167,12 +172,16 @@ class StageActor {
     const std::vector<PipelineTask> order = w_.schedule.order(stage_, pp, m, v);
     for (int step = 0; step < w_.scenario.run.steps; ++step) {
       step_ = step;
-      step_start_ = sg4::Engine::get_clock();
+      step_start_ = clock_.now();
       start_overlapped_parameter_gather();
       std::deque<PipelineTask> deferred;
       for (const PipelineTask& t : order) {
         if (w_.schedule.defers_weight_gradients()) {
-          while (!deferred.empty() && !inputs_ready(t)) {
+          const auto ready = [&] {
+            clock_.settle();  // a transfer's state is read at the engine's clock
+            return inputs_ready(t);
+          };
+          while (!deferred.empty() && !ready()) {
             run_weight(deferred.front());
             deferred.pop_front();
           }
@@ -192,7 +201,9 @@ class StageActor {
 
   void observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end, double bytes,
                double flops) {
-    if (!w_.options.observer || end <= start) return;
+    // Shorter than a picosecond is a rounding remainder (a pass's last slot leaves its
+    // compute split to the last bit), not an activity.
+    if (!w_.options.observer || end - start < k_shortest_record_s) return;
     ActivityRecord r;
     r.rank = rank_;
     r.stage = stage_;
@@ -265,15 +276,16 @@ class StageActor {
     for (const int r : cp_group_) call.gpus.push_back(w_.mapping.gpu_of(r));
     call.bytes = bytes;
     account().cp_bytes += bus_bytes(op, bytes, static_cast<int>(cp_group_.size()));
+    clock_.settle();
     return engine::start_collective(w_.platform, call);
   }
 
   // A collective on the CP group that the GPU waits for: its whole time is cp_comm.
   void exposed_cp_collective(const PipelineTask& t, CollectiveOp op, double bytes, const char* name) {
-    const double asked = sg4::Engine::get_clock();
+    const double asked = clock_.now();
     const CommActivity c = start_cp_collective(op, bytes);
     c.wait();
-    account().cp_comm += sg4::Engine::get_clock() - asked;
+    account().cp_comm += clock_.now() - asked;
     account().add_comm_interval(c.start_s(), c.end_s());
     observe(ActivityStream::dp_comm, name, &t, c.start_s(), c.end_s(), bytes, 0);
   }
@@ -292,7 +304,7 @@ class StageActor {
   };
 
   void open_record(const char* kind, const PipelineTask& t, double flops_per_s) {
-    const double now = sg4::Engine::get_clock();
+    const double now = clock_.now();
     record_ = ComputeRecord{kind, &t, now, now, flops_per_s, 0};
   }
 
@@ -328,9 +340,10 @@ class StageActor {
     };
     for (int u = 0; u < units; ++u) {
       issue_until(u + 1);  // this unit's, if no earlier prefetch started it
-      const double asked = sg4::Engine::get_clock();
+      clock_.settle();
+      const double asked = clock_.now();
       gathers.front().wait();
-      account().zero_comm += sg4::Engine::get_clock() - asked;
+      account().zero_comm += clock_.now() - asked;
       account().add_comm_interval(gathers.front().start_s(), gathers.front().end_s());
       observe(ActivityStream::dp_comm, "zero3_allgather", &t, gathers.front().start_s(), gathers.front().end_s(),
               costs_.zero3_unit_bytes, 0);
@@ -351,9 +364,10 @@ class StageActor {
     beside_.push_back(exchange);
     double spent = compute(pass.attention_s);
     beside_.clear();
-    const double asked = sg4::Engine::get_clock();
+    clock_.settle();
+    const double asked = clock_.now();
     exchange.wait();
-    const double exposed = sg4::Engine::get_clock() - asked;
+    const double exposed = clock_.now() - asked;
     account().cp_comm += exposed;
     account().add_comm_interval(exchange.start_s(), exchange.end_s());
     observe(ActivityStream::dp_comm, "cp_ring_exchange", &t, exchange.start_s(), exchange.end_s(), pass.cp_gather_bytes, 0);
@@ -396,6 +410,7 @@ class StageActor {
   // A collective of `bytes` on `scope` of the gradient (dp x cp) group of every simulated TP member.
   CommActivity start_gradient_group_collective(CollectiveOp op, double bytes, const std::string& name,
                                                double expert_bytes = 0, GradientScope scope = GradientScope::whole) {
+    clock_.settle();
     return engine::start_plan(w_.platform, merged_plan(gradient_group_calls(op, bytes, expert_bytes, scope), w_.platform),
                               name);
   }
@@ -422,11 +437,12 @@ class StageActor {
     if (t.pass == TaskPass::forward && global_chunk(t) == 0) wait_data(t);
     const auto key = input_of(t);
     if (!key) return;
-    const double asked = sg4::Engine::get_clock();
+    clock_.settle();
+    const double asked = clock_.now();
     const TransferBoard::Entry entry = w_.board.take(*key);
     entry.transfer.wait();
     // Waiting for the upstream pass is the bubble; waiting for its transfer is pp_comm.
-    const double now = sg4::Engine::get_clock();
+    const double now = clock_.now();
     account().pp_comm += now - std::max(asked, entry.posted_s);
     account().add_comm_interval(entry.transfer.start_s(), entry.transfer.end_s());
     observe(ActivityStream::pp_comm, "pp_transfer", &t, entry.transfer.start_s(), entry.transfer.end_s(),
@@ -437,13 +453,13 @@ class StageActor {
   void wait_data(const PipelineTask& t) {
     const int index = step_ * w_.costs.microbatches + t.microbatch;
     const double ready = loader_.ready_time(index);
-    const double now = sg4::Engine::get_clock();
+    const double now = clock_.now();
     if (ready > now) {
-      sg4::this_actor::sleep_for(ready - now);
+      clock_.sleep(ready - now);
       account().data += ready - now;
       observe(ActivityStream::data, "data_wait", &t, now, ready, 0, 0);
     }
-    loader_.consumed(index, sg4::Engine::get_clock());
+    loader_.consumed(index, clock_.now());
   }
 
   bool parameter_gather_running() const { return param_gather_ && !param_gather_->done(); }
@@ -462,15 +478,17 @@ class StageActor {
   // exchange, overlapped TP collectives: NCCL's and userbuffers' thread blocks take SMs and
   // memory bandwidth from the kernels). Returns the time it took.
   double compute_slowed(double seconds) {
-    const double start = sg4::Engine::get_clock();
+    const double start = clock_.now();
     const double slowdown = 1.0 + w_.scenario.training.overlap_slowdown;
     double remaining = seconds;  // compute left, in unslowed seconds
     while (remaining > 0) {
+      // Nothing of this GPU's runs beside it while sleeps are pending (starting one settles).
       const CommActivity* running = running_beside();
       if (running == nullptr) {
-        sg4::this_actor::sleep_for(remaining);
+        clock_.sleep(remaining);
         break;
       }
+      clock_.settle();
       const double before = sg4::Engine::get_clock();
       running->wait_for(remaining * slowdown);
       const double elapsed = sg4::Engine::get_clock() - before;
@@ -480,7 +498,7 @@ class StageActor {
       }
       remaining -= elapsed / slowdown;
     }
-    const double end = sg4::Engine::get_clock();
+    const double end = clock_.now();
     if (record_) {
       record_->seconds += seconds;
       record_->end_s = end;
@@ -552,7 +570,7 @@ class StageActor {
       record_->seconds = 0;
     }
     const double computed = run_collective(c, 1, *l.task);
-    if (record_) record_->start_s = record_->end_s = sg4::Engine::get_clock();
+    if (record_) record_->start_s = record_->end_s = clock_.now();
     return computed;
   }
 
@@ -584,13 +602,12 @@ class StageActor {
     const bool tp = c.group == CommGroup::tp;
     const std::vector<int>& group = tp ? tp_group_ : c.group == CommGroup::ep ? ep_group_ : etp_group_;
     for (int i = 0; i < times; ++i) {
-      const double start = sg4::Engine::get_clock();
+      const double start = clock_.now();
       const auto key = std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes);
       const auto cached = w_.duration_cache.find(key);
       const double beside = c.overlap_s > 0 ? overlapped_gemm_s(c.overlap_s) : 0.0;  // compute beside it
       if (w_.options.reduce_symmetry && cached != w_.duration_cache.end()) {
-        const double elapsed = std::max(beside, cached->second);
-        if (elapsed > 0) sg4::this_actor::sleep_for(elapsed);
+        clock_.sleep(std::max(beside, cached->second));
       } else {
         CollectiveCall call;
         call.op = c.op;
@@ -600,13 +617,14 @@ class StageActor {
         // pass's only) is that moment's, not the collective's: it is not reused for the
         // later micro-batches. (Gradient reductions run beside most of every backward; a
         // collective measured beside one stays cached, as before.)
+        clock_.settle();
         const bool beside_gather = parameter_gather_running();
         const CommActivity collective = engine::start_collective(w_.platform, call);
         if (beside > 0) sg4::this_actor::sleep_for(beside);
         collective.wait();
         if (!beside_gather && !parameter_gather_running()) w_.duration_cache[key] = collective.duration_s();
       }
-      const double end = sg4::Engine::get_clock();
+      const double end = clock_.now();
       computed += beside;
       (tp ? account().tp_comm : account().ep_comm) += end - start - beside;
       (tp ? account().tp_bytes : account().ep_bytes) += bus_bytes(c.op, c.bytes, static_cast<int>(group.size()));
@@ -684,12 +702,13 @@ class StageActor {
         plan.phases[0].latency_s = std::max(plan.phases[0].latency_s, w_.platform.latency_s(src, dst));
       }
     }
+    clock_.settle();
     const CommActivity transfer = engine::start_plan(w_.platform, std::move(plan), "pp");
     w_.board.post({replica_, step_, t.microbatch, g, t.pass}, transfer);
     if (!w_.scenario.parallel.pp_sends_overlap()) {  // the sender waits for its send too
-      const double asked = sg4::Engine::get_clock();
+      const double asked = clock_.now();
       transfer.wait();
-      account().pp_comm += sg4::Engine::get_clock() - asked;
+      account().pp_comm += clock_.now() - asked;
     }
   }
 
@@ -736,6 +755,7 @@ class StageActor {
           gradient_group_calls(CollectiveOp::all_reduce, dense_shard, expert_shard, GradientScope::replicas),
           w_.platform);
       plan.phases.insert(plan.phases.end(), across.phases.begin(), across.phases.end());
+      clock_.settle();
       dp_inflight_.push_back(engine::start_plan(w_.platform, plan, "dp"));
       bus = bus_bytes(op, dense_bytes + expert_bytes, gradient_group_size(GradientScope::shard)) +
             bus_bytes(CollectiveOp::all_reduce, dense_shard + expert_shard,
@@ -769,9 +789,10 @@ class StageActor {
 
   void finish_overlapped_parameter_gather() {
     if (!param_gather_) return;
-    const double asked = sg4::Engine::get_clock();
+    clock_.settle();
+    const double asked = clock_.now();
     param_gather_->wait();
-    account().zero_comm += sg4::Engine::get_clock() - asked;
+    account().zero_comm += clock_.now() - asked;
     account().add_comm_interval(param_gather_->start_s(), param_gather_->end_s());
     observe(ActivityStream::dp_comm, "zero_allgather", nullptr, param_gather_->start_s(), param_gather_->end_s(),
             costs_.dense_weight_bytes + costs_.expert_weight_bytes, 0);
@@ -782,11 +803,12 @@ class StageActor {
   void gather_updated_parameters() {
     if (w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
     const double bytes = costs_.dense_weight_bytes + costs_.expert_weight_bytes;
-    const double start = sg4::Engine::get_clock();
+    clock_.settle();
+    const double start = clock_.now();
     const CommActivity gather = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_weight_bytes,
                                                                 "zero", costs_.expert_weight_bytes, gather_scope());
     gather.wait();
-    account().zero_comm += sg4::Engine::get_clock() - start;
+    account().zero_comm += clock_.now() - start;
     account().zero_bytes += bus_bytes(CollectiveOp::all_gather, bytes, gradient_group_size(gather_scope()));
     account().add_comm_interval(gather.start_s(), gather.end_s());
     observe(ActivityStream::dp_comm, "zero_allgather", nullptr, gather.start_s(), gather.end_s(), bytes, 0);
@@ -796,19 +818,20 @@ class StageActor {
   // shard went down the host link (and before the parameters come back up it).
   double run_optimizer() {
     if (w_.scenario.training.offload != Offload::cpu) return compute(costs_.optimizer_s);
-    const double start = sg4::Engine::get_clock();
+    const double start = clock_.now();
     const double link_s = costs_.offload_bytes / w_.scenario.cluster.host_link_bandwidth_Bps;
-    sg4::this_actor::sleep_for(link_s + costs_.host_optimizer_s);
-    return sg4::Engine::get_clock() - start;
+    clock_.sleep(link_s + costs_.host_optimizer_s);
+    return clock_.now() - start;
   }
 
   void finish_step() {
     // Without overlap, the whole stage's gradients are reduced after its last backward.
     if (!w_.scenario.parallel.overlap_grad_reduce && w_.scenario.parallel.gradient_group() > 1 && replica_ == 0)
       start_reduction(costs_.dense_gradient_bytes, costs_.expert_gradient_bytes);
-    const double start = sg4::Engine::get_clock();
+    clock_.settle();
+    const double start = clock_.now();
     for (const CommActivity& a : dp_inflight_) a.wait();
-    const double waited = sg4::Engine::get_clock() - start;
+    const double waited = clock_.now() - start;
     account().dp_comm += waited;
     for (size_t i = 0; i < dp_inflight_.size(); ++i) {
       const CommActivity& a = dp_inflight_[i];
@@ -817,13 +840,14 @@ class StageActor {
     }
     dp_inflight_.clear();
     dp_bytes_.clear();
-    const double optimizer_start = sg4::Engine::get_clock();
+    const double optimizer_start = clock_.now();
     account().optimizer += run_optimizer();
-    observe(ActivityStream::compute, "optimizer", nullptr, optimizer_start, sg4::Engine::get_clock(), 0, 0);
+    observe(ActivityStream::compute, "optimizer", nullptr, optimizer_start, clock_.now(), 0, 0);
     gather_updated_parameters();
+    clock_.settle();
     w_.step_end->wait();
     if (w_.options.observer && stage_ == 0 && replica_ == 0)
-      w_.options.observer->on_step(step_, step_start_, sg4::Engine::get_clock());
+      w_.options.observer->on_step(step_, step_start_, clock_.now());
   }
 
   StepWorld& w_;
@@ -843,6 +867,7 @@ class StageActor {
   std::vector<CommActivity> beside_;  ///< other communication running beside this GPU's compute
   std::optional<LayerComm> layer_comm_;  ///< the running pass's per-layer collectives, if any
   std::optional<ComputeRecord> record_;  ///< the compute record open, if any
+  LazyClock clock_;                      ///< this actor's time, its sleeps run lazily
   std::optional<CommActivity> param_gather_;  ///< overlap_param_gather: the step's parameter all-gather
   std::vector<double> dp_bytes_;  ///< bytes per GPU of each reduction in dp_inflight_
 };

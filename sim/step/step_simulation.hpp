@@ -24,6 +24,9 @@ struct StepOptions {
   /// GPU pairs. Otherwise replica 0's alone: on a full-bisection fabric every GPU has its own
   /// NIC and replicas' pipeline traffic shares no bottleneck (measured equal: tests/step).
   int max_replicated_transfers = 256;
+  /// Each stage actor runs its sleeps lazily (sim/step/lazy_clock.hpp): a pass's compute and
+  /// cached collectives end as one engine event instead of one each. false: one sleep each.
+  bool lazy_sleeps = true;
   /// Receives every simulated activity (not owned; may be null).
   StepObserver* observer = nullptr;
 };

@@ -56,7 +56,7 @@ TEST(ExpertFolding, EachExpertAxisPartitionsTheRanks) {
     const Scenario s =
         scenario(k_mixtral, {{"parallel.tp", "4"}, {"parallel.ep", "4"}, {"parallel.expert_tp", std::to_string(etp)}});
     const RankMapping m(s.parallel, s.cluster);
-    for (const auto [axis, size] :
+    for (const auto& [axis, size] :
          {std::pair{GroupAxis::ep, 4}, std::pair{GroupAxis::etp, etp}, std::pair{GroupAxis::edp, 16 / (4 * etp)}}) {
       std::multiset<int> seen;
       for (const auto& g : m.groups(axis)) {
@@ -138,9 +138,11 @@ TEST(ExpertFolding, FoldedMoeLayersMoveTheirMlpCollectivesToTheExpertGroups) {
   const Scenario s = scenario(k_mixtral, {{"parallel.tp", "4"}, {"parallel.ep", "4"}, {"parallel.expert_tp", "2"}});
   const PassCost two = costs_of(s).stages[0].chunks[0].forward;
   EXPECT_EQ(collectives(two, CommGroup::etp), 2 * 2);
-  for (const GroupCollective& c : two.collectives)
-    if (c.group == CommGroup::etp)  // expert_tp x the rank's T / tp tokens x top_k x h x 2 bytes
+  for (const GroupCollective& c : two.collectives) {
+    if (c.group == CommGroup::etp) {  // expert_tp x the rank's T / tp tokens x top_k x h x 2 bytes
       EXPECT_DOUBLE_EQ(c.bytes, 2.0 * (2048.0 / 4) * s.model.top_k * s.model.hidden * 2.0);
+    }
+  }
 }
 
 TEST(ExpertFolding, ExpertGradientsReduceOverTheExpertDataParallelGroup) {

@@ -1,0 +1,127 @@
+// The stage actors' lazy sleeps (sim/step/lazy_clock.hpp) against one SimGrid sleep per
+// compute piece and cached collective: the same step, breakdown and activity records, to
+// rounding, over every path that starts, waits for or runs beside an activity. Each
+// simulation runs in a forked child (one SimGrid engine per process).
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/compute/roofline_compute_model.hpp"
+#include "sim/step/step_simulation.hpp"
+#include "tests/engine/isolated_run.hpp"
+#include "tests/step/test_scenario.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::scenario;
+using testing::Settings;
+
+// Every activity record's times, GPU by GPU in the order each GPU reports them (the GPUs'
+// reports interleave in engine order), then the steps' ends.
+class RecordTimes : public StepObserver {
+ public:
+  void on_activity(const ActivityRecord& r) override {
+    std::vector<double>& gpu = by_gpu_[{r.stage, r.replica, r.rank}];
+    gpu.push_back(r.start_s);
+    gpu.push_back(r.end_s);
+  }
+  void on_step(int /*step*/, double start_s, double end_s) override {
+    steps_.push_back(start_s);
+    steps_.push_back(end_s);
+  }
+  std::vector<double> times() const {
+    std::vector<double> all;
+    for (const auto& [gpu, times] : by_gpu_) {
+      all.push_back(static_cast<double>(times.size()));
+      all.insert(all.end(), times.begin(), times.end());
+    }
+    all.insert(all.end(), steps_.begin(), steps_.end());
+    return all;
+  }
+
+ private:
+  std::map<std::tuple<int, int, int>, std::vector<double>> by_gpu_;
+  std::vector<double> steps_;
+};
+
+// The step's results, its breakdown, then the record times.
+std::vector<double> simulate(const Scenario& s, bool lazy) {
+  return engine::test::run_isolated([&] {
+    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+    RecordTimes records;
+    StepOptions options;
+    options.lazy_sleeps = lazy;
+    options.observer = &records;
+    const StepResult r = simulate_step(s, compute, options);
+    const StepBreakdown& b = r.breakdown_s;
+    std::vector<double> out{r.step_time_s, r.bubble_fraction, r.exposed_comm_fraction, r.energy_per_step_j,
+                            b.data,        b.forward,         b.backward,              b.recompute,
+                            b.optimizer,   b.tp_comm,         b.pp_comm,               b.dp_comm,
+                            b.zero_comm,   b.ep_comm,         b.cp_comm,               b.idle};
+    const std::vector<double> times = records.times();
+    out.insert(out.end(), times.begin(), times.end());
+    return out;
+  });
+}
+
+void expect_lazy_equals_eager(const Scenario& s, const std::string& what) {
+  const std::vector<double> lazy = simulate(s, true);
+  const std::vector<double> eager = simulate(s, false);
+  ASSERT_EQ(lazy.size(), eager.size()) << what;
+  ASSERT_GT(lazy[0], 0) << what;
+  // Times are sums of the same pieces rounded in another order: equal to 1e-9 of the step.
+  for (size_t i = 0; i < lazy.size(); ++i) EXPECT_NEAR(lazy[i], eager[i], 1e-9 * (1.0 + lazy[0])) << what << " #" << i;
+}
+
+// Two nodes of 8 GPUs: TP collectives cached after their first run, pipeline transfers and
+// gradient reductions across the fabric.
+const Settings k_base{{"model.preset", "llama3-8b"},   {"model.layers", "8"},      {"model.seq_len", "2048"},
+                      {"training.grad_accum", "4"},    {"parallel.tp", "4"},       {"parallel.pp", "2"},
+                      {"cluster.nodes", "2"},          {"cluster.fabric", "rail-optimized"}};
+
+TEST(LazyClock, StepEqualsOneSleepPerPiece) {
+  expect_lazy_equals_eager(scenario(k_base), "1f1b");
+  // Interleaved, the distributed optimizer's gathers beside the first forward, reductions
+  // beside the last backwards (compute slowed while they run), two steps.
+  expect_lazy_equals_eager(scenario(k_base, {{"parallel.schedule", "interleaved"},
+                                             {"parallel.virtual_stages", "2"},
+                                             {"parallel.zero", "1"},
+                                             {"parallel.overlap_param_gather", "true"},
+                                             {"training.overlap_slowdown", "0.2"},
+                                             {"run.steps", "2"}}),
+                           "interleaved, zero 1, two steps");
+  // Weight gradients deferred: the schedule tests inputs between passes.
+  expect_lazy_equals_eager(scenario(k_base, {{"parallel.schedule", "zb-h1"}}), "zb-h1");
+  // A slow input pipeline, and sends the sender waits for.
+  expect_lazy_equals_eager(scenario(k_base, {{"training.sample_load_time", "30ms"}}), "data loading");
+}
+
+TEST(LazyClock, ShardingOffloadAndContextParallelEqualOneSleepPerPiece) {
+  expect_lazy_equals_eager(scenario(k_base, {{"parallel.zero", "3"}, {"parallel.tp", "2"}}), "zero 3");
+  expect_lazy_equals_eager(scenario(k_base, {{"parallel.zero", "2"}, {"training.offload", "cpu"}}), "offload");
+  expect_lazy_equals_eager(scenario(k_base, {{"parallel.cp", "2"}, {"parallel.pp", "1"}}), "ring cp");
+  expect_lazy_equals_eager(scenario(k_base, {{"parallel.cp", "2"}, {"parallel.pp", "1"}, {"parallel.cp_algo", "all-gather"}}),
+                           "all-gather cp");
+  expect_lazy_equals_eager(scenario(k_base, {{"parallel.tp_comm_overlap", "true"}, {"parallel.sequence_parallel", "true"}}),
+                           "tp overlap");
+}
+
+TEST(LazyClock, ExpertParallelStepEqualsOneSleepPerPiece) {
+  expect_lazy_equals_eager(scenario({{"model.preset", "mixtral-8x7b"},
+                                     {"model.layers", "4"},
+                                     {"model.seq_len", "2048"},
+                                     {"training.grad_accum", "2"},
+                                     {"parallel.tp", "2"},
+                                     {"parallel.ep", "4"},
+                                     {"parallel.pp", "2"},
+                                     {"cluster.nodes", "2"}}),
+                           "moe");
+}
+
+}  // namespace
+}  // namespace trainsim
