@@ -32,8 +32,13 @@ void add_latency(double* latency, const RouteLink& l) {
 
 void FabricZone::get_local_route(const sgr::NetPoint* src, const sgr::NetPoint* dst, sgr::Route* into,
                                  double* latency) {
-  const auto a = static_cast<size_t>(src->id());
-  const auto b = static_cast<size_t>(dst->id());
+  const auto endpoint = [&](const sgr::NetPoint* p) {
+    return p->id() < routes_.endpoint_of_netpoint.size()
+               ? static_cast<size_t>(routes_.endpoint_of_netpoint[p->id()])
+               : routes_.ports.size();
+  };
+  const size_t a = endpoint(src);
+  const size_t b = endpoint(dst);
   const auto gpus = static_cast<size_t>(routes_.gpus);
   if (a >= routes_.ports.size() || b >= routes_.ports.size() || (a < gpus) != (b < gpus))
     throw std::logic_error(std::string("FabricZone: no route from ") + src->get_cname() + " to " + dst->get_cname());

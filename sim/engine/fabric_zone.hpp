@@ -15,8 +15,9 @@
 // the source side, then the destination side), so simulated times are bit-identical
 // (tests/engine/fabric_zone_test.cpp compares every route with the zone tree's).
 //
-// Endpoint e is the e-th host created in the zone (its netpoint id): GPUs first, then
-// NICs, as Platform numbers them (platform.hpp).
+// Endpoints are numbered as Platform numbers them (platform.hpp): GPUs first, then NICs.
+// The zone's hosts are the endpoints built, in endpoint order: FabricRoutes maps a host's
+// netpoint id to its endpoint.
 
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 
@@ -44,6 +45,7 @@ struct FabricRoutes {
   std::vector<int> group_of_leaf;    ///< per leaf: its pod or rail (0 without groups)
   std::vector<DuplexPort> leaf_up;   ///< per leaf: its aggregated uplink (null link: none)
   std::vector<DuplexPort> group_up;  ///< per group: its core uplink (empty without groups)
+  std::vector<int> endpoint_of_netpoint;  ///< per netpoint id: its endpoint (the endpoints built)
 };
 
 class FabricZone final : public simgrid::kernel::routing::NetZoneImpl {

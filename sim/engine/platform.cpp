@@ -29,7 +29,7 @@ DuplexPort port(const sg4::SplitDuplexLink* link) {
 
 }  // namespace
 
-Platform::Platform(const ClusterSpec& cluster)
+Platform::Platform(const ClusterSpec& cluster, std::vector<bool> built)
     : cluster_(cluster), layout_(fabric_layout(cluster)), efficiency_(protocol_efficiency(cluster)) {
   const bool ideal = cluster_.fabric == Fabric::ideal;
   nvlink_Bps_ = ideal ? k_ideal_Bps : cluster_.nvlink_bandwidth_Bps * efficiency_.nvlink;
@@ -44,10 +44,16 @@ Platform::Platform(const ClusterSpec& cluster)
                      "must be > 0 when the cluster has several nodes");
   if (!(nvlink_Bps_ > 0)) nvlink_Bps_ = k_ideal_Bps;  // one GPU per node: NVLink is never used
   if (!(nic_Bps_ > 0)) nic_Bps_ = k_ideal_Bps;        // one node: the network is never used
-  build();
+  if (!built.empty() && built.size() != static_cast<size_t>(gpu_count() + cluster_.nodes * layout_.nics_per_node))
+    throw Error("Platform: the endpoints to build do not match the cluster");
+  build(built);
 }
 
-void Platform::build() {
+void Platform::throw_not_built(int endpoint) {
+  throw Error("Platform: endpoint " + std::to_string(endpoint) + " was not built (endpoint_selection.hpp)");
+}
+
+void Platform::build(const std::vector<bool>& built) {
   const bool ideal = cluster_.fabric == Fabric::ideal;
   const double nvlink_port_s = ideal ? 0 : cluster_.nvlink_latency_s / 2;
   const double nic_port_s = ideal ? 0 : (cluster_.nic_latency_s + cluster_.switch_latency_s) / 2;
@@ -55,6 +61,7 @@ void Platform::build() {
   const int gpus = gpu_count();
   const int nics = cluster_.nodes * layout_.nics_per_node;
   hosts_.assign(static_cast<size_t>(gpus) + static_cast<size_t>(nics), nullptr);
+  const auto wanted = [&](int e) { return built.empty() || built[static_cast<size_t>(e)]; };
 
   // One zone holds every host and link; it routes by endpoint index (fabric_zone.hpp).
   // The engine owns it (the root deletes its zones).
@@ -73,7 +80,7 @@ void Platform::build() {
   };
 
   for (int g = 0; g < gpus; ++g)
-    routes.ports[static_cast<size_t>(g)] = duplex("nvlink" + std::to_string(g), nvlink_Bps_, nvlink_port_s);
+    if (wanted(g)) routes.ports[static_cast<size_t>(g)] = duplex("nvlink" + std::to_string(g), nvlink_Bps_, nvlink_port_s);
   const bool grouped = layout_.groups > 1;
   if (grouped) {
     const std::string kind = cluster_.fabric == Fabric::rail_optimized ? "rail" : "pod";
@@ -98,17 +105,23 @@ void Platform::build() {
   // Links in the order the zone tree created them (so SimGrid's constraints are too).
   for (int leaf = 0; leaf < layout_.leaves; ++leaf) {
     for (const int e : nics_of_leaf[static_cast<size_t>(leaf)])
-      routes.ports[static_cast<size_t>(e)] = duplex(nic_name(e), nic_Bps_, nic_port_s);
+      if (wanted(e)) routes.ports[static_cast<size_t>(e)] = duplex(nic_name(e), nic_Bps_, nic_port_s);
     if (layout_.leaf_uplink_Bps > 0)
       routes.leaf_up[static_cast<size_t>(leaf)] =
           duplex("leaf" + std::to_string(leaf) + "-uplink", layout_.leaf_uplink_Bps * uplink_scale_, switch_s);
   }
-  // Hosts in endpoint order: endpoint e is the zone's netpoint e (fabric_zone.hpp).
+  // Hosts in endpoint order: the zone's n-th netpoint is the n-th endpoint built
+  // (fabric_zone.hpp), endpoint e itself when all are.
   const double speed = cluster_.gpu.peak_bf16_flops > 0 ? cluster_.gpu.peak_bf16_flops : k_default_gpu_flops;
-  for (int g = 0; g < gpus; ++g) hosts_[static_cast<size_t>(g)] = zone->create_host("gpu" + std::to_string(g), speed);
-  for (int e = gpus; e < gpus + nics; ++e) hosts_[static_cast<size_t>(e)] = zone->create_host(nic_name(e), 1.0);
-  for (size_t e = 0; e < hosts_.size(); ++e)
-    if (hosts_[e]->get_netpoint()->id() != e) throw Error("Platform: the cluster zone numbered its hosts out of order");
+  for (int e = 0; e < gpus + nics; ++e) {
+    if (!wanted(e)) continue;
+    const auto netpoint = static_cast<unsigned long>(routes.endpoint_of_netpoint.size());
+    hosts_[static_cast<size_t>(e)] =
+        e < gpus ? zone->create_host("gpu" + std::to_string(e), speed) : zone->create_host(nic_name(e), 1.0);
+    if (hosts_[static_cast<size_t>(e)]->get_netpoint()->id() != netpoint)
+      throw Error("Platform: the cluster zone numbered its hosts out of order");
+    routes.endpoint_of_netpoint.push_back(e);
+  }
   fabric->set_routes(std::move(routes));
   zone->seal();
 }

@@ -50,7 +50,11 @@ class Platform {
  public:
   /// Builds the platform on the process' engine (create a Simulation first). Throws
   /// InputError for a cluster SimGrid cannot represent (zero bandwidth on a used link).
-  explicit Platform(const ClusterSpec& cluster);
+  /// `built`: the endpoints to build (endpoint_selection.hpp), empty for all. The others get
+  /// no host and no port (uplinks are all built), so a simulation that never touches them
+  /// builds a fraction of a large cluster; SimGrid's constraints keep their relative order,
+  /// so simulated times are those of the whole platform, to the bit (tests/engine).
+  explicit Platform(const ClusterSpec& cluster, std::vector<bool> built = {});
 
   const ClusterSpec& cluster() const { return cluster_; }
   const FabricLayout& layout() const { return layout_; }
@@ -63,7 +67,14 @@ class Platform {
   int nics_per_domain() const { return layout_.nics_per_node * cluster_.nodes_per_domain(); }
   int endpoint_count() const { return static_cast<int>(hosts_.size()); }
   int nic_endpoint(int node, int nic) const { return gpu_count() + node * layout_.nics_per_node + nic; }
-  simgrid::s4u::Host* host(int endpoint) const { return hosts_[static_cast<size_t>(endpoint)]; }
+  /// The host of `endpoint`; a logic error for an endpoint the platform did not build.
+  simgrid::s4u::Host* host(int endpoint) const {
+    simgrid::s4u::Host* h = hosts_[static_cast<size_t>(endpoint)];
+    if (h == nullptr) throw_not_built(endpoint);
+    return h;
+  }
+  /// Whether `endpoint` has a host and a port.
+  bool built(int endpoint) const { return hosts_[static_cast<size_t>(endpoint)] != nullptr; }
 
   /// The legs of a message from `src_gpu` to `dst_gpu` (empty when they are equal).
   std::vector<Hop> hops(int src_gpu, int dst_gpu) const;
@@ -83,7 +94,8 @@ class Platform {
   double nvls_Bps() const { return nvls_Bps_; }
 
  private:
-  void build();
+  void build(const std::vector<bool>& built);
+  [[noreturn]] static void throw_not_built(int endpoint);
   int leaf_of_endpoint(int endpoint) const;
 
   ClusterSpec cluster_;

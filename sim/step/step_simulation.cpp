@@ -18,6 +18,7 @@
 
 #include "models/memory_budget.hpp"
 #include "sim/engine/algorithm_selection.hpp"
+#include "sim/engine/endpoint_selection.hpp"
 #include "sim/engine/plan_runner.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/engine/simulation.hpp"
@@ -950,6 +951,61 @@ StepResult summarize(const Scenario& s, const StepWorld& world, const std::vecto
   return r;
 }
 
+// What of the cluster the step simulates (StepWorld's flags of the same names).
+struct SimulatedScope {
+  int replicas = 1;
+  bool replicate_p2p = false;
+  bool one_transfer_per_tp_group = false;
+};
+
+SimulatedScope simulated_scope(const Scenario& s, const StepOptions& options) {
+  const int all_replicas = s.parallel.dp * s.parallel.cp;
+  SimulatedScope scope;
+  scope.replicas = options.reduce_symmetry ? 1 : all_replicas;
+  scope.replicate_p2p = options.reduce_symmetry && s.cluster.oversubscription > 1 && all_replicas > 1 &&
+                        all_replicas * s.parallel.tp <= options.max_replicated_transfers;
+  scope.one_transfer_per_tp_group = options.reduce_symmetry && s.cluster.nics_per_node >= s.cluster.gpus_per_node &&
+                                    s.cluster.oversubscription <= 1.0;
+  return scope;
+}
+
+// The platform endpoints the stage actors can touch (engine/endpoint_selection.hpp): each
+// simulated stage's GPU and its TP, EP, expert-TP and CP groups, the pipeline between the
+// replicas whose transfers are simulated, and the gradient groups of the TP members whose
+// reductions run (StageActor's gradient_group_calls; shard and replica groups lie inside
+// them). Every plan actor starts on endpoint 0.
+std::vector<bool> touched_endpoints(const Scenario& s, const RankMapping& mapping, const SimulatedScope& scope) {
+  engine::EndpointSelection selection(s.cluster);
+  const auto gpus_of = [&](const std::vector<int>& ranks) {
+    std::vector<int> gpus;
+    gpus.reserve(ranks.size());
+    for (const int r : ranks) gpus.push_back(mapping.gpu_of(r));
+    return gpus;
+  };
+  selection.add_group({0});
+  const int pp = s.parallel.pp;
+  const int p2p_replicas = scope.replicate_p2p ? s.parallel.dp * s.parallel.cp : scope.replicas;
+  for (int replica = 0; replica < p2p_replicas; ++replica) {
+    std::vector<int> pipeline;  // every stage's TP group: transfers run between any two stages
+    for (int stage = 0; stage < pp; ++stage)
+      for (const int r : mapping.group_of(rank_of(mapping, replica, stage), GroupAxis::tp)) pipeline.push_back(r);
+    selection.add_group(gpus_of(pipeline));
+  }
+  for (int replica = 0; replica < scope.replicas; ++replica) {
+    for (int stage = 0; stage < pp; ++stage) {
+      const int rank = rank_of(mapping, replica, stage);
+      for (const GroupAxis axis : {GroupAxis::tp, GroupAxis::ep, GroupAxis::etp, GroupAxis::cp})
+        selection.add_group(gpus_of(mapping.group_of(rank, axis)));
+      const std::vector<int> tp = mapping.group_of(rank, GroupAxis::tp);
+      const size_t members = scope.one_transfer_per_tp_group ? 1 : tp.size();
+      for (size_t i = 0; i < members; ++i)
+        for (const bool experts : {false, true})
+          selection.add_group(gpus_of(gradient_group(mapping, s.parallel, tp[i], experts)));
+    }
+  }
+  return selection.endpoints();
+}
+
 }  // namespace
 
 StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const StepOptions& options) {
@@ -957,16 +1013,18 @@ StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const S
   const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
   engine::Simulation simulation;
-  const engine::Platform platform(s.cluster);
   const RankMapping mapping(s.parallel, s.cluster);
+  const SimulatedScope scope = simulated_scope(s, options);
+  // Link samples average over every link of a class: those need the whole platform.
+  const bool samples_links = options.observer && options.observer->wants_link_samples();
+  const bool sparse = options.sparse_platform && options.reduce_symmetry && !samples_links;
+  const engine::Platform platform(s.cluster, sparse ? touched_endpoints(s, mapping, scope) : std::vector<bool>{});
 
   const int all_replicas = s.parallel.dp * s.parallel.cp;
   StepWorld world{s, options, costs, *schedule, platform, mapping};
-  world.replicas = options.reduce_symmetry ? 1 : all_replicas;
-  world.replicate_p2p = options.reduce_symmetry && s.cluster.oversubscription > 1 && all_replicas > 1 &&
-                        all_replicas * s.parallel.tp <= options.max_replicated_transfers;
-  world.one_transfer_per_tp_group = options.reduce_symmetry && s.cluster.nics_per_node >= s.cluster.gpus_per_node &&
-                                    s.cluster.oversubscription <= 1.0;
+  world.replicas = scope.replicas;
+  world.replicate_p2p = scope.replicate_p2p;
+  world.one_transfer_per_tp_group = scope.one_transfer_per_tp_group;
   const int actors = world.replicas * s.parallel.pp;
   world.step_end = sg4::Barrier::create(static_cast<unsigned>(actors));
   world.accounts.resize(static_cast<size_t>(actors));
@@ -984,7 +1042,7 @@ StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const S
   // Link utilization for traces: 200 samples over the step's compute (a lower bound of the
   // step time, so the samples cover the step at least that densely), capped at 0.1 ms apart.
   std::optional<LinkSampler> sampler;
-  if (options.observer && options.observer->wants_link_samples()) {
+  if (samples_links) {
     double compute_s = 0;
     for (const StageCosts& st : costs.stages)
       for (const ChunkCosts& c : st.chunks)

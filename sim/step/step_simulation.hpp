@@ -27,6 +27,9 @@ struct StepOptions {
   /// Each stage actor runs its sleeps lazily (sim/step/lazy_clock.hpp): a pass's compute and
   /// cached collectives end as one engine event instead of one each. false: one sleep each.
   bool lazy_sleeps = true;
+  /// With symmetry reduced, the platform builds only the endpoints the step can touch
+  /// (engine/endpoint_selection.hpp): the same times, to the bit. false: the whole cluster.
+  bool sparse_platform = true;
   /// Receives every simulated activity (not owned; may be null).
   StepObserver* observer = nullptr;
 };

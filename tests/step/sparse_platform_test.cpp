@@ -1,0 +1,113 @@
+// The step on a platform that builds only the endpoints it can touch
+// (engine/endpoint_selection.hpp) against the whole cluster's platform: the same step,
+// breakdown and activity records, to the bit, on every fabric and parallel axis that puts
+// traffic on the network. Each simulation runs in a forked child (one SimGrid engine per
+// process).
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/compute/roofline_compute_model.hpp"
+#include "sim/step/step_simulation.hpp"
+#include "tests/engine/isolated_run.hpp"
+#include "tests/step/test_scenario.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::scenario;
+using testing::Settings;
+
+// Every activity record's times, GPU by GPU.
+class RecordTimes : public StepObserver {
+ public:
+  void on_activity(const ActivityRecord& r) override {
+    std::vector<double>& gpu = by_gpu_[{r.stage, r.replica, r.rank}];
+    gpu.push_back(r.start_s);
+    gpu.push_back(r.end_s);
+  }
+  void on_step(int /*step*/, double /*start_s*/, double end_s) override { by_gpu_[{-1, -1, -1}].push_back(end_s); }
+  std::vector<double> times() const {
+    std::vector<double> all;
+    for (const auto& [gpu, times] : by_gpu_) all.insert(all.end(), times.begin(), times.end());
+    return all;
+  }
+
+ private:
+  std::map<std::tuple<int, int, int>, std::vector<double>> by_gpu_;
+};
+
+std::vector<double> simulate(const Scenario& s, bool sparse) {
+  return engine::test::run_isolated([&] {
+    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+    RecordTimes records;
+    StepOptions options;
+    options.sparse_platform = sparse;
+    options.observer = &records;
+    const StepResult r = simulate_step(s, compute, options);
+    const StepBreakdown& b = r.breakdown_s;
+    const CommBytes& c = r.comm_bytes_per_gpu;
+    std::vector<double> out{r.step_time_s, b.forward, b.backward, b.tp_comm, b.pp_comm, b.dp_comm, b.zero_comm,
+                            b.ep_comm,     b.cp_comm, b.idle,     c.dp,      c.zero,    c.ep,      c.cp};
+    const std::vector<double> times = records.times();
+    out.insert(out.end(), times.begin(), times.end());
+    return out;
+  });
+}
+
+void expect_sparse_equals_whole(const Scenario& s, const std::string& what) {
+  const std::vector<double> sparse = simulate(s, true);
+  const std::vector<double> whole = simulate(s, false);
+  ASSERT_GT(sparse.front(), 0) << what;
+  EXPECT_EQ(sparse, whole) << what;
+}
+
+// 8 nodes of 8 GPUs: TP 4 inside a node, pipeline and data parallelism across nodes.
+const Settings k_base{{"model.preset", "llama3-8b"},      {"model.layers", "8"},
+                      {"model.seq_len", "2048"},          {"training.grad_accum", "4"},
+                      {"parallel.tp", "4"},               {"parallel.pp", "2"},
+                      {"parallel.zero", "1"},             {"parallel.overlap_param_gather", "true"},
+                      {"cluster.nodes", "8"},             {"cluster.fabric", "rail-optimized"}};
+
+TEST(SparsePlatform, StepEqualsTheWholeClustersOnEveryFabric) {
+  expect_sparse_equals_whole(scenario(k_base), "rail-optimized");
+  expect_sparse_equals_whole(scenario(k_base, {{"parallel.schedule", "interleaved"}, {"parallel.virtual_stages", "2"}}),
+                             "interleaved");
+  expect_sparse_equals_whole(scenario(k_base, {{"cluster.fabric", "fat-tree"}}), "fat-tree");
+  // Oversubscribed: every replica's pipeline transfers and every TP member's reductions run.
+  expect_sparse_equals_whole(scenario(k_base, {{"cluster.fabric", "fat-tree"}, {"cluster.oversubscription", "2"}}),
+                             "oversubscribed");
+  // Rank order with data parallelism inside a node: reductions mix local indices (PXN).
+  expect_sparse_equals_whole(scenario(k_base, {{"parallel.tp", "2"}, {"parallel.order", "tp-cp-dp-pp"}}), "tp-cp-dp-pp");
+}
+
+TEST(SparsePlatform, StepEqualsTheWholeClustersOnEveryAxis) {
+  expect_sparse_equals_whole(scenario(k_base, {{"parallel.zero", "3"}, {"parallel.zero_shard_size", "4"}}), "hsdp");
+  expect_sparse_equals_whole(scenario(k_base, {{"model.seq_len", "8192"}, {"parallel.cp", "2"}, {"parallel.tp", "8"}}),
+                             "context parallel across nodes");
+  expect_sparse_equals_whole(scenario({{"model.preset", "mixtral-8x7b"},
+                                       {"model.layers", "4"},
+                                       {"model.seq_len", "2048"},
+                                       {"training.grad_accum", "2"},
+                                       {"parallel.tp", "2"},
+                                       {"parallel.ep", "8"},
+                                       {"parallel.pp", "2"},
+                                       {"cluster.nodes", "8"},
+                                       {"cluster.fabric", "rail-optimized"}}),
+                             "experts across nodes");
+}
+
+TEST(SparsePlatform, StepEqualsTheWholeClustersAcrossNvlinkDomains) {
+  expect_sparse_equals_whole(scenario(k_base, {{"cluster.preset", "gb200-nvl72"},
+                                               {"cluster.nodes", "36"},
+                                               {"parallel.tp", "4"},
+                                               {"parallel.pp", "4"}}),
+                             "gb200-nvl72");
+}
+
+}  // namespace
+}  // namespace trainsim
