@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "tests/engine/test_clusters.hpp"
 #include "topologies/cluster_graph.hpp"
 #include "topologies/fabric_layout.hpp"
 #include "topologies/topology_summary.hpp"
@@ -9,12 +10,7 @@
 namespace trainsim {
 namespace {
 
-ClusterSpec dgx_h100(int nodes, Fabric fabric) {
-  ClusterSpec c = *cluster_preset("dgx-h100");
-  c.nodes = nodes;
-  c.fabric = fabric;
-  return c;
-}
+ClusterSpec dgx_h100(int nodes, Fabric fabric) { return engine::test::preset_cluster("dgx-h100", nodes, fabric); }
 
 TEST(ClusterGraph, DgxNodeHasEightGpusOnOneNvswitchAndEightNics) {
   const ClusterSpec c = dgx_h100(1, Fabric::fat_tree);

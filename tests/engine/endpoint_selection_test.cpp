@@ -16,17 +16,13 @@
 #include "sim/engine/platform.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/engine/isolated_run.hpp"
+#include "tests/engine/test_clusters.hpp"
 #include "topologies/cluster_spec.hpp"
 
 namespace trainsim::engine {
 namespace {
 
-ClusterSpec dgx_h100(int nodes, Fabric fabric) {
-  ClusterSpec c = *cluster_preset("dgx-h100");
-  c.nodes = nodes;
-  c.fabric = fabric;
-  return c;
-}
+ClusterSpec dgx_h100(int nodes, Fabric fabric) { return test::preset_cluster("dgx-h100", nodes, fabric); }
 
 std::vector<int> selected(const EndpointSelection& s) {
   std::vector<int> out;

@@ -25,13 +25,6 @@ struct Case {
   CollectiveCall call;
 };
 
-ClusterSpec preset(const char* name, int nodes, Fabric fabric) {
-  ClusterSpec c = *cluster_preset(name);
-  c.nodes = nodes;
-  c.fabric = fabric;
-  return c;
-}
-
 CollectiveCall call_on(std::vector<int> gpus, CollectiveOp op, CollectiveAlgo algo, double bytes) {
   CollectiveCall c;
   c.op = op;
@@ -69,7 +62,7 @@ void expect_identical(const Case& c) {
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
 TEST(RedundantLegs, EveryAlgorithmOnRailOptimizedDgxH100IsBitIdentical) {
-  const ClusterSpec c = preset("dgx-h100", 48, Fabric::rail_optimized);
+  const ClusterSpec c = test::preset_cluster("dgx-h100", 48, Fabric::rail_optimized);
   const std::vector<int> all = every_gpu(c);
   for (const CollectiveAlgo algo : {CollectiveAlgo::automatic, CollectiveAlgo::ring,
                                     CollectiveAlgo::double_binary_tree, CollectiveAlgo::hierarchical})
@@ -80,7 +73,7 @@ TEST(RedundantLegs, EveryAlgorithmOnRailOptimizedDgxH100IsBitIdentical) {
 }
 
 TEST(RedundantLegs, PartialGroupsAndSmallMessagesAreBitIdentical) {
-  const ClusterSpec c = preset("dgx-h100", 40, Fabric::rail_optimized);
+  const ClusterSpec c = test::preset_cluster("dgx-h100", 40, Fabric::rail_optimized);
   std::vector<int> strided;  // GPUs 0 and 3 of every other node: two rails, crossing leaves
   for (int n = 0; n < c.nodes; n += 2)
     for (const int i : {0, 3}) strided.push_back(n * c.gpus_per_node + i);
@@ -94,7 +87,7 @@ TEST(RedundantLegs, FatTreesOversubscribedAndNvl72AreBitIdentical) {
   fat.oversubscription = 2.0;
   for (const CollectiveAlgo algo : {CollectiveAlgo::ring, CollectiveAlgo::double_binary_tree})
     expect_identical({fat, call_on(every_gpu(fat), CollectiveOp::all_reduce, algo, k_gib)});
-  const ClusterSpec nvl72 = preset("gb200-nvl72", 36, Fabric::rail_optimized);
+  const ClusterSpec nvl72 = test::preset_cluster("gb200-nvl72", 36, Fabric::rail_optimized);
   for (const CollectiveAlgo algo : {CollectiveAlgo::automatic, CollectiveAlgo::ring})
     expect_identical({nvl72, call_on(every_gpu(nvl72), CollectiveOp::all_reduce, algo, k_gib)});
 }
@@ -104,7 +97,7 @@ TEST(RedundantLegs, ATreeLeavesOutMostOfItsNodesChains) {
   // are alike, and so are its 8 rails' tree edges: one of each stays.
   const std::vector<double> counts = test::run_isolated([] {
     Simulation sim;
-    const ClusterSpec c = preset("dgx-h100", 64, Fabric::rail_optimized);
+    const ClusterSpec c = test::preset_cluster("dgx-h100", 64, Fabric::rail_optimized);
     const Platform platform(c);
     const CommPlan plan =
         plan_collective(call_on(every_gpu(c), CollectiveOp::all_reduce, CollectiveAlgo::double_binary_tree, k_gib),

@@ -31,4 +31,12 @@ inline ClusterSpec small_cluster(int nodes, int gpus_per_node, Fabric fabric) {
   return c;
 }
 
+/// Preset `name` (cluster_presets.cpp) with `nodes` nodes on `fabric`.
+inline ClusterSpec preset_cluster(const char* name, int nodes, Fabric fabric) {
+  ClusterSpec c = *cluster_preset(name);
+  c.nodes = nodes;
+  c.fabric = fabric;
+  return c;
+}
+
 }  // namespace trainsim::engine::test

@@ -6,14 +6,11 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
-#include "sim/compute/roofline_compute_model.hpp"
 #include "sim/step/step_simulation.hpp"
-#include "tests/engine/isolated_run.hpp"
+#include "tests/step/step_outputs.hpp"
 #include "tests/step/test_scenario.hpp"
 
 namespace trainsim {
@@ -22,41 +19,10 @@ namespace {
 using testing::scenario;
 using testing::Settings;
 
-// Every activity record's times, GPU by GPU.
-class RecordTimes : public StepObserver {
- public:
-  void on_activity(const ActivityRecord& r) override {
-    std::vector<double>& gpu = by_gpu_[{r.stage, r.replica, r.rank}];
-    gpu.push_back(r.start_s);
-    gpu.push_back(r.end_s);
-  }
-  void on_step(int /*step*/, double /*start_s*/, double end_s) override { by_gpu_[{-1, -1, -1}].push_back(end_s); }
-  std::vector<double> times() const {
-    std::vector<double> all;
-    for (const auto& [gpu, times] : by_gpu_) all.insert(all.end(), times.begin(), times.end());
-    return all;
-  }
-
- private:
-  std::map<std::tuple<int, int, int>, std::vector<double>> by_gpu_;
-};
-
 std::vector<double> simulate(const Scenario& s, bool sparse) {
-  return engine::test::run_isolated([&] {
-    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
-    RecordTimes records;
-    StepOptions options;
-    options.sparse_platform = sparse;
-    options.observer = &records;
-    const StepResult r = simulate_step(s, compute, options);
-    const StepBreakdown& b = r.breakdown_s;
-    const CommBytes& c = r.comm_bytes_per_gpu;
-    std::vector<double> out{r.step_time_s, b.forward, b.backward, b.tp_comm, b.pp_comm, b.dp_comm, b.zero_comm,
-                            b.ep_comm,     b.cp_comm, b.idle,     c.dp,      c.zero,    c.ep,      c.cp};
-    const std::vector<double> times = records.times();
-    out.insert(out.end(), times.begin(), times.end());
-    return out;
-  });
+  StepOptions options;
+  options.sparse_platform = sparse;
+  return testing::step_outputs(s, options);
 }
 
 void expect_sparse_equals_whole(const Scenario& s, const std::string& what) {
