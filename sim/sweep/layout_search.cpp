@@ -91,6 +91,82 @@ std::vector<std::pair<std::string, std::string>> memory_savers(const Scenario& s
   return ladder;
 }
 
+// One split of the cluster and the batch: the values of the searched keys but the memory
+// savers.
+struct Candidate {
+  int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1, micro_batch = 1, grad_accum = 1, chunks = 1;
+  std::string schedule;
+};
+
+// Every split of `base`'s GPUs and batch, in the order the search reports them: context and
+// expert sizes, then tensor, pipeline, micro-batch and schedule.
+std::vector<Candidate> candidates(const Scenario& base, const std::vector<std::string>& open) {
+  const long long batch =
+      static_cast<long long>(base.training.micro_batch) * base.training.grad_accum * base.parallel.dp;
+  const int gpus = base.cluster.total_gpus();
+  std::vector<Candidate> out;
+  for (const int cp : context_sizes(base, open))
+    for (const int ep : expert_sizes(base, open))
+      for (const int tp : tensor_sizes(base)) {
+        if (gpus % (tp * cp) != 0) continue;
+        for (const int pp : divisors(gpus / (tp * cp))) {
+          if (pp > base.model.layers) break;
+          const int dp = gpus / (tp * cp * pp);
+          for (const int mb : {1, 2, 4}) {
+            if (batch % (static_cast<long long>(mb) * dp) != 0) continue;
+            const int ga = static_cast<int>(batch / (static_cast<long long>(mb) * dp));
+            for (const auto& [schedule, chunks] : schedules(pp, ga, is_open(open, "parallel.virtual_stages")))
+              out.push_back({tp, pp, dp, cp, ep, mb, ga, chunks, schedule});
+          }
+        }
+      }
+  return out;
+}
+
+// The candidate's values for search.keys, the ZeRO stage's slot (if open) left empty and
+// the recomputation (the last key) left out.
+std::vector<std::string> key_values(const Candidate& c, const std::vector<std::string>& open) {
+  std::vector<std::string> values{std::to_string(c.tp),          std::to_string(c.pp),
+                                  std::to_string(c.dp),          c.tp > 1 ? "true" : "false",
+                                  std::to_string(c.micro_batch), std::to_string(c.grad_accum),
+                                  c.schedule,                    std::to_string(c.chunks)};
+  if (is_open(open, "parallel.cp")) values.push_back(std::to_string(c.cp));
+  if (is_open(open, "parallel.ep")) values.push_back(std::to_string(c.ep));
+  if (is_open(open, "parallel.zero")) values.push_back("");
+  return values;
+}
+
+// Tries the memory savers on `values` cheapest first and records the first that fits, or
+// counts the layout as too big, or as invalid when the rules refuse every rung.
+void try_memory_savers(LayoutSearch& search, const std::string& scenario_path, const Scenario& base,
+                       std::vector<std::string> values) {
+  const bool zero_open = is_open(search.searched, "parallel.zero");
+  const size_t zero_slot = values.size() - 1;
+  bool loaded = false;
+  for (const auto& [zero, recompute] : memory_savers(base, zero_open)) {
+    if (zero_open) values[zero_slot] = zero;
+    std::vector<std::string> all = search.resolved_overrides;
+    for (size_t k = 0; k < values.size(); ++k) all.push_back(search.keys[k] + "=" + values[k]);
+    all.push_back(search.keys.back() + "=" + recompute);
+    Scenario s;
+    try {
+      s = load_scenario(scenario_path, all);
+    } catch (const InputError&) {
+      // A ZeRO stage the rules refuse here (ZeRO-3 with pipelining) need not be the only
+      // one: the layout is invalid only when every rung is refused.
+      if (zero_open) continue;
+      break;
+    }
+    loaded = true;
+    const MemoryReport m = estimate_memory(s.model, s.training, s.parallel, s.gpu_memory_bytes());
+    if (!m.fits()) continue;
+    values.push_back(recompute);
+    search.fitting.push_back({values, m.peak_stage().bytes.total()});
+    return;
+  }
+  ++(loaded ? search.too_big : search.invalid);
+}
+
 }  // namespace
 
 std::vector<std::string> resolve_open_keys(const std::string& scenario_path, const std::vector<std::string>& overrides,
@@ -117,70 +193,16 @@ std::vector<std::string> resolve_open_keys(const std::string& scenario_path, con
 LayoutSearch search_layouts(const std::string& scenario_path, const std::vector<std::string>& overrides) {
   LayoutSearch search;
   search.resolved_overrides = resolve_open_keys(scenario_path, overrides, search.searched);
-  const std::vector<std::string>& resolved = search.resolved_overrides;
   const std::vector<std::string>& open = search.searched;
-  const Scenario base = load_scenario(scenario_path, resolved);
-  const long long batch =
-      static_cast<long long>(base.training.micro_batch) * base.training.grad_accum * base.parallel.dp;
-  const int gpus = base.cluster.total_gpus();
-  const bool zero_open = is_open(open, "parallel.zero");
+  const Scenario base = load_scenario(scenario_path, search.resolved_overrides);
   search.keys = {"parallel.tp",          "parallel.pp",         "parallel.dp",       "parallel.sequence_parallel",
                  "training.micro_batch", "training.grad_accum", "parallel.schedule", "parallel.virtual_stages"};
   for (const char* key : {"parallel.cp", "parallel.ep", "parallel.zero"})
     if (is_open(open, key)) search.keys.push_back(key);
   search.keys.push_back("training.recompute");
-  for (const int cp : context_sizes(base, open)) {
-    for (const int ep : expert_sizes(base, open)) {
-      for (const int tp : tensor_sizes(base)) {
-        if (gpus % (tp * cp) != 0) continue;
-        for (const int pp : divisors(gpus / (tp * cp))) {
-          if (pp > base.model.layers) break;
-          const int dp = gpus / (tp * cp * pp);
-          for (const int mb : {1, 2, 4}) {
-            if (batch % (static_cast<long long>(mb) * dp) != 0) continue;
-            const int ga = static_cast<int>(batch / (static_cast<long long>(mb) * dp));
-            for (const auto& [schedule, chunks] : schedules(pp, ga, is_open(open, "parallel.virtual_stages"))) {
-              ++search.considered;
-              std::vector<std::string> values{
-                  std::to_string(tp), std::to_string(pp), std::to_string(dp), tp > 1 ? "true" : "false",
-                  std::to_string(mb), std::to_string(ga), schedule,           std::to_string(chunks)};
-              if (is_open(open, "parallel.cp")) values.push_back(std::to_string(cp));
-              if (is_open(open, "parallel.ep")) values.push_back(std::to_string(ep));
-              const size_t zero_slot = values.size();
-              if (zero_open) values.push_back("");
-              bool loaded = false, fits = false;
-              for (const auto& [zero, recompute] : memory_savers(base, zero_open)) {
-                if (zero_open) values[zero_slot] = zero;
-                std::vector<std::string> all = resolved;
-                for (size_t k = 0; k < values.size(); ++k) all.push_back(search.keys[k] + "=" + values[k]);
-                all.push_back(search.keys.back() + "=" + recompute);
-                Scenario s;
-                try {
-                  s = load_scenario(scenario_path, all);
-                } catch (const InputError&) {
-                  // A ZeRO stage the rules refuse here (ZeRO-3 with pipelining) need not be the
-                  // only one: the layout is invalid only when every rung is refused.
-                  if (zero_open) continue;
-                  break;
-                }
-                loaded = true;
-                const MemoryReport m = estimate_memory(s.model, s.training, s.parallel, s.gpu_memory_bytes());
-                if (!m.fits()) continue;
-                std::vector<std::string> row = values;
-                row.push_back(recompute);
-                search.fitting.push_back({row, m.peak_stage().bytes.total()});
-                fits = true;
-                break;
-              }
-              if (!loaded)
-                ++search.invalid;
-              else if (!fits)
-                ++search.too_big;
-            }
-          }
-        }
-      }
-    }
+  for (const Candidate& c : candidates(base, open)) {
+    ++search.considered;
+    try_memory_savers(search, scenario_path, base, key_values(c, open));
   }
   return search;
 }
