@@ -91,12 +91,16 @@ struct ParallelSpec {
   bool expert_folding() const { return expert_tp_size() != tp; }
   /// Ranks of one pipeline stage (tp x cp x dp), which the expert axes decompose.
   int stage_ranks() const { return tp * cp * dp; }
+  /// One expert group's ranks: each expert's expert_tp slices times the ep experts' owners.
+  int expert_slice() const { return expert_tp_size() * ep; }
+  /// Whether a stage's ranks hold whole expert groups (the folding needs it).
+  bool whole_expert_groups() const { return stage_ranks() % expert_slice() == 0; }
   /// Expert data parallel: the ranks holding the same experts' same slice.
-  int expert_dp() const { return stage_ranks() / (expert_tp_size() * ep); }
+  int expert_dp() const { return stage_ranks() / expert_slice(); }
   /// Ranks over which ZeRO shards expert states: the ranks of the dense shard group (times
   /// the tp ranks beside each) holding the same experts' same slice.
   int expert_shard_ranks() const {
-    return zero == 0 ? 1 : std::max(1, dense_shard_ranks() * tp / (expert_tp_size() * ep));
+    return zero == 0 ? 1 : std::max(1, dense_shard_ranks() * tp / expert_slice());
   }
   /// True when ZeRO shards within groups smaller than the gradient group (HSDP).
   bool hybrid_sharding() const { return zero >= 1 && zero_shard_size > 0 && zero_shard_size < gradient_group(); }

@@ -20,10 +20,12 @@ int nodes_for_dp(const Scenario& s, int dp) {
 int largest_dp_on(const Scenario& s, int nodes) {
   int dp = std::min(s.parallel.dp, nodes * s.cluster.gpus_per_node / gpus_per_replica(s));
   // Whole nodes (the step simulation's cluster) and whole expert-parallel groups.
-  const ParallelSpec& p = s.parallel;
-  const int expert_slice = p.expert_tp_size() * p.ep;
-  while (dp > 0 && (p.tp * p.cp * dp % expert_slice != 0 || dp * gpus_per_replica(s) % s.cluster.gpus_per_node != 0))
-    --dp;
+  const auto fits = [&](int replicas) {
+    ParallelSpec p = s.parallel;
+    p.dp = replicas;
+    return p.whole_expert_groups() && replicas * gpus_per_replica(s) % s.cluster.gpus_per_node == 0;
+  };
+  while (dp > 0 && !fits(dp)) --dp;
   return dp >= s.elastic.min_dp ? dp : 0;
 }
 

@@ -165,9 +165,8 @@ void check_hybrid_sharding(const Scenario& s) {
   const int group = p.gradient_group();
   require(s, group % p.zero_shard_size == 0, "parallel.zero_shard_size", p.zero_shard_size,
           "must divide the gradient group dp x cp = " + str(group));
-  const int expert_slice = p.expert_tp_size() * p.ep;
-  require(s, p.zero_shard_size * p.tp % expert_slice == 0, "parallel.zero_shard_size", p.zero_shard_size,
-          "times parallel.tp = " + str(p.tp) + " must be a multiple of expert_tp x ep = " + str(expert_slice) +
+  require(s, p.zero_shard_size * p.tp % p.expert_slice() == 0, "parallel.zero_shard_size", p.zero_shard_size,
+          "times parallel.tp = " + str(p.tp) + " must be a multiple of expert_tp x ep = " + str(p.expert_slice()) +
               " (each shard group holds whole expert groups)");
 }
 
@@ -183,10 +182,10 @@ void check_context_and_experts(const Scenario& s) {
   require(s, p.expert_tp == 0 || m.is_moe(), "parallel.expert_tp", p.expert_tp,
           "expert tensor parallelism needs model.experts > 1");
   const int etp = p.expert_tp_size();
-  require(s, p.stage_ranks() % (etp * p.ep) == 0, p.expert_tp > 0 ? "parallel.expert_tp" : "parallel.ep",
+  require(s, p.whole_expert_groups(), p.expert_tp > 0 ? "parallel.expert_tp" : "parallel.ep",
           p.expert_tp > 0 ? p.expert_tp : p.ep,
-          "expert_tp x ep = " + str(etp * p.ep) + " must divide a stage's tp x cp x dp = " + str(p.stage_ranks()) +
-              " ranks");
+          "expert_tp x ep = " + str(p.expert_slice()) + " must divide a stage's tp x cp x dp = " +
+              str(p.stage_ranks()) + " ranks");
   if (!m.is_moe() || !p.expert_folding()) return;
   require(s, m.expert_ffn() % etp == 0, "parallel.expert_tp", p.expert_tp,
           "must divide the experts' FFN width " + str(m.expert_ffn()));
