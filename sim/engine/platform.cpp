@@ -80,7 +80,8 @@ void Platform::build(const std::vector<bool>& built) {
   };
 
   for (int g = 0; g < gpus; ++g)
-    if (wanted(g)) routes.ports[static_cast<size_t>(g)] = duplex("nvlink" + std::to_string(g), nvlink_Bps_, nvlink_port_s);
+    if (wanted(g))
+      routes.ports[static_cast<size_t>(g)] = duplex("nvlink" + std::to_string(g), nvlink_Bps_, nvlink_port_s);
   const bool grouped = layout_.groups > 1;
   if (grouped) {
     const std::string kind = cluster_.fabric == Fabric::rail_optimized ? "rail" : "pod";

@@ -63,10 +63,11 @@ TEST(LazyClock, ShardingOffloadAndContextParallelEqualOneSleepPerPiece) {
   expect_lazy_equals_eager(scenario(k_base, {{"parallel.zero", "3"}, {"parallel.tp", "2"}}), "zero 3");
   expect_lazy_equals_eager(scenario(k_base, {{"parallel.zero", "2"}, {"training.offload", "cpu"}}), "offload");
   expect_lazy_equals_eager(scenario(k_base, {{"parallel.cp", "2"}, {"parallel.pp", "1"}}), "ring cp");
-  expect_lazy_equals_eager(scenario(k_base, {{"parallel.cp", "2"}, {"parallel.pp", "1"}, {"parallel.cp_algo", "all-gather"}}),
-                           "all-gather cp");
-  expect_lazy_equals_eager(scenario(k_base, {{"parallel.tp_comm_overlap", "true"}, {"parallel.sequence_parallel", "true"}}),
-                           "tp overlap");
+  expect_lazy_equals_eager(
+      scenario(k_base, {{"parallel.cp", "2"}, {"parallel.pp", "1"}, {"parallel.cp_algo", "all-gather"}}),
+      "all-gather cp");
+  expect_lazy_equals_eager(
+      scenario(k_base, {{"parallel.tp_comm_overlap", "true"}, {"parallel.sequence_parallel", "true"}}), "tp overlap");
 }
 
 TEST(LazyClock, ExpertParallelStepEqualsOneSleepPerPiece) {

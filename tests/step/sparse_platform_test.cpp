@@ -51,7 +51,8 @@ TEST(SparsePlatform, StepEqualsTheWholeClustersOnEveryFabric) {
   // Two GPUs per NIC: every TP member's reductions run, GPUs share their NIC's rail.
   expect_sparse_equals_whole(scenario(k_base, {{"cluster.nics_per_node", "4"}}), "4 nics per node");
   // Rank order with data parallelism inside a node: reductions mix local indices (PXN).
-  expect_sparse_equals_whole(scenario(k_base, {{"parallel.tp", "2"}, {"parallel.order", "tp-cp-dp-pp"}}), "tp-cp-dp-pp");
+  expect_sparse_equals_whole(scenario(k_base, {{"parallel.tp", "2"}, {"parallel.order", "tp-cp-dp-pp"}}),
+                             "tp-cp-dp-pp");
 }
 
 TEST(SparsePlatform, StepEqualsTheWholeClustersOnEveryAxis) {
