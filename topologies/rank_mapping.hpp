@@ -31,6 +31,13 @@ class RankMapping {
 
   int world_size() const { return world_size_; }
   int gpu_of(int rank) const { return rank; }
+  /// The GPUs of `ranks`, in their order.
+  std::vector<int> gpus_of(const std::vector<int>& ranks) const {
+    std::vector<int> gpus;
+    gpus.reserve(ranks.size());
+    for (const int r : ranks) gpus.push_back(gpu_of(r));
+    return gpus;
+  }
   int node_of(int rank) const { return rank / gpus_per_node_; }
   /// The NVLink domain the rank's GPU is in (its node on DGX/HGX, its rack on NVL72).
   int domain_of(int rank) const { return rank / domain_gpus_; }

@@ -99,11 +99,21 @@ class TransferBoard {
   std::map<TaskKey, Entry> entries_;
 };
 
+// What of the cluster the step simulates.
+struct SimulatedScope {
+  int replicas = 1;            ///< simulated data-parallel x context-parallel replicas
+  bool replicate_p2p = false;  ///< a pipeline send carries every replica's transfers
+  /// Pipeline sends and gradient reductions simulate TP rank 0's part only: each TP rank has
+  /// its own NIC and the fabric has full bisection, so the other ranks' identical traffic
+  /// runs alongside on links of its own.
+  bool one_transfer_per_tp_group = false;
+};
+
 // Everything the stage actors share: read-only inputs plus the board, caches and accounts.
 struct StepWorld {
   StepWorld(const Scenario& s, const StepOptions& o, const StepCosts& c, const PipelineSchedule& sch,
-            const engine::Platform& p, const RankMapping& m)
-      : scenario(s), options(o), costs(c), schedule(sch), platform(p), mapping(m) {}
+            const engine::Platform& p, const RankMapping& m, const SimulatedScope& sc)
+      : scenario(s), options(o), costs(c), schedule(sch), platform(p), mapping(m), simulated(sc) {}
 
   const Scenario& scenario;
   const StepOptions& options;
@@ -111,12 +121,7 @@ struct StepWorld {
   const PipelineSchedule& schedule;
   const engine::Platform& platform;
   const RankMapping& mapping;
-  int replicas = 1;            ///< simulated data-parallel x context-parallel replicas
-  bool replicate_p2p = false;  ///< a pipeline send carries every replica's transfers
-  /// Pipeline sends and gradient reductions simulate TP rank 0's part only: each TP rank has
-  /// its own NIC and the fabric has full bisection, so the other ranks' identical traffic
-  /// runs alongside on links of its own.
-  bool one_transfer_per_tp_group = false;
+  const SimulatedScope simulated;
   TransferBoard board;
   std::map<std::tuple<int, int, double>, double> duration_cache;  ///< (group, op, bytes) -> seconds
   sg4::BarrierPtr step_end;
@@ -274,7 +279,7 @@ class StageActor {
   CommActivity start_cp_collective(CollectiveOp op, double bytes) {
     CollectiveCall call;
     call.op = op;
-    for (const int r : cp_group_) call.gpus.push_back(w_.mapping.gpu_of(r));
+    call.gpus = w_.mapping.gpus_of(cp_group_);
     call.bytes = bytes;
     account().cp_bytes += bus_bytes(op, bytes, static_cast<int>(cp_group_.size()));
     clock_.settle();
@@ -392,15 +397,14 @@ class StageActor {
                                                    GradientScope scope) const {
     const ParallelSpec& par = w_.scenario.parallel;
     std::vector<CollectiveCall> calls;
-    const size_t members = w_.one_transfer_per_tp_group ? 1 : tp_group_.size();
+    const size_t members = w_.simulated.one_transfer_per_tp_group ? 1 : tp_group_.size();
     for (size_t i = 0; i < members; ++i) {
       for (const bool experts : {false, true}) {
         const double size = experts ? expert_bytes : bytes;
         if (size <= 0) continue;
         CollectiveCall call;
         call.op = op;
-        for (const int r : gradient_group(w_.mapping, par, tp_group_[i], experts, scope))
-          call.gpus.push_back(w_.mapping.gpu_of(r));
+        call.gpus = w_.mapping.gpus_of(gradient_group(w_.mapping, par, tp_group_[i], experts, scope));
         call.bytes = size;
         if (call.gpus.size() > 1) calls.push_back(call);
       }
@@ -612,7 +616,7 @@ class StageActor {
       } else {
         CollectiveCall call;
         call.op = c.op;
-        for (const int r : group) call.gpus.push_back(w_.mapping.gpu_of(r));
+        call.gpus = w_.mapping.gpus_of(group);
         call.bytes = c.bytes;
         // A duration measured beside the overlapped parameter all-gather (the first forward
         // pass's only) is that moment's, not the collective's: it is not reused for the
@@ -691,12 +695,12 @@ class StageActor {
     const double bytes = w_.costs.activation_bytes / w_.scenario.parallel.tp;
     CommPlan plan;
     plan.phases.resize(1);
-    const int first = w_.replicate_p2p ? 0 : replica_;
-    const int last = w_.replicate_p2p ? w_.scenario.parallel.dp * w_.scenario.parallel.cp : replica_ + 1;
+    const int first = w_.simulated.replicate_p2p ? 0 : replica_;
+    const int last = w_.simulated.replicate_p2p ? w_.scenario.parallel.dp * w_.scenario.parallel.cp : replica_ + 1;
     for (int r = first; r < last; ++r) {
       const std::vector<int> from = w_.mapping.group_of(rank_of(w_.mapping, r, stage_), GroupAxis::tp);
       const std::vector<int> to = w_.mapping.group_of(rank_of(w_.mapping, r, target_stage), GroupAxis::tp);
-      for (size_t i = 0; i < (w_.one_transfer_per_tp_group ? 1 : from.size()); ++i) {
+      for (size_t i = 0; i < (w_.simulated.one_transfer_per_tp_group ? 1 : from.size()); ++i) {
         const int src = w_.mapping.gpu_of(from[i]);
         const int dst = w_.mapping.gpu_of(to[i]);
         plan.phases[0].transfers.push_back({src, dst, bytes});
@@ -951,13 +955,6 @@ StepResult summarize(const Scenario& s, const StepWorld& world, const std::vecto
   return r;
 }
 
-// What of the cluster the step simulates (StepWorld's flags of the same names).
-struct SimulatedScope {
-  int replicas = 1;
-  bool replicate_p2p = false;
-  bool one_transfer_per_tp_group = false;
-};
-
 SimulatedScope simulated_scope(const Scenario& s, const StepOptions& options) {
   const int all_replicas = s.parallel.dp * s.parallel.cp;
   SimulatedScope scope;
@@ -976,12 +973,6 @@ SimulatedScope simulated_scope(const Scenario& s, const StepOptions& options) {
 // them). Every plan actor starts on endpoint 0.
 std::vector<bool> touched_endpoints(const Scenario& s, const RankMapping& mapping, const SimulatedScope& scope) {
   engine::EndpointSelection selection(s.cluster);
-  const auto gpus_of = [&](const std::vector<int>& ranks) {
-    std::vector<int> gpus;
-    gpus.reserve(ranks.size());
-    for (const int r : ranks) gpus.push_back(mapping.gpu_of(r));
-    return gpus;
-  };
   selection.add_group({0});
   const int pp = s.parallel.pp;
   const int p2p_replicas = scope.replicate_p2p ? s.parallel.dp * s.parallel.cp : scope.replicas;
@@ -989,18 +980,18 @@ std::vector<bool> touched_endpoints(const Scenario& s, const RankMapping& mappin
     std::vector<int> pipeline;  // every stage's TP group: transfers run between any two stages
     for (int stage = 0; stage < pp; ++stage)
       for (const int r : mapping.group_of(rank_of(mapping, replica, stage), GroupAxis::tp)) pipeline.push_back(r);
-    selection.add_group(gpus_of(pipeline));
+    selection.add_group(mapping.gpus_of(pipeline));
   }
   for (int replica = 0; replica < scope.replicas; ++replica) {
     for (int stage = 0; stage < pp; ++stage) {
       const int rank = rank_of(mapping, replica, stage);
       for (const GroupAxis axis : {GroupAxis::tp, GroupAxis::ep, GroupAxis::etp, GroupAxis::cp})
-        selection.add_group(gpus_of(mapping.group_of(rank, axis)));
+        selection.add_group(mapping.gpus_of(mapping.group_of(rank, axis)));
       const std::vector<int> tp = mapping.group_of(rank, GroupAxis::tp);
       const size_t members = scope.one_transfer_per_tp_group ? 1 : tp.size();
       for (size_t i = 0; i < members; ++i)
         for (const bool experts : {false, true})
-          selection.add_group(gpus_of(gradient_group(mapping, s.parallel, tp[i], experts)));
+          selection.add_group(mapping.gpus_of(gradient_group(mapping, s.parallel, tp[i], experts)));
     }
   }
   return selection.endpoints();
@@ -1021,18 +1012,15 @@ StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const S
   const engine::Platform platform(s.cluster, sparse ? touched_endpoints(s, mapping, scope) : std::vector<bool>{});
 
   const int all_replicas = s.parallel.dp * s.parallel.cp;
-  StepWorld world{s, options, costs, *schedule, platform, mapping};
-  world.replicas = scope.replicas;
-  world.replicate_p2p = scope.replicate_p2p;
-  world.one_transfer_per_tp_group = scope.one_transfer_per_tp_group;
-  const int actors = world.replicas * s.parallel.pp;
+  StepWorld world{s, options, costs, *schedule, platform, mapping, scope};
+  const int actors = scope.replicas * s.parallel.pp;
   world.step_end = sg4::Barrier::create(static_cast<unsigned>(actors));
   world.accounts.resize(static_cast<size_t>(actors));
   std::vector<int> gpus_per_account(static_cast<size_t>(actors),
                                     s.parallel.tp * (options.reduce_symmetry ? all_replicas : 1));
 
   int account = 0;
-  for (int replica = 0; replica < world.replicas; ++replica) {
+  for (int replica = 0; replica < scope.replicas; ++replica) {
     for (int stage = 0; stage < s.parallel.pp; ++stage) {
       const int gpu = mapping.gpu_of(rank_of(mapping, replica, stage));
       sg4::Actor::create("stage" + std::to_string(stage) + ".r" + std::to_string(replica), platform.host(gpu),
