@@ -267,7 +267,9 @@ Command collective_command() {
     refuse_ring(algo == eng::CollectiveAlgo::automatic && always_ring ? eng::CollectiveAlgo::ring : algo);
 
     eng::Simulation sim;
-    const eng::Platform platform(cluster);
+    // Planned on the cluster without SimGrid; the platform then builds only the endpoints the
+    // rows keep (plan_runner.hpp: add_lone_plan_endpoints), so a large cluster builds a part.
+    const eng::Platform planning = eng::Platform::without_simgrid(cluster);
     if (gpus > k_max_ring_gpus) {
       eng::CollectiveCall probe;
       probe.op = op;
@@ -275,7 +277,7 @@ Command collective_command() {
       for (int g = 0; g < gpus; ++g) probe.gpus.push_back(g);
       for (const double bytes : sizes) {
         probe.bytes = bytes;
-        refuse_ring(eng::choose_algorithm(probe, platform));
+        refuse_ring(eng::choose_algorithm(probe, planning));
       }
     }
     std::vector<Row> rows;
@@ -283,19 +285,27 @@ Command collective_command() {
     call.op = op;
     call.algo = algo;
     for (int g = 0; g < gpus; ++g) call.gpus.push_back(g);
+    // Each row's plan is built twice (to find its endpoints, then when it runs), so that one
+    // plan is in memory at a time; the legs it leaves out are found once.
+    std::vector<bool> endpoints;
+    std::vector<std::vector<std::vector<bool>>> left_out;  // per row
     for (const double bytes : sizes) {
       call.bytes = bytes;
-      rows.push_back({bytes, 0, eng::algo_name(eng::choose_algorithm(call, platform))});
+      rows.push_back({bytes, 0, eng::algo_name(eng::choose_algorithm(call, planning))});
+      eng::LonePlan prepared = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning));
+      eng::add_lone_plan_endpoints(planning, prepared, endpoints);
+      left_out.push_back(std::move(prepared.left_out));
     }
-    // One driver runs the sizes one after another, as nccl-tests does; each size's plan is
-    // built when it runs, so one plan is in memory at a time.
+    const eng::Platform platform(cluster, std::move(endpoints));
+    // One driver runs the sizes one after another, as nccl-tests does.
     ProgressLine progress(terminal_stderr(), "collective", "sizes", static_cast<int>(rows.size()));
-    simgrid::s4u::Actor::create("sweep", platform.host(0), [&platform, &call, &rows, &progress]() {
-      for (Row& row : rows) {
+    simgrid::s4u::Actor::create("sweep", platform.host(0), [&platform, &call, &rows, &left_out, &progress]() {
+      for (size_t r = 0; r < rows.size(); ++r) {
+        Row& row = rows[r];
         call.bytes = row.bytes;
         // One row at a time, nothing else on the platform.
-        const eng::CommActivity a =
-            eng::start_plan(platform, eng::plan_collective(call, platform), "row", eng::PlanSurroundings::alone);
+        const eng::CommActivity a = eng::start_lone_plan(
+            platform, eng::LonePlan{eng::plan_collective(call, platform), std::move(left_out[r])}, "row");
         a.wait();
         row.time_s = a.duration_s();
         progress.item_done();

@@ -16,35 +16,22 @@
 // (tests/engine/fabric_zone_test.cpp compares every route with the zone tree's).
 //
 // Endpoints are numbered as Platform numbers them (platform.hpp): GPUs first, then NICs.
-// The zone's hosts are the endpoints built, in endpoint order: FabricRoutes maps a host's
-// netpoint id to its endpoint.
+// The zone's hosts are the endpoints built, in endpoint order: the zone maps a host's
+// netpoint id to its endpoint (ZoneRoutes).
 
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 
 #include <vector>
 
+#include "sim/engine/fabric_routes.hpp"
+
 namespace trainsim::engine {
 
-/// One direction of a link in a route, with its latency in seconds.
-struct RouteLink {
-  simgrid::kernel::resource::StandardLinkImpl* link = nullptr;
-  double latency_s = 0;
-};
-
-/// A split-duplex cable: the UP direction leaves the endpoint or switch, DOWN enters it.
-struct DuplexPort {
-  RouteLink up;
-  RouteLink down;
-};
-
-/// What routes go through: every endpoint's port, and for NICs their leaf and group.
-struct FabricRoutes {
-  int gpus = 0;                      ///< endpoints [0, gpus) are GPUs, the rest NICs
-  std::vector<DuplexPort> ports;     ///< per endpoint: NVLink port (GPU) or NIC port
-  std::vector<int> leaf_of_nic;      ///< per NIC (endpoint - gpus): its leaf switch
-  std::vector<int> group_of_leaf;    ///< per leaf: its pod or rail (0 without groups)
-  std::vector<DuplexPort> leaf_up;   ///< per leaf: its aggregated uplink (null link: none)
-  std::vector<DuplexPort> group_up;  ///< per group: its core uplink (empty without groups)
+/// What the zone routes with: the routes by link number (fabric_routes.hpp), each number's
+/// SimGrid link (null for the ports of endpoints not built), and each host's endpoint.
+struct ZoneRoutes {
+  FabricRoutes routes;
+  std::vector<simgrid::kernel::resource::StandardLinkImpl*> links;  ///< per link number
   std::vector<int> endpoint_of_netpoint;  ///< per netpoint id: its endpoint (the endpoints built)
 };
 
@@ -54,17 +41,15 @@ class FabricZone final : public simgrid::kernel::routing::NetZoneImpl {
   explicit FabricZone(const std::string& name);
 
   /// Sets the routes; call once every host and link has been created in the zone.
-  void set_routes(FabricRoutes routes) { routes_ = std::move(routes); }
+  void set_routes(ZoneRoutes routes) { routes_ = std::move(routes); }
 
-  /// The route between two endpoints: GPU to GPU over their NVLink ports (the node's
-  /// NVSwitch), NIC to NIC through their leaf or leaves, and their groups' core uplinks
-  /// when the groups differ. A GPU and a NIC have no route (Platform::hops never pairs
-  /// them): asking for one is a logic error.
+  /// The route between two endpoints (FabricRoutes::route). A GPU and a NIC have no route
+  /// (Platform::hops never pairs them): asking for one is a logic error.
   void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* into, double* latency) override;
 
  private:
-  FabricRoutes routes_;
+  ZoneRoutes routes_;
 };
 
 }  // namespace trainsim::engine

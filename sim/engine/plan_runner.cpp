@@ -38,8 +38,8 @@ std::vector<TaskLegs> pack(const std::vector<Leg>& legs) {
   return tasks;
 }
 
-// Starts `task`'s legs but those marked in `left_out` (if any), on its endpoints that
-// remain, in their order.
+// Starts `task`'s legs but those marked in `left_out` (none when empty), on its endpoints
+// that remain, in their order.
 sg4::ExecPtr start_task(const Platform& platform, const std::vector<Leg>& legs, const TaskLegs& task,
                         const std::vector<bool>& left_out) {
   const auto kept = [&](size_t l) { return left_out.empty() || !left_out[l]; };
@@ -65,10 +65,11 @@ sg4::ExecPtr start_task(const Platform& platform, const std::vector<Leg>& legs, 
   return exec;
 }
 
-void run_phase(const Platform& platform, const CommPhase& phase, PlanSurroundings surroundings) {
+// The phase's legs, in transfer order; `paid_s`: the largest latency a task pays by itself.
+std::vector<Leg> legs_of(const Platform& platform, const CommPhase& phase, double& paid_s) {
   std::vector<Leg> legs;
   legs.reserve(phase.transfers.size());
-  double paid_s = 0;  // the largest latency a task pays by itself
+  paid_s = 0;
   for (const Transfer& t : phase.transfers) {
     if (!(t.bytes > 0)) continue;
     for (const Hop& h : platform.hops(t.src_gpu, t.dst_gpu)) {
@@ -76,9 +77,14 @@ void run_phase(const Platform& platform, const CommPhase& phase, PlanSurrounding
       paid_s = std::max(paid_s, platform.hop_latency_s(h));
     }
   }
+  return legs;
+}
+
+// Runs `phase`, leaving out the legs marked in `left_out` (none when empty).
+void run_phase(const Platform& platform, const CommPhase& phase, const std::vector<bool>& left_out) {
+  double paid_s = 0;
+  const std::vector<Leg> legs = legs_of(platform, phase, paid_s);
   const std::vector<TaskLegs> tasks = pack(legs);
-  const std::vector<bool> left_out =
-      surroundings == PlanSurroundings::alone ? redundant_legs(platform, legs, tasks) : std::vector<bool>{};
   std::vector<sg4::ExecPtr> started;
   started.reserve(tasks.size());
   for (const TaskLegs& task : tasks) started.push_back(start_task(platform, legs, task, left_out));
@@ -86,19 +92,58 @@ void run_phase(const Platform& platform, const CommPhase& phase, PlanSurrounding
   if (phase.latency_s > paid_s) sg4::this_actor::sleep_for(phase.latency_s - paid_s);
 }
 
-}  // namespace
-
-CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name,
-                        PlanSurroundings surroundings) {
+// Starts an actor on endpoint 0 that runs the phases one after the other.
+CommActivity start_phases(const Platform& platform, LonePlan prepared, const std::string& name) {
   auto timing = std::make_shared<CommTiming>();
   timing->start_s = sg4::Engine::get_clock();
   sg4::Host* where = platform.host(0);
-  auto actor = sg4::Actor::create(name, where, [&platform, plan = std::move(plan), timing, surroundings]() {
+  auto actor = sg4::Actor::create(name, where, [&platform, prepared = std::move(prepared), timing]() {
     timing->start_s = sg4::Engine::get_clock();
-    for (const CommPhase& phase : plan.phases) run_phase(platform, phase, surroundings);
+    const std::vector<bool> none;
+    for (size_t p = 0; p < prepared.plan.phases.size(); ++p)
+      run_phase(platform, prepared.plan.phases[p], prepared.left_out.empty() ? none : prepared.left_out[p]);
     timing->end_s = sg4::Engine::get_clock();
   });
   return CommActivity(actor, timing);
+}
+
+}  // namespace
+
+LonePlan prepare_lone_plan(const Platform& platform, CommPlan plan) {
+  LonePlan prepared;
+  for (const CommPhase& phase : plan.phases) {
+    double paid_s = 0;
+    const std::vector<Leg> legs = legs_of(platform, phase, paid_s);
+    prepared.left_out.push_back(redundant_legs(platform.routes(), legs, pack(legs)));
+  }
+  prepared.plan = std::move(plan);
+  return prepared;
+}
+
+void add_lone_plan_endpoints(const Platform& platform, const LonePlan& prepared, std::vector<bool>& endpoints) {
+  endpoints.resize(static_cast<size_t>(platform.endpoint_count()), false);
+  endpoints.at(0) = true;  // the plan's actor runs on endpoint 0
+  for (size_t p = 0; p < prepared.plan.phases.size(); ++p) {
+    double paid_s = 0;
+    const std::vector<Leg> legs = legs_of(platform, prepared.plan.phases[p], paid_s);
+    const std::vector<bool>& left_out = prepared.left_out.at(p);
+    for (size_t l = 0; l < legs.size(); ++l)
+      if (!left_out[l])
+        endpoints[static_cast<size_t>(legs[l].src)] = endpoints[static_cast<size_t>(legs[l].dst)] = true;
+  }
+}
+
+CommActivity start_lone_plan(const Platform& platform, LonePlan prepared, const std::string& name) {
+  return start_phases(platform, std::move(prepared), name);
+}
+
+CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name,
+                        PlanSurroundings surroundings) {
+  if (surroundings == PlanSurroundings::alone)
+    return start_phases(platform, prepare_lone_plan(platform, std::move(plan)), name);
+  LonePlan every_leg;
+  every_leg.plan = std::move(plan);
+  return start_phases(platform, std::move(every_leg), name);
 }
 
 CommActivity start_collective(const Platform& platform, const CollectiveCall& call, PlanSurroundings surroundings) {

@@ -11,6 +11,7 @@
 // (CommPhase::latency_s) is slept after the tasks complete.
 
 #include <string>
+#include <vector>
 
 #include "sim/engine/collective.hpp"
 #include "sim/engine/comm_activity.hpp"
@@ -30,6 +31,27 @@ enum class PlanSurroundings { shared, alone };
 /// outlive the simulation.
 CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name = "plan",
                         PlanSurroundings surroundings = PlanSurroundings::shared);
+
+/// A plan to run alone, with the legs of each phase it leaves out (redundant_legs.hpp).
+struct LonePlan {
+  CommPlan plan;
+  std::vector<std::vector<bool>> left_out;  ///< per phase, per leg (Platform::hops order)
+};
+
+/// Finds the legs `plan` leaves out when it runs alone. `platform` may be one without
+/// SimGrid (Platform::without_simgrid) of the cluster the plan will run on.
+LonePlan prepare_lone_plan(const Platform& platform, CommPlan plan);
+
+/// Marks in `endpoints` (sized to the platform's endpoints, false where new) every endpoint
+/// `prepared` touches (the legs it keeps) and endpoint 0, where its actor runs. A platform
+/// built with only those (Platform's `built`) simulates the plan alone to the bit as the whole
+/// platform does: the same links carry the same tasks, in the same relative order
+/// (tests/engine/redundant_legs_test.cpp).
+void add_lone_plan_endpoints(const Platform& platform, const LonePlan& prepared, std::vector<bool>& endpoints);
+
+/// Starts a prepared plan alone on the platform now (start_plan with PlanSurroundings::alone,
+/// without finding the legs to leave out again).
+CommActivity start_lone_plan(const Platform& platform, LonePlan prepared, const std::string& name = "plan");
 
 /// plan_collective() then start_plan(). Throws InputError for an invalid call.
 CommActivity start_collective(const Platform& platform, const CollectiveCall& call,

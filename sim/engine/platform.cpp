@@ -20,16 +20,16 @@ constexpr double k_ideal_Bps = 1e18;
 // A GPU's compute speed when the GPU preset has none, FLOP/s (only Exec activities use it).
 constexpr double k_default_gpu_flops = 1e15;
 
-// Both directions of a sealed split-duplex link, with the latency SimGrid reads from them.
-DuplexPort port(const sg4::SplitDuplexLink* link) {
-  const sg4::Link* up = link->get_link_up();
-  const sg4::Link* down = link->get_link_down();
-  return {{up->get_impl(), up->get_latency()}, {down->get_impl(), down->get_latency()}};
-}
-
 }  // namespace
 
 Platform::Platform(const ClusterSpec& cluster, std::vector<bool> built)
+    : Platform(cluster, std::move(built), Build::simgrid) {}
+
+Platform Platform::without_simgrid(const ClusterSpec& cluster) {
+  return Platform(cluster, {}, Build::none);
+}
+
+Platform::Platform(const ClusterSpec& cluster, std::vector<bool> built, Build how)
     : cluster_(cluster), layout_(fabric_layout(cluster)), efficiency_(protocol_efficiency(cluster)) {
   const bool ideal = cluster_.fabric == Fabric::ideal;
   nvlink_Bps_ = ideal ? k_ideal_Bps : cluster_.nvlink_bandwidth_Bps * efficiency_.nvlink;
@@ -46,7 +46,33 @@ Platform::Platform(const ClusterSpec& cluster, std::vector<bool> built)
   if (!(nic_Bps_ > 0)) nic_Bps_ = k_ideal_Bps;        // one node: the network is never used
   if (!built.empty() && built.size() != static_cast<size_t>(gpu_count() + cluster_.nodes * layout_.nics_per_node))
     throw Error("Platform: the endpoints to build do not match the cluster");
-  build(built);
+
+  // Link latencies: an NVLink port carries half the NVLink hop latency each way; a NIC port
+  // half the NIC latency plus half a switch hop; each uplink one switch hop per direction.
+  const int gpus = gpu_count();
+  const int nics = cluster_.nodes * layout_.nics_per_node;
+  routes_.gpus = gpus;
+  routes_.endpoints = gpus + nics;
+  routes_.nvlink_port_Bps = nvlink_Bps_;
+  routes_.nic_port_Bps = nic_Bps_;
+  routes_.leaf_uplink_Bps = layout_.leaf_uplink_Bps * uplink_scale_;
+  routes_.group_uplink_Bps = layout_.group_uplink_Bps * uplink_scale_;
+  routes_.nvlink_port_s = ideal ? 0 : cluster_.nvlink_latency_s / 2;
+  routes_.nic_port_s = ideal ? 0 : (cluster_.nic_latency_s + cluster_.switch_latency_s) / 2;
+  routes_.uplink_s = ideal ? 0 : cluster_.switch_latency_s;
+  routes_.leaf_uplinks = layout_.leaf_uplink_Bps > 0;
+  routes_.groups = layout_.groups > 1 ? layout_.groups : 0;
+  routes_.leaf_of_nic.resize(static_cast<size_t>(nics));
+  for (int n = 0; n < cluster_.nodes; ++n)
+    for (int i = 0; i < layout_.nics_per_node; ++i)
+      routes_.leaf_of_nic[static_cast<size_t>(n * layout_.nics_per_node + i)] = layout_.leaf_of_nic(n, i);
+  routes_.group_of_leaf.assign(static_cast<size_t>(layout_.leaves), 0);
+  if (routes_.groups > 0)
+    for (int leaf = 0; leaf < layout_.leaves; ++leaf)
+      routes_.group_of_leaf[static_cast<size_t>(leaf)] = layout_.group_of_leaf(leaf);
+
+  hosts_.assign(static_cast<size_t>(gpus) + static_cast<size_t>(nics), nullptr);
+  if (how == Build::simgrid) build(built);
 }
 
 void Platform::throw_not_built(int endpoint) {
@@ -54,50 +80,31 @@ void Platform::throw_not_built(int endpoint) {
 }
 
 void Platform::build(const std::vector<bool>& built) {
-  const bool ideal = cluster_.fabric == Fabric::ideal;
-  const double nvlink_port_s = ideal ? 0 : cluster_.nvlink_latency_s / 2;
-  const double nic_port_s = ideal ? 0 : (cluster_.nic_latency_s + cluster_.switch_latency_s) / 2;
-  const double switch_s = ideal ? 0 : cluster_.switch_latency_s;
   const int gpus = gpu_count();
   const int nics = cluster_.nodes * layout_.nics_per_node;
-  hosts_.assign(static_cast<size_t>(gpus) + static_cast<size_t>(nics), nullptr);
   const auto wanted = [&](int e) { return built.empty() || built[static_cast<size_t>(e)]; };
 
   // One zone holds every host and link; it routes by endpoint index (fabric_zone.hpp).
   // The engine owns it (the root deletes its zones).
   auto* fabric = new FabricZone("cluster");
   sg4::NetZone* zone = fabric->get_iface();
-  FabricRoutes routes;
-  routes.gpus = gpus;
-  routes.ports.resize(hosts_.size());
-  routes.leaf_of_nic.resize(static_cast<size_t>(nics));
-  routes.group_of_leaf.resize(static_cast<size_t>(layout_.leaves), 0);
-  routes.leaf_up.resize(static_cast<size_t>(layout_.leaves));
-  auto duplex = [&](const std::string& name, double bandwidth_Bps, double latency_s) {
-    sg4::SplitDuplexLink* link = zone->create_split_duplex_link(name, bandwidth_Bps);
-    link->set_latency(latency_s)->seal();
-    return port(link);
+  ZoneRoutes zone_routes;
+  zone_routes.links.assign(static_cast<size_t>(routes_.link_count()), nullptr);
+  // Creates the cable whose UP direction is link number `up` (DOWN: up + 1).
+  auto duplex = [&](int up, const std::string& name) {
+    sg4::SplitDuplexLink* link = zone->create_split_duplex_link(name, routes_.bandwidth_Bps(up));
+    link->set_latency(routes_.latency_s(up))->seal();
+    zone_routes.links[static_cast<size_t>(up)] = link->get_link_up()->get_impl();
+    zone_routes.links[static_cast<size_t>(up) + 1] = link->get_link_down()->get_impl();
   };
 
   for (int g = 0; g < gpus; ++g)
-    if (wanted(g))
-      routes.ports[static_cast<size_t>(g)] = duplex("nvlink" + std::to_string(g), nvlink_Bps_, nvlink_port_s);
-  const bool grouped = layout_.groups > 1;
-  if (grouped) {
-    const std::string kind = cluster_.fabric == Fabric::rail_optimized ? "rail" : "pod";
-    for (int p = 0; p < layout_.groups; ++p)
-      routes.group_up.push_back(
-          duplex(kind + std::to_string(p) + "-uplink", layout_.group_uplink_Bps * uplink_scale_, switch_s));
-    for (int leaf = 0; leaf < layout_.leaves; ++leaf)
-      routes.group_of_leaf[static_cast<size_t>(leaf)] = layout_.group_of_leaf(leaf);
-  }
+    if (wanted(g)) duplex(routes_.port(g), "nvlink" + std::to_string(g));
+  const std::string kind = cluster_.fabric == Fabric::rail_optimized ? "rail" : "pod";
+  for (int p = 0; p < routes_.groups; ++p) duplex(routes_.group_uplink(p), kind + std::to_string(p) + "-uplink");
   std::vector<std::vector<int>> nics_of_leaf(static_cast<size_t>(layout_.leaves));
-  for (int n = 0; n < cluster_.nodes; ++n)
-    for (int i = 0; i < layout_.nics_per_node; ++i) {
-      const int leaf = layout_.leaf_of_nic(n, i);
-      nics_of_leaf[static_cast<size_t>(leaf)].push_back(nic_endpoint(n, i));
-      routes.leaf_of_nic[static_cast<size_t>(n * layout_.nics_per_node + i)] = leaf;
-    }
+  for (int nic = 0; nic < nics; ++nic)
+    nics_of_leaf[static_cast<size_t>(routes_.leaf_of_nic[static_cast<size_t>(nic)])].push_back(gpus + nic);
   auto nic_name = [&](int e) {
     const int node = (e - gpus) / layout_.nics_per_node;
     const int nic = (e - gpus) % layout_.nics_per_node;
@@ -106,24 +113,23 @@ void Platform::build(const std::vector<bool>& built) {
   // Links in the order the zone tree created them (so SimGrid's constraints are too).
   for (int leaf = 0; leaf < layout_.leaves; ++leaf) {
     for (const int e : nics_of_leaf[static_cast<size_t>(leaf)])
-      if (wanted(e)) routes.ports[static_cast<size_t>(e)] = duplex(nic_name(e), nic_Bps_, nic_port_s);
-    if (layout_.leaf_uplink_Bps > 0)
-      routes.leaf_up[static_cast<size_t>(leaf)] =
-          duplex("leaf" + std::to_string(leaf) + "-uplink", layout_.leaf_uplink_Bps * uplink_scale_, switch_s);
+      if (wanted(e)) duplex(routes_.port(e), nic_name(e));
+    if (routes_.leaf_uplinks) duplex(routes_.leaf_uplink(leaf), "leaf" + std::to_string(leaf) + "-uplink");
   }
   // Hosts in endpoint order: the zone's n-th netpoint is the n-th endpoint built
   // (fabric_zone.hpp), endpoint e itself when all are.
   const double speed = cluster_.gpu.peak_bf16_flops > 0 ? cluster_.gpu.peak_bf16_flops : k_default_gpu_flops;
   for (int e = 0; e < gpus + nics; ++e) {
     if (!wanted(e)) continue;
-    const auto netpoint = static_cast<unsigned long>(routes.endpoint_of_netpoint.size());
+    const auto netpoint = static_cast<unsigned long>(zone_routes.endpoint_of_netpoint.size());
     hosts_[static_cast<size_t>(e)] =
         e < gpus ? zone->create_host("gpu" + std::to_string(e), speed) : zone->create_host(nic_name(e), 1.0);
     if (hosts_[static_cast<size_t>(e)]->get_netpoint()->id() != netpoint)
       throw Error("Platform: the cluster zone numbered its hosts out of order");
-    routes.endpoint_of_netpoint.push_back(e);
+    zone_routes.endpoint_of_netpoint.push_back(e);
   }
-  fabric->set_routes(std::move(routes));
+  zone_routes.routes = routes_;
+  fabric->set_routes(std::move(zone_routes));
   zone->seal();
 }
 

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/fabric_routes.hpp"
 #include "topologies/cluster_spec.hpp"
 #include "topologies/fabric_layout.hpp"
 #include "topologies/protocol_efficiency.hpp"
@@ -55,6 +56,10 @@ class Platform {
   /// builds a fraction of a large cluster; SimGrid's constraints keep their relative order,
   /// so simulated times are those of the whole platform, to the bit (tests/engine).
   explicit Platform(const ClusterSpec& cluster, std::vector<bool> built = {});
+  /// The same cluster with no SimGrid object at all (no engine needed; host() throws for
+  /// every endpoint): its hops, latencies and routes serve to plan, before choosing the
+  /// endpoints a platform must build (plan_runner.hpp: lone_plan_endpoints).
+  static Platform without_simgrid(const ClusterSpec& cluster);
 
   const ClusterSpec& cluster() const { return cluster_; }
   const FabricLayout& layout() const { return layout_; }
@@ -82,6 +87,8 @@ class Platform {
   double hop_latency_s(const Hop& hop) const;
   /// Latency of a message from `src_gpu` to `dst_gpu` over all its legs, in seconds.
   double latency_s(int src_gpu, int dst_gpu) const;
+  /// The platform's links and routes by number, as its SimGrid zone routes (fabric_routes.hpp).
+  const FabricRoutes& routes() const { return routes_; }
   /// Names of the SimGrid links a message from `src_gpu` to `dst_gpu` crosses, in order.
   std::vector<std::string> link_names(int src_gpu, int dst_gpu) const;
 
@@ -94,6 +101,8 @@ class Platform {
   double nvls_Bps() const { return nvls_Bps_; }
 
  private:
+  enum class Build { simgrid, none };
+  Platform(const ClusterSpec& cluster, std::vector<bool> built, Build build);
   void build(const std::vector<bool>& built);
   [[noreturn]] static void throw_not_built(int endpoint);
   int leaf_of_endpoint(int endpoint) const;
@@ -105,6 +114,7 @@ class Platform {
   double nic_Bps_ = 0;
   double nvls_Bps_ = 0;
   double uplink_scale_ = 1;  ///< efficiency applied to uplinks (network efficiency)
+  FabricRoutes routes_;
   std::vector<simgrid::s4u::Host*> hosts_;
 };
 

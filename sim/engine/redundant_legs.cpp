@@ -1,8 +1,5 @@
 #include "sim/engine/redundant_legs.hpp"
 
-#include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Link.hpp>
-
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -15,8 +12,6 @@
 namespace trainsim::engine {
 
 namespace {
-
-namespace sg4 = simgrid::s4u;
 
 // A host pair of one task: its bytes (summed over its legs in leg order, as the task's byte
 // matrix sums them) and the legs it holds.
@@ -38,7 +33,7 @@ void append_bits(std::string& key, const void* bits, std::size_t size) {
 
 }  // namespace
 
-std::vector<bool> redundant_legs(const Platform& platform, const std::vector<Leg>& legs,
+std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<Leg>& legs,
                                  const std::vector<TaskLegs>& tasks) {
   // Each task's pairs in the byte matrix' row-major order, as SimGrid expands them.
   std::vector<Pair> pairs;
@@ -70,41 +65,50 @@ std::vector<bool> redundant_legs(const Platform& platform, const std::vector<Leg
     std::size_t task = 0;
     double weight = 0;
   };
-  std::unordered_map<const sg4::Link*, std::vector<Element>> elements;
-  std::unordered_map<const sg4::Link*, std::size_t> first_pair;  // a pair crossing the link
-  std::vector<std::vector<const sg4::Link*>> links_of(pairs.size());
+  // Per link number: its slot among the links the phase crosses (-1: none yet).
+  std::vector<int> slot_of_link(static_cast<std::size_t>(routes.link_count()), -1);
+  std::vector<int> crossed;                    // per slot: the link
+  std::vector<std::vector<Element>> elements;  // per slot
+  std::vector<std::size_t> first_pair;         // per slot: a pair crossing the link
+  std::vector<std::vector<int>> slots_of(pairs.size());
   std::vector<double> latency(pairs.size(), 0.0);
   std::vector<double> max_latency(tasks.size(), 0.0), max_latency_bytes(tasks.size(), 0.0);
   std::vector<std::size_t> parent(pairs.size());
   std::iota(parent.begin(), parent.end(), std::size_t{0});
   for (std::size_t p = 0; p < pairs.size(); ++p) {
     const Leg& leg = legs[pairs[p].legs.front()];
-    std::vector<sg4::Link*> route;
-    platform.host(leg.src)->route_to(platform.host(leg.dst), route, &latency[p]);
+    RouteLinks route;
+    routes.route(leg.src, leg.dst, route);
+    latency[p] = route.latency_s;
     const std::size_t t = pairs[p].task;
     max_latency[t] = std::max(max_latency[t], latency[p]);
     max_latency_bytes[t] = std::max(max_latency_bytes[t], latency[p] * pairs[p].bytes);
-    for (const sg4::Link* link : route) {
-      links_of[p].push_back(link);
-      std::vector<Element>& e = elements[link];
+    for (int i = 0; i < route.count; ++i) {
+      int& slot = slot_of_link[static_cast<std::size_t>(route.links[static_cast<std::size_t>(i)])];
+      if (slot < 0) {
+        slot = static_cast<int>(crossed.size());
+        crossed.push_back(route.links[static_cast<std::size_t>(i)]);
+        elements.emplace_back();
+        first_pair.push_back(p);
+      } else {
+        parent[root(parent, p)] = root(parent, first_pair[static_cast<std::size_t>(slot)]);
+      }
+      slots_of[p].push_back(slot);
+      std::vector<Element>& e = elements[static_cast<std::size_t>(slot)];
       if (e.empty() || e.back().task != t) e.push_back({t, 0.0});
       e.back().weight += pairs[p].bytes;
-      const auto [it, first] = first_pair.emplace(link, p);
-      if (!first) parent[root(parent, p)] = root(parent, it->second);
     }
   }
 
-  // A link's identity for the solve: bound, sharing policy, elements.
-  std::unordered_map<const sg4::Link*, std::string> signatures;
-  const auto signature = [&](const sg4::Link* link) -> const std::string& {
-    auto [it, added] = signatures.try_emplace(link);
-    if (!added) return it->second;
-    std::string& key = it->second;
-    const double bandwidth = link->get_bandwidth();
-    const auto policy = link->get_sharing_policy();
+  // A link's identity for the solve: bound and elements. Every link is one direction of a
+  // split-duplex cable (platform.cpp), so all share one sharing policy.
+  std::vector<std::string> signatures(crossed.size());
+  const auto signature = [&](int slot) -> const std::string& {
+    std::string& key = signatures[static_cast<std::size_t>(slot)];
+    if (!key.empty()) return key;
+    const double bandwidth = routes.bandwidth_Bps(crossed[static_cast<std::size_t>(slot)]);
     append_bits(key, &bandwidth, sizeof bandwidth);
-    append_bits(key, &policy, sizeof policy);
-    for (const Element& e : elements.at(link)) {
+    for (const Element& e : elements[static_cast<std::size_t>(slot)]) {
       append_bits(key, &e.task, sizeof e.task);
       append_bits(key, &e.weight, sizeof e.weight);
     }
@@ -134,11 +138,11 @@ std::vector<bool> redundant_legs(const Platform& platform, const std::vector<Leg
     bool keep = false;
     for (const std::size_t q : component) {
       keep = keep || sets_a_maximum[q];
-      for (const sg4::Link* link : links_of[q]) keep = keep || kept_links.count(signature(link)) == 0;
+      for (const int slot : slots_of[q]) keep = keep || kept_links.count(signature(slot)) == 0;
     }
     if (keep) {
       for (const std::size_t q : component)
-        for (const sg4::Link* link : links_of[q]) kept_links.insert(signature(link));
+        for (const int slot : slots_of[q]) kept_links.insert(signature(slot));
       continue;
     }
     for (const std::size_t q : component)

@@ -21,14 +21,16 @@
 //
 // This holds only while nothing else loads those links: the caller must know that the plan
 // runs alone on the platform (plan_runner.hpp, PlanSurroundings::alone). Which legs share a
-// link is read from SimGrid's routes (s4u::Host::route_to), as the ptask model reads them.
+// link is read from the platform's routes by number (fabric_routes.hpp), the ones its
+// SimGrid zone gives the ptask model; no SimGrid object is needed, so the endpoints a lone
+// plan keeps are known before its platform is built.
 // tests/engine/redundant_legs_test.cpp runs collectives with and without the reduction and
 // compares their times bit for bit.
 
 #include <cstddef>
 #include <vector>
 
-#include "sim/engine/platform.hpp"
+#include "sim/engine/fabric_routes.hpp"
 
 namespace trainsim::engine {
 
@@ -49,7 +51,7 @@ struct TaskLegs {
 
 /// For each leg of `legs` (packed into `tasks`, all running at once): true when it can be
 /// left out, as above.
-std::vector<bool> redundant_legs(const Platform& platform, const std::vector<Leg>& legs,
+std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<Leg>& legs,
                                  const std::vector<TaskLegs>& tasks);
 
 }  // namespace trainsim::engine

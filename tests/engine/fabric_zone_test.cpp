@@ -1,6 +1,7 @@
 // The one-zone platform (sim/engine/fabric_zone.hpp) routes exactly as the zone tree it
 // replaced (tests/engine/zoned_reference_platform.hpp): the same links in the same order,
-// with the same bandwidths, and the same route latency to the bit, on every fabric. With
+// with the same bandwidths, and the same route latency to the bit, on every fabric; and so
+// do the routes by number (sim/engine/fabric_routes.hpp) that plans read without SimGrid. With
 // the same links and routes SimGrid's solver sees the same system, so simulated times are
 // unchanged (README "Benchmarks": the 16,384-GPU figures were recorded before and after).
 
@@ -11,6 +12,7 @@
 #include <simgrid/s4u/NetZone.hpp>
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,8 @@ std::vector<double> compare_routes(const ClusterSpec& c, const std::vector<int>&
     root->seal();
     const std::vector<int> ends = endpoints_of(platform, nodes);
     double mismatches = 0, compared = 0;
+    std::map<int, const simgrid::s4u::Link*> link_of_number;
+    std::map<const simgrid::s4u::Link*, int> number_of_link;
     for (const int a : ends) {
       for (const int b : ends) {
         const bool gpu_a = a < platform.gpu_count(), gpu_b = b < platform.gpu_count();
@@ -62,6 +66,20 @@ std::vector<double> compare_routes(const ClusterSpec& c, const std::vector<int>&
         for (size_t i = 0; same && i < got.size(); ++i)
           same = k_prefix + got[i]->get_name() == want[i]->get_name() &&
                  got[i]->get_bandwidth() == want[i]->get_bandwidth() && got[i]->get_latency() == want[i]->get_latency();
+        // The routes by number (fabric_routes.hpp) name the same links, with their bandwidths
+        // and latencies, and add the same latency to the bit; one number is one link.
+        RouteLinks numbered;
+        platform.routes().route(a, b, numbered);
+        same = same && numbered.count == static_cast<int>(got.size()) &&
+               std::memcmp(&numbered.latency_s, &got_s, sizeof got_s) == 0;
+        for (int i = 0; same && i < numbered.count; ++i) {
+          const int id = numbered.links[static_cast<size_t>(i)];
+          const auto [it, added] = link_of_number.emplace(id, got[static_cast<size_t>(i)]);
+          const auto [jt, added_back] = number_of_link.emplace(got[static_cast<size_t>(i)], id);
+          same = it->second == got[static_cast<size_t>(i)] && jt->second == id &&
+                 platform.routes().bandwidth_Bps(id) == got[static_cast<size_t>(i)]->get_bandwidth() &&
+                 platform.routes().latency_s(id) == got[static_cast<size_t>(i)]->get_latency();
+        }
         mismatches += same ? 0 : 1;
         compared += 1;
       }

@@ -51,12 +51,32 @@ double simulated_s(const Case& c, PlanSurroundings surroundings) {
   }).at(0);
 }
 
+// The same, alone, planned without SimGrid and run on a platform built with only the
+// endpoints the plan keeps (as trainsim collective and its bench run); and the endpoints built.
+std::vector<double> simulated_on_lone_platform(const Case& c) {
+  return test::run_isolated([&] {
+    Simulation sim;
+    const Platform planning = Platform::without_simgrid(c.cluster);
+    LonePlan prepared = prepare_lone_plan(planning, plan_collective(c.call, planning));
+    std::vector<bool> endpoints;
+    add_lone_plan_endpoints(planning, prepared, endpoints);
+    const auto built = static_cast<double>(std::count(endpoints.begin(), endpoints.end(), true));
+    const Platform platform(c.cluster, std::move(endpoints));
+    const CommActivity a = start_lone_plan(platform, std::move(prepared));
+    sim.run();
+    return std::vector<double>{a.duration_s(), built, static_cast<double>(planning.endpoint_count())};
+  });
+}
+
 void expect_identical(const Case& c) {
   const double full = simulated_s(c, PlanSurroundings::shared);
   const double reduced = simulated_s(c, PlanSurroundings::alone);
+  const double on_lone_platform = simulated_on_lone_platform(c).at(0);
   EXPECT_GT(full, 0);
   EXPECT_EQ(full, reduced) << algo_name(c.call.algo) << " " << op_name(c.call.op) << " on "
                            << c.call.gpus.size() << " GPUs";
+  EXPECT_EQ(full, on_lone_platform) << algo_name(c.call.algo) << " " << op_name(c.call.op) << " on "
+                                    << c.call.gpus.size() << " GPUs, the plan's endpoints only";
 }
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
@@ -92,6 +112,17 @@ TEST(RedundantLegs, FatTreesOversubscribedAndNvl72AreBitIdentical) {
     expect_identical({nvl72, call_on(every_gpu(nvl72), CollectiveOp::all_reduce, algo, k_gib)});
 }
 
+TEST(RedundantLegs, ALoneTreeBuildsAQuarterOfTheEndpoints) {
+  // One NVLink chain and one rail per block of 8 nodes, and the NICs of the edges between
+  // blocks: of 64 DGX H100 nodes' 1,024 GPUs and NICs, the tree's platform builds 256.
+  const ClusterSpec c = test::preset_cluster("dgx-h100", 64, Fabric::rail_optimized);
+  const std::vector<double> r = simulated_on_lone_platform(
+      {c, call_on(every_gpu(c), CollectiveOp::all_reduce, CollectiveAlgo::double_binary_tree, k_gib)});
+  EXPECT_EQ(r.at(2), 1024);
+  EXPECT_GT(r.at(1), 0);
+  EXPECT_LE(r.at(1), r.at(2) / 3) << r.at(1) << " of " << r.at(2) << " endpoints built";
+}
+
 TEST(RedundantLegs, ATreeLeavesOutMostOfItsNodesChains) {
   // A block of 8 DGX H100 nodes is one 128-host task of the tree; its 8 nodes' NVLink chains
   // are alike, and so are its 8 rails' tree edges: one of each stays.
@@ -111,7 +142,7 @@ TEST(RedundantLegs, ATreeLeavesOutMostOfItsNodesChains) {
       for (const int e : {l.src, l.dst})
         if (std::find(whole.endpoints.begin(), whole.endpoints.end(), e) == whole.endpoints.end())
           whole.endpoints.push_back(e);
-    const std::vector<bool> out = redundant_legs(platform, legs, {whole});
+    const std::vector<bool> out = redundant_legs(platform.routes(), legs, {whole});
     return std::vector<double>{static_cast<double>(legs.size()),
                                static_cast<double>(std::count(out.begin(), out.end(), true))};
   });
