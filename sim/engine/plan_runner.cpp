@@ -3,6 +3,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -80,28 +81,57 @@ std::vector<Leg> legs_of(const Platform& platform, const CommPhase& phase, doubl
   return legs;
 }
 
+// Starts tasks [first, last) and waits for them.
+void run_tasks(const Platform& platform, const std::vector<Leg>& legs, const std::vector<TaskLegs>& tasks,
+               const std::vector<bool>& left_out, size_t first, size_t last) {
+  std::vector<sg4::ExecPtr> started;
+  started.reserve(last - first);
+  for (size_t t = first; t < last; ++t) started.push_back(start_task(platform, legs, tasks[t], left_out));
+  for (const sg4::ExecPtr& task : started) task->wait();
+}
+
 // Runs `phase`, leaving out the legs marked in `left_out` (none when empty).
-void run_phase(const Platform& platform, const CommPhase& phase, const std::vector<bool>& left_out) {
+//
+// SimGrid 3.32 keeps an actor's activities in a list and removes each one that ends by a
+// walk over the list (ExecImpl::post: the actor's activities_.remove; a perf profile of a
+// 1 GiB ring all-reduce on 1,048,576 GPUs, one actor starting all its ~130,000 tasks, spent
+// 95 % of the run in that walk): the cost of a phase grew with the square of its tasks. A
+// phase of more than `per_actor` tasks starts them from helper actors of that many tasks
+// each, created in task order at the same instant, so the tasks start in the same order at
+// the same time (PlanRunOptions: what may change, tests/engine/plan_runner_test.cpp).
+void run_phase(const Platform& platform, const CommPhase& phase, const std::vector<bool>& left_out,
+               size_t per_actor) {
   double paid_s = 0;
   const std::vector<Leg> legs = legs_of(platform, phase, paid_s);
   const std::vector<TaskLegs> tasks = pack(legs);
-  std::vector<sg4::ExecPtr> started;
-  started.reserve(tasks.size());
-  for (const TaskLegs& task : tasks) started.push_back(start_task(platform, legs, task, left_out));
-  for (const sg4::ExecPtr& task : started) task->wait();
+  per_actor = std::max<size_t>(per_actor, 1);
+  if (tasks.size() <= per_actor) {
+    run_tasks(platform, legs, tasks, left_out, 0, tasks.size());
+  } else {
+    std::vector<sg4::ActorPtr> helpers;
+    for (size_t first = 0; first < tasks.size(); first += per_actor) {
+      const size_t last = std::min(tasks.size(), first + per_actor);
+      helpers.push_back(sg4::Actor::create("plan-tasks", sg4::this_actor::get_host(), [&, first, last] {
+        run_tasks(platform, legs, tasks, left_out, first, last);
+      }));
+    }
+    for (const sg4::ActorPtr& helper : helpers) helper->join();
+  }
   if (phase.latency_s > paid_s) sg4::this_actor::sleep_for(phase.latency_s - paid_s);
 }
 
 // Starts an actor on endpoint 0 that runs the phases one after the other.
-CommActivity start_phases(const Platform& platform, LonePlan prepared, const std::string& name) {
+CommActivity start_phases(const Platform& platform, LonePlan prepared, const std::string& name,
+                          PlanRunOptions options) {
   auto timing = std::make_shared<CommTiming>();
   timing->start_s = sg4::Engine::get_clock();
   sg4::Host* where = platform.host(0);
-  auto actor = sg4::Actor::create(name, where, [&platform, prepared = std::move(prepared), timing]() {
+  auto actor = sg4::Actor::create(name, where, [&platform, prepared = std::move(prepared), timing, options]() {
     timing->start_s = sg4::Engine::get_clock();
     const std::vector<bool> none;
     for (size_t p = 0; p < prepared.plan.phases.size(); ++p)
-      run_phase(platform, prepared.plan.phases[p], prepared.left_out.empty() ? none : prepared.left_out[p]);
+      run_phase(platform, prepared.plan.phases[p], prepared.left_out.empty() ? none : prepared.left_out[p],
+                options.tasks_per_actor);
     timing->end_s = sg4::Engine::get_clock();
   });
   return CommActivity(actor, timing);
@@ -133,17 +163,18 @@ void add_lone_plan_endpoints(const Platform& platform, const LonePlan& prepared,
   }
 }
 
-CommActivity start_lone_plan(const Platform& platform, LonePlan prepared, const std::string& name) {
-  return start_phases(platform, std::move(prepared), name);
+CommActivity start_lone_plan(const Platform& platform, LonePlan prepared, const std::string& name,
+                             PlanRunOptions options) {
+  return start_phases(platform, std::move(prepared), name, options);
 }
 
 CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name,
-                        PlanSurroundings surroundings) {
+                        PlanSurroundings surroundings, PlanRunOptions options) {
   if (surroundings == PlanSurroundings::alone)
-    return start_phases(platform, prepare_lone_plan(platform, std::move(plan)), name);
+    return start_phases(platform, prepare_lone_plan(platform, std::move(plan)), name, options);
   LonePlan every_leg;
   every_leg.plan = std::move(plan);
-  return start_phases(platform, std::move(every_leg), name);
+  return start_phases(platform, std::move(every_leg), name, options);
 }
 
 CommActivity start_collective(const Platform& platform, const CollectiveCall& call, PlanSurroundings surroundings) {

@@ -10,6 +10,7 @@
 // largest latency of its legs, then moves its bytes; the rest of the phase's latency term
 // (CommPhase::latency_s) is slept after the tasks complete.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,19 @@ namespace trainsim::engine {
 /// bit-identical times. `shared`: every leg runs (the step simulation, contention tests).
 enum class PlanSurroundings { shared, alone };
 
+/// How the runner spreads a phase's parallel tasks over SimGrid actors (plan_runner.cpp:
+/// run_phase): at most `tasks_per_actor` per actor. A plan alone simulates to the bit the
+/// same whatever the value; beside other plans the last bits may move (SimGrid ends
+/// simultaneous tasks of different actors in another order: tests/engine/plan_runner_test.cpp),
+/// so by default only phases of over 1,024 tasks (131,072 hosts and more) are split.
+struct PlanRunOptions {
+  size_t tasks_per_actor = 1024;
+};
+
 /// Starts `plan` now (at t = 0 when called before Simulation::run). `platform` must
 /// outlive the simulation.
 CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name = "plan",
-                        PlanSurroundings surroundings = PlanSurroundings::shared);
+                        PlanSurroundings surroundings = PlanSurroundings::shared, PlanRunOptions options = {});
 
 /// A plan to run alone, with the legs of each phase it leaves out (redundant_legs.hpp).
 struct LonePlan {
@@ -51,7 +61,8 @@ void add_lone_plan_endpoints(const Platform& platform, const LonePlan& prepared,
 
 /// Starts a prepared plan alone on the platform now (start_plan with PlanSurroundings::alone,
 /// without finding the legs to leave out again).
-CommActivity start_lone_plan(const Platform& platform, LonePlan prepared, const std::string& name = "plan");
+CommActivity start_lone_plan(const Platform& platform, LonePlan prepared, const std::string& name = "plan",
+                             PlanRunOptions options = {});
 
 /// plan_collective() then start_plan(). Throws InputError for an invalid call.
 CommActivity start_collective(const Platform& platform, const CollectiveCall& call,
