@@ -43,14 +43,8 @@ constexpr const char* k_command = "trainsim collective";
 
 // The largest collective simulated: the scenario rules' largest cluster, 2^20 GPUs
 // (sim/scenario/scenario_rules.hpp). Memory grows linearly with the GPUs since issue 18
-// (README "Benchmarks": a 1 GiB tree all-reduce needs 1.3 GB at 131,072 GPUs).
+// (README "Scale": a 1 GiB all-reduce on 2^20 GPUs needs 2.8 GB as a tree, 3.4 GB as a ring).
 constexpr int k_max_gpus = static_cast<int>(k_max_cluster_endpoints);
-
-// Ring-based algorithms (ring, hierarchical) carry one transfer per GPU per channel, 8
-// channels on DGX nodes, and need about 18 kB per GPU (measured: 2.4 GB for a 131,072-GPU
-// ring all-reduce, against 1.3 GB for the tree): 2^20 GPUs would need ~19 GB, so they stop
-// at 2^19 (~9.5 GB).
-constexpr int k_max_ring_gpus = k_max_gpus / 2;
 
 // The largest size: 1 TiB, beyond any GPU's memory (H200: 141 GB), so beyond any buffer
 // nccl-tests could allocate; it keeps byte counts exact in doubles and in uint64 JSON.
@@ -252,34 +246,10 @@ Command collective_command() {
       throw InputError(k_command, "--gpus", std::to_string(gpus),
                        "alltoall is simulated pair by pair (n^2 transfers): at most 1024 GPUs");
 
-    const auto refuse_ring = [&](eng::CollectiveAlgo picked) {
-      if (gpus > k_max_ring_gpus &&
-          (picked == eng::CollectiveAlgo::ring || picked == eng::CollectiveAlgo::hierarchical))
-        throw InputError(k_command, "--gpus", std::to_string(gpus),
-                         "the " + eng::algo_name(picked) + " algorithm is simulated on at most " +
-                             std::to_string(k_max_ring_gpus) +
-                             " GPUs (one transfer per GPU and channel, ~18 kB each: 2^20 GPUs would need ~19 GB)");
-    };
-    // Known before the platform is built: an explicit algorithm, or the ring NCCL always
-    // runs for all-gather, reduce-scatter and broadcast.
-    const bool always_ring = op == eng::CollectiveOp::all_gather || op == eng::CollectiveOp::reduce_scatter ||
-                             op == eng::CollectiveOp::broadcast;
-    refuse_ring(algo == eng::CollectiveAlgo::automatic && always_ring ? eng::CollectiveAlgo::ring : algo);
-
     eng::Simulation sim;
     // Planned on the cluster without SimGrid; the platform then builds only the endpoints the
     // rows keep (plan_runner.hpp: add_lone_plan_endpoints), so a large cluster builds a part.
     const eng::Platform planning = eng::Platform::without_simgrid(cluster);
-    if (gpus > k_max_ring_gpus) {
-      eng::CollectiveCall probe;
-      probe.op = op;
-      probe.algo = algo;
-      for (int g = 0; g < gpus; ++g) probe.gpus.push_back(g);
-      for (const double bytes : sizes) {
-        probe.bytes = bytes;
-        refuse_ring(eng::choose_algorithm(probe, planning));
-      }
-    }
     std::vector<Row> rows;
     eng::CollectiveCall call;
     call.op = op;

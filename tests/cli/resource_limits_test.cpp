@@ -65,12 +65,6 @@ TEST_F(ResourceLimits, CollectiveOnAHundredMillionGpus) {
   expect_refused({"collective", "--gpus", "100000000"}, {"--gpus", "at most 1048576", "2^20"});
 }
 
-TEST_F(ResourceLimits, RingCollectiveBeyondItsLimit) {
-  // Refused before the platform is built: an explicit ring, or the ring all-gather always runs.
-  expect_refused({"collective", "--gpus", "600000", "--algo", "ring"}, {"--gpus", "ring", "at most 524288", "GB"});
-  expect_refused({"collective", "--op", "allgather", "--gpus", "600000"}, {"--gpus", "ring", "at most 524288"});
-}
-
 TEST_F(ResourceLimits, CollectiveOnNoGpus) {
   expect_refused({"collective", "--gpus", "0"}, {"--gpus", "must be >= 1"});
 }
