@@ -133,19 +133,19 @@ void Platform::build(const std::vector<bool>& built) {
   zone->seal();
 }
 
-std::vector<Hop> Platform::hops(int src_gpu, int dst_gpu) const {
+Hops Platform::hops(int src_gpu, int dst_gpu) const {
   if (src_gpu == dst_gpu) return {};
   const int src_node = node_of(src_gpu);
   const int dst_node = node_of(dst_gpu);
-  if (domain_of(src_gpu) == domain_of(dst_gpu)) return {Hop{src_gpu, dst_gpu}};  // NVLink
+  if (domain_of(src_gpu) == domain_of(dst_gpu)) return Hops(Hop{src_gpu, dst_gpu});  // NVLink
   const int src_nic = layout_.nic_of_gpu(local_index(src_gpu));
   const int dst_nic = layout_.nic_of_gpu(local_index(dst_gpu));
   if (cluster_.fabric == Fabric::rail_optimized && src_nic != dst_nic) {
     // PXN: over NVLink to the sender node's GPU on the destination's rail, then along the rail.
     const int relay = src_node * cluster_.gpus_per_node + local_index(dst_gpu);
-    return {Hop{src_gpu, relay}, Hop{nic_endpoint(src_node, dst_nic), nic_endpoint(dst_node, dst_nic)}};
+    return Hops(Hop{src_gpu, relay}, Hop{nic_endpoint(src_node, dst_nic), nic_endpoint(dst_node, dst_nic)});
   }
-  return {Hop{nic_endpoint(src_node, src_nic), nic_endpoint(dst_node, dst_nic)}};
+  return Hops(Hop{nic_endpoint(src_node, src_nic), nic_endpoint(dst_node, dst_nic)});
 }
 
 int Platform::leaf_of_endpoint(int endpoint) const {

@@ -30,6 +30,8 @@
 
 #include <simgrid/forward.h>
 
+#include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,25 @@ namespace trainsim::engine {
 struct Hop {
   int src = 0;
   int dst = 0;
+};
+
+/// The legs of a message, without allocating (plans have millions): none, one (NVLink, or NIC
+/// to NIC) or two (PXN: over NVLink to the relay, then along the rail).
+class Hops {
+ public:
+  Hops() = default;
+  explicit Hops(Hop only) : hops_{only, Hop{}}, count_(1) {}
+  Hops(Hop first, Hop second) : hops_{first, second}, count_(2) {}
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  const Hop& operator[](size_t i) const { return hops_[i]; }
+  const Hop& back() const { return hops_[count_ - 1]; }
+  const Hop* begin() const { return hops_.data(); }
+  const Hop* end() const { return hops_.data() + count_; }
+
+ private:
+  std::array<Hop, 2> hops_{};
+  size_t count_ = 0;
 };
 
 class Platform {
@@ -82,7 +103,7 @@ class Platform {
   bool built(int endpoint) const { return hosts_[static_cast<size_t>(endpoint)] != nullptr; }
 
   /// The legs of a message from `src_gpu` to `dst_gpu` (empty when they are equal).
-  std::vector<Hop> hops(int src_gpu, int dst_gpu) const;
+  Hops hops(int src_gpu, int dst_gpu) const;
   /// Latency of one leg, in seconds: the sum of its links' latencies.
   double hop_latency_s(const Hop& hop) const;
   /// Latency of a message from `src_gpu` to `dst_gpu` over all its legs, in seconds.

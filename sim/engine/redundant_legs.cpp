@@ -1,25 +1,74 @@
 #include "sim/engine/redundant_legs.hpp"
 
 #include <algorithm>
-#include <map>
+#include <cstdint>
+#include <cstring>
 #include <numeric>
-#include <string>
-#include <string_view>
-#include <unordered_map>
 #include <unordered_set>
-#include <utility>
 
 namespace trainsim::engine {
 
 namespace {
 
-// A host pair of one task: its bytes (summed over its legs in leg order, as the task's byte
-// matrix sums them) and the legs it holds.
-struct Pair {
-  std::size_t task = 0;
-  double bytes = 0;
-  std::vector<std::size_t> legs;
+// The host pairs of a phase's tasks: per task, its legs between the same two endpoints are
+// one pair, whose bytes are the legs' summed in leg order, as the task's byte matrix sums
+// them; pairs are numbered task by task, each task's in the matrix' row-major order, as
+// SimGrid expands them (L07Action's constructor).
+struct Pairs {
+  std::vector<std::size_t> task;       ///< per pair
+  std::vector<double> bytes;           ///< per pair
+  std::vector<std::size_t> first_leg;  ///< per pair: a leg of it (its route)
+  std::vector<std::size_t> of_leg;     ///< per leg: its pair
+  std::size_t size() const { return task.size(); }
 };
+
+Pairs pairs_of(const std::vector<Leg>& legs, const std::vector<TaskLegs>& tasks, int endpoints) {
+  Pairs out;
+  out.of_leg.resize(legs.size());
+  std::vector<int> slot(static_cast<std::size_t>(endpoints), -1);  // endpoint -> row in the task
+  std::vector<int> local_of_cell;                                  // cell -> pair within the task
+  std::vector<std::size_t> cells;                                  // per pair within the task
+  std::vector<double> bytes;
+  std::vector<std::size_t> first_leg, rank;
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    const TaskLegs& task = tasks[t];
+    const std::size_t k = task.endpoints.size();
+    for (std::size_t i = 0; i < k; ++i) slot[static_cast<std::size_t>(task.endpoints[i])] = static_cast<int>(i);
+    if (local_of_cell.size() < k * k) local_of_cell.assign(k * k, -1);
+    cells.clear();
+    bytes.clear();
+    first_leg.clear();
+    for (std::size_t l = task.first; l < task.last; ++l) {
+      const std::size_t cell = static_cast<std::size_t>(slot.at(static_cast<std::size_t>(legs[l].src))) * k +
+                               static_cast<std::size_t>(slot.at(static_cast<std::size_t>(legs[l].dst)));
+      int& local = local_of_cell[cell];
+      if (local < 0) {
+        local = static_cast<int>(cells.size());
+        cells.push_back(cell);
+        bytes.push_back(0.0);
+        first_leg.push_back(l);
+      }
+      bytes[static_cast<std::size_t>(local)] += legs[l].bytes;
+      out.of_leg[l] = static_cast<std::size_t>(local);  // renumbered below
+    }
+    // Row-major order: the task's pairs sorted by cell.
+    std::vector<std::size_t> order(cells.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cells[a] < cells[b]; });
+    rank.assign(cells.size(), 0);
+    const std::size_t base = out.size();
+    for (std::size_t r = 0; r < order.size(); ++r) {
+      rank[order[r]] = base + r;
+      out.task.push_back(t);
+      out.bytes.push_back(bytes[order[r]]);
+      out.first_leg.push_back(first_leg[order[r]]);
+    }
+    for (std::size_t l = task.first; l < task.last; ++l) out.of_leg[l] = rank[out.of_leg[l]];
+    for (const std::size_t cell : cells) local_of_cell[cell] = -1;
+    for (const int e : task.endpoints) slot[static_cast<std::size_t>(e)] = -1;
+  }
+  return out;
+}
 
 // Union-find over pairs.
 std::size_t root(std::vector<std::size_t>& parent, std::size_t i) {
@@ -27,127 +76,171 @@ std::size_t root(std::vector<std::size_t>& parent, std::size_t i) {
   return i;
 }
 
-void append_bits(std::string& key, const void* bits, std::size_t size) {
-  key.append(static_cast<const char*>(bits), size);
-}
+// The links a phase crosses ("slots", in the order first crossed) and each one's elements:
+// (task, weight) in task order, the weights summed pair by pair as SimGrid sums them.
+struct CrossedLinks {
+  std::vector<int> slot_of_link;    ///< per link number (-1: not crossed)
+  std::vector<int> link;            ///< per slot
+  std::vector<std::size_t> offset;  ///< per slot: its first element (size: slots + 1)
+  std::vector<std::size_t> count;   ///< per slot: its elements
+  std::vector<std::size_t> element_task;
+  std::vector<double> element_weight;
+
+  std::size_t slots() const { return link.size(); }
+};
+
+// Whether two crossed links are the same constraint for the solve: bound and elements.
+// Every link is one direction of a split-duplex cable (platform.cpp), so all share one
+// sharing policy.
+struct SameConstraint {
+  const FabricRoutes* routes;
+  const CrossedLinks* crossed;
+  bool operator()(int a, int b) const {
+    const CrossedLinks& c = *crossed;
+    const auto sa = static_cast<std::size_t>(a), sb = static_cast<std::size_t>(b);
+    const double ba = routes->bandwidth_Bps(c.link[sa]), bb = routes->bandwidth_Bps(c.link[sb]);
+    if (std::memcmp(&ba, &bb, sizeof ba) != 0 || c.count[sa] != c.count[sb]) return false;
+    for (std::size_t i = 0; i < c.count[sa]; ++i) {
+      const std::size_t ea = c.offset[sa] + i, eb = c.offset[sb] + i;
+      if (c.element_task[ea] != c.element_task[eb] ||
+          std::memcmp(&c.element_weight[ea], &c.element_weight[eb], sizeof(double)) != 0)
+        return false;
+    }
+    return true;
+  }
+};
+
+struct ConstraintHash {
+  const FabricRoutes* routes;
+  const CrossedLinks* crossed;
+  std::size_t operator()(int slot) const {
+    const CrossedLinks& c = *crossed;
+    const auto s = static_cast<std::size_t>(slot);
+    const auto mix = [](std::size_t h, std::uint64_t v) { return (h ^ v) * 0x100000001b3ULL; };
+    const double bandwidth = routes->bandwidth_Bps(c.link[s]);
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &bandwidth, sizeof bits);
+    std::size_t h = mix(0xcbf29ce484222325ULL, bits);
+    for (std::size_t i = 0; i < c.count[s]; ++i) {
+      std::memcpy(&bits, &c.element_weight[c.offset[s] + i], sizeof bits);
+      h = mix(mix(h, c.element_task[c.offset[s] + i]), bits);
+    }
+    return h;
+  }
+};
 
 }  // namespace
 
 std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<Leg>& legs,
                                  const std::vector<TaskLegs>& tasks) {
-  // Each task's pairs in the byte matrix' row-major order, as SimGrid expands them.
-  std::vector<Pair> pairs;
-  for (std::size_t t = 0; t < tasks.size(); ++t) {
-    const TaskLegs& task = tasks[t];
-    std::unordered_map<int, std::size_t> slot;
-    for (std::size_t i = 0; i < task.endpoints.size(); ++i) slot.emplace(task.endpoints[i], i);
-    std::map<std::size_t, std::size_t> index;  // row-major cell -> pair
-    for (std::size_t l = task.first; l < task.last; ++l) {
-      const std::size_t cell = slot.at(legs[l].src) * task.endpoints.size() + slot.at(legs[l].dst);
-      auto [it, added] = index.emplace(cell, 0);
-      if (added) {
-        it->second = pairs.size();
-        pairs.push_back({t, 0.0, {}});
-      }
-      pairs[it->second].bytes += legs[l].bytes;
-      pairs[it->second].legs.push_back(l);
-    }
-    // Renumber this task's pairs in row-major order.
-    std::vector<Pair> ordered;
-    for (const auto& [cell, p] : index) ordered.push_back(std::move(pairs[p]));
-    pairs.resize(pairs.size() - ordered.size());
-    for (Pair& p : ordered) pairs.push_back(std::move(p));
-  }
-
-  // Each link's elements (task, weight), summed pair by pair as SimGrid sums them; each
-  // task's largest latency and latency x bytes; the components of pairs that share links.
-  struct Element {
-    std::size_t task = 0;
-    double weight = 0;
+  const Pairs pairs = pairs_of(legs, tasks, routes.endpoints);
+  const auto route_of = [&](std::size_t p) {
+    RouteLinks r;
+    const Leg& leg = legs[pairs.first_leg[p]];
+    routes.route(leg.src, leg.dst, r);
+    return r;
   };
-  // Per link number: its slot among the links the phase crosses (-1: none yet).
-  std::vector<int> slot_of_link(static_cast<std::size_t>(routes.link_count()), -1);
-  std::vector<int> crossed;                    // per slot: the link
-  std::vector<std::vector<Element>> elements;  // per slot
-  std::vector<std::size_t> first_pair;         // per slot: a pair crossing the link
-  std::vector<std::vector<int>> slots_of(pairs.size());
+
+  // Each link crossed, each task's largest latency and latency x bytes, and the components
+  // of pairs that share links (joined in pair and route order).
+  CrossedLinks crossed;
+  crossed.slot_of_link.assign(static_cast<std::size_t>(routes.link_count()), -1);
+  std::vector<std::size_t> first_pair;  // per slot: the first pair crossing the link
   std::vector<double> latency(pairs.size(), 0.0);
   std::vector<double> max_latency(tasks.size(), 0.0), max_latency_bytes(tasks.size(), 0.0);
   std::vector<std::size_t> parent(pairs.size());
   std::iota(parent.begin(), parent.end(), std::size_t{0});
   for (std::size_t p = 0; p < pairs.size(); ++p) {
-    const Leg& leg = legs[pairs[p].legs.front()];
-    RouteLinks route;
-    routes.route(leg.src, leg.dst, route);
+    const RouteLinks route = route_of(p);
     latency[p] = route.latency_s;
-    const std::size_t t = pairs[p].task;
+    const std::size_t t = pairs.task[p];
     max_latency[t] = std::max(max_latency[t], latency[p]);
-    max_latency_bytes[t] = std::max(max_latency_bytes[t], latency[p] * pairs[p].bytes);
+    max_latency_bytes[t] = std::max(max_latency_bytes[t], latency[p] * pairs.bytes[p]);
     for (int i = 0; i < route.count; ++i) {
-      int& slot = slot_of_link[static_cast<std::size_t>(route.links[static_cast<std::size_t>(i)])];
+      const int link = route.links[static_cast<std::size_t>(i)];
+      int& slot = crossed.slot_of_link[static_cast<std::size_t>(link)];
       if (slot < 0) {
-        slot = static_cast<int>(crossed.size());
-        crossed.push_back(route.links[static_cast<std::size_t>(i)]);
-        elements.emplace_back();
+        slot = static_cast<int>(crossed.slots());
+        crossed.link.push_back(link);
+        crossed.count.push_back(0);
         first_pair.push_back(p);
       } else {
         parent[root(parent, p)] = root(parent, first_pair[static_cast<std::size_t>(slot)]);
       }
-      slots_of[p].push_back(slot);
-      std::vector<Element>& e = elements[static_cast<std::size_t>(slot)];
-      if (e.empty() || e.back().task != t) e.push_back({t, 0.0});
-      e.back().weight += pairs[p].bytes;
+      ++crossed.count[static_cast<std::size_t>(slot)];  // an upper bound of its elements
     }
   }
-
-  // A link's identity for the solve: bound and elements. Every link is one direction of a
-  // split-duplex cable (platform.cpp), so all share one sharing policy.
-  std::vector<std::string> signatures(crossed.size());
-  const auto signature = [&](int slot) -> const std::string& {
-    std::string& key = signatures[static_cast<std::size_t>(slot)];
-    if (!key.empty()) return key;
-    const double bandwidth = routes.bandwidth_Bps(crossed[static_cast<std::size_t>(slot)]);
-    append_bits(key, &bandwidth, sizeof bandwidth);
-    for (const Element& e : elements[static_cast<std::size_t>(slot)]) {
-      append_bits(key, &e.task, sizeof e.task);
-      append_bits(key, &e.weight, sizeof e.weight);
+  crossed.offset.assign(crossed.slots() + 1, 0);
+  for (std::size_t s = 0; s < crossed.slots(); ++s) crossed.offset[s + 1] = crossed.offset[s] + crossed.count[s];
+  crossed.element_task.resize(crossed.offset.back());
+  crossed.element_weight.resize(crossed.offset.back());
+  std::fill(crossed.count.begin(), crossed.count.end(), 0);
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    const RouteLinks route = route_of(p);
+    for (int i = 0; i < route.count; ++i) {
+      const auto s = static_cast<std::size_t>(crossed.slot_of_link[static_cast<std::size_t>(route.links[i])]);
+      std::size_t& n = crossed.count[s];
+      const std::size_t last = crossed.offset[s] + n - 1;
+      if (n > 0 && crossed.element_task[last] == pairs.task[p]) {
+        crossed.element_weight[last] += pairs.bytes[p];
+      } else {
+        crossed.element_task[crossed.offset[s] + n] = pairs.task[p];
+        crossed.element_weight[crossed.offset[s] + n] = pairs.bytes[p];
+        ++n;
+      }
     }
-    return key;
-  };
+  }
 
   // One pair per task that sets its latency, and one that sets its bound, stay.
   std::vector<bool> sets_a_maximum(pairs.size(), false);
   {
     std::vector<bool> latency_found(tasks.size(), false), bound_found(tasks.size(), false);
     for (std::size_t p = 0; p < pairs.size(); ++p) {
-      const std::size_t t = pairs[p].task;
+      const std::size_t t = pairs.task[p];
       if (!latency_found[t] && latency[p] == max_latency[t]) latency_found[t] = sets_a_maximum[p] = true;
-      if (!bound_found[t] && latency[p] * pairs[p].bytes == max_latency_bytes[t]) bound_found[t] = sets_a_maximum[p] = true;
+      if (!bound_found[t] && latency[p] * pairs.bytes[p] == max_latency_bytes[t])
+        bound_found[t] = sets_a_maximum[p] = true;
     }
   }
 
-  // Components in order of their first pair; a component is kept when it sets a task's
-  // latency or bound, or when one of its links has no twin among the links kept so far.
-  std::vector<std::vector<std::size_t>> members(pairs.size());
-  for (std::size_t p = 0; p < pairs.size(); ++p) members[root(parent, p)].push_back(p);
-  std::unordered_set<std::string_view> kept_links;  // views of `signatures`' strings
-  std::vector<bool> redundant(legs.size(), false);
-  for (std::size_t p = 0; p < pairs.size(); ++p) {
-    const std::vector<std::size_t>& component = members[p];
-    if (component.empty()) continue;
+  // Each component's pairs (by root, in pair order).
+  std::vector<std::size_t> member_offset(pairs.size() + 1, 0), members(pairs.size());
+  std::vector<std::size_t> root_of(pairs.size());
+  for (std::size_t p = 0; p < pairs.size(); ++p) ++member_offset[(root_of[p] = root(parent, p)) + 1];
+  for (std::size_t p = 0; p < pairs.size(); ++p) member_offset[p + 1] += member_offset[p];
+  {
+    std::vector<std::size_t> fill(member_offset.begin(), member_offset.end() - 1);
+    for (std::size_t p = 0; p < pairs.size(); ++p) members[fill[root_of[p]]++] = p;
+  }
+
+  // Components in order of their root; a component is kept when it sets a task's latency or
+  // bound, or when one of its links has no twin among the links kept so far.
+  std::unordered_set<int, ConstraintHash, SameConstraint> kept_links(16, ConstraintHash{&routes, &crossed},
+                                                                     SameConstraint{&routes, &crossed});
+  std::vector<bool> dropped(pairs.size(), false);  // per root
+  const auto slot_of = [&](int link) { return crossed.slot_of_link[static_cast<std::size_t>(link)]; };
+  for (std::size_t c = 0; c < pairs.size(); ++c) {
+    const std::size_t first = member_offset[c], last = member_offset[c + 1];
+    if (first == last) continue;
     bool keep = false;
-    for (const std::size_t q : component) {
-      keep = keep || sets_a_maximum[q];
-      for (const int slot : slots_of[q]) keep = keep || kept_links.count(signature(slot)) == 0;
+    for (std::size_t m = first; m < last && !keep; ++m) {
+      const std::size_t q = members[m];
+      keep = sets_a_maximum[q];
+      const RouteLinks route = route_of(q);
+      for (int i = 0; i < route.count && !keep; ++i) keep = kept_links.count(slot_of(route.links[i])) == 0;
     }
-    if (keep) {
-      for (const std::size_t q : component)
-        for (const int slot : slots_of[q]) kept_links.insert(signature(slot));
+    if (!keep) {
+      dropped[c] = true;
       continue;
     }
-    for (const std::size_t q : component)
-      for (const std::size_t l : pairs[q].legs) redundant[l] = true;
+    for (std::size_t m = first; m < last; ++m) {
+      const RouteLinks route = route_of(members[m]);
+      for (int i = 0; i < route.count; ++i) kept_links.insert(slot_of(route.links[i]));
+    }
   }
+  std::vector<bool> redundant(legs.size(), false);
+  for (const TaskLegs& task : tasks)
+    for (std::size_t l = task.first; l < task.last; ++l) redundant[l] = dropped[root_of[pairs.of_leg[l]]];
   return redundant;
 }
 

@@ -20,7 +20,7 @@ void send_message(const Platform& platform, int src, int dst, double bytes) {
   // PXN legs are pipelined by NCCL (cut-through at chunk granularity): the relay starts
   // forwarding once the first bytes arrive, so a later leg starts one latency after the
   // previous one and the legs then share bandwidth, as in the aggregated plan.
-  const std::vector<Hop> hops = platform.hops(src, dst);
+  const Hops hops = platform.hops(src, dst);
   for (size_t i = 0; i < hops.size(); ++i) {
     if (i > 0) sg4::this_actor::sleep_for(platform.hop_latency_s(hops[i - 1]));
     legs.push_back(
