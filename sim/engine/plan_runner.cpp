@@ -67,19 +67,23 @@ sg4::ExecPtr start_task(const Platform& platform, const std::vector<Leg>& legs, 
   return exec;
 }
 
-// The phase's legs, in transfer order; `paid_s`: the largest latency a task pays by itself.
-std::vector<Leg> legs_of(const Platform& platform, const CommPhase& phase, double& paid_s) {
+// A phase's legs, in transfer order, and the largest latency a task pays by itself.
+struct PhaseLegs {
   std::vector<Leg> legs;
-  legs.reserve(phase.transfers.size());
-  paid_s = 0;
+  double paid_s = 0;
+};
+
+PhaseLegs legs_of(const Platform& platform, const CommPhase& phase) {
+  PhaseLegs out;
+  out.legs.reserve(phase.transfers.size());
   for (const Transfer& t : phase.transfers) {
     if (!(t.bytes > 0)) continue;
     for (const Hop& h : platform.hops(t.src_gpu, t.dst_gpu)) {
-      legs.push_back({h.src, h.dst, t.bytes});
-      paid_s = std::max(paid_s, platform.hop_latency_s(h));
+      out.legs.push_back({h.src, h.dst, t.bytes});
+      out.paid_s = std::max(out.paid_s, platform.hop_latency_s(h));
     }
   }
-  return legs;
+  return out;
 }
 
 // Starts tasks [first, last) and waits for them.
@@ -102,8 +106,8 @@ void run_tasks(const Platform& platform, const std::vector<Leg>& legs, const std
 // the same time (PlanRunOptions: what may change, tests/engine/plan_runner_test.cpp).
 void run_phase(const Platform& platform, const CommPhase& phase, const std::vector<bool>& left_out,
                size_t per_actor) {
-  double paid_s = 0;
-  const std::vector<Leg> legs = legs_of(platform, phase, paid_s);
+  const PhaseLegs phase_legs = legs_of(platform, phase);
+  const std::vector<Leg>& legs = phase_legs.legs;
   const std::vector<TaskLegs> tasks = pack(legs);
   per_actor = std::max<size_t>(per_actor, 1);
   if (tasks.size() <= per_actor) {
@@ -118,7 +122,7 @@ void run_phase(const Platform& platform, const CommPhase& phase, const std::vect
     }
     for (const sg4::ActorPtr& helper : helpers) helper->join();
   }
-  if (phase.latency_s > paid_s) sg4::this_actor::sleep_for(phase.latency_s - paid_s);
+  if (phase.latency_s > phase_legs.paid_s) sg4::this_actor::sleep_for(phase.latency_s - phase_legs.paid_s);
 }
 
 // Starts an actor on endpoint 0 that runs the phases one after the other.
@@ -146,8 +150,7 @@ CommActivity start_phases(const Platform& platform, LonePlan prepared, const std
 LonePlan prepare_lone_plan(const Platform& platform, CommPlan plan) {
   LonePlan prepared;
   for (const CommPhase& phase : plan.phases) {
-    double paid_s = 0;
-    const std::vector<Leg> legs = legs_of(platform, phase, paid_s);
+    const std::vector<Leg> legs = legs_of(platform, phase).legs;
     prepared.left_out.push_back(redundant_legs(platform.routes(), legs, pack(legs)));
   }
   prepared.plan = std::move(plan);
@@ -158,8 +161,7 @@ void add_lone_plan_endpoints(const Platform& platform, const LonePlan& prepared,
   endpoints.resize(static_cast<size_t>(platform.endpoint_count()), false);
   endpoints.at(0) = true;  // the plan's actor runs on endpoint 0
   for (size_t p = 0; p < prepared.plan.phases.size(); ++p) {
-    double paid_s = 0;
-    const std::vector<Leg> legs = legs_of(platform, prepared.plan.phases[p], paid_s);
+    const std::vector<Leg> legs = legs_of(platform, prepared.plan.phases[p]).legs;
     const std::vector<bool>& left_out = prepared.left_out.at(p);
     for (size_t l = 0; l < legs.size(); ++l)
       if (!left_out[l])

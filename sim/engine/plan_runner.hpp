@@ -45,7 +45,7 @@ CommActivity start_plan(const Platform& platform, CommPlan plan, const std::stri
 /// A plan to run alone, with the legs of each phase it leaves out (redundant_legs.hpp).
 struct LonePlan {
   CommPlan plan;
-  std::vector<std::vector<bool>> left_out;  ///< per phase, per leg (Platform::hops order)
+  std::vector<std::vector<bool>> left_out;  ///< per phase, per leg (Platform::hops order); empty: none
 };
 
 /// Finds the legs `plan` leaves out when it runs alone. `platform` may be one without
