@@ -259,13 +259,16 @@ Command collective_command() {
     // plan is in memory at a time; the legs it leaves out are found once.
     std::vector<bool> endpoints;
     std::vector<std::vector<std::vector<bool>>> left_out;  // per row
+    ProgressLine planned(terminal_stderr(), "collective (planning)", "sizes", static_cast<int>(sizes.size()));
     for (const double bytes : sizes) {
       call.bytes = bytes;
       rows.push_back({bytes, 0, eng::algo_name(eng::choose_algorithm(call, planning))});
       eng::LonePlan prepared = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning));
       eng::add_lone_plan_endpoints(planning, prepared, endpoints);
       left_out.push_back(std::move(prepared.left_out));
+      planned.item_done();
     }
+    planned.finish();
     const eng::Platform platform(cluster, std::move(endpoints));
     // One driver runs the sizes one after another, as nccl-tests does.
     ProgressLine progress(terminal_stderr(), "collective", "sizes", static_cast<int>(rows.size()));
