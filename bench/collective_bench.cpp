@@ -110,13 +110,12 @@ std::string bench_one(trainsim::ClusterSpec cluster, int gpus, double bytes, tra
   call.bytes = bytes;
   for (int g = 0; g < gpus; ++g) call.gpus.push_back(g);
   // Planned on the cluster without SimGrid; the platform then builds only the endpoints the
-  // lone collective keeps (plan_runner.hpp: add_lone_plan_endpoints).
+  // lone collective keeps (plan_runner.hpp: prepare_lone_plan).
   const eng::Platform planning = eng::Platform::without_simgrid(cluster);
-  eng::LonePlan plan = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning));
+  std::vector<bool> endpoints;
+  eng::LonePlan plan = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning), &endpoints);
   size_t transfers = 0;
   for (const auto& ph : plan.plan.phases) transfers += ph.transfers.size();
-  std::vector<bool> endpoints;
-  eng::add_lone_plan_endpoints(planning, plan, endpoints);
   const auto built = std::count(endpoints.begin(), endpoints.end(), true);
   const double plan_s = seconds_since(t0);
   const auto t1 = Clock::now();

@@ -248,7 +248,7 @@ Command collective_command() {
 
     eng::Simulation sim;
     // Planned on the cluster without SimGrid; the platform then builds only the endpoints the
-    // rows keep (plan_runner.hpp: add_lone_plan_endpoints), so a large cluster builds a part.
+    // rows keep (plan_runner.hpp: prepare_lone_plan), so a large cluster builds a part.
     const eng::Platform planning = eng::Platform::without_simgrid(cluster);
     std::vector<Row> rows;
     eng::CollectiveCall call;
@@ -263,8 +263,7 @@ Command collective_command() {
     for (const double bytes : sizes) {
       call.bytes = bytes;
       rows.push_back({bytes, 0, eng::algo_name(eng::choose_algorithm(call, planning))});
-      eng::LonePlan prepared = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning));
-      eng::add_lone_plan_endpoints(planning, prepared, endpoints);
+      eng::LonePlan prepared = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning), &endpoints);
       left_out.push_back(std::move(prepared.left_out));
       planned.item_done();
     }

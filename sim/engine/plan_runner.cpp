@@ -147,26 +147,23 @@ CommActivity start_phases(const Platform& platform, LonePlan prepared, const std
 
 }  // namespace
 
-LonePlan prepare_lone_plan(const Platform& platform, CommPlan plan) {
+LonePlan prepare_lone_plan(const Platform& platform, CommPlan plan, std::vector<bool>* endpoints) {
+  if (endpoints) {
+    endpoints->resize(static_cast<size_t>(platform.endpoint_count()), false);
+    endpoints->at(0) = true;  // the plan's actor runs on endpoint 0
+  }
   LonePlan prepared;
   for (const CommPhase& phase : plan.phases) {
     const std::vector<Leg> legs = legs_of(platform, phase).legs;
-    prepared.left_out.push_back(redundant_legs(platform.routes(), legs, pack(legs)));
+    std::vector<bool> left_out = redundant_legs(platform.routes(), legs, pack(legs));
+    if (endpoints)
+      for (size_t l = 0; l < legs.size(); ++l)
+        if (!left_out[l])
+          (*endpoints)[static_cast<size_t>(legs[l].src)] = (*endpoints)[static_cast<size_t>(legs[l].dst)] = true;
+    prepared.left_out.push_back(std::move(left_out));
   }
   prepared.plan = std::move(plan);
   return prepared;
-}
-
-void add_lone_plan_endpoints(const Platform& platform, const LonePlan& prepared, std::vector<bool>& endpoints) {
-  endpoints.resize(static_cast<size_t>(platform.endpoint_count()), false);
-  endpoints.at(0) = true;  // the plan's actor runs on endpoint 0
-  for (size_t p = 0; p < prepared.plan.phases.size(); ++p) {
-    const std::vector<Leg> legs = legs_of(platform, prepared.plan.phases[p]).legs;
-    const std::vector<bool>& left_out = prepared.left_out.at(p);
-    for (size_t l = 0; l < legs.size(); ++l)
-      if (!left_out[l])
-        endpoints[static_cast<size_t>(legs[l].src)] = endpoints[static_cast<size_t>(legs[l].dst)] = true;
-  }
 }
 
 CommActivity start_lone_plan(const Platform& platform, LonePlan prepared, const std::string& name,

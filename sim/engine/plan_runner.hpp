@@ -49,15 +49,13 @@ struct LonePlan {
 };
 
 /// Finds the legs `plan` leaves out when it runs alone. `platform` may be one without
-/// SimGrid (Platform::without_simgrid) of the cluster the plan will run on.
-LonePlan prepare_lone_plan(const Platform& platform, CommPlan plan);
-
-/// Marks in `endpoints` (sized to the platform's endpoints, false where new) every endpoint
-/// `prepared` touches (the legs it keeps) and endpoint 0, where its actor runs. A platform
-/// built with only those (Platform's `built`) simulates the plan alone to the bit as the whole
-/// platform does: the same links carry the same tasks, in the same relative order
+/// SimGrid (Platform::without_simgrid) of the cluster the plan will run on. With `endpoints`
+/// (sized to the platform's endpoints, false where new), also marks every endpoint the legs
+/// kept touch and endpoint 0, where the plan's actor runs: a platform built with only those
+/// (Platform's `built`) simulates the plan alone to the bit as the whole platform does, the
+/// same links carrying the same tasks in the same relative order
 /// (tests/engine/redundant_legs_test.cpp).
-void add_lone_plan_endpoints(const Platform& platform, const LonePlan& prepared, std::vector<bool>& endpoints);
+LonePlan prepare_lone_plan(const Platform& platform, CommPlan plan, std::vector<bool>* endpoints = nullptr);
 
 /// Starts a prepared plan alone on the platform now (start_plan with PlanSurroundings::alone,
 /// without finding the legs to leave out again).

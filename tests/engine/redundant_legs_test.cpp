@@ -57,9 +57,8 @@ std::vector<double> simulated_on_lone_platform(const Case& c) {
   return test::run_isolated([&] {
     Simulation sim;
     const Platform planning = Platform::without_simgrid(c.cluster);
-    LonePlan prepared = prepare_lone_plan(planning, plan_collective(c.call, planning));
     std::vector<bool> endpoints;
-    add_lone_plan_endpoints(planning, prepared, endpoints);
+    LonePlan prepared = prepare_lone_plan(planning, plan_collective(c.call, planning), &endpoints);
     const auto built = static_cast<double>(std::count(endpoints.begin(), endpoints.end(), true));
     const Platform platform(c.cluster, std::move(endpoints));
     const CommActivity a = start_lone_plan(platform, std::move(prepared));
