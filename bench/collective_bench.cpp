@@ -113,7 +113,7 @@ std::string bench_one(trainsim::ClusterSpec cluster, int gpus, double bytes, tra
   // lone collective keeps (plan_runner.hpp: prepare_lone_plan).
   const eng::Platform planning = eng::Platform::without_simgrid(cluster);
   std::vector<bool> endpoints;
-  eng::LonePlan plan = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning), &endpoints);
+  eng::PreparedPlan plan = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning), &endpoints);
   size_t transfers = 0;
   for (const auto& ph : plan.plan.phases) transfers += ph.transfers.size();
   const auto built = std::count(endpoints.begin(), endpoints.end(), true);
@@ -122,7 +122,8 @@ std::string bench_one(trainsim::ClusterSpec cluster, int gpus, double bytes, tra
   const eng::Platform platform(cluster, std::move(endpoints));
   const double build_s = seconds_since(t1);
   const auto t2 = Clock::now();
-  const eng::CommActivity activity = eng::start_lone_plan(platform, std::move(plan), "bench");
+  const eng::CommActivity activity =
+      eng::start_prepared_plan(platform, std::make_shared<const eng::PreparedPlan>(std::move(plan)), "bench");
   sim.run();
   const double run_s = seconds_since(t2);
   const double time_s = activity.duration_s();

@@ -263,7 +263,7 @@ Command collective_command() {
     for (const double bytes : sizes) {
       call.bytes = bytes;
       rows.push_back({bytes, 0, eng::algo_name(eng::choose_algorithm(call, planning))});
-      eng::LonePlan prepared = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning), &endpoints);
+      eng::PreparedPlan prepared = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning), &endpoints);
       left_out.push_back(std::move(prepared.left_out));
       planned.item_done();
     }
@@ -276,8 +276,11 @@ Command collective_command() {
         Row& row = rows[r];
         call.bytes = row.bytes;
         // One row at a time, nothing else on the platform.
-        const eng::CommActivity a = eng::start_lone_plan(
-            platform, eng::LonePlan{eng::plan_collective(call, platform), std::move(left_out[r])}, "row");
+        const eng::CommActivity a =
+            eng::start_prepared_plan(platform,
+                                     std::make_shared<const eng::PreparedPlan>(eng::PreparedPlan{
+                                         eng::plan_collective(call, platform), std::move(left_out[r])}),
+                                     "row");
         a.wait();
         row.time_s = a.duration_s();
         progress.item_done();

@@ -126,14 +126,13 @@ void run_phase(const Platform& platform, const CommPhase& phase, const std::vect
 }
 
 // Starts an actor on endpoint 0 that runs the phases one after the other.
-CommActivity start_phases(const Platform& platform, LonePlan prepared, const std::string& name,
+CommActivity start_phases(const Platform& platform, std::shared_ptr<const PreparedPlan> shared, const std::string& name,
                           PlanRunOptions options) {
   auto timing = std::make_shared<CommTiming>();
   timing->start_s = sg4::Engine::get_clock();
   sg4::Host* where = platform.host(0);
   // Shared, not captured by value: SimGrid copies the actor's function (a whole plan: 300 MB
   // for a tree all-reduce on 1,048,576 GPUs).
-  auto shared = std::make_shared<const LonePlan>(std::move(prepared));
   auto actor = sg4::Actor::create(name, where, [&platform, shared, timing, options]() {
     timing->start_s = sg4::Engine::get_clock();
     const std::vector<bool> none;
@@ -145,38 +144,88 @@ CommActivity start_phases(const Platform& platform, LonePlan prepared, const std
   return CommActivity(actor, timing);
 }
 
+void mark_endpoints(const std::vector<Leg>& legs, const std::vector<bool>& left_out, std::vector<bool>& endpoints) {
+  for (size_t l = 0; l < legs.size(); ++l)
+    if (!left_out[l]) endpoints[static_cast<size_t>(legs[l].src)] = endpoints[static_cast<size_t>(legs[l].dst)] = true;
+}
+
+void size_endpoints(const Platform& platform, std::vector<bool>* endpoints) {
+  if (!endpoints) return;
+  endpoints->resize(static_cast<size_t>(platform.endpoint_count()), false);
+  endpoints->at(0) = true;  // the plans' actors run on endpoint 0
+}
+
 }  // namespace
 
-LonePlan prepare_lone_plan(const Platform& platform, CommPlan plan, std::vector<bool>* endpoints) {
-  if (endpoints) {
-    endpoints->resize(static_cast<size_t>(platform.endpoint_count()), false);
-    endpoints->at(0) = true;  // the plan's actor runs on endpoint 0
-  }
-  LonePlan prepared;
+PreparedPlan prepare_lone_plan(const Platform& platform, CommPlan plan, std::vector<bool>* endpoints) {
+  size_endpoints(platform, endpoints);
+  PreparedPlan prepared;
   for (const CommPhase& phase : plan.phases) {
     const std::vector<Leg> legs = legs_of(platform, phase).legs;
     std::vector<bool> left_out = redundant_legs(platform.routes(), legs, pack(legs));
-    if (endpoints)
-      for (size_t l = 0; l < legs.size(); ++l)
-        if (!left_out[l])
-          (*endpoints)[static_cast<size_t>(legs[l].src)] = (*endpoints)[static_cast<size_t>(legs[l].dst)] = true;
+    if (endpoints) mark_endpoints(legs, left_out, *endpoints);
     prepared.left_out.push_back(std::move(left_out));
   }
   prepared.plan = std::move(plan);
   return prepared;
 }
 
-CommActivity start_lone_plan(const Platform& platform, LonePlan prepared, const std::string& name,
-                             PlanRunOptions options) {
+std::vector<PreparedPlan> prepare_plans_together(const Platform& platform, std::vector<CommPlan> plans,
+                                                 const std::vector<bool>& foreign_links, std::vector<bool>* endpoints) {
+  size_endpoints(platform, endpoints);
+  // Every phase's legs and tasks, one after the other, as one phase.
+  std::vector<Leg> legs;
+  std::vector<TaskLegs> tasks;
+  std::vector<size_t> phase_first;  // per phase of every plan: its first leg
+  for (const CommPlan& plan : plans) {
+    for (const CommPhase& phase : plan.phases) {
+      const size_t first = legs.size();
+      phase_first.push_back(first);
+      const std::vector<Leg> phase_legs = legs_of(platform, phase).legs;
+      for (TaskLegs& task : pack(phase_legs)) {
+        task.first += first;
+        task.last += first;
+        tasks.push_back(std::move(task));
+      }
+      legs.insert(legs.end(), phase_legs.begin(), phase_legs.end());
+    }
+  }
+  phase_first.push_back(legs.size());
+  const std::vector<bool> left_out = redundant_legs(platform.routes(), legs, tasks, foreign_links);
+  if (endpoints) mark_endpoints(legs, left_out, *endpoints);
+  std::vector<PreparedPlan> prepared;
+  size_t phase = 0;
+  for (CommPlan& plan : plans) {
+    PreparedPlan p;
+    for (size_t i = 0; i < plan.phases.size(); ++i, ++phase)
+      p.left_out.emplace_back(left_out.begin() + static_cast<std::ptrdiff_t>(phase_first[phase]),
+                              left_out.begin() + static_cast<std::ptrdiff_t>(phase_first[phase + 1]));
+    p.plan = std::move(plan);
+    prepared.push_back(std::move(p));
+  }
+  return prepared;
+}
+
+void mark_message_links(const Platform& platform, int src_gpu, int dst_gpu, std::vector<bool>& links) {
+  for (const Hop& h : platform.hops(src_gpu, dst_gpu)) {
+    RouteLinks route;
+    platform.routes().route(h.src, h.dst, route);
+    for (int i = 0; i < route.count; ++i) links[static_cast<size_t>(route.links[static_cast<size_t>(i)])] = true;
+  }
+}
+
+CommActivity start_prepared_plan(const Platform& platform, std::shared_ptr<const PreparedPlan> prepared,
+                                 const std::string& name, PlanRunOptions options) {
   return start_phases(platform, std::move(prepared), name, options);
 }
 
 CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name,
                         PlanSurroundings surroundings, PlanRunOptions options) {
   if (surroundings == PlanSurroundings::alone)
-    return start_phases(platform, prepare_lone_plan(platform, std::move(plan)), name, options);
-  LonePlan every_leg;
-  every_leg.plan = std::move(plan);
+    return start_phases(platform, std::make_shared<const PreparedPlan>(prepare_lone_plan(platform, std::move(plan))),
+                        name, options);
+  auto every_leg = std::make_shared<PreparedPlan>();
+  every_leg->plan = std::move(plan);
   return start_phases(platform, std::move(every_leg), name, options);
 }
 

@@ -11,6 +11,7 @@
 // (CommPhase::latency_s) is slept after the tasks complete.
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,8 @@ struct PlanRunOptions {
 CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name = "plan",
                         PlanSurroundings surroundings = PlanSurroundings::shared, PlanRunOptions options = {});
 
-/// A plan to run alone, with the legs of each phase it leaves out (redundant_legs.hpp).
-struct LonePlan {
+/// A plan with the legs of each phase it leaves out (redundant_legs.hpp).
+struct PreparedPlan {
   CommPlan plan;
   std::vector<std::vector<bool>> left_out;  ///< per phase, per leg (Platform::hops order); empty: none
 };
@@ -55,12 +56,24 @@ struct LonePlan {
 /// (Platform's `built`) simulates the plan alone to the bit as the whole platform does, the
 /// same links carrying the same tasks in the same relative order
 /// (tests/engine/redundant_legs_test.cpp).
-LonePlan prepare_lone_plan(const Platform& platform, CommPlan plan, std::vector<bool>* endpoints = nullptr);
+PreparedPlan prepare_lone_plan(const Platform& platform, CommPlan plan, std::vector<bool>* endpoints = nullptr);
 
-/// Starts a prepared plan alone on the platform now (start_plan with PlanSurroundings::alone,
-/// without finding the legs to leave out again).
-CommActivity start_lone_plan(const Platform& platform, LonePlan prepared, const std::string& name = "plan",
-                             PlanRunOptions options = {});
+/// Finds the legs each of `plans` leaves out when they run beside one another, each any
+/// number of times and at any time, beside activities that cross no link but those marked
+/// in `foreign_links` (per link number, FabricRoutes; mark_message_links). Every phase of
+/// every plan is reduced as tasks of one phase (redundant_legs.hpp), so two links left
+/// twins carry the same elements whichever of the plans run. `endpoints` as above.
+std::vector<PreparedPlan> prepare_plans_together(const Platform& platform, std::vector<CommPlan> plans,
+                                                 const std::vector<bool>& foreign_links,
+                                                 std::vector<bool>* endpoints = nullptr);
+
+/// Marks in `links` (per link number, sized to the platform's links) every link a message
+/// from `src_gpu` to `dst_gpu` crosses, over all its legs (Platform::hops).
+void mark_message_links(const Platform& platform, int src_gpu, int dst_gpu, std::vector<bool>& links);
+
+/// Starts a prepared plan now, leaving out its legs as prepared (without finding them again).
+CommActivity start_prepared_plan(const Platform& platform, std::shared_ptr<const PreparedPlan> prepared,
+                                 const std::string& name = "plan", PlanRunOptions options = {});
 
 /// plan_collective() then start_plan(). Throws InputError for an invalid call.
 CommActivity start_collective(const Platform& platform, const CollectiveCall& call,

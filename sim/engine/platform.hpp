@@ -79,7 +79,7 @@ class Platform {
   explicit Platform(const ClusterSpec& cluster, std::vector<bool> built = {});
   /// The same cluster with no SimGrid object at all (no engine needed; host() throws for
   /// every endpoint): its hops, latencies and routes serve to plan, before choosing the
-  /// endpoints a platform must build (plan_runner.hpp: lone_plan_endpoints).
+  /// endpoints a platform must build (plan_runner.hpp: prepare_lone_plan).
   static Platform without_simgrid(const ClusterSpec& cluster);
 
   const ClusterSpec& cluster() const { return cluster_; }

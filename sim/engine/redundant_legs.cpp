@@ -132,7 +132,7 @@ struct ConstraintHash {
 }  // namespace
 
 std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<Leg>& legs,
-                                 const std::vector<TaskLegs>& tasks) {
+                                 const std::vector<TaskLegs>& tasks, const std::vector<bool>& never_left_out) {
   const Pairs pairs = pairs_of(legs, tasks, routes.endpoints);
   const auto route_of = [&](std::size_t p) {
     RouteLinks r;
@@ -214,11 +214,15 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
   }
 
   // Components in order of their root; a component is kept when it sets a task's latency or
-  // bound, or when one of its links has no twin among the links kept so far.
+  // bound, or when one of its links is one others may cross or has no twin among the links
+  // kept so far. Links others may cross are no twins either (their load is not all here).
   std::unordered_set<int, ConstraintHash, SameConstraint> kept_links(16, ConstraintHash{&routes, &crossed},
                                                                      SameConstraint{&routes, &crossed});
   std::vector<bool> dropped(pairs.size(), false);  // per root
   const auto slot_of = [&](int link) { return crossed.slot_of_link[static_cast<std::size_t>(link)]; };
+  const auto foreign = [&](int link) {
+    return !never_left_out.empty() && never_left_out[static_cast<std::size_t>(link)];
+  };
   for (std::size_t c = 0; c < pairs.size(); ++c) {
     const std::size_t first = member_offset[c], last = member_offset[c + 1];
     if (first == last) continue;
@@ -227,7 +231,10 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
       const std::size_t q = members[m];
       keep = sets_a_maximum[q];
       const RouteLinks route = route_of(q);
-      for (int i = 0; i < route.count && !keep; ++i) keep = kept_links.count(slot_of(route.links[i])) == 0;
+      for (int i = 0; i < route.count && !keep; ++i) {
+        const int link = route.links[static_cast<std::size_t>(i)];
+        keep = foreign(link) || kept_links.count(slot_of(link)) == 0;
+      }
     }
     if (!keep) {
       dropped[c] = true;
@@ -235,7 +242,10 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
     }
     for (std::size_t m = first; m < last; ++m) {
       const RouteLinks route = route_of(members[m]);
-      for (int i = 0; i < route.count; ++i) kept_links.insert(slot_of(route.links[i]));
+      for (int i = 0; i < route.count; ++i) {
+        const int link = route.links[static_cast<std::size_t>(i)];
+        if (!foreign(link)) kept_links.insert(slot_of(link));
+      }
     }
   }
   std::vector<bool> redundant(legs.size(), false);

@@ -20,7 +20,12 @@
 // latency) and the one that sets its TCP-gamma bound (the largest latency x bytes).
 //
 // This holds only while nothing else loads those links: the caller must know that the plan
-// runs alone on the platform (plan_runner.hpp, PlanSurroundings::alone). Which legs share a
+// runs alone on the platform (plan_runner.hpp, PlanSurroundings::alone), or name the links
+// that other activities may cross (`never_left_out`): a component crossing one stays, and
+// such a link is no twin (its constraint has elements the phase does not see). Plans that
+// run beside one another, at any times, are reduced together as the tasks of one phase
+// (plan_runner.hpp: prepare_plans_together): two links with the same elements over all of
+// them carry, at every instant, the same running tasks, created in the same order. Which legs share a
 // link is read from the platform's routes by number (fabric_routes.hpp), the ones its
 // SimGrid zone gives the ptask model; no SimGrid object is needed, so the endpoints a lone
 // plan keeps are known before its platform is built.
@@ -49,9 +54,9 @@ struct TaskLegs {
   std::vector<int> endpoints;
 };
 
-/// For each leg of `legs` (packed into `tasks`, all running at once): true when it can be
-/// left out, as above.
+/// For each leg of `legs` (packed into `tasks`): true when it can be left out, as above.
+/// `never_left_out`: per link number, the links other activities may cross (empty: none).
 std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<Leg>& legs,
-                                 const std::vector<TaskLegs>& tasks);
+                                 const std::vector<TaskLegs>& tasks, const std::vector<bool>& never_left_out = {});
 
 }  // namespace trainsim::engine

@@ -26,8 +26,10 @@
 #include "sim/step/data_loader.hpp"
 #include "sim/step/gpu_account.hpp"
 #include "sim/step/gradient_groups.hpp"
+#include "sim/step/gradient_plans.hpp"
 #include "sim/step/lazy_clock.hpp"
 #include "sim/step/link_sampler.hpp"
+#include "sim/step/simulated_scope.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "topologies/rank_mapping.hpp"
 
@@ -40,11 +42,6 @@ using engine::CollectiveCall;
 using engine::CollectiveOp;
 using engine::CommActivity;
 using engine::CommPlan;
-
-// Megatron-LM overlaps the gradient reduction of a chunk with its last backward pass, one
-// bucket at a time; at most this many buckets per chunk are simulated (each bucket at least
-// training.dp_bucket), which bounds the simulation's cost at large scale.
-constexpr int k_max_buckets_per_chunk = 4;
 
 // Activity records shorter than this are not reported (observe).
 constexpr double k_shortest_record_s = 1e-12;
@@ -99,21 +96,11 @@ class TransferBoard {
   std::map<TaskKey, Entry> entries_;
 };
 
-// What of the cluster the step simulates.
-struct SimulatedScope {
-  int replicas = 1;            ///< simulated data-parallel x context-parallel replicas
-  bool replicate_p2p = false;  ///< a pipeline send carries every replica's transfers
-  /// Pipeline sends and gradient reductions simulate TP rank 0's part only: each TP rank has
-  /// its own NIC and the fabric has full bisection, so the other ranks' identical traffic
-  /// runs alongside on links of its own.
-  bool one_transfer_per_tp_group = false;
-};
-
 // Everything the stage actors share: read-only inputs plus the board, caches and accounts.
 struct StepWorld {
   StepWorld(const Scenario& s, const StepOptions& o, const StepCosts& c, const PipelineSchedule& sch,
-            const engine::Platform& p, const RankMapping& m, const SimulatedScope& sc)
-      : scenario(s), options(o), costs(c), schedule(sch), platform(p), mapping(m), simulated(sc) {}
+            const engine::Platform& p, const RankMapping& m, const SimulatedScope& sc, const GradientPlans& g)
+      : scenario(s), options(o), costs(c), schedule(sch), platform(p), mapping(m), simulated(sc), gradient_plans(g) {}
 
   const Scenario& scenario;
   const StepOptions& options;
@@ -122,37 +109,12 @@ struct StepWorld {
   const engine::Platform& platform;
   const RankMapping& mapping;
   const SimulatedScope simulated;
+  const GradientPlans& gradient_plans;  ///< prepared together, or empty (every leg runs)
   TransferBoard board;
   std::map<std::tuple<int, int, double>, double> duration_cache;  ///< (group, op, bytes) -> seconds
   sg4::BarrierPtr step_end;
   std::vector<GpuAccount> accounts;  ///< one per stage actor
 };
-
-// The rank of data-parallel replica `replica` (dp and cp coordinates), pipeline stage
-// `stage`, tensor-parallel index 0.
-int rank_of(const RankMapping& mapping, int replica, int stage) {
-  const std::vector<int> pipeline = mapping.group_of(0, GroupAxis::pp);
-  const int stage_rank = pipeline[static_cast<size_t>(stage)];
-  const std::vector<int> dp_group = mapping.group_of(stage_rank, GroupAxis::dp);
-  const int dp = static_cast<int>(dp_group.size());
-  const int with_dp = dp_group[static_cast<size_t>(replica % dp)];
-  return mapping.group_of(with_dp, GroupAxis::cp)[static_cast<size_t>(replica / dp)];
-}
-
-// One plan running several collectives at once (phase by phase).
-CommPlan merged_plan(const std::vector<CollectiveCall>& calls, const engine::Platform& platform) {
-  CommPlan merged;
-  for (const CollectiveCall& call : calls) {
-    const CommPlan plan = engine::plan_collective(call, platform);
-    if (merged.phases.size() < plan.phases.size()) merged.phases.resize(plan.phases.size());
-    for (size_t i = 0; i < plan.phases.size(); ++i) {
-      auto& phase = merged.phases[i];
-      phase.transfers.insert(phase.transfers.end(), plan.phases[i].transfers.begin(), plan.phases[i].transfers.end());
-      phase.latency_s = std::max(phase.latency_s, plan.phases[i].latency_s);
-    }
-  }
-  return merged;
-}
 
 class StageActor {
  public:
@@ -391,33 +353,23 @@ class StageActor {
     return w_.scenario.parallel.hybrid_sharding() ? GradientScope::shard : GradientScope::whole;
   }
 
-  // The calls of a collective of `bytes` (and `expert_bytes` on the expert groups) over
-  // `scope` of the gradient group of every simulated TP member.
-  std::vector<CollectiveCall> gradient_group_calls(CollectiveOp op, double bytes, double expert_bytes,
-                                                   GradientScope scope) const {
-    const ParallelSpec& par = w_.scenario.parallel;
-    std::vector<CollectiveCall> calls;
-    const size_t members = w_.simulated.one_transfer_per_tp_group ? 1 : tp_group_.size();
-    for (size_t i = 0; i < members; ++i) {
-      for (const bool experts : {false, true}) {
-        const double size = experts ? expert_bytes : bytes;
-        if (size <= 0) continue;
-        CollectiveCall call;
-        call.op = op;
-        call.gpus = w_.mapping.gpus_of(gradient_group(w_.mapping, par, tp_group_[i], experts, scope));
-        call.bytes = size;
-        if (call.gpus.size() > 1) calls.push_back(call);
-      }
-    }
-    return calls;
+  GradientGroups gradient_groups() const {
+    return {w_.mapping, w_.scenario.parallel, w_.simulated.one_transfer_per_tp_group};
   }
 
-  // A collective of `bytes` on `scope` of the gradient (dp x cp) group of every simulated TP member.
+  // Starts the gradient-group plan of `key`: as prepared with the step's others, or with
+  // every leg (GradientPlans).
+  CommActivity start_gradient_plan(const GradientPlanKey& key, const std::string& name) {
+    clock_.settle();
+    if (auto prepared = w_.gradient_plans.find(key)) return engine::start_prepared_plan(w_.platform, prepared, name);
+    return engine::start_plan(w_.platform, gradient_plan(key, gradient_groups(), w_.platform), name);
+  }
+
+  // A collective of `bytes` on `scope` of the gradient (dp x cp) group of every simulated TP
+  // member (and `expert_bytes` on the expert groups).
   CommActivity start_gradient_group_collective(CollectiveOp op, double bytes, const std::string& name,
                                                double expert_bytes = 0, GradientScope scope = GradientScope::whole) {
-    clock_.settle();
-    return engine::start_plan(w_.platform, merged_plan(gradient_group_calls(op, bytes, expert_bytes, scope), w_.platform),
-                              name);
+    return start_gradient_plan({rank_, op, bytes, expert_bytes, scope, false}, name);
   }
 
   int chunks() const { return w_.scenario.parallel.pp * w_.scenario.parallel.virtual_stages; }
@@ -724,22 +676,12 @@ class StageActor {
     const bool reduce = w_.scenario.parallel.gradient_group() > 1 && w_.scenario.parallel.overlap_grad_reduce &&
                         (replica_ == 0 || !w_.options.reduce_symmetry);
     if (!reduce) return compute(seconds);
-    const int layers_on_stage = [this] {
-      int n = 0;
-      for (const ChunkCosts& c : costs_.chunks) n += c.layers;
-      return n;
-    }();
-    const double part = share * chunk_costs(t).layers / layers_on_stage;
-    const double dense = costs_.dense_gradient_bytes * part;
-    const double experts = costs_.expert_gradient_bytes * part;
-    const int buckets =
-        std::clamp(static_cast<int>(std::ceil((dense + experts) / w_.scenario.training.dp_bucket_bytes)), 1,
-                   share < 1.0 ? 1 : k_max_buckets_per_chunk);
+    const ReductionBuckets b = reduction_buckets(costs_, t.chunk, share, w_.scenario.training.dp_bucket_bytes);
     double spent = 0;
-    for (int b = 0; b < buckets; ++b) {
-      spent += compute(seconds / buckets);
+    for (int i = 0; i < b.buckets; ++i) {
+      spent += compute(seconds / b.buckets);
       // Only replica 0 starts the reductions: they are collective over every replica.
-      if (replica_ == 0) start_reduction(dense / buckets, experts / buckets);
+      if (replica_ == 0) start_reduction(b.dense_bytes, b.expert_bytes);
     }
     return spent;
   }
@@ -755,13 +697,8 @@ class StageActor {
     if (par.hybrid_sharding()) {
       const double dense_shard = dense_bytes / par.dense_shard_ranks();
       const double expert_shard = expert_bytes / par.expert_shard_ranks();
-      CommPlan plan = merged_plan(gradient_group_calls(op, dense_bytes, expert_bytes, GradientScope::shard), w_.platform);
-      const CommPlan across = merged_plan(
-          gradient_group_calls(CollectiveOp::all_reduce, dense_shard, expert_shard, GradientScope::replicas),
-          w_.platform);
-      plan.phases.insert(plan.phases.end(), across.phases.begin(), across.phases.end());
-      clock_.settle();
-      dp_inflight_.push_back(engine::start_plan(w_.platform, plan, "dp"));
+      dp_inflight_.push_back(
+          start_gradient_plan({rank_, op, dense_bytes, expert_bytes, GradientScope::shard, true}, "dp"));
       bus = bus_bytes(op, dense_bytes + expert_bytes, gradient_group_size(GradientScope::shard)) +
             bus_bytes(CollectiveOp::all_reduce, dense_shard + expert_shard,
                       gradient_group_size(GradientScope::replicas));
@@ -955,48 +892,6 @@ StepResult summarize(const Scenario& s, const StepWorld& world, const std::vecto
   return r;
 }
 
-SimulatedScope simulated_scope(const Scenario& s, const StepOptions& options) {
-  const int all_replicas = s.parallel.dp * s.parallel.cp;
-  SimulatedScope scope;
-  scope.replicas = options.reduce_symmetry ? 1 : all_replicas;
-  scope.replicate_p2p = options.reduce_symmetry && s.cluster.oversubscription > 1 && all_replicas > 1 &&
-                        all_replicas * s.parallel.tp <= options.max_replicated_transfers;
-  scope.one_transfer_per_tp_group = options.reduce_symmetry && s.cluster.nics_per_node >= s.cluster.gpus_per_node &&
-                                    s.cluster.oversubscription <= 1.0;
-  return scope;
-}
-
-// The platform endpoints the stage actors can touch (engine/endpoint_selection.hpp): each
-// simulated stage's GPU and its TP, EP, expert-TP and CP groups, the pipeline between the
-// replicas whose transfers are simulated, and the gradient groups of the TP members whose
-// reductions run (StageActor's gradient_group_calls; shard and replica groups lie inside
-// them). Every plan actor starts on endpoint 0.
-std::vector<bool> touched_endpoints(const Scenario& s, const RankMapping& mapping, const SimulatedScope& scope) {
-  engine::EndpointSelection selection(s.cluster);
-  selection.add_group({0});
-  const int pp = s.parallel.pp;
-  const int p2p_replicas = scope.replicate_p2p ? s.parallel.dp * s.parallel.cp : scope.replicas;
-  for (int replica = 0; replica < p2p_replicas; ++replica) {
-    std::vector<int> pipeline;  // every stage's TP group: transfers run between any two stages
-    for (int stage = 0; stage < pp; ++stage)
-      for (const int r : mapping.group_of(rank_of(mapping, replica, stage), GroupAxis::tp)) pipeline.push_back(r);
-    selection.add_group(mapping.gpus_of(pipeline));
-  }
-  for (int replica = 0; replica < scope.replicas; ++replica) {
-    for (int stage = 0; stage < pp; ++stage) {
-      const int rank = rank_of(mapping, replica, stage);
-      for (const GroupAxis axis : {GroupAxis::tp, GroupAxis::ep, GroupAxis::etp, GroupAxis::cp})
-        selection.add_group(mapping.gpus_of(mapping.group_of(rank, axis)));
-      const std::vector<int> tp = mapping.group_of(rank, GroupAxis::tp);
-      const size_t members = scope.one_transfer_per_tp_group ? 1 : tp.size();
-      for (size_t i = 0; i < members; ++i)
-        for (const bool experts : {false, true})
-          selection.add_group(mapping.gpus_of(gradient_group(mapping, s.parallel, tp[i], experts)));
-    }
-  }
-  return selection.endpoints();
-}
-
 }  // namespace
 
 StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const StepOptions& options) {
@@ -1009,10 +904,23 @@ StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const S
   // Link samples average over every link of a class: those need the whole platform.
   const bool samples_links = options.observer && options.observer->wants_link_samples();
   const bool sparse = options.sparse_platform && options.reduce_symmetry && !samples_links;
-  const engine::Platform platform(s.cluster, sparse ? touched_endpoints(s, mapping, scope) : std::vector<bool>{});
+  // The gradient-group plans leave out their redundant legs together (gradient_plans.hpp)
+  // when replica 0 alone starts them; planned before the platform exists, which then builds
+  // only the endpoints of the legs they keep.
+  GradientPlans gradient_plans;
+  std::vector<bool> gradient_endpoints;
+  if (options.reduce_gradient_legs && options.reduce_symmetry && !samples_links) {
+    const engine::Platform planning = engine::Platform::without_simgrid(s.cluster);
+    gradient_plans = GradientPlans(planning, gradient_plan_keys(s, mapping, costs),
+                                   {mapping, s.parallel, scope.one_transfer_per_tp_group},
+                                   foreign_links(s, mapping, scope, planning), &gradient_endpoints);
+  }
+  const engine::Platform platform(
+      s.cluster, sparse ? touched_endpoints(s, mapping, scope, gradient_plans.empty() ? nullptr : &gradient_endpoints)
+                        : std::vector<bool>{});
 
   const int all_replicas = s.parallel.dp * s.parallel.cp;
-  StepWorld world{s, options, costs, *schedule, platform, mapping, scope};
+  StepWorld world{s, options, costs, *schedule, platform, mapping, scope, gradient_plans};
   const int actors = scope.replicas * s.parallel.pp;
   world.step_end = sg4::Barrier::create(static_cast<unsigned>(actors));
   world.accounts.resize(static_cast<size_t>(actors));

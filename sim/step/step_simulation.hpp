@@ -30,6 +30,10 @@ struct StepOptions {
   /// With symmetry reduced, the platform builds only the endpoints the step can touch
   /// (engine/endpoint_selection.hpp): the same times, to the bit. false: the whole cluster.
   bool sparse_platform = true;
+  /// With symmetry reduced, the gradient reductions and ZeRO gathers leave out the legs that
+  /// repeat links their kept legs load alike (step/gradient_plans.hpp): the same times, to
+  /// the bit. false: every leg runs.
+  bool reduce_gradient_legs = true;
   /// Receives every simulated activity (not owned; may be null).
   StepObserver* observer = nullptr;
 };

@@ -58,10 +58,10 @@ std::vector<double> simulated_on_lone_platform(const Case& c) {
     Simulation sim;
     const Platform planning = Platform::without_simgrid(c.cluster);
     std::vector<bool> endpoints;
-    LonePlan prepared = prepare_lone_plan(planning, plan_collective(c.call, planning), &endpoints);
+    PreparedPlan prepared = prepare_lone_plan(planning, plan_collective(c.call, planning), &endpoints);
     const auto built = static_cast<double>(std::count(endpoints.begin(), endpoints.end(), true));
     const Platform platform(c.cluster, std::move(endpoints));
-    const CommActivity a = start_lone_plan(platform, std::move(prepared));
+    const CommActivity a = start_prepared_plan(platform, std::make_shared<const PreparedPlan>(std::move(prepared)));
     sim.run();
     return std::vector<double>{a.duration_s(), built, static_cast<double>(planning.endpoint_count())};
   });

@@ -1,0 +1,115 @@
+#include "sim/step/gradient_plans.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "sim/engine/algorithm_selection.hpp"
+
+namespace trainsim {
+
+namespace {
+
+using engine::CollectiveCall;
+using engine::CollectiveOp;
+using engine::CommPlan;
+
+// The calls of `op` over `scope` of the gradient group of each TP member of `rank` (dense
+// and expert groups).
+std::vector<CollectiveCall> gradient_group_calls(const GradientGroups& groups, int rank, CollectiveOp op, double bytes,
+                                                 double expert_bytes, GradientScope scope) {
+  std::vector<CollectiveCall> calls;
+  const std::vector<int> tp_group = groups.mapping.group_of(rank, GroupAxis::tp);
+  const size_t members = groups.one_per_tp_group ? 1 : tp_group.size();
+  for (size_t i = 0; i < members; ++i) {
+    for (const bool experts : {false, true}) {
+      const double size = experts ? expert_bytes : bytes;
+      if (size <= 0) continue;
+      CollectiveCall call;
+      call.op = op;
+      call.gpus = groups.mapping.gpus_of(gradient_group(groups.mapping, groups.parallel, tp_group[i], experts, scope));
+      call.bytes = size;
+      if (call.gpus.size() > 1) calls.push_back(call);
+    }
+  }
+  return calls;
+}
+
+}  // namespace
+
+CommPlan merged_plan(const std::vector<CollectiveCall>& calls, const engine::Platform& platform) {
+  CommPlan merged;
+  for (const CollectiveCall& call : calls) {
+    const CommPlan plan = engine::plan_collective(call, platform);
+    if (merged.phases.size() < plan.phases.size()) merged.phases.resize(plan.phases.size());
+    for (size_t i = 0; i < plan.phases.size(); ++i) {
+      auto& phase = merged.phases[i];
+      phase.transfers.insert(phase.transfers.end(), plan.phases[i].transfers.begin(), plan.phases[i].transfers.end());
+      phase.latency_s = std::max(phase.latency_s, plan.phases[i].latency_s);
+    }
+  }
+  return merged;
+}
+
+CommPlan gradient_plan(const GradientPlanKey& key, const GradientGroups& groups, const engine::Platform& platform) {
+  if (!key.then_across_shards)
+    return merged_plan(gradient_group_calls(groups, key.rank, key.op, key.dense_bytes, key.expert_bytes, key.scope),
+                       platform);
+  const ParallelSpec& par = groups.parallel;
+  CommPlan plan = merged_plan(
+      gradient_group_calls(groups, key.rank, key.op, key.dense_bytes, key.expert_bytes, GradientScope::shard),
+      platform);
+  const CommPlan across = merged_plan(
+      gradient_group_calls(groups, key.rank, CollectiveOp::all_reduce, key.dense_bytes / par.dense_shard_ranks(),
+                           key.expert_bytes / par.expert_shard_ranks(), GradientScope::replicas),
+      platform);
+  plan.phases.insert(plan.phases.end(), across.phases.begin(), across.phases.end());
+  return plan;
+}
+
+ReductionBuckets reduction_buckets(const StageCosts& stage, int chunk, double share, double bucket_bytes) {
+  int layers_on_stage = 0;
+  for (const ChunkCosts& c : stage.chunks) layers_on_stage += c.layers;
+  const double part = share * stage.chunks[static_cast<size_t>(chunk)].layers / layers_on_stage;
+  const double dense = stage.dense_gradient_bytes * part;
+  const double experts = stage.expert_gradient_bytes * part;
+  ReductionBuckets out;
+  out.buckets = std::clamp(static_cast<int>(std::ceil((dense + experts) / bucket_bytes)), 1,
+                           share < 1.0 ? 1 : k_max_buckets_per_chunk);
+  out.dense_bytes = dense / out.buckets;
+  out.expert_bytes = experts / out.buckets;
+  return out;
+}
+
+GradientPlans::GradientPlans(const engine::Platform& planning, const std::vector<GradientPlanKey>& keys,
+                             const GradientGroups& groups, const std::vector<bool>& foreign_links,
+                             std::vector<bool>* endpoints) {
+  std::vector<GradientPlanKey> unique(keys);
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end(),
+                           [](const GradientPlanKey& a, const GradientPlanKey& b) { return !(a < b) && !(b < a); }),
+               unique.end());
+  std::vector<CommPlan> plans;
+  plans.reserve(unique.size());
+  for (const GradientPlanKey& key : unique) plans.push_back(gradient_plan(key, groups, planning));
+  std::vector<engine::PreparedPlan> prepared =
+      engine::prepare_plans_together(planning, std::move(plans), foreign_links, endpoints);
+  for (size_t i = 0; i < unique.size(); ++i) {
+    for (const std::vector<bool>& phase : prepared[i].left_out) {
+      legs_ += phase.size();
+      left_out_ += static_cast<size_t>(std::count(phase.begin(), phase.end(), true));
+    }
+    plans_.emplace(unique[i], std::make_shared<const engine::PreparedPlan>(std::move(prepared[i])));
+  }
+}
+
+std::shared_ptr<const engine::PreparedPlan> GradientPlans::find(const GradientPlanKey& key) const {
+  if (plans_.empty()) return nullptr;
+  const auto it = plans_.find(key);
+  if (it == plans_.end())
+    throw std::logic_error("gradient-group plan started but not prepared with the step's others (gradient_plans.hpp)");
+  return it->second;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,103 @@
+#pragma once
+// The plans of a step's gradient-group collectives (gradient reductions, ZeRO gathers), made
+// once and reduced together.
+//
+// Every simulated stage reduces its gradients, and gathers its parameters, over its gradient
+// group: at 1,048,576 GPUs a ring of 8,192 GPUs per stage, the step's largest cost (README
+// "Scale"). Most of a ring's legs repeat a link a kept leg already loads the same way
+// (redundant_legs.hpp). The step lists every gradient-group plan its stages may start
+// (GradientPlanKey; gradient_plan_keys in simulated_scope.hpp) and the links anything else
+// may cross (pipeline transfers, TP, EP and CP collectives: foreign_links), and
+// engine::prepare_plans_together finds the legs all of them can leave out wherever and
+// whenever they run: the step's times stay those of every leg, to the bit
+// (tests/step/gradient_legs_test.cpp). A plan not listed is a logic error, not a silent
+// inexact run.
+
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "models/parallel_spec.hpp"
+#include "sim/engine/collective.hpp"
+#include "sim/engine/comm_plan.hpp"
+#include "sim/engine/plan_runner.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/step/gradient_groups.hpp"
+#include "sim/step/stage_costs.hpp"
+#include "topologies/rank_mapping.hpp"
+
+namespace trainsim {
+
+/// One gradient-group collective a stage starts: on the gradient groups of `rank`'s TP
+/// members (one member when the step simulates one transfer per TP group).
+struct GradientPlanKey {
+  int rank = 0;
+  engine::CollectiveOp op = engine::CollectiveOp::all_reduce;
+  double dense_bytes = 0;   ///< on the dense gradient groups
+  double expert_bytes = 0;  ///< on the expert gradient groups
+  GradientScope scope = GradientScope::whole;
+  /// HSDP's gradient reduction: `op` within the shard group, then the shard all-reduced
+  /// across the shard groups (PyTorch FSDP HYBRID_SHARD), one plan phase after phase.
+  bool then_across_shards = false;
+
+  auto tie() const { return std::tie(rank, op, dense_bytes, expert_bytes, scope, then_across_shards); }
+  bool operator<(const GradientPlanKey& o) const { return tie() < o.tie(); }
+};
+
+/// What every gradient-group plan of a step runs over.
+struct GradientGroups {
+  const RankMapping& mapping;
+  const ParallelSpec& parallel;
+  bool one_per_tp_group = false;  ///< only TP rank 0's group (SimulatedScope::one_transfer_per_tp_group)
+};
+
+/// One plan running several collectives at once, phase by phase.
+engine::CommPlan merged_plan(const std::vector<engine::CollectiveCall>& calls, const engine::Platform& platform);
+
+/// The plan of `key`.
+engine::CommPlan gradient_plan(const GradientPlanKey& key, const GradientGroups& groups,
+                               const engine::Platform& platform);
+
+/// A chunk's gradient reduction overlapped with its last backward pass (Megatron-LM's
+/// buckets): `buckets` reductions of `dense_bytes` and `expert_bytes` each.
+struct ReductionBuckets {
+  int buckets = 1;
+  double dense_bytes = 0;
+  double expert_bytes = 0;
+};
+
+/// At most this many buckets per chunk are simulated (each at least training.dp_bucket),
+/// which bounds the simulation's cost at large scale.
+constexpr int k_max_buckets_per_chunk = 4;
+
+/// The buckets of the `share` of chunk `chunk`'s gradients one backward call produces, each at
+/// least `bucket_bytes`; at most k_max_buckets_per_chunk (1 for a part of the chunk, share < 1).
+ReductionBuckets reduction_buckets(const StageCosts& stage, int chunk, double share, double bucket_bytes);
+
+/// The step's gradient-group plans, prepared together, or none (every plan runs every leg).
+class GradientPlans {
+ public:
+  GradientPlans() = default;
+  /// Prepares the plans of `keys` on `planning` (a platform of the step's cluster, SimGrid
+  /// or not) beside activities crossing `foreign_links`; marks the endpoints their kept legs
+  /// touch in `endpoints` (engine::prepare_plans_together).
+  GradientPlans(const engine::Platform& planning, const std::vector<GradientPlanKey>& keys,
+                const GradientGroups& groups, const std::vector<bool>& foreign_links, std::vector<bool>* endpoints);
+
+  bool empty() const { return plans_.empty(); }
+  /// The prepared plan of `key`; null when none is prepared. A key missing from a non-empty
+  /// set is a logic error (the step would run it with every leg beside plans that left
+  /// legs out for it).
+  std::shared_ptr<const engine::PreparedPlan> find(const GradientPlanKey& key) const;
+  /// Legs left out over every phase of every plan, and legs in all.
+  size_t left_out_legs() const { return left_out_; }
+  size_t legs() const { return legs_; }
+
+ private:
+  std::map<GradientPlanKey, std::shared_ptr<const engine::PreparedPlan>> plans_;
+  size_t left_out_ = 0;
+  size_t legs_ = 0;
+};
+
+}  // namespace trainsim

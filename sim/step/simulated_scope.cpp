@@ -1,0 +1,130 @@
+#include "sim/step/simulated_scope.hpp"
+
+#include "sim/engine/endpoint_selection.hpp"
+#include "sim/engine/plan_runner.hpp"
+#include "sim/step/gradient_groups.hpp"
+
+namespace trainsim {
+
+SimulatedScope simulated_scope(const Scenario& s, const StepOptions& options) {
+  const int all_replicas = s.parallel.dp * s.parallel.cp;
+  SimulatedScope scope;
+  scope.replicas = options.reduce_symmetry ? 1 : all_replicas;
+  scope.replicate_p2p = options.reduce_symmetry && s.cluster.oversubscription > 1 && all_replicas > 1 &&
+                        all_replicas * s.parallel.tp <= options.max_replicated_transfers;
+  scope.one_transfer_per_tp_group = options.reduce_symmetry && s.cluster.nics_per_node >= s.cluster.gpus_per_node &&
+                                    s.cluster.oversubscription <= 1.0;
+  return scope;
+}
+
+int rank_of(const RankMapping& mapping, int replica, int stage) {
+  const std::vector<int> pipeline = mapping.group_of(0, GroupAxis::pp);
+  const int stage_rank = pipeline[static_cast<size_t>(stage)];
+  const std::vector<int> dp_group = mapping.group_of(stage_rank, GroupAxis::dp);
+  const int dp = static_cast<int>(dp_group.size());
+  const int with_dp = dp_group[static_cast<size_t>(replica % dp)];
+  return mapping.group_of(with_dp, GroupAxis::cp)[static_cast<size_t>(replica / dp)];
+}
+
+namespace {
+
+int pipeline_replicas(const Scenario& s, const SimulatedScope& scope) {
+  return scope.replicate_p2p ? s.parallel.dp * s.parallel.cp : scope.replicas;
+}
+
+constexpr GroupAxis k_stage_axes[] = {GroupAxis::tp, GroupAxis::ep, GroupAxis::etp, GroupAxis::cp};
+
+}  // namespace
+
+std::vector<bool> touched_endpoints(const Scenario& s, const RankMapping& mapping, const SimulatedScope& scope,
+                                    const std::vector<bool>* gradient_endpoints) {
+  engine::EndpointSelection selection(s.cluster);
+  selection.add_group({0});
+  const int pp = s.parallel.pp;
+  for (int replica = 0; replica < pipeline_replicas(s, scope); ++replica) {
+    std::vector<int> pipeline;  // every stage's TP group: transfers run between any two stages
+    for (int stage = 0; stage < pp; ++stage)
+      for (const int r : mapping.group_of(rank_of(mapping, replica, stage), GroupAxis::tp)) pipeline.push_back(r);
+    selection.add_group(mapping.gpus_of(pipeline));
+  }
+  for (int replica = 0; replica < scope.replicas; ++replica) {
+    for (int stage = 0; stage < pp; ++stage) {
+      const int rank = rank_of(mapping, replica, stage);
+      for (const GroupAxis axis : k_stage_axes) selection.add_group(mapping.gpus_of(mapping.group_of(rank, axis)));
+      if (gradient_endpoints) continue;
+      const std::vector<int> tp = mapping.group_of(rank, GroupAxis::tp);
+      const size_t members = scope.one_transfer_per_tp_group ? 1 : tp.size();
+      for (size_t i = 0; i < members; ++i)
+        for (const bool experts : {false, true})
+          selection.add_group(mapping.gpus_of(gradient_group(mapping, s.parallel, tp[i], experts)));
+    }
+  }
+  std::vector<bool> endpoints = selection.endpoints();
+  if (gradient_endpoints)
+    for (size_t e = 0; e < endpoints.size(); ++e) endpoints[e] = endpoints[e] || (*gradient_endpoints)[e];
+  return endpoints;
+}
+
+std::vector<bool> foreign_links(const Scenario& s, const RankMapping& mapping, const SimulatedScope& scope,
+                                const engine::Platform& platform) {
+  std::vector<bool> links(static_cast<size_t>(platform.routes().link_count()), false);
+  const auto mark_pairs = [&](const std::vector<int>& gpus) {
+    for (const int a : gpus)
+      for (const int b : gpus)
+        if (a != b) engine::mark_message_links(platform, a, b, links);
+  };
+  const int pp = s.parallel.pp;
+  for (int replica = 0; replica < scope.replicas; ++replica)
+    for (int stage = 0; stage < pp; ++stage)
+      for (const GroupAxis axis : k_stage_axes)
+        mark_pairs(mapping.gpus_of(mapping.group_of(rank_of(mapping, replica, stage), axis)));
+  // Pipeline transfers go from each stage's TP member i to another stage's member i.
+  for (int replica = 0; replica < pipeline_replicas(s, scope); ++replica) {
+    std::vector<std::vector<int>> stages;
+    for (int stage = 0; stage < pp; ++stage)
+      stages.push_back(mapping.gpus_of(mapping.group_of(rank_of(mapping, replica, stage), GroupAxis::tp)));
+    for (const std::vector<int>& from : stages)
+      for (const std::vector<int>& to : stages)
+        for (size_t i = 0; i < from.size() && i < to.size(); ++i)
+          if (from[i] != to[i]) engine::mark_message_links(platform, from[i], to[i], links);
+  }
+  return links;
+}
+
+std::vector<GradientPlanKey> gradient_plan_keys(const Scenario& s, const RankMapping& mapping, const StepCosts& costs) {
+  const ParallelSpec& par = s.parallel;
+  std::vector<GradientPlanKey> keys;
+  if (par.gradient_group() <= 1) return keys;
+  const engine::CollectiveOp reduction =
+      par.zero >= 1 ? engine::CollectiveOp::reduce_scatter : engine::CollectiveOp::all_reduce;
+  const GradientScope gathered = par.hybrid_sharding() ? GradientScope::shard : GradientScope::whole;
+  for (int stage = 0; stage < par.pp; ++stage) {
+    const int rank = rank_of(mapping, 0, stage);
+    const StageCosts& st = costs.stages[static_cast<size_t>(stage)];
+    const auto reduce = [&](double dense, double experts) {
+      GradientPlanKey key{rank, reduction, dense, experts, GradientScope::whole, false};
+      if (par.hybrid_sharding()) {
+        key.scope = GradientScope::shard;
+        key.then_across_shards = true;
+      }
+      keys.push_back(key);
+    };
+    reduce(st.dense_gradient_bytes, st.expert_gradient_bytes);
+    for (size_t c = 0; c < st.chunks.size(); ++c) {
+      std::vector<double> shares{1.0};
+      if (c < st.zero3_units.size() && st.zero3_units[c] > 0) shares.push_back(1.0 / st.zero3_units[c]);
+      for (const double share : shares) {
+        const ReductionBuckets b = reduction_buckets(st, static_cast<int>(c), share, s.training.dp_bucket_bytes);
+        reduce(b.dense_bytes, b.expert_bytes);
+      }
+    }
+    if (par.zero >= 3 && st.zero3_unit_bytes > 0)
+      keys.push_back({rank, engine::CollectiveOp::all_gather, st.zero3_unit_bytes, 0, gathered, false});
+    if (par.zero >= 1 && par.zero < 3)
+      keys.push_back(
+          {rank, engine::CollectiveOp::all_gather, st.dense_weight_bytes, st.expert_weight_bytes, gathered, false});
+  }
+  return keys;
+}
+
+}  // namespace trainsim

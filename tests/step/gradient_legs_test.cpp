@@ -1,0 +1,102 @@
+// The step with its gradient-group plans reduced together (step/gradient_plans.hpp) against
+// every leg: the same step, breakdown and activity records, to the bit, on fabrics and
+// parallel layouts whose gradient rings and trees leave legs out; and the reduction does
+// leave legs out there. Each simulation runs in a forked child (one SimGrid engine per process).
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/compute/roofline_compute_model.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "sim/schedule/pipeline_schedule.hpp"
+#include "sim/step/gradient_plans.hpp"
+#include "sim/step/simulated_scope.hpp"
+#include "sim/step/stage_costs.hpp"
+#include "sim/step/step_simulation.hpp"
+#include "tests/step/step_outputs.hpp"
+#include "tests/step/test_scenario.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::scenario;
+using testing::Settings;
+
+std::vector<double> simulate(const Scenario& s, bool reduce) {
+  StepOptions options;
+  options.reduce_gradient_legs = reduce;
+  return testing::step_outputs(s, options);
+}
+
+// The share of the gradient-group plans' legs the step leaves out.
+double left_out_share(const Scenario& s) {
+  const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+  const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);
+  const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
+  const RankMapping mapping(s.parallel, s.cluster);
+  const SimulatedScope scope = simulated_scope(s, StepOptions{});
+  const engine::Platform planning = engine::Platform::without_simgrid(s.cluster);
+  std::vector<bool> endpoints;
+  const GradientPlans plans(planning, gradient_plan_keys(s, mapping, costs),
+                            {mapping, s.parallel, scope.one_transfer_per_tp_group},
+                            foreign_links(s, mapping, scope, planning), &endpoints);
+  return plans.legs() > 0 ? static_cast<double>(plans.left_out_legs()) / static_cast<double>(plans.legs()) : 0.0;
+}
+
+void expect_reduced_equals_every_leg(const Scenario& s, const std::string& what) {
+  const std::vector<double> reduced = simulate(s, true);
+  const std::vector<double> every = simulate(s, false);
+  ASSERT_GT(reduced.front(), 0) << what;
+  EXPECT_EQ(reduced, every) << what;
+}
+
+// 64 nodes of 8 GPUs, 32 a leaf: TP 8 inside a node, 4 pipeline stages, 16 replicas, so each
+// stage's gradient ring has legs inside leaves and between them.
+const Settings k_base{{"model.preset", "llama3-8b"}, {"model.layers", "8"},
+                      {"model.seq_len", "2048"},     {"training.grad_accum", "4"},
+                      {"parallel.tp", "8"},          {"parallel.pp", "4"},
+                      {"parallel.zero", "1"},        {"parallel.overlap_param_gather", "true"},
+                      {"cluster.nodes", "64"},       {"cluster.fabric", "rail-optimized"}};
+
+TEST(GradientLegs, StepEqualsEveryLegOnEveryFabric) {
+  expect_reduced_equals_every_leg(scenario(k_base), "rail-optimized");
+  expect_reduced_equals_every_leg(
+      scenario(k_base, {{"parallel.schedule", "interleaved"}, {"parallel.virtual_stages", "2"}}), "interleaved");
+  expect_reduced_equals_every_leg(scenario(k_base, {{"cluster.fabric", "fat-tree"}}), "fat-tree");
+  expect_reduced_equals_every_leg(scenario(k_base, {{"cluster.fabric", "fat-tree"}, {"cluster.oversubscription", "2"}}),
+                                  "oversubscribed");
+  expect_reduced_equals_every_leg(scenario(k_base, {{"cluster.nics_per_node", "4"}}), "4 nics per node");
+  expect_reduced_equals_every_leg(scenario(k_base, {{"parallel.tp", "2"}, {"parallel.order", "tp-cp-dp-pp"}}),
+                                  "tp-cp-dp-pp");
+}
+
+TEST(GradientLegs, StepEqualsEveryLegOnEveryAxis) {
+  expect_reduced_equals_every_leg(scenario(k_base, {{"parallel.zero", "0"}}), "all-reduce");
+  expect_reduced_equals_every_leg(scenario(k_base, {{"parallel.overlap_grad_reduce", "false"}}), "not overlapped");
+  expect_reduced_equals_every_leg(scenario(k_base, {{"parallel.zero", "3"}}), "zero-3");
+  expect_reduced_equals_every_leg(scenario(k_base, {{"parallel.zero", "3"}, {"parallel.zero_shard_size", "4"}}),
+                                  "hsdp");
+  expect_reduced_equals_every_leg(scenario(k_base, {{"model.seq_len", "8192"}, {"parallel.cp", "2"}}),
+                                  "context parallel across nodes");
+  expect_reduced_equals_every_leg(scenario({{"model.preset", "mixtral-8x7b"},
+                                            {"model.layers", "4"},
+                                            {"model.seq_len", "2048"},
+                                            {"training.grad_accum", "2"},
+                                            {"parallel.tp", "2"},
+                                            {"parallel.ep", "8"},
+                                            {"parallel.pp", "2"},
+                                            {"cluster.nodes", "32"},
+                                            {"cluster.fabric", "rail-optimized"}}),
+                                  "experts across nodes");
+}
+
+TEST(GradientLegs, LeavesOutMostOfTheRingsLegs) {
+  EXPECT_GT(left_out_share(scenario(k_base)), 0.5);
+  EXPECT_GT(left_out_share(scenario(k_base, {{"cluster.fabric", "fat-tree"}})), 0.5);
+}
+
+}  // namespace
+}  // namespace trainsim
