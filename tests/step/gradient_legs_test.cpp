@@ -93,6 +93,14 @@ TEST(GradientLegs, StepEqualsEveryLegOnEveryAxis) {
                                   "experts across nodes");
 }
 
+// Llama 3 405B on 16,384 H100 (trainsim-bench-step's first size): 16 stages' rings of 128
+// nodes, interleaved, ZeRO-1.
+TEST(GradientLegs, LlamaStepOn16384GpusEqualsEveryLeg) {
+  const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/examples/llama3-405b-16k-h100.ini");
+  expect_reduced_equals_every_leg(s, "llama3-405b-16k-h100");
+  EXPECT_GT(left_out_share(s), 0.9);
+}
+
 TEST(GradientLegs, LeavesOutMostOfTheRingsLegs) {
   EXPECT_GT(left_out_share(scenario(k_base)), 0.5);
   EXPECT_GT(left_out_share(scenario(k_base, {{"cluster.fabric", "fat-tree"}})), 0.5);
