@@ -217,5 +217,35 @@ TEST(SweepCli, CheckpointIntervalSweepRunsTheRunLevelSimulation) {
   EXPECT_NE(csv(step_only).find(",,"), std::string::npos);
 }
 
+// Issue 18's scale sweep as shipped: Llama 3 405B from 16,384 to 1,048,576 GPUs (cluster.nodes
+// = 2048..131072 x2) completes, every point ok, the step lengthening only slightly with the
+// cluster (weak scaling: longer gradient rings, hidden by the backward). A few seconds since
+// the gradient legs' reduction (README "Scale").
+TEST(SweepCli, LlamaClusterSizeSweepTo1048576GpusCompletes) {
+  const std::string out = fresh_dir("cluster-size");
+  const auto r = run_trainsim(
+      {"sweep", std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/sweeps/llama3-405b-cluster-size.ini", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("7 points: 7 ok, 0 skipped, 0 failed, 0 pending"), std::string::npos) << r.out;
+  std::istringstream lines(csv(out));
+  std::string header, line;
+  std::getline(lines, header);
+  std::vector<std::string> columns;
+  for (std::istringstream h(header); std::getline(h, line, ',');) columns.push_back(line);
+  const auto at = std::find(columns.begin(), columns.end(), "step_time_s");
+  ASSERT_NE(at, columns.end()) << header;
+  std::vector<double> steps;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    for (std::istringstream c(line); std::getline(c, header, ',');) cells.push_back(header);
+    steps.push_back(std::stod(cells.at(static_cast<size_t>(at - columns.begin()))));
+  }
+  ASSERT_EQ(steps.size(), 7u);
+  for (size_t i = 1; i < steps.size(); ++i) {
+    EXPECT_GT(steps[i], steps[i - 1]);
+    EXPECT_LT(steps[i], steps[0] * 1.01);
+  }
+}
+
 }  // namespace
 }  // namespace trainsim
