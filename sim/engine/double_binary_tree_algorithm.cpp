@@ -45,6 +45,10 @@ CommPlan DoubleBinaryTreeAlgorithm::plan(const CollectiveCall& call, const Platf
   const double tree_bytes = call.bytes / 2 / static_cast<double>(channels);
 
   CommPhase phase;
+  // Both ways along each node's chain, both ways along each node's edge in each tree.
+  size_t transfers = 0;
+  for (const auto& n : nodes) transfers += channels * (2 * (n.size() - 1) + 4);
+  phase.transfers.reserve(transfers);
   double intra_latency_s = 0;
   double inter_latency_s = 0;
   // Each channel's chain starts at the node's GPU c (rotated), which is also its tree endpoint.

@@ -1,11 +1,12 @@
 #include "sim/engine/plan_runner.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/algorithm_selection.hpp"
@@ -20,19 +21,58 @@ namespace {
 // Hosts per parallel task: DESIGN.md measured a 16,384-GPU ring as 128-host segments.
 constexpr size_t k_task_hosts = 128;
 
+// Endpoint -> its slot in one task (at most k_task_hosts endpoints): open addressing over a
+// fixed table, emptied entry by entry, so that packing and starting millions of legs
+// allocates nothing per task (a hash map per task was most of a large tree's plan).
+class TaskSlots {
+ public:
+  TaskSlots() { keys_.fill(-1); }
+  /// The slot of `endpoint`, or -1.
+  int find(int endpoint) const {
+    const size_t i = probe(endpoint);
+    return keys_[i] == endpoint ? values_[i] : -1;
+  }
+  /// Gives `endpoint` `slot` unless it has one; whether it was added.
+  bool add(int endpoint, int slot) {
+    const size_t i = probe(endpoint);
+    if (keys_[i] == endpoint) return false;
+    keys_[i] = endpoint;
+    values_[i] = slot;
+    used_.push_back(i);
+    return true;
+  }
+  void set(int endpoint, int slot) { values_[probe(endpoint)] = slot; }
+  void clear() {
+    for (const size_t i : used_) keys_[i] = -1;
+    used_.clear();
+  }
+
+ private:
+  static constexpr size_t k_size = 1024;  // a power of two, over 4 x k_task_hosts: short probes
+  size_t probe(int endpoint) const {
+    size_t i = (static_cast<uint32_t>(endpoint) * 2654435761u) & (k_size - 1);  // Knuth's multiplicative hash
+    while (keys_[i] != -1 && keys_[i] != endpoint) i = (i + 1) & (k_size - 1);
+    return i;
+  }
+  std::array<int, k_size> keys_{};
+  std::array<int, k_size> values_{};
+  std::vector<size_t> used_;
+};
+
 // The phase's legs packed, in plan order, into tasks of at most k_task_hosts endpoints.
 std::vector<TaskLegs> pack(const std::vector<Leg>& legs) {
   std::vector<TaskLegs> tasks;
+  TaskSlots slots;
   size_t i = 0;
   while (i < legs.size()) {
     TaskLegs task;
     task.first = i;
-    std::unordered_map<int, size_t> slot;
+    slots.clear();
     for (; i < legs.size(); ++i) {
-      const size_t extra = (slot.count(legs[i].src) ? 0 : 1) + (slot.count(legs[i].dst) ? 0 : 1);
+      const size_t extra = (slots.find(legs[i].src) < 0 ? 1 : 0) + (slots.find(legs[i].dst) < 0 ? 1 : 0);
       if (task.endpoints.size() + extra > k_task_hosts) break;
       for (const int e : {legs[i].src, legs[i].dst})
-        if (slot.try_emplace(e, task.endpoints.size()).second) task.endpoints.push_back(e);
+        if (slots.add(e, static_cast<int>(task.endpoints.size()))) task.endpoints.push_back(e);
     }
     task.last = i;
     tasks.push_back(std::move(task));
@@ -43,22 +83,23 @@ std::vector<TaskLegs> pack(const std::vector<Leg>& legs) {
 // Starts `task`'s legs but those marked in `left_out` (none when empty), on its endpoints
 // that remain, in their order.
 sg4::ExecPtr start_task(const Platform& platform, const std::vector<Leg>& legs, const TaskLegs& task,
-                        const std::vector<bool>& left_out) {
+                        const std::vector<bool>& left_out, TaskSlots& slots) {
   const auto kept = [&](size_t l) { return left_out.empty() || !left_out[l]; };
-  std::unordered_map<int, size_t> slot;
+  slots.clear();
   for (size_t l = task.first; l < task.last; ++l)
-    if (kept(l)) slot.emplace(legs[l].src, 0), slot.emplace(legs[l].dst, 0);
+    if (kept(l)) slots.add(legs[l].src, 0), slots.add(legs[l].dst, 0);
   std::vector<sg4::Host*> hosts;
   for (const int e : task.endpoints) {
-    const auto it = slot.find(e);
-    if (it == slot.end()) continue;
-    it->second = hosts.size();
+    if (slots.find(e) < 0) continue;
+    slots.set(e, static_cast<int>(hosts.size()));
     hosts.push_back(platform.host(e));
   }
   const size_t k = hosts.size();
   std::vector<double> bytes(k * k, 0.0);
   for (size_t l = task.first; l < task.last; ++l)
-    if (kept(l)) bytes[slot[legs[l].src] * k + slot[legs[l].dst]] += legs[l].bytes;
+    if (kept(l))
+      bytes[static_cast<size_t>(slots.find(legs[l].src)) * k + static_cast<size_t>(slots.find(legs[l].dst))] +=
+          legs[l].bytes;
   auto exec = sg4::Exec::init();
   exec->set_hosts(hosts);
   exec->set_flops_amounts(std::vector<double>(k, 0.0));
@@ -91,7 +132,8 @@ void run_tasks(const Platform& platform, const std::vector<Leg>& legs, const std
                const std::vector<bool>& left_out, size_t first, size_t last) {
   std::vector<sg4::ExecPtr> started;
   started.reserve(last - first);
-  for (size_t t = first; t < last; ++t) started.push_back(start_task(platform, legs, tasks[t], left_out));
+  TaskSlots slots;
+  for (size_t t = first; t < last; ++t) started.push_back(start_task(platform, legs, tasks[t], left_out, slots));
   for (const sg4::ExecPtr& task : started) task->wait();
 }
 
