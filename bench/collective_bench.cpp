@@ -122,8 +122,8 @@ std::string bench_one(trainsim::ClusterSpec cluster, int gpus, double bytes, tra
   const eng::Platform platform(cluster, std::move(endpoints));
   const double build_s = seconds_since(t1);
   const auto t2 = Clock::now();
-  const eng::CommActivity activity =
-      eng::start_prepared_plan(platform, std::make_shared<const eng::PreparedPlan>(std::move(plan)), "bench");
+  const eng::CommActivity activity = eng::start_prepared_plan(
+      platform, std::make_shared<const eng::PreparedPlan>(std::move(plan)), "bench", eng::k_lone_plan_run);
   sim.run();
   const double run_s = seconds_since(t2);
   const double time_s = activity.duration_s();

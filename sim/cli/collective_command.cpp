@@ -280,7 +280,7 @@ Command collective_command() {
             eng::start_prepared_plan(platform,
                                      std::make_shared<const eng::PreparedPlan>(eng::PreparedPlan{
                                          eng::plan_collective(call, platform), std::move(left_out[r])}),
-                                     "row");
+                                     "row", eng::k_lone_plan_run);
         a.wait();
         row.time_s = a.duration_s();
         progress.item_done();
