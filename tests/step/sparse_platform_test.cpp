@@ -20,17 +20,8 @@ namespace {
 using testing::scenario;
 using testing::Settings;
 
-std::vector<double> simulate(const Scenario& s, bool sparse) {
-  StepOptions options;
-  options.sparse_platform = sparse;
-  return testing::step_outputs(s, options);
-}
-
 void expect_sparse_equals_whole(const Scenario& s, const std::string& what) {
-  const std::vector<double> sparse = simulate(s, true);
-  const std::vector<double> whole = simulate(s, false);
-  ASSERT_GT(sparse.front(), 0) << what;
-  EXPECT_EQ(sparse, whole) << what;
+  testing::expect_same_with_and_without(s, &StepOptions::sparse_platform, what);
 }
 
 // 8 nodes of 8 GPUs: TP 4 inside a node, pipeline and data parallelism across nodes.

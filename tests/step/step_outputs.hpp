@@ -4,6 +4,7 @@
 // reports interleave in engine order). The simulation runs in a forked child.
 
 #include <map>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -61,6 +62,18 @@ inline std::vector<double> step_outputs(const Scenario& s, StepOptions options) 
     out.insert(out.end(), times.begin(), times.end());
     return out;
   });
+}
+
+/// Expects the step of `s` to come out the same, to the bit (step_outputs), with `option`
+/// of StepOptions on and off.
+inline void expect_same_with_and_without(const Scenario& s, bool StepOptions::*option, const std::string& what) {
+  StepOptions with, without;
+  with.*option = true;
+  without.*option = false;
+  const std::vector<double> a = step_outputs(s, with);
+  const std::vector<double> b = step_outputs(s, without);
+  ASSERT_GT(a.front(), 0) << what;
+  EXPECT_EQ(a, b) << what;
 }
 
 }  // namespace trainsim::testing

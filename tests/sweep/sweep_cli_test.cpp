@@ -35,6 +35,24 @@ std::string csv(const std::string& dir) {
   return sweep::read_file_or_empty(dir + "/results.csv");
 }
 
+// The values of `name` in a results.csv text, row by row; empty when there is no such column.
+std::vector<double> column(const std::string& text, const std::string& name) {
+  std::istringstream lines(text);
+  std::string header, line;
+  std::getline(lines, header);
+  std::vector<std::string> columns;
+  for (std::istringstream h(header); std::getline(h, line, ',');) columns.push_back(line);
+  const auto at = std::find(columns.begin(), columns.end(), name);
+  std::vector<double> values;
+  if (at == columns.end()) return values;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    for (std::istringstream c(line); std::getline(c, header, ',');) cells.push_back(header);
+    values.push_back(std::stod(cells.at(static_cast<size_t>(at - columns.begin()))));
+  }
+  return values;
+}
+
 TEST(SweepCli, SameResultsForOneAndTwoJobsAndInvalidPointsSkipped) {
   const std::string sweep = tiny_sweep("parallel.tp = 1,2,3\ntraining.grad_accum = 1,2\n");
   const std::string one = fresh_dir("one"), two = fresh_dir("two");
@@ -194,19 +212,7 @@ TEST(SweepCli, CheckpointIntervalSweepRunsTheRunLevelSimulation) {
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_EQ(csv(one), csv(two));
   // The goodput column, by interval: it rises to an optimum and falls after it.
-  std::istringstream lines(csv(one));
-  std::string header, line;
-  std::getline(lines, header);
-  std::vector<std::string> columns;
-  for (std::istringstream h(header); std::getline(h, line, ',');) columns.push_back(line);
-  const auto at = std::find(columns.begin(), columns.end(), "run_effective_training_time_ratio");
-  ASSERT_NE(at, columns.end()) << header;
-  std::vector<double> ettr;
-  while (std::getline(lines, line)) {
-    std::vector<std::string> cells;
-    for (std::istringstream c(line); std::getline(c, header, ',');) cells.push_back(header);
-    ettr.push_back(std::stod(cells.at(static_cast<size_t>(at - columns.begin()))));
-  }
+  const std::vector<double> ettr = column(csv(one), "run_effective_training_time_ratio");
   ASSERT_EQ(ettr.size(), 4u);  // 1, 4, 16, 64 minutes
   const auto best = std::max_element(ettr.begin(), ettr.end()) - ettr.begin();
   EXPECT_GT(best, 0);
@@ -227,19 +233,7 @@ TEST(SweepCli, LlamaClusterSizeSweepTo1048576GpusCompletes) {
       {"sweep", std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/sweeps/llama3-405b-cluster-size.ini", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("7 points: 7 ok, 0 skipped, 0 failed, 0 pending"), std::string::npos) << r.out;
-  std::istringstream lines(csv(out));
-  std::string header, line;
-  std::getline(lines, header);
-  std::vector<std::string> columns;
-  for (std::istringstream h(header); std::getline(h, line, ',');) columns.push_back(line);
-  const auto at = std::find(columns.begin(), columns.end(), "step_time_s");
-  ASSERT_NE(at, columns.end()) << header;
-  std::vector<double> steps;
-  while (std::getline(lines, line)) {
-    std::vector<std::string> cells;
-    for (std::istringstream c(line); std::getline(c, header, ',');) cells.push_back(header);
-    steps.push_back(std::stod(cells.at(static_cast<size_t>(at - columns.begin()))));
-  }
+  const std::vector<double> steps = column(csv(out), "step_time_s");
   ASSERT_EQ(steps.size(), 7u);
   for (size_t i = 1; i < steps.size(); ++i) {
     EXPECT_GT(steps[i], steps[i - 1]);
