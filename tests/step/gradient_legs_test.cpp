@@ -52,36 +52,17 @@ const Settings k_base{{"model.preset", "llama3-8b"}, {"model.layers", "8"},
                       {"parallel.zero", "1"},        {"parallel.overlap_param_gather", "true"},
                       {"cluster.nodes", "64"},       {"cluster.fabric", "rail-optimized"}};
 
-TEST(GradientLegs, StepEqualsEveryLegOnEveryFabric) {
-  expect_reduced_equals_every_leg(scenario(k_base), "rail-optimized");
-  expect_reduced_equals_every_leg(
-      scenario(k_base, {{"parallel.schedule", "interleaved"}, {"parallel.virtual_stages", "2"}}), "interleaved");
-  expect_reduced_equals_every_leg(scenario(k_base, {{"cluster.fabric", "fat-tree"}}), "fat-tree");
-  expect_reduced_equals_every_leg(scenario(k_base, {{"cluster.fabric", "fat-tree"}, {"cluster.oversubscription", "2"}}),
-                                  "oversubscribed");
-  expect_reduced_equals_every_leg(scenario(k_base, {{"cluster.nics_per_node", "4"}}), "4 nics per node");
-  expect_reduced_equals_every_leg(scenario(k_base, {{"parallel.tp", "2"}, {"parallel.order", "tp-cp-dp-pp"}}),
-                                  "tp-cp-dp-pp");
+TEST(GradientLegs, StepEqualsEveryLegOnEveryLayout) {
+  for (const testing::NamedScenario& layout : testing::network_layouts(k_base, 32))
+    expect_reduced_equals_every_leg(layout.scenario, layout.what);
 }
 
-TEST(GradientLegs, StepEqualsEveryLegOnEveryAxis) {
+TEST(GradientLegs, StepEqualsEveryLegForEveryGradientCollective) {
   expect_reduced_equals_every_leg(scenario(k_base, {{"parallel.zero", "0"}}), "all-reduce");
   expect_reduced_equals_every_leg(scenario(k_base, {{"parallel.overlap_grad_reduce", "false"}}), "not overlapped");
+  expect_reduced_equals_every_leg(scenario(k_base, {{"parallel.overlap_param_gather", "false"}}),
+                                  "parameters gathered after the update");
   expect_reduced_equals_every_leg(scenario(k_base, {{"parallel.zero", "3"}}), "zero-3");
-  expect_reduced_equals_every_leg(scenario(k_base, {{"parallel.zero", "3"}, {"parallel.zero_shard_size", "4"}}),
-                                  "hsdp");
-  expect_reduced_equals_every_leg(scenario(k_base, {{"model.seq_len", "8192"}, {"parallel.cp", "2"}}),
-                                  "context parallel across nodes");
-  expect_reduced_equals_every_leg(scenario({{"model.preset", "mixtral-8x7b"},
-                                            {"model.layers", "4"},
-                                            {"model.seq_len", "2048"},
-                                            {"training.grad_accum", "2"},
-                                            {"parallel.tp", "2"},
-                                            {"parallel.ep", "8"},
-                                            {"parallel.pp", "2"},
-                                            {"cluster.nodes", "32"},
-                                            {"cluster.fabric", "rail-optimized"}}),
-                                  "experts across nodes");
 }
 
 // Llama 3 405B on 16,384 H100 (trainsim-bench-step's first size): 16 stages' rings of 128

@@ -29,4 +29,43 @@ inline Scenario scenario(Settings settings, const Settings& extra = {}) {
   return load_scenario(entries, "test");
 }
 
+/// A scenario and what it is, for messages.
+struct NamedScenario {
+  std::string what;
+  Scenario scenario;
+};
+
+/// Layouts that put a step's traffic on the network, each `base` with a change: the base
+/// (rail-optimized), interleaved, fat-tree, oversubscribed (every replica's pipeline
+/// transfers and every TP member's reductions run), 4 NICs per node (GPUs share a rail),
+/// data parallelism inside nodes (reductions mix local indices: PXN), HSDP, context
+/// parallelism across nodes, GB200 NVL72 racks; and Mixtral's experts across `expert_nodes`
+/// nodes. `base` sets TP 8 or less and whole nodes.
+inline std::vector<NamedScenario> network_layouts(const Settings& base, int expert_nodes) {
+  std::vector<NamedScenario> out;
+  const auto add = [&](const std::string& what, const Settings& change) {
+    out.push_back({what, scenario(base, change)});
+  };
+  add("rail-optimized", {});
+  add("interleaved", {{"parallel.schedule", "interleaved"}, {"parallel.virtual_stages", "2"}});
+  add("fat-tree", {{"cluster.fabric", "fat-tree"}});
+  add("oversubscribed", {{"cluster.fabric", "fat-tree"}, {"cluster.oversubscription", "2"}});
+  add("4 nics per node", {{"cluster.nics_per_node", "4"}});
+  add("tp-cp-dp-pp", {{"parallel.tp", "2"}, {"parallel.order", "tp-cp-dp-pp"}});
+  add("hsdp", {{"parallel.zero", "3"}, {"parallel.zero_shard_size", "4"}});
+  add("context parallel across nodes", {{"model.seq_len", "8192"}, {"parallel.cp", "2"}, {"parallel.tp", "8"}});
+  add("gb200-nvl72",
+      {{"cluster.preset", "gb200-nvl72"}, {"cluster.nodes", "36"}, {"parallel.tp", "4"}, {"parallel.pp", "4"}});
+  out.push_back({"experts across nodes", scenario({{"model.preset", "mixtral-8x7b"},
+                                                   {"model.layers", "4"},
+                                                   {"model.seq_len", "2048"},
+                                                   {"training.grad_accum", "2"},
+                                                   {"parallel.tp", "2"},
+                                                   {"parallel.ep", "8"},
+                                                   {"parallel.pp", "2"},
+                                                   {"cluster.nodes", std::to_string(expert_nodes)},
+                                                   {"cluster.fabric", "rail-optimized"}})});
+  return out;
+}
+
 }  // namespace trainsim::testing
