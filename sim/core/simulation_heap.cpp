@@ -9,6 +9,7 @@ void prepare_simulation_heap() {
   mallopt(M_TOP_PAD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_MMAP_MAX, 0);
 }
 
 }  // namespace trainsim
