@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,22 @@ TEST(GradientLegs, LlamaStepOn16384GpusEqualsEveryLeg) {
   const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/examples/llama3-405b-16k-h100.ini");
   expect_reduced_equals_every_leg(s, "llama3-405b-16k-h100");
   EXPECT_GT(left_out_share(s), 0.9);
+}
+
+// A plan the step did not list cannot run beside the listed ones with every leg (their left-out
+// links would miss its load): finding it is a logic error, not a silent inexact run.
+TEST(GradientLegs, AnUnlistedPlanIsALogicError) {
+  const Scenario s = scenario(k_base);
+  const RankMapping mapping(s.parallel, s.cluster);
+  const engine::Platform planning = engine::Platform::without_simgrid(s.cluster);
+  const GradientPlanKey listed{0, engine::CollectiveOp::reduce_scatter, 1e6, 0, GradientScope::whole, false};
+  const GradientPlans plans(planning, {listed}, {mapping, s.parallel, true},
+                            std::vector<bool>(static_cast<size_t>(planning.routes().link_count()), false), nullptr);
+  EXPECT_NE(plans.find(listed), nullptr);
+  GradientPlanKey other = listed;
+  other.dense_bytes = 2e6;
+  EXPECT_THROW(plans.find(other), std::logic_error);
+  EXPECT_EQ(GradientPlans().find(other), nullptr);  // none prepared: the caller runs every leg
 }
 
 TEST(GradientLegs, LeavesOutMostOfTheRingsLegs) {
