@@ -71,7 +71,11 @@ CommPlan gradient_plan(const GradientPlanKey& key, const GradientGroups& groups,
 ReductionBuckets reduction_buckets(const StageCosts& stage, int chunk, double share, double bucket_bytes) {
   int layers_on_stage = 0;
   for (const ChunkCosts& c : stage.chunks) layers_on_stage += c.layers;
-  const double part = share * stage.chunks[static_cast<size_t>(chunk)].layers / layers_on_stage;
+  // A stage without transformer layers (the embedding or the output layer alone, as
+  // stage_split = even-with-ends gives when the layers are few) has its gradients in equal
+  // parts over its chunks.
+  const double part = layers_on_stage > 0 ? share * stage.chunks[static_cast<size_t>(chunk)].layers / layers_on_stage
+                                          : share / static_cast<double>(stage.chunks.size());
   const double dense = stage.dense_gradient_bytes * part;
   const double experts = stage.expert_gradient_bytes * part;
   ReductionBuckets out;

@@ -73,6 +73,8 @@ constexpr int k_max_buckets_per_chunk = 4;
 
 /// The buckets of the `share` of chunk `chunk`'s gradients one backward call produces, each at
 /// least `bucket_bytes`; at most k_max_buckets_per_chunk (1 for a part of the chunk, share < 1).
+/// A chunk's part of its stage's gradients is its part of the stage's layers (of its chunks
+/// where the stage has no transformer layer).
 ReductionBuckets reduction_buckets(const StageCosts& stage, int chunk, double share, double bucket_bytes);
 
 /// The step's gradient-group plans, prepared together, or none (every plan runs every leg).

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -72,6 +73,18 @@ TEST(GradientLegs, LlamaStepOn16384GpusEqualsEveryLeg) {
   const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/examples/llama3-405b-16k-h100.ini");
   expect_reduced_equals_every_leg(s, "llama3-405b-16k-h100");
   EXPECT_GT(left_out_share(s), 0.9);
+}
+
+// With few layers, stage_split = even-with-ends leaves the first and the last stage without
+// a transformer layer (the embedding, the output layer): their gradients are still reduced,
+// in equal parts per chunk (the bucket sizes were 0 / 0 = NaN: no reduction, and NaN bytes
+// per GPU in the results).
+TEST(GradientLegs, StagesWithoutLayersReduceTheirGradients) {
+  const Scenario s = scenario(k_base, {{"model.layers", "2"}, {"parallel.stage_split", "even-with-ends"}});
+  const std::vector<double> out = testing::step_outputs(s, StepOptions{});
+  for (size_t i = 0; i < out.size(); ++i) EXPECT_TRUE(std::isfinite(out[i])) << "output " << i;
+  EXPECT_GT(out.at(18), 0);  // data-parallel bytes per GPU (step_outputs' order)
+  expect_reduced_equals_every_leg(s, "stages without layers");
 }
 
 // A plan the step did not list cannot run beside the listed ones with every leg (their left-out
