@@ -89,6 +89,10 @@ ReductionBuckets reduction_buckets(const StageCosts& stage, int chunk, double sh
 GradientPlans::GradientPlans(const engine::Platform& planning, const std::vector<GradientPlanKey>& keys,
                              const GradientGroups& groups, const std::vector<bool>& foreign_links,
                              std::vector<bool>* endpoints) {
+  // Keys order by their bytes: a NaN would break the order (and is no size).
+  for (const GradientPlanKey& key : keys)
+    if (!std::isfinite(key.dense_bytes) || !std::isfinite(key.expert_bytes))
+      throw std::logic_error("gradient-group plan of a size that is not finite (gradient_plans.hpp)");
   std::vector<GradientPlanKey> unique(keys);
   std::sort(unique.begin(), unique.end());
   unique.erase(std::unique(unique.begin(), unique.end(),
