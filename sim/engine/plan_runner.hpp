@@ -26,7 +26,8 @@ namespace trainsim::engine {
 /// knows it: one collective at a time, as `trainsim collective` and trainsim-bench-collective
 /// run them); each task then leaves out the legs whose links duplicate links it keeps
 /// (redundant_legs.hpp), which makes large collectives cheaper to simulate and gives
-/// bit-identical times. `shared`: every leg runs (the step simulation, contention tests).
+/// bit-identical times. `shared`: every leg runs (contention tests, the step's pipeline
+/// transfers; its gradient-group plans are prepared together: prepare_plans_together).
 enum class PlanSurroundings { shared, alone };
 
 /// How the runner spreads a phase's parallel tasks over SimGrid actors (plan_runner.cpp:

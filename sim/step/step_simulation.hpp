@@ -6,7 +6,8 @@
 // Symmetry (../shared/DESIGN.md, "Engine notes"): data-parallel replicas of a homogeneous
 // cluster do identical work, and a tensor-parallel group's ranks do too. By default one
 // replica is simulated, its TP collectives are simulated once per distinct size and then
-// reused, and the gradient reductions of every data-parallel group run for real. With
+// reused, and the gradient reductions of every data-parallel group run for real (less the
+// legs that repeat links others load alike, to the bit: gradient_plans.hpp). With
 // `reduce_symmetry = false` every replica is simulated and every collective runs: the
 // tests hold the two equal on configurations small enough to run both.
 
