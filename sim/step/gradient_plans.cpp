@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 #include <stdexcept>
 
 #include "sim/engine/algorithm_selection.hpp"
@@ -52,6 +53,16 @@ CommPlan merged_plan(const std::vector<CollectiveCall>& calls, const engine::Pla
   return merged;
 }
 
+GradientPlanKey reduction_key(const ParallelSpec& parallel, int rank, double dense, double experts) {
+  const CollectiveOp op = parallel.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+  if (parallel.hybrid_sharding()) return {rank, op, dense, experts, GradientScope::shard, true};
+  return {rank, op, dense, experts, GradientScope::whole, false};
+}
+
+GradientScope gather_scope(const ParallelSpec& parallel) {
+  return parallel.hybrid_sharding() ? GradientScope::shard : GradientScope::whole;
+}
+
 CommPlan gradient_plan(const GradientPlanKey& key, const GradientGroups& groups, const engine::Platform& platform) {
   if (!key.then_across_shards)
     return merged_plan(gradient_group_calls(groups, key.rank, key.op, key.dense_bytes, key.expert_bytes, key.scope),
@@ -93,22 +104,19 @@ GradientPlans::GradientPlans(const engine::Platform& planning, const std::vector
   for (const GradientPlanKey& key : keys)
     if (!std::isfinite(key.dense_bytes) || !std::isfinite(key.expert_bytes))
       throw std::logic_error("gradient-group plan of a size that is not finite (gradient_plans.hpp)");
-  std::vector<GradientPlanKey> unique(keys);
-  std::sort(unique.begin(), unique.end());
-  unique.erase(std::unique(unique.begin(), unique.end(),
-                           [](const GradientPlanKey& a, const GradientPlanKey& b) { return !(a < b) && !(b < a); }),
-               unique.end());
+  const std::set<GradientPlanKey> unique(keys.begin(), keys.end());
   std::vector<CommPlan> plans;
   plans.reserve(unique.size());
   for (const GradientPlanKey& key : unique) plans.push_back(gradient_plan(key, groups, planning));
   std::vector<engine::PreparedPlan> prepared =
       engine::prepare_plans_together(planning, std::move(plans), foreign_links, endpoints);
-  for (size_t i = 0; i < unique.size(); ++i) {
+  size_t i = 0;
+  for (const GradientPlanKey& key : unique) {
     for (const std::vector<bool>& phase : prepared[i].left_out) {
       legs_ += phase.size();
       left_out_ += static_cast<size_t>(std::count(phase.begin(), phase.end(), true));
     }
-    plans_.emplace(unique[i], std::make_shared<const engine::PreparedPlan>(std::move(prepared[i])));
+    plans_.emplace(key, std::make_shared<const engine::PreparedPlan>(std::move(prepared[i++])));
   }
 }
 

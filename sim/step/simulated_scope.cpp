@@ -32,7 +32,26 @@ int pipeline_replicas(const Scenario& s, const SimulatedScope& scope) {
   return scope.replicate_p2p ? s.parallel.dp * s.parallel.cp : scope.replicas;
 }
 
-constexpr GroupAxis k_stage_axes[] = {GroupAxis::tp, GroupAxis::ep, GroupAxis::etp, GroupAxis::cp};
+// The GPU groups the stage actors' traffic other than the gradient-group plans runs in: the
+// pipeline (every stage's TP group: transfers run between any two stages) of each replica
+// whose pipeline transfers are simulated, and each simulated stage's TP, EP, expert-TP and
+// CP groups.
+std::vector<std::vector<int>> other_traffic_groups(const Scenario& s, const RankMapping& mapping,
+                                                   const SimulatedScope& scope) {
+  std::vector<std::vector<int>> groups;
+  const int pp = s.parallel.pp;
+  for (int replica = 0; replica < pipeline_replicas(s, scope); ++replica) {
+    std::vector<int> pipeline;
+    for (int stage = 0; stage < pp; ++stage)
+      for (const int r : mapping.group_of(rank_of(mapping, replica, stage), GroupAxis::tp)) pipeline.push_back(r);
+    groups.push_back(mapping.gpus_of(pipeline));
+  }
+  for (int replica = 0; replica < scope.replicas; ++replica)
+    for (int stage = 0; stage < pp; ++stage)
+      for (const GroupAxis axis : {GroupAxis::tp, GroupAxis::ep, GroupAxis::etp, GroupAxis::cp})
+        groups.push_back(mapping.gpus_of(mapping.group_of(rank_of(mapping, replica, stage), axis)));
+  return groups;
+}
 
 }  // namespace
 
@@ -40,23 +59,16 @@ std::vector<bool> touched_endpoints(const Scenario& s, const RankMapping& mappin
                                     const std::vector<bool>* gradient_endpoints) {
   engine::EndpointSelection selection(s.cluster);
   selection.add_group({0});
-  const int pp = s.parallel.pp;
-  for (int replica = 0; replica < pipeline_replicas(s, scope); ++replica) {
-    std::vector<int> pipeline;  // every stage's TP group: transfers run between any two stages
-    for (int stage = 0; stage < pp; ++stage)
-      for (const int r : mapping.group_of(rank_of(mapping, replica, stage), GroupAxis::tp)) pipeline.push_back(r);
-    selection.add_group(mapping.gpus_of(pipeline));
-  }
-  for (int replica = 0; replica < scope.replicas; ++replica) {
-    for (int stage = 0; stage < pp; ++stage) {
-      const int rank = rank_of(mapping, replica, stage);
-      for (const GroupAxis axis : k_stage_axes) selection.add_group(mapping.gpus_of(mapping.group_of(rank, axis)));
-      if (gradient_endpoints) continue;
-      const std::vector<int> tp = mapping.group_of(rank, GroupAxis::tp);
-      const size_t members = scope.one_transfer_per_tp_group ? 1 : tp.size();
-      for (size_t i = 0; i < members; ++i)
-        for (const bool experts : {false, true})
-          selection.add_group(mapping.gpus_of(gradient_group(mapping, s.parallel, tp[i], experts)));
+  for (const std::vector<int>& group : other_traffic_groups(s, mapping, scope)) selection.add_group(group);
+  if (!gradient_endpoints) {
+    for (int replica = 0; replica < scope.replicas; ++replica) {
+      for (int stage = 0; stage < s.parallel.pp; ++stage) {
+        const std::vector<int> tp = mapping.group_of(rank_of(mapping, replica, stage), GroupAxis::tp);
+        const size_t members = scope.one_transfer_per_tp_group ? 1 : tp.size();
+        for (size_t i = 0; i < members; ++i)
+          for (const bool experts : {false, true})
+            selection.add_group(mapping.gpus_of(gradient_group(mapping, s.parallel, tp[i], experts)));
+      }
     }
   }
   std::vector<bool> endpoints = selection.endpoints();
@@ -68,26 +80,10 @@ std::vector<bool> touched_endpoints(const Scenario& s, const RankMapping& mappin
 std::vector<bool> foreign_links(const Scenario& s, const RankMapping& mapping, const SimulatedScope& scope,
                                 const engine::Platform& platform) {
   std::vector<bool> links(static_cast<size_t>(platform.routes().link_count()), false);
-  const auto mark_pairs = [&](const std::vector<int>& gpus) {
-    for (const int a : gpus)
-      for (const int b : gpus)
+  for (const std::vector<int>& group : other_traffic_groups(s, mapping, scope))
+    for (const int a : group)
+      for (const int b : group)
         if (a != b) engine::mark_message_links(platform, a, b, links);
-  };
-  const int pp = s.parallel.pp;
-  for (int replica = 0; replica < scope.replicas; ++replica)
-    for (int stage = 0; stage < pp; ++stage)
-      for (const GroupAxis axis : k_stage_axes)
-        mark_pairs(mapping.gpus_of(mapping.group_of(rank_of(mapping, replica, stage), axis)));
-  // Pipeline transfers go from each stage's TP member i to another stage's member i.
-  for (int replica = 0; replica < pipeline_replicas(s, scope); ++replica) {
-    std::vector<std::vector<int>> stages;
-    for (int stage = 0; stage < pp; ++stage)
-      stages.push_back(mapping.gpus_of(mapping.group_of(rank_of(mapping, replica, stage), GroupAxis::tp)));
-    for (const std::vector<int>& from : stages)
-      for (const std::vector<int>& to : stages)
-        for (size_t i = 0; i < from.size() && i < to.size(); ++i)
-          if (from[i] != to[i]) engine::mark_message_links(platform, from[i], to[i], links);
-  }
   return links;
 }
 
@@ -95,20 +91,10 @@ std::vector<GradientPlanKey> gradient_plan_keys(const Scenario& s, const RankMap
   const ParallelSpec& par = s.parallel;
   std::vector<GradientPlanKey> keys;
   if (par.gradient_group() <= 1) return keys;
-  const engine::CollectiveOp reduction =
-      par.zero >= 1 ? engine::CollectiveOp::reduce_scatter : engine::CollectiveOp::all_reduce;
-  const GradientScope gathered = par.hybrid_sharding() ? GradientScope::shard : GradientScope::whole;
   for (int stage = 0; stage < par.pp; ++stage) {
     const int rank = rank_of(mapping, 0, stage);
     const StageCosts& st = costs.stages[static_cast<size_t>(stage)];
-    const auto reduce = [&](double dense, double experts) {
-      GradientPlanKey key{rank, reduction, dense, experts, GradientScope::whole, false};
-      if (par.hybrid_sharding()) {
-        key.scope = GradientScope::shard;
-        key.then_across_shards = true;
-      }
-      keys.push_back(key);
-    };
+    const auto reduce = [&](double dense, double experts) { keys.push_back(reduction_key(par, rank, dense, experts)); };
     reduce(st.dense_gradient_bytes, st.expert_gradient_bytes);
     for (size_t c = 0; c < st.chunks.size(); ++c) {
       std::vector<double> shares{1.0};
@@ -119,10 +105,10 @@ std::vector<GradientPlanKey> gradient_plan_keys(const Scenario& s, const RankMap
       }
     }
     if (par.zero >= 3 && st.zero3_unit_bytes > 0)
-      keys.push_back({rank, engine::CollectiveOp::all_gather, st.zero3_unit_bytes, 0, gathered, false});
+      keys.push_back({rank, engine::CollectiveOp::all_gather, st.zero3_unit_bytes, 0, gather_scope(par), false});
     if (par.zero >= 1 && par.zero < 3)
-      keys.push_back(
-          {rank, engine::CollectiveOp::all_gather, st.dense_weight_bytes, st.expert_weight_bytes, gathered, false});
+      keys.push_back({rank, engine::CollectiveOp::all_gather, st.dense_weight_bytes, st.expert_weight_bytes,
+                      gather_scope(par), false});
   }
   return keys;
 }

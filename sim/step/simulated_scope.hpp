@@ -40,8 +40,9 @@ std::vector<bool> touched_endpoints(const Scenario& s, const RankMapping& mappin
 
 /// Per link number of `platform`'s routes: whether anything but a gradient-group plan may
 /// cross it (engine::mark_message_links): messages between any two GPUs of a simulated
-/// stage's TP, EP, expert-TP and CP groups, and between any two stages' TP groups of each
-/// replica whose pipeline transfers are simulated (a superset of the transfers).
+/// stage's TP, EP, expert-TP and CP groups, and between any two GPUs of the pipeline (every
+/// stage's TP group) of each replica whose pipeline transfers are simulated (a superset of
+/// the transfers); the same groups whose endpoints touched_endpoints selects.
 std::vector<bool> foreign_links(const Scenario& s, const RankMapping& mapping, const SimulatedScope& scope,
                                 const engine::Platform& platform);
 

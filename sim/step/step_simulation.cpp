@@ -348,10 +348,7 @@ class StageActor {
   int gradient_group_size(GradientScope scope = GradientScope::whole) const {
     return static_cast<int>(gradient_group(w_.mapping, w_.scenario.parallel, rank_, false, scope).size());
   }
-  // What ZeRO gathers run over: the shard group under HSDP, else the whole gradient group.
-  GradientScope gather_scope() const {
-    return w_.scenario.parallel.hybrid_sharding() ? GradientScope::shard : GradientScope::whole;
-  }
+  GradientScope gather_scope() const { return trainsim::gather_scope(w_.scenario.parallel); }
 
   GradientGroups gradient_groups() const {
     return {w_.mapping, w_.scenario.parallel, w_.simulated.one_transfer_per_tp_group};
@@ -692,19 +689,13 @@ class StageActor {
   // HYBRID_SHARD; Megatron-Core's distributed optimizer instances): one plan, phase after phase.
   void start_reduction(double dense_bytes, double expert_bytes) {
     const ParallelSpec& par = w_.scenario.parallel;
-    const CollectiveOp op = par.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-    double bus = bus_bytes(op, dense_bytes + expert_bytes, gradient_group_size());
-    if (par.hybrid_sharding()) {
-      const double dense_shard = dense_bytes / par.dense_shard_ranks();
-      const double expert_shard = expert_bytes / par.expert_shard_ranks();
-      dp_inflight_.push_back(
-          start_gradient_plan({rank_, op, dense_bytes, expert_bytes, GradientScope::shard, true}, "dp"));
-      bus = bus_bytes(op, dense_bytes + expert_bytes, gradient_group_size(GradientScope::shard)) +
-            bus_bytes(CollectiveOp::all_reduce, dense_shard + expert_shard,
-                      gradient_group_size(GradientScope::replicas));
-    } else {
-      dp_inflight_.push_back(start_gradient_group_collective(op, dense_bytes, "dp", expert_bytes));
-    }
+    const GradientPlanKey key = reduction_key(par, rank_, dense_bytes, expert_bytes);
+    dp_inflight_.push_back(start_gradient_plan(key, "dp"));
+    double bus = bus_bytes(key.op, dense_bytes + expert_bytes, gradient_group_size(key.scope));
+    if (key.then_across_shards)
+      bus += bus_bytes(CollectiveOp::all_reduce,
+                       dense_bytes / par.dense_shard_ranks() + expert_bytes / par.expert_shard_ranks(),
+                       gradient_group_size(GradientScope::replicas));
     dp_bytes_.push_back(dense_bytes + expert_bytes);
     account().dp_bytes += bus;
     ++account().dp_reductions;
