@@ -98,6 +98,118 @@ Point step_point(std::uint32_t seed) {
                 "run.seed=" + std::to_string(d.pick({1, 7, 42}))});
 }
 
+// One training step of a small model of its own shape with the architecture keys of issue 16
+// (MoE variants, MLA, windows, sinks, parallel blocks, multi-token prediction) under the
+// layouts that go with them (expert parallelism and folding, HSDP, all-gather CP, TP overlap,
+// Megatron-Core's rank order, Llama 3's stage split and micro-batch groups, an NVLink domain
+// of two nodes), on Hopper, Blackwell (MXFP8, NVFP4) and Ampere.
+Point architecture_point(std::uint32_t seed) {
+  Draw d(seed);
+  const std::string cluster = d.pick<std::string>({"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200"});
+  const int tp = d.pick({1, 2, 4}), cp = d.pick({1, 1, 2}), pp = d.pick({1, 2, 4}), dp = d.pick({1, 2, 4});
+  const int gpus = tp * pp * cp * dp;
+  const int per_node = gpus % 8 == 0 ? 8 : gpus;
+  const int nodes = gpus / per_node;
+  std::string schedule = d.pick<std::string>({"1f1b", "interleaved", "zb-h1", "gpipe"});
+  if (schedule == "interleaved" && pp == 1) schedule = "1f1b";
+  const bool interleaved = schedule == "interleaved";
+  const int v = interleaved ? 2 : 1;
+  const int layers = d.pick({8, 12, 16});  // at least pp * v chunks (8 at most)
+  std::string split = d.pick<std::string>({"cost", "cost", "even", "even-with-ends"});
+  if (split == "even" && layers % (pp * v) != 0) split = "cost";
+  if (split == "even-with-ends" && ((layers + 2) % (pp * v) != 0 || pp * v < 2)) split = "cost";
+  const int grad_accum = interleaved ? pp * d.pick({1, 2, 3}) : d.pick({1, 2, 4, 8});
+  const int seq_len = d.pick({512, 2048});
+  // The default scenario's preset (Llama 3 70B) with every shape key drawn anew.
+  std::vector<std::string> sets{"model.layers=" + std::to_string(layers),
+                                "model.hidden=" + std::to_string(d.pick({512, 1024})),
+                                "model.heads=16",
+                                "model.kv_heads=" + std::to_string(d.pick({4, 8, 16})),
+                                "model.ffn_hidden=" + std::to_string(d.pick({1024, 2816})),
+                                "model.vocab=" + std::to_string(d.pick({32000, 50257})),
+                                "model.seq_len=" + std::to_string(seq_len),
+                                "model.activation=" + d.pick<std::string>({"gelu", "swiglu", "squared_relu"}),
+                                "model.norm=" + d.pick<std::string>({"layernorm", "rmsnorm"}),
+                                "model.position_embedding=" + d.pick<std::string>({"learned", "rope"}),
+                                "model.bias=" + d.pick<std::string>({"true", "false"}),
+                                "model.parallel_block=" + d.pick<std::string>({"false", "false", "true"}),
+                                "model.attention_sinks=" + d.pick<std::string>({"false", "true"}),
+                                "model.qk_norm=" + d.pick<std::string>({"false", "true"})};
+  if (d.chance(3)) {  // MLA (DeepSeek-V2/V3)
+    sets.push_back("model.kv_lora_rank=128");
+    sets.push_back("model.q_lora_rank=" + std::to_string(d.pick({0, 256})));
+    sets.push_back("model.qk_rope_head_dim=32");
+    sets.push_back("model.qk_nope_head_dim=64");
+    sets.push_back("model.v_head_dim=64");
+  } else if (d.chance(3)) {
+    sets.push_back("model.head_dim=128");
+  }
+  if (d.chance(3)) {
+    sets.push_back("model.sliding_window=" + std::to_string(d.pick({128, 512})));
+    sets.push_back("model.full_attention_interval=" + std::to_string(d.pick({0, 2})));
+  }
+  int ep = 1;
+  int expert_tp = tp;
+  bool sequence_parallel = tp > 1 && d.chance(2);
+  if (d.chance(2)) {  // mixture of experts
+    const int experts = d.pick({8, 16, 64});
+    sets.push_back("model.experts=" + std::to_string(experts));
+    sets.push_back("model.top_k=" + std::to_string(d.pick({1, 2, 4})));
+    sets.push_back("model.moe_ffn_hidden=" + std::to_string(d.pick({0, 256})));
+    sets.push_back("model.shared_experts=" + std::to_string(d.pick({0, 1})));
+    sets.push_back("model.dense_layers=" + std::to_string(d.pick({0, 1})));
+    sets.push_back("model.moe_layer_interval=" + std::to_string(d.pick({1, 2})));
+    sets.push_back("model.router_bias=" + d.pick<std::string>({"false", "true"}));
+    sets.push_back("model.capacity_factor=" + d.pick<std::string>({"0", "1.25"}));
+    sets.push_back("model.expert_imbalance=" + d.pick<std::string>({"0", "0.2"}));
+    if (d.chance(3)) sets.push_back("model.mtp_depth=1");
+    if (tp > 1 && d.chance(3)) {  // MoE parallel folding: experts unsplit, then EP over the stage's ranks
+      expert_tp = 1;
+      sequence_parallel = true;
+      sets.push_back("parallel.expert_tp=1");
+    }
+    // Powers of two: ep divides the stage's tp x cp x dp / expert_tp ranks and the experts.
+    ep = std::min(d.pick({1, 2, 4, 8}), tp * cp * dp / expert_tp);
+    sets.push_back("parallel.ep=" + std::to_string(ep));
+  }
+  const int zero = d.pick({0, 1, 2, 3});
+  // HSDP: shard groups of 2 inside dp x cp, each holding whole expert groups.
+  if (zero >= 1 && dp * cp % 2 == 0 && 2 * tp % (expert_tp * ep) == 0 && d.chance(3))
+    sets.push_back("parallel.zero_shard_size=2");
+  std::string precision = d.pick<std::string>({"bf16", "fp8", "mxfp8", "nvfp4"});
+  if (precision != "bf16" && cluster == "dgx-a100") precision = "bf16";
+  if ((precision == "mxfp8" || precision == "nvfp4") && cluster != "dgx-b200") precision = "fp8";
+  const std::vector<std::string> layout{
+      "cluster.preset=" + cluster,
+      "cluster.nodes=" + std::to_string(nodes),
+      "cluster.gpus_per_node=" + std::to_string(per_node),
+      "cluster.nvlink_domain=" + std::to_string(per_node == 8 && nodes % 2 == 0 && d.chance(3) ? 16 : 0),
+      "cluster.fabric=" + d.pick<std::string>({"rail-optimized", "fat-tree"}),
+      "parallel.tp=" + std::to_string(tp),
+      "parallel.pp=" + std::to_string(pp),
+      "parallel.cp=" + std::to_string(cp),
+      "parallel.dp=" + std::to_string(dp),
+      "parallel.cp_algo=" + d.pick<std::string>({"ring", "all-gather"}),
+      "parallel.zero=" + std::to_string(zero),
+      "parallel.sequence_parallel=" + std::string(sequence_parallel ? "true" : "false"),
+      "parallel.tp_comm_overlap=" + std::string(sequence_parallel && d.chance(2) ? "true" : "false"),
+      "parallel.overlap_param_gather=" + d.pick<std::string>({"false", "true"}),
+      "parallel.order=" + d.pick<std::string>({"tp-cp-pp-dp", "tp-cp-dp-pp"}),
+      "parallel.schedule=" + schedule,
+      "parallel.virtual_stages=" + std::to_string(v),
+      // Llama 3's micro-batch groups: between pp and the micro-batch count.
+      "parallel.microbatch_group=" + std::to_string(interleaved && d.chance(2) ? grad_accum : 0),
+      "parallel.stage_split=" + split,
+      "training.precision=" + precision,
+      "training.recompute=" + d.pick<std::string>({"none", "selective", "full"}),
+      "training.micro_batch=" + std::to_string(d.pick({1, 2})),
+      "training.grad_accum=" + std::to_string(grad_accum),
+      "run.seed=" + std::to_string(d.pick({1, 7})),
+  };
+  sets.insert(sets.end(), layout.begin(), layout.end());
+  return point(sets);
+}
+
 // A whole run of a small job: failures, checkpoints, maintenance, spares, elastic policies.
 Point run_point(std::uint32_t seed) {
   Draw d(seed);
@@ -133,10 +245,11 @@ Point run_point(std::uint32_t seed) {
 }
 
 class RandomStep : public ::testing::TestWithParam<int> {};
+class RandomArchitecture : public ::testing::TestWithParam<int> {};
+class RandomArchitectureTwice : public ::testing::TestWithParam<int> {};
 class RandomRun : public ::testing::TestWithParam<int> {};
 
-TEST_P(RandomStep, SimulatesAndItsBreakdownAddsUp) {
-  const Point p = step_point(static_cast<std::uint32_t>(GetParam()));
+void expect_step_invariants(const Point& p) {
   const auto r = run_trainsim(p.args);
   ASSERT_EQ(r.exit_code, 0) << p.command_line() << "\n" << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -155,6 +268,29 @@ TEST_P(RandomStep, SimulatesAndItsBreakdownAddsUp) {
   EXPECT_GE(j["bubble_fraction"].get<double>(), 0) << p.command_line();
   EXPECT_LT(j["bubble_fraction"].get<double>(), 1) << p.command_line();
   EXPECT_GT(j["peak_memory_bytes"].get<double>(), 0) << p.command_line();
+}
+
+TEST_P(RandomStep, SimulatesAndItsBreakdownAddsUp) {
+  expect_step_invariants(step_point(static_cast<std::uint32_t>(GetParam())));
+}
+
+TEST_P(RandomArchitecture, SimulatesAndItsBreakdownAddsUp) {
+  expect_step_invariants(architecture_point(static_cast<std::uint32_t>(GetParam())));
+}
+
+// Same scenario and seed, same report, bit for bit (the simulator's wall time aside): the
+// expert-imbalance draws, the plan caches and the sparse platform must not depend on anything
+// else. nlohmann::json prints doubles to round-trip precision, so equal text is equal bits.
+TEST_P(RandomArchitectureTwice, SameSeedSameReport) {
+  const Point p = architecture_point(static_cast<std::uint32_t>(GetParam()));
+  const auto report = [&] {
+    const auto r = run_trainsim(p.args);
+    EXPECT_EQ(r.exit_code, 0) << p.command_line() << "\n" << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    j.erase("sim_wall_s");
+    return j.dump();
+  };
+  EXPECT_EQ(report(), report()) << p.command_line();
 }
 
 TEST_P(RandomRun, AccountsForEveryWallClockSecond) {
@@ -179,6 +315,8 @@ TEST_P(RandomRun, AccountsForEveryWallClockSecond) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeded, RandomStep, ::testing::Range(0, 32));
+INSTANTIATE_TEST_SUITE_P(Seeded, RandomArchitecture, ::testing::Range(0, 64));
+INSTANTIATE_TEST_SUITE_P(Seeded, RandomArchitectureTwice, ::testing::Range(0, 64, 4));  // one point in four
 INSTANTIATE_TEST_SUITE_P(Seeded, RandomRun, ::testing::Range(0, 24));
 
 }  // namespace
