@@ -6,20 +6,23 @@
 #include <random>
 #include <vector>
 
+#include "sim/core/portable_math.hpp"
+#include "sim/core/portable_random.hpp"
+
 namespace trainsim {
 
 double busiest_expert_rank_load(const ModelSpec& m, const ParallelSpec& p, std::uint64_t seed) {
   if (!m.is_moe() || m.expert_imbalance <= 0) return 1.0;
   // Log-normal with coefficient of variation c: sigma^2 = ln(1 + c^2), mean 1.
-  const double sigma = std::sqrt(std::log1p(m.expert_imbalance * m.expert_imbalance));
+  const double sigma = std::sqrt(portable::log1p(m.expert_imbalance * m.expert_imbalance));
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
+  portable::NormalDraws normal;
   const int experts = m.experts;
   const int per_rank = experts / p.ep;
   double total = 0;
   for (int layer = 0; layer < m.layers; ++layer) {
     std::vector<double> load(static_cast<size_t>(experts));
-    for (double& l : load) l = std::exp(sigma * normal(rng) - sigma * sigma / 2);
+    for (double& l : load) l = portable::exp(sigma * normal.next(rng) - sigma * sigma / 2);
     const double mean = std::accumulate(load.begin(), load.end(), 0.0) / experts;
     for (double& l : load) {
       l /= mean;  // 1 = the balanced share

@@ -14,6 +14,7 @@ packages=(
   libhdf5-dev libeigen3-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
   python3-h5py python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
   munge slurmctld slurmd slurm-client
+  qemu-user binutils
   clang libclang-rt-14-dev
 )
 missing=()

@@ -18,7 +18,6 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/jobs_option.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/progress_line.hpp"
 #include "sim/sweep/output_folder.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
@@ -85,7 +84,7 @@ Command batch_command() {
     sweep::SweepRunOptions options;
     options.jobs = jobs_option(vm, "trainsim batch");
     options.out_dir = vm["out"].as<std::string>();
-    options.progress = terminal_stderr();
+    sweep::report_progress_on_stderr(options, "batch");
     const std::vector<std::string> overrides =
         vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
     const bool trace = vm.count("trace") > 0;

@@ -12,17 +12,16 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <ostream>
 #include <sstream>
 
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/profile/profile_calibration.hpp"
 #include "sim/profile/profile_table_writer.hpp"
 #include "sim/profile/profiler_trace.hpp"
-#include "sim/trace/atomic_output_file.hpp"
 
 namespace trainsim::cli {
 
@@ -58,17 +57,6 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-void write_table(const std::string& path, const std::string& text) {
-  AtomicOutputFile file(path);
-  {
-    std::ofstream out(file.temp_path(), std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) throw Error("cannot write " + file.temp_path());
-  }
-  file.commit();
 }
 
 }  // namespace
@@ -111,7 +99,7 @@ Command calibrate_command() {
     const std::string table = profile::profile_table_text(calibration, {utc_now(), tool});
     std::string summary_text = profile::profile_summary_text(calibration, k_unmapped_lines);
     if (vm.count("out")) {
-      write_table(o.out, table);
+      write_file_atomically(o.out, table);
       summary_text += "table: " + o.out + " (" + std::to_string(calibration.rows.size()) + " rows)\n";
     } else {
       out << table;

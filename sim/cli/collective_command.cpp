@@ -125,7 +125,7 @@ double parse_size(const std::string& key, const std::string& text) {
   const std::string suffixes = "KMGT";
   if (const auto pos = suffixes.find(static_cast<char>(std::toupper(static_cast<unsigned char>(last))));
       pos != std::string::npos) {
-    scale = std::pow(1024.0, static_cast<double>(pos + 1));
+    for (size_t k = 0; k <= pos; ++k) scale *= 1024;
     digits.pop_back();
   }
   size_t used = 0;

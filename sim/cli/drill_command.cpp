@@ -20,6 +20,8 @@
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
+#include "sim/core/portable_math.hpp"
 #include "sim/drill/drill_runner.hpp"
 #include "sim/drill/drill_trace_writer.hpp"
 #include "sim/drill/run_failures.hpp"
@@ -28,7 +30,6 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/run/run_in_processes.hpp"
 #include "sim/scenario/scenario_loader.hpp"
-#include "sim/trace/atomic_output_file.hpp"
 #include "topologies/rank_mapping.hpp"
 
 namespace trainsim::cli {
@@ -395,8 +396,9 @@ Command drill_command() {
           << ", as the engine picks it for one " << num("%g", s.training.dp_bucket_bytes / (1024.0 * 1024.0))
           << " MiB bucket) in " << dr::format_name(spec.reduction_format) << " ("
           << precision_name(s.training.precision) << " training), "
-          << (spec.loss_scale.enabled ? "dynamic loss scaling from 2^" + num("%.0f", std::log2(spec.loss_scale.initial))
-                                      : std::string("no loss scaling"));
+          << (spec.loss_scale.enabled
+                  ? "dynamic loss scaling from 2^" + num("%.0f", portable::log2(spec.loss_scale.initial))
+                  : std::string("no loss scaling"));
       ctx.reduction_line = red.str();
     }
 

@@ -1,5 +1,5 @@
-// The trainsim executable: dispatches to one subcommand. Bad input exits 2 with one line
-// on stderr; an internal failure exits 1.
+// The trainsim executable: dispatches to one subcommand. Bad input, and an output that cannot
+// be written, exit 2 with one line on stderr; an internal failure exits 1.
 
 #include <iostream>
 #include <sstream>
@@ -61,6 +61,9 @@ int run_cli(const std::vector<std::string>& args) {
               << (nearest ? "; did you mean '" + *nearest + "'?" : std::string()) << " (trainsim --help lists them)\n";
     return k_exit_bad_input;
   } catch (const trainsim::InputError& e) {
+    std::cerr << "trainsim: " << e.what() << "\n";
+    return k_exit_bad_input;
+  } catch (const trainsim::OutputError& e) {
     std::cerr << "trainsim: " << e.what() << "\n";
     return k_exit_bad_input;
   } catch (const std::exception& e) {

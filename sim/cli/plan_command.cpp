@@ -19,7 +19,6 @@
 #include "sim/cli/jobs_option.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/progress_line.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/sweep/layout_search.hpp"
 #include "sim/sweep/output_folder.hpp"
@@ -208,11 +207,11 @@ Command plan_command() {
     options.jobs = jobs_option(o.variables, "trainsim plan");
     options.out_dir = o.variables.count("out") ? o.variables["out"].as<std::string>()
                                                : std::filesystem::path(o.scenario_path).stem().string() + "-plan";
-    options.progress = terminal_stderr();
-    options.progress_label = "plan";
+    sweep::report_progress_on_stderr(options, "plan");
     // Keys the scenario leaves open (`auto`) load at their defaults; the search varies them.
     std::vector<std::string> open;
-    const Scenario s = load_scenario(o.scenario_path, sweep::resolve_open_keys(o.scenario_path, o.overrides, open));
+    const Scenario s =
+        sweep::load_search_base(o.scenario_path, sweep::resolve_open_keys(o.scenario_path, o.overrides, open), open);
     // Layouts are ranked by the step's throughput: a scenario's run-level simulation (its
     // [run] duration or step target) is left out of the plan's points.
     std::vector<std::string> overrides = o.overrides;

@@ -4,14 +4,13 @@
 // table (sim/sweep/sweep_run.hpp).
 
 #include <algorithm>
-#include <chrono>
-#include <cstddef>
-
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/parsers.hpp>
 #include <boost/program_options/positional_options.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <boost/program_options/variables_map.hpp>
+#include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <iostream>
 #include <ostream>
@@ -21,9 +20,8 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/jobs_option.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/progress_line.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/scenario/value_parsers.hpp"
-#include "sim/sweep/atomic_file.hpp"
 #include "sim/sweep/output_folder.hpp"
 #include "sim/sweep/point_preflight.hpp"
 #include "sim/sweep/slurm_script.hpp"
@@ -57,9 +55,6 @@ std::pair<int, int> parse_shard(const std::string& text) {
 // 640,000-point cross product wrote a 177 MB manifest before computing anything.
 constexpr std::size_t k_points_without_yes = 10000;
 
-// When stderr is not a terminal, a progress line at most this often (and at the end).
-constexpr std::chrono::seconds k_log_interval{5};
-
 std::string tally_text(const sweep::SweepTally& t, const std::string& out_dir) {
   std::ostringstream out;
   out << t.points << " points: " << t.ok << " ok, " << t.skipped << " skipped, " << t.failed << " failed, " << t.pending
@@ -92,8 +87,8 @@ std::string write_slurm_scripts(const sweep::SweepPlan& plan, const std::string&
   fs::create_directories(o.out_dir + "/slurm", ec);
   if (ec) throw Error("cannot create " + o.out_dir + "/slurm: " + ec.message());
   const sweep::SlurmScripts scripts = sweep::slurm_scripts(o);
-  sweep::write_file_atomically(o.out_dir + "/slurm/merge.sbatch", scripts.merge_script);
-  sweep::write_file_atomically(o.out_dir + "/sweep.sbatch", scripts.array_script);
+  write_file_atomically(o.out_dir + "/slurm/merge.sbatch", scripts.merge_script);
+  write_file_atomically(o.out_dir + "/sweep.sbatch", scripts.array_script);
   std::ostringstream out;
   out << "trainsim sweep: " << path << ": " << plan.points.size() << " points in " << o.shards << " array tasks of "
       << o.jobs << " CPU(s), then a merge\nsubmit: sbatch " << o.out_dir << "/sweep.sbatch\n";
@@ -147,11 +142,7 @@ Command sweep_command() {
       std::tie(options.shard_index, options.shard_count) = parse_shard(vm["shard"].as<std::string>());
     options.out_dir =
         vm.count("out") ? vm["out"].as<std::string>() : std::filesystem::path(path).stem().string() + "-results";
-    options.progress = terminal_stderr();
-    if (options.progress == nullptr) {
-      options.progress = &std::cerr;  // a log: whole lines, now and then
-      options.progress_log_every = k_log_interval;
-    }
+    sweep::report_progress_on_stderr(options, "sweep");
     const bool trace = vm.count("trace") > 0;
     // Everything is checked before anything is written: the point count, the points, --out.
     const sweep::SweepSpec spec = sweep::read_sweep_file(path);

@@ -4,14 +4,13 @@
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_options.hpp"
-#include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "topologies/cluster_graph.hpp"
 #include "topologies/fabric_layout.hpp"
@@ -140,6 +139,7 @@ Command topology_command() {
       out << scenario_usage("topology", summary, extra);
       return 0;
     }
+    if (!dot_path.empty()) check_output_path(dot_path, "--dot");
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
     const ClusterGraph graph = build_cluster_graph(s.cluster);
     const TopologySummary t = summarize_topology(s.cluster, graph);
@@ -148,8 +148,7 @@ Command topology_command() {
     if (!dot_path.empty()) {
       std::ostringstream dot;
       write_cluster_dot(dot, graph);
-      std::ofstream file(dot_path);
-      if (!file || !(file << dot.str())) throw InputError("", "--dot", dot_path, "cannot write this file");
+      write_file_atomically(dot_path, dot.str());
     }
     out << report;
     return 0;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "sim/core/portable_math.hpp"
+
 namespace trainsim {
 
 namespace {
@@ -91,7 +93,7 @@ KernelCurve::KernelCurve(const std::vector<CurveSample>& samples, const std::str
   residuals.reserve(points.size());
   for (const CurveSample& s : points) {
     const double base = residual_of_fit_ ? fit_.time_s(s.flops, s.bytes) : 1.0;
-    residuals.push_back({s.coords, std::log(s.time_s / base), s.line});
+    residuals.push_back({s.coords, portable::log(s.time_s / base), s.line});
   }
   scattered_.emplace(std::move(residuals), file, what);
 }
@@ -110,7 +112,7 @@ double KernelCurve::time_s(const std::vector<double>& x, double flops, double by
 double KernelCurve::interpolated_s(const std::vector<double>& x, double flops, double bytes) const {
   if (scattered_) {
     const double base = residual_of_fit_ ? fit_.time_s(flops, bytes) : 1.0;
-    return base * std::exp(scattered_->interpolate(x));
+    return base * portable::exp(scattered_->interpolate(x));
   }
   const std::vector<double> at_edge = grid_->interpolate(x);
   if (grid_->contains(x)) return at_edge[0];

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/core/error.hpp"
+#include "sim/core/portable_math.hpp"
 
 namespace trainsim {
 
@@ -132,7 +133,7 @@ std::vector<double> LogGrid::interpolate(const std::vector<double>& point) const
       t[d] = 1;
       node[d] = i + 1;
     } else {
-      t[d] = (std::log(x[d]) - std::log(axis[i])) / (std::log(axis[i + 1]) - std::log(axis[i]));
+      t[d] = (portable::log(x[d]) - portable::log(axis[i])) / (portable::log(axis[i + 1]) - portable::log(axis[i]));
       on_node = false;
     }
   }
@@ -151,10 +152,10 @@ std::vector<double> LogGrid::interpolate(const std::vector<double>& point) const
     }
     if (weight == 0) continue;
     const std::vector<double>& v = data_[index_of(position)];
-    for (std::size_t c = 0; c < channels_; ++c) out[c] += weight * (log_channel_[c] ? std::log(v[c]) : v[c]);
+    for (std::size_t c = 0; c < channels_; ++c) out[c] += weight * (log_channel_[c] ? portable::log(v[c]) : v[c]);
   }
   for (std::size_t c = 0; c < channels_; ++c) {
-    if (log_channel_[c]) out[c] = std::exp(out[c]);
+    if (log_channel_[c]) out[c] = portable::exp(out[c]);
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "sim/core/error.hpp"
+#include "sim/core/portable_math.hpp"
 
 namespace trainsim {
 
@@ -44,7 +45,7 @@ ScatteredLogInterpolator::ScatteredLogInterpolator(std::vector<ScatteredSample> 
                        what + ": repeated point (first on line " + std::to_string(it->second) + ")");
     }
     std::vector<double> u(dimensions_);
-    for (std::size_t d = 0; d < dimensions_; ++d) u[d] = std::log(s.coords[d]);
+    for (std::size_t d = 0; d < dimensions_; ++d) u[d] = portable::log(s.coords[d]);
     for (std::size_t d = 0; d < dimensions_; ++d) {
       low_[d] = log_coords_.empty() ? u[d] : std::min(low_[d], u[d]);
       high_[d] = log_coords_.empty() ? u[d] : std::max(high_[d], u[d]);
@@ -58,7 +59,7 @@ bool ScatteredLogInterpolator::contains(const std::vector<double>& x) const {
   if (x.size() != dimensions_) return false;
   for (std::size_t d = 0; d < dimensions_; ++d) {
     if (!(x[d] > 0)) return false;
-    const double u = std::log(x[d]);
+    const double u = portable::log(x[d]);
     if (u < low_[d] || u > high_[d]) return false;
   }
   return true;
@@ -69,7 +70,7 @@ double ScatteredLogInterpolator::interpolate(const std::vector<double>& x) const
   std::vector<double> u(dimensions_);
   for (std::size_t d = 0; d < dimensions_; ++d) {
     if (!(x[d] > 0)) throw std::invalid_argument("ScatteredLogInterpolator: coordinates must be > 0");
-    u[d] = std::log(x[d]);
+    u[d] = portable::log(x[d]);
   }
   const std::size_t count = log_coords_.size();
   if (count == 1) return values_.front();
@@ -93,7 +94,8 @@ double ScatteredLogInterpolator::interpolate(const std::vector<double>& x) const
   for (std::size_t j = 0; j < k; ++j) {
     const double distance = order[j].first;
     if (distance >= radius) break;
-    const double w = std::pow((radius - distance) / (radius * distance), 2);
+    const double r = (radius - distance) / (radius * distance);
+    const double w = r * r;
     weight_sum += w;
     value_sum += w * values_[order[j].second];
   }

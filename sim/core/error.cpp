@@ -22,4 +22,7 @@ InputError::InputError(std::string file, std::string key, std::string value, std
       value_(std::move(value)),
       rule_(std::move(rule)) {}
 
+OutputError::OutputError(std::string path, std::string reason)
+    : Error("cannot write " + path + ": " + reason), path_(std::move(path)), reason_(std::move(reason)) {}
+
 }  // namespace trainsim

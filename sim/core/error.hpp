@@ -1,6 +1,7 @@
 #pragma once
 // The exception types of trainsim. One root type, so the CLI can catch everything
-// trainsim throws in one place; InputError carries what a user needs to fix bad input.
+// trainsim throws in one place; InputError carries what a user needs to fix bad input,
+// OutputError what stopped an output from being written.
 
 #include <stdexcept>
 #include <string>
@@ -31,6 +32,21 @@ class InputError : public Error {
   std::string key_;
   std::string value_;
   std::string rule_;
+};
+
+/// An output that could not be written (a full disk, a read-only file system, a device that
+/// refuses the bytes): one line naming the path and the system's reason; the CLI exits with
+/// code 2, and no partial file is left under the path.
+class OutputError : public Error {
+ public:
+  OutputError(std::string path, std::string reason);
+
+  const std::string& path() const { return path_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string path_;
+  std::string reason_;
 };
 
 }  // namespace trainsim

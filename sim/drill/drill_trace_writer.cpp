@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "sim/trace/atomic_output_file.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/trace/hdf5_handle.hpp"
 
 namespace trainsim::drill {
@@ -130,11 +130,8 @@ void add_curve(std::vector<LossRow>& rows, const std::string& run, const std::ve
 
 void write_drill_trace(const std::string& path, const DrillResult& result, const std::string& scenario) {
   AtomicOutputFile out(path);
-  {
-    const hdf5::QuietErrors quiet;
-    const Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                      "create " + out.temp_path());
-    const Handle group = hdf5::create_group(file.get(), "drill");
+  hdf5::write_file(out, [&](hid_t root) {
+    const Handle group = hdf5::create_group(root, "drill");
     const hid_t g = group.get();
     const DrillSpec& s = result.spec;
     hdf5::write_attribute(g, "schema_version", std::string(k_drill_schema_version));
@@ -192,8 +189,7 @@ void write_drill_trace(const std::string& path, const DrillResult& result, const
     }
     hdf5::write_table(g, "divergence", divergence_type(true).get(), divergence_type(false).get(), div.data(),
                       div.size());
-    hdf5::check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "flush " + out.temp_path());
-  }
+  });
   out.commit();
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // Writes a drill as HDF5 (`trainsim drill --trace FILE`; schema in analysis/README.md,
 // "Drill files"): /drill (attributes: the layout and settings), /drill/loss (every run's
-// loss curve) and /drill/divergence (each run against the uninterrupted one). Built at
-// `<path>.tmp-<pid>` and renamed into place when complete (sim/trace/atomic_output_file.hpp);
+// loss curve) and /drill/divergence (each run against the uninterrupted one). Written as
+// sim/core/output_file.hpp writes every output (whole or not at all, devices written through);
 // objects carry no modification times, so the same drill gives the same file.
 
 #include <string>

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
+
+#include "sim/core/portable_math.hpp"
 
 namespace trainsim::drill {
 
@@ -13,7 +14,7 @@ double learning_rate(const OptimizerSpec& spec, long long updates) {
   if (n >= spec.decay_steps) return spec.lr_min;
   const double span = static_cast<double>(std::max<long long>(1, spec.decay_steps - spec.warmup_steps));
   const double progress = static_cast<double>(n - spec.warmup_steps) / span;
-  return spec.lr_min + 0.5 * (spec.lr_peak - spec.lr_min) * (1.0 + std::cos(std::numbers::pi * progress));
+  return spec.lr_min + 0.5 * (spec.lr_peak - spec.lr_min) * (1.0 + portable::cos_pi(progress));
 }
 
 }  // namespace trainsim::drill

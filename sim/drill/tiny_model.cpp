@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "sim/core/portable_math.hpp"
+
 namespace trainsim::drill {
 
 namespace {
@@ -13,6 +15,11 @@ constexpr std::uint64_t k_dropout_key = 0x64726f70;  // "drop"
 }  // namespace
 
 TinyModel::TinyModel(const ModelShape& shape) : shape_(shape) {
+  // Eigen splits a matrix product into blocks sized by the CPU's caches, which it reads with
+  // cpuid on first use: the order of the sums, and so their last bits, changed with the CPU.
+  // Fixed sizes (a classic x86 core's 32 KiB L1, 256 KiB L2, 2 MiB L3 share) make the blocks,
+  // and every product, the same on every machine.
+  Eigen::setCpuCacheSizes(32 * 1024, 256 * 1024, 2 * 1024 * 1024);
   const Eigen::Index v = shape.vocab, d = shape.embed, h = shape.hidden, in = shape.context * d;
   embed_at_ = 0;
   w1_at_ = embed_at_ + v * d;
@@ -64,6 +71,9 @@ double TinyModel::accumulate(const Eigen::VectorXf& params, const std::vector<st
     }
 
   // Forward: hidden = tanh(x W1^T + b1), dropped = hidden .* mask / (1 - p).
+  // tanh is Eigen's own rational approximation, on packets and on single values alike
+  // (EIGEN_FAST_MATH, its default), so it is the same on every CPU; exp is portable::exp,
+  // since Eigen hands the elements left after its packets to the C library's expf.
   RowMatrix hidden = ((x * w1.transpose()).rowwise() + b1).array().tanh().matrix();
   RowMatrix mask(rows, h);
   const float keep_scale = static_cast<float>(1.0 / (1.0 - shape_.dropout));
@@ -83,10 +93,10 @@ double TinyModel::accumulate(const Eigen::VectorXf& params, const std::vector<st
   double loss = 0;
   for (Eigen::Index row = 0; row < rows; ++row) {
     const float top = logits.row(row).maxCoeff();
-    logits.row(row) = (logits.row(row).array() - top).exp().matrix();
+    logits.row(row) = (logits.row(row).array() - top).unaryExpr([](float e) { return portable::exp(e); }).matrix();
     const float total = logits.row(row).sum();
     const int y = target[static_cast<size_t>(row)];
-    loss -= std::log(static_cast<double>(logits(row, y)) / static_cast<double>(total));
+    loss -= portable::log(static_cast<double>(logits(row, y)) / static_cast<double>(total));
     logits.row(row) *= loss_weight / total;
     logits(row, y) -= loss_weight;
   }

@@ -1,6 +1,7 @@
 #include "sim/engine/double_binary_tree_algorithm.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace trainsim::engine {
@@ -90,7 +91,8 @@ CommPlan DoubleBinaryTreeAlgorithm::plan(const CollectiveCall& call, const Platf
       }
     }
   }
-  const double depth = node_count > 1 ? std::floor(std::log2(static_cast<double>(node_count))) : 0;
+  // floor(log2(nodes)) levels.
+  const double depth = node_count > 1 ? static_cast<double>(std::bit_width(static_cast<unsigned>(node_count)) - 1) : 0;
   const double chain = static_cast<double>(nodes.front().size()) - 1;
   phase.latency_s = 2 * (chain * intra_latency_s + depth * inter_latency_s);
   return CommPlan{{std::move(phase)}};

@@ -3,6 +3,8 @@
 #include <array>
 #include <cmath>
 
+#include "sim/core/portable_math.hpp"
+
 namespace trainsim::engine {
 
 namespace {
@@ -51,7 +53,7 @@ NcclEstimate nccl_tree(double bytes, int ranks, int nodes, double bus_Bps) {
   return fastest(
       [&](const Protocol& p) {
         return p.tree_base_us +
-               2 * ((per_node - 1) * p.nvlink_hop_us + std::log2(static_cast<double>(nodes)) * p.net_tree_hop_us);
+               2 * ((per_node - 1) * p.nvlink_hop_us + portable::log2(static_cast<double>(nodes)) * p.net_tree_hop_us);
       },
       bytes, bus_Bps * 0.5, true);
 }

@@ -1,7 +1,7 @@
 #include "sim/engine/nvls_tree_algorithm.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <bit>
 
 #include "sim/core/error.hpp"
 #include "sim/engine/nvls_algorithm.hpp"
@@ -10,9 +10,10 @@ namespace trainsim::engine {
 
 namespace {
 
-// The tree's network passes: up and down, log2(D) hops each (at least one for 2 domains).
+// The tree's network passes: up and down, ceil(log2(D)) hops each (at least one for 2 domains).
 double tree_passes(int domains) {
-  return 2 * std::max(1.0, std::ceil(std::log2(static_cast<double>(domains))));
+  const auto hops = std::bit_width(static_cast<unsigned>(std::max(domains, 2) - 1));
+  return 2.0 * static_cast<double>(hops);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "sim/run/failure_clock.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
+
+#include "sim/core/portable_math.hpp"
+#include "sim/core/portable_random.hpp"
 
 namespace trainsim {
 
@@ -33,11 +35,9 @@ double FailureClock::draw(double now) {
   if (spec_.distribution == FailureDistribution::weibull) {
     // Weibull(k, lambda) with mean lambda Gamma(1 + 1/k) = the node MTBF.
     const double k = spec_.weibull_shape;
-    std::weibull_distribution<double> d(k, spec_.mtbf_s / std::tgamma(1.0 + 1.0 / k));
-    return now + d(rng_);
+    return now + portable::weibull(rng_, k, spec_.mtbf_s / portable::tgamma(1.0 + 1.0 / k));
   }
-  std::exponential_distribution<double> d(1.0 / spec_.mtbf_s);
-  return now + d(rng_);
+  return now + portable::exponential(rng_, 1.0 / spec_.mtbf_s);
 }
 
 }  // namespace trainsim

@@ -4,6 +4,7 @@
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/parsers.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -64,6 +65,34 @@ void require_utf8(const std::string& text, const std::string& origin, const std:
                        ") is not valid UTF-8");
 }
 
+// Text as editors save it: a UTF-8 byte-order mark (Windows' Notepad writes one) and CRLF line
+// ends are dropped. Any other control character (C0 but tab and line feed, DEL, C1) is refused
+// with its line and code point, never printed raw. `text` is valid UTF-8.
+std::string as_plain_text(const std::string& text, const std::string& origin, const std::string& what) {
+  const std::string bom = "\xEF\xBB\xBF";
+  std::string out;
+  out.reserve(text.size());
+  long line = 1;
+  for (std::size_t i = text.compare(0, bom.size(), bom) == 0 ? bom.size() : 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;  // CRLF: keep the LF
+    unsigned code = c < 0x20 || c == 0x7F ? c : 0x100;
+    if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F)  // C1: U+0080..U+009F
+      code = static_cast<unsigned char>(text[i + 1]);
+    if (code < 0x100 && c != '\n' && c != '\t') {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "U+%04X", code);
+      throw InputError(origin, "", "",
+                       what + " holds the control character " + hex +
+                           (origin == "--set" ? std::string() : " on line " + std::to_string(line)) +
+                           ": only tabs and line ends (LF or CRLF) may appear besides printable text");
+    }
+    line += c == '\n';
+    out += text[i];
+  }
+  return out;
+}
+
 // A line of the file (valid UTF-8) for a one-line message: control bytes as '?', at most 80
 // bytes, cut where a character begins.
 std::string printable(const std::string& line) {
@@ -77,8 +106,8 @@ std::string printable(const std::string& line) {
 std::vector<IniEntry> read_ini_stream(std::istream& stream, const std::string& path) {
   std::ostringstream whole;
   whole << stream.rdbuf();
-  const std::string text = whole.str();
-  require_utf8(text, path, "the file");
+  require_utf8(whole.str(), path, "the file");
+  const std::string text = as_plain_text(whole.str(), path, "the file");
   std::istringstream in(text);
   po::parsed_options parsed(nullptr);
   try {
@@ -124,6 +153,7 @@ std::vector<IniEntry> read_ini_text(const std::string& text, const std::string& 
 
 IniEntry parse_override(const std::string& assignment) {
   require_utf8(assignment, "--set", "the argument");
+  (void)as_plain_text(assignment, "--set", "the argument '" + printable(assignment) + "'");
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) throw InputError("--set", assignment, "", "expected section.key=value");
   return {trim(assignment.substr(0, eq)), trim(assignment.substr(eq + 1)), "--set"};

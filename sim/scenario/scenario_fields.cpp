@@ -422,7 +422,8 @@ std::vector<ScenarioField> scenario_fields() {
   return {
       model_preset_field(),
       int_field(
-          "model.layers", "transformer layers", [](auto& s) -> auto& { return s.model.layers; }, 1),
+          "model.layers", "transformer layers", [](auto& s) -> auto& { return s.model.layers; }, 1, k_max_layers,
+          k_max_layers_why),
       int_field(
           "model.hidden", "hidden size h", [](auto& s) -> auto& { return s.model.hidden; }, 1),
       int_field(
@@ -437,7 +438,8 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "model.seq_len", "sequence length s", [](auto& s) -> auto& { return s.model.seq_len; }, 1),
       int_field(
-          "model.experts", "MoE experts (1 = dense)", [](auto& s) -> auto& { return s.model.experts; }, 1),
+          "model.experts", "MoE experts (1 = dense)", [](auto& s) -> auto& { return s.model.experts; }, 1,
+          k_max_experts, k_max_experts_why),
       int_field(
           "model.top_k", "experts per token", [](auto& s) -> auto& { return s.model.top_k; }, 1),
       enum_field(
@@ -508,7 +510,7 @@ std::vector<ScenarioField> scenario_fields() {
                  [](auto& s) -> auto& { return s.model.router_bias; }),
       int_field(
           "model.mtp_depth", "multi-token prediction modules (DeepSeek-V3: 1)",
-          [](auto& s) -> auto& { return s.model.mtp_depth; }, 0),
+          [](auto& s) -> auto& { return s.model.mtp_depth; }, 0, k_max_mtp_depth, k_max_mtp_depth_why),
 
       int_field(
           "training.micro_batch", "b: samples per micro-batch", [](auto& s) -> auto& { return s.training.micro_batch; },

@@ -152,10 +152,10 @@ void try_memory_savers(LayoutSearch& search, const std::string& scenario_path, c
     try {
       s = load_scenario(scenario_path, all);
     } catch (const InputError&) {
-      // A ZeRO stage the rules refuse here (ZeRO-3 with pipelining) need not be the only
+      // A rung the rules refuse here (ZeRO-3 with pipelining; no recomputation where the
+      // scenario recomputes some layers, training.recompute_layers) need not be the only
       // one: the layout is invalid only when every rung is refused.
-      if (zero_open) continue;
-      break;
+      continue;
     }
     loaded = true;
     const MemoryReport m = estimate_memory(s.model, s.training, s.parallel, s.gpu_memory_bytes());
@@ -186,15 +186,28 @@ std::vector<std::string> resolve_open_keys(const std::string& scenario_path, con
     if (it == given.end() || it->second != "auto") continue;
     open.push_back(key);
     resolved.push_back(key + "=" + defaults.at(key));
+    // One chunk per stage is valid only with a schedule of one chunk; every layout of the
+    // search names its schedule, so the base's does not matter.
+    if (key == "parallel.virtual_stages") resolved.push_back("parallel.schedule=1f1b");
   }
   return resolved;
+}
+
+Scenario load_search_base(const std::string& scenario_path, const std::vector<std::string>& resolved,
+                          const std::vector<std::string>& open) {
+  try {
+    return load_scenario(scenario_path, resolved);
+  } catch (const InputError& e) {
+    if (!is_open(open, e.key())) throw;
+    throw InputError(e.file(), e.key(), "auto", e.rule() + " (whatever the search would try there)");
+  }
 }
 
 LayoutSearch search_layouts(const std::string& scenario_path, const std::vector<std::string>& overrides) {
   LayoutSearch search;
   search.resolved_overrides = resolve_open_keys(scenario_path, overrides, search.searched);
   const std::vector<std::string>& open = search.searched;
-  const Scenario base = load_scenario(scenario_path, search.resolved_overrides);
+  const Scenario base = load_search_base(scenario_path, search.resolved_overrides, open);
   search.keys = {"parallel.tp",          "parallel.pp",         "parallel.dp",       "parallel.sequence_parallel",
                  "training.micro_batch", "training.grad_accum", "parallel.schedule", "parallel.virtual_stages"};
   for (const char* key : {"parallel.cp", "parallel.ep", "parallel.zero"})

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/scenario.hpp"
+
 namespace trainsim::sweep {
 
 struct Layout {
@@ -32,10 +34,17 @@ struct LayoutSearch {
 };
 
 /// `overrides` with each plan-searchable key that `scenario_path` (with `overrides`) leaves
-/// as `auto` set to its default (cp, ep 1; virtual_stages 1; zero 0): what the base
-/// scenario loads with. `open` receives the keys that were `auto`.
+/// as `auto` set to a stand-in (cp, ep 1; virtual_stages 1, with the 1F1B schedule, since the
+/// search sets both per layout; zero 0): what the base scenario loads with. `open` receives the
+/// keys that were `auto`.
 std::vector<std::string> resolve_open_keys(const std::string& scenario_path, const std::vector<std::string>& overrides,
                                            std::vector<std::string>& open);
+
+/// The base scenario of a search: `scenario_path` with `resolved` (resolve_open_keys). A rule
+/// broken at a key left open is reported with the value written there ('auto'), never the
+/// stand-in. Throws InputError.
+Scenario load_search_base(const std::string& scenario_path, const std::vector<std::string>& resolved,
+                          const std::vector<std::string>& open);
 
 /// Searches the layouts of `scenario_path` with `overrides` (--set; open keys allowed).
 /// Throws InputError if the base scenario itself cannot be read.

@@ -8,80 +8,60 @@
 // pandas: pd.DataFrame({k: f["metrics"][k][()] for k in f["metrics"]}) and so on.
 
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
-#include "sim/core/error.hpp"
-#include "sim/sweep/atomic_file.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/sweep/results_table.hpp"
 #include "sim/sweep/step_summary.hpp"
+#include "sim/trace/hdf5_handle.hpp"
 #include "trainsim/version.hpp"
 
 namespace trainsim::sweep {
 
 namespace {
 
-// Closes an HDF5 handle when it goes out of scope.
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t), const std::string& what) : id_(id), close_(close) {
-    if (id_ < 0) throw Error("results.h5: cannot create " + what);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  Handle(Handle&& other) noexcept : id_(other.id_), close_(other.close_) { other.id_ = -1; }
-  Handle& operator=(Handle&&) = delete;
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  hid_t get() const { return id_; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
-
-void check(herr_t status, const std::string& what) {
-  if (status < 0) throw Error("results.h5: cannot write " + what);
-}
+using hdf5::check;
+using hdf5::Handle;
 
 Handle string_type() {
-  Handle t(H5Tcopy(H5T_C_S1), H5Tclose, "a string type");
-  check(H5Tset_size(t.get(), H5T_VARIABLE), "a string type");
-  check(H5Tset_cset(t.get(), H5T_CSET_UTF8), "a string type");
+  Handle t(H5Tcopy(H5T_C_S1), H5Tclose, "copy a string type");
+  check(H5Tset_size(t.get(), H5T_VARIABLE), "set up a string type");
+  check(H5Tset_cset(t.get(), H5T_CSET_UTF8), "set up a string type");
   return t;
 }
 
 void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values) {
   const hsize_t n = values.size();
-  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, name);
+  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "create the dataspace of " + name);
   const Handle type = string_type();
   Handle set(H5Dcreate2(parent, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
-             name);
+             "create dataset " + name);
   std::vector<const char*> ptrs;
   for (const std::string& v : values) ptrs.push_back(v.c_str());
-  if (n > 0) check(H5Dwrite(set.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), name);
+  if (n > 0)
+    check(H5Dwrite(set.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), "write dataset " + name);
 }
 
 template <typename T>
 void write_numbers(hid_t parent, const std::string& name, hid_t file_type, hid_t memory_type,
                    const std::vector<T>& values) {
   const hsize_t n = values.size();
-  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, name);
+  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "create the dataspace of " + name);
   Handle set(H5Dcreate2(parent, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
-             name);
-  if (n > 0) check(H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), name);
+             "create dataset " + name);
+  if (n > 0)
+    check(H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), "write dataset " + name);
 }
 
 void write_attribute(hid_t object, const std::string& name, const std::string& value) {
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose, name);
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose, "create the dataspace of " + name);
   const Handle type = string_type();
-  Handle attr(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name);
+  Handle attr(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+              "create attribute " + name);
   const char* text = value.c_str();
-  check(H5Awrite(attr.get(), type.get(), &text), name);
+  check(H5Awrite(attr.get(), type.get(), &text), "write attribute " + name);
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -90,13 +70,12 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-void write_file(const std::string& path, const SweepPlan& plan, const std::vector<PointResult>& results) {
-  Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, path);
+void write_contents(hid_t root, const SweepPlan& plan, const std::vector<PointResult>& results) {
   const auto& metrics = summary_metric_names();
-  write_attribute(file.get(), "source", plan.source);
-  write_attribute(file.get(), "parameters", joined(plan.parameter_names));
-  write_attribute(file.get(), "metrics", joined(metrics));
-  write_attribute(file.get(), "trainsim_version", k_version);
+  write_attribute(root, "source", plan.source);
+  write_attribute(root, "parameters", joined(plan.parameter_names));
+  write_attribute(root, "metrics", joined(metrics));
+  write_attribute(root, "trainsim_version", k_version);
 
   std::vector<long long> index;
   std::vector<std::string> status, reason, trace;
@@ -106,18 +85,18 @@ void write_file(const std::string& path, const SweepPlan& plan, const std::vecto
     reason.push_back(results[i].reason);
     trace.push_back(results[i].trace);
   }
-  write_numbers(file.get(), "point", H5T_STD_I64LE, H5T_NATIVE_LLONG, index);
-  write_strings(file.get(), "status", status);
-  write_strings(file.get(), "reason", reason);
-  write_strings(file.get(), "trace", trace);
+  write_numbers(root, "point", H5T_STD_I64LE, H5T_NATIVE_LLONG, index);
+  write_strings(root, "status", status);
+  write_strings(root, "reason", reason);
+  write_strings(root, "trace", trace);
 
-  Handle params(H5Gcreate2(file.get(), "params", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "params");
+  Handle params(H5Gcreate2(root, "params", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "create group params");
   for (size_t k = 0; k < plan.parameter_names.size(); ++k) {
     std::vector<std::string> column;
     for (const SweepPoint& p : plan.points) column.push_back(p.values[k]);
     write_strings(params.get(), plan.parameter_names[k], column);
   }
-  Handle group(H5Gcreate2(file.get(), "metrics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "metrics");
+  Handle group(H5Gcreate2(root, "metrics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "create group metrics");
   for (size_t m = 0; m < metrics.size(); ++m) {
     std::vector<double> column;
     for (const PointResult& r : results)
@@ -129,12 +108,9 @@ void write_file(const std::string& path, const SweepPlan& plan, const std::vecto
 }  // namespace
 
 void write_results_h5(const std::string& path, const SweepPlan& plan, const std::vector<PointResult>& results) {
-  const std::string tmp = temporary_name(path);
-  write_file(tmp, plan, results);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    throw Error("cannot rename " + tmp + " to " + path);
-  }
+  AtomicOutputFile file(path);
+  hdf5::write_file(file, [&](hid_t root) { write_contents(root, plan, results); });
+  file.commit();
 }
 
 }  // namespace trainsim::sweep

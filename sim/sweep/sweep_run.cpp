@@ -4,10 +4,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <iostream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/core/progress_line.hpp"
-#include "sim/sweep/atomic_file.hpp"
+#include "sim/sweep/read_file.hpp"
 #include "sim/sweep/results_table.hpp"
 #include "sim/sweep/worker_pool.hpp"
 
@@ -61,6 +63,18 @@ void write_tables(const std::string& out_dir, const SweepPlan& plan, const std::
 }
 
 }  // namespace
+
+void report_progress_on_stderr(SweepRunOptions& options, const std::string& label) {
+  // When stderr is not a terminal, a progress line at most this often (and at the end).
+  constexpr std::chrono::seconds k_log_interval{5};
+  options.progress_label = label;
+  options.progress = terminal_stderr();
+  options.progress_log_every.reset();
+  if (options.progress == nullptr) {
+    options.progress = &std::cerr;  // a log: whole lines, now and then
+    options.progress_log_every = k_log_interval;
+  }
+}
 
 std::vector<PointResult> load_results(const SweepPlan& plan, const std::string& out_dir) {
   std::vector<PointResult> results;

@@ -47,6 +47,11 @@ struct SweepTally {
   int pending = 0;
 };
 
+/// Progress on stderr, as sweep, batch and plan report it: a line redrawn in place on a
+/// terminal; otherwise (a log file, a pipe, CI) a whole line every few seconds and at the end,
+/// so that a redirected run shows it is alive and how long it has left.
+void report_progress_on_stderr(SweepRunOptions& options, const std::string& label);
+
 /// Runs `plan` into options.out_dir (created if missing). Throws trainsim::Error if the
 /// folder cannot be written or a child cannot be started.
 SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, const PointEvaluator& evaluate);

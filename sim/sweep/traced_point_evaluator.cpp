@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,7 +13,7 @@
 #include "sim/core/error.hpp"
 #include "sim/run/run_json.hpp"
 #include "sim/step/step_fields.hpp"
-#include "sim/sweep/atomic_file.hpp"
+#include "sim/sweep/read_file.hpp"
 #include "sim/sweep/step_summary.hpp"
 
 namespace trainsim::sweep {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/portable_math.hpp"
 #include "sim/core/units.hpp"
 
 namespace trainsim::sweep {
@@ -76,7 +77,8 @@ class Expander {
       fail(down ? "a range going down (a factor below 1 or a negative step) must start above its end"
                 : "a range's start must not exceed its end (to go down, use a factor below 1 or a negative step)");
     for (size_t i = 0;; ++i) {
-      const double v = geometric ? from * std::pow(step, static_cast<double>(i)) : from + step * static_cast<double>(i);
+      const double v =
+          geometric ? from * portable::pow(step, static_cast<double>(i)) : from + step * static_cast<double>(i);
       if ((down ? v < to : v > to) && !close_to(v, to)) break;
       push(format_number(v) + unit);
     }
@@ -157,7 +159,7 @@ class Expander {
   // Whether the progression from `last` by `step` hits `end` after one or more steps.
   static bool reaches(double last, double step, bool geometric, double end) {
     if (geometric && end <= 0) return false;
-    const double n = geometric ? std::log(end / last) / std::log(step) : (end - last) / step;
+    const double n = geometric ? portable::log(end / last) / portable::log(step) : (end - last) / step;
     return n > 0.5 && close_to(n, std::round(n));
   }
 

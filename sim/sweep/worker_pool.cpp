@@ -3,14 +3,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
 
 #include "sim/core/error.hpp"
-#include "sim/sweep/atomic_file.hpp"
+#include "sim/core/output_file.hpp"
+#include "sim/sweep/read_file.hpp"
 
 namespace trainsim::sweep {
 

@@ -2,13 +2,12 @@
 
 #include <array>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <utility>
 
-#include "sim/core/error.hpp"
-#include "sim/trace/atomic_output_file.hpp"
+#include "sim/core/output_file.hpp"
 
 namespace trainsim {
 
@@ -37,8 +36,12 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
   const int per_node = gpus_per_node > 0 ? gpus_per_node : 1;
   AtomicOutputFile file(path);
   {
-    std::ofstream out(file.temp_path());
-    if (!out) throw Error("cannot write " + file.temp_path());
+    std::ostringstream out;
+    // Hands what is formatted to the file every megabyte or so (the file buffers and checks).
+    auto spill = [&] {
+      file.append(out.str());
+      out.str({});
+    };
     nlohmann::json meta;
     meta["trainsim_version"] = metadata.trainsim_version;
     meta["scenario"] = metadata.scenario_path;
@@ -81,10 +84,10 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
           << ",\"bytes\":" << nlohmann::json(e.bytes).dump() << ",\"flops\":" << nlohmann::json(e.flops).dump()
           << ",\"count\":" << e.count << "}}";
       first = false;
+      if (out.tellp() > (1 << 20)) spill();
     }
     out << "\n]}\n";
-    out.flush();
-    if (!out) throw Error("cannot write " + file.temp_path());
+    spill();
   }
   file.commit();
 }

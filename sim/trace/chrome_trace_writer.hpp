@@ -2,7 +2,7 @@
 // Writes trace events in the Chrome trace event format (JSON object form, "X" complete
 // events, timestamps in microseconds), which Perfetto and chrome://tracing open: one
 // process per node, one thread per GPU stream (thread id = GPU index in node x 8 + stream
-// index). Written under a temporary name and renamed when complete.
+// index). Written as sim/core/output_file.hpp writes every output.
 
 #include <string>
 #include <vector>

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
 
 namespace trainsim::hdf5 {
 
@@ -13,6 +15,8 @@ namespace {
 constexpr hsize_t k_chunk_rows = 16384;
 // zlib level: 6 is its own default, a balance of size and speed.
 constexpr unsigned k_deflate_level = 6;
+// Growth step of an in-memory file image.
+constexpr size_t k_image_increment_bytes = size_t{1} << 20;
 
 Handle scalar_space() {
   return Handle(H5Screate(H5S_SCALAR), H5Sclose, "scalar dataspace");
@@ -28,10 +32,46 @@ Handle open_attribute(hid_t object, const std::string& name) {
   return Handle(H5Aopen(object, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
 }
 
+herr_t collect_reason(unsigned n, const H5E_error2_t* entry, void* data) {
+  auto* reason = static_cast<std::string*>(data);
+  const std::string desc = entry->desc ? entry->desc : "";
+  // The file drivers put the system's message in their description: "..., error message =
+  // 'No space left on device', ...". The innermost entry (n = 0) is the closest to the cause.
+  const std::string marker = "error message = '";
+  if (const size_t at = desc.find(marker); at != std::string::npos) {
+    const size_t from = at + marker.size();
+    *reason = desc.substr(from, desc.find('\'', from) - from);
+    return 1;  // found: stop walking
+  }
+  if (n == 0) *reason = desc;
+  return 0;
+}
+
+std::string failure(const std::string& what) {
+  const std::string reason = last_failure_reason();
+  return "HDF5: cannot " + what + (reason.empty() ? "" : ": " + reason);
+}
+
 }  // namespace
 
+std::string last_failure_reason() {
+  std::string reason;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_reason, &reason);
+  H5Eclear2(H5E_DEFAULT);
+  // One line: HDF5's descriptions may hold newlines (a time stamp).
+  for (char& c : reason)
+    if (c == '\n' || c == '\r') c = ' ';
+  return reason;
+}
+
 Handle::Handle(hid_t id, Closer closer, const std::string& what) : id_(id), closer_(closer) {
-  if (id < 0) throw Error("HDF5: cannot " + what);
+  if (id < 0) throw Error(failure(what));
+}
+
+void Handle::close(const std::string& what) {
+  const herr_t status = id_ >= 0 && closer_ ? closer_(id_) : 0;
+  id_ = H5I_INVALID_HID;
+  check(status, what);
 }
 
 Handle::~Handle() {
@@ -60,7 +100,28 @@ QuietErrors::~QuietErrors() {
 }
 
 void check(herr_t status, const std::string& what) {
-  if (status < 0) throw Error("HDF5: cannot " + what);
+  if (status < 0) throw Error(failure(what));
+}
+
+void write_file(AtomicOutputFile& file, const std::function<void(hid_t root)>& body) {
+  const QuietErrors quiet;
+  std::vector<char> image;
+  try {
+    const Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "file access property list");
+    check(H5Pset_fapl_core(access.get(), k_image_increment_bytes, false), "select the in-memory file driver");
+    Handle f(H5Fcreate(file.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose,
+             "create " + file.temp_path() + " in memory");
+    body(f.get());
+    check(H5Fflush(f.get(), H5F_SCOPE_GLOBAL), "flush " + file.temp_path());
+    const ssize_t size = H5Fget_file_image(f.get(), nullptr, 0);
+    check(size < 0 ? -1 : 0, "size the image of " + file.temp_path());
+    image.resize(static_cast<size_t>(size));
+    check(H5Fget_file_image(f.get(), image.data(), image.size()) < 0 ? -1 : 0, "copy the image of " + file.temp_path());
+    f.close("close " + file.temp_path());
+  } catch (const Error& e) {
+    throw OutputError(file.final_path(), e.what());
+  }
+  file.append({image.data(), image.size()});
 }
 
 bool has_link(hid_t parent, const std::string& name) {

@@ -1,13 +1,19 @@
 #pragma once
-// Internal to sim/trace: an owning HDF5 identifier, and the few HDF5 operations the trace
-// writer and reader share. Every failure throws trainsim::Error naming what failed.
+// An owning HDF5 identifier, and the few HDF5 operations the trace, drill and sweep files
+// share. Every failure throws trainsim::Error naming what failed and HDF5's innermost reason
+// (the system's, such as "No space left on device", when HDF5 has one); HDF5 prints nothing.
 
 #include <hdf5.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+namespace trainsim {
+class AtomicOutputFile;
+}
 
 namespace trainsim::hdf5 {
 
@@ -24,13 +30,16 @@ class Handle {
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
   hid_t get() const { return id_; }
+  /// Closes now, checking the result (a file's last writes happen here). Throws trainsim::Error.
+  void close(const std::string& what);
 
  private:
   hid_t id_ = H5I_INVALID_HID;
   Closer closer_ = nullptr;
 };
 
-/// Silences HDF5's own error printing while it lives (failures are reported as exceptions).
+/// Silences HDF5's own error printing on this thread while it lives (failures are reported as
+/// exceptions; a thread-safe HDF5 keeps this setting per thread).
 class QuietErrors {
  public:
   QuietErrors();
@@ -45,6 +54,17 @@ class QuietErrors {
 
 /// Throws trainsim::Error with `what` when `status` is negative.
 void check(herr_t status, const std::string& what);
+
+/// HDF5's reason for its last failure on this thread, from its error stack (the system's
+/// message where the innermost entry has one), and the stack cleared. Empty when none.
+std::string last_failure_reason();
+
+/// Writes an HDF5 file into `file`: `body` fills the root group of a file HDF5 builds in
+/// memory (its core driver, no backing store), whose image is then appended to `file`. HDF5
+/// itself never touches the disk, so a full disk or a device is our own write's error, reported
+/// cleanly (HDF5 1.10 crashes at exit after a failed close of a file it wrote itself). Any
+/// failure throws OutputError naming file.final_path() and the reason; commit `file` afterwards.
+void write_file(AtomicOutputFile& file, const std::function<void(hid_t root)>& body);
 
 /// Whether `parent` has a link (group, dataset) named `name`.
 bool has_link(hid_t parent, const std::string& name);

@@ -4,8 +4,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "sim/core/output_file.hpp"
 #include "sim/step/step_fields.hpp"
-#include "sim/trace/atomic_output_file.hpp"
 #include "sim/trace/hdf5_handle.hpp"
 #include "sim/trace/hdf5_rows.hpp"
 
@@ -94,11 +94,7 @@ void write_run(hid_t root, const std::optional<RunResult>& run) {
 
 void write_hdf5_trace(const std::string& path, const TraceContents& c) {
   AtomicOutputFile out(path);
-  {
-    const hdf5::QuietErrors quiet;
-    const Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                      "create " + out.temp_path());
-    const hid_t root = file.get();
+  hdf5::write_file(out, [&](hid_t root) {
     write_root(root, c);
     write_summary(root, c);
 
@@ -145,8 +141,7 @@ void write_hdf5_trace(const std::string& path, const TraceContents& c) {
       write_attribute(set.get(), "unit", std::string("used bandwidth over link bandwidth, 0..1"));
     }
     write_run(root, c.run);
-    hdf5::check(H5Fflush(root, H5F_SCOPE_GLOBAL), "flush " + out.temp_path());
-  }
+  });
   out.commit();
 }
 

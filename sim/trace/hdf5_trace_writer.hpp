@@ -2,8 +2,8 @@
 // Writes a trace as HDF5 (schema: analysis/README.md, version k_trace_schema_version):
 // root attributes, /summary, /steps, /events, /memory, /links, and the run-level simulation's
 // /run, /failures and /checkpoints (empty, and saying so, without one). Tables are chunked and
-// deflate-compressed. The file is built at `<path>.tmp-<pid>` and renamed to `path` only when
-// complete; on failure the temporary file is removed and trainsim::Error is thrown. Objects
+// deflate-compressed. The file is written as sim/core/output_file.hpp writes every output
+// (whole or not at all; a device or FIFO written through); a failed write throws OutputError. Objects
 // carry no modification times, so equal contents give equal files (sim_wall_s in /summary is
 // the one wall-clock value).
 

@@ -53,6 +53,10 @@ TEST(PlanCommand, RanksEveryFittingLayoutByThroughput) {
   }
   EXPECT_GE(j["own_rank"].get<int>(), 1);
   EXPECT_TRUE(std::filesystem::exists(out + "/results.csv"));
+  // Progress reaches stderr when it is not a terminal (here a file), as a sweep's does.
+  EXPECT_NE(r.err.find("plan: " + std::to_string(layouts.size()) + "/" + std::to_string(layouts.size()) + " points done"),
+            std::string::npos)
+      << r.err;
 
   // The best layout, run on its own, gives the throughput the plan ranked it by.
   std::vector<std::string> run{"run",
@@ -142,6 +146,24 @@ nodes = 1
   const auto run = run_trainsim({"run", scenario});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("only trainsim plan searches it"), std::string::npos) << run.err;
+}
+
+TEST(PlanCommand, OpenChunksWithAnInterleavedScheduleAreSearched) {
+  // `virtual_stages = auto` beside `schedule = interleaved` once failed with "virtual_stages =
+  // '1'", a value nobody wrote; and a scenario recomputing some layers (recompute_layers) had
+  // every layout refused, since the rungs without recomputation broke that rule.
+  const std::string out = testing::write_temp_file("plan-chunks", "") + "-dir";
+  std::filesystem::remove_all(out);
+  std::vector<std::string> args = small_plan(out);
+  args.insert(args.end(), {"--set", "parallel.schedule=interleaved", "--set", "parallel.virtual_stages=auto", "--set",
+                           "training.recompute=full", "--set", "training.recompute_layers=1", "--json"});
+  const auto r = run_trainsim(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["simulated"].get<int>(), 0) << r.out.substr(0, 400);
+  std::set<std::string> chunks;
+  for (const auto& l : j["layouts"]) chunks.insert(l["parallel.virtual_stages"].get<std::string>());
+  EXPECT_GE(chunks.size(), 2u);
 }
 
 TEST(PlanCommand, RejectsBadOptions) {

@@ -73,6 +73,25 @@ TEST_F(ResourceLimits, CollectiveWithEndlessRows) {
   expect_refused({"collective", "-b", "1", "-e", "1G", "-f", "1.0001"}, {"--stepfactor", "more than 1000 sizes"});
 }
 
+TEST_F(ResourceLimits, AMillionLayers) {
+  expect_refused({"run", k_default, "--set", "model.layers=1000000"}, {"model.layers", "from 1 to 4096", "32 times"});
+}
+
+TEST_F(ResourceLimits, ManyExpertsAndModules) {
+  const std::string moe = testing::source_path("scenarios/examples/mixtral-8x7b-ep.ini");
+  expect_refused({"run", moe, "--set", "model.experts=100000000"}, {"model.experts", "from 1 to 16384"});
+  expect_refused({"run", moe, "--set", "model.mtp_depth=1000000"}, {"model.mtp_depth", "from 0 to 64"});
+}
+
+TEST_F(ResourceLimits, TheLargestModelFinishes) {
+  // Every size at its limit at once, with drawn expert loads (a loop over layers and experts).
+  const auto r = limited({"run", testing::source_path("scenarios/examples/mixtral-8x7b-ep.ini"), "--json", "--set",
+                          "model.layers=4096", "--set", "model.experts=16384", "--set", "model.expert_imbalance=0.5",
+                          "--set", "model.mtp_depth=64"});
+  ASSERT_NE(r.exit_code, 124) << "timed out";
+  EXPECT_NE(r.exit_code, 1) << r.err;  // simulated, or refused for memory; never an internal error
+}
+
 TEST_F(ResourceLimits, GradAccumOfAHundredMillion) {
   expect_refused({"run", k_default, "--set", "training.grad_accum=100000000"},
                  {"training.grad_accum", "from 1 to 16384", "micro-batches are simulated"});

@@ -57,6 +57,10 @@ TEST_P(ScenarioErrors, ExitTwoWithOneLineNamingTheKey) {
   const bool names_origin = r.err.find(path) != std::string::npos || r.err.find("--set") != std::string::npos ||
                             r.err.find("trainsim memory") != std::string::npos;
   EXPECT_TRUE(names_origin) << r.err;
+  // Never a raw control character in the message (an invisible byte-order mark, an escape).
+  for (std::size_t i = 0; i + 1 < r.err.size(); ++i)
+    EXPECT_FALSE(static_cast<unsigned char>(r.err[i]) < 0x20 || r.err[i] == 0x7f) << "byte " << i << ": " << r.err;
+  EXPECT_EQ(r.err.find("\xEF\xBB\xBF"), std::string::npos) << r.err;
 }
 
 std::string base_with(const std::string& extra) {
@@ -207,12 +211,18 @@ const BadInput k_cases[] = {
     // Found by tests/fuzz: bytes that are not UTF-8 broke the JSON of sweeps and --json.
     {"file_not_utf8", base_with("[run]\nseed = \xff\n"), {}, "the file is not UTF-8 text", "line 13"},
     {"set_not_utf8", base_with(""), {"--set", "cluster.calibration=caf\xe9.csv"}, "--set", "not UTF-8 text"},
+    // Control characters: refused with the line and the code point, never printed raw (a
+    // byte-order mark and CRLF line ends are accepted: ScenarioLoader.EditorsByteOrderMarkAndCrlf).
+    {"control_character_in_file", base_with("[run]\nseed = 1\x07\n"), {}, "U+0007", "on line 13"},
+    {"lone_carriage_return", base_with("[run]\rseed = 1\n"), {}, "U+000D", "on line 12"},
+    {"c1_control_in_file", base_with("[run]\nseed = 1\xc2\x85\n"), {}, "U+0085", "on line 13"},
+    {"control_character_in_set", base_with(""), {"--set", "model.layers=3\x1b"}, "--set", "U+001B"},
     {"grad_accum_beyond_int",
      base_with(""),
      {"--set", "training.grad_accum=4000000000"},
      "training.grad_accum",
      "from 1 to 16384: at most 16384 micro-batches are simulated"},
-    {"int_beyond_int", base_with(""), {"--set", "model.layers=4000000000"}, "model.layers", "from 1 to 2147483647"},
+    {"int_beyond_int", base_with(""), {"--set", "model.hidden=4000000000"}, "model.hidden", "from 1 to 2147483647"},
     {"steps_times_microbatches",
      base_with(""),
      {"--set", "run.steps=4096"},

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "support/run_trainsim.hpp"
@@ -85,6 +87,16 @@ TEST(ScenarioLoader, OverridesReplaceFileValues) {
   EXPECT_EQ(s.parallel.tp, 4);
   EXPECT_EQ(s.parallel.pp, 2);
   EXPECT_EQ(s.parallel.dp, 1);
+}
+
+TEST(ScenarioLoader, EditorsByteOrderMarkAndCrlf) {
+  // The default scenario as a Windows editor saves it: a UTF-8 byte-order mark, CRLF line ends.
+  std::ifstream in(testing::source_path("scenarios/default.ini"));
+  std::string text, line;
+  while (std::getline(in, line)) text += line + "\r\n";
+  const std::string path = testing::write_temp_file("windows.ini", "\xEF\xBB\xBF" + text);
+  EXPECT_EQ(resolved_ini(load_scenario(path)),
+            resolved_ini(load_scenario(testing::source_path("scenarios/default.ini"))));
 }
 
 TEST(ScenarioLoader, ResolvedTextLoadsBackToTheSameScenario) {

@@ -62,6 +62,10 @@ RunResult run_trainsim_limited(const std::vector<std::string>& args, long memory
                      args);
 }
 
+RunResult run_trainsim_after(const std::string& shell_prefix, const std::vector<std::string>& args) {
+  return run_command(shell_prefix, args);
+}
+
 std::string write_temp_file(const std::string& name, const std::string& text) {
   const std::string path = unique_name(name);
   std::ofstream(path) << text;

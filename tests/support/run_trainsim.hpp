@@ -19,6 +19,11 @@ RunResult run_trainsim(const std::vector<std::string>& args);
 /// ran out (timeout(1)).
 RunResult run_trainsim_limited(const std::vector<std::string>& args, long memory_kib, int seconds);
 
+/// The same with `shell_prefix` written before the executable in the shell command line that
+/// starts it: commands run first ("trap '' XFSZ; ulimit -f 64; exec "), or a program that runs
+/// it ("exec qemu-x86_64 -cpu Nehalem ").
+RunResult run_trainsim_after(const std::string& shell_prefix, const std::vector<std::string>& args);
+
 /// Writes `text` to a fresh file under the test temp dir and returns its path.
 std::string write_temp_file(const std::string& name, const std::string& text);
 

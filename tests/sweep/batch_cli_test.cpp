@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "sim/sweep/atomic_file.hpp"
+#include "sim/sweep/read_file.hpp"
 #include "support/run_trainsim.hpp"
 #include "tiny_scenario.hpp"
 

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "local_slurm.hpp"
-#include "sim/sweep/atomic_file.hpp"
+#include "sim/sweep/read_file.hpp"
 #include "support/run_trainsim.hpp"
 #include "tiny_scenario.hpp"
 

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "sim/sweep/atomic_file.hpp"
+#include "sim/sweep/read_file.hpp"
 #include "support/run_trainsim.hpp"
 #include "tiny_scenario.hpp"
 

@@ -14,7 +14,7 @@
 #include <fstream>
 
 #include "sim/core/error.hpp"
-#include "sim/sweep/atomic_file.hpp"
+#include "sim/sweep/read_file.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
 #include "sim/sweep/sweep_spec.hpp"

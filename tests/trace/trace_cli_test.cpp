@@ -8,6 +8,7 @@
 #include <set>
 #include <type_traits>
 
+#include "sim/core/output_file.hpp"
 #include "sim/trace/hdf5_trace_reader.hpp"
 #include "support/run_trainsim.hpp"
 #include "tests/trace/trace_comparison.hpp"
@@ -58,7 +59,7 @@ TEST(TraceCli, TraceHoldsTheRunsSummaryStepsEventsAndMemory) {
   EXPECT_EQ(t.events_observed, static_cast<std::int64_t>(t.events.size()));
   EXPECT_FALSE(t.run.has_value());  // no [run] duration
   for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path()))
-    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+    EXPECT_FALSE(is_temporary_name(entry.path().filename().string())) << entry.path();
 }
 
 TEST(TraceCli, TraceHoldsTheRunLevelSimulation) {

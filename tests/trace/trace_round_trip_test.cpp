@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/trace/hdf5_handle.hpp"
 #include "sim/trace/hdf5_trace_reader.hpp"
 #include "sim/trace/hdf5_trace_writer.hpp"
@@ -190,7 +191,7 @@ TEST(TraceRoundTrip, NoTemporaryFileRemains) {
   const std::string path = (dir / "no_temp.h5").string();
   write_hdf5_trace(path, sample_contents(TraceLevel::events));
   for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path()))
-    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+    EXPECT_FALSE(is_temporary_name(entry.path().filename().string())) << entry.path();
 }
 
 TEST(TraceRoundTrip, EqualContentsGiveEqualFiles) {

@@ -1,0 +1,76 @@
+#pragma once
+// Every file trainsim writes goes through here (traces, tables, sweep and plan folders, --dot,
+// calibration tables). A file appears whole or not at all, and a path never loses what it
+// names:
+// - a new path, or an existing regular file: written under a temporary name in the same
+//   folder, flushed, then renamed over it (a reader sees the old file or the new one);
+// - a symbolic link: followed; what it points to is written, the link stays;
+// - an existing character or block device or FIFO (/dev/null, a pipe): written through, as a
+//   shell's `>` would, from a finished temporary file in the system's temporary folder;
+//   never renamed over, never truncated;
+// - a socket, a directory, a link loop, a missing folder: refused (InputError) before any
+//   work; a failed write (full disk, read-only file system): OutputError, no temporary file
+//   left behind.
+
+#include <string>
+#include <string_view>
+
+namespace trainsim {
+
+/// What an output path names once symbolic links are followed.
+struct OutputTarget {
+  std::string path;            ///< as given (what messages name)
+  std::string resolved;        ///< the file written or renamed over (symbolic links followed)
+  bool write_through = false;  ///< an existing device or FIFO: written into, not replaced
+};
+
+/// Resolves `path` and checks that it can be written: InputError (key `option`) when it is
+/// empty, a directory, a socket or other special file, a link loop, or in a folder that is
+/// missing or refuses a new file (probed, since root passes access(2) on /proc). Call it
+/// before simulating.
+OutputTarget output_target(const std::string& path, const std::string& option);
+
+/// output_target, for callers that only check.
+void check_output_path(const std::string& path, const std::string& option);
+
+/// One output file under construction: write temp_path(), then commit(). Unless committed,
+/// the temporary file is removed when the object goes.
+class AtomicOutputFile {
+ public:
+  /// Creates the (empty) temporary file. Throws OutputError naming `final_path` when it cannot
+  /// be created (the system's reason in the message).
+  explicit AtomicOutputFile(std::string final_path);
+  ~AtomicOutputFile();
+  AtomicOutputFile(const AtomicOutputFile&) = delete;
+  AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
+
+  /// Where to write, for writers that open the file themselves (HDF5); the others append().
+  const std::string& temp_path() const { return temp_path_; }
+  const std::string& final_path() const { return target_.path; }
+  /// Appends to the temporary file (buffered). Throws OutputError on a failed write.
+  void append(std::string_view bytes);
+  /// Flushes the temporary file to disk and renames it over the target, or, for a device or
+  /// FIFO, copies it in and removes it. Throws OutputError (no temporary file left).
+  void commit();
+
+ private:
+  void flush();
+
+  OutputTarget target_;
+  std::string temp_path_;
+  int fd_ = -1;         ///< the temporary file, open for append()
+  std::string buffer_;  ///< appended bytes not yet written
+  bool committed_ = false;
+};
+
+/// Writes `text` to `path` through an AtomicOutputFile. Throws OutputError.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+/// The temporary name of `path` in its own folder: path.HOST.PID.tmp (unique per process, also
+/// across the nodes of a shared file system).
+std::string temporary_name(const std::string& path);
+
+/// Whether a file name is such a temporary name (left behind by a killed writer).
+bool is_temporary_name(const std::string& file_name);
+
+}  // namespace trainsim
