@@ -1,6 +1,6 @@
 """Reading `trainsim layer --json`: one transformer layer's ops with the times the step
 simulation charges them, and, with `--measured`, the check against a layer timed on a GPU
-by `trainsim-calibrate --layer` (README, "One layer, op by op").
+by `trainsim-calibrate --layer` (models/README.md, "One layer, op by op").
 """
 
 import json

@@ -11,7 +11,7 @@ the token permutations), the GPU waits for the host. This script measures it in 
                  framework's whole per-kernel cost (Python, operator dispatch, launch), the
                  rate at which a host-bound thread feeds the GPU
 
-Medians over all launching threads. Inputs used for the default (README "What a step pays"):
+Medians over all launching threads. Inputs used for the default (models/README.md, "What a step pays"):
 facebookresearch/HolisticTraceAnalysis @ f4d0062c382f42bd8a74838bcdad1916c7d5d2da, MIT license
 (Copyright (c) Meta Platforms, Inc. and affiliates; notice in tests/data/profiles/README.md):
   tests/data/trace_diff/control/control.json.gz   (A100, 8 ranks, rank 3)

@@ -43,7 +43,7 @@ constexpr const char* k_command = "trainsim collective";
 
 // The largest collective simulated: the scenario rules' largest cluster, 2^20 GPUs
 // (sim/scenario/scenario_rules.hpp). Memory grows linearly with the GPUs since issue 18
-// (README "Scale": a 1 GiB all-reduce on 2^20 GPUs needs 2.8 GB as a tree, 3.4 GB as a ring).
+// (sim/README.md, "Benchmarks and scale": a 1 GiB all-reduce on 2^20 GPUs needs 2.8 GB as a tree, 3.4 GB as a ring).
 constexpr int k_max_gpus = static_cast<int>(k_max_cluster_endpoints);
 
 // The largest size: 1 TiB, beyond any GPU's memory (H200: 141 GB), so beyond any buffer
@@ -306,8 +306,8 @@ Command collective_command() {
     }
     const int spanned = (gpus + cluster.gpus_per_node - 1) / cluster.gpus_per_node;
     out << "# trainsim collective: " << eng::op_name(op) << " on " << gpus << " GPUs (" << spanned << " node"
-        << (spanned > 1 ? "s" : "") << ") of the " << cluster.preset << " cluster (" << cluster.nodes
-        << " nodes), simulated on SimGrid\n#\n";
+        << (spanned > 1 ? "s" : "") << ") of the " << cluster.preset << " cluster (" << cluster.nodes << " node"
+        << (cluster.nodes > 1 ? "s" : "") << "), simulated on SimGrid\n#\n";
     out << "#        size         count    type         algo      time     algbw     busbw\n";
     out << "#         (B)    (elements)                           (us)    (GB/s)    (GB/s)\n";
     for (const Row& r : rows) {

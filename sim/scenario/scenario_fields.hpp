@@ -27,7 +27,7 @@ struct ScenarioField {
   std::string key() const { return name.substr(name.find('.') + 1); }
 };
 
-/// All keys, grouped by section in the order the README documents them.
+/// All keys, grouped by section in the order scenarios/README.md documents them.
 std::vector<ScenarioField> scenario_fields();
 
 /// Sections with keys, and sections reserved for later versions (no keys accepted yet).

@@ -1,7 +1,7 @@
 #pragma once
 // A stage actor's clock that runs its sleeps lazily. SimGrid 3.32's ptask model re-solves
 // the whole system of running activities at every event (lmm::FairBottleneck::do_solve ends
-// by marking the system modified: README "Scale"), so each sleep's end costs a solve over
+// by marking the system modified: sim/README.md, "Benchmarks and scale"), so each sleep's end costs a solve over
 // every gradient reduction in flight on the cluster. A pass's compute pieces and its cached
 // TP collectives are sleeps that nothing else on the platform can see: run back to back
 // they end at the same time as one sleep of their sum. The actor adds them up and sleeps

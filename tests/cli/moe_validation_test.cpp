@@ -5,8 +5,7 @@
 // the MoE layer's token permutations and router kernels, its host-bound passes
 // (training.kernel_host_time and kernel_launch_time, sim/step/host_bound_pass.hpp) and the
 // all-to-alls timed without the first micro-batch's parameter gather beside them. The bounds
-// are where the rows are, not where they should be: all six are still optimistic (README,
-// "The MoE rows").
+// are where the rows are, not where they should be: all six are still optimistic (scenarios/validation/README.md).
 //
 // GPT-OSS 120B on 64 H100 runs the recipe's micro-batch 1 (Megatron-Bridge 00b7660b's H100
 // preset; GBS 512 kept): the table's micro-batch 4 (PP 4, no recomputation) would need 105 GiB
@@ -88,7 +87,7 @@ void simulates_and_fits(const std::string& name, double bound) {
   EXPECT_TRUE(says_it_fits(verdict)) << name << ": " << verdict;
 }
 
-// Errors with this build (README, "The MoE rows"): H100 GPT-OSS +62.1 %, H100 Qwen3 30B
+// Errors with this build (scenarios/validation/README.md): H100 GPT-OSS +62.1 %, H100 Qwen3 30B
 // +164.2 %, B200 DeepSeek-V3 +50.1 %, B200 GPT-OSS +129.2 %, B200 Qwen3 30B +137.3 %, B200
 // Qwen3 235B +79.2 %; each bound is the next 5 % above.
 TEST(MoeValidation, DgxH100GptOss120b) {

@@ -326,7 +326,7 @@ TEST(ComputeModelFactory, AutoPicksEachBlackwellGpusTable) {
   // The shipped b200.csv (converted from XLA's sm_100_B200 GEMMs and cuDNN's B200 attention)
   // times b200, gb200.csv (cuDNN's GB200 attention, B200 GEMMs at the peak ratio) gb200,
   // gb300.csv (cuDNN's GB300 attention, the same GEMM rule) gb300, and b300.csv (B200 GEMMs,
-  // GB300 attention at the peak ratio) b300 (README, "GPU and cluster presets").
+  // GB300 attention at the peak ratio) b300 (topologies/README.md, "Presets").
   const CalibrationChoice choice = calibration_choice("auto", k_tables);
   for (const char* name : {"b200", "gb200", "b300", "gb300"}) {
     const auto model = make_compute_model(*gpu_preset(name), Precision::fp8, choice);

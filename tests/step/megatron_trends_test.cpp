@@ -48,7 +48,7 @@ TEST(MegatronTrends, InterleavingGainsTenPercentOrMoreAtSmallBatches) {
                         tokens_per_s("examples/gpt3-175b-a100.ini", plain) -
                     1);
   }
-  // The measured values, for the README: what this build gives.
+  // The measured values, for scenarios/validation/README.md: what this build gives.
   std::printf("measured: interleaving gains %.3f %.3f %.3f %.3f\n", gains[0], gains[1], gains[2], gains[3]);
   EXPECT_GE(gains.front(), 0.10);
   for (size_t i = 1; i < gains.size(); ++i) {

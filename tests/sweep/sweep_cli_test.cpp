@@ -226,7 +226,7 @@ TEST(SweepCli, CheckpointIntervalSweepRunsTheRunLevelSimulation) {
 // Issue 18's scale sweep as shipped: Llama 3 405B from 16,384 to 1,048,576 GPUs (cluster.nodes
 // = 2048..131072 x2) completes, every point ok, the step lengthening only slightly with the
 // cluster (weak scaling: longer gradient rings, hidden by the backward). A few seconds since
-// the gradient legs' reduction (README "Scale").
+// the gradient legs' reduction (sim/README.md, "Benchmarks and scale").
 TEST(SweepCli, LlamaClusterSizeSweepTo1048576GpusCompletes) {
   const std::string out = fresh_dir("cluster-size");
   const auto r = run_trainsim(

@@ -1,5 +1,5 @@
-// The README tells the truth: its sample output is what the build prints, and every
-// scenario key is documented.
+// The docs tell the truth: the sample outputs of README.md and sim/README.md are what the
+// build prints, and scenarios/README.md documents every scenario key.
 
 #include <gtest/gtest.h>
 
@@ -12,14 +12,18 @@
 namespace trainsim {
 namespace {
 
-std::string readme() {
-  std::ifstream in(testing::source_path("README.md"));
+std::string doc(const std::string& path) {
+  std::ifstream in(testing::source_path(path));
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
-TEST(Readme, DefaultScenarioOutputIsCurrent) {
+std::string readme() {
+  return doc("README.md");
+}
+
+TEST(Docs, ReadmeMemorySampleIsCurrent) {
   const std::string text = readme();
   const auto begin = text.find("```\ntrainsim memory: ");
   ASSERT_NE(begin, std::string::npos);
@@ -30,8 +34,8 @@ TEST(Readme, DefaultScenarioOutputIsCurrent) {
   EXPECT_EQ(text.substr(body, end - body), r.out);
 }
 
-TEST(Readme, DocumentsEveryScenarioKey) {
-  const std::string text = readme();
+TEST(Docs, ScenarioReadmeDocumentsEveryKey) {
+  const std::string text = doc("scenarios/README.md");
   for (const ScenarioField& f : scenario_fields())
     EXPECT_NE(text.find("`" + f.key() + "`"), std::string::npos) << f.name;
 }
@@ -42,7 +46,7 @@ TEST(Readme, DocumentsEveryScenarioKey) {
 namespace trainsim {
 namespace {
 
-TEST(Readme, DefaultRunOutputIsCurrent) {
+TEST(Docs, ReadmeRunSampleIsCurrent) {
   // The README's `trainsim run` sample, but for the simulation's wall time.
   const std::string text = readme();
   const auto begin = text.find("```\ntrainsim run: ");
@@ -66,9 +70,9 @@ TEST(Readme, DefaultRunOutputIsCurrent) {
 namespace trainsim {
 namespace {
 
-TEST(Readme, DrillOutputIsCurrent) {
-  // The README's `trainsim drill` sample, but for the drill's wall time.
-  const std::string text = readme();
+TEST(Docs, SimReadmeDrillSampleIsCurrent) {
+  // sim/README.md's `trainsim drill` sample, but for the drill's wall time.
+  const std::string text = doc("sim/README.md");
   const auto begin = text.find("```\ntrainsim drill: ");
   ASSERT_NE(begin, std::string::npos);
   const auto body = begin + 4;
