@@ -68,8 +68,10 @@ struct TrainingSpec {
   /// GPU idle time between two kernels queued back to back on a stream, paid once per kernel
   /// an op launches. Measured (trainsim calibrate --from-profile, sim/profile/launch_gaps.hpp):
   /// median 2 us over the 1,059 queued kernel pairs of one step of an A100 rank
-  /// (tests/data/profiles/trace-diff-control-step1011.json.gz, from HolisticTraceAnalysis,
-  /// MIT; timestamps of 1 us resolution), and 2 us over the 6,230 of the whole trace.
+  /// (../shared/data/profiles/trace-diff-control-step1011.json.gz beside the checkout:
+  /// HolisticTraceAnalysis @ f4d0062, tests/data/trace_diff/control/control.json.gz trimmed to
+  /// ProfilerStep#1011, MIT; timestamps of 1 us resolution), and 2 us over the 6,230 of the
+  /// whole trace (../shared/data/profiles/hta-a100-control.json.gz).
   double kernel_gap_s = 2e-6;
   /// Host time the GPU waits for per layer and pass, and per micro-batch and model chunk
   /// pass (Python and framework work the CUDA launch queue does not hide: a stated

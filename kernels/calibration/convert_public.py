@@ -3,12 +3,15 @@
 gb200.csv, b300.csv and gb300.csv from public GPU measurements (public.md, section D4: ../shared/validation/public.md
 from the repository root).
 
-    python3 kernels/calibration/convert_public.py [OUT_DIR]
+    python3 kernels/calibration/convert_public.py [OUT_DIR] [--sources DIR]
 
 OUT_DIR defaults to this folder. Standard library only; deterministic: the same extracts
-give byte-identical tables. The inputs are the extracts under sources/ (each folder's
-README.md gives repository, path, commit and license); every table's header repeats them
-("# ref ..." lines). A table whose header says "source: measured" (written by
+give byte-identical tables. The inputs are third-party files, so the project does not
+carry them: they are the extracts in ../shared/data/calibration-sources/ beside the
+checkout (found from this script's place: the repository root's ../shared/data; CI and
+every developer have it), or in the folder --sources names. Each of its folders has a
+README.md giving repository, path, commit and license; every table's header repeats them
+("# ref ..." lines). Without that folder the script says so on one line and exits 2. A table whose header says "source: measured" (written by
 trainsim-calibrate on the GPU itself, kernels/README.md) is never overwritten: it wins over
 anything converted here.
 
@@ -137,13 +140,16 @@ NOT IN THE TABLES, HANDLED BY THE MODEL (sim/compute/calibrated_compute_model.hp
 Shape fields and byte counts follow kernels/README.md ("Calibration table format").
 """
 
+import argparse
 import csv
 import os
 import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = os.path.join(HERE, "sources")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+# The third-party extracts (module docstring); main() sets it from --sources.
+SOURCES = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "calibration-sources"))
 
 # Repository, path, commit and license of every source; each table's header repeats the
 # ones it uses.
@@ -384,13 +390,14 @@ def llmcompass_rows():
     return rows
 
 
-CUDNN = os.path.join(SOURCES, "NVIDIA-cudnn-frontend")
+def cudnn_path(*parts):
+    return os.path.join(SOURCES, "NVIDIA-cudnn-frontend", *parts)
 
 
 def cudnn_h200():
     """[(seq, batch, heads, kv_heads, head_dim, fwd_s, bwd_s)] of the H200 llama3.1 results."""
     out = []
-    for r in read_csv(os.path.join(CUDNN, "results", "h200_919_only_cudnn", "llama3.1_20260227_034703.csv")):
+    for r in read_csv(cudnn_path("results", "h200_919_only_cudnn", "llama3.1_20260227_034703.csv")):
         if (r["backend"], r["data_type"], r["attn_mask"], r["deterministic_bwd"]) != ("cudnn", "bfloat16", "top_left",
                                                                                       "False"):
             continue
@@ -407,7 +414,7 @@ CUDNN_LLAMA = {"gb200": "llama3.1_20260424_100750.csv", "gb300": "llama3.1_20260
 def cudnn_llama(gpu):
     """The profiler-timed Llama 3.1 rows of `gpu` (gb200, gb300): (shape..., fwd_s, bwd_s)."""
     fwd, bwd = {}, {}
-    for r in read_csv(os.path.join(CUDNN, "results", "llama3.1", gpu, CUDNN_LLAMA[gpu])):
+    for r in read_csv(cudnn_path("results", "llama3.1", gpu, CUDNN_LLAMA[gpu])):
         if (r["backend"], r["data_type"], r["attn_mask"]) != ("cudnn", "bfloat16", "top_left"):
             continue
         key = (int(r["q_seqlen"]), int(r["batch_size"]), int(r["num_q_heads"]), int(r["num_kv_heads"]),
@@ -422,7 +429,7 @@ def cudnn_llama(gpu):
 def cudnn_b200_rows(origin="measured:cudnn", scale=1.0):
     """The B200 artifacts' rows (host-timing rule applied), their times x `scale`."""
     entries = []
-    for r in read_csv(os.path.join(CUDNN, "artifacts", "sdpa_bf16_benchmark_results_NVIDIA_B200.csv")):
+    for r in read_csv(cudnn_path("artifacts", "sdpa_bf16_benchmark_results_NVIDIA_B200.csv")):
         if r["backend"] != "pyt_cudnn" or r["is_causal"] != "True":
             continue
         entries.append((int(r["q_seqlen"]), int(r["batch_size"]), int(r["num_q_heads"]), int(r["num_kv_heads"]),
@@ -624,7 +631,20 @@ def is_measured(path):
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else HERE
+    global SOURCES
+    parser = argparse.ArgumentParser(description="Writes the shipped calibration tables from public measurements.")
+    parser.add_argument("out_dir", nargs="?", default=HERE, metavar="OUT_DIR",
+                        help="folder the tables are written to (default: kernels/calibration/)")
+    parser.add_argument("--sources", default=SOURCES, metavar="DIR",
+                        help="the third-party extracts (default: ../shared/data/calibration-sources/ beside the checkout)")
+    args = parser.parse_args()
+    if not os.path.isdir(args.sources):
+        sys.stderr.write("convert_public.py: %s: no such folder: the public measurements the tables are converted from "
+                         "are kept beside the checkout in ../shared/data/calibration-sources/ (or give --sources DIR)\n"
+                         % args.sources)
+        sys.exit(2)
+    SOURCES = args.sources
+    folder = args.out_dir
     for name, (rows, refs) in sorted(table_rows().items()):
         path = os.path.join(folder, name + ".csv")
         if is_measured(path):

@@ -13,7 +13,8 @@ the token permutations), the GPU waits for the host. This script measures it in 
 
 Medians over all launching threads. Inputs used for the default (models/README.md, "What a step pays"):
 facebookresearch/HolisticTraceAnalysis @ f4d0062c382f42bd8a74838bcdad1916c7d5d2da, MIT license
-(Copyright (c) Meta Platforms, Inc. and affiliates; notice in tests/data/profiles/README.md):
+(Copyright (c) Meta Platforms, Inc. and affiliates; notice in ../shared/data/profiles/README.md
+beside the checkout, which also holds the A100 one as hta-a100-control.json.gz):
   tests/data/trace_diff/control/control.json.gz   (A100, 8 ranks, rank 3)
   tests/data/h100/h100_trace.json.gz               (H100)
   tests/data/vision_transformer/rank-0.json.gz     (a vision transformer)

@@ -1,6 +1,7 @@
-// `trainsim calibrate --from-profile`, run as a user would, on the real traces of
-// tests/data/profiles/: the table, its summary, the atomic --out, and one error per bad
-// trace (exit 2, one line naming the file and the rule, nothing written).
+// `trainsim calibrate --from-profile`, run as a user would: the atomic --out and one error
+// per bad trace (exit 2, one line naming the file and the rule, nothing written) on traces
+// the tests generate (kineto_fixture.hpp); the table and summary of the real A100 trace and
+// the real AMD and CPU-only traces (../shared/data/profiles/, skipped without them).
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "profile/kineto_fixture.hpp"
 #include "profile/trace_support.hpp"
 #include "sim/compute/calibration_table.hpp"
 #include "support/run_trainsim.hpp"
@@ -39,6 +41,7 @@ std::size_t lines(const std::string& text) {
 }
 
 TEST(CalibrateCommand, WritesATableFromARealTrace) {
+  TRAINSIM_SKIP_WITHOUT(testing::control_trace());
   const auto r = run_trainsim({"calibrate", "--from-profile", testing::control_trace()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("# gpu: NVIDIA A100-PG509-200\n", 0), 0U);
@@ -65,29 +68,34 @@ TEST(CalibrateCommand, WritesATableFromARealTrace) {
   EXPECT_NE(r.out.find("# gpu_time_mapped: 33.4 % of GPU time"), std::string::npos);
 }
 
+// The generated trace, written as `compression` to a fresh folder's trace.json (one name,
+// so that the tables' source lines agree).
+std::string gemm_trace_file(const std::string& dir_name, testing::Compression compression) {
+  return testing::write_trace(testing::gemm_trace().root(), fresh_dir(dir_name) + "/trace.json", compression);
+}
+
 TEST(CalibrateCommand, GzipAndPlainGiveTheSameTable) {
-  const std::string dir = fresh_dir("plain");
-  // The same file name, so the source lines agree too.
-  const std::string plain = dir + "/trace-diff-control-step1011.json.gz";
-  std::ofstream(plain) << testing::gunzip_file(testing::control_trace());
-  const auto gz = run_trainsim({"calibrate", "--from-profile", testing::control_trace()});
-  const auto text = run_trainsim({"calibrate", "--from-profile", plain});
+  const auto gz = run_trainsim({"calibrate", "--from-profile", gemm_trace_file("gzip", testing::Compression::gzip)});
+  const auto text =
+      run_trainsim({"calibrate", "--from-profile", gemm_trace_file("plain", testing::Compression::plain)});
   ASSERT_EQ(gz.exit_code, 0) << gz.err;
   ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(gz.out.find("\ngemm,tf32,1024,256,2880,1,4e-05,"), std::string::npos) << gz.out;
   EXPECT_EQ(testing::without_run_lines(gz.out), testing::without_run_lines(text.out));
 }
 
 TEST(CalibrateCommand, OutIsWrittenWholeUnderATemporaryName) {
+  const std::string trace = gemm_trace_file("trace", testing::Compression::gzip);
   const std::string dir = fresh_dir("out");
   const std::string out = dir + "/a100.csv";
   std::ofstream(out) << "old\n";
   struct stat before {};
   ASSERT_EQ(stat(out.c_str(), &before), 0);
-  const auto r = run_trainsim({"calibrate", "--from-profile", testing::control_trace(), "--out", out});
+  const auto r = run_trainsim({"calibrate", "--from-profile", trace, "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("table: " + out + " (242 rows)"), std::string::npos) << r.err;
-  const auto to_stdout = run_trainsim({"calibrate", "--from-profile", testing::control_trace()});
+  EXPECT_NE(r.err.find("table: " + out + " (2 rows)"), std::string::npos) << r.err;
+  const auto to_stdout = run_trainsim({"calibrate", "--from-profile", trace});
   EXPECT_EQ(testing::without_run_lines(slurp(out)), testing::without_run_lines(to_stdout.out));
   // Renamed into place (a new inode), not rewritten in place; no temporary file left.
   struct stat after {};
@@ -116,25 +124,41 @@ TEST(CalibrateCommand, RefusesAFileThatIsNotJson) {
 }
 
 TEST(CalibrateCommand, RefusesATraceWithoutGpuEvents) {
+  testing::KinetoTrace cpu_only("NVIDIA A100-SXM4-80GB");
+  cpu_only.op("aten::mm", 0, 100, {{64, 64}, {64, 64}}, {"float", "float"});
+  expect_refused(testing::write_temp_file("cpu-only.json", cpu_only.root().dump()), "no GPU kernel events");
+}
+
+TEST(CalibrateCommand, RefusesTheRealCpuOnlyTrace) {
+  TRAINSIM_SKIP_WITHOUT(testing::profile_path("cpu-only-rank-34.json.gz"));
   expect_refused(testing::profile_path("cpu-only-rank-34.json.gz"), "no GPU kernel events");
 }
 
 TEST(CalibrateCommand, RefusesATraceWithoutCorrelationIds) {
-  nlohmann::json trace = testing::control_trace_json();
+  nlohmann::json trace = testing::gemm_trace().root();
   for (auto& e : trace["traceEvents"])
     if (e.value("cat", "") == "kernel") e["args"].erase("correlation");
   const std::string path = testing::write_temp_file("no-correlation.json", trace.dump());
-  expect_refused(path, "args.correlation: none of the 1428 GPU kernels has a correlation id");
+  expect_refused(path, "args.correlation: none of the 4 GPU kernels has a correlation id");
 }
 
 TEST(CalibrateCommand, RefusesAnAmdTrace) {
-  expect_refused(testing::profile_path("amd-mi250-minitoy.json.gz"),
+  nlohmann::json trace = testing::gemm_trace().root();
+  trace["deviceProperties"][0]["name"] = "AMD Radeon Graphics";
+  expect_refused(testing::write_temp_file("amd.json", trace.dump()),
                  "deviceProperties name = 'AMD Radeon Graphics': an AMD (ROCm) GPU: trainsim's calibration tables "
                  "are for NVIDIA GPUs");
 }
 
+// The real AMD MI250 trace (ROCm 6.2): the vendor is recognised in what ROCm writes.
+TEST(CalibrateCommand, RefusesTheRealAmdTrace) {
+  TRAINSIM_SKIP_WITHOUT(testing::profile_path("amd-mi250-minitoy.json.gz"));
+  expect_refused(testing::profile_path("amd-mi250-minitoy.json.gz"),
+                 "deviceProperties name = 'AMD Radeon Graphics': an AMD (ROCm) GPU");
+}
+
 TEST(CalibrateCommand, NeedsAGpuNameWhenTheTraceHasNone) {
-  nlohmann::json trace = testing::control_trace_json();
+  nlohmann::json trace = testing::gemm_trace().root();
   trace.erase("deviceProperties");
   const std::string path = testing::write_temp_file("no-device.json", trace.dump());
   expect_refused(path, "deviceProperties: missing: the trace does not name its GPU; give it with --gpu NAME");
@@ -157,10 +181,11 @@ TEST(CalibrateCommand, NeedsATrace) {
 namespace trainsim {
 namespace {
 
-// The README's sample (section "Calibrating from your own PyTorch profiler trace") is what
+// kernels/README.md's sample (section "Calibrating from your own PyTorch profiler trace") is what
 // the build prints: the summary's first lines, and the rows it quotes.
 TEST(CalibrateCommand, ReadmeSampleIsCurrent) {
-  std::ifstream in(testing::source_path("README.md"));
+  TRAINSIM_SKIP_WITHOUT(testing::control_trace());
+  std::ifstream in(testing::source_path("kernels/README.md"));
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string readme = ss.str();
@@ -170,6 +195,11 @@ TEST(CalibrateCommand, ReadmeSampleIsCurrent) {
   const auto r = run_trainsim({"calibrate", "--from-profile", testing::control_trace()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string err = r.err;
+  // Paths as the README gives them, from the checkout's root: the shared data as
+  // ../shared/data/ wherever this build reads it from.
+  const std::string shared = testing::shared_data_path("");
+  for (auto at = err.find(shared); at != std::string::npos; at = err.find(shared, at + 1))
+    err.replace(at, shared.size(), "../shared/data/");
   const std::string root = testing::source_path("");
   for (auto at = err.find(root); at != std::string::npos; at = err.find(root)) err.erase(at, root.size());
   EXPECT_EQ(err.substr(0, sample.size()), sample);

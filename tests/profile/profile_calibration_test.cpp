@@ -1,5 +1,7 @@
-// sim/profile on a real trace (tests/data/profiles/README.md): one step of an A100 rank of
-// HolisticTraceAnalysis' trace_diff control trace, a recommendation model trained in fp32.
+// sim/profile on a generated trace (kineto_fixture.hpp: the format, the rules, the table
+// writer) and on a real one, one step of an A100 rank of HolisticTraceAnalysis' trace_diff
+// control trace, a recommendation model trained in fp32 (../shared/data/profiles/README.md;
+// those tests are skipped without it).
 
 #include "sim/profile/profile_calibration.hpp"
 
@@ -11,11 +13,12 @@
 #include <map>
 #include <set>
 
+#include "models/training_spec.hpp"
+#include "profile/kineto_fixture.hpp"
 #include "profile/trace_support.hpp"
 #include "sim/core/error.hpp"
-#include "sim/profile/profile_table_writer.hpp"
 #include "sim/profile/launch_gaps.hpp"
-#include "models/training_spec.hpp"
+#include "sim/profile/profile_table_writer.hpp"
 #include "sim/profile/profiler_trace.hpp"
 #include "support/run_trainsim.hpp"
 
@@ -24,6 +27,7 @@ namespace {
 
 using nlohmann::json;
 
+// The real trace's calibration; call it after TRAINSIM_SKIP_WITHOUT(testing::control_trace()).
 const ProfileCalibration& control() {
   static const ProfileCalibration c = calibrate_from_profile(read_profiler_trace(testing::control_trace()));
   return c;
@@ -35,7 +39,50 @@ const ProfileRow* find_row(const RowShape& shape) {
   return nullptr;
 }
 
+// The generated trace, read from a file as `compression`.
+ProfilerTrace read_gemm_trace(testing::Compression compression) {
+  const std::string path = testing::write_temp_file("gemm.json", "");
+  return read_profiler_trace(testing::write_trace(testing::gemm_trace().root(), path, compression));
+}
+
+TEST(ProfileTrace, ReadsAGeneratedTrace) {
+  const ProfilerTrace t = read_gemm_trace(testing::Compression::gzip);
+  EXPECT_EQ(t.gpu_name, "NVIDIA A100-SXM4-80GB");
+  ASSERT_EQ(t.ops.size(), 5U);
+  const TraceOp& linear = t.ops[0];
+  EXPECT_EQ(linear.name, "aten::linear");
+  EXPECT_EQ(linear.thread, "1/1");
+  EXPECT_DOUBLE_EQ(linear.end_us, 100);
+  EXPECT_TRUE(linear.has_shapes);
+  ASSERT_EQ(linear.inputs.size(), 3U);
+  EXPECT_EQ(linear.inputs[1].shape, (std::vector<std::int64_t>{256, 2880}));
+  EXPECT_EQ(linear.inputs[2].shape, (std::vector<std::int64_t>{256}));
+  EXPECT_EQ(linear.inputs[1].type, "float");
+  EXPECT_TRUE(t.ops[3].inputs[2].shape.empty());  // aten::copy_'s non_blocking flag
+  EXPECT_EQ(t.ops[3].inputs[2].type, "Scalar");
+  ASSERT_EQ(t.runtime_calls.size(), 6U);
+  EXPECT_EQ(t.runtime_calls[0].name, "cudaMemsetAsync");
+  EXPECT_EQ(t.runtime_calls[0].correlation, 1);
+  std::map<GpuActivityKind, int> kinds;
+  for (const GpuActivity& g : t.gpu) kinds[g.kind] += 1;
+  EXPECT_EQ(kinds[GpuActivityKind::kernel], 4);
+  EXPECT_EQ(kinds[GpuActivityKind::memcpy], 1);
+  EXPECT_EQ(kinds[GpuActivityKind::memset], 1);
+  EXPECT_EQ(t.gpu[0].stream, "0/7");
+  EXPECT_EQ(t.gpu[0].correlation, 1);
+  EXPECT_DOUBLE_EQ(t.gpu[0].bytes, 256);
+  EXPECT_TRUE(t.integer_microseconds);
+}
+
+TEST(ProfileTrace, FractionalDurationsAreNotWholeMicroseconds) {
+  testing::KinetoTrace trace = testing::gemm_trace();
+  for (auto& e : trace.root()["traceEvents"])
+    if (e["cat"] == "kernel") e["dur"] = e["dur"].get<double>() + 0.25;
+  EXPECT_FALSE(parse_profiler_trace(trace.root().dump(), "t.json").integer_microseconds);
+}
+
 TEST(ProfileTrace, ReadsTheRealTrace) {
+  TRAINSIM_SKIP_WITHOUT(testing::control_trace());
   const ProfilerTrace t = read_profiler_trace(testing::control_trace());
   EXPECT_EQ(t.gpu_name, "NVIDIA A100-PG509-200");
   std::map<GpuActivityKind, int> kinds;
@@ -47,7 +94,36 @@ TEST(ProfileTrace, ReadsTheRealTrace) {
   EXPECT_GT(t.runtime_calls.size(), 1575U);
 }
 
+// Of the ops around a launch the outermost with a rule owns its kernels and memsets; the
+// calls of one shape are one row with their median time.
+TEST(ProfileCalibration, RowsFromAGeneratedTrace) {
+  const ProfileCalibration c = calibrate_from_profile(read_gemm_trace(testing::Compression::plain));
+  EXPECT_EQ(c.gpu, "NVIDIA A100-SXM4-80GB");
+  ASSERT_EQ(c.rows.size(), 2U);
+  const ProfileRow& copy = c.rows[0];
+  EXPECT_EQ(copy.op.shape, (RowShape{"copy_d2d", "u8", 1 << 20, 1, 0, 1}));
+  EXPECT_DOUBLE_EQ(copy.op.bytes, 2.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(copy.time_s, 10e-6);
+  const ProfileRow& gemm = c.rows[1];
+  EXPECT_EQ(gemm.op.shape, (RowShape{"gemm", "tf32", 1024, 256, 2880, 1}));
+  EXPECT_EQ(gemm.calls, 3);
+  EXPECT_DOUBLE_EQ(gemm.time_s, 40e-6);
+  EXPECT_DOUBLE_EQ(gemm.min_s, 35e-6);
+  EXPECT_DOUBLE_EQ(gemm.max_s, 42e-6);  // the first call's kernel and memset
+  EXPECT_EQ(gemm.ops, (std::vector<std::string>{"aten::linear", "aten::mm"}));
+  // The NCCL kernel is communication, in no row.
+  const ProfileSummary& s = c.summary;
+  EXPECT_EQ(s.activities, 6);
+  EXPECT_EQ(s.mapped, 5);
+  ASSERT_EQ(s.unmapped.size(), 1U);
+  EXPECT_TRUE(s.unmapped[0].communication);
+  EXPECT_EQ(s.unmapped[0].launched_by, "nccl:all_reduce");
+  EXPECT_NEAR(s.communication_time_s, 100e-6, 1e-12);
+  EXPECT_NEAR(s.gpu_time_s, 227e-6, 1e-12);
+}
+
 TEST(ProfileCalibration, RowsFromTheRealTrace) {
+  TRAINSIM_SKIP_WITHOUT(testing::control_trace());
   const ProfileCalibration& c = control();
   EXPECT_EQ(c.gpu, "NVIDIA A100-PG509-200");
   EXPECT_EQ(c.rows.size(), 242U);
@@ -99,6 +175,7 @@ std::vector<double> kernel_time_per_call_us(const json& trace, const std::functi
 TEST(ProfileCalibration, GemmRowRecomputedFromTheEvents) {
   // C[1024, 256] = A[1024, 2880] B[2880, 256]: the forward linear (weight [256, 2880]) and
   // the input gradient of the next layer's (aten::mm in AddmmBackward0).
+  TRAINSIM_SKIP_WITHOUT(testing::control_trace());
   const json trace = testing::control_trace_json();
   const auto dims = [](const json& e) { return e["args"].value("Input Dims", json::array()); };
   const std::vector<double> per_call = kernel_time_per_call_us(trace, [&](const json& e) {
@@ -124,6 +201,7 @@ TEST(ProfileCalibration, GemmRowRecomputedFromTheEvents) {
 }
 
 TEST(ProfileCalibration, BatchedGemmRowIsTheMeanOfItsTwoCalls) {
+  TRAINSIM_SKIP_WITHOUT(testing::control_trace());
   const json trace = testing::control_trace_json();
   const std::vector<double> per_call = kernel_time_per_call_us(trace, [](const json& e) {
     const json d = e["args"].value("Input Dims", json::array());
@@ -138,6 +216,7 @@ TEST(ProfileCalibration, BatchedGemmRowIsTheMeanOfItsTwoCalls) {
 }
 
 TEST(ProfileCalibration, UnmappedKernelsAreSummarisedByName) {
+  TRAINSIM_SKIP_WITHOUT(testing::control_trace());
   const ProfileSummary& s = control().summary;
   EXPECT_EQ(s.activities, 1575);
   int unmapped = 0;
@@ -165,19 +244,18 @@ TEST(ProfileCalibration, UnmappedKernelsAreSummarisedByName) {
 }
 
 TEST(ProfileCalibration, GzipAndPlainGiveTheSameRows) {
-  const std::string plain = testing::write_temp_file("control.json", testing::gunzip_file(testing::control_trace()));
-  const ProfileCalibration from_plain = calibrate_from_profile(read_profiler_trace(plain));
+  const ProfileCalibration from_plain = calibrate_from_profile(read_gemm_trace(testing::Compression::plain));
+  ProfileCalibration gz = calibrate_from_profile(read_gemm_trace(testing::Compression::gzip));
   const TableProvenance p{"2026-01-01T00:00:00Z", "test"};
-  ProfileCalibration gz = control();
   gz.file = from_plain.file;  // the source line names the file
   EXPECT_EQ(profile_table_text(from_plain, p), profile_table_text(gz, p));
 }
 
 TEST(ProfileCalibration, TableWriterKeepsTheFormat) {
-  const std::string text = profile_table_text(control(), {"2026-01-01T00:00:00Z", "trainsim calibrate"});
-  EXPECT_EQ(text.rfind("# gpu: NVIDIA A100-PG509-200\n# source: measured (PyTorch profiler trace "
-                       "trace-diff-control-step1011.json.gz)\n",
-                       0),
+  ProfileCalibration c = calibrate_from_profile(read_gemm_trace(testing::Compression::gzip));
+  c.file = "/somewhere/step.json.gz";  // the source line gives the file's name only
+  const std::string text = profile_table_text(c, {"2026-01-01T00:00:00Z", "trainsim calibrate"});
+  EXPECT_EQ(text.rfind("# gpu: NVIDIA A100-SXM4-80GB\n# source: measured (PyTorch profiler trace step.json.gz)\n", 0),
             0U);
   EXPECT_NE(text.find("\nkernel,dtype,m,n,k,batch,time_s,flops,bytes,tflops,gbps\n"), std::string::npos);
   EXPECT_NE(text.find("\n# 3 calls of aten::linear, aten::mm, 35 us .. 42 us\ngemm,tf32,1024,256,2880,1,4e-05,"
@@ -211,6 +289,12 @@ TEST(ProfileTrace, RefusesBadTraces) {
                      "args": {"correlation": 5}}]})",
                  "matches a cuda_runtime launch");
   expect_refused(R"({"deviceProperties": [{"name": "AMD Instinct MI300X"}], "traceEvents": []})", "AMD (ROCm)");
+  // ROCm writes its HIP calls under cuda_runtime: refused even where no device is named.
+  json hip = testing::gemm_trace().root();
+  hip.erase("deviceProperties");
+  for (json& e : hip["traceEvents"])
+    if (e["cat"] == "cuda_runtime") e["name"] = "hipLaunchKernel";
+  expect_refused(hip.dump(), "cuda_runtime name = 'hipLaunchKernel': a HIP call: an AMD (ROCm) GPU's trace");
 }
 
 }  // namespace
@@ -221,22 +305,18 @@ namespace {
 
 // Two kernels on one stream: the second launched before the first ended (queued) starts
 // 3 us after it; a third launched after the second ended (the host was late) is left out.
+// (Launch calls take 5 us: b's returns at 11 us, c's at 205 us.)
 TEST(LaunchGaps, OnlyQueuedKernelsCount) {
-  const std::string trace = R"({"traceEvents": [
-    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 0, "dur": 5, "args": {"correlation": 1}},
-    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 6, "dur": 5, "args": {"correlation": 2}},
-    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 200, "dur": 5, "args": {"correlation": 3}},
-    {"ph": "X", "cat": "kernel", "name": "a", "pid": 0, "tid": 7, "ts": 10, "dur": 100, "args": {"correlation": 1}},
-    {"ph": "X", "cat": "kernel", "name": "b", "pid": 0, "tid": 7, "ts": 113, "dur": 50, "args": {"correlation": 2}},
-    {"ph": "X", "cat": "kernel", "name": "c", "pid": 0, "tid": 7, "ts": 210, "dur": 50, "args": {"correlation": 3}}
-  ], "deviceProperties": [{"name": "NVIDIA H100 80GB HBM3"}]})";
-  const LaunchGaps gaps = measure_launch_gaps(parse_profiler_trace(trace, "synthetic.json"));
+  testing::KinetoTrace trace("NVIDIA H100 80GB HBM3");
+  trace.kernel("a", 0, 10, 100).kernel("b", 6, 113, 50).kernel("c", 200, 210, 50);
+  const LaunchGaps gaps = measure_launch_gaps(parse_profiler_trace(trace.root().dump(), "synthetic.json"));
   EXPECT_EQ(gaps.pairs, 1u);
   EXPECT_DOUBLE_EQ(gaps.median_s, 3e-6);
 }
 
 // training.kernel_gap's default is this measurement (models/training_spec.hpp).
-TEST(LaunchGaps, TheCheckedInA100TraceGivesTheDefault) {
+TEST(LaunchGaps, TheRealA100TraceGivesTheDefault) {
+  TRAINSIM_SKIP_WITHOUT(testing::control_trace());
   const LaunchGaps gaps = measure_launch_gaps(read_profiler_trace(testing::control_trace()));
   EXPECT_EQ(gaps.pairs, 1059u);
   EXPECT_DOUBLE_EQ(gaps.median_s, TrainingSpec{}.kernel_gap_s);

@@ -5,18 +5,11 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "support/run_trainsim.hpp"
-
 namespace trainsim::testing {
 
-std::string profile_path(const std::string& name) {
-  return source_path("tests/data/profiles/" + name);
-}
+namespace {
 
-std::string control_trace() {
-  return profile_path("trace-diff-control-step1011.json.gz");
-}
-
+// A gzip file's decompressed text (zlib's gzread).
 std::string gunzip_file(const std::string& path) {
   gzFile f = gzopen(path.c_str(), "rb");
   if (!f) throw std::runtime_error("cannot open " + path);
@@ -27,6 +20,16 @@ std::string gunzip_file(const std::string& path) {
   gzclose(f);
   if (n < 0) throw std::runtime_error("cannot decompress " + path);
   return text;
+}
+
+}  // namespace
+
+std::string profile_path(const std::string& name) {
+  return shared_data_path("profiles/" + name);
+}
+
+std::string control_trace() {
+  return profile_path("trace-diff-control-step1011.json.gz");
 }
 
 nlohmann::json control_trace_json() {
