@@ -101,7 +101,7 @@ DERIVED (stated assumptions; every rule names its figures)
                            heads, the host-timing rule applied): the B200's time x 2250/2500,
                            the inverse of derived:gb200-cudnn (the same figures).
   derived:b200-xla-rate-gb300  GB300 GEMMs: as derived:b200-xla-rate; GB300's dense peaks (bf16
-                           2,500, fp8 5,000 TFLOP/s at 1,400 W, README presets) are GB200's.
+                           2,500, fp8 5,000 TFLOP/s at 1,400 W, topologies/README.md) are GB200's.
   derived:gb300-over-gb200 GB300 fused attention at shapes the GB300 results do not time (the
                            GB200 table's longer rows): that row's time x the median GB300/GB200
                            time ratio of the same pass over the shapes both files time (the
@@ -205,7 +205,7 @@ A100_PEAK_BF16 = 312e12                               # public.md D3
 H200_PEAK_BF16 = 989e12                               # public.md D3
 GB200_TO_B200 = 2500.0 / 2250.0                       # glennklockwood.com B200 page [secondary]
 B200_TO_GB200 = 2250.0 / 2500.0                       # the same figures, the other way
-GB300_TO_B300 = 2500.0 / 2250.0                       # dense bf16: GB300 2500, B300 2250 (README presets)
+GB300_TO_B300 = 2500.0 / 2250.0                       # dense bf16: GB300 2500, B300 2250 (topologies/README.md presets)
 
 GPUS = {
     "a100-80g": {"name": "NVIDIA A100-SXM4-80GB", "cc": "8.0", "hbm_Bps": 2039e9},
@@ -645,13 +645,22 @@ def main():
         sys.exit(2)
     SOURCES = args.sources
     folder = args.out_dir
+    if not os.path.isdir(folder):
+        sys.stderr.write("convert_public.py: %s: no such folder to write the tables to\n" % folder)
+        sys.exit(2)
     for name, (rows, refs) in sorted(table_rows().items()):
         path = os.path.join(folder, name + ".csv")
         if is_measured(path):
             print("%s is measured: left as it is" % path)
             continue
-        with open(path, "w", newline="\n") as f:
+        if os.path.lexists(path) and not os.path.isfile(path):
+            sys.stderr.write("convert_public.py: %s: exists and is not a regular file: not replaced\n" % path)
+            sys.exit(2)
+        # Whole or not at all: a temporary file beside the table, renamed over it.
+        temporary = "%s.%d.tmp" % (os.path.realpath(path), os.getpid())
+        with open(temporary, "w", newline="\n") as f:
             f.write(table_text(name, rows, refs))
+        os.replace(temporary, os.path.realpath(path))
 
 
 if __name__ == "__main__":
