@@ -30,6 +30,11 @@ struct ClusterSpec {
   /// node's GPUs (DGX, HGX). A multiple of gpus_per_node that divides the cluster's GPUs
   /// (sim/scenario/scenario_rules.cpp).
   int nvlink_domain = 0;
+  /// GPUs the job uses in each NVLink domain, whole nodes from the first (NVIDIA's GB200 and
+  /// GB300 benchmark jobs use 64 of a rack's 72 GPUs past one rack, 8 to 64 within one). 0:
+  /// the whole domain, or every GPU of a job smaller than one domain. A multiple of
+  /// gpus_per_node, at most nvlink_domain, dividing the cluster's GPUs.
+  int gpus_per_domain = 0;
   Fabric fabric = Fabric::fat_tree;
   Network network = Network::infiniband;
   /// The InfiniBand switches reduce (SHARP: Quantum-2, Quantum-X800) and NCCL loads its
@@ -49,8 +54,16 @@ struct ClusterSpec {
   std::string calibration = "auto";
 
   int total_gpus() const { return nodes * gpus_per_node; }
-  /// GPUs per NVLink domain (nvlink_domain, or a node's GPUs when it is 0).
-  int domain_gpus() const { return nvlink_domain > 0 ? nvlink_domain : gpus_per_node; }
+  /// GPUs of one NVLink domain as built (nvlink_domain, or a node's GPUs when it is 0).
+  int physical_domain_gpus() const { return nvlink_domain > 0 ? nvlink_domain : gpus_per_node; }
+  /// GPUs of the job per NVLink domain: what the rank mapping, the platform and the
+  /// collectives treat as a domain (gpus_per_domain, else the whole domain, or the job's
+  /// GPUs when it is smaller than one domain).
+  int domain_gpus() const {
+    if (gpus_per_domain > 0) return gpus_per_domain;
+    if (nvlink_domain > 0 && total_gpus() < nvlink_domain) return total_gpus();
+    return physical_domain_gpus();
+  }
   /// Nodes per NVLink domain (1 on DGX/HGX), at least 1.
   int nodes_per_domain() const { return domain_gpus() > gpus_per_node ? domain_gpus() / gpus_per_node : 1; }
   /// NVLink domains in the cluster (a last partial domain counts).

@@ -86,7 +86,11 @@ std::string text_report(const Scenario& s, const TopologySummary& t, const RankM
     out << "NVSwitches      " << t.nvswitches << " (one non-blocking crossbar per node)\n";
   else
     out << "NVSwitches      " << t.nvswitches << " (one non-blocking NVLink domain of " << c.domain_gpus()
-        << " GPUs on " << c.nodes_per_domain() << " nodes each)\n";
+        << " GPUs on " << c.nodes_per_domain() << " nodes each"
+        << (c.domain_gpus() < c.physical_domain_gpus()
+                ? ": the job's share of each " + std::to_string(c.physical_domain_gpus()) + "-GPU domain"
+                : std::string())
+        << ")\n";
   out << "NICs            " << t.nics << " (" << l.nics_per_node << " per node, " << gbps(c.nic_bandwidth_Bps)
       << " GB/s each)\n";
   out << "switches        " << t.leaves + t.spines + t.cores << ": " << t.leaves << " leaf, " << t.spines << " spine, "
@@ -110,6 +114,7 @@ std::string json_report(const Scenario& s, const TopologySummary& t, const RankM
   j["gpus"] = t.gpus;
   j["nvswitches"] = t.nvswitches;
   j["nvlink_domain_gpus"] = s.cluster.domain_gpus();
+  j["nvlink_domain_gpus_built"] = s.cluster.physical_domain_gpus();
   j["nics"] = t.nics;
   j["leaf_switches"] = t.leaves;
   j["spine_switches"] = t.spines;

@@ -645,6 +645,10 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "cluster.nvlink_domain", "GPUs per NVLink domain, whole nodes (GB200 NVL72: 72); 0: one node",
           [](auto& s) -> auto& { return s.cluster.nvlink_domain; }, 0),
+      int_field(
+          "cluster.gpus_per_domain",
+          "GPUs the job uses in each NVLink domain, whole nodes (NVL72 jobs past one rack: 64); 0: the whole domain",
+          [](auto& s) -> auto& { return s.cluster.gpus_per_domain; }, 0),
       enum_field(
           "cluster.fabric", "inter-node fabric", [](auto& s) -> auto& { return s.cluster.fabric; }, k_fabrics),
       enum_field(

@@ -214,17 +214,29 @@ void check_hardware(const Scenario& s) {
                      "cluster.gpu = " + s.cluster.gpu.name + " has no NVFP4 tensor cores");
 }
 
-// An NVLink domain is whole nodes (a node's NICs and host belong to one domain) and the
-// cluster is whole domains (GB200 NVL72: racks of 18 trays of 4 GPUs).
+// An NVLink domain is whole nodes (a node's NICs and host belong to one domain) and the job
+// uses whole nodes of each domain it spans, as many in each (GB200 NVL72: racks of 18 trays
+// of 4 GPUs, of which a job may use 16 trays, 64 GPUs, per rack).
 void check_nvlink_domain(const Scenario& s) {
   const ClusterSpec& c = s.cluster;
+  if (c.gpus_per_domain > 0) {
+    require(s, c.gpus_per_domain % c.gpus_per_node == 0, "cluster.gpus_per_domain", c.gpus_per_domain,
+            "must be a multiple of cluster.gpus_per_node = " + str(c.gpus_per_node) + " (a job uses whole nodes)");
+    require(s, c.gpus_per_domain <= c.physical_domain_gpus(), "cluster.gpus_per_domain", c.gpus_per_domain,
+            "must be at most the NVLink domain's " + str(c.physical_domain_gpus()) + " GPUs (cluster.nvlink_domain)");
+    require(s, c.total_gpus() % c.gpus_per_domain == 0, "cluster.gpus_per_domain", c.gpus_per_domain,
+            "must divide the job's GPUs, nodes*gpus_per_node = " + str(c.total_gpus()) +
+                " (the job uses as many GPUs in every domain it spans)");
+  }
   if (c.nvlink_domain == 0) return;
   require(s, c.nvlink_domain % c.gpus_per_node == 0, "cluster.nvlink_domain", c.nvlink_domain,
           "must be a multiple of cluster.gpus_per_node = " + str(c.gpus_per_node) +
               " (an NVLink domain is whole nodes; 0: one node)");
-  require(s, c.total_gpus() % c.nvlink_domain == 0, "cluster.nvlink_domain", c.nvlink_domain,
-          "must divide the cluster's GPUs, nodes*gpus_per_node = " + str(c.total_gpus()) +
-              " (the cluster is whole NVLink domains)");
+  if (c.gpus_per_domain == 0)
+    require(s, c.total_gpus() % c.domain_gpus() == 0, "cluster.nvlink_domain", c.nvlink_domain,
+            "must divide the job's GPUs, nodes*gpus_per_node = " + str(c.total_gpus()) +
+                ", or set cluster.gpus_per_domain to the GPUs the job uses in each domain (e.g. 64 of a 72-GPU "
+                "rack)");
 }
 
 // SHARP is an InfiniBand switch feature (Quantum-2, Quantum-X800); NCCL's CollNet runs on it.

@@ -35,11 +35,13 @@ std::vector<double> collective(const ClusterSpec& cluster, CollectiveOp op, cons
   return test::measured_collective(cluster, op, gpus, bytes, algo);
 }
 
-std::vector<int> first(int n) { return test::first_gpus(n); }
+std::vector<int> first(int n) {
+  return test::first_gpus(n);
+}
 
 TEST(NvlinkDomain, Nvl72Presets) {
-  for (const auto& [name, gpu, nic_Gbps] : {std::tuple<const char*, const char*, double>{"gb200-nvl72", "gb200", 400},
-                                            {"gb300-nvl72", "gb300", 800}}) {
+  for (const auto& [name, gpu, nic_Gbps] :
+       {std::tuple<const char*, const char*, double>{"gb200-nvl72", "gb200", 400}, {"gb300-nvl72", "gb300", 800}}) {
     const auto c = cluster_preset(name);
     ASSERT_TRUE(c) << name;
     EXPECT_EQ(c->gpu.name, gpu);
@@ -53,6 +55,43 @@ TEST(NvlinkDomain, Nvl72Presets) {
     EXPECT_DOUBLE_EQ(c->nic_bandwidth_Bps, nic_Gbps * 1e9 / 8) << name;
     EXPECT_EQ(c->fabric, Fabric::rail_optimized) << name;
   }
+}
+
+TEST(NvlinkDomain, JobsOnPartOfARack) {
+  // 8 and 64 GPUs of one rack: the job's GPUs are the domain; 64 of each of two racks.
+  ClusterSpec c = *cluster_preset("gb200-nvl72");
+  c.nodes = 2;
+  EXPECT_EQ(c.domain_gpus(), 8);
+  EXPECT_EQ(c.physical_domain_gpus(), 72);
+  EXPECT_EQ(c.domains(), 1);
+  c.nodes = 16;
+  EXPECT_EQ(c.domain_gpus(), 64);
+  c.nodes = 32;
+  c.gpus_per_domain = 64;
+  EXPECT_EQ(c.domain_gpus(), 64);
+  EXPECT_EQ(c.nodes_per_domain(), 16);
+  EXPECT_EQ(c.domains(), 2);
+  ParallelSpec p;
+  p.tp = 8;
+  p.dp = 16;
+  const RankMapping m(p, c);
+  EXPECT_EQ(m.domain_of(63), 0);
+  EXPECT_EQ(m.domain_of(64), 1);  // tray 17 of the first rack is not the job's
+  const Platform platform(c);
+  EXPECT_EQ(platform.domain_of(63), 0);
+  EXPECT_EQ(platform.domain_of(64), 1);
+}
+
+TEST(NvlinkDomain, CollectivesOnPartOfARack) {
+  ClusterSpec c = *cluster_preset("gb200-nvl72");
+  c.nodes = 32;
+  c.gpus_per_domain = 64;
+  // Inside one rack's 64 GPUs: NVLink, NVLS; across the two racks' shares: NVLS-tree.
+  const std::vector<double> inside = collective(c, CollectiveOp::all_reduce, first(64), k_gib);
+  EXPECT_EQ(inside[1], static_cast<double>(CollectiveAlgo::nvls));
+  const std::vector<double> across = collective(c, CollectiveOp::all_reduce, first(128), k_gib);
+  EXPECT_EQ(across[1], static_cast<double>(CollectiveAlgo::nvls_tree));
+  EXPECT_LT(across[0], 900.0 * 2);
 }
 
 TEST(NvlinkDomain, DefaultDomainIsTheNode) {
@@ -74,9 +113,11 @@ TEST(NvlinkDomain, TraysOfOneRackTalkOverNvlinkRacksOverNics) {
     // GPU 0 (tray 0) and GPU 4 (tray 1), same rack: one NVLink leg. GPU 0 and GPU 72: NICs.
     const auto in_rack = p.hops(0, 4);
     const auto across = p.hops(0, 72);
-    return std::vector<double>{static_cast<double>(in_rack.size()), static_cast<double>(in_rack[0].dst),
+    return std::vector<double>{static_cast<double>(in_rack.size()),
+                               static_cast<double>(in_rack[0].dst),
                                static_cast<double>(across.back().src >= p.gpu_count()),
-                               static_cast<double>(p.domain_of(71)), static_cast<double>(p.domain_of(72)),
+                               static_cast<double>(p.domain_of(71)),
+                               static_cast<double>(p.domain_of(72)),
                                static_cast<double>(p.nics_per_domain())};
   });
   EXPECT_EQ(r[0], 1);
