@@ -1,6 +1,8 @@
 #pragma once
 // How the model is trained: batch shape, number formats, optimizer, memory savers.
 
+#include <optional>
+
 namespace trainsim {
 
 /// fp8: Transformer Engine's FP8 (per-tensor scaling, E4M3/E5M2); mxfp8: OCP microscaling FP8
@@ -83,14 +85,11 @@ struct TrainingSpec {
   /// op's first kernel launch), and per further kernel an op launches from its own C++ loop
   /// (a grouped GEMM's per-expert GEMMs, a TP-overlapped GEMM's chunks, an fp8 quantization's
   /// second kernel): a pass whose kernels are shorter on the GPU than their launches runs at
-  /// the host's pace (sim/step/host_bound_pass.hpp). Measured by kernels/host/host_launch_cost.py
-  /// over the 13,808 launches of two real PyTorch profiler traces of A100 ranks
-  /// (HolisticTraceAnalysis @ f4d0062, MIT: tests/data/trace_diff/control/control.json.gz and
-  /// tests/data/negative_queue_length_values_check/rank0.json.gz): the median time from one
-  /// kernel launch to the next on a host thread, 30 us (33 and 23 us; quartiles 18 and
-  /// 44 us), and the median cudaLaunchKernel call, 6 us.
-  double kernel_host_time_s = 30e-6;
-  double kernel_launch_time_s = 6e-6;
+  /// the host's pace (sim/step/host_bound_pass.hpp). Unset: the cluster's host type's
+  /// measured costs (topologies/host_cost.hpp: 30 and 6 us on x86 hosts, 2.75 times that on
+  /// Grace).
+  std::optional<double> kernel_host_time_s;
+  std::optional<double> kernel_launch_time_s;
 };
 
 /// Bytes of one gradient element (training.grad_precision).

@@ -41,6 +41,7 @@ ClusterSpec nvl72_rack(const char* preset, const char* gpu_name, double nic_Bps)
   c.nics_per_node = 4;
   c.nvlink_domain = 72;
   c.fabric = Fabric::rail_optimized;
+  c.host = HostCpu::grace;  // one Grace CPU per two GPUs of a compute tray
   return c;
 }
 

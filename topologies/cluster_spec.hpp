@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "topologies/gpu_spec.hpp"
+#include "topologies/host_cost.hpp"
 
 namespace trainsim {
 
@@ -49,6 +50,7 @@ struct ClusterSpec {
   double oversubscription = 1.0;       ///< fat-tree leaf down:up bandwidth ratio (>= 1)
   int fat_tree_levels = 2;             ///< 2 (leaf/spine) or 3 (leaf/spine/core)
   double host_link_bandwidth_Bps = 0;  ///< GPU <-> host (PCIe), for CPU offload
+  HostCpu host = HostCpu::x86;         ///< the CPU that issues the GPUs' work (host_cost.hpp)
   /// Kernel timings: "auto" (kernels/calibration/<gpu>.csv if shipped), "none" (datasheet
   /// roofline), or the path of a calibration table.
   std::string calibration = "auto";

@@ -128,6 +128,28 @@ ScenarioField latency_field(std::string name, std::string help, Access access) {
                         1e-6, true);
 }
 
+// A host time, or `auto`: the cluster's host type's measured cost (topologies/host_cost.hpp).
+template <typename Access>
+ScenarioField host_latency_field(std::string name, std::string help, Access access) {
+  ScenarioField f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [access](Scenario& s, std::string_view text) -> Rule {
+    if (text == "auto") {
+      access(s).reset();
+      return std::nullopt;
+    }
+    const auto v = units::parse_duration(text);
+    if (!v || *v < 0) return std::string("expected auto, or a value >= 0 with a unit (") + units::k_duration_units + ")";
+    access(s) = *v;
+    return std::nullopt;
+  };
+  f.show = [access](const Scenario& s) { return access(s) ? number_text(*access(s) / 1e-6) + "us" : "auto"; };
+  return f;
+}
+
+const parse::EnumNames<HostCpu> k_hosts{{{"x86", HostCpu::x86}, {"grace", HostCpu::grace}}};
+
 const parse::EnumNames<Precision> k_precisions{
     {{"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8}, {"fp32", Precision::fp32},
      {"mxfp8", Precision::mxfp8}, {"nvfp4", Precision::nvfp4}}};
@@ -564,11 +586,11 @@ std::vector<ScenarioField> scenario_fields() {
       latency_field(
           "training.microbatch_host_overhead", "host time the GPU waits for per micro-batch and model-chunk pass",
           [](auto& s) -> auto& { return s.training.microbatch_host_overhead_s; }),
-      latency_field(
-          "training.kernel_host_time", "host time per op dispatched, its first kernel's launch included",
+      host_latency_field(
+          "training.kernel_host_time", "host time per op dispatched, its first kernel's launch included (auto: the host's)",
           [](auto& s) -> auto& { return s.training.kernel_host_time_s; }),
-      latency_field(
-          "training.kernel_launch_time", "host time per further kernel an op launches from its own loop",
+      host_latency_field(
+          "training.kernel_launch_time", "host time per further kernel an op launches from its own loop (auto: the host's)",
           [](auto& s) -> auto& { return s.training.kernel_launch_time_s; }),
 
       int_field(
@@ -654,6 +676,9 @@ std::vector<ScenarioField> scenario_fields() {
       enum_field(
           "cluster.network", "what the NICs and switches speak: infiniband, spectrum-x (Ethernet), roce (Ethernet)",
           [](auto& s) -> auto& { return s.cluster.network; }, k_networks),
+      enum_field(
+          "cluster.host", "the CPU that issues the GPUs' work: x86 (DGX, HGX) or grace (GB200, GB300)",
+          [](auto& s) -> auto& { return s.cluster.host; }, k_hosts),
       bool_field(
           "cluster.sharp", "InfiniBand switches reduce (SHARP) and NCCL's CollNet plugin is loaded",
           [](auto& s) -> auto& { return s.cluster.sharp; }),

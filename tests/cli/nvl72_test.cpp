@@ -112,6 +112,24 @@ TEST(Nvl72, JobsOnPartOfARackSimulate) {
       << t.out;
 }
 
+TEST(Nvl72, GraceHostsIssueMoeLayersSlower) {
+  // A fine-grained MoE step on one GB200 rack's 8 GPUs is host-bound: Grace's host costs
+  // (cluster.host = grace, the preset's) make it slower than the same step issued by x86
+  // host costs; with the host times given, the host type changes nothing.
+  const auto step = [](const std::vector<std::string>& sets) {
+    std::vector<std::string> args{"run", testing::source_path("scenarios/validation/nemo-b200-qwen3-30b-a3b.ini"),
+                                  "--json", "--set", "cluster.preset=gb200-nvl72", "--set", "cluster.nodes=2"};
+    for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+    const auto r = testing::run_trainsim(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out).at("step_time_s").get<double>() : 0.0;
+  };
+  const double grace = step({});
+  const double x86 = step({"cluster.host=x86"});
+  EXPECT_GT(grace, x86 * 1.01);
+  EXPECT_EQ(step({"training.kernel_host_time=30us", "training.kernel_launch_time=6us"}), x86);
+}
+
 TEST(Nvl72, BadGpusPerDomainIsRefused) {
   for (const auto& [value, rule] : {std::pair<const char*, const char*>{"62", "multiple of cluster.gpus_per_node = 4"},
                                     {"76", "at most the NVLink domain's 72 GPUs"},

@@ -67,3 +67,21 @@ TEST(ClusterPresets, DgxB200) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(HostCost, GraceIssuesWorkSlowerThanX86) {
+  // x86: the A100 traces' 30 us per op and 6 us per launch; Grace: 37.08 / 13.48 times that
+  // (TransformerEngine#2053: one torch Linear forward's CPU time on GB200 and DGX-H100).
+  EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86).op_s, 30e-6);
+  EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86).launch_s, 6e-6);
+  EXPECT_NEAR(host_cost(HostCpu::grace).op_s, 82.5e-6, 0.1e-6);
+  EXPECT_NEAR(host_cost(HostCpu::grace).launch_s, 16.5e-6, 0.1e-6);
+  for (const char* name : {"gb200-nvl72", "gb300-nvl72"}) EXPECT_EQ(cluster_preset(name)->host, HostCpu::grace) << name;
+  for (const char* name : {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200"})
+    EXPECT_EQ(cluster_preset(name)->host, HostCpu::x86) << name;
+}
+
+}  // namespace
+}  // namespace trainsim

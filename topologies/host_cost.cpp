@@ -1,0 +1,27 @@
+#include "topologies/host_cost.hpp"
+
+namespace trainsim {
+
+namespace {
+
+// x86 hosts: measured by kernels/host/host_launch_cost.py over the 13,808 launches of two
+// real PyTorch profiler traces of A100 ranks on x86 hosts (HolisticTraceAnalysis @ f4d0062,
+// MIT; ../shared/data/profiles/): the median time from one kernel launch to the next on a
+// host thread, 30 us, and the median cudaLaunchKernel call, 6 us (models/training_spec.hpp).
+constexpr HostCost k_x86{30e-6, 6e-6};
+
+// Grace (GB200, GB300): the same eager torch Linear forward (BF16, hidden 2048, 8,192 tokens)
+// costs 37.08 us of CPU time on a GB200 node against 13.48 us on a DGX-H100 host
+// (NVIDIA/TransformerEngine#2053, a maintainer's measurement; public.md D5): Grace's cores
+// issue the same framework work 2.75 times slower. Applied to both x86 figures, a stated
+// rule until a Grace profiler trace is measured.
+constexpr double k_grace_over_x86 = 37.08 / 13.48;
+
+}  // namespace
+
+HostCost host_cost(HostCpu host) {
+  if (host == HostCpu::grace) return {k_x86.op_s * k_grace_over_x86, k_x86.launch_s * k_grace_over_x86};
+  return k_x86;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,21 @@
+#pragma once
+// What the host CPU of a node costs the framework per op it dispatches: the host type of a
+// cluster preset (x86 on DGX and HGX, Grace on GB200 and GB300 NVL72) gives the defaults of
+// training.kernel_host_time and training.kernel_launch_time (sim/step/host_bound_pass.hpp).
+
+namespace trainsim {
+
+/// The CPU that issues a node's GPU work.
+enum class HostCpu { x86, grace };
+
+/// Host seconds per op dispatched (Python, operator dispatch, the first launch) and per
+/// further kernel an op launches from its own loop.
+struct HostCost {
+  double op_s = 0;
+  double launch_s = 0;
+};
+
+/// The measured costs of `host` (sources in host_cost.cpp).
+HostCost host_cost(HostCpu host);
+
+}  // namespace trainsim
