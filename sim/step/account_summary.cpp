@@ -1,10 +1,35 @@
 #include "sim/step/account_summary.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "models/memory_budget.hpp"
 
 namespace trainsim {
+
+namespace {
+
+// Each time a GPU account holds, and the breakdown field that averages it.
+constexpr std::array k_times{std::pair{&StepBreakdown::data, &GpuAccount::data},
+                             std::pair{&StepBreakdown::forward, &GpuAccount::forward},
+                             std::pair{&StepBreakdown::backward, &GpuAccount::backward},
+                             std::pair{&StepBreakdown::recompute, &GpuAccount::recompute},
+                             std::pair{&StepBreakdown::optimizer, &GpuAccount::optimizer},
+                             std::pair{&StepBreakdown::tp_comm, &GpuAccount::tp_comm},
+                             std::pair{&StepBreakdown::pp_comm, &GpuAccount::pp_comm},
+                             std::pair{&StepBreakdown::dp_comm, &GpuAccount::dp_comm},
+                             std::pair{&StepBreakdown::zero_comm, &GpuAccount::zero_comm},
+                             std::pair{&StepBreakdown::ep_comm, &GpuAccount::ep_comm},
+                             std::pair{&StepBreakdown::cp_comm, &GpuAccount::cp_comm}};
+
+// Each byte count a GPU account holds, and the field of CommBytes that averages it.
+constexpr std::array k_bytes{
+    std::pair{&CommBytes::tp, &GpuAccount::tp_bytes}, std::pair{&CommBytes::pp, &GpuAccount::pp_bytes},
+    std::pair{&CommBytes::dp, &GpuAccount::dp_bytes}, std::pair{&CommBytes::zero, &GpuAccount::zero_bytes},
+    std::pair{&CommBytes::ep, &GpuAccount::ep_bytes}, std::pair{&CommBytes::cp, &GpuAccount::cp_bytes}};
+
+}  // namespace
 
 StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& accounts,
                               const std::vector<int>& gpus_per_account, double end_s) {
@@ -26,25 +51,8 @@ StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& 
     const GpuAccount& a = accounts[i];
     const double gpus = gpus_per_account[i];
     weight_sum += gpus;
-    StepBreakdown& b = r.breakdown_s;
-    b.data += gpus * a.data;
-    b.forward += gpus * a.forward;
-    b.backward += gpus * a.backward;
-    b.recompute += gpus * a.recompute;
-    b.optimizer += gpus * a.optimizer;
-    b.tp_comm += gpus * a.tp_comm;
-    b.pp_comm += gpus * a.pp_comm;
-    b.dp_comm += gpus * a.dp_comm;
-    b.zero_comm += gpus * a.zero_comm;
-    b.ep_comm += gpus * a.ep_comm;
-    b.cp_comm += gpus * a.cp_comm;
-    CommBytes& cb = r.comm_bytes_per_gpu;
-    cb.tp += gpus * a.tp_bytes;
-    cb.pp += gpus * a.pp_bytes;
-    cb.dp += gpus * a.dp_bytes;
-    cb.zero += gpus * a.zero_bytes;
-    cb.ep += gpus * a.ep_bytes;
-    cb.cp += gpus * a.cp_bytes;
+    for (const auto& [average, time] : k_times) r.breakdown_s.*average += gpus * a.*time;
+    for (const auto& [average, bytes] : k_bytes) r.comm_bytes_per_gpu.*average += gpus * a.*bytes;
     model_flops += gpus * a.model_flops;
     hardware_flops += gpus * a.hardware_flops;
     model_flops_full += gpus * a.model_flops_full;
@@ -57,12 +65,9 @@ StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& 
     if (i < static_cast<size_t>(s.parallel.pp))
       r.inflight_microbatches.push_back(static_cast<double>(a.max_inflight_chunks) / s.parallel.virtual_stages);
   }
+  for (const auto& field : k_times) r.breakdown_s.*field.first /= weight_sum * steps;
+  for (const auto& field : k_bytes) r.comm_bytes_per_gpu.*field.first /= weight_sum * steps;
   StepBreakdown& b = r.breakdown_s;
-  for (double* v : {&b.data, &b.forward, &b.backward, &b.recompute, &b.optimizer, &b.tp_comm, &b.pp_comm, &b.dp_comm,
-                    &b.zero_comm, &b.ep_comm, &b.cp_comm})
-    *v /= weight_sum * steps;
-  CommBytes& cb = r.comm_bytes_per_gpu;
-  for (double* v : {&cb.tp, &cb.pp, &cb.dp, &cb.zero, &cb.ep, &cb.cp}) *v /= weight_sum * steps;
   b.idle = std::max(0.0, step_time - b.total());
   const double peak = gpu.peak_flops(s.training.precision);
   const auto per_gpu_tflops = [&](double flops) { return flops / steps / step_time / r.gpus / 1e12; };
