@@ -127,9 +127,8 @@ const StageMemory& MemoryReport::peak_stage() const {
 std::vector<ModelChunk> balanced_chunks(const ModelSpec& m, const ParallelSpec& par) {
   if (par.stage_split != StageSplit::cost)
     return even_layers(m.layers, par.pp * par.virtual_stages, par.stage_split == StageSplit::even_with_ends);
-  std::vector<double> costs(static_cast<size_t>(m.layers), layer_forward_flops_per_token(m));
-  if (!has_uniform_layers(m))
-    for (int i = 0; i < m.layers; ++i) costs[static_cast<size_t>(i)] = layer_forward_flops_per_token(layer_spec(m, i));
+  std::vector<double> costs(static_cast<size_t>(m.layers));
+  for (int i = 0; i < m.layers; ++i) costs[static_cast<size_t>(i)] = layer_forward_flops_per_token(layer_spec(m, i));
   // The embedding is a lookup: no FLOPs worth balancing.
   double output_cost = output_forward_flops_per_token(m);
   if (m.mtp_depth > 0)  // the modules run on the last chunk: their layer, projection and output head
