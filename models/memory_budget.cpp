@@ -7,8 +7,8 @@
 #include "models/layer_kinds.hpp"
 #include "models/model_state_memory.hpp"
 #include "models/parameter_count.hpp"
-#include "models/stage_parameters.hpp"
 #include "models/pipeline_inflight.hpp"
+#include "models/stage_parameters.hpp"
 
 namespace trainsim {
 
@@ -67,7 +67,10 @@ double comm_buffer_bytes(const ModelSpec& m, const TrainingSpec& tr, const Paral
 }
 
 // `chunks`: the stage's model chunks. With full recomputation of some layers per chunk
-// (recompute_layers), those keep only their input and the others everything.
+// (recompute_layers), the chunk's first ones are recomputed (Megatron-LM's block recompute
+// method): they keep only their input, the others everything. Each run of layers of one kind
+// (dense and MoE, windowed and full: layer_kinds.hpp) at its kind's size; a model of one kind
+// is one run.
 double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par, int stage,
                         const std::vector<ModelChunk>& chunks, double inflight) {
   ActivationLayout layout;
@@ -80,15 +83,9 @@ double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const Parall
   ActivationLayout kept = layout;
   kept.recompute = Recompute::none;
   double layer_bytes = 0;
-  double working = 0;
+  double working = 0;  // full recompute: the layer run again holds all of its activations
   for (const ModelChunk& c : chunks) {
     const int again = tr.recompute == Recompute::full ? recomputed_layers(tr, c.layers) : c.layers;
-    if (has_uniform_layers(m)) {
-      layer_bytes += again * layer_activation_bytes(m, layout) + (c.layers - again) * layer_activation_bytes(m, kept);
-      continue;
-    }
-    // Layers of different kinds (dense and MoE, windowed and full): the first `again` of the
-    // chunk are recomputed (Megatron-LM's block recompute method), the rest kept whole.
     int before = 0;
     for (const LayerRun& r : layer_runs(m, c.first_layer, c.layers)) {
       const int recomputed = std::clamp(again - before, 0, r.count);
@@ -98,7 +95,7 @@ double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const Parall
       before += r.count;
     }
   }
-  double bytes = inflight * layer_bytes + (has_uniform_layers(m) ? recompute_working_bytes(m, layout) : working);
+  double bytes = inflight * layer_bytes + working;
   if (stage == 0) bytes += inflight * embedding_activation_bytes(m, layout);
   if (stage == par.pp - 1) {
     bytes += inflight * output_activation_bytes(m, layout);
@@ -130,9 +127,8 @@ const StageMemory& MemoryReport::peak_stage() const {
 std::vector<ModelChunk> balanced_chunks(const ModelSpec& m, const ParallelSpec& par) {
   if (par.stage_split != StageSplit::cost)
     return even_layers(m.layers, par.pp * par.virtual_stages, par.stage_split == StageSplit::even_with_ends);
-  std::vector<double> costs(static_cast<size_t>(m.layers), layer_forward_flops_per_token(m));
-  if (!has_uniform_layers(m))
-    for (int i = 0; i < m.layers; ++i) costs[static_cast<size_t>(i)] = layer_forward_flops_per_token(layer_spec(m, i));
+  std::vector<double> costs(static_cast<size_t>(m.layers));
+  for (int i = 0; i < m.layers; ++i) costs[static_cast<size_t>(i)] = layer_forward_flops_per_token(layer_spec(m, i));
   // The embedding is a lookup: no FLOPs worth balancing.
   double output_cost = output_forward_flops_per_token(m);
   if (m.mtp_depth > 0)  // the modules run on the last chunk: their layer, projection and output head
@@ -157,8 +153,8 @@ MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const P
     for (const ModelChunk& c : own) s.layers += c.layers;
     const StageParameters params = stage_parameters(m, par, stage, own);
     s.parameters_per_gpu = params.dense + params.expert;
-    s.inflight_microbatches = inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages,
-                                                     par.microbatch_group);
+    s.inflight_microbatches =
+        inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages, par.microbatch_group);
     s.bytes = model_states(params, tr, par, s.offloaded_bytes);
     s.bytes.activations = activation_bytes(m, tr, par, stage, own, s.inflight_microbatches);
     s.bytes.comm_buffers = comm_buffer_bytes(m, tr, par, params);

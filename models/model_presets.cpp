@@ -41,13 +41,33 @@ ModelSpec llama(const char* name, int layers, int hidden, int heads, int kv_head
   return m;  // SwiGLU, RMSNorm, RoPE, no biases, untied embeddings, no dropout (defaults)
 }
 
+// What a mixture-of-experts preset sets beyond its base shape; each field's default is
+// ModelSpec's (routed experts of ffn_hidden, no shared experts, every layer MoE, no router
+// bias), so that a preset names only what its paper or config states.
+struct MoeShape {
+  int experts = 1;
+  int top_k = 1;
+  int moe_ffn_hidden = 0;
+  int shared_experts = 0;
+  int dense_layers = 0;
+  bool router_bias = false;
+};
+
+// `base` with the experts of `moe`.
+ModelSpec with_experts(ModelSpec base, const MoeShape& moe) {
+  base.experts = moe.experts;
+  base.top_k = moe.top_k;
+  base.moe_ffn_hidden = moe.moe_ffn_hidden;
+  base.shared_experts = moe.shared_experts;
+  base.dense_layers = moe.dense_layers;
+  base.router_bias = moe.router_bias;
+  return base;
+}
+
 ModelSpec mixtral_8x7b() {
   // Jiang et al. 2024, "Mixtral of Experts", Table 1: dim 4096, 32 layers, head_dim 128,
   // 32 heads, 8 kv heads, hidden_dim 14336, 8 experts, top-2, vocab 32000, context 32768.
-  ModelSpec m = llama("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 32768);
-  m.experts = 8;
-  m.top_k = 2;
-  return m;
+  return with_experts(llama("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 32768), {.experts = 8, .top_k = 2});
 }
 
 ModelSpec deepseek_v3() {
@@ -59,18 +79,14 @@ ModelSpec deepseek_v3() {
   // e_score_correction_bias; vocab 129280, untied; num_nextn_predict_layers 1 (MTP); 4K
   // pre-training sequences (§4.2). 671,026,419,200 parameters in the main model plus
   // 11,610,068,224 of the MTP module's own (README_WEIGHTS.md: "671B" and "11.5B unique").
-  ModelSpec m = llama("deepseek-v3", 61, 7168, 128, 128, 18432, 129280, 4096);
+  const MoeShape experts{
+      .experts = 256, .top_k = 8, .moe_ffn_hidden = 2048, .shared_experts = 1, .dense_layers = 3, .router_bias = true};
+  ModelSpec m = with_experts(llama("deepseek-v3", 61, 7168, 128, 128, 18432, 129280, 4096), experts);
   m.q_lora_rank = 1536;
   m.kv_lora_rank = 512;
   m.qk_nope_head_dim = 128;
   m.qk_rope_head_dim = 64;
   m.v_head_dim = 128;
-  m.experts = 256;
-  m.top_k = 8;
-  m.moe_ffn_hidden = 2048;
-  m.shared_experts = 1;
-  m.dense_layers = 3;
-  m.router_bias = true;
   m.mtp_depth = 1;
   return m;
 }
@@ -80,11 +96,10 @@ ModelSpec qwen3_moe(const char* name, int layers, int hidden, int heads, int moe
   // (huggingface.co/Qwen/Qwen3-30B-A3B, Qwen/Qwen3-235B-A22B): head_dim 128, 4 KV heads,
   // QK-norm, 128 experts of moe_intermediate_size, top-8, no shared experts, every layer MoE
   // (decoder_sparse_step 1), vocab 151936, untied; 4K sequences in pre-training stage 1.
-  ModelSpec m = llama(name, layers, hidden, heads, 4, moe_ffn, 151936, 4096);
+  ModelSpec m =
+      with_experts(llama(name, layers, hidden, heads, 4, moe_ffn, 151936, 4096), {.experts = 128, .top_k = 8});
   m.explicit_head_dim = 128;
   m.qk_norm = true;
-  m.experts = 128;
-  m.top_k = 8;
   return m;
 }
 
@@ -95,15 +110,13 @@ ModelSpec gpt_oss_120b() {
   // 128-token window and full attention (layer_types: sliding first); 128 experts of 2880,
   // top-4, SwiGLU with biases, a router with a bias; vocab 201088, untied; initial context
   // 4096. 116,829,156,672 parameters (the card's 116.83B).
-  ModelSpec m = llama("gpt-oss-120b", 36, 2880, 64, 8, 2880, 201088, 4096);
+  ModelSpec m = with_experts(llama("gpt-oss-120b", 36, 2880, 64, 8, 2880, 201088, 4096),
+                             {.experts = 128, .top_k = 4, .router_bias = true});
   m.explicit_head_dim = 64;
   m.bias = true;
   m.attention_sinks = true;
   m.sliding_window = 128;
   m.full_attention_interval = 2;
-  m.experts = 128;
-  m.top_k = 4;
-  m.router_bias = true;
   return m;
 }
 
@@ -141,8 +154,8 @@ std::optional<ModelSpec> model_preset(std::string_view name) {
 }
 
 std::vector<std::string> model_preset_names() {
-  return {"gpt3-175b",   "llama2-7b",     "llama3-8b",       "llama3-70b",   "llama3-405b",
-          "mixtral-8x7b", "deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b", "nemotron-4-340b"};
+  return {"gpt3-175b",   "llama2-7b",     "llama3-8b",       "llama3-70b",   "llama3-405b",    "mixtral-8x7b",
+          "deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b", "nemotron-4-340b"};
 }
 
 }  // namespace trainsim

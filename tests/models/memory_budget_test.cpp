@@ -202,5 +202,20 @@ TEST(MemoryBudget, ReportNamesThePeakStageAndVerdict) {
   }
 }
 
+TEST(MemoryBudget, CostSplitCostsEveryLayerAsItsKind) {
+  // full_attention_interval = 1 makes every layer attend over the whole sequence: the layers
+  // cost what they cost without the window, and the stages split alike.
+  const ModelSpec full = *model_preset("llama3-8b");
+  ModelSpec overridden = full;
+  overridden.sliding_window = 128;
+  overridden.full_attention_interval = 1;
+  ParallelSpec p;
+  p.pp = 4;
+  const std::vector<ModelChunk> expected = balanced_chunks(full, p);
+  const std::vector<ModelChunk> chunks = balanced_chunks(overridden, p);
+  ASSERT_EQ(chunks.size(), expected.size());
+  for (size_t i = 0; i < chunks.size(); ++i) EXPECT_EQ(chunks[i].layers, expected[i].layers) << "chunk " << i;
+}
+
 }  // namespace
 }  // namespace trainsim

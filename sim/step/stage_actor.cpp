@@ -1,0 +1,681 @@
+#include "sim/step/stage_actor.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <tuple>
+#include <utility>
+
+#include "sim/engine/plan_runner.hpp"
+#include "sim/schedule/pipeline_schedule.hpp"
+#include "sim/step/simulated_scope.hpp"
+
+namespace trainsim {
+
+namespace sg4 = simgrid::s4u;
+using engine::CollectiveCall;
+using engine::CollectiveOp;
+using engine::CommActivity;
+using engine::CommPlan;
+
+namespace {
+
+// Activity records shorter than this are not reported (observe).
+constexpr double k_shortest_record_s = 1e-12;
+
+}  // namespace
+
+StageActor::StageActor(StepWorld& world, int stage, int replica, int account)
+    : w_(world),
+      stage_(stage),
+      replica_(replica),
+      account_(account),
+      rank_(rank_of(world.mapping, replica, stage)),
+      tp_group_(world.mapping.group_of(rank_, GroupAxis::tp)),
+      ep_group_(world.mapping.group_of(rank_, GroupAxis::ep)),
+      etp_group_(world.mapping.group_of(rank_, GroupAxis::etp)),
+      cp_group_(world.mapping.group_of(rank_, GroupAxis::cp)),
+      costs_(world.costs.stages[static_cast<size_t>(stage)]),
+      loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
+              world.scenario.training.prefetch),
+      clock_(world.options.lazy_sleeps) {}
+
+void StageActor::operator()() {
+  const int m = w_.costs.microbatches;
+  const int pp = w_.scenario.parallel.pp;
+  const int v = w_.scenario.parallel.virtual_stages;
+  const std::vector<PipelineTask> order = w_.schedule.order(stage_, pp, m, v);
+  for (int step = 0; step < w_.scenario.run.steps; ++step) {
+    step_ = step;
+    step_start_ = clock_.now();
+    start_overlapped_parameter_gather();
+    std::deque<PipelineTask> deferred;
+    for (const PipelineTask& t : order) {
+      if (w_.schedule.defers_weight_gradients()) {
+        const auto ready = [&] {
+          clock_.settle();  // a transfer's state is read at the engine's clock
+          return inputs_ready(t);
+        };
+        while (!deferred.empty() && !ready()) {
+          run_weight(deferred.front());
+          deferred.pop_front();
+        }
+      }
+      wait_inputs(t);
+      run_task(t);
+      if (t.pass == TaskPass::backward && w_.schedule.defers_weight_gradients())
+        deferred.push_back({t.microbatch, t.chunk, TaskPass::weight});
+    }
+    for (const PipelineTask& t : deferred) run_weight(t);
+    finish_step();
+  }
+}
+
+GpuAccount& StageActor::account() {
+  return w_.accounts[static_cast<size_t>(account_)];
+}
+
+void StageActor::observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end,
+                         double bytes, double flops) {
+  // Shorter than a picosecond is a rounding remainder (a pass's last slot leaves its
+  // compute split to the last bit), not an activity.
+  if (!w_.options.observer || end - start < k_shortest_record_s) return;
+  ActivityRecord r;
+  r.rank = rank_;
+  r.stage = stage_;
+  r.replica = replica_;
+  r.stream = stream;
+  r.kind = std::move(kind);
+  r.chunk = t ? t->chunk : -1;
+  r.microbatch = t ? t->microbatch : -1;
+  r.step = step_;
+  r.start_s = start;
+  r.end_s = end;
+  r.bytes = bytes;
+  r.flops = flops;
+  w_.options.observer->on_activity(r);
+}
+
+// Runs one pass's compute, accounts it and reports it. ZeRO-3 gathers the pass's
+// parameters unit by unit (forward and backward); context parallelism exchanges K/V
+// blocks during the attention kernels.
+double StageActor::compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
+  const bool gathers = w_.scenario.parallel.zero >= 3 && w_.scenario.parallel.gradient_group() > 1 &&
+                       costs_.zero3_unit_bytes > 0 && t.pass != TaskPass::weight && std::string(kind) != "recompute";
+  // What runs beside overlapped TP collectives runs in run_collective; with context
+  // parallelism the attention kernels run beside the K/V exchange.
+  const double before_attention =
+      pass.compute_s - pass.overlapped_s - (pass.cp_gather_bytes > 0 ? pass.attention_s : 0.0);
+  // The pass's FLOPs in proportion to the compute time each record covers.
+  const double flops_per_s = pass.compute_s > 0 ? pass.executed_flops / pass.compute_s : 0.0;
+  if (gathers) {
+    // Each unit's compute is its own record: the gathers waited for lie between them.
+    double spent = compute_with_gathers(kind, t, before_attention, with_buckets, flops_per_s);
+    if (pass.cp_gather_bytes > 0) {
+      open_record(kind, t, flops_per_s);
+      spent += compute_attention_with_cp(kind, t, pass, flops_per_s);
+      close_record();
+    }
+    return spent;
+  }
+  open_record(kind, t, flops_per_s);
+  double spent = with_buckets ? compute_with_buckets(t, before_attention, 1.0) : compute(before_attention);
+  if (pass.cp_gather_bytes > 0) spent += compute_attention_with_cp(kind, t, pass, flops_per_s);
+  close_record();
+  return spent;
+}
+
+// The attention kernels of a pass under context parallelism, with the K/V exchange the
+// scenario's cp_algo makes. Called with a compute record open; leaves one open.
+double StageActor::compute_attention_with_cp(const char* kind, const PipelineTask& t, const PassCost& pass,
+                                             double flops_per_s) {
+  if (w_.scenario.parallel.cp_algo == CpAlgo::ring) return compute_with_ring_exchange(t, pass);
+  // All-gather CP (Llama 3 §3.3.2): the whole sequence's K and V are gathered before the
+  // attention kernels and, in the backward, their gradients reduce-scattered after them;
+  // neither overlaps compute. Each stops the compute record.
+  close_record();
+  exposed_cp_collective(t, CollectiveOp::all_gather, pass.cp_gather_bytes, "cp_allgather");
+  open_record(kind, t, flops_per_s);
+  const double spent = compute(pass.attention_s);
+  if (pass.cp_reduce_bytes > 0) {
+    close_record();
+    exposed_cp_collective(t, CollectiveOp::reduce_scatter, pass.cp_reduce_bytes, "cp_reducescatter");
+    open_record(kind, t, flops_per_s);
+  }
+  return spent;
+}
+
+// Starts `op` of `bytes` on this GPU's context-parallel group and accounts its bytes.
+CommActivity StageActor::start_cp_collective(CollectiveOp op, double bytes) {
+  CollectiveCall call;
+  call.op = op;
+  call.gpus = w_.mapping.gpus_of(cp_group_);
+  call.bytes = bytes;
+  account().cp_bytes += bus_bytes(op, bytes, static_cast<int>(cp_group_.size()));
+  clock_.settle();
+  return engine::start_collective(w_.platform, call);
+}
+
+// A collective on the CP group that the GPU waits for: its whole time is cp_comm.
+void StageActor::exposed_cp_collective(const PipelineTask& t, CollectiveOp op, double bytes, const char* name) {
+  const double asked = clock_.now();
+  const CommActivity c = start_cp_collective(op, bytes);
+  c.wait();
+  account().cp_comm += clock_.now() - asked;
+  account().add_comm_interval(c.start_s(), c.end_s());
+  observe(ActivityStream::dp_comm, name, &t, c.start_s(), c.end_s(), bytes, 0);
+}
+
+void StageActor::open_record(const char* kind, const PipelineTask& t, double flops_per_s) {
+  const double now = clock_.now();
+  record_ = ComputeRecord{kind, &t, now, now, flops_per_s, 0};
+}
+
+void StageActor::observe_record() {
+  observe(ActivityStream::compute, record_->kind, record_->task, record_->start_s, record_->end_s, 0,
+          record_->flops_per_s * record_->seconds);
+}
+
+void StageActor::close_record() {
+  if (!record_) return;
+  observe_record();
+  record_.reset();
+}
+
+// ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; PyTorch FSDP): each unit's parameters are
+// all-gathered before it computes, zero3_prefetch units ahead; waiting for one is zero_comm.
+// Each unit's compute is reported as a `kind` record of flops_per_s x its seconds.
+double StageActor::compute_with_gathers(const char* kind, const PipelineTask& t, double seconds, bool with_buckets,
+                                        double flops_per_s) {
+  const int units = costs_.zero3_units[static_cast<size_t>(t.chunk)];
+  const int prefetch = w_.scenario.parallel.zero3_prefetch;
+  std::deque<CommActivity> gathers;
+  int issued = 0;
+  double spent = 0;
+  const auto issue_until = [&](int count) {
+    for (; issued < std::min(units, count); ++issued) {
+      gathers.push_back(start_gradient_group_collective(CollectiveOp::all_gather, costs_.zero3_unit_bytes, "zero3", 0,
+                                                        gather_scope()));
+      beside_.push_back(gathers.back());  // compute slows while it runs
+      account().zero_bytes +=
+          bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_bytes, gradient_group_size(gather_scope()));
+    }
+  };
+  for (int u = 0; u < units; ++u) {
+    issue_until(u + 1);  // this unit's, if no earlier prefetch started it
+    clock_.settle();
+    const double asked = clock_.now();
+    gathers.front().wait();
+    account().zero_comm += clock_.now() - asked;
+    account().add_comm_interval(gathers.front().start_s(), gathers.front().end_s());
+    observe(ActivityStream::dp_comm, "zero3_allgather", &t, gathers.front().start_s(), gathers.front().end_s(),
+            costs_.zero3_unit_bytes, 0);
+    gathers.pop_front();
+    issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
+    open_record(kind, t, flops_per_s);
+    spent += with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute(seconds / units);
+    close_record();
+  }
+  beside_.clear();
+  return spent;
+}
+
+// Ring attention (Liu et al. 2023): the K/V blocks of the other context-parallel ranks
+// arrive while the attention kernels run; what they do not hide is cp_comm.
+double StageActor::compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass) {
+  const CommActivity exchange = start_cp_collective(CollectiveOp::all_gather, pass.cp_gather_bytes);
+  beside_.push_back(exchange);
+  double spent = compute(pass.attention_s);
+  beside_.clear();
+  clock_.settle();
+  const double asked = clock_.now();
+  exchange.wait();
+  const double exposed = clock_.now() - asked;
+  account().cp_comm += exposed;
+  account().add_comm_interval(exchange.start_s(), exchange.end_s());
+  observe(ActivityStream::dp_comm, "cp_ring_exchange", &t, exchange.start_s(), exchange.end_s(), pass.cp_gather_bytes,
+          0);
+  return spent;
+}
+
+double StageActor::bus_bytes(CollectiveOp op, double bytes, int ranks) {
+  return ranks > 1 ? bytes * engine::bus_bandwidth_factor(op, ranks) : 0.0;
+}
+
+int StageActor::gradient_group_size(GradientScope scope) const {
+  return static_cast<int>(gradient_group(w_.mapping, w_.scenario.parallel, rank_, false, scope).size());
+}
+
+GradientScope StageActor::gather_scope() const {
+  return trainsim::gather_scope(w_.scenario.parallel);
+}
+
+GradientGroups StageActor::gradient_groups() const {
+  return {w_.mapping, w_.scenario.parallel, w_.simulated.one_transfer_per_tp_group};
+}
+
+// Starts the gradient-group plan of `key`: as prepared with the step's others, or with
+// every leg (GradientPlans).
+CommActivity StageActor::start_gradient_plan(const GradientPlanKey& key, const std::string& name) {
+  clock_.settle();
+  if (auto prepared = w_.gradient_plans.find(key)) return engine::start_prepared_plan(w_.platform, prepared, name);
+  return engine::start_plan(w_.platform, gradient_plan(key, gradient_groups(), w_.platform), name);
+}
+
+// A collective of `bytes` on `scope` of the gradient (dp x cp) group of every simulated TP
+// member (and `expert_bytes` on the expert groups).
+CommActivity StageActor::start_gradient_group_collective(CollectiveOp op, double bytes, const std::string& name,
+                                                         double expert_bytes, GradientScope scope) {
+  return start_gradient_plan({rank_, op, bytes, expert_bytes, scope, false}, name);
+}
+
+int StageActor::chunks() const {
+  return w_.scenario.parallel.pp * w_.scenario.parallel.virtual_stages;
+}
+
+int StageActor::global_chunk(const PipelineTask& t) const {
+  return t.chunk * w_.scenario.parallel.pp + stage_;
+}
+
+const ChunkCosts& StageActor::chunk_costs(const PipelineTask& t) const {
+  return costs_.chunks[static_cast<size_t>(t.chunk)];
+}
+
+// The pass whose output `t` consumes, if it comes from another stage.
+std::optional<TaskKey> StageActor::input_of(const PipelineTask& t) const {
+  const int g = global_chunk(t);
+  if (t.pass == TaskPass::forward && g > 0) return TaskKey{replica_, step_, t.microbatch, g - 1, TaskPass::forward};
+  if (t.pass == TaskPass::backward && g < chunks() - 1)
+    return TaskKey{replica_, step_, t.microbatch, g + 1, TaskPass::backward};
+  return std::nullopt;
+}
+
+bool StageActor::inputs_ready(const PipelineTask& t) const {
+  const auto key = input_of(t);
+  return !key || w_.board.ready(*key);
+}
+
+void StageActor::wait_inputs(const PipelineTask& t) {
+  if (t.pass == TaskPass::forward && global_chunk(t) == 0) wait_data(t);
+  const auto key = input_of(t);
+  if (!key) return;
+  clock_.settle();
+  const double asked = clock_.now();
+  const TransferBoard::Entry entry = w_.board.take(*key);
+  entry.transfer.wait();
+  // Waiting for the upstream pass is the bubble; waiting for its transfer is pp_comm.
+  const double now = clock_.now();
+  account().pp_comm += now - std::max(asked, entry.posted_s);
+  account().add_comm_interval(entry.transfer.start_s(), entry.transfer.end_s());
+  observe(ActivityStream::pp_comm, "pp_transfer", &t, entry.transfer.start_s(), entry.transfer.end_s(),
+          w_.costs.activation_bytes / w_.scenario.parallel.tp, 0);
+  account().pp_bytes += w_.costs.activation_bytes / w_.scenario.parallel.tp;
+}
+
+void StageActor::wait_data(const PipelineTask& t) {
+  const int index = step_ * w_.costs.microbatches + t.microbatch;
+  const double ready = loader_.ready_time(index);
+  const double now = clock_.now();
+  if (ready > now) {
+    clock_.sleep(ready - now);
+    account().data += ready - now;
+    observe(ActivityStream::data, "data_wait", &t, now, ready, 0, 0);
+  }
+  loader_.consumed(index, clock_.now());
+}
+
+bool StageActor::parameter_gather_running() const {
+  return param_gather_ && !param_gather_->done();
+}
+
+// A communication of this GPU's still in flight beside its compute, if any.
+const CommActivity* StageActor::running_beside() const {
+  for (const std::vector<CommActivity>* list : {&dp_inflight_, &beside_})
+    for (const CommActivity& a : *list)
+      if (!a.done()) return &a;
+  if (param_gather_ && !param_gather_->done()) return &*param_gather_;
+  return nullptr;
+}
+
+// Runs `seconds` of compute, slowed by overlap_slowdown for as long as a communication of
+// this GPU runs beside it (gradient reductions, ZeRO-3 gathers, ring attention's K/V
+// exchange, overlapped TP collectives: NCCL's and userbuffers' thread blocks take SMs and
+// memory bandwidth from the kernels). Returns the time it took.
+double StageActor::compute_slowed(double seconds) {
+  const double start = clock_.now();
+  const double slowdown = 1.0 + w_.scenario.training.overlap_slowdown;
+  double remaining = seconds;  // compute left, in unslowed seconds
+  while (remaining > 0) {
+    // Nothing of this GPU's runs beside it while sleeps are pending (starting one settles).
+    const CommActivity* running = running_beside();
+    if (running == nullptr) {
+      clock_.sleep(remaining);
+      break;
+    }
+    clock_.settle();
+    const double before = sg4::Engine::get_clock();
+    running->wait_for(remaining * slowdown);
+    const double elapsed = sg4::Engine::get_clock() - before;
+    if (elapsed <= 0 && !running->done()) {  // too short for the clock to advance
+      sg4::this_actor::sleep_for(remaining * slowdown);
+      break;
+    }
+    remaining -= elapsed / slowdown;
+  }
+  const double end = clock_.now();
+  if (record_) {
+    record_->seconds += seconds;
+    record_->end_s = end;
+  }
+  return end - start;
+}
+
+// `seconds` of a pass's compute (compute_slowed), the layers' collectives played where
+// their slots fall in it (LayerComm). Returns the compute time, the GEMMs run beside
+// overlapped collectives included, the collectives' own time not.
+double StageActor::compute(double seconds) {
+  double spent = 0;
+  while (layer_comm_ && layer_comm_->pending() && seconds >= layer_comm_->until_next) {
+    const double piece = layer_comm_->until_next;
+    spent += compute_slowed(piece);
+    seconds -= piece;
+    spent += play_layer_slot();
+  }
+  if (layer_comm_ && layer_comm_->pending()) layer_comm_->until_next -= seconds;
+  return spent + compute_slowed(seconds);
+}
+
+// Layer by layer, each of its collectives' count / layers in turn (layer l has those whose
+// `layers` exceed l); what does not divide is played after the compute (finish_layer_comm).
+void StageActor::start_layer_comm(const PassCost& pass, const PipelineTask& t) {
+  layer_comm_.reset();
+  int layers = 0, rounds = 0;
+  for (const GroupCollective& c : pass.collectives)
+    if (c.layers > 0) {
+      layers = std::max(layers, c.layers);
+      rounds = std::max(rounds, c.count / c.layers);
+    }
+  LayerComm l;
+  l.task = &t;
+  for (int layer = 0; layer < layers; ++layer)
+    for (int r = 0; r < rounds; ++r)
+      for (const GroupCollective& c : pass.collectives)
+        if (layer < c.layers && r < c.count / c.layers) l.sequence.push_back(&c);
+  if (l.sequence.empty()) return;
+  l.slot_s = (pass.compute_s - pass.overlapped_s) / static_cast<double>(l.sequence.size());
+  l.until_next = l.slot_s;
+  layer_comm_ = std::move(l);
+}
+
+// Plays the next slot's collective; the open compute record is reported up to it and
+// goes on after it. Returns the compute run beside it.
+double StageActor::play_layer_slot() {
+  LayerComm& l = *layer_comm_;
+  const GroupCollective& c = *l.sequence[l.next++];
+  l.until_next = l.slot_s;
+  if (record_) {
+    observe_record();
+    record_->seconds = 0;
+  }
+  const double computed = run_collective(c, 1, *l.task);
+  if (record_) record_->start_s = record_->end_s = clock_.now();
+  return computed;
+}
+
+// After the pass's compute: the slots its rounding left, the collectives that do not
+// divide by their layers' count, and those once per pass (embedding, output).
+double StageActor::finish_layer_comm(const PassCost& pass, const PipelineTask& t) {
+  double computed = 0;
+  while (layer_comm_ && layer_comm_->pending()) computed += play_layer_slot();
+  layer_comm_.reset();
+  for (const GroupCollective& c : pass.collectives)
+    computed += run_collective(c, c.layers > 0 ? c.count % c.layers : c.count, t);
+  return computed;
+}
+
+// The GEMM a TP collective is pipelined with, `overlap_s` alone: it runs slower by the
+// GPU's tp_overlap_slowdown for its whole duration (userbuffers reserve SMs for the
+// collective's chunks from the GEMM's start to its end). Returns the seconds it takes.
+double StageActor::overlapped_gemm_s(double overlap_s) const {
+  return overlap_s * (1.0 + w_.scenario.cluster.gpu.tp_overlap_slowdown);
+}
+
+// `times` of collective `c`: TP on the tensor-parallel group, MoE all-to-alls on the
+// expert-parallel group, the folded experts' gathers on the expert-tensor-parallel group;
+// blocking, or beside the compute they overlap (tp_comm_overlap). With symmetry reduced,
+// each distinct one is simulated once. Returns the seconds of compute run beside them (part
+// of the pass's compute).
+double StageActor::run_collective(const GroupCollective& c, int times, const PipelineTask& t) {
+  double computed = 0;
+  const bool tp = c.group == CommGroup::tp;
+  const std::vector<int>& group = tp ? tp_group_ : c.group == CommGroup::ep ? ep_group_ : etp_group_;
+  for (int i = 0; i < times; ++i) {
+    const double start = clock_.now();
+    const auto key = std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes);
+    const auto cached = w_.duration_cache.find(key);
+    const double beside = c.overlap_s > 0 ? overlapped_gemm_s(c.overlap_s) : 0.0;  // compute beside it
+    if (w_.options.reduce_symmetry && cached != w_.duration_cache.end()) {
+      clock_.sleep(std::max(beside, cached->second));
+    } else {
+      CollectiveCall call;
+      call.op = c.op;
+      call.gpus = w_.mapping.gpus_of(group);
+      call.bytes = c.bytes;
+      // A duration measured beside the overlapped parameter all-gather (the first forward
+      // pass's only) is that moment's, not the collective's: it is not reused for the
+      // later micro-batches. (Gradient reductions run beside most of every backward; a
+      // collective measured beside one stays cached, as before.)
+      clock_.settle();
+      const bool beside_gather = parameter_gather_running();
+      const CommActivity collective = engine::start_collective(w_.platform, call);
+      if (beside > 0) sg4::this_actor::sleep_for(beside);
+      collective.wait();
+      if (!beside_gather && !parameter_gather_running()) w_.duration_cache[key] = collective.duration_s();
+    }
+    const double end = clock_.now();
+    computed += beside;
+    (tp ? account().tp_comm : account().ep_comm) += end - start - beside;
+    (tp ? account().tp_bytes : account().ep_bytes) += bus_bytes(c.op, c.bytes, static_cast<int>(group.size()));
+    account().add_comm_interval(start, end);
+    const char* prefix = tp ? "tp_" : c.group == CommGroup::ep ? "ep_" : "etp_";
+    observe(tp ? ActivityStream::tp_comm : ActivityStream::dp_comm, prefix + engine::op_name(c.op), &t, start, end,
+            c.bytes, 0);
+  }
+  return computed;
+}
+
+void StageActor::add_flops(const PassCost& pass, bool recomputed) {
+  GpuAccount& a = account();
+  a.hardware_flops += pass.executed_flops;
+  a.hardware_flops_full += pass.model_flops;
+  if (recomputed) return;
+  a.model_flops += pass.causal_model_flops;
+  a.model_flops_full += pass.model_flops;
+}
+
+// One pass: its compute with its layers' collectives between, then its once-per-pass
+// collectives. Returns the compute time.
+double StageActor::run_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
+  start_layer_comm(pass, t);
+  const double spent = compute_pass(kind, t, pass, with_buckets);
+  return spent + finish_layer_comm(pass, t);
+}
+
+void StageActor::run_task(const PipelineTask& t) {
+  const ChunkCosts& c = chunk_costs(t);
+  if (t.pass == TaskPass::forward) {
+    GpuAccount& a = account();
+    a.max_inflight_chunks = std::max(a.max_inflight_chunks, ++a.inflight_chunks);
+    account().forward += run_pass("forward", t, c.forward, false);
+    add_flops(c.forward, false);
+    finish_overlapped_parameter_gather();
+    send_output(t);
+    return;
+  }
+  account().recompute += run_pass("recompute", t, c.recompute, false);
+  add_flops(c.recompute, true);
+  const bool reduces_here = !w_.schedule.defers_weight_gradients() && t.microbatch == w_.costs.microbatches - 1;
+  account().backward += run_pass("backward", t, c.backward, reduces_here);
+  add_flops(c.backward, false);
+  --account().inflight_chunks;
+  send_output(t);
+}
+
+void StageActor::run_weight(const PipelineTask& t) {
+  const ChunkCosts& c = chunk_costs(t);
+  const bool reduces_here = t.microbatch == w_.costs.microbatches - 1;
+  account().backward += compute_pass("weight", t, c.weight, reduces_here);
+  add_flops(c.weight, false);
+}
+
+void StageActor::send_output(const PipelineTask& t) {
+  const int g = global_chunk(t);
+  const int target = t.pass == TaskPass::forward ? g + 1 : g - 1;
+  if (target < 0 || target >= chunks()) return;
+  const int pp = w_.scenario.parallel.pp;
+  const int target_stage = target % pp;
+  // Each TP rank sends its 1/t share (Megatron-LM's scatter/gather, Narayanan et al. §4.1).
+  const double bytes = w_.costs.activation_bytes / w_.scenario.parallel.tp;
+  CommPlan plan;
+  plan.phases.resize(1);
+  const int first = w_.simulated.replicate_p2p ? 0 : replica_;
+  const int last = w_.simulated.replicate_p2p ? w_.scenario.parallel.dp * w_.scenario.parallel.cp : replica_ + 1;
+  for (int r = first; r < last; ++r) {
+    const std::vector<int> from = w_.mapping.group_of(rank_of(w_.mapping, r, stage_), GroupAxis::tp);
+    const std::vector<int> to = w_.mapping.group_of(rank_of(w_.mapping, r, target_stage), GroupAxis::tp);
+    for (size_t i = 0; i < (w_.simulated.one_transfer_per_tp_group ? 1 : from.size()); ++i) {
+      const int src = w_.mapping.gpu_of(from[i]);
+      const int dst = w_.mapping.gpu_of(to[i]);
+      plan.phases[0].transfers.push_back({src, dst, bytes});
+      plan.phases[0].latency_s = std::max(plan.phases[0].latency_s, w_.platform.latency_s(src, dst));
+    }
+  }
+  clock_.settle();
+  const CommActivity transfer = engine::start_plan(w_.platform, std::move(plan), "pp");
+  w_.board.post({replica_, step_, t.microbatch, g, t.pass}, transfer);
+  if (!w_.scenario.parallel.pp_sends_overlap()) {  // the sender waits for its send too
+    const double asked = clock_.now();
+    transfer.wait();
+    account().pp_comm += clock_.now() - asked;
+  }
+}
+
+// The chunk's last weight-gradient pass: its gradients are reduced bucket by bucket as
+// the pass produces them (Megatron-LM's overlapped gradient reduction). `share`: the part
+// of the chunk's gradients this call produces (ZeRO-3 runs a pass unit by unit).
+double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, double share) {
+  const bool reduce = w_.scenario.parallel.gradient_group() > 1 && w_.scenario.parallel.overlap_grad_reduce &&
+                      (replica_ == 0 || !w_.options.reduce_symmetry);
+  if (!reduce) return compute(seconds);
+  const ReductionBuckets b = reduction_buckets(costs_, t.chunk, share, w_.scenario.training.dp_bucket_bytes);
+  double spent = 0;
+  for (int i = 0; i < b.buckets; ++i) {
+    spent += compute(seconds / b.buckets);
+    // Only replica 0 starts the reductions: they are collective over every replica.
+    if (replica_ == 0) start_reduction(b.dense_bytes, b.expert_bytes);
+  }
+  return spent;
+}
+
+// Gradient reduction: an all-reduce, or with ZeRO a reduce-scatter that leaves each rank
+// its shard (Rajbhandari et al. 2020 §5.1-5.2). Under HSDP the reduce-scatter runs within
+// the shard group and its shard is then all-reduced across the shard groups (PyTorch FSDP
+// HYBRID_SHARD; Megatron-Core's distributed optimizer instances): one plan, phase after phase.
+void StageActor::start_reduction(double dense_bytes, double expert_bytes) {
+  const ParallelSpec& par = w_.scenario.parallel;
+  const GradientPlanKey key = reduction_key(par, rank_, dense_bytes, expert_bytes);
+  dp_inflight_.push_back(start_gradient_plan(key, "dp"));
+  double bus = bus_bytes(key.op, dense_bytes + expert_bytes, gradient_group_size(key.scope));
+  if (key.then_across_shards)
+    bus += bus_bytes(CollectiveOp::all_reduce,
+                     dense_bytes / par.dense_shard_ranks() + expert_bytes / par.expert_shard_ranks(),
+                     gradient_group_size(GradientScope::replicas));
+  dp_bytes_.push_back(dense_bytes + expert_bytes);
+  account().dp_bytes += bus;
+  ++account().dp_reductions;
+}
+
+bool StageActor::gathers_updated_parameters() const {
+  const ParallelSpec& par = w_.scenario.parallel;
+  return par.zero >= 1 && par.zero < 3 && par.gradient_group() > 1 && replica_ == 0;
+}
+
+// overlap_param_gather: the all-gather of the last update's parameters runs beside this
+// step's first forward pass, which waits for it at its end (Megatron-Core issues the
+// buckets' gathers at the start of the forward and each layer waits for its own: the
+// first forward pass needs them all). One step in the steady state: the gather the
+// previous step's update left.
+void StageActor::start_overlapped_parameter_gather() {
+  if (!w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
+  param_gather_ = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_weight_bytes, "zero",
+                                                  costs_.expert_weight_bytes, gather_scope());
+  account().zero_bytes += bus_bytes(CollectiveOp::all_gather, costs_.dense_weight_bytes + costs_.expert_weight_bytes,
+                                    gradient_group_size(gather_scope()));
+}
+
+void StageActor::finish_overlapped_parameter_gather() {
+  if (!param_gather_) return;
+  clock_.settle();
+  const double asked = clock_.now();
+  param_gather_->wait();
+  account().zero_comm += clock_.now() - asked;
+  account().add_comm_interval(param_gather_->start_s(), param_gather_->end_s());
+  observe(ActivityStream::dp_comm, "zero_allgather", nullptr, param_gather_->start_s(), param_gather_->end_s(),
+          costs_.dense_weight_bytes + costs_.expert_weight_bytes, 0);
+  param_gather_.reset();
+}
+
+// After the update, ZeRO-1/2 all-gather the updated parameters (ZeRO-3 keeps them sharded).
+void StageActor::gather_updated_parameters() {
+  if (w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
+  const double bytes = costs_.dense_weight_bytes + costs_.expert_weight_bytes;
+  clock_.settle();
+  const double start = clock_.now();
+  const CommActivity gather = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_weight_bytes,
+                                                              "zero", costs_.expert_weight_bytes, gather_scope());
+  gather.wait();
+  account().zero_comm += clock_.now() - start;
+  account().zero_bytes += bus_bytes(CollectiveOp::all_gather, bytes, gradient_group_size(gather_scope()));
+  account().add_comm_interval(gather.start_s(), gather.end_s());
+  observe(ActivityStream::dp_comm, "zero_allgather", nullptr, gather.start_s(), gather.end_s(), bytes, 0);
+}
+
+// The optimizer step: on the GPU, or with CPU offload on the host after the gradient
+// shard went down the host link (and before the parameters come back up it).
+double StageActor::run_optimizer() {
+  if (w_.scenario.training.offload != Offload::cpu) return compute(costs_.optimizer_s);
+  const double start = clock_.now();
+  const double link_s = costs_.offload_bytes / w_.scenario.cluster.host_link_bandwidth_Bps;
+  clock_.sleep(link_s + costs_.host_optimizer_s);
+  return clock_.now() - start;
+}
+
+void StageActor::finish_step() {
+  // Without overlap, the whole stage's gradients are reduced after its last backward.
+  if (!w_.scenario.parallel.overlap_grad_reduce && w_.scenario.parallel.gradient_group() > 1 && replica_ == 0)
+    start_reduction(costs_.dense_gradient_bytes, costs_.expert_gradient_bytes);
+  clock_.settle();
+  const double start = clock_.now();
+  for (const CommActivity& a : dp_inflight_) a.wait();
+  const double waited = clock_.now() - start;
+  account().dp_comm += waited;
+  for (size_t i = 0; i < dp_inflight_.size(); ++i) {
+    const CommActivity& a = dp_inflight_[i];
+    account().add_comm_interval(a.start_s(), a.end_s());
+    observe(ActivityStream::dp_comm, "dp_reduce", nullptr, a.start_s(), a.end_s(), dp_bytes_[i], 0);
+  }
+  dp_inflight_.clear();
+  dp_bytes_.clear();
+  const double optimizer_start = clock_.now();
+  account().optimizer += run_optimizer();
+  observe(ActivityStream::compute, "optimizer", nullptr, optimizer_start, clock_.now(), 0, 0);
+  gather_updated_parameters();
+  clock_.settle();
+  w_.step_end->wait();
+  if (w_.options.observer && stage_ == 0 && replica_ == 0)
+    w_.options.observer->on_step(step_, step_start_, clock_.now());
+}
+
+}  // namespace trainsim

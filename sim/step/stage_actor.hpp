@@ -1,0 +1,151 @@
+#pragma once
+// One pipeline stage of one simulated replica, as a SimGrid actor: it plays the schedule's
+// order of passes step after step. Compute takes the stage's costs (stage_costs.hpp), slowed
+// while a communication of its GPU runs beside it; its layers' TP and EP collectives play
+// between its layers' compute; its outputs go to the next stage through the transfer board;
+// its gradients are reduced (and with ZeRO its parameters gathered) on the gradient groups;
+// its time goes to its GPU account, its activities to the step's observer.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/engine/collective.hpp"
+#include "sim/engine/comm_activity.hpp"
+#include "sim/schedule/pipeline_task.hpp"
+#include "sim/step/data_loader.hpp"
+#include "sim/step/gpu_account.hpp"
+#include "sim/step/gradient_groups.hpp"
+#include "sim/step/gradient_plans.hpp"
+#include "sim/step/lazy_clock.hpp"
+#include "sim/step/stage_costs.hpp"
+#include "sim/step/step_observer.hpp"
+#include "sim/step/step_world.hpp"
+#include "sim/step/transfer_board.hpp"
+
+namespace trainsim {
+
+class StageActor {
+ public:
+  /// Stage `stage` of replica `replica` (its TP rank 0), accounted in world.accounts[account].
+  StageActor(StepWorld& world, int stage, int replica, int account);
+
+  /// The actor's body: scenario.run.steps steps, each ended at world.step_end.
+  void operator()();
+
+ private:
+  // A record of compute being run: from `start` to the end of the last compute in it, with
+  // flops_per_s x the compute seconds it holds. Closed where a collective interrupts the
+  // compute (a layer's TP collectives, a ZeRO-3 gather waited for), so that the trace shows
+  // each where it ran.
+  struct ComputeRecord {
+    std::string kind;
+    const PipelineTask* task = nullptr;
+    double start_s = 0;
+    double end_s = 0;
+    double flops_per_s = 0;
+    double seconds = 0;  // compute held, unslowed
+  };
+
+  // A pass's per-layer collectives (GroupCollective::layers), played between its layers'
+  // compute as Megatron-LM issues them: each layer's TP all-reduces after its attention and
+  // its MLP (Narayanan et al. SC21 §3.2, Fig. 5's g operators; with sequence parallelism an
+  // all-gather and a reduce-scatter each, Korthikanti et al. §4.2.2), MoE's dispatch and
+  // combine around its experts. One layer's sequence takes each collective's share in turn;
+  // the slots are spread evenly over the pass's compute, each after its share of it.
+  struct LayerComm {
+    const PipelineTask* task = nullptr;
+    std::vector<const GroupCollective*> sequence;  ///< the pass's layer collectives, in order
+    size_t next = 0;                               ///< the next slot to play
+    double slot_s = 0;                             ///< compute seconds before each slot
+    double until_next = 0;                         ///< compute seconds left before the next
+
+    bool pending() const { return next < sequence.size(); }
+  };
+
+  GpuAccount& account();
+  void observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end, double bytes,
+               double flops);
+
+  // Compute: a pass's, with the communication that runs inside it.
+  double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
+  double compute_attention_with_cp(const char* kind, const PipelineTask& t, const PassCost& pass, double flops_per_s);
+  engine::CommActivity start_cp_collective(engine::CollectiveOp op, double bytes);
+  void exposed_cp_collective(const PipelineTask& t, engine::CollectiveOp op, double bytes, const char* name);
+  void open_record(const char* kind, const PipelineTask& t, double flops_per_s);
+  void observe_record();
+  void close_record();
+  double compute_with_gathers(const char* kind, const PipelineTask& t, double seconds, bool with_buckets,
+                              double flops_per_s);
+  double compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass);
+  const engine::CommActivity* running_beside() const;
+  double compute_slowed(double seconds);
+  double compute(double seconds);
+
+  // The gradient (dp x cp) groups' collectives.
+  static double bus_bytes(engine::CollectiveOp op, double bytes, int ranks);
+  int gradient_group_size(GradientScope scope = GradientScope::whole) const;
+  GradientScope gather_scope() const;
+  GradientGroups gradient_groups() const;
+  engine::CommActivity start_gradient_plan(const GradientPlanKey& key, const std::string& name);
+  engine::CommActivity start_gradient_group_collective(engine::CollectiveOp op, double bytes, const std::string& name,
+                                                       double expert_bytes = 0,
+                                                       GradientScope scope = GradientScope::whole);
+
+  // The pipeline: which pass's output a pass takes, and where its own goes.
+  int chunks() const;
+  int global_chunk(const PipelineTask& t) const;
+  const ChunkCosts& chunk_costs(const PipelineTask& t) const;
+  std::optional<TaskKey> input_of(const PipelineTask& t) const;
+  bool inputs_ready(const PipelineTask& t) const;
+  void wait_inputs(const PipelineTask& t);
+  void wait_data(const PipelineTask& t);
+  void send_output(const PipelineTask& t);
+
+  // The layers' TP, EP and expert-TP collectives.
+  void start_layer_comm(const PassCost& pass, const PipelineTask& t);
+  double play_layer_slot();
+  double finish_layer_comm(const PassCost& pass, const PipelineTask& t);
+  double overlapped_gemm_s(double overlap_s) const;
+  double run_collective(const GroupCollective& c, int times, const PipelineTask& t);
+
+  // Passes.
+  void add_flops(const PassCost& pass, bool recomputed);
+  double run_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
+  void run_task(const PipelineTask& t);
+  void run_weight(const PipelineTask& t);
+
+  // Gradient reductions, ZeRO's parameter gathers and the optimizer.
+  double compute_with_buckets(const PipelineTask& t, double seconds, double share);
+  void start_reduction(double dense_bytes, double expert_bytes);
+  bool parameter_gather_running() const;
+  bool gathers_updated_parameters() const;
+  void start_overlapped_parameter_gather();
+  void finish_overlapped_parameter_gather();
+  void gather_updated_parameters();
+  double run_optimizer();
+  void finish_step();
+
+  StepWorld& w_;
+  int stage_;
+  int replica_;
+  int account_;
+  int rank_;
+  std::vector<int> tp_group_;
+  std::vector<int> ep_group_;
+  std::vector<int> etp_group_;
+  std::vector<int> cp_group_;
+  const StageCosts& costs_;
+  DataLoader loader_;
+  int step_ = 0;
+  double step_start_ = 0;
+  std::vector<engine::CommActivity> dp_inflight_;
+  std::vector<engine::CommActivity> beside_;          ///< other communication running beside this GPU's compute
+  std::optional<LayerComm> layer_comm_;               ///< the running pass's per-layer collectives, if any
+  std::optional<ComputeRecord> record_;               ///< the compute record open, if any
+  LazyClock clock_;                                   ///< this actor's time, its sleeps run lazily
+  std::optional<engine::CommActivity> param_gather_;  ///< overlap_param_gather: the step's parameter all-gather
+  std::vector<double> dp_bytes_;                      ///< bytes per GPU of each reduction in dp_inflight_
+};
+
+}  // namespace trainsim

@@ -1,0 +1,44 @@
+#pragma once
+// Everything the stage actors of one step simulation share (stage_actor.hpp): read-only
+// inputs, plus the transfer board, the collective durations measured so far, the step's end
+// barrier and one GPU account per actor. step_simulation.cpp owns it for the engine's run.
+
+#include <simgrid/s4u/Barrier.hpp>
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "sim/engine/platform.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/schedule/pipeline_schedule.hpp"
+#include "sim/step/gpu_account.hpp"
+#include "sim/step/gradient_plans.hpp"
+#include "sim/step/simulated_scope.hpp"
+#include "sim/step/stage_costs.hpp"
+#include "sim/step/step_simulation.hpp"
+#include "sim/step/transfer_board.hpp"
+#include "topologies/rank_mapping.hpp"
+
+namespace trainsim {
+
+struct StepWorld {
+  StepWorld(const Scenario& s, const StepOptions& o, const StepCosts& c, const PipelineSchedule& sch,
+            const engine::Platform& p, const RankMapping& m, const SimulatedScope& sc, const GradientPlans& g)
+      : scenario(s), options(o), costs(c), schedule(sch), platform(p), mapping(m), simulated(sc), gradient_plans(g) {}
+
+  const Scenario& scenario;
+  const StepOptions& options;
+  const StepCosts& costs;
+  const PipelineSchedule& schedule;
+  const engine::Platform& platform;
+  const RankMapping& mapping;
+  const SimulatedScope simulated;
+  const GradientPlans& gradient_plans;  ///< prepared together, or empty (every leg runs)
+  TransferBoard board;
+  std::map<std::tuple<int, int, double>, double> duration_cache;  ///< (group, op, bytes) -> seconds
+  simgrid::s4u::BarrierPtr step_end;
+  std::vector<GpuAccount> accounts;  ///< one per stage actor
+};
+
+}  // namespace trainsim
