@@ -66,13 +66,7 @@ double comm_buffer_bytes(const ModelSpec& m, const TrainingSpec& tr, const Paral
   return bytes;
 }
 
-// `chunks`: the stage's model chunks. With full recomputation of some layers per chunk
-// (recompute_layers), the chunk's first ones are recomputed (Megatron-LM's block recompute
-// method): they keep only their input, the others everything. Each run of layers of one kind
-// (dense and MoE, windowed and full: layer_kinds.hpp) at its kind's size; a model of one kind
-// is one run.
-double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par, int stage,
-                        const std::vector<ModelChunk>& chunks, double inflight) {
+ActivationLayout activation_layout(const TrainingSpec& tr, const ParallelSpec& par) {
   ActivationLayout layout;
   layout.micro_batch = tr.micro_batch;
   layout.tp = par.tp;
@@ -80,22 +74,59 @@ double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const Parall
   layout.sequence_parallel = par.sequence_parallel;
   layout.recompute = tr.recompute;
   layout.attention = tr.attention;
+  return layout;
+}
+
+// Each layer of `chunks` in order with the bytes it keeps for one micro-batch (in 16-bit
+// elements: activation_element_scale converts). With full recomputation of some layers per
+// chunk (recompute_layers), the chunk's first ones are recomputed (Megatron-LM's block
+// recompute method): they keep only their input, the others everything. Each run of layers
+// of one kind (dense and MoE, windowed and full: layer_kinds.hpp) at its kind's size.
+template <typename Visit>
+void for_each_layer(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par,
+                    const std::vector<ModelChunk>& chunks, Visit visit) {
+  const ActivationLayout layout = activation_layout(tr, par);
   ActivationLayout kept = layout;
   kept.recompute = Recompute::none;
-  double layer_bytes = 0;
-  double working = 0;  // full recompute: the layer run again holds all of its activations
-  for (const ModelChunk& c : chunks) {
+  for (size_t chunk = 0; chunk < chunks.size(); ++chunk) {
+    const ModelChunk& c = chunks[chunk];
     const int again = tr.recompute == Recompute::full ? recomputed_layers(tr, c.layers) : c.layers;
     int before = 0;
     for (const LayerRun& r : layer_runs(m, c.first_layer, c.layers)) {
       const int recomputed = std::clamp(again - before, 0, r.count);
-      layer_bytes += recomputed * layer_activation_bytes(r.layer, layout) +
-                     (r.count - recomputed) * layer_activation_bytes(r.layer, kept);
-      working = std::max(working, recompute_working_bytes(r.layer, layout));
+      const double recomputed_bytes = layer_activation_bytes(r.layer, layout);
+      const double kept_bytes = layer_activation_bytes(r.layer, kept);
+      for (int i = 0; i < r.count; ++i) visit(chunk, r.layer, i < recomputed ? recomputed_bytes : kept_bytes);
       before += r.count;
     }
   }
-  double bytes = inflight * layer_bytes + working;
+}
+
+// The stage's activations held on the GPU at `inflight` micro-batches (and, through
+// `offloaded`, those in host memory).
+double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par, int stage,
+                        const std::vector<ModelChunk>& chunks, double inflight, double& offloaded) {
+  const ActivationLayout layout = activation_layout(tr, par);
+  ActivationLayout kept = layout;
+  kept.recompute = Recompute::none;
+  double layer_bytes = 0, offloaded_bytes = 0, largest_offloaded = 0;
+  double working = 0;  // full recompute: the layer run again holds all of its activations
+  int index = 0;
+  for_each_layer(m, tr, par, chunks, [&](size_t, const ModelSpec& layer, double bytes) {
+    if (index++ < tr.offload_activations) {
+      offloaded_bytes += bytes;
+      largest_offloaded = std::max(largest_offloaded, bytes);
+    } else {
+      layer_bytes += bytes;
+    }
+    working = std::max(working, recompute_working_bytes(layer, layout));
+  });
+  // Transformer Engine's offload handler double-buffers (cpu_offload_v1.py,
+  // AsyncDoubleBufferGroupOffloadHandler): a layer's activations stay on the GPU while
+  // they are copied out and the next layer computes, and one layer is reloaded ahead of the
+  // backward that needs it: two offloaded layers' worth at most.
+  double bytes = inflight * layer_bytes + working + (offloaded_bytes > 0 ? 2.0 * largest_offloaded : 0.0);
+  offloaded = inflight * offloaded_bytes * activation_element_scale(tr.precision);
   if (stage == 0) bytes += inflight * embedding_activation_bytes(m, layout);
   if (stage == par.pp - 1) {
     bytes += inflight * output_activation_bytes(m, layout);
@@ -122,6 +153,17 @@ const StageMemory& MemoryReport::peak_stage() const {
   return *std::max_element(stages.begin(), stages.end(), [](const StageMemory& a, const StageMemory& b) {
     return a.bytes.total() < b.bytes.total();
   });
+}
+
+std::vector<std::vector<double>> offloaded_layer_bytes(const ModelSpec& m, const TrainingSpec& tr,
+                                                       const ParallelSpec& par,
+                                                       const std::vector<ModelChunk>& chunks) {
+  std::vector<std::vector<double>> bytes(chunks.size());
+  int index = 0;
+  for_each_layer(m, tr, par, chunks, [&](size_t chunk, const ModelSpec&, double b) {
+    if (index++ < tr.offload_activations) bytes[chunk].push_back(b * activation_element_scale(tr.precision));
+  });
+  return bytes;
 }
 
 std::vector<ModelChunk> balanced_chunks(const ModelSpec& m, const ParallelSpec& par) {
@@ -156,7 +198,9 @@ MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const P
     s.inflight_microbatches =
         inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages, par.microbatch_group);
     s.bytes = model_states(params, tr, par, s.offloaded_bytes);
-    s.bytes.activations = activation_bytes(m, tr, par, stage, own, s.inflight_microbatches);
+    s.bytes.activations =
+        activation_bytes(m, tr, par, stage, own, s.inflight_microbatches, s.offloaded_activation_bytes);
+    s.offloaded_bytes += s.offloaded_activation_bytes;
     s.bytes.comm_buffers = comm_buffer_bytes(m, tr, par, params);
     s.bytes.framework = tr.framework_bytes;
     s.bytes.fragmentation = tr.fragmentation_fraction * (s.bytes.total() - s.bytes.framework);

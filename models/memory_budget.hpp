@@ -32,7 +32,8 @@ struct StageMemory {
   double parameters_per_gpu = 0;     ///< before ZeRO sharding
   double inflight_microbatches = 0;  ///< peak micro-batches of activations held
   MemoryBreakdown bytes;
-  double offloaded_bytes = 0;  ///< model states kept in host memory (offload = cpu)
+  double offloaded_bytes = 0;  ///< kept in host memory: model states (offload = cpu) and activations
+  double offloaded_activation_bytes = 0;  ///< of offloaded_bytes, activations (offload_activations)
   double capacity_bytes = 0;
   bool fits() const { return bytes.total() <= capacity_bytes; }
   double headroom_bytes() const { return capacity_bytes - bytes.total(); }
@@ -51,6 +52,13 @@ struct MemoryReport {
 /// The memory budget on GPUs of `capacity_bytes` each. Inputs must be validated.
 MemoryReport estimate_memory(const ModelSpec& model, const TrainingSpec& training, const ParallelSpec& parallel,
                              double capacity_bytes);
+
+/// The activation bytes of one micro-batch that each offloaded layer of a stage sends to host
+/// memory (training.offload_activations: the stage's first layers, chunk by chunk), per chunk
+/// of `chunks` (the stage's own, in order), one entry per offloaded layer of the chunk.
+std::vector<std::vector<double>> offloaded_layer_bytes(const ModelSpec& model, const TrainingSpec& training,
+                                                       const ParallelSpec& parallel,
+                                                       const std::vector<ModelChunk>& chunks);
 
 /// The model's layers split into pp x virtual_stages chunks by parallel.stage_split (cost:
 /// balanced by forward FLOPs). Inputs must be validated (an even split must divide).

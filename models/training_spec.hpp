@@ -51,6 +51,11 @@ struct TrainingSpec {
   /// their activations. 0: every layer (recompute_method = uniform with one layer per unit).
   int recompute_layers = 0;
   Offload offload = Offload::none;
+  /// Activation offloading (Megatron-Core's cpu_offloading_num_layers, Transformer Engine's
+  /// CPU offload): the saved activations of the first this many layers of each pipeline
+  /// stage (chunk by chunk) go to host memory during the forward and come back before their
+  /// backward, over the GPU's host link (cluster.host_link_bandwidth). 0: none.
+  int offload_activations = 0;
   AttentionKernel attention = AttentionKernel::flash;
   GradPrecision grad_precision = GradPrecision::automatic;
   /// Per-GPU memory outside the allocator: CUDA context, cuBLAS workspace, NCCL buffers.

@@ -33,7 +33,7 @@ SUMMARY_FLOATS = [
     "exposed_comm_fraction", "breakdown_data_s", "breakdown_forward_s", "breakdown_backward_s",
     "breakdown_recompute_s", "breakdown_optimizer_s", "breakdown_tp_comm_s", "breakdown_pp_comm_s",
     "breakdown_dp_comm_s", "breakdown_zero_comm_s", "breakdown_ep_comm_s", "breakdown_cp_comm_s",
-    "breakdown_idle_s", "comm_bytes_per_gpu_tp", "comm_bytes_per_gpu_pp", "comm_bytes_per_gpu_dp",
+    "breakdown_offload_s", "breakdown_idle_s", "comm_bytes_per_gpu_tp", "comm_bytes_per_gpu_pp", "comm_bytes_per_gpu_dp",
     "comm_bytes_per_gpu_zero", "comm_bytes_per_gpu_ep", "comm_bytes_per_gpu_cp", "peak_memory_bytes",
     "energy_per_step_j", "energy_per_token_j", "avg_power_w", "sim_wall_s",
 ]

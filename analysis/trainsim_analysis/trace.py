@@ -20,7 +20,7 @@ SCHEMA_MAJOR = 1
 #: categories a trace has beyond these are added after them
 BREAKDOWN = [
     "data", "forward", "backward", "recompute", "optimizer",
-    "tp_comm", "pp_comm", "dp_comm", "zero_comm", "ep_comm", "cp_comm", "idle",
+    "tp_comm", "pp_comm", "dp_comm", "zero_comm", "ep_comm", "cp_comm", "offload", "idle",
 ]
 
 

@@ -1,6 +1,7 @@
 // `trainsim memory SCENARIO [--json]`: the per-GPU memory budget of every pipeline stage.
 
 #include <boost/program_options/options_description.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -94,7 +95,18 @@ std::string table(const Scenario& s, const MemoryReport& r) {
       << (r.fits() ? " (headroom " : " (short by ") << units::format_bytes_binary(std::abs(peak.headroom_bytes()))
       << ")\n";
   if (s.training.offload == Offload::cpu)
-    out << "host memory per GPU for offloaded states: " << units::format_bytes_binary(peak.offloaded_bytes) << "\n";
+    out << "host memory per GPU for offloaded states: "
+        << units::format_bytes_binary(peak.offloaded_bytes - peak.offloaded_activation_bytes) << "\n";
+  if (s.training.offload_activations > 0) {
+    // The stage that sends the most to the host, and what left its GPU.
+    const StageMemory& most = *std::max_element(r.stages.begin(), r.stages.end(), [](const auto& a, const auto& b) {
+      return a.offloaded_activation_bytes < b.offloaded_activation_bytes;
+    });
+    out << "activations offloaded to host memory: " << units::format_bytes_binary(most.offloaded_activation_bytes)
+        << " per GPU on stage " << most.stage << " (" << s.training.offload_activations
+        << " layers a stage, over a host link of " << units::format_bytes_binary(s.cluster.host_link_bandwidth_Bps)
+        << "/s each way), not in its activations above\n";
+  }
   return out.str();
 }
 
@@ -131,6 +143,7 @@ std::string json(const Scenario& s, const MemoryReport& r) {
     o["fits"] = st.fits();
     o["headroom"] = st.headroom_bytes();
     o["offloaded"] = st.offloaded_bytes;
+    o["offloaded_activations"] = st.offloaded_activation_bytes;
     stages.push_back(o);
   }
   j["stages"] = stages;

@@ -96,11 +96,12 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
       << format("%.1f %%", 100 * r.exposed_comm_fraction) << "\n\n";
   const StepBreakdown& b = r.breakdown_s;
   out << "per GPU, seconds   data  forward backward recompute optimizer  tp_comm  pp_comm  dp_comm zero_comm  ep_comm"
-         "  cp_comm     idle\n"
+         "  cp_comm  offload     idle\n"
       << "               " << format("%8.4f", b.data) << format(" %8.4f", b.forward) << format(" %8.4f", b.backward)
       << format(" %9.4f", b.recompute) << format(" %9.4f", b.optimizer) << format(" %8.4f", b.tp_comm)
       << format(" %8.4f", b.pp_comm) << format(" %8.4f", b.dp_comm) << format(" %9.4f", b.zero_comm)
-      << format(" %8.4f", b.ep_comm) << format(" %8.4f", b.cp_comm) << format(" %8.4f", b.idle) << "\n\n";
+      << format(" %8.4f", b.ep_comm) << format(" %8.4f", b.cp_comm) << format(" %8.4f", b.offload)
+      << format(" %8.4f", b.idle) << "\n\n";
   out << "peak memory           " << units::format_bytes_binary(r.peak_memory_bytes) << " per GPU\n"
       << "energy                " << format("%.1f kJ per step", r.energy_per_step_j / 1e3) << ", "
       << format("%.3f J per token", r.energy_per_token_j) << ", " << format("%.1f kW average", r.avg_power_w / 1e3)

@@ -558,6 +558,10 @@ std::vector<ScenarioField> scenario_fields() {
       enum_field(
           "training.offload", "optimizer-state offload", [](auto& s) -> auto& { return s.training.offload; },
           k_offloads),
+      int_field(
+          "training.offload_activations",
+          "layers per pipeline stage whose activations go to host memory (Megatron's cpu_offloading_num_layers)",
+          [](auto& s) -> auto& { return s.training.offload_activations; }, 0, k_max_layers, k_max_layers_why),
       enum_field(
           "training.attention", "attention kernel", [](auto& s) -> auto& { return s.training.attention; }, k_attention),
       bytes_field(

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "models/memory_budget.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run_limits.hpp"
 
@@ -200,6 +201,26 @@ void check_recompute(const Scenario& s) {
           t.recompute_layers, "recomputing some layers needs training.recompute = full");
 }
 
+// Activation offloading keeps the last layer of each stage on the GPU: its backward follows
+// its forward at once (Megatron-Core refuses cpu_offloading_num_layers >= the layers it
+// holds; Transformer Engine's handler offloads num_layers of a block's layers, never all).
+// Called once the pipeline's layout is known to be valid.
+void check_activation_offload(const Scenario& s) {
+  const TrainingSpec& t = s.training;
+  if (t.offload_activations == 0) return;
+  if (!(s.cluster.host_link_bandwidth_Bps > 0))
+    throw InputError(s.source, "cluster.host_link_bandwidth", "0GB/s",
+                     "training.offload_activations needs a host link to copy the activations over");
+  const std::vector<ModelChunk> chunks = balanced_chunks(s.model, s.parallel);
+  for (int stage = 0; stage < s.parallel.pp; ++stage) {
+    int layers = 0;
+    for (const ModelChunk& c : chunks_of_stage(chunks, s.parallel.pp, stage)) layers += c.layers;
+    require(s, t.offload_activations < layers, "training.offload_activations", t.offload_activations,
+            "must be fewer than the layers of every pipeline stage (stage " + str(stage) + " holds " + str(layers) +
+                "): the last layer's activations stay on the GPU");
+  }
+}
+
 void check_hardware(const Scenario& s) {
   const Precision p = s.training.precision;
   if (p == Precision::fp8 && !s.cluster.gpu.has_fp8())
@@ -330,6 +351,7 @@ void check_scenario_rules(const Scenario& s) {
   check_context_and_experts(s);
   check_hybrid_sharding(s);
   check_recompute(s);
+  check_activation_offload(s);
   check_hardware(s);
   check_nvlink_domain(s);
   check_in_network_reduction(s);

@@ -21,7 +21,8 @@ constexpr std::array k_times{std::pair{&StepBreakdown::data, &GpuAccount::data},
                              std::pair{&StepBreakdown::dp_comm, &GpuAccount::dp_comm},
                              std::pair{&StepBreakdown::zero_comm, &GpuAccount::zero_comm},
                              std::pair{&StepBreakdown::ep_comm, &GpuAccount::ep_comm},
-                             std::pair{&StepBreakdown::cp_comm, &GpuAccount::cp_comm}};
+                             std::pair{&StepBreakdown::cp_comm, &GpuAccount::cp_comm},
+                             std::pair{&StepBreakdown::offload, &GpuAccount::offload}};
 
 // Each byte count a GPU account holds, and the field of CommBytes that averages it.
 constexpr std::array k_bytes{

@@ -18,6 +18,7 @@ struct GpuAccount {
   double zero_comm = 0;  ///< ZeRO parameter all-gathers waited for
   double ep_comm = 0;
   double cp_comm = 0;
+  double offload = 0;  ///< waiting for activation copies over the host link
   /// Bytes this GPU moves per category (the collectives' bus bytes: size x bus factor).
   double tp_bytes = 0;
   double pp_bytes = 0;

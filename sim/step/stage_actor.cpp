@@ -500,7 +500,14 @@ void StageActor::add_flops(const PassCost& pass, bool recomputed) {
 double StageActor::run_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
   start_layer_comm(pass, t);
   const double spent = compute_pass(kind, t, pass, with_buckets);
-  return spent + finish_layer_comm(pass, t);
+  const double computed = spent + finish_layer_comm(pass, t);
+  if (pass.offload_s > 0) {  // the copies the pass's compute did not hide (stage_costs.cpp)
+    const double start = clock_.now();
+    clock_.sleep(pass.offload_s);
+    account().offload += pass.offload_s;
+    observe(ActivityStream::compute, "offload_wait", &t, start, clock_.now(), pass.offload_bytes, 0);
+  }
+  return computed;
 }
 
 void StageActor::run_task(const PipelineTask& t) {

@@ -189,7 +189,15 @@ struct KindOps {
   LayerOverlap backward_overlap;
   /// Seconds one layer's pass waits for the host beyond its GPU time (host_bound_pass.hpp).
   double forward_host_s = 0, recompute_host_s = 0, backward_host_s = 0, weight_host_s = 0;
+  /// One layer's forward and backward (input gradients) time, the host's wait included.
+  double forward_s = 0, backward_s = 0;
 };
+
+double pass_seconds(const std::vector<Op>& ops, const ComputeModel& compute, double load) {
+  PassCost cost;
+  add_ops(ops, compute, 1, load, cost);
+  return cost.compute_s;
+}
 
 KindOps kind_ops(const ModelSpec& layer, const Scenario& s, const ComputeModel& compute, double load, bool defer) {
   KindOps k;
@@ -205,7 +213,24 @@ KindOps kind_ops(const ModelSpec& layer, const Scenario& s, const ComputeModel& 
   k.recompute_host_s = host_bound_excess_s(k.ops.recompute, compute, load, host_s);
   k.backward_host_s = host_bound_excess_s(k.backward.input, compute, load, host_s);
   k.weight_host_s = host_bound_excess_s(k.backward.weight, compute, load, host_s);
+  k.forward_s = pass_seconds(k.ops.forward, compute, load) + k.forward_host_s;
+  k.backward_s = pass_seconds(k.backward.input, compute, load) + k.backward_host_s;
   return k;
+}
+
+// Activation offloading as Transformer Engine's double-buffered handler runs it
+// (cpu_offload_v1.py, AsyncDoubleBufferGroupOffloadHandler: a layer's saved tensors are
+// copied to the host on a side stream while the next layer computes, and in the backward a
+// layer's tensors come back while the layer after it runs its backward). The copy of
+// offloaded layer i hides behind the forward of layer i + 1 and its reload behind the
+// backward of layer i + 1; what a copy takes beyond that, the pass waits. `offloaded`: the
+// bytes of the chunk's first offloaded layers; `layer_s`: every layer's forward or backward
+// time in order. The host link runs each way at `link_Bps`.
+double offload_wait_s(const std::vector<double>& offloaded, const std::vector<double>& layer_s, double link_Bps) {
+  double wait = 0;
+  for (size_t i = 0; i < offloaded.size() && i + 1 < layer_s.size(); ++i)
+    wait += std::max(0.0, offloaded[i] / link_Bps - layer_s[i + 1]);
+  return wait;
 }
 
 // `count` layers of kind `k`, the first `recomputed` of them recomputed: their ops' GPU time
@@ -309,7 +334,9 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
     StageCosts st;
     st.stage = stage;
     int chunk_index = 0;
-    for (const ModelChunk& c : chunks_of_stage(chunks, par.pp, stage)) {
+    const std::vector<ModelChunk> own = chunks_of_stage(chunks, par.pp, stage);
+    const std::vector<std::vector<double>> offloaded = offloaded_layer_bytes(m, s.training, par, own);
+    for (const ModelChunk& c : own) {
       ChunkCosts cc;
       cc.global_chunk = chunk_index++ * par.pp + stage;
       cc.layers = c.layers;
@@ -338,6 +365,20 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       for (const auto& [k, count] : runs) {
         add_layers(*k, count, std::clamp(recomputed - before, 0, count), compute, load, cc);
         before += count;
+      }
+      if (tr.offload_activations > 0) {
+        std::vector<double> forward_s, backward_s;
+        for (const auto& [k, count] : runs)
+          for (int i = 0; i < count; ++i) {
+            forward_s.push_back(k->forward_s);
+            backward_s.push_back(k->backward_s);
+          }
+        const std::vector<double>& out = offloaded[static_cast<size_t>(chunk_index - 1)];
+        const double link_Bps = s.cluster.host_link_bandwidth_Bps;
+        cc.forward.offload_s = offload_wait_s(out, forward_s, link_Bps);
+        cc.backward.offload_s = offload_wait_s(out, backward_s, link_Bps);
+        for (const double b : out) cc.forward.offload_bytes += b;
+        cc.backward.offload_bytes = cc.forward.offload_bytes;
       }
       const LayerOverlap fwd_overlap = mean_overlap(runs, true);
       const LayerOverlap bwd_overlap = mean_overlap(runs, false);

@@ -48,6 +48,10 @@ struct PassCost {
   /// cp_algo = all-gather, backward: the K/V gradient bytes reduce-scattered after the
   /// attention kernels (Llama 3 §3.3.2), exposed.
   double cp_reduce_bytes = 0;
+  /// Activation offloading (training.offload_activations): the seconds the pass waits for
+  /// its layers' copies over the host link beyond the compute that hides them.
+  double offload_s = 0;
+  double offload_bytes = 0;  ///< copied over the host link (out in the forward, back in the backward)
 };
 
 struct ChunkCosts {

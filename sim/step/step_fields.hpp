@@ -42,6 +42,7 @@ void for_each_step_field(Result& r, Visit&& visit) {
   visit("breakdown_s", "zero_comm", b.zero_comm);
   visit("breakdown_s", "ep_comm", b.ep_comm);
   visit("breakdown_s", "cp_comm", b.cp_comm);
+  visit("breakdown_s", "offload", b.offload);
   visit("breakdown_s", "idle", b.idle);
   auto& c = r.comm_bytes_per_gpu;
   visit("comm_bytes_per_gpu", "tp", c.tp);

@@ -19,10 +19,11 @@ struct StepBreakdown {
   double zero_comm = 0;  ///< ZeRO parameter all-gathers not hidden by compute
   double ep_comm = 0;    ///< MoE token all-to-alls (they block compute)
   double cp_comm = 0;    ///< ring-attention K/V exchange not hidden by attention
+  double offload = 0;    ///< activation copies over the host link not hidden by compute
   double idle = 0;       ///< waiting on pipeline dependencies (the bubble)
   double total() const {
     return data + forward + backward + recompute + optimizer + tp_comm + pp_comm + dp_comm + zero_comm + ep_comm +
-           cp_comm + idle;
+           cp_comm + offload + idle;
   }
 };
 
