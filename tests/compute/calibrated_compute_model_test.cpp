@@ -77,11 +77,11 @@ double table_time_by_bytes(const CalibrationTable& table, const std::string& ker
 }
 
 TEST(CalibratedComputeModel, ReturnsTheTableTimeOnAGridShape) {
-  // The B200's bf16 GEMMs are XLA's complete 5 x 5 x 5 grid: grid points are returned exactly.
-  const CalibratedComputeModel model = table_model("b200");
+  // The B200's tf32 GEMMs are XLA's complete 5 x 5 x 5 grid: grid points are returned exactly.
+  const CalibratedComputeModel model = table_model("b200", Precision::fp32);
   int checked = 0;
   for (const CalibrationRow& row : model.table().rows) {
-    if (row.kernel != "gemm" || row.dtype != "bf16") continue;
+    if (row.kernel != "gemm" || row.dtype != "tf32") continue;
     EXPECT_EQ(model.op_time_s(gemm_op(row.m, row.n, row.k)), row.time_s) << "line " << row.line;
     ++checked;
   }
@@ -104,9 +104,12 @@ TEST(CalibratedComputeModel, ReturnsTheTableTimeOnScatteredShapes) {
 }
 
 TEST(CalibratedComputeModel, BackwardGemmsAreLookedUpByTheirOwnShape) {
-  // dgrad of an (m, n, k) GEMM is (m, k, n): timed as that forward shape, no other rule.
-  const CalibratedComputeModel model = table_model("b200");
-  EXPECT_EQ(model.op_time_s(gemm_op(4096, 1024, 256)), table_time(model.table(), "gemm", "bf16", 4096, 1024, 256));
+  // Without layout rows (the H100's table) the dgrad of an (m, n, k) GEMM, (m, k, n), is timed
+  // as that forward shape, no other rule.
+  const CalibratedComputeModel model = table_model("h100-sxm");
+  Op dgrad = gemm_op(4096, 1024, 256);
+  dgrad.pass = OpPass::backward;
+  EXPECT_EQ(model.op_time_s(dgrad), table_time(model.table(), "gemm", "bf16", 4096, 1024, 256));
 }
 
 TEST(CalibratedComputeModel, ALayerRunWithTheTableUsesIt) {
@@ -239,6 +242,51 @@ TEST(CalibratedComputeModel, LongerSequencesRunAttentionFasterAtEqualFlops) {
   const Op shorter = attention_op(2048, 256, 32);
   ASSERT_EQ(longer.flops, shorter.flops);
   EXPECT_LT(model.op_time_s(longer), model.op_time_s(shorter));
+}
+
+CalibratedComputeModel model_of(const std::string& rows, const std::string& file = "t.csv") {
+  std::istringstream in(
+      "# gpu: x\n# source: converted from public measurements (a test)\n"
+      "kernel,dtype,m,n,k,batch,time_s,flops,bytes,tflops,gbps,origin\n" +
+      rows);
+  return CalibratedComputeModel(parse_calibration_table(in, file), Precision::bf16,
+                                datasheet_roofline(*gpu_preset("h200"), Precision::bf16));
+}
+
+TEST(CalibratedComputeModel, RejectsADgradRowWithABatch) {
+  EXPECT_THROW(model_of("gemm_dgrad,bf16,1024,1024,1024,2,1e-5,4294967296,12582912,0,0,measured:a\n"), InputError);
+}
+
+TEST(CalibratedComputeModel, RejectsAWgradRowWithABatch) {
+  EXPECT_THROW(model_of("gemm_wgrad,bf16,1024,1024,1024,2,1e-5,4294967296,12582912,0,0,measured:a\n"), InputError);
+}
+
+TEST(CalibratedComputeModel, AWgradRowTimesOnlyWeightGradients) {
+  // One layout row: the weight gradient of that shape takes it, the data gradient and the
+  // forward GEMM take the forward row; the accumulation after a weight gradient takes no time.
+  const CalibratedComputeModel model = model_of(
+      "gemm,bf16,1024,1024,1024,1,1e-5,2147483648,6291456,0,0,measured:a\n"
+      "gemm_wgrad,bf16,1024,1024,1024,1,3e-5,2147483648,6291456,0,0,measured:a\n");
+  Op fwd = gemm_op(1024, 1024, 1024);
+  Op dgrad = fwd;
+  dgrad.pass = OpPass::backward;
+  Op wgrad = dgrad;
+  wgrad.weight_gradient = true;
+  EXPECT_NEAR(model.op_time_s(fwd) / 1e-5, 1.0, 1e-9);
+  EXPECT_NEAR(model.op_time_s(dgrad) / 1e-5, 1.0, 1e-9);
+  EXPECT_NEAR(model.op_time_s(wgrad) / 3e-5, 1.0, 1e-9);
+  Op recompute = fwd;
+  recompute.pass = OpPass::recompute;
+  EXPECT_NEAR(model.op_time_s(recompute) / 1e-5, 1.0, 1e-9);
+  Op accumulate;
+  accumulate.kind = OpKind::elementwise;
+  accumulate.pass = OpPass::backward;
+  accumulate.weight_gradient = true;
+  accumulate.bytes = 1e7;
+  accumulate.gemm = wgrad.gemm;
+  EXPECT_EQ(model.op_time_s(accumulate), 0.0);
+  accumulate.gemm.batch = 8;  // a grouped expert GEMM's: not timed by the gemm_wgrad rows
+  EXPECT_GT(model.op_time_s(accumulate), 0.0);
 }
 
 TEST(CalibratedComputeModel, AcceptsScatteredGemmRows) {
