@@ -170,6 +170,7 @@ void add_gemm_backward(const Op& fwd, bool has_weight, Elements elements, int dg
                               (2.0 * elements.gradient + element) * g.k * g.n * g.batch);
     accumulate.pass = OpPass::backward;
     accumulate.weight_gradient = true;
+    accumulate.gemm = second.gemm;  // the GEMM whose gradient it adds (a fused one takes it in: compute model)
     backward.push_back(accumulate);
   }
 }

@@ -41,7 +41,9 @@ struct Op {
   /// diagonal are masked): trainsim's MFU convention (step_result.hpp).
   double causal_model_flops = 0;
   double bytes = 0;              ///< HBM bytes read and written
-  GemmShape gemm;                ///< for gemm and batched_gemm
+  /// For gemm and batched_gemm; for a weight gradient's accumulation into its buffer (the
+  /// elementwise op with weight_gradient), the shape of the weight-gradient GEMM it follows.
+  GemmShape gemm;
   /// The number format the op's math runs in: under fp8 training only the transformer
   /// layers' linear GEMMs run in fp8 (Transformer Engine); attention, the router and the
   /// output layer stay bf16 (Megatron-LM / NeMo FP8 recipes).

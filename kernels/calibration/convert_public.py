@@ -3,7 +3,7 @@
 gb200.csv, b300.csv and gb300.csv from public GPU measurements (public.md, section D4: ../shared/validation/public.md
 from the repository root).
 
-    python3 kernels/calibration/convert_public.py [OUT_DIR] [--sources DIR]
+    python3 kernels/calibration/convert_public.py [OUT_DIR] [--sources DIR] [--simumax DIR]
 
 OUT_DIR defaults to this folder. Standard library only; deterministic: the same extracts
 give byte-identical tables. The inputs are third-party files, so the project does not
@@ -11,7 +11,10 @@ carry them: they are the extracts in ../shared/data/calibration-sources/ beside 
 checkout (found from this script's place: the repository root's ../shared/data; CI and
 every developer have it), or in the folder --sources names. Each of its folders has a
 README.md giving repository, path, commit and license; every table's header repeats them
-("# ref ..." lines). Without that folder the script says so on one line and exits 2. A table whose header says "source: measured" (written by
+("# ref ..." lines). SimuMax's B200 file (b200_bf16_ceperm.json, with its LICENSE) is in
+../shared/data/simumax/, found as the folder simumax/ beside the --sources folder, or where
+--simumax names. Without either the script says so on one line and exits 2. A table whose
+header says "source: measured" (written by
 trainsim-calibrate on the GPU itself, kernels/README.md) is never overwritten: it wins over
 anything converted here.
 
@@ -53,6 +56,37 @@ MEASURED (the time of a row is the source's time; only units and shape conventio
   measured:llmcompass  PrincetonUniversity/LLMCompass ae/figure5 real_hardware A100 files:
                        20 fp16 GEMMs (M, N, K, ms), softmax and layernorm (M x N at the
                        stated elements per ns), GeLU (tanh approximation; M elements).
+  measured:simumax     MooreThreads/SimuMax configs/system/b200_bf16_ceperm.json, one 8x B200
+                       node (Transformer Engine 2.11, NVIDIA PyTorch 26.01): per shape the
+                       achieved fraction of 2,250 TFLOP/s. time = FLOP / (fraction x 2250e12)
+                       with SimuMax's FLOP count. Dense bf16 GEMMs (general_gemm, 75 calls back
+                       to back after 25, host-timed around the loop) by layout: TN forward ->
+                       `gemm` (m tokens, n out, k in), NN data gradient -> `gemm_dgrad` (m
+                       tokens, n in, k out: SimuMax's m, n, k), NT weight gradient accumulated
+                       into an fp32 main_grad -> `gemm_wgrad` (SimuMax's m out x n in over k
+                       tokens, written m in x n out as the workload's wgrad); its 82 NT rows into
+                       a bf16 main_grad are left out. Grouped (MoE expert) GEMMs (fwd,
+                       bwd_grad_act, bwd_grad_w; ng groups of M tokens, N out, K in) ->
+                       `grouped_gemm`, `grouped_gemm_dgrad`, `grouped_gemm_wgrad` (batch = ng,
+                       the same shape conventions; not read by the compute model yet), the
+                       forward and data-gradient rows measured under both main_grad formats
+                       kept as repeats, the bf16-main_grad weight gradients left out. Fused
+                       attention (Transformer Engine DotProductAttention, causal; torch-profiler
+                       kernel span, median): SimuMax counts 2*b*s^2*max(h, h_kv)*(d_qk + d_v)
+                       forward, 2.5x backward; the rows count the causal half as the workload
+                       does; contiguous Q, K, V only (what SimuMax's simulator reads; the
+                       non-contiguous repeats are within 6 %).
+  Which B200 measurement times which GEMM: XLA and SimuMax agree where both timed a shape
+  (4096 x 4096 x 512..4096: SimuMax's forward at 1.01..1.29x XLA's rate, 4096^3 1435 vs 1417
+  TFLOP/s, its data- and weight-gradient GEMMs at 0.95..1.21x); XLA
+  runs each dot alone (host work between executions: boost clock), SimuMax 75 back to back,
+  and beyond 4096, where only SimuMax measures, its rate falls from ~1450 to ~1100 TFLOP/s
+  once a call passes ~1 ms in every layout: the B200 reaches its 1,000 W limit and its SM
+  clock drops from 1,965 to ~1,580 MHz after a few ms of sustained load (flashinfer-ai/
+  flashinfer#2899, measured on B200), as in a training step. Both sets are rows of one curve
+  (B200_SOURCE_RULES, the table's "# rule" lines): SimuMax's time the large shapes, where
+  the XLA-only table extrapolated its 4096 edge rate (1,410-1,416 TFLOP/s for Llama 3 70B MLP
+  shapes against SimuMax's measured 1,021-1,112).
   Host-timed sources: LLMCompass times one call between time.time() and a synchronize, and
   the cuDNN B200 artifacts time the PyTorch call between two CUDA events, so launch and
   dispatch are inside the time (LLMCompass's 8192x64x64 GEMM takes 30 us). Rows of these
@@ -82,36 +116,38 @@ DERIVED (stated assumptions; every rule names its figures)
                            abstract), and below it the H200's measured efficiency curve scaled
                            to that level (eff(s) = 0.73 * eff_H200(s) / eff_H200(s_max)); the
                            backward takes the H200's backward/forward time ratio at the shape.
-  derived:gb200-cudnn      B200 fused attention at the GB200 results' shapes (64 query, 8 KV
-                           heads, batch 2, sequence 2048..32768, cuDNN 9.22 kernel times): the
-                           GB200's time x 2500/2250, its B200 running at 1,200 W with 2,500
-                           TFLOP/s dense bf16 against the HGX B200's 2,250 at 1,000 W
-                           (glennklockwood.com/garden/processors/B200, from NVIDIA's Blackwell
-                           datasheet [secondary]).
-  derived:b200-xla-rate    GB200 GEMMs (gemm, batched_gemm; bf16, tf32, fp8): the B200's
-                           measured XLA sm_100_B200 time at the same shape x 2250/2500, the
-                           dense bf16 peaks of the HGX B200 (1,000 W) and of GB200's B200
-                           (1,200 W) from the same page; the same silicon, so the time scales
-                           with the clock the higher power limit allows. The fp8 peaks have the
-                           same ratio (4.5 vs 5 PFLOP/s); tf32's (1.1 vs 1.25) would give
-                           0.88, so for tf32 the one bf16 ratio (0.9) understates the speed-up
-                           slightly. Shapes too small to reach the power limit would not speed
-                           up: there these rows are a lower bound.
-  derived:b200-cudnn       GB200 fused attention at the B200 artifacts' shapes (128 query, 8 KV
-                           heads, the host-timing rule applied): the B200's time x 2250/2500,
-                           the inverse of derived:gb200-cudnn (the same figures).
-  derived:b200-xla-rate-gb300  GB300 GEMMs: as derived:b200-xla-rate; GB300's dense peaks (bf16
-                           2,500, fp8 5,000 TFLOP/s at 1,400 W, topologies/README.md) are GB200's.
+  derived:gb200-mamf-ratio B200 fused attention at the GB200 results' shapes shorter than any
+                           B200 measurement (sequence 2048; 64 query, 8 KV heads, batch 2, cuDNN
+                           9.22): the GB200's time x 1822.0/1745.0, the GB200 / B200 ratio of the
+                           measured maximum achievable matmul TFLOP/s (MAMF; stas00/ml-
+                           engineering compute/accelerator/README.md @744d01e1), which the
+                           device-reported maximum SM clocks (2062 vs 1965 MHz, the same table)
+                           match within 1 %. It replaces the datasheet ratio 2500/2250.
+  derived:b200-mamf-fp8-ratio  B200 fp8 GEMMs at SimuMax's shapes beyond XLA's 4096 (per layout:
+                           gemm, gemm_dgrad, gemm_wgrad): SimuMax's measured bf16 time x
+                           1745.0/3432.5 (B200 bf16 / fp8 MAMF, the same table; XLA's own
+                           fp8/bf16 time ratio at 4096^3 is 0.512). As the H100's mamf-fp8-ratio,
+                           it carries the measured sustained bf16 rate over to fp8.
+  derived:b200-mamf-ratio  GB200 rows no GB200 measurement covers (every GEMM kind, bf16, tf32,
+                           fp8; attention at the B200's measured shapes): the B200 table's row
+                           (measured, or b200-mamf-fp8-ratio) x B200 MAMF / GB200 MAMF of the
+                           dtype, 1745.0/1822.0 for bf16 (tf32 and attention too), 3432.5/3615.6
+                           for fp8: measured rates of the same silicon at 1,000 and 1,200 W,
+                           instead of the datasheet peak ratio 2250/2500.
+  derived:b200-mamf-ratio-gb300  GB300 GEMMs: as derived:b200-mamf-ratio; GB300's dense peaks (bf16
+                           2,500, fp8 5,000 TFLOP/s at 1,400 W, topologies/README.md) are GB200's,
+                           and no GB300 MAMF is published.
   derived:gb300-over-gb200 GB300 fused attention at shapes the GB300 results do not time (the
                            GB200 table's longer rows): that row's time x the median GB300/GB200
                            time ratio of the same pass over the shapes both files time (the
                            same cuDNN 9.22 and benchmark; Blackwell Ultra's faster exponentials
                            show as 0.83 forward, 0.92 backward).
-  derived:b200-xla-same-peak  B300 GEMMs: the B200's measured XLA time at the shape; the B300's
-                           dense bf16 (2,250) and fp8 (4,500) peaks are the B200's (its higher
-                           NVFP4 rate is not in these rows). No public B300 kernel timing exists.
+  derived:b200-mamf-ratio-b300  B300 GEMMs: the B200 table's row x B200 MAMF / B300 MAMF (bf16
+                           and tf32 1745.0/1769.0, fp8 3432.5/3353.3; the same table). No public
+                           B300 kernel timing exists.
   derived:gb300-cudnn      B300 fused attention: the GB300 table's time x 2500/2250 (dense bf16
-                           at 1,400 W in GB300 vs 1,100 W in HGX B300).
+                           at 1,400 W in GB300 vs 1,100 W in HGX B300): the datasheet ratio, no
+                           B300 or GB300 MAMF being published to replace it.
   derived:h100-bandwidth   H200 rmsnorm, swiglu, add and rope: the H100's measured (Vidur)
                            time with its streaming part scaled by the HBM bandwidths,
                            time = o + (t_H100 - o) * 3350/4800, o = min(3 us, t_H100): 3 us
@@ -130,8 +166,9 @@ DERIVED (stated assumptions; every rule names its figures)
   elsewhere).
 
 NOT IN THE TABLES, HANDLED BY THE MODEL (sim/compute/calibrated_compute_model.hpp)
-  * Backward GEMMs: there are no backward timings; a backward GEMM (dgrad: m x k over n,
-    wgrad: k x n over m) is looked up by its own transposed shape in the forward rows.
+  * Backward GEMMs: only the Blackwell tables have them (SimuMax's gemm_dgrad, gemm_wgrad);
+    elsewhere, and at shapes those rows lack, a backward GEMM (dgrad: m x k over n, wgrad:
+    k x n over m) is looked up by its own transposed shape in the forward rows.
   * fp16 and bf16 run at the same tensor-core rate on these GPUs (datasheets), so a 16-bit
     curve is filled with the other 16-bit dtype's rows at shapes it lacks (the A100's
     measured GEMMs are all fp16).
@@ -150,6 +187,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 # The third-party extracts (module docstring); main() sets it from --sources.
 SOURCES = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "calibration-sources"))
+# SimuMax's B200 file, beside the extracts in ../shared/data/simumax/; main() sets it from
+# --simumax (default: the folder `simumax` beside the --sources folder).
+SIMUMAX = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "simumax"))
+SIMUMAX_FILE = "b200_bf16_ceperm.json"
 
 # Repository, path, commit and license of every source; each table's header repeats the
 # ones it uses.
@@ -167,6 +208,11 @@ REFS = {
     "llmcompass": ("PrincetonUniversity/LLMCompass",
                    "ae/figure5/{ab,cf,de,g}/real_hardware/{matmul,softmax,layernorm,gelu}_A100.csv",
                    "2e015fd2ee750e6cad8d7152df52551e5b41ef20", "BSD-3-Clause"),
+    "simumax": ("MooreThreads/SimuMax", "configs/system/b200_bf16_ceperm.json",
+                "4dcaae513ba7679d56c116a17cd4a691ec41e252", "Apache-2.0"),
+    # Figures only (a ratio of two measured rates), no rows: CC-BY-SA-4.0 text, nothing copied.
+    "mamf": ("stas00/ml-engineering", "compute/accelerator/README.md",
+             "744d01e18b79512572f64a6bbd8b5f4a725203a7", "CC-BY-SA-4.0"),
 }
 
 # The rule of each derived origin, for the table headers (the docstring has the reasoning).
@@ -177,16 +223,20 @@ RULES = {
     "h200-cudnn": "H100 fused attention = the H200's measured cuDNN time at the shape (same tensor cores)",
     "fa2-efficiency": "A100 fused attention: 73 % of 312 TFLOP/s at the longest sequence (FlashAttention-2, "
                       "Dao 2023), the H200 cuDNN efficiency curve below it, the H200's backward/forward ratio",
-    "gb200-cudnn": "B200 fused attention = GB200 cuDNN time x 2500/2250 (dense bf16 TFLOP/s at 1200 W vs 1000 W)",
-    "b200-xla-rate": "GB200 GEMM = the B200's measured XLA time at the shape x 2250/2500 (dense bf16 TFLOP/s at "
-                     "1000 W vs 1200 W)",
-    "b200-cudnn": "GB200 fused attention = B200 cuDNN time x 2250/2500 (dense bf16 TFLOP/s at 1000 W vs 1200 W)",
-    "b200-xla-rate-gb300": "GB300 GEMM = the B200's measured XLA time at the shape x 2250/2500 (dense bf16 "
-                           "TFLOP/s, B200 at 1000 W vs GB300 at 1400 W; fp8 4500 vs 5000, the same ratio)",
+    "gb200-mamf-ratio": "B200 fused attention at sequences shorter than any B200 measurement = GB200 cuDNN time x "
+                        "1822.0/1745.0 (the measured bf16 MAMF of GB200 and B200; stas00/ml-engineering)",
+    "b200-mamf-fp8-ratio": "B200 fp8 GEMM at a SimuMax shape beyond XLA's 4096 = SimuMax's measured bf16 time of the "
+                           "same layout x 1745.0/3432.5 (B200 bf16 / fp8 MAMF; XLA's own fp8/bf16 ratio at 4096^3 "
+                           "is 0.51 too)",
+    "b200-mamf-ratio": "GB200 row = the B200 table's row (measured, or b200-mamf-fp8-ratio) x B200 MAMF / GB200 MAMF "
+                       "of its dtype: bf16, tf32, attention and grouped GEMMs 1745.0/1822.0, fp8 3432.5/3615.6 "
+                       "(measured rates; the device-reported maximum SM clocks, 1965 and 2062 MHz, give 0.953)",
     "gb300-over-gb200": "GB300 fused attention at shapes GB300 was not timed at = the GB200 table's row x the "
                         "median GB300/GB200 cuDNN time ratio of the pass over the shapes both were timed at",
-    "b200-xla-same-peak": "B300 GEMM = the B200's measured XLA time at the shape (the same dense bf16 2250 and "
-                          "fp8 4500 TFLOP/s)",
+    "b200-mamf-ratio-gb300": "GB300 GEMM = the B200 table's row x the GB200 rule's MAMF ratio (GB300's dense bf16 "
+                             "2500 and fp8 5000 TFLOP/s are GB200's; no GB300 MAMF is published)",
+    "b200-mamf-ratio-b300": "B300 GEMM = the B200 table's row x B200 MAMF / B300 MAMF: bf16 and tf32 "
+                            "1745.0/1769.0, fp8 3432.5/3353.3 (measured rates; no B300 kernel timing is public)",
     "gb300-cudnn": "B300 fused attention = the GB300 table's attention time x 2500/2250 (dense bf16 TFLOP/s at 1400 W vs "
                    "1100 W)",
     "h100-bandwidth": "H200 memory-bound = o + (t_H100 - o) x 3350/4800, o = min(3 us, t_H100)",
@@ -203,9 +253,44 @@ SM90_FP8_PEAK = 1979e12                               # H100 SXM dense fp8 (publ
 FA2_FRACTION = 0.73                                   # Dao 2023, abstract: "50-73%"
 A100_PEAK_BF16 = 312e12                               # public.md D3
 H200_PEAK_BF16 = 989e12                               # public.md D3
-GB200_TO_B200 = 2500.0 / 2250.0                       # glennklockwood.com B200 page [secondary]
-B200_TO_GB200 = 2250.0 / 2500.0                       # the same figures, the other way
 GB300_TO_B300 = 2500.0 / 2250.0                       # dense bf16: GB300 2500, B300 2250 (topologies/README.md presets)
+# Maximum achievable matmul TFLOP/s (mean of 100 torch matmuls after 50 warm-up, best shape
+# of a search) of the Blackwell GPUs, stas00/ml-engineering compute/accelerator/README.md
+# @744d01e1 (REFS["mamf"]): the ratios between GPUs, and B200's fp8/bf16 ratio.
+BLACKWELL_MAMF = {"b200": {"bf16": 1745.0, "fp8": 3432.5}, "gb200": {"bf16": 1822.0, "fp8": 3615.6},
+                  "b300": {"bf16": 1769.0, "fp8": 3353.3}}
+XLA_EDGE = 4096  # XLA's largest M, N, K: SimuMax shapes beyond it get fp8 rows (b200-mamf-fp8-ratio)
+
+
+def mamf_ratio(source, target, dtype):
+    """Time of a `target` kernel over the `source` one: source MAMF / target MAMF (bf16 stands
+    for every dtype but fp8)."""
+    key = "fp8" if dtype == "fp8" else "bf16"
+    return BLACKWELL_MAMF[source][key] / BLACKWELL_MAMF[target][key]
+
+
+# Table-wide rules that are not a derivation: which measurement times which shapes. Written as
+# "# rule <name>: <text>" header lines of the tables they apply to.
+B200_SOURCE_RULES = [
+    ("gemm-sources",
+     "bf16 GEMMs keep both measurements, XLA (M, N, K <= 4096, each call alone with the GPU idle between "
+     "calls: boost clock) and SimuMax (75 calls back to back after 25: the power-limited clock a training "
+     "step runs at). Where both timed a shape (4096 x 4096 x 512..4096) SimuMax's forward GEMMs run at 1.01 "
+     "to 1.29 x XLA's rate (4096^3: 1435 vs 1417 TFLOP/s), its other layouts at 0.95 to 1.21 x. Beyond 4096 only SimuMax measures, and its rate falls from ~1450 to ~1100 TFLOP/s as a "
+     "call passes ~1 ms (every layout; the B200 holds 1965 MHz for a few ms, then ~1580 MHz at its 1000 W "
+     "limit: flashinfer-ai/flashinfer#2899), so those shapes take SimuMax's rows, not XLA's 4096 edge rate"),
+    ("gemm-layouts",
+     "gemm = forward (TN), gemm_dgrad = data gradient (NN), gemm_wgrad = weight gradient (NT, accumulated "
+     "into an fp32 main_grad by the GEMM), each in the workload's shapes (kernels/README.md); SimuMax's 82 NT "
+     "rows into a bf16 main_grad are left out"),
+    ("attention-sources",
+     "fused attention: the measured rows (cuDNN artifacts; SimuMax's Transformer Engine attention, "
+     "contiguous Q, K, V as SimuMax's own simulator reads them) at every sequence they time, GB200-derived "
+     "rows only at shorter sequences"),
+    ("grouped-gemm",
+     "grouped_gemm, grouped_gemm_dgrad, grouped_gemm_wgrad (m tokens per group, n, k, batch groups; "
+     "SimuMax, Transformer Engine's grouped GEMM) are not read by the compute model yet"),
+]
 
 GPUS = {
     "a100-80g": {"name": "NVIDIA A100-SXM4-80GB", "cc": "8.0", "hbm_Bps": 2039e9},
@@ -217,7 +302,8 @@ GPUS = {
     "gb300": {"name": "NVIDIA GB300", "cc": "10.3", "hbm_Bps": 8000e9},
 }
 
-KERNEL_ORDER = ["gemm", "batched_gemm", "attention_fwd", "attention_bwd", "rmsnorm", "layernorm", "softmax",
+KERNEL_ORDER = ["gemm", "gemm_dgrad", "gemm_wgrad", "batched_gemm", "grouped_gemm", "grouped_gemm_dgrad",
+                "grouped_gemm_wgrad", "attention_fwd", "attention_bwd", "rmsnorm", "layernorm", "softmax",
                 "gelu", "swiglu", "rope", "add", "adam", "copy_d2d"]
 DTYPE_ORDER = ["bf16", "fp16", "fp8", "tf32", "fp32", "u8"]
 
@@ -252,19 +338,22 @@ class Row:
 # ---------------------------------------------------------------------------------------
 # Row builders (kernels/README.md conventions)
 
-def gemm_row(dtype, m, n, k, batch, time_s, origin):
-    kernel = "gemm" if batch == 1 else "batched_gemm"
+def gemm_row(dtype, m, n, k, batch, time_s, origin, kernel=None):
+    """A GEMM row; `kernel` defaults to gemm (batch 1) or batched_gemm."""
+    kernel = kernel or ("gemm" if batch == 1 else "batched_gemm")
     flops = 2 * m * n * k * batch
     nbytes = ((m * k + k * n) * IN_BYTES[dtype] + m * n * OUT_BYTES[dtype]) * batch
     return Row(kernel, dtype, m, n, k, batch, time_s, flops, nbytes, origin)
 
 
-def attention_rows(seq, batch, heads, kv_heads, head_dim, fwd_s, bwd_s, origin, element=2):
+def attention_rows(seq, batch, heads, kv_heads, head_dim, fwd_s, bwd_s, origin, element=2, v_dim=None):
     """Fused causal attention, forward and backward, as layer_workload.cpp counts it: forward
-    FLOP 4*b*s^2*h*d/2 (causal half), backward 2.5x; bytes Q and O over the query heads, K and
-    V over the KV heads (x2 backward). Shape fields: seq, seq, head_dim, batch x query heads."""
-    fwd_flops = 4 * batch * seq * seq * heads * head_dim // 2
-    fwd_bytes = (2 * batch * seq * heads * head_dim + 2 * batch * seq * kv_heads * head_dim) * element
+    FLOP 2*b*s^2*h*(d_qk + d_v)/2 (causal half; 4*b*s^2*h*d/2 for d_qk = d_v = d), backward 2.5x;
+    bytes Q and O over the query heads, K and V over the KV heads (x2 backward), each
+    d_qk + d_v wide. Shape fields: seq, seq, head_dim (d_qk), batch x query heads."""
+    v_dim = head_dim if v_dim is None else v_dim
+    fwd_flops = 2 * batch * seq * seq * heads * (head_dim + v_dim) // 2
+    fwd_bytes = (batch * seq * heads * (head_dim + v_dim) + batch * seq * kv_heads * (head_dim + v_dim)) * element
     bh = batch * heads
     return [Row("attention_fwd", "bf16", seq, seq, head_dim, bh, fwd_s, fwd_flops, fwd_bytes, origin),
             Row("attention_bwd", "bf16", seq, seq, head_dim, bh, bwd_s, fwd_flops * 5 // 2, 2 * fwd_bytes, origin)]
@@ -443,6 +532,106 @@ def cudnn_b200_rows(origin="measured:cudnn", scale=1.0):
     return rows
 
 
+def simumax_ops():
+    """The `op` section of SimuMax's B200 file: {op: {"tflops": peak, "accurate_efficient_factor":
+    {shape key: efficiency}}}."""
+    import json
+    with open(os.path.join(SIMUMAX, SIMUMAX_FILE)) as f:
+        return json.load(f)["accelerator"]["op"]
+
+
+def simumax_fields(key):
+    """'b=1, m=4096, ...' -> {'b': '1', 'm': '4096', ...}"""
+    return dict(part.split("=", 1) for part in key.split(", "))
+
+
+def simumax_entries(op):
+    """[(fields, seconds per FLOP at the entry's efficiency)] of one SimuMax op, in file order:
+    efficiency = achieved FLOP/s / the op's `tflops` (2250, the HGX B200's dense bf16 peak)."""
+    section = simumax_ops()[op]
+    peak = float(section["tflops"]) * 1e12
+    return [(simumax_fields(key), 1.0 / (float(eff) * peak)) for key, eff in section["accurate_efficient_factor"].items()]
+
+
+# SimuMax's GEMM layouts (Transformer Engine general_gemm; test_gemm_efficiency.py) -> the
+# table's kernels, each in the workload's shape convention (models/layer_workload.cpp):
+# forward TN m tokens x n out x k in; data gradient NN m tokens x n in x k out (SimuMax's own
+# m, n, k); weight gradient NT: SimuMax's m out x n in over k tokens is the workload's m in x
+# n out over k tokens, so m and n swap.
+SIMUMAX_LAYOUTS = {"TN": "gemm", "NN": "gemm_dgrad", "NT": "gemm_wgrad"}
+
+
+def simumax_gemm_rows():
+    """SimuMax's dense bf16 GEMMs: time = 2*b*m*n*k / (efficiency * 2250 TFLOP/s). The NT rows
+    accumulating into a bf16 main_grad (82, the grad_reduce_in_bf16 variant) are left out: the
+    table's gemm_wgrad is the fp32-main_grad GEMM Megatron-Core runs by default."""
+    rows = []
+    for f, s_per_flop in simumax_entries("matmul"):
+        b, m, n, k = (int(f[c]) for c in ("b", "m", "n", "k"))
+        layout, accumulate, out = f["layout"], f["accumulate"], f["out_dtype"]
+        if b != 1 or layout not in SIMUMAX_LAYOUTS:
+            raise SystemExit("convert_public.py: SimuMax matmul %r: unexpected batch or layout" % f)
+        if layout == "NT":
+            if accumulate != "True" or out not in ("fp32", "bf16"):
+                raise SystemExit("convert_public.py: SimuMax NT matmul %r: unexpected accumulation" % f)
+            if out == "bf16":
+                continue
+            m, n = n, m
+        elif accumulate != "False" or out != "bf16":
+            raise SystemExit("convert_public.py: SimuMax matmul %r: unexpected output" % f)
+        rows.append(gemm_row("bf16", m, n, k, 1, 2 * m * n * k * s_per_flop, "measured:simumax",
+                             SIMUMAX_LAYOUTS[layout]))
+    return rows
+
+
+# SimuMax's grouped GEMM stages (test_grouped_gemm_efficiency.py: ng groups of M tokens, N out,
+# K in) -> the table's kernels and the workload's (m, n, k) as for the dense layouts.
+SIMUMAX_GROUPED = {"fwd": ("grouped_gemm", lambda M, N, K: (M, N, K)),
+                   "bwd_grad_act": ("grouped_gemm_dgrad", lambda M, N, K: (M, K, N)),
+                   "bwd_grad_w": ("grouped_gemm_wgrad", lambda M, N, K: (K, N, M))}
+
+
+def simumax_grouped_rows():
+    """SimuMax's grouped (MoE expert) bf16 GEMMs, batch = groups. Forward and data-gradient rows
+    measured under both main_grad formats are the same kernel timed twice and are both kept
+    (repeats); weight-gradient rows into a bf16 main_grad are left out, as for dense GEMMs."""
+    rows = []
+    for f, s_per_flop in simumax_entries("group_matmul"):
+        ng, M, N, K = (int(f[c]) for c in ("ng", "M", "N", "K"))
+        if (f["dtype"], f["out_dtype"]) != ("bf16", "bf16") or f["stage"] not in SIMUMAX_GROUPED:
+            raise SystemExit("convert_public.py: SimuMax group_matmul %r: unexpected dtype or stage" % f)
+        if f["stage"] == "bwd_grad_w" and f["main_grad_dtype"] != "fp32":
+            continue
+        kernel, shape = SIMUMAX_GROUPED[f["stage"]]
+        m, n, k = shape(M, N, K)
+        rows.append(gemm_row("bf16", m, n, k, ng, 2 * ng * M * N * K * s_per_flop, "measured:simumax", kernel))
+    return rows
+
+
+def simumax_attention_rows():
+    """SimuMax's Transformer Engine fused attention (causal, bf16), forward and backward, at
+    contiguous Q, K, V (the layout SimuMax's simulator reads for B200; the non-contiguous
+    repeats differ by under 6 %). SimuMax counts fwd 2*b*s^2*max(h, h_kv)*(d_qk + d_v), bwd
+    2.5x that, against 2250 TFLOP/s: the time is that count over that rate; the rows count
+    the causal half as the workload does."""
+    fwd = {}
+    for op in ("sdp_fwd", "sdp_bwd"):
+        for f, s_per_flop in simumax_entries(op):
+            if f["qkv_contiguous"] != "True":
+                continue
+            b, s, h, kv, dqk, dv = (int(f[c]) for c in ("batch", "seq_len", "head_num", "kv_head_num", "qk_head_dim",
+                                                          "v_head_dim"))
+            count = 2 * b * s * s * max(h, kv) * (dqk + dv) * (1 if op == "sdp_fwd" else 2.5)
+            fwd.setdefault((s, b, h, kv, dqk, dv), {})[op] = count * s_per_flop
+    rows = []
+    for (s, b, h, kv, dqk, dv), t in sorted(fwd.items()):
+        if set(t) != {"sdp_fwd", "sdp_bwd"}:
+            raise SystemExit("convert_public.py: SimuMax attention %r: forward or backward missing" % ((s, b, h),))
+        rows += attention_rows(s, b, h, kv, dqk, fwd_s=t["sdp_fwd"], bwd_s=t["sdp_bwd"], origin="measured:simumax",
+                               v_dim=dv)
+    return rows
+
+
 # ---------------------------------------------------------------------------------------
 # Derivations
 
@@ -524,6 +713,27 @@ def roofline_memory_rows(gpu, present):
 # ---------------------------------------------------------------------------------------
 # Tables
 
+def b200_table_rows():
+    """The B200 table's rows before the memory-bound rule, and its refs. GEMMs: XLA's and
+    SimuMax's measurements side by side (B200_SOURCE_RULES), fp8 at SimuMax's shapes beyond
+    XLA's edge from SimuMax's bf16 time; attention: every B200 measurement, GB200's only at
+    shorter sequences; SimuMax's grouped GEMMs."""
+    simumax_gemm = simumax_gemm_rows()
+    fp8 = [gemm_row("fp8", r.m, r.n, r.k, 1, r.time_s * BLACKWELL_MAMF["b200"]["bf16"] / BLACKWELL_MAMF["b200"]["fp8"],
+                    "derived:b200-mamf-fp8-ratio", r.kernel)
+           for r in simumax_gemm if max(r.m, r.n, r.k) > XLA_EDGE]
+    attention = cudnn_b200_rows() + simumax_attention_rows()
+    shortest = min(r.m for r in attention)
+    gb200 = [row.with_time(row.time_s / mamf_ratio("b200", "gb200", "bf16"), "derived:gb200-mamf-ratio")
+             for e in cudnn_llama("gb200") if e[0] < shortest
+             for row in attention_rows(*e, origin="derived:gb200-mamf-ratio")]
+    rows = xla_rows("sm_100_B200", ("bf16", "tf32", "fp8")) + simumax_gemm + fp8 + simumax_grouped_rows() + \
+        attention + gb200
+    return rows, [("xla", "sm_100_B200"), ("simumax", "8x B200 node, Transformer Engine 2.11, bf16"),
+                  ("cudnn-b200", "B200, cuDNN 9.10"), ("cudnn", "GB200, cuDNN 9.22, for the derived B200 rows"),
+                  ("mamf", "B200 bf16 and fp8 and GB200 bf16 MAMF, for the derived rows")]
+
+
 def table_rows():
     """{gpu: (rows, refs)}: every row of every table, and the sources each table cites."""
     sm90_fp8_best = check_sm90_fp8_is_unusable()
@@ -546,30 +756,36 @@ def table_rows():
         fp8_from_bf16(h100_xla, "h200") + h200_memory_from_h100(h100_memory) + h200_attention
     tables["h200"] = (rows, [("cudnn", "H200, cuDNN 9.19"), ("xla", "sm_90, via the H100 rules"),
                              ("vidur", "H100, via the H100 rules")])
-    rows = xla_rows("sm_100_B200", ("bf16", "tf32", "fp8")) + cudnn_b200_rows() + \
-        [row.with_time(row.time_s * GB200_TO_B200, "derived:gb200-cudnn")
-         for e in cudnn_llama("gb200") for row in attention_rows(*e, origin="derived:gb200-cudnn")]
-    tables["b200"] = (rows, [("xla", "sm_100_B200"), ("cudnn-b200", "B200, cuDNN 9.10"),
-                             ("cudnn", "GB200, cuDNN 9.22, for the derived B200 rows")])
-    rows = [r.with_time(r.time_s * B200_TO_GB200, "derived:b200-xla-rate")
-            for r in xla_rows("sm_100_B200", ("bf16", "tf32", "fp8"))] + \
-        [row for e in cudnn_llama("gb200") for row in attention_rows(*e, origin="measured:cudnn")] + \
-        cudnn_b200_rows("derived:b200-cudnn", B200_TO_GB200)
+    b200_rows, b200_refs = b200_table_rows()
+    tables["b200"] = (b200_rows, b200_refs)
+    # GB200, GB300, B300: the B200's measured rows (and its fp8 rows derived from them) at the
+    # measured MAMF ratio of the two GPUs; their own measurements (cuDNN attention) as measured.
+    b200_kernels = [r for r in b200_rows if not r.kernel.startswith("attention_")]
+    b200_attention = [r for r in b200_rows if r.kernel.startswith("attention_") and r.origin.startswith("measured:")]
+    gb200_attention = [row for e in cudnn_llama("gb200") for row in attention_rows(*e, origin="measured:cudnn")]
+    rows = [r.with_time(r.time_s * mamf_ratio("b200", "gb200", r.dtype), "derived:b200-mamf-ratio")
+            for r in b200_kernels + b200_attention] + gb200_attention
     tables["gb200"] = (rows, [("cudnn", "GB200, cuDNN 9.22"), ("xla", "sm_100_B200, for the derived GB200 rows"),
-                              ("cudnn-b200", "B200, cuDNN 9.10, for the derived GB200 rows")])
+                              ("simumax", "B200, for the derived GB200 rows"),
+                              ("cudnn-b200", "B200, cuDNN 9.10, for the derived GB200 rows"),
+                              ("mamf", "B200 and GB200 MAMF, for the derived rows")])
     gb300_attention = [row for e in cudnn_llama("gb300") for row in attention_rows(*e, origin="measured:cudnn")]
     gb300_attention += gb300_attention_from_gb200(rows, gb300_attention)
-    b200_xla = xla_rows("sm_100_B200", ("bf16", "tf32", "fp8"))
-    tables["gb300"] = ([r.with_time(r.time_s * B200_TO_GB200, "derived:b200-xla-rate-gb300") for r in b200_xla] +
-                       gb300_attention,
+    tables["gb300"] = ([r.with_time(r.time_s * mamf_ratio("b200", "gb200", r.dtype), "derived:b200-mamf-ratio-gb300")
+                        for r in b200_kernels] + gb300_attention,
                        [("cudnn", "GB300 (and GB200 for the derived rows), cuDNN 9.22"),
                         ("xla", "sm_100_B200, for the derived GB300 rows"),
-                        ("cudnn-b200", "B200, cuDNN 9.10, via the GB200 table's derived rows")])
-    tables["b300"] = ([r.with_time(r.time_s, "derived:b200-xla-same-peak") for r in b200_xla] +
+                        ("simumax", "B200, for the derived GB300 rows"),
+                        ("cudnn-b200", "B200, cuDNN 9.10, via the GB200 table's derived rows"),
+                        ("mamf", "B200 and GB200 MAMF, for the derived rows")])
+    tables["b300"] = ([r.with_time(r.time_s * mamf_ratio("b200", "b300", r.dtype), "derived:b200-mamf-ratio-b300")
+                       for r in b200_kernels] +
                       [r.with_time(r.time_s * GB300_TO_B300, "derived:gb300-cudnn") for r in gb300_attention],
                       [("cudnn", "GB300 (and GB200), cuDNN 9.22, for the derived B300 rows"),
                        ("xla", "sm_100_B200, for the derived B300 rows"),
-                       ("cudnn-b200", "B200, cuDNN 9.10, via the GB200 table's derived rows")])
+                       ("simumax", "B200, for the derived B300 rows"),
+                       ("cudnn-b200", "B200, cuDNN 9.10, via the GB200 table's derived rows"),
+                       ("mamf", "B200 and B300 MAMF, for the derived rows")])
     out = {}
     for name, (rows, refs) in tables.items():
         present = {r.kernel for r in rows}
@@ -605,6 +821,8 @@ def table_text(name, rows, refs):
     for key, what in refs:
         repo, path, commit, license_name = REFS[key]
         lines.append("# ref %s: %s %s @%s %s (%s)" % (key, repo, path, commit, license_name, what))
+    for rule, text in (B200_SOURCE_RULES if name == "b200" else []):
+        lines.append("# rule %s: %s" % (rule, text))
     for rule in used_rules:
         lines.append("# rule derived:%s: %s" % (rule, RULES[rule]))
     lines.append("kernel,dtype,m,n,k,batch,time_s,flops,bytes,tflops,gbps,origin")
@@ -631,12 +849,15 @@ def is_measured(path):
 
 
 def main():
-    global SOURCES
+    global SOURCES, SIMUMAX
     parser = argparse.ArgumentParser(description="Writes the shipped calibration tables from public measurements.")
     parser.add_argument("out_dir", nargs="?", default=HERE, metavar="OUT_DIR",
                         help="folder the tables are written to (default: kernels/calibration/)")
     parser.add_argument("--sources", default=SOURCES, metavar="DIR",
                         help="the third-party extracts (default: ../shared/data/calibration-sources/ beside the checkout)")
+    parser.add_argument("--simumax", metavar="DIR",
+                        help="the folder of SimuMax's %s (default: simumax/ beside the --sources folder, "
+                             "../shared/data/simumax/)" % SIMUMAX_FILE)
     args = parser.parse_args()
     if not os.path.isdir(args.sources):
         sys.stderr.write("convert_public.py: %s: no such folder: the public measurements the tables are converted from "
@@ -644,6 +865,11 @@ def main():
                          % args.sources)
         sys.exit(2)
     SOURCES = args.sources
+    SIMUMAX = args.simumax or os.path.join(os.path.dirname(os.path.normpath(SOURCES)), "simumax")
+    if not os.path.isfile(os.path.join(SIMUMAX, SIMUMAX_FILE)):
+        sys.stderr.write("convert_public.py: %s: no such file: SimuMax's B200 measurements are kept beside the checkout "
+                         "in ../shared/data/simumax/ (or give --simumax DIR)\n" % os.path.join(SIMUMAX, SIMUMAX_FILE))
+        sys.exit(2)
     folder = args.out_dir
     if not os.path.isdir(folder):
         sys.stderr.write("convert_public.py: %s: no such folder to write the tables to\n" % folder)

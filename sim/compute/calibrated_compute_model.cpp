@@ -15,6 +15,8 @@ enum class Axes { mnk, mnk_batch, flops_bytes, bytes };
 const std::map<std::string, Axes>& used_kernels() {
   static const std::map<std::string, Axes> kernels = {
       {"gemm", Axes::mnk},
+      {"gemm_dgrad", Axes::mnk},
+      {"gemm_wgrad", Axes::mnk},
       {"batched_gemm", Axes::mnk_batch},
       {"attention_fwd", Axes::flops_bytes},
       {"attention_bwd", Axes::flops_bytes},
@@ -91,6 +93,31 @@ std::string same_rate_dtype(const std::string& dtype) {
   return "";
 }
 
+// The kernel whose rows fill a backward GEMM layout's gaps: where the data- or weight-gradient
+// GEMM was not timed at a shape, the forward GEMM of that shape stands in (a GEMM of the same
+// m, n, k; what every table without layout rows uses for all three).
+std::string forward_kernel_of(const std::string& kernel) {
+  return kernel == "gemm_dgrad" || kernel == "gemm_wgrad" ? "gemm" : "";
+}
+
+// Appends to `all` the samples of `more` (repeats included) at coordinates `all` has none at.
+void fill_gaps(std::vector<CurveSample>& all, const std::vector<CurveSample>& more) {
+  std::set<std::vector<double>> own;
+  for (const CurveSample& s : all) own.insert(s.coords);
+  for (const CurveSample& s : more) {
+    if (!own.count(s.coords)) all.push_back(s);
+  }
+}
+
+// The table kernel that times a dense GEMM op: the backward layouts by their own rows (the
+// input gradient dA = dC B^T, the weight gradient dB = A^T dC: other operand layouts, another
+// kernel choice and, for the weight gradient, accumulation into the gradient buffer), the
+// forward and recomputed products by 'gemm'.
+const char* layout_kernel(const Op& op) {
+  if (op.kind != OpKind::gemm || op.pass != OpPass::backward) return "gemm";
+  return op.weight_gradient ? "gemm_wgrad" : "gemm_dgrad";
+}
+
 }  // namespace
 
 CalibratedComputeModel::CalibratedComputeModel(CalibrationTable table, Precision precision, RooflineParameters fallback)
@@ -101,25 +128,32 @@ CalibratedComputeModel::CalibratedComputeModel(CalibrationTable table, Precision
     if (used == used_kernels().end()) continue;
     if (used->second == Axes::mnk && row.batch != 1) {
       throw InputError(table_.file, "line " + std::to_string(row.line) + ", column 6 (batch)",
-                       std::to_string(row.batch), "'gemm' rows have batch 1; batched GEMMs are 'batched_gemm' rows");
+                       std::to_string(row.batch),
+                       "'" + row.kernel + "' rows have batch 1; batched GEMMs are 'batched_gemm' rows");
     }
     samples[key_of(row.kernel, row.dtype)].push_back(
         {coords_of(row, used->second), row.time_s, row.flops, row.bytes, row.line});
   }
+  // A kernel's rows, then the same-rate dtype's at coordinates they lack.
+  const auto with_sibling = [&samples](const std::string& kernel, const std::string& dtype) {
+    std::vector<CurveSample> all;
+    const auto own = samples.find(key_of(kernel, dtype));
+    if (own != samples.end()) all = own->second;
+    const std::string sibling = same_rate_dtype(dtype);
+    const auto other = sibling.empty() ? samples.end() : samples.find(key_of(kernel, sibling));
+    if (other != samples.end()) fill_gaps(all, other->second);
+    return all;
+  };
   for (const auto& [key, list] : samples) {
     const auto slash = key.find('/');
-    const std::string sibling = same_rate_dtype(key.substr(slash + 1));
-    const auto other = sibling.empty() ? samples.end() : samples.find(key.substr(0, slash + 1) + sibling);
-    std::vector<CurveSample> all = list;
-    if (other != samples.end()) {
-      // The sibling's rows at coordinates this dtype has no row for.
-      std::set<std::vector<double>> own;
-      for (const CurveSample& s : list) own.insert(s.coords);
-      for (const CurveSample& s : other->second) {
-        if (!own.count(s.coords)) all.push_back(s);
-      }
+    const std::string kernel = key.substr(0, slash);
+    const std::string dtype = key.substr(slash + 1);
+    std::vector<CurveSample> all = with_sibling(kernel, dtype);
+    if (const std::string forward = forward_kernel_of(kernel); !forward.empty()) {
+      fill_gaps(all, with_sibling(forward, dtype));
     }
     curves_.emplace(key, KernelCurve(all, table_.file, key));
+    fused_wgrad_accumulation_ = fused_wgrad_accumulation_ || kernel == "gemm_wgrad";
   }
 }
 
@@ -183,7 +217,9 @@ double CalibratedComputeModel::gemm_time_s(const Op& op, bool& covered) const {
   // roofline times that kernel better than `batch` single GEMMs extrapolated from Linear
   // shapes (the A100's measured GEMMs start at k = 1024).
   if (op.kind == OpKind::batched_gemm) return fallback_.op_time_s(op);
-  if (const KernelCurve* single = find("gemm", dtypes)) {
+  const KernelCurve* single = g.batch == 1 ? find(layout_kernel(op), dtypes) : nullptr;
+  if (single == nullptr) single = find("gemm", dtypes);
+  if (single != nullptr) {
     // Without batched rows: `batch` independent GEMMs back to back (grouped MoE experts).
     covered = true;
     return g.batch * single->time_s({g.m, g.n, g.k}, op.flops / g.batch, op.bytes / g.batch);
@@ -206,6 +242,16 @@ double CalibratedComputeModel::time_s(const Op& op, bool& covered) const {
       return curve->time_s({op.flops, op.bytes}, op.flops, op.bytes);
     }
     default: {
+      // The accumulation of a dense weight gradient into its buffer (the workload's one
+      // elementwise weight-gradient op; Op::gemm is its GEMM) is inside the table's gemm_wgrad
+      // rows, timed accumulating into the buffer as Megatron-LM's
+      // --gradient-accumulation-fusion runs it: no time of its own. Grouped expert GEMMs
+      // (batch > 1) are not timed by those rows and keep theirs.
+      if (op.kind == OpKind::elementwise && op.weight_gradient && op.gemm.batch == 1 && op.gemm.m > 0 &&
+          fused_wgrad_accumulation_) {
+        covered = true;
+        return 0;
+      }
       const KernelCurve* curve = memory_curve(op);
       if (curve == nullptr || !(op.bytes > 0)) return fallback_.op_time_s(op);
       covered = true;

@@ -4,10 +4,15 @@
 // complete grid or over scattered samples, a fitted roofline beyond them).
 //
 // Which rows time which op (the choice is made here and nowhere else):
-//   gemm          'gemm' rows of the precision's dtype, by (m, n, k); a gemm op with
-//                 batch > 1 (grouped MoE experts) as batched_gemm. Backward GEMMs (dgrad,
-//                 wgrad) are looked up by their own, transposed (m, n, k): no public source
-//                 times backward GEMMs, and a backward GEMM is a GEMM of that shape
+//   gemm          forward and recomputed GEMMs: 'gemm' rows of the precision's dtype, by
+//                 (m, n, k); a gemm op with batch > 1 (grouped MoE experts) as batched_gemm.
+//                 Backward GEMMs by their own layout's rows where the table has them:
+//                 'gemm_dgrad' for the input gradient (m tokens, n input features, k output
+//                 features), 'gemm_wgrad' for the weight gradient (m input features, n output
+//                 features, k tokens; timed accumulating into the gradient buffer, so the
+//                 workload's separate accumulation op then takes no time). Those curves take the
+//                 'gemm' rows at shapes their layout was not timed at, and a table without
+//                 them times backward GEMMs by 'gemm' at their own, transposed (m, n, k)
 //   batched_gemm  'batched_gemm' rows by (m, n, k, batch); without them the fallback roofline
 //                 (one strided-batched kernel; its head-dimension k is far from any 'gemm' row)
 //   attention     'attention_fwd' (forward, recompute) or 'attention_bwd' rows, by the
@@ -53,7 +58,7 @@ class CalibratedComputeModel final : public ComputeModel {
  public:
   /// Builds the curves of the kernels listed above from `table` (other rows, e.g.
   /// memcpy_h2d or layer timings, are kept in the table but not used). Throws InputError
-  /// naming the table's file for inconsistent rows (kernel_curve.hpp), or a 'gemm' row with
+  /// naming the table's file for inconsistent rows (kernel_curve.hpp), or a gemm, gemm_dgrad or gemm_wgrad row with
   /// batch != 1.
   CalibratedComputeModel(CalibrationTable table, Precision precision, RooflineParameters fallback);
 
@@ -76,6 +81,7 @@ class CalibratedComputeModel final : public ComputeModel {
   Precision precision_;
   RooflineComputeModel fallback_;
   std::map<std::string, KernelCurve> curves_;  ///< by "kernel/dtype"
+  bool fused_wgrad_accumulation_ = false;      ///< the table has gemm_wgrad rows (accumulating in the GEMM)
 };
 
 }  // namespace trainsim

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -77,15 +78,29 @@ double table_time_by_bytes(const CalibrationTable& table, const std::string& ker
 }
 
 TEST(CalibratedComputeModel, ReturnsTheTableTimeOnAGridShape) {
-  // The B200's bf16 GEMMs are XLA's complete 5 x 5 x 5 grid: grid points are returned exactly.
-  const CalibratedComputeModel model = table_model("b200");
+  // The B200's tf32 GEMMs are XLA's complete 5 x 5 x 5 grid: grid points are returned exactly.
+  const CalibratedComputeModel model = table_model("b200", Precision::fp32);
   int checked = 0;
   for (const CalibrationRow& row : model.table().rows) {
-    if (row.kernel != "gemm" || row.dtype != "bf16") continue;
+    if (row.kernel != "gemm" || row.dtype != "tf32") continue;
     EXPECT_EQ(model.op_time_s(gemm_op(row.m, row.n, row.k)), row.time_s) << "line " << row.line;
     ++checked;
   }
   EXPECT_EQ(checked, 125);
+}
+
+TEST(CalibratedComputeModel, ReturnsTheTableTimeAtXlaAndSimuMaxShapes) {
+  // The B200's bf16 forward GEMMs are XLA's grid and SimuMax's layer shapes side by side:
+  // scattered, and the table's time at every row (the median where both timed a shape).
+  const CalibratedComputeModel model = table_model("b200");
+  int checked = 0;
+  for (const CalibrationRow& row : model.table().rows) {
+    if (row.kernel != "gemm" || row.dtype != "bf16") continue;
+    const double expected = table_time(model.table(), "gemm", "bf16", row.m, row.n, row.k);
+    EXPECT_NEAR(model.op_time_s(gemm_op(row.m, row.n, row.k)) / expected, 1.0, 1e-9) << "line " << row.line;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 125 + 144);
 }
 
 TEST(CalibratedComputeModel, ReturnsTheTableTimeOnScatteredShapes) {
@@ -104,9 +119,83 @@ TEST(CalibratedComputeModel, ReturnsTheTableTimeOnScatteredShapes) {
 }
 
 TEST(CalibratedComputeModel, BackwardGemmsAreLookedUpByTheirOwnShape) {
-  // dgrad of an (m, n, k) GEMM is (m, k, n): timed as that forward shape, no other rule.
+  // Without layout rows (the H100's table) the dgrad of an (m, n, k) GEMM, (m, k, n), is timed
+  // as that forward shape, no other rule.
+  const CalibratedComputeModel model = table_model("h100-sxm");
+  Op dgrad = gemm_op(4096, 1024, 256);
+  dgrad.pass = OpPass::backward;
+  EXPECT_EQ(model.op_time_s(dgrad), table_time(model.table(), "gemm", "bf16", 4096, 1024, 256));
+}
+
+// The op named `name` of `ops`.
+const Op& named(const std::vector<Op>& ops, const std::string& name) {
+  const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; });
+  if (it == ops.end()) throw std::runtime_error("no op " + name);
+  return *it;
+}
+
+// The one row of `kernel`/`dtype` at the op's GEMM shape from `origin`, or none.
+const CalibrationRow* row_at(const CalibrationTable& table, const std::string& kernel, const Op& op,
+                             const std::string& origin) {
+  const CalibrationRow* found = nullptr;
+  for (const CalibrationRow& row : table.rows) {
+    if (row.kernel == kernel && row.dtype == "bf16" && row.m == op.gemm.m && row.n == op.gemm.n && row.k == op.gemm.k &&
+        row.batch == 1 && row.origin == origin) {
+      EXPECT_EQ(found, nullptr) << "two rows of " << kernel << " at " << op.name;
+      found = &row;
+    }
+  }
+  return found;
+}
+
+TEST(CalibratedComputeModel, ForwardDgradAndWgradGemmsGetTheirMeasuredLayouts) {
+  // Llama 3 70B's MLP up-projection (gate and up) at 4096 tokens, TP 1, bf16: SimuMax timed its
+  // forward (TN), data-gradient (NN) and weight-gradient (NT, into the fp32 main_grad) GEMMs on
+  // a B200; the workload's three ops get those three measured times, which differ.
+  TrainingSpec training;
+  ModelSpec model = *model_preset("llama3-70b");
+  model.seq_len = 4096;
+  const PassOps layer = transformer_layer_ops(model, training, ParallelSpec{});
+  const Op& fwd = named(layer.forward, "mlp.up");
+  const Op& dgrad = named(layer.backward, "mlp.up.dgrad");
+  const Op& wgrad = named(layer.backward, "mlp.up.wgrad");
+  ASSERT_EQ(fwd.gemm.m, 4096);
+  ASSERT_EQ(fwd.gemm.n, 57344);
+  ASSERT_EQ(fwd.gemm.k, 8192);
+  const CalibratedComputeModel b200 = table_model("b200");
+  const CalibrationRow* tn = row_at(b200.table(), "gemm", fwd, "measured:simumax");
+  const CalibrationRow* nn = row_at(b200.table(), "gemm_dgrad", dgrad, "measured:simumax");
+  const CalibrationRow* nt = row_at(b200.table(), "gemm_wgrad", wgrad, "measured:simumax");
+  ASSERT_NE(tn, nullptr);
+  ASSERT_NE(nn, nullptr);
+  ASSERT_NE(nt, nullptr);
+  EXPECT_NEAR(b200.op_time_s(fwd) / tn->time_s, 1.0, 1e-9);
+  EXPECT_NEAR(b200.op_time_s(dgrad) / nn->time_s, 1.0, 1e-9);
+  EXPECT_NEAR(b200.op_time_s(wgrad) / nt->time_s, 1.0, 1e-9);
+  // SimuMax's efficiencies against 2250 TFLOP/s (b200_bf16_ceperm.json): 0.486688, 0.482914,
+  // 0.453584.
+  EXPECT_NEAR(fwd.flops / b200.op_time_s(fwd) / 1e12, 1095.05, 0.01);
+  EXPECT_NEAR(dgrad.flops / b200.op_time_s(dgrad) / 1e12, 1086.56, 0.01);
+  EXPECT_NEAR(wgrad.flops / b200.op_time_s(wgrad) / 1e12, 1020.56, 0.01);
+  // The weight gradient was timed accumulating into its buffer: the separate accumulation
+  // takes no time with this table, and its bandwidth time with a table without gemm_wgrad rows.
+  const Op& accumulate = named(layer.backward, "mlp.up.wgrad.accumulate");
+  EXPECT_TRUE(b200.covers(accumulate));
+  EXPECT_EQ(b200.op_time_s(accumulate), 0.0);
+  EXPECT_GT(table_model("h100-sxm").op_time_s(accumulate), 0.0);
+}
+
+TEST(CalibratedComputeModel, LayoutCurvesFallBackToForwardRowsAtShapesTheyLack) {
+  // A data-gradient GEMM at an XLA grid shape SimuMax did not time is the forward row there.
   const CalibratedComputeModel model = table_model("b200");
-  EXPECT_EQ(model.op_time_s(gemm_op(4096, 1024, 256)), table_time(model.table(), "gemm", "bf16", 4096, 1024, 256));
+  Op dgrad = gemm_op(1024, 2048, 512);
+  dgrad.pass = OpPass::backward;
+  Op wgrad = dgrad;
+  wgrad.weight_gradient = true;
+  const double forward = table_time(model.table(), "gemm", "bf16", 1024, 2048, 512);
+  ASSERT_GT(forward, 0);
+  EXPECT_NEAR(model.op_time_s(dgrad) / forward, 1.0, 1e-9);
+  EXPECT_NEAR(model.op_time_s(wgrad) / forward, 1.0, 1e-9);
 }
 
 TEST(CalibratedComputeModel, ALayerRunWithTheTableUsesIt) {
@@ -155,7 +244,32 @@ TEST(CalibratedComputeModel, GemmTimesAreContinuousAndGrowWithSize) {
     const Op huge = gemm_op(1 << 20, 65536, 65536);
     const double peak = std::string(gpu) == "a100-80g" ? 312e12 : std::string(gpu) == "b200" ? 2250e12 : 989e12;
     EXPECT_LT(huge.flops / model.op_time_s(huge), peak) << gpu;
-    EXPECT_GT(huge.flops / model.op_time_s(huge), 0.5 * peak) << gpu;
+    // The B200's largest measured GEMMs run at ~48 % of its peak, power-limited (SimuMax's
+    // back-to-back rows, kernels/README.md); the others' extrapolate XLA's rates, above 50 %.
+    const double floor = std::string(gpu) == "b200" ? 0.45 : 0.5;
+    EXPECT_GT(huge.flops / model.op_time_s(huge), floor * peak) << gpu;
+  }
+}
+
+TEST(CalibratedComputeModel, B200BackwardAndFp8GemmTimesGrowWithSize) {
+  // The B200's forward and layout curves (SimuMax's rows filled with the forward ones), bf16
+  // and fp8 (XLA's rows and the MAMF-ratio rows beyond 4096), grow with the tokens.
+  for (const Precision precision : {Precision::bf16, Precision::fp8}) {
+    const CalibratedComputeModel model = table_model("b200", precision);
+    for (const int layout : {0, 1, 2}) {  // forward, data gradient, weight gradient
+      for (const double n : {1024.0, 4096.0, 8192.0, 28672.0}) {
+        double previous = 0;
+        for (double m = 256; m <= 1 << 17; m *= 1.25) {
+          Op op = gemm_op(m, n, 8192);
+          op.precision = precision;
+          op.pass = layout == 0 ? OpPass::forward : OpPass::backward;
+          op.weight_gradient = layout == 2;
+          const double t = model.op_time_s(op);
+          EXPECT_GT(t, previous) << layout << " m " << m << " n " << n;
+          previous = t;
+        }
+      }
+    }
   }
 }
 
@@ -241,6 +355,51 @@ TEST(CalibratedComputeModel, LongerSequencesRunAttentionFasterAtEqualFlops) {
   EXPECT_LT(model.op_time_s(longer), model.op_time_s(shorter));
 }
 
+CalibratedComputeModel model_of(const std::string& rows, const std::string& file = "t.csv") {
+  std::istringstream in(
+      "# gpu: x\n# source: converted from public measurements (a test)\n"
+      "kernel,dtype,m,n,k,batch,time_s,flops,bytes,tflops,gbps,origin\n" +
+      rows);
+  return CalibratedComputeModel(parse_calibration_table(in, file), Precision::bf16,
+                                datasheet_roofline(*gpu_preset("h200"), Precision::bf16));
+}
+
+TEST(CalibratedComputeModel, RejectsADgradRowWithABatch) {
+  EXPECT_THROW(model_of("gemm_dgrad,bf16,1024,1024,1024,2,1e-5,4294967296,12582912,0,0,measured:a\n"), InputError);
+}
+
+TEST(CalibratedComputeModel, RejectsAWgradRowWithABatch) {
+  EXPECT_THROW(model_of("gemm_wgrad,bf16,1024,1024,1024,2,1e-5,4294967296,12582912,0,0,measured:a\n"), InputError);
+}
+
+TEST(CalibratedComputeModel, AWgradRowTimesOnlyWeightGradients) {
+  // One layout row: the weight gradient of that shape takes it, the data gradient and the
+  // forward GEMM take the forward row; the accumulation after a weight gradient takes no time.
+  const CalibratedComputeModel model = model_of(
+      "gemm,bf16,1024,1024,1024,1,1e-5,2147483648,6291456,0,0,measured:a\n"
+      "gemm_wgrad,bf16,1024,1024,1024,1,3e-5,2147483648,6291456,0,0,measured:a\n");
+  Op fwd = gemm_op(1024, 1024, 1024);
+  Op dgrad = fwd;
+  dgrad.pass = OpPass::backward;
+  Op wgrad = dgrad;
+  wgrad.weight_gradient = true;
+  EXPECT_NEAR(model.op_time_s(fwd) / 1e-5, 1.0, 1e-9);
+  EXPECT_NEAR(model.op_time_s(dgrad) / 1e-5, 1.0, 1e-9);
+  EXPECT_NEAR(model.op_time_s(wgrad) / 3e-5, 1.0, 1e-9);
+  Op recompute = fwd;
+  recompute.pass = OpPass::recompute;
+  EXPECT_NEAR(model.op_time_s(recompute) / 1e-5, 1.0, 1e-9);
+  Op accumulate;
+  accumulate.kind = OpKind::elementwise;
+  accumulate.pass = OpPass::backward;
+  accumulate.weight_gradient = true;
+  accumulate.bytes = 1e7;
+  accumulate.gemm = wgrad.gemm;
+  EXPECT_EQ(model.op_time_s(accumulate), 0.0);
+  accumulate.gemm.batch = 8;  // a grouped expert GEMM's: not timed by the gemm_wgrad rows
+  EXPECT_GT(model.op_time_s(accumulate), 0.0);
+}
+
 TEST(CalibratedComputeModel, AcceptsScatteredGemmRows) {
   // Three GEMMs that form no grid (public measurements often do not): exact at each, in between
   // positive and between its neighbours.
@@ -323,10 +482,11 @@ TEST(ComputeModelFactory, PicksTheTableOfTheGpuType) {
 }
 
 TEST(ComputeModelFactory, AutoPicksEachBlackwellGpusTable) {
-  // The shipped b200.csv (converted from XLA's sm_100_B200 GEMMs and cuDNN's B200 attention)
-  // times b200, gb200.csv (cuDNN's GB200 attention, B200 GEMMs at the peak ratio) gb200,
-  // gb300.csv (cuDNN's GB300 attention, the same GEMM rule) gb300, and b300.csv (B200 GEMMs,
-  // GB300 attention at the peak ratio) b300 (topologies/README.md, "Presets").
+  // The shipped b200.csv (converted from XLA's sm_100_B200 and SimuMax's GEMMs and from cuDNN's
+  // and SimuMax's B200 attention) times b200, gb200.csv (cuDNN's GB200 attention, B200 rows at
+  // the measured MAMF ratio) gb200, gb300.csv (cuDNN's GB300 attention, the same GEMM rule)
+  // gb300, and b300.csv (B200 GEMMs at the B300/B200 MAMF ratio, GB300 attention at the peak
+  // ratio) b300 (topologies/README.md, "Presets").
   const CalibrationChoice choice = calibration_choice("auto", k_tables);
   for (const char* name : {"b200", "gb200", "b300", "gb300"}) {
     const auto model = make_compute_model(*gpu_preset(name), Precision::fp8, choice);

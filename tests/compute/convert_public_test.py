@@ -12,13 +12,14 @@ CalibrationTables.<check>; standard library only):
   TablesCiteTheirSources        headers cite repository, path, commit and license of every
                                 source used; every row has an origin; the counts add up
 
-    python3 tests/compute/convert_public_test.py [--sources DIR] CHECK...
+    python3 tests/compute/convert_public_test.py [--sources DIR] [--simumax DIR] CHECK...
 
 The extracts are third-party files the project does not carry: like the converter, this
-reads them from ../shared/data/calibration-sources/ beside the checkout (CTest passes
---sources TRAINSIM_SHARED_DATA/calibration-sources). Without that folder the first three
-checks are skipped (exit SKIP_CODE, CTest's SKIP_RETURN_CODE); the last reads only the
-committed tables and always runs.
+reads them from ../shared/data/calibration-sources/ and SimuMax's B200 file from
+../shared/data/simumax/ beside the checkout (CTest passes --sources
+TRAINSIM_SHARED_DATA/calibration-sources; --simumax defaults to simumax/ beside it). Without
+either the first three checks are skipped (exit SKIP_CODE, CTest's SKIP_RETURN_CODE); the last
+reads only the committed tables and always runs.
 """
 
 import argparse
@@ -31,8 +32,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CALIBRATION = os.path.join(ROOT, "kernels", "calibration")
 CONVERTER = os.path.join(CALIBRATION, "convert_public.py")
-# The converter's default; main() sets it from --sources.
+# The converter's defaults; main() sets them from --sources and --simumax.
 SOURCES = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "calibration-sources"))
+SIMUMAX = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "simumax"))
 SKIP_CODE = 77  # tests/CMakeLists.txt gives it to CTest as SKIP_RETURN_CODE
 TABLES = ["a100-80g", "h100-sxm", "h200", "b200", "gb200", "b300", "gb300"]
 COMMITS = {
@@ -40,6 +42,8 @@ COMMITS = {
     "microsoft/vidur": "7d47513363ec447a741ac5e47241580b47724fbf",
     "NVIDIA/cudnn-frontend": "3929da2ef4c1dba1bb8acb68727b9134f26f40c0",
     "PrincetonUniversity/LLMCompass": "2e015fd2ee750e6cad8d7152df52551e5b41ef20",
+    "MooreThreads/SimuMax": "4dcaae513ba7679d56c116a17cd4a691ec41e252",
+    "stas00/ml-engineering": "744d01e18b79512572f64a6bbd8b5f4a725203a7",
 }
 B200_ARTIFACT_COMMIT = "9793df569ce413f4b1844a9176f7ae24dd981603"
 
@@ -54,7 +58,8 @@ def check(condition, message):
 
 
 def run_converter(folder):
-    subprocess.run([sys.executable, CONVERTER, folder, "--sources", SOURCES], check=True, stdout=subprocess.PIPE)
+    subprocess.run([sys.executable, CONVERTER, folder, "--sources", SOURCES, "--simumax", SIMUMAX], check=True,
+                   stdout=subprocess.PIPE)
 
 
 def read_table(path):
@@ -136,9 +141,10 @@ def tables_cite_their_sources():
             cited = [h for h in refs if (" %s " % repo) in h]
             for h in cited:
                 check(("@" + commit) in h or ("@" + B200_ARTIFACT_COMMIT) in h, name + ": commit of " + h)
-                check(h.split("@", 1)[1].split(" ")[1] in ("Apache-2.0", "MIT", "BSD-3-Clause"), name + ": license")
+                check(h.split("@", 1)[1].split(" ")[1] in ("Apache-2.0", "MIT", "BSD-3-Clause", "CC-BY-SA-4.0"),
+                      name + ": license")
         repo_of = {"xla": "openxla/xla", "vidur": "microsoft/vidur", "cudnn": "NVIDIA/cudnn-frontend",
-                   "llmcompass": "PrincetonUniversity/LLMCompass"}
+                   "llmcompass": "PrincetonUniversity/LLMCompass", "simumax": "MooreThreads/SimuMax"}
         for what in used:
             check(any((" %s " % repo_of[what]) in h for h in refs), name + ": measured:%s without a ref line" % what)
         count = [h for h in header if h.startswith("# rows:")]
@@ -154,6 +160,14 @@ def tables_cite_their_sources():
               name + ": sm_90 fp8 rows used as measured")
         for r in rows:
             check("end_to_end" not in r["origin"], name + ": end-to-end factor")
+        # Tables derived with Blackwell MAMF ratios cite them (the H100's come from public.md
+        # D3); B200's states which
+        # measurement times which GEMM shapes.
+        if any("mamf" in r["origin"] and r["origin"] != "derived:mamf-fp8-ratio" for r in rows):
+            check(any(" stas00/ml-engineering " in h for h in refs), name + ": MAMF rule without its ref line")
+        if name == "b200":
+            for rule in ("gemm-sources", "gemm-layouts", "attention-sources", "grouped-gemm"):
+                check(any(h.startswith("# rule %s: " % rule) for h in header), name + ": no rule " + rule)
 
 
 # ---------------------------------------------------------------------------------------
@@ -260,6 +274,56 @@ def cudnn_expected():
     return out
 
 
+def simumax_expected():
+    """{"gemm": [(kernel, m, n, k, seconds)], "grouped": [(kernel, m, n, k, groups, seconds)],
+    "attention": [(kernel, seq, head_dim, batch x heads, seconds)]}: SimuMax's B200 entries in the
+    table's conventions (kernels/README.md), parsed here with regular expressions."""
+    import json
+    import re
+    with open(os.path.join(SIMUMAX, "b200_bf16_ceperm.json")) as f:
+        ops = json.load(f)["accelerator"]["op"]
+    out = {"gemm": [], "grouped": [], "attention": []}
+    peak = ops["matmul"]["tflops"] * 1e12
+    dense = re.compile(r"b=(\d+), m=(\d+), k=(\d+), n=(\d+), layout=(TN|NN|NT), accumulate=(True|False), "
+                       r"out_dtype=(bf16|fp32)$")
+    for key, eff in ops["matmul"]["accurate_efficient_factor"].items():
+        b, m, k, n, layout, _, out_dtype = dense.match(key).groups()
+        b, m, k, n = int(b), int(m), int(k), int(n)
+        seconds = 2.0 * b * m * n * k / (eff * peak)
+        if layout == "TN":
+            out["gemm"].append(("gemm", m, n, k, seconds))
+        elif layout == "NN":
+            out["gemm"].append(("gemm_dgrad", m, n, k, seconds))
+        elif out_dtype == "fp32":  # NT: m out x n in over k tokens -> the workload's in x out
+            out["gemm"].append(("gemm_wgrad", n, m, k, seconds))
+    grouped = re.compile(r"ng=(\d+), M=(\d+), N=(\d+), K=(\d+), dtype=bf16, out_dtype=bf16, "
+                         r"main_grad_dtype=(bf16|fp32), stage=(fwd|bwd_grad_act|bwd_grad_w), ")
+    peak = ops["group_matmul"]["tflops"] * 1e12
+    for key, eff in ops["group_matmul"]["accurate_efficient_factor"].items():
+        ng, M, N, K, main_grad, stage = grouped.match(key).groups()
+        ng, M, N, K = int(ng), int(M), int(N), int(K)
+        seconds = 2.0 * ng * M * N * K / (eff * peak)
+        if stage == "fwd":
+            out["grouped"].append(("grouped_gemm", M, N, K, ng, seconds))
+        elif stage == "bwd_grad_act":
+            out["grouped"].append(("grouped_gemm_dgrad", M, K, N, ng, seconds))
+        elif main_grad == "fp32":
+            out["grouped"].append(("grouped_gemm_wgrad", K, N, M, ng, seconds))
+    attention = re.compile(r"batch=(\d+), seq_len=(\d+), head_num=(\d+), kv_head_num=(\d+), qk_head_dim=(\d+), "
+                           r"v_head_dim=(\d+), qkv_contiguous=True$")
+    for op, kernel, factor in (("sdp_fwd", "attention_fwd", 2.0), ("sdp_bwd", "attention_bwd", 5.0)):
+        peak = ops[op]["tflops"] * 1e12
+        for key, eff in ops[op]["accurate_efficient_factor"].items():
+            match = attention.match(key)
+            if not match:
+                continue  # the non-contiguous repeats
+            b, seq, h, kv, dqk, dv = (int(x) for x in match.groups())
+            # SimuMax's count: fwd 2 b s^2 max(h, kv) (d_qk + d_v), bwd 2.5x.
+            out["attention"].append((kernel, seq, dqk, b * h, factor * b * seq * seq * max(h, kv) * (dqk + dv) /
+                                     (eff * peak)))
+    return out
+
+
 def find(rows, kernel, dtype, m, n, k, batch, origin):
     return [i for i, r in enumerate(rows) if r["kernel"] == kernel and r["dtype"] == dtype and r["m"] == m and
             r["n"] == n and r["k"] == k and r["batch"] == batch and r["origin"] == origin]
@@ -283,8 +347,23 @@ def converted_rows_equal_source_rows():
         matched[name].add(found[0])
         checked += 1
 
+    # Blackwell GPUs' rows derived from the B200's: the MAMF ratio of the dtype (stas00's
+    # maximum achievable matmul TFLOP/s: B200 1745.0 bf16 / 3432.5 fp8, GB200 1822.0 / 3615.6,
+    # B300 1769.0 / 3353.3). GB300 takes GB200's (the same dense peaks).
+    mamf = {"b200": (1745.0, 3432.5), "gb200": (1822.0, 3615.6), "b300": (1769.0, 3353.3)}
+
+    def from_b200(kernel, dtype, m, n, k, batch, t):
+        i = 1 if dtype == "fp8" else 0
+        expect("gb200", kernel, dtype, m, n, k, batch, t * mamf["b200"][i] / mamf["gb200"][i],
+               "derived:b200-mamf-ratio")
+        if not kernel.startswith("attention"):
+            expect("gb300", kernel, dtype, m, n, k, batch, t * mamf["b200"][i] / mamf["gb200"][i],
+                   "derived:b200-mamf-ratio-gb300")
+            expect("b300", kernel, dtype, m, n, k, batch, t * mamf["b200"][i] / mamf["b300"][i],
+                   "derived:b200-mamf-ratio-b300")
+
     # XLA: sm_90 -> H100 measured (no fp8), H200 derived with the same times; sm_100 -> B200,
-    # and GB200 derived x 2250/2500 (the dense bf16 peaks of B200 and GB200).
+    # and GB200, GB300, B300 derived at the MAMF ratios.
     for (dtype, b, m, n, k), t in xla_times("sm_90").items():
         if dtype == "fp8" or (dtype == "tf32" and b > 1):
             continue
@@ -298,12 +377,24 @@ def converted_rows_equal_source_rows():
         if dtype == "tf32" and b > 1:
             continue
         expect("b200", "gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t, "measured:xla")
-        expect("gb200", "gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t * 2250 / 2500,
-               "derived:b200-xla-rate")
-        # GB300: the same 2250/2500 ratio of dense peaks; B300: the B200's peaks, its times.
-        expect("gb300", "gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t * 2250 / 2500,
-               "derived:b200-xla-rate-gb300")
-        expect("b300", "gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t, "derived:b200-xla-same-peak")
+        from_b200("gemm" if b == 1 else "batched_gemm", dtype, m, n, k, b, t)
+    # SimuMax: B200 measured, its forward, data- and weight-gradient GEMMs apart; fp8 beyond
+    # XLA's 4096 at B200's bf16/fp8 MAMF ratio; the other Blackwells derived from both.
+    simumax = simumax_expected()
+    check(len(simumax["gemm"]) == 3 * 144 and len(simumax["grouped"]) == 92 and len(simumax["attention"]) == 38,
+          "SimuMax: unexpected entry counts %r" % {key: len(v) for key, v in simumax.items()})
+    for kernel, m, n, k, t in simumax["gemm"]:
+        expect("b200", kernel, "bf16", m, n, k, 1, t, "measured:simumax")
+        from_b200(kernel, "bf16", m, n, k, 1, t)
+        if max(m, n, k) > 4096:
+            expect("b200", kernel, "fp8", m, n, k, 1, t * 1745.0 / 3432.5, "derived:b200-mamf-fp8-ratio")
+            from_b200(kernel, "fp8", m, n, k, 1, t * 1745.0 / 3432.5)
+    for kernel, m, n, k, groups, t in simumax["grouped"]:
+        expect("b200", kernel, "bf16", m, n, k, groups, t, "measured:simumax")
+        from_b200(kernel, "bf16", m, n, k, groups, t)
+    for kernel, seq, head_dim, bh, t in simumax["attention"]:
+        expect("b200", kernel, "bf16", seq, seq, head_dim, bh, t, "measured:simumax")
+        from_b200(kernel, "bf16", seq, seq, head_dim, bh, t)
     # Vidur: A100 and H100 measured; the H100's GEMMs reappear in the H200 table.
     for gpu, name in (("a100", "a100-80g"), ("h100", "h100-sxm")):
         for kernel, m, n, k, t in vidur_expected(gpu):
@@ -313,17 +404,19 @@ def converted_rows_equal_source_rows():
     # LLMCompass: A100, the host-timed floor applied.
     for kernel, m, n, k, t in llmcompass_expected():
         expect("a100-80g", kernel, "fp16", m, n, k, 1, t, "measured:llmcompass")
-    # cuDNN: H200 measured, the H100 with the same times; B200 artifacts (GB200 x 2250/2500);
-    # GB200 measured (B200 x 2500/2250).
+    # cuDNN: H200 measured, the H100 with the same times; B200 artifacts (GB200 at the MAMF
+    # ratio); GB200 measured (B200 at the inverse ratio, only below B200's shortest measured
+    # sequence, SimuMax's 4096).
     attention = cudnn_expected()
     for kernel, seq, bh, t in attention["h200"]:
         expect("h200", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
         expect("h100-sxm", kernel, "bf16", seq, seq, 128, bh, t, "derived:h200-cudnn")
     for kernel, seq, bh, t in attention["b200"]:
         expect("b200", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
-        expect("gb200", kernel, "bf16", seq, seq, 128, bh, t * 2250 / 2500, "derived:b200-cudnn")
+        from_b200(kernel, "bf16", seq, seq, 128, bh, t)
     for kernel, seq, bh, t in attention["gb200"]:
-        expect("b200", kernel, "bf16", seq, seq, 128, bh, t * 2500 / 2250, "derived:gb200-cudnn")
+        if seq < 4096:
+            expect("b200", kernel, "bf16", seq, seq, 128, bh, t * 1822.0 / 1745.0, "derived:gb200-mamf-ratio")
         expect("gb200", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
     # GB300 measured (B300 x 2500/2250: dense bf16 2500 GB300, 2250 B300).
     for kernel, seq, bh, t in attention["gb300"]:
@@ -344,26 +437,32 @@ CHECKS = {
     "ConverterKeepsMeasuredTables": converter_keeps_measured_tables,
     "TablesCiteTheirSources": tables_cite_their_sources,
 }
-# The checks that run the converter or parse the extracts.
+# The checks that run the converter or parse the extracts (and SimuMax's file).
 NEED_SOURCES = {"ConverterIsDeterministic", "ConvertedRowsEqualSourceRows", "ConverterKeepsMeasuredTables"}
 
 
 def main():
-    global SOURCES
+    global SOURCES, SIMUMAX
     parser = argparse.ArgumentParser(description="Checks kernels/calibration/convert_public.py.")
     parser.add_argument("checks", nargs="*", metavar="CHECK", help="one of %s (default: all)" % ", ".join(sorted(CHECKS)))
     parser.add_argument("--sources", default=SOURCES, metavar="DIR", help="the third-party extracts")
+    parser.add_argument("--simumax", metavar="DIR",
+                        help="SimuMax's B200 file's folder (default: simumax/ beside the --sources folder)")
     args = parser.parse_args()
     for name in args.checks:
         if name not in CHECKS:
             parser.error("no check named %s" % name)
     SOURCES = os.path.normpath(args.sources)
+    SIMUMAX = os.path.normpath(args.simumax or os.path.join(os.path.dirname(SOURCES), "simumax"))
     failed = skipped = 0
     for name in args.checks or sorted(CHECKS):
-        if name in NEED_SOURCES and not os.path.isdir(SOURCES):
+        missing = [path for path in (SOURCES, os.path.join(SIMUMAX, "b200_bf16_ceperm.json"))
+                   if not os.path.exists(path)]
+        if name in NEED_SOURCES and missing:
             skipped += 1
             print("skip %s: needs %s: the third-party measurements the tables are converted from, beside the "
-                  "checkout in ../shared/data/calibration-sources/; CI has them" % (name, SOURCES))
+                  "checkout in ../shared/data/ (calibration-sources/, simumax/); CI has them"
+                  % (name, " and ".join(missing)))
             continue
         try:
             CHECKS[name]()
