@@ -4,21 +4,46 @@
 // simulated links carry line rate x efficiency. Calibrated per fabric generation, never
 // per scenario (../shared/validation/public.md, preamble).
 
+#include <utility>
+#include <vector>
+
 #include "topologies/cluster_spec.hpp"
 
 namespace trainsim {
 
+/// One collective inside one NVLink domain as measured on the fabric, in SimuMax's model
+/// (MooreThreads/SimuMax `configs/system/b200_bf16_ceperm.json`, public.md D4): bus bandwidth
+/// = NVLink line rate x efficiency; latency = fixed + per step x steps, the steps 2(n - 1)
+/// for an all-reduce and n - 1 for the others. An efficiency of 0: not measured.
+struct MeasuredCollective {
+  double efficiency = 0.0;     ///< bus bandwidth / NVLink line rate per direction
+  double step_latency_s = 0;   ///< per step
+  double fixed_latency_s = 0;  ///< once per collective
+  /// Fixed latencies measured for particular group sizes (ranks, seconds), instead of fixed_latency_s.
+  std::vector<std::pair<int, double>> fixed_latency_by_ranks_s;
+
+  bool measured() const { return efficiency > 0; }
+  /// fixed (for `ranks`) + step x `steps`, in seconds.
+  double latency_s(int ranks, double steps) const;
+};
+
 struct ProtocolEfficiency {
   double nvlink = 1.0;   ///< achieved / line rate on NVLink (ring bus bandwidth / per-direction line rate)
   double network = 1.0;  ///< achieved / line rate per NIC
-  /// NVLink SHARP (NVLS) all-reduce inside one NVSwitch node: achieved algorithm bandwidth
+  /// NVLink SHARP (NVLS) all-reduce inside one NVLink domain: achieved algorithm bandwidth
   /// over the ideal line rate / (1 + 1/n) (each GPU sends and receives S (1 + 1/n) bytes,
-  /// the switch reducing and multicasting). 0: the node's switches cannot reduce.
+  /// the switch reducing and multicasting). 0: the domain's switches cannot reduce.
   double nvls = 0.0;
+  /// The NVLS stage of an NVLS-tree all-reduce across domains, defined as `nvls`.
+  double nvls_tree = 0.0;
+  /// Collectives inside one NVLink domain measured on this NVLink generation (NVLink 5); the
+  /// others run on links at `nvlink` with NCCL's latencies.
+  MeasuredCollective all_reduce, all_gather, reduce_scatter, all_to_all;
 };
 
-/// The efficiencies for `cluster`'s GPU (NVLink generation) and NIC speed (IB generation);
-/// 1.0 for the ideal fabric and for hardware without a measurement.
+/// The efficiencies for `cluster`'s GPU (NVLink generation), NVLink fabric (NVSwitch in a
+/// node, or the NVLink Switch System of an NVL72 rack) and NIC speed (IB generation); 1.0 for
+/// the ideal fabric and for hardware without a measurement.
 ProtocolEfficiency protocol_efficiency(const ClusterSpec& cluster);
 
 }  // namespace trainsim

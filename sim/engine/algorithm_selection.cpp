@@ -5,11 +5,12 @@
 #include <set>
 
 #include "sim/core/error.hpp"
+#include "sim/engine/collnet_algorithm.hpp"
 #include "sim/engine/direct_algorithm.hpp"
+#include "sim/engine/domain_collective.hpp"
 #include "sim/engine/double_binary_tree_algorithm.hpp"
 #include "sim/engine/hierarchical_algorithm.hpp"
 #include "sim/engine/nccl_latency.hpp"
-#include "sim/engine/collnet_algorithm.hpp"
 #include "sim/engine/nvls_algorithm.hpp"
 #include "sim/engine/nvls_tree_algorithm.hpp"
 #include "sim/engine/pairwise_algorithm.hpp"
@@ -43,21 +44,50 @@ double group_bus_Bps(const CollectiveCall& call, const Platform& platform) {
   return nodes.size() == 1 ? platform.nvlink_Bps() : std::min(platform.nvlink_Bps(), channels * platform.nic_Bps());
 }
 
+// The measured cost of `call` run by `algo` when it stays inside one NVLink domain whose
+// collectives were measured (domain_collective.hpp): ring-family algorithms only.
+std::optional<DomainCost> measured_domain_cost(CollectiveAlgo algo, const CollectiveCall& call,
+                                               const Platform& platform) {
+  if (algo != CollectiveAlgo::ring && algo != CollectiveAlgo::pairwise) return std::nullopt;
+  if (gpus_by_node(call.gpus, platform).size() != 1) return std::nullopt;
+  return domain_cost(call.op, call.bytes, static_cast<int>(call.gpus.size()), platform);
+}
+
+// The measured per-step latency of `call`'s operation on the platform's NVLink (the bandwidth
+// protocols' NVLink hop, domain_collective.hpp), or 0 where none was measured.
+double measured_step_s(const CollectiveCall& call, const Platform& platform) {
+  const MeasuredCollective* m = measured_in_domain(call.op, platform);
+  return m != nullptr ? m->step_latency_s : 0.0;
+}
+
 // NCCL's ring model for `call`: all-reduce makes 2(n-1) steps, the others n-1.
 NcclEstimate ring_estimate(const CollectiveCall& call, const Platform& platform) {
   const int n = static_cast<int>(call.gpus.size());
   const double nodes = static_cast<double>(gpus_by_node(call.gpus, platform).size());
   const double phases = call.op == CollectiveOp::all_reduce ? 2.0 : 1.0;
-  return nccl_ring(call.bytes, n, phases * (n - 1), phases * (nodes - 1), group_bus_Bps(call, platform));
+  return nccl_ring(call.bytes, n, phases * (n - 1), phases * (nodes - 1), group_bus_Bps(call, platform),
+                   measured_step_s(call, platform));
+}
+
+NcclEstimate tree_estimate(const CollectiveCall& call, const Platform& platform) {
+  return nccl_tree(call.bytes, static_cast<int>(call.gpus.size()),
+                   static_cast<int>(gpus_by_node(call.gpus, platform).size()), group_bus_Bps(call, platform),
+                   measured_step_s(call, platform));
 }
 
 CollectiveAlgo nccl_all_reduce_choice(const CollectiveCall& call, const Platform& platform) {
   const int nodes = static_cast<int>(gpus_by_node(call.gpus, platform).size());
+  // Inside a measured domain the measurement stands for NCCL's ring and tree alike.
+  if (const auto measured = measured_domain_cost(CollectiveAlgo::ring, call, platform)) {
+    if (nvls_possible(call.gpus, platform) &&
+        nvls_all_reduce_s(call.bytes, static_cast<int>(call.gpus.size()), platform) < measured->time_s)
+      return CollectiveAlgo::nvls;
+    return CollectiveAlgo::ring;
+  }
   const double ring_s = ring_estimate(call, platform).time_s;
-  const double tree_s =
-      nccl_tree(call.bytes, static_cast<int>(call.gpus.size()), nodes, group_bus_Bps(call, platform)).time_s;
-  // NVLink SHARP inside one node that has it (NCCL disables NVLS across nodes without
-  // CollNet: tuning.cc at 5067397c; multi-node NVLS-tree is not modelled).
+  const double tree_s = tree_estimate(call, platform).time_s;
+  // NVLink SHARP inside one domain that has it (NCCL disables NVLS across nodes without
+  // CollNet: tuning.cc at 5067397c; across domains it runs NVLS-tree, below).
   if (nvls_possible(call.gpus, platform) &&
       nvls_all_reduce_s(call.bytes, static_cast<int>(call.gpus.size()), platform) < std::min(ring_s, tree_s))
     return CollectiveAlgo::nvls;
@@ -73,10 +103,11 @@ CollectiveAlgo nccl_all_reduce_choice(const CollectiveCall& call, const Platform
       best_s = collnet_s;
     }
   }
-  // NVLS-tree across domains that span nodes (multi-node NVLink: GB200/GB300 NVL72). NCCL
-  // 2.18+ also picks it across 8-GPU H100 nodes; auto leaves it out there so far, because it
-  // would move the H100 rows trainsim is validated on (public.md A2) until they are re-run.
-  if (nodes > 1 && platform.cluster().nodes_per_domain() > 1 && nvls_tree_possible(call.gpus, platform) &&
+  // NVLS-tree across domains (NCCL 2.18+), DGX nodes and NVL72 racks alike, when NCCL's view of
+  // it is faster: on 2 domains each head's NIC carries S/h each way and NVLS-tree wins large
+  // buffers (2 DGX H100 or B200 nodes: public.md D2 measures it above the NICs' line rate);
+  // beyond 2 it carries up to 2 S/h, the ring's volume, and the ring takes large buffers back.
+  if (nodes > 1 && nvls_tree_possible(call.gpus, platform) &&
       nvls_tree_all_reduce_s(call.bytes, per_domain, nodes, platform) < best_s)
     best = CollectiveAlgo::nvls_tree;
   return best;
@@ -144,13 +175,42 @@ double base_latency_s(CollectiveAlgo algo, const CollectiveCall& call, const Pla
     case CollectiveAlgo::collnet:
       return 0.0;  // their plans carry their own latency already
     case CollectiveAlgo::double_binary_tree:
-      return nccl_tree(call.bytes, static_cast<int>(call.gpus.size()),
-                       static_cast<int>(gpus_by_node(call.gpus, platform).size()), group_bus_Bps(call, platform))
-          .base_latency_s;
+      return tree_estimate(call, platform).base_latency_s;
     default:
       // Ring-based, hierarchical and point-to-point collectives: the ring protocol NCCL picks
       // for this size (its p2p operations use the same protocols).
       return ring_estimate(call, platform).base_latency_s;
+  }
+}
+
+// Inside a measured NVLink domain: the measured (or NCCL's LL) latency and rate in place of the
+// links' hop latencies and NCCL's base latency (domain_collective.hpp).
+void pay_measured_cost(CommPlan& plan, const DomainCost& cost) {
+  for (CommPhase& phase : plan.phases) {
+    phase.latency_s = 0;
+    for (Transfer& t : phase.transfers) t.bytes *= cost.byte_scale;
+  }
+  plan.phases.front().latency_s = cost.latency_s;
+}
+
+// Across domains of a measured NVLink, the ring and the tree: with LL, its wire format (the
+// plan's bytes doubled, as inside a domain); with a bandwidth protocol, the ring's steps and the
+// tree's chain hops take at least the measured NVLink step (the links' hop latencies are LL's).
+void pay_measured_nvlink_steps(CommPlan& plan, CollectiveAlgo algo, const CollectiveCall& call,
+                               const Platform& platform) {
+  const double step_s = measured_step_s(call, platform);
+  const bool ring = algo == CollectiveAlgo::ring;
+  if (!(step_s > 0) || !(ring || algo == CollectiveAlgo::double_binary_tree)) return;
+  CommPhase& phase = plan.phases.front();
+  if ((ring ? ring_estimate(call, platform) : tree_estimate(call, platform)).protocol == NcclProtocol::ll) {
+    for (Transfer& t : phase.transfers) t.bytes /= k_nccl_ll_efficiency;
+  } else if (ring) {
+    const double steps =
+        (call.op == CollectiveOp::all_reduce ? 2.0 : 1.0) * (static_cast<double>(call.gpus.size()) - 1);
+    phase.latency_s = std::max(phase.latency_s, steps * step_s);
+  } else {
+    const double chain = static_cast<double>(gpus_by_node(call.gpus, platform).front().size()) - 1;
+    phase.latency_s += 2 * chain * std::max(0.0, step_s - platform.cluster().nvlink_latency_s);
   }
 }
 
@@ -165,9 +225,15 @@ CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
   const CollectiveAlgo algo = choose_algorithm(call, platform);
   if (call.gpus.size() < 2) return {};
   CommPlan plan = make_algorithm(algo)->plan(call, platform);
+  if (plan.phases.empty()) return plan;
+  if (const auto measured = measured_domain_cost(algo, call, platform)) {
+    pay_measured_cost(plan, *measured);
+    return plan;
+  }
+  pay_measured_nvlink_steps(plan, algo, call, platform);
   // NCCL's base latency before the first byte moves (public.md D1): the floor of a small
   // collective, which per-hop latencies alone leave out.
-  if (!plan.phases.empty()) plan.phases.front().latency_s += base_latency_s(algo, call, platform);
+  plan.phases.front().latency_s += base_latency_s(algo, call, platform);
   return plan;
 }
 

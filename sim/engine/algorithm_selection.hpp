@@ -6,12 +6,15 @@
 //   faster (NVIDIA/nccl src/graph/tuning.cc at 01afd20a, public.md D1, Simple protocol:
 //   ring base 8.4 us, tree base 0; per hop NVLink 3.4 us, network ring 9.6 us, network tree
 //   50 us; ring algBw = busBw x n / (2(n-1)), tree algBw = busBw x 0.5). Small buffers and
-//   many nodes go to the tree, large buffers on few nodes to the ring. Inside one node
-//   whose NVSwitches reduce (H100, H200), NVLink SHARP when it is faster still
-//   (nvls_algorithm.hpp): large buffers. An NVLink domain counts as a node (GB200 NVL72: a
-//   rack). Across domains: CollNet (IB SHARP, collnet_algorithm.hpp) where cluster.sharp,
-//   and NVLS-tree (nvls_tree_algorithm.hpp) across domains that span nodes (NVL72), each
-//   when faster than the ring and tree; across 8-GPU nodes NVLS-tree is `--algo` only.
+//   many nodes go to the tree, large buffers on few nodes to the ring. Inside one NVLink
+//   domain whose switches reduce (H100, H200, Blackwell; an NVL72 rack counts as a node),
+//   NVLink SHARP when it is faster still (nvls_algorithm.hpp): large buffers. Inside a domain
+//   whose collectives were measured (NVLink 5, domain_collective.hpp) the measurement stands
+//   for the ring and the tree. Across domains: NVLS-tree (nvls_tree_algorithm.hpp) where the
+//   domains reduce and hold 2 or more of the group's GPUs each, CollNet (IB SHARP,
+//   collnet_algorithm.hpp) where cluster.sharp, each when faster than the ring and tree: on
+//   2 DGX nodes NVLS-tree takes large buffers, on 3 or more the ring; across NVL72 racks
+//   NVLS-tree.
 // - all-gather, reduce-scatter, broadcast: ring (NCCL 2.x has no other algorithm for them;
 //   newer NCCL's NVLS all-gather and reduce-scatter measure no faster than the ring on
 //   8 x H200: 361.4 / 362.9 GB/s, public.md D2).
@@ -41,7 +44,8 @@ std::unique_ptr<CollectiveAlgorithm> make_algorithm(CollectiveAlgo algo);
 double nccl_base_latency_s(const CollectiveCall& call, const Platform& platform);
 
 /// The plan of `call` with the algorithm choose_algorithm() picks, NCCL's base latency in its
-/// first phase; empty for one GPU.
+/// first phase (inside a measured NVLink domain: the measured latency and rate instead,
+/// domain_collective.hpp); empty for one GPU.
 CommPlan plan_collective(const CollectiveCall& call, const Platform& platform);
 
 }  // namespace trainsim::engine

@@ -36,6 +36,13 @@ void both_ways(std::vector<Transfer>& out, int a, int b, double bytes) {
 
 }  // namespace
 
+int double_binary_tree_parent(int k, int count, int tree) {
+  const int p = tree == 0 ? k : first_tree_position(k, count);  // k's position in tree-1 numbering
+  if (p == 0) return -1;
+  const int q = btree_parent(p, count);
+  return tree == 0 ? q : second_tree_position(q, count);
+}
+
 CommPlan DoubleBinaryTreeAlgorithm::plan(const CollectiveCall& call, const Platform& platform) const {
   const auto nodes = gpus_by_node(call.gpus, platform);
   size_t per_node = nodes.front().size();
@@ -56,12 +63,6 @@ CommPlan DoubleBinaryTreeAlgorithm::plan(const CollectiveCall& call, const Platf
   auto endpoint = [&](int node, size_t c) {
     return nodes[static_cast<size_t>(node)][c % nodes[static_cast<size_t>(node)].size()];
   };
-  auto tree_parent = [&](int k, int tree) {                            // -1 for a root
-    const int p = tree == 0 ? k : first_tree_position(k, node_count);  // k's position in tree-1 numbering
-    if (p == 0) return -1;
-    const int q = btree_parent(p, node_count);
-    return tree == 0 ? q : second_tree_position(q, node_count);
-  };
   // Transfer order shapes the runner's parallel tasks (plan_runner.hpp). First, block by
   // block of k_block nodes, every leg that stays inside the block (chains, and tree edges
   // between its nodes); then the edges between blocks. The block tasks are then alike and
@@ -81,7 +82,7 @@ CommPlan DoubleBinaryTreeAlgorithm::plan(const CollectiveCall& call, const Platf
           intra_latency_s = std::max(intra_latency_s, platform.latency_s(a, b));
         }
         for (int tree = 0; tree < 2; ++tree) {
-          const int parent = tree_parent(k, tree);
+          const int parent = double_binary_tree_parent(k, node_count, tree);
           if (parent < 0 || (parent / k_block == k / k_block) != (pass == 0)) continue;
           const int a = endpoint(k, c);
           const int b = endpoint(parent, c);

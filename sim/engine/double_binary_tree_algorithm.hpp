@@ -21,4 +21,8 @@ class DoubleBinaryTreeAlgorithm final : public CollectiveAlgorithm {
   CommPlan plan(const CollectiveCall& call, const Platform& platform) const override;
 };
 
+/// The parent of node `k` (0 .. count - 1) in tree `tree` (0 or 1) of NCCL's double binary
+/// tree over `count` nodes; -1 for the tree's root.
+int double_binary_tree_parent(int k, int count, int tree);
+
 }  // namespace trainsim::engine

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "sim/core/error.hpp"
+#include "sim/engine/domain_collective.hpp"
+#include "sim/engine/nccl_latency.hpp"
 
 namespace trainsim::engine {
 
@@ -12,8 +14,13 @@ bool nvls_possible(const std::vector<int>& gpus, const Platform& platform) {
   return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return platform.domain_of(g) == domain; });
 }
 
+double nvls_latency_s(int ranks, const Platform& platform) {
+  const MeasuredCollective* m = measured_in_domain(CollectiveOp::all_reduce, platform);
+  return m != nullptr ? measured_latency_s(CollectiveOp::all_reduce, *m, ranks) : k_nccl_nvls_latency_s;
+}
+
 double nvls_all_reduce_s(double bytes, int ranks, const Platform& platform) {
-  return k_nvls_latency_s + bytes * (1.0 + 1.0 / ranks) / platform.nvls_Bps();
+  return nvls_latency_s(ranks, platform) + bytes * (1.0 + 1.0 / ranks) / platform.nvls_Bps();
 }
 
 CommPlan NvlsAlgorithm::plan(const CollectiveCall& call, const Platform& platform) const {
@@ -31,7 +38,7 @@ CommPlan NvlsAlgorithm::plan(const CollectiveCall& call, const Platform& platfor
   for (const int src : call.gpus)
     for (const int dst : call.gpus)
       if (src != dst) phase.transfers.push_back({src, dst, per_pair});
-  phase.latency_s = k_nvls_latency_s;
+  phase.latency_s = nvls_latency_s(static_cast<int>(call.gpus.size()), platform);
   return CommPlan{{std::move(phase)}};
 }
 

@@ -35,6 +35,7 @@ Platform::Platform(const ClusterSpec& cluster, std::vector<bool> built, Build ho
   nvlink_Bps_ = ideal ? k_ideal_Bps : cluster_.nvlink_bandwidth_Bps * efficiency_.nvlink;
   nic_Bps_ = ideal ? k_ideal_Bps : cluster_.nic_bandwidth_Bps * efficiency_.network;
   nvls_Bps_ = ideal ? 0.0 : cluster_.nvlink_bandwidth_Bps * efficiency_.nvls;
+  nvls_tree_Bps_ = ideal ? 0.0 : cluster_.nvlink_bandwidth_Bps * efficiency_.nvls_tree;
   uplink_scale_ = ideal ? k_ideal_Bps / std::max(1.0, cluster_.nic_bandwidth_Bps) : efficiency_.network;
   if (cluster_.domain_gpus() > 1 && !(nvlink_Bps_ > 0))
     throw InputError("", "cluster.nvlink_bandwidth", std::to_string(cluster_.nvlink_bandwidth_Bps),

@@ -120,6 +120,11 @@ class Platform {
   /// NVLink SHARP's per-GPU rate inside an NVLink domain, bytes/s (NVLink line rate x NVLS efficiency);
   /// 0 where the switches cannot reduce (A100, the ideal fabric).
   double nvls_Bps() const { return nvls_Bps_; }
+  /// The NVLS stage's per-GPU rate in an NVLS-tree across domains, bytes/s (line rate x
+  /// efficiency().nvls_tree); 0 where the switches cannot reduce.
+  double nvls_tree_Bps() const { return nvls_tree_Bps_; }
+  /// The fabric's efficiencies and measured in-domain collectives (topologies/protocol_efficiency.hpp).
+  const ProtocolEfficiency& efficiency() const { return efficiency_; }
 
  private:
   enum class Build { simgrid, none };
@@ -134,6 +139,7 @@ class Platform {
   double nvlink_Bps_ = 0;
   double nic_Bps_ = 0;
   double nvls_Bps_ = 0;
+  double nvls_tree_Bps_ = 0;
   double uplink_scale_ = 1;  ///< efficiency applied to uplinks (network efficiency)
   FabricRoutes routes_;
   std::vector<simgrid::s4u::Host*> hosts_;
