@@ -32,8 +32,11 @@ template <size_t N>
 std::optional<double> parse_with(std::string_view text, const std::array<UnitFactor, N>& table) {
   const auto split = split_number(text);
   if (!split) return std::nullopt;
-  for (const auto& [unit, factor] : table)
-    if (split->second == unit) return split->first * factor;
+  for (const auto& [unit, factor] : table) {
+    if (split->second != unit) continue;
+    const double value = split->first * factor;  // 1e308d overflows: no finite amount
+    return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
+  }
   return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario_fields.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <set>
@@ -357,6 +358,8 @@ ScenarioField mtbf_field() {
     if (text.size() > per_day.size() && text.substr(text.size() - per_day.size()) == per_day) {
       const auto rate = parse::number(text.substr(0, text.size() - per_day.size()));
       if (!rate || *rate <= 0) return "expected a rate > 0 per day, e.g. 0.004/day";
+      // A rate so small its mean time overflows is no rate a duration can state.
+      if (!std::isfinite(86400.0 / *rate)) return "expected a rate > 0 per day whose mean time is finite";
       s.failures.mtbf_s = 86400.0 / *rate;
       return std::nullopt;
     }

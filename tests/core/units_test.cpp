@@ -30,6 +30,8 @@ TEST(Units, Durations) {
   EXPECT_DOUBLE_EQ(*parse_duration("10min"), 600.0);
   EXPECT_FALSE(parse_duration("2"));
   EXPECT_FALSE(parse_duration("2 weeks"));
+  EXPECT_FALSE(parse_duration("1e308d"));  // overflows: no finite duration
+  EXPECT_FALSE(parse_bytes("1e308TiB"));
 }
 
 }  // namespace

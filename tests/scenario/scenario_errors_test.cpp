@@ -92,6 +92,8 @@ const BadInput k_cases[] = {
      "failures.mtbf",
      "never finish"},
     {"bad_failure_rate", base_with("[failures]\nmtbf = -2/day\n"), {}, "failures.mtbf", "rate > 0 per day"},
+    {"failure_rate_without_finite_mean", base_with("[failures]\nmtbf = 1e-320/day\n"), {}, "failures.mtbf",
+     "mean time is finite"},
     {"duplicate_key", base_with("[model]\npreset = llama3-70b\n"), {}, "model.preset", "twice"},
     {"wrong_type", base_with("[run]\nsteps = many\n"), {}, "run.steps", "integer"},
     {"out_of_range", replace(k_base, "pp = 2", "pp = 2\nzero = 4"), {}, "parallel.zero", "from 0 to 3"},
