@@ -12,6 +12,7 @@ struct Dims {
   double a;
   double t;
   double sp_divisor;  ///< t with sequence parallelism, else 1: divides the "unsplit" parts
+  double q;           ///< bytes of a saved GEMM input element (ActivationLayout::gemm_input_bytes)
 };
 
 Dims dims_of(const ModelSpec& m, const ActivationLayout& l) {
@@ -23,22 +24,38 @@ Dims dims_of(const ModelSpec& m, const ActivationLayout& l) {
   d.a = m.heads;
   d.t = l.tp;
   d.sp_divisor = l.sequence_parallel ? d.t : 1.0;
+  d.q = l.gemm_input_bytes;
   return d;
 }
 
 // Korthikanti §4.1: the parts that tensor parallelism does not split (10 s b h with
 // dropout): attention and MLP inputs (2 s b h each), two dropout masks (s b h each), two
-// norm inputs (2 s b h each).
+// normed inputs (2 s b h each; the QKV and FC1 GEMMs' inputs, q s b h each when quantized:
+// Transformer Engine's LayerNormLinear saves the FP8 ln_out its GEMM read and transposes it
+// in FP8 for the weight gradient, NVIDIA/TransformerEngine
+// transformer_engine/pytorch/module/layernorm_linear.py @ 0004dbd0).
 double unsplit_bytes(const ModelSpec& m, const Dims& d) {
   const double dropout = m.dropout ? 1.0 : 0.0;
   // A parallel block (GPT-J, PaLM) keeps the layer's input and the one normed input both
-  // sub-layers read: 4 s b h.
-  const double base = m.parallel_block ? 4.0 : 8.0;
+  // sub-layers read.
+  const double base = m.parallel_block ? 2.0 + d.q : 2.0 * (2.0 + d.q);
   double bytes = (base + 2.0 * dropout) * d.s * d.b * d.h;
   // MLA's latents (the query's q_lora_rank, the key-value's kv_lora_rank + rope) come out of
   // down-projections every TP rank runs whole; their normed copies feed the up-projections.
-  if (m.is_mla()) bytes += 2.0 * 2.0 * d.s * d.b * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim);
+  if (m.is_mla()) bytes += (2.0 + d.q) * d.s * d.b * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim);
   return bytes;
+}
+
+// The bytes the MLP keeps per element of its FFN width: GeLU its input (2) and output (the
+// FC2 GEMM's input, q); SwiGLU the gate and up outputs (2 each) and their product (q).
+double mlp_bytes_per_width(const ModelSpec& m, const Dims& d) {
+  return (m.activation == FfnActivation::swiglu ? 4.0 : 2.0) + d.q;
+}
+
+// Under a quantized format the output projection saves its FP8 input beside the 16-bit
+// attention output the fused attention's backward keeps: (q) bytes per element more.
+double projection_copy_bytes(const Dims& d) {
+  return d.q < 2.0 ? d.q : 0.0;
 }
 
 // The parts tensor parallelism splits, without the attention core: Q (2 s b h), K and V
@@ -46,10 +63,10 @@ double unsplit_bytes(const ModelSpec& m, const Dims& d) {
 // (2 s b h), and the MLP's wide activations (GeLU: its input and output, 2 s b f each;
 // SwiGLU: gate and up outputs and their product, 2 s b f each). MoE: top_k experts per token.
 double split_linear_bytes(const ModelSpec& m, const Dims& d) {
-  const double wide = m.activation == FfnActivation::swiglu ? 6.0 : 4.0;
+  const double wide = mlp_bytes_per_width(m, d);
   if (!m.is_mla() && m.explicit_head_dim == 0 && m.shared_experts == 0 && m.moe_ffn_hidden == 0) {
     const double kv_ratio = static_cast<double>(m.kv_heads) / m.heads;
-    const double attention = (4.0 + 4.0 * kv_ratio) * d.s * d.b * d.h;
+    const double attention = (4.0 + 4.0 * kv_ratio + projection_copy_bytes(d)) * d.s * d.b * d.h;
     const double mlp = wide * d.s * d.b * m.ffn_hidden * (m.is_moe() ? m.top_k : 1);
     return attention + mlp;
   }
@@ -58,7 +75,8 @@ double split_linear_bytes(const ModelSpec& m, const Dims& d) {
   const double a = m.heads;
   const double kv = m.is_mla() ? a : m.kv_heads;
   const double attention =
-      2.0 * d.s * d.b * (a * m.qk_head_dim() + kv * (m.qk_head_dim() + m.value_head_dim()) + a * m.value_head_dim());
+      2.0 * d.s * d.b * (a * m.qk_head_dim() + kv * (m.qk_head_dim() + m.value_head_dim()) + a * m.value_head_dim()) +
+      projection_copy_bytes(d) * d.s * d.b * a * m.value_head_dim();
   double mlp = wide * d.s * d.b * (m.is_moe() ? static_cast<double>(m.expert_ffn()) * m.top_k : m.ffn_hidden);
   if (m.is_moe()) mlp += wide * d.s * d.b * m.shared_experts * static_cast<double>(m.shared_ffn());
   return attention + mlp;
@@ -107,7 +125,8 @@ double embedding_activation_bytes(const ModelSpec& m, const ActivationLayout& l)
 
 double output_activation_bytes(const ModelSpec& m, const ActivationLayout& l) {
   const Dims d = dims_of(m, l);
-  return 4.0 * d.s * d.b * d.h / d.sp_divisor + 4.0 * d.s * d.b * m.vocab / d.t;
+  const double logits = l.fused_cross_entropy ? 2.0 : 4.0;
+  return 4.0 * d.s * d.b * d.h / d.sp_divisor + logits * d.s * d.b * m.vocab / d.t;
 }
 
 }  // namespace trainsim

@@ -17,6 +17,11 @@ struct ActivationLayout {
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
   AttentionKernel attention = AttentionKernel::flash;
+  /// Bytes of one element of the GEMM inputs a layer saves for its weight gradients: 2 in
+  /// 16-bit training; under FP8, MXFP8 or NVFP4 Transformer Engine saves the quantized copy
+  /// its forward GEMM read (quantized_element_bytes).
+  double gemm_input_bytes = 2.0;
+  bool fused_cross_entropy = false;  ///< TrainingSpec::fused_cross_entropy
 };
 
 /// Bytes one transformer layer keeps for backward, per micro-batch, per GPU.
@@ -38,7 +43,10 @@ double embedding_activation_bytes(const ModelSpec& model, const ActivationLayout
 
 /// Bytes the last stage keeps per micro-batch outside its layers: the inputs of the
 /// final norm and of the output layer (4 s b h) and the fp32 logits (4 s b V / t)
-/// (Korthikanti App. B, the δ(p=1) term).
+/// (Korthikanti App. B, the δ(p=1) term); with the fused cross entropy the 16-bit logits
+/// holding their gradient (2 s b V / t; NVIDIA/TransformerEngine
+/// transformer_engine/pytorch/cross_entropy.py: the forward saves the input it overwrote
+/// with the gradient).
 double output_activation_bytes(const ModelSpec& model, const ActivationLayout& layout);
 
 }  // namespace trainsim

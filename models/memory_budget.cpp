@@ -74,6 +74,8 @@ ActivationLayout activation_layout(const TrainingSpec& tr, const ParallelSpec& p
   layout.sequence_parallel = par.sequence_parallel;
   layout.recompute = tr.recompute;
   layout.attention = tr.attention;
+  layout.fused_cross_entropy = tr.fused_cross_entropy;
+  if (is_quantized(tr.precision)) layout.gemm_input_bytes = quantized_element_bytes(tr.precision);
   return layout;
 }
 
@@ -124,8 +126,12 @@ double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const Parall
   // Transformer Engine's offload handler double-buffers (cpu_offload_v1.py,
   // AsyncDoubleBufferGroupOffloadHandler): a layer's activations stay on the GPU while
   // they are copied out and the next layer computes, and one layer is reloaded ahead of the
-  // backward that needs it: two offloaded layers' worth at most.
-  double bytes = inflight * layer_bytes + working + (offloaded_bytes > 0 ? 2.0 * largest_offloaded : 0.0);
+  // backward that needs it: two offloaded layers' worth at most. Those two are on the GPU
+  // while the micro-batch's offloaded (first) layers run, before its kept layers have
+  // stored anything in the forward and after they have freed theirs in the backward: the
+  // newest micro-batch holds the larger of the two, the others in flight their kept layers.
+  const double buffers = offloaded_bytes > 0 ? 2.0 * largest_offloaded : 0.0;
+  double bytes = std::max(inflight - 1.0, 0.0) * layer_bytes + std::max(layer_bytes, buffers) + working;
   offloaded = inflight * offloaded_bytes * activation_element_scale(tr.precision);
   if (stage == 0) bytes += inflight * embedding_activation_bytes(m, layout);
   if (stage == par.pp - 1) {

@@ -56,6 +56,11 @@ struct TrainingSpec {
   /// stage (chunk by chunk) go to host memory during the forward and come back before their
   /// backward, over the GPU's host link (cluster.host_link_bandwidth). 0: none.
   int offload_activations = 0;
+  /// The loss as Transformer Engine's fused cross entropy computes it (Megatron-Core's
+  /// cross_entropy_fusion_impl = te, set by Megatron-Bridge's performance recipes): the
+  /// forward writes the logits' gradient into the 16-bit logits in place, so no fp32 copy of
+  /// them waits for the backward. false: Korthikanti et al.'s fp32 logits.
+  bool fused_cross_entropy = false;
   AttentionKernel attention = AttentionKernel::flash;
   GradPrecision grad_precision = GradPrecision::automatic;
   /// Per-GPU memory outside the allocator: CUDA context, cuBLAS workspace, NCCL buffers.

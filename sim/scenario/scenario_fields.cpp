@@ -565,6 +565,9 @@ std::vector<ScenarioField> scenario_fields() {
           "training.offload_activations",
           "layers per pipeline stage whose activations go to host memory (Megatron's cpu_offloading_num_layers)",
           [](auto& s) -> auto& { return s.training.offload_activations; }, 0, k_max_layers, k_max_layers_why),
+      bool_field(
+          "training.fused_cross_entropy", "the loss keeps 16-bit logits holding their gradient (TE's fused cross entropy)",
+          [](auto& s) -> auto& { return s.training.fused_cross_entropy; }),
       enum_field(
           "training.attention", "attention kernel", [](auto& s) -> auto& { return s.training.attention; }, k_attention),
       bytes_field(

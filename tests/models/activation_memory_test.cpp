@@ -106,5 +106,28 @@ TEST(ActivationMemory, OutputLayerKeepsFp32Logits) {
   EXPECT_NEAR(embedding_activation_bytes(m, l), s * h / 8, 1e-6);
 }
 
+TEST(ActivationMemory, FusedCrossEntropyKeeps16BitLogits) {
+  const ModelSpec m = gpt3();
+  ActivationLayout l = layout(8, true, Recompute::none);
+  const double fp32 = output_activation_bytes(m, l);
+  l.fused_cross_entropy = true;
+  EXPECT_NEAR(fp32 - output_activation_bytes(m, l), 2.0 * m.seq_len * m.vocab / 8, 1.0);
+}
+
+TEST(ActivationMemory, QuantizedTrainingSavesTheGemmInputsItQuantized) {
+  // Llama 3 70B (GQA 8 of 64 heads, SwiGLU of 28672), fused attention, no parallelism. In
+  // 16-bit: 8 s b h unsplit (two residual inputs, two normed inputs), Q 2, K and V 0.5, the
+  // projection's input 2, and 6 s b f. Under FP8 the two normed inputs and the FC2 input are
+  // saved as their 1-byte copies, and the projection keeps one beside the 16-bit output.
+  const ModelSpec m = *model_preset("llama3-70b");
+  ActivationLayout bf16;
+  ActivationLayout fp8;
+  fp8.gemm_input_bytes = 1.0;
+  const double s = m.seq_len, h = m.hidden, f = m.ffn_hidden, a = m.heads;
+  const double core = 4.0 * a * s;  // the fused attention's log-sum-exp
+  EXPECT_NEAR(layer_activation_bytes(m, bf16), s * h * (8 + 4.5) + 6 * s * f + core, 1.0);
+  EXPECT_NEAR(layer_activation_bytes(m, fp8), s * h * (6 + 4.5 + 1) + 5 * s * f + core, 1.0);
+}
+
 }  // namespace
 }  // namespace trainsim
