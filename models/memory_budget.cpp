@@ -52,8 +52,16 @@ double comm_buffer_bytes(const ModelSpec& m, const TrainingSpec& tr, const Paral
   const double tokens = static_cast<double>(m.seq_len) / par.cp * tr.micro_batch;
   const StateBytesPerParameter per = state_bytes_per_parameter(tr);
   double bytes = 0;
-  if (par.gradient_group() > 1) bytes += 2.0 * tr.dp_bucket_bytes;                // bucket being reduced + next
-  if (par.zero >= 3) bytes += 2.0 * p.per_layer_on_gpu * per.weights;             // gathered layer + prefetched one
+  if (par.megatron_fsdp()) {
+    // fsdp_double_buffer: two units' gathered parameters (ZeRO-3) and two units' unsharded
+    // gradients waiting for their reduce-scatter, in place of the DDP buckets
+    // (megatron/core/distributed/fsdp/src/README.md @ 00611e6e).
+    if (par.zero >= 3) bytes += 2.0 * p.per_layer_on_gpu * per.weights;
+    if (par.gradient_group() > 1) bytes += 2.0 * p.per_layer_on_gpu * per.gradients;
+  } else {
+    if (par.gradient_group() > 1) bytes += 2.0 * tr.dp_bucket_bytes;     // bucket being reduced + next
+    if (par.zero >= 3) bytes += 2.0 * p.per_layer_on_gpu * per.weights;  // gathered layer + prefetched one
+  }
   if (par.tp > 1 && par.sequence_parallel) bytes += tokens * m.hidden * element;  // SP all-gather output
   // Pipeline send and receive: with SP each rank passes its sequence shard (Megatron-Core's
   // schedules.py get_tensor_shapes divides the sequence by the TP size); without, the

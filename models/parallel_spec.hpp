@@ -24,6 +24,16 @@ enum class ParallelAxis { tp, cp, pp, dp };
 /// before attention and reduce-scatters their gradients after it, exposed (Llama 3 §3.3.2;
 /// Transformer Engine cp_comm_type = all_gather).
 enum class CpAlgo { ring, all_gather };
+/// Who shards the states under ZeRO 2 and 3: `none`, trainsim's ZeRO as its keys say
+/// (zero3_unit_layers, zero3_prefetch; gradients reduced during the last micro-batch's
+/// backward); `megatron`, Megatron-Core's Megatron FSDP (use_megatron_fsdp; NVIDIA/Megatron-LM
+/// megatron/core/distributed/fsdp/src/README.md @ 00611e6e): each transformer layer is an
+/// FSDP unit (fsdp_unit_modules), fsdp_double_buffer keeps two units' parameter and gradient
+/// buffers (the unit in use and the next one gathered), and each unit's gradients are
+/// reduce-scattered as its backward ends, in every micro-batch, into the sharded gradient
+/// buffer; dense units gather and reduce over the dense group, expert units over the expert
+/// data-parallel group (expt_device_mesh); under HSDP the outer all-reduce runs once per step.
+enum class Fsdp { none, megatron };
 
 struct ParallelSpec {
   int tp = 1;  ///< tensor parallel
@@ -40,6 +50,7 @@ struct ParallelSpec {
   CpAlgo cp_algo = CpAlgo::ring;
   bool sequence_parallel = false;
   int zero = 0;  ///< ZeRO stage 0-3; 3 is FSDP-style full sharding
+  Fsdp fsdp = Fsdp::none;
   /// Hybrid sharding (PyTorch FSDP's HYBRID_SHARD, "HSDP"; Megatron-Core's
   /// num_distributed_optimizer_instances): ZeRO shards states within groups of this many
   /// gradient-group ranks and replicates them across the groups. 0: the whole group.
@@ -102,6 +113,8 @@ struct ParallelSpec {
   int expert_shard_ranks() const {
     return zero == 0 ? 1 : std::max(1, dense_shard_ranks() * tp / expert_slice());
   }
+  /// True when Megatron FSDP shards the states (it needs zero >= 2: scenario_rules.cpp).
+  bool megatron_fsdp() const { return fsdp == Fsdp::megatron && zero >= 2; }
   /// True when ZeRO shards within groups smaller than the gradient group (HSDP).
   bool hybrid_sharding() const { return zero >= 1 && zero_shard_size > 0 && zero_shard_size < gradient_group(); }
 };

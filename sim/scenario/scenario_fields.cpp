@@ -174,6 +174,7 @@ const parse::EnumNames<PipelineSendOverlap> k_pp_overlap{{{"auto", PipelineSendO
 const parse::EnumNames<StageSplit> k_stage_splits{{{"cost", StageSplit::cost},
                                                    {"even", StageSplit::even},
                                                    {"even-with-ends", StageSplit::even_with_ends}}};
+const parse::EnumNames<Fsdp> k_fsdp{{{"none", Fsdp::none}, {"megatron", Fsdp::megatron}}};
 const parse::EnumNames<CpAlgo> k_cp_algos{{{"ring", CpAlgo::ring}, {"all-gather", CpAlgo::all_gather}}};
 const parse::EnumNames<Fabric> k_fabrics{{{"single-switch", Fabric::single_switch},
                                           {"fat-tree", Fabric::fat_tree},
@@ -654,6 +655,9 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "parallel.zero_shard_size", "HSDP: ZeRO shards within groups of this many dp x cp ranks (0 = all)",
           [](auto& s) -> auto& { return s.parallel.zero_shard_size; }, 0),
+      enum_field(
+          "parallel.fsdp", "ZeRO 2/3 as Megatron FSDP runs it (megatron) or as the zero3_* keys say (none)",
+          [](auto& s) -> auto& { return s.parallel.fsdp; }, k_fsdp),
       int_field(
           "parallel.zero3_unit_layers", "ZeRO-3: layers gathered as one unit",
           [](auto& s) -> auto& { return s.parallel.zero3_unit_layers; }, 1),

@@ -171,6 +171,32 @@ void check_hybrid_sharding(const Scenario& s) {
               " (each shard group holds whole expert groups)");
 }
 
+// Megatron FSDP (megatron/core/distributed/fsdp/src/README.md @ 00611e6e): its
+// data_parallel_sharding_strategy optim_grads (2) or optim_grads_params (3), one transformer
+// layer per unit, fsdp_double_buffer's two units in flight, gradients reduced per unit as
+// each backward ends (overlap_grad_reduce).
+void check_megatron_fsdp(const Scenario& s) {
+  const ParallelSpec& p = s.parallel;
+  if (p.fsdp != Fsdp::megatron) return;
+  const auto refuse = [&](const std::string& key, const std::string& value, const std::string& rule) {
+    throw InputError(s.source, key, value, rule);
+  };
+  if (p.zero < 2)
+    refuse("parallel.fsdp", "megatron",
+           "Megatron FSDP shards gradients (optim_grads) or gradients and parameters (optim_grads_params): needs "
+           "parallel.zero = 2 or 3 (it is " + str(p.zero) + ")");
+  if (p.zero3_unit_layers != 1)
+    refuse("parallel.zero3_unit_layers", str(p.zero3_unit_layers),
+           "Megatron FSDP's unit is one transformer layer: leave it at 1 with parallel.fsdp = megatron");
+  if (p.zero3_prefetch != 1)
+    refuse("parallel.zero3_prefetch", str(p.zero3_prefetch),
+           "Megatron FSDP's double buffer gathers one unit ahead: leave it at 1 with parallel.fsdp = megatron");
+  if (!p.overlap_grad_reduce)
+    refuse("parallel.overlap_grad_reduce", "false",
+           "Megatron FSDP reduces each unit's gradients as its backward ends: needs true with parallel.fsdp = "
+           "megatron");
+}
+
 void check_context_and_experts(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const ModelSpec& m = s.model;
@@ -350,6 +376,7 @@ void check_scenario_rules(const Scenario& s) {
   check_pipeline(s);
   check_context_and_experts(s);
   check_hybrid_sharding(s);
+  check_megatron_fsdp(s);
   check_recompute(s);
   check_activation_offload(s);
   check_hardware(s);

@@ -53,9 +53,9 @@ CommPlan merged_plan(const std::vector<CollectiveCall>& calls, const engine::Pla
   return merged;
 }
 
-GradientPlanKey reduction_key(const ParallelSpec& parallel, int rank, double dense, double experts) {
+GradientPlanKey reduction_key(const ParallelSpec& parallel, int rank, double dense, double experts, bool across) {
   const CollectiveOp op = parallel.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-  if (parallel.hybrid_sharding()) return {rank, op, dense, experts, GradientScope::shard, true};
+  if (parallel.hybrid_sharding()) return {rank, op, dense, experts, GradientScope::shard, across};
   return {rank, op, dense, experts, GradientScope::whole, false};
 }
 

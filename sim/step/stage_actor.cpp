@@ -99,20 +99,25 @@ void StageActor::observe(ActivityStream stream, std::string kind, const Pipeline
 }
 
 // Runs one pass's compute, accounts it and reports it. ZeRO-3 gathers the pass's
-// parameters unit by unit (forward and backward); context parallelism exchanges K/V
-// blocks during the attention kernels.
+// parameters unit by unit (forward and backward), and Megatron FSDP reduces a backward's
+// gradients unit by unit; context parallelism exchanges K/V blocks during the attention
+// kernels.
 double StageActor::compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
-  const bool gathers = w_.scenario.parallel.zero >= 3 && w_.scenario.parallel.gradient_group() > 1 &&
-                       costs_.zero3_unit_bytes > 0 && t.pass != TaskPass::weight && std::string(kind) != "recompute";
+  const ParallelSpec& par = w_.scenario.parallel;
+  const bool gathers = par.zero >= 3 && par.gradient_group() > 1 &&
+                       costs_.zero3_unit_bytes + costs_.zero3_unit_expert_bytes > 0 && t.pass != TaskPass::weight &&
+                       std::string(kind) != "recompute";
+  const bool by_units =
+      gathers || (par.megatron_fsdp() && with_buckets && costs_.zero3_units[static_cast<size_t>(t.chunk)] > 0);
   // What runs beside overlapped TP collectives runs in run_collective; with context
   // parallelism the attention kernels run beside the K/V exchange.
   const double before_attention =
       pass.compute_s - pass.overlapped_s - (pass.cp_gather_bytes > 0 ? pass.attention_s : 0.0);
   // The pass's FLOPs in proportion to the compute time each record covers.
   const double flops_per_s = pass.compute_s > 0 ? pass.executed_flops / pass.compute_s : 0.0;
-  if (gathers) {
+  if (by_units) {
     // Each unit's compute is its own record: the gathers waited for lie between them.
-    double spent = compute_with_gathers(kind, t, before_attention, with_buckets, flops_per_s);
+    double spent = compute_by_units(kind, t, before_attention, with_buckets, flops_per_s, gathers);
     if (pass.cp_gather_bytes > 0) {
       open_record(kind, t, flops_per_s);
       spent += compute_attention_with_cp(kind, t, pass, flops_per_s);
@@ -184,34 +189,43 @@ void StageActor::close_record() {
   record_.reset();
 }
 
-// ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; PyTorch FSDP): each unit's parameters are
-// all-gathered before it computes, zero3_prefetch units ahead; waiting for one is zero_comm.
-// Each unit's compute is reported as a `kind` record of flops_per_s x its seconds.
-double StageActor::compute_with_gathers(const char* kind, const PipelineTask& t, double seconds, bool with_buckets,
-                                        double flops_per_s) {
+// ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; PyTorch FSDP): with `gather`, each unit's
+// parameters are all-gathered before it computes, zero3_prefetch units ahead; waiting for one
+// is zero_comm. With `with_buckets`, each unit's gradients are reduced as it ends. Each unit's
+// compute is reported as a `kind` record of flops_per_s x its seconds.
+double StageActor::compute_by_units(const char* kind, const PipelineTask& t, double seconds, bool with_buckets,
+                                    double flops_per_s, bool gather) {
   const int units = costs_.zero3_units[static_cast<size_t>(t.chunk)];
   const int prefetch = w_.scenario.parallel.zero3_prefetch;
+  const double unit_bytes = costs_.zero3_unit_bytes + costs_.zero3_unit_expert_bytes;
   std::deque<CommActivity> gathers;
   int issued = 0;
   double spent = 0;
   const auto issue_until = [&](int count) {
-    for (; issued < std::min(units, count); ++issued) {
-      gathers.push_back(start_gradient_group_collective(CollectiveOp::all_gather, costs_.zero3_unit_bytes, "zero3", 0,
-                                                        gather_scope()));
+    for (; gather && issued < std::min(units, count); ++issued) {
+      gathers.push_back(start_gradient_group_collective(CollectiveOp::all_gather, costs_.zero3_unit_bytes, "zero3",
+                                                        costs_.zero3_unit_expert_bytes, gather_scope()));
       beside_.push_back(gathers.back());  // compute slows while it runs
       account().zero_bytes +=
-          bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_bytes, gradient_group_size(gather_scope()));
+          bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_bytes, gradient_group_size(gather_scope())) +
+          bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_expert_bytes, gradient_group_size(gather_scope(), true));
     }
   };
   for (int u = 0; u < units; ++u) {
     issue_until(u + 1);  // this unit's, if no earlier prefetch started it
+    if (!gather) {
+      open_record(kind, t, flops_per_s);
+      spent += compute_with_buckets(t, seconds / units, 1.0 / units);
+      close_record();
+      continue;
+    }
     clock_.settle();
     const double asked = clock_.now();
     gathers.front().wait();
     account().zero_comm += clock_.now() - asked;
     account().add_comm_interval(gathers.front().start_s(), gathers.front().end_s());
     observe(ActivityStream::dp_comm, "zero3_allgather", &t, gathers.front().start_s(), gathers.front().end_s(),
-            costs_.zero3_unit_bytes, 0);
+            unit_bytes, 0);
     gathers.pop_front();
     issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
     open_record(kind, t, flops_per_s);
@@ -244,8 +258,8 @@ double StageActor::bus_bytes(CollectiveOp op, double bytes, int ranks) {
   return ranks > 1 ? bytes * engine::bus_bandwidth_factor(op, ranks) : 0.0;
 }
 
-int StageActor::gradient_group_size(GradientScope scope) const {
-  return static_cast<int>(gradient_group(w_.mapping, w_.scenario.parallel, rank_, false, scope).size());
+int StageActor::gradient_group_size(GradientScope scope, bool experts) const {
+  return static_cast<int>(gradient_group(w_.mapping, w_.scenario.parallel, rank_, experts, scope).size());
 }
 
 GradientScope StageActor::gather_scope() const {
@@ -523,7 +537,7 @@ void StageActor::run_task(const PipelineTask& t) {
   }
   account().recompute += run_pass("recompute", t, c.recompute, false);
   add_flops(c.recompute, true);
-  const bool reduces_here = !w_.schedule.defers_weight_gradients() && t.microbatch == w_.costs.microbatches - 1;
+  const bool reduces_here = !w_.schedule.defers_weight_gradients() && reduces_after(t);
   account().backward += run_pass("backward", t, c.backward, reduces_here);
   add_flops(c.backward, false);
   --account().inflight_chunks;
@@ -532,8 +546,7 @@ void StageActor::run_task(const PipelineTask& t) {
 
 void StageActor::run_weight(const PipelineTask& t) {
   const ChunkCosts& c = chunk_costs(t);
-  const bool reduces_here = t.microbatch == w_.costs.microbatches - 1;
-  account().backward += compute_pass("weight", t, c.weight, reduces_here);
+  account().backward += compute_pass("weight", t, c.weight, reduces_after(t));
   add_flops(c.weight, false);
 }
 
@@ -569,9 +582,15 @@ void StageActor::send_output(const PipelineTask& t) {
   }
 }
 
-// The chunk's last weight-gradient pass: its gradients are reduced bucket by bucket as
-// the pass produces them (Megatron-LM's overlapped gradient reduction). `share`: the part
-// of the chunk's gradients this call produces (ZeRO-3 runs a pass unit by unit).
+// Whether the weight gradients of `t` are reduced as they are produced: the chunk's last
+// micro-batch's, or with Megatron FSDP every micro-batch's (its gradient buffer is sharded).
+bool StageActor::reduces_after(const PipelineTask& t) const {
+  return t.microbatch == w_.costs.microbatches - 1 || w_.scenario.parallel.megatron_fsdp();
+}
+
+// A weight-gradient pass whose gradients are reduced bucket by bucket as the pass produces
+// them (Megatron-LM's overlapped gradient reduction). `share`: the part of the chunk's
+// gradients this call produces (ZeRO-3 and Megatron FSDP run a pass unit by unit).
 double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, double share) {
   const bool reduce = w_.scenario.parallel.gradient_group() > 1 && w_.scenario.parallel.overlap_grad_reduce &&
                       (replica_ == 0 || !w_.options.reduce_symmetry);
@@ -581,7 +600,7 @@ double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, d
   for (int i = 0; i < b.buckets; ++i) {
     spent += compute(seconds / b.buckets);
     // Only replica 0 starts the reductions: they are collective over every replica.
-    if (replica_ == 0) start_reduction(b.dense_bytes, b.expert_bytes);
+    if (replica_ == 0) start_reduction(b.dense_bytes, b.expert_bytes, t.microbatch == w_.costs.microbatches - 1);
   }
   return spent;
 }
@@ -589,10 +608,11 @@ double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, d
 // Gradient reduction: an all-reduce, or with ZeRO a reduce-scatter that leaves each rank
 // its shard (Rajbhandari et al. 2020 §5.1-5.2). Under HSDP the reduce-scatter runs within
 // the shard group and its shard is then all-reduced across the shard groups (PyTorch FSDP
-// HYBRID_SHARD; Megatron-Core's distributed optimizer instances): one plan, phase after phase.
-void StageActor::start_reduction(double dense_bytes, double expert_bytes) {
+// HYBRID_SHARD; Megatron-Core's distributed optimizer instances): one plan, phase after phase;
+// the across-shards part only for the step's `last` micro-batch.
+void StageActor::start_reduction(double dense_bytes, double expert_bytes, bool last) {
   const ParallelSpec& par = w_.scenario.parallel;
-  const GradientPlanKey key = reduction_key(par, rank_, dense_bytes, expert_bytes);
+  const GradientPlanKey key = reduction_key(par, rank_, dense_bytes, expert_bytes, last);
   dp_inflight_.push_back(start_gradient_plan(key, "dp"));
   double bus = bus_bytes(key.op, dense_bytes + expert_bytes, gradient_group_size(key.scope));
   if (key.then_across_shards)
@@ -662,7 +682,7 @@ double StageActor::run_optimizer() {
 void StageActor::finish_step() {
   // Without overlap, the whole stage's gradients are reduced after its last backward.
   if (!w_.scenario.parallel.overlap_grad_reduce && w_.scenario.parallel.gradient_group() > 1 && replica_ == 0)
-    start_reduction(costs_.dense_gradient_bytes, costs_.expert_gradient_bytes);
+    start_reduction(costs_.dense_gradient_bytes, costs_.expert_gradient_bytes, true);
   clock_.settle();
   const double start = clock_.now();
   for (const CommActivity& a : dp_inflight_) a.wait();

@@ -75,8 +75,8 @@ class StageActor {
   void open_record(const char* kind, const PipelineTask& t, double flops_per_s);
   void observe_record();
   void close_record();
-  double compute_with_gathers(const char* kind, const PipelineTask& t, double seconds, bool with_buckets,
-                              double flops_per_s);
+  double compute_by_units(const char* kind, const PipelineTask& t, double seconds, bool with_buckets,
+                          double flops_per_s, bool gather);
   double compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass);
   const engine::CommActivity* running_beside() const;
   double compute_slowed(double seconds);
@@ -84,7 +84,8 @@ class StageActor {
 
   // The gradient (dp x cp) groups' collectives.
   static double bus_bytes(engine::CollectiveOp op, double bytes, int ranks);
-  int gradient_group_size(GradientScope scope = GradientScope::whole) const;
+  /// The ranks of this GPU's dense (or, with `experts`, expert) gradient group in `scope`.
+  int gradient_group_size(GradientScope scope = GradientScope::whole, bool experts = false) const;
   GradientScope gather_scope() const;
   GradientGroups gradient_groups() const;
   engine::CommActivity start_gradient_plan(const GradientPlanKey& key, const std::string& name);
@@ -116,8 +117,9 @@ class StageActor {
   void run_weight(const PipelineTask& t);
 
   // Gradient reductions, ZeRO's parameter gathers and the optimizer.
+  bool reduces_after(const PipelineTask& t) const;
   double compute_with_buckets(const PipelineTask& t, double seconds, double share);
-  void start_reduction(double dense_bytes, double expert_bytes);
+  void start_reduction(double dense_bytes, double expert_bytes, bool last);
   bool parameter_gather_running() const;
   bool gathers_updated_parameters() const;
   void start_overlapped_parameter_gather();

@@ -72,8 +72,11 @@ struct StageCosts {
   double expert_weight_bytes = 0;
   double optimizer_s = 0;
   /// ZeRO-3: the parameter bytes one unit of zero3_unit_layers layers gathers on this GPU
-  /// (the all-gather's output), and the units of each chunk.
+  /// (the all-gather's output), and the units of each chunk. Megatron FSDP gathers a unit's
+  /// dense parameters over the dense group (zero3_unit_bytes) and its experts' over the
+  /// expert group (zero3_unit_expert_bytes).
   double zero3_unit_bytes = 0;
+  double zero3_unit_expert_bytes = 0;
   std::vector<int> zero3_units;  ///< per chunk
   /// CPU offload: bytes over the host link each step (gradient shard down, parameters up),
   /// and the host's optimizer time.

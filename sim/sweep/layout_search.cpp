@@ -77,10 +77,12 @@ std::vector<std::pair<std::string, int>> schedules(int pp, int ga, bool chunks_o
 // What saves memory, cheapest first: ZeRO-1 and -2 cost no time over plain data
 // parallelism (a reduce-scatter and an all-gather move what an all-reduce moves: Rajbhandari
 // et al. §7), recomputation costs compute, ZeRO-3 gathers every layer twice. With the ZeRO
-// stage kept only the recomputation varies.
+// stage kept only the recomputation varies; Megatron FSDP runs ZeRO 2 or 3 only.
 std::vector<std::pair<std::string, std::string>> memory_savers(const Scenario& s, bool zero_open) {
+  const std::vector<std::string> open_zeros =
+      s.parallel.fsdp == Fsdp::megatron ? std::vector<std::string>{"2"} : std::vector<std::string>{"0", "1", "2"};
   const std::vector<std::string> zeros =
-      zero_open ? std::vector<std::string>{"0", "1", "2"} : std::vector<std::string>{std::to_string(s.parallel.zero)};
+      zero_open ? open_zeros : std::vector<std::string>{std::to_string(s.parallel.zero)};
   std::vector<std::pair<std::string, std::string>> ladder;
   for (const char* recompute : {"none", "selective"})
     for (const std::string& z : zeros) ladder.push_back({z, recompute});
@@ -185,7 +187,10 @@ std::vector<std::string> resolve_open_keys(const std::string& scenario_path, con
     const auto it = given.find(key);
     if (it == given.end() || it->second != "auto") continue;
     open.push_back(key);
-    resolved.push_back(key + "=" + defaults.at(key));
+    // The search's base: the smallest value the scenario allows (Megatron FSDP: ZeRO 2).
+    const auto fsdp = given.find("parallel.fsdp");
+    const bool megatron = fsdp != given.end() && fsdp->second == "megatron";
+    resolved.push_back(key + "=" + (key == "parallel.zero" && megatron ? "2" : defaults.at(key)));
     // One chunk per stage is valid only with a schedule of one chunk; every layout of the
     // search names its schedule, so the base's does not matter.
     if (key == "parallel.virtual_stages") resolved.push_back("parallel.schedule=1f1b");
