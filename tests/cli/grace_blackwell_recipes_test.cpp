@@ -55,7 +55,11 @@ TEST(GraceBlackwellRecipes, SimulateWithMegatronFsdpUnitByUnit) {
 TEST(GraceBlackwellRecipes, PlanSearchesOnlyTheStagesMegatronFsdpRuns) {
   // parallel.zero = auto beside fsdp = megatron: ZeRO 2 and 3 (optim_grads and
   // optim_grads_params), never a stage the scenario would refuse; the recipe's layout wins.
-  const auto plan = json_of("plan", k_recipes[0].file, {"parallel.zero=auto"});
+  const std::string out = testing::write_temp_file("recipe-plan", "") + "-dir";
+  const auto r = testing::run_trainsim({"plan", testing::source_path("scenarios/examples/") + k_recipes[0].file,
+                                        "--set", "parallel.zero=auto", "--jobs", "2", "--out", out, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto plan = nlohmann::json::parse(r.out);
   ASSERT_TRUE(plan.contains("layouts"));
   ASSERT_FALSE(plan["layouts"].empty());
   for (const auto& layout : plan["layouts"]) {
