@@ -55,7 +55,8 @@ std::string layout_line(const Scenario& s) {
   out << s.model.name << " on " << s.cluster.total_gpus() << " x " << s.cluster.gpu.name << " (" << s.cluster.nodes
       << " nodes), tp " << p.tp << " pp " << p.pp << " dp " << p.dp << " cp " << p.cp << " ep " << p.ep
       << (p.expert_folding() ? " expert_tp " + std::to_string(p.expert_tp) : std::string()) << ", zero " << p.zero
-      << (p.megatron_fsdp() ? " (Megatron FSDP)" : "") << ", " << schedule_name(p.schedule) << (p.sequence_parallel ? ", sequence parallel" : "");
+      << (p.megatron_fsdp() ? " (Megatron FSDP)" : "") << ", " << schedule_name(p.schedule)
+      << (p.sequence_parallel ? ", sequence parallel" : "");
   return out.str();
 }
 

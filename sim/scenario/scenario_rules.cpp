@@ -184,7 +184,8 @@ void check_megatron_fsdp(const Scenario& s) {
   if (p.zero < 2)
     refuse("parallel.fsdp", "megatron",
            "Megatron FSDP shards gradients (optim_grads) or gradients and parameters (optim_grads_params): needs "
-           "parallel.zero = 2 or 3 (it is " + str(p.zero) + ")");
+           "parallel.zero = 2 or 3 (it is " +
+               str(p.zero) + ")");
   if (p.zero3_unit_layers != 1)
     refuse("parallel.zero3_unit_layers", str(p.zero3_unit_layers),
            "Megatron FSDP's unit is one transformer layer: leave it at 1 with parallel.fsdp = megatron");

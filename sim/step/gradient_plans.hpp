@@ -49,8 +49,7 @@ struct GradientPlanKey {
 /// reduce-scatter under ZeRO (Rajbhandari et al. 2020 §5.1-5.2), else an all-reduce, over
 /// the whole gradient group, or under HSDP within the shard group and then, unless `across`
 /// is false (Megatron FSDP's micro-batches before the last), across the groups.
-GradientPlanKey reduction_key(const ParallelSpec& parallel, int rank, double dense, double experts,
-                              bool across = true);
+GradientPlanKey reduction_key(const ParallelSpec& parallel, int rank, double dense, double experts, bool across = true);
 
 /// What ZeRO's parameter gathers run over: the shard group under HSDP, else the whole group.
 GradientScope gather_scope(const ParallelSpec& parallel);

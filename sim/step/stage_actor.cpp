@@ -208,7 +208,8 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
       beside_.push_back(gathers.back());  // compute slows while it runs
       account().zero_bytes +=
           bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_bytes, gradient_group_size(gather_scope())) +
-          bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_expert_bytes, gradient_group_size(gather_scope(), true));
+          bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_expert_bytes,
+                    gradient_group_size(gather_scope(), true));
     }
   };
   for (int u = 0; u < units; ++u) {

@@ -46,14 +46,15 @@ TEST(Docs, ScenarioReadmeDocumentsEveryKey) {
 namespace trainsim {
 namespace {
 
-TEST(Docs, ReadmeRunSampleIsCurrent) {
-  // The README's `trainsim run` sample, but for the simulation's wall time.
+// The README's `trainsim run` sample that starts with `header`, up to its "...", is what
+// `trainsim run scenario` prints, but for the simulation's wall time.
+void expect_run_sample(const std::string& header, const std::string& scenario) {
   const std::string text = readme();
-  const auto begin = text.find("```\ntrainsim run: ");
-  ASSERT_NE(begin, std::string::npos);
+  const auto begin = text.find("```\n" + header);
+  ASSERT_NE(begin, std::string::npos) << header;
   const auto body = begin + 4;
   const std::string sample = text.substr(body, text.find("...\n```", body) - body);
-  const auto r = testing::run_trainsim({"run", testing::source_path("scenarios/default.ini")});
+  const auto r = testing::run_trainsim({"run", testing::source_path(scenario)});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto strip_wall = [](std::string s) {
     const auto at = s.find(" simulated in ");
@@ -62,6 +63,19 @@ TEST(Docs, ReadmeRunSampleIsCurrent) {
   };
   const std::string expected = strip_wall(sample);
   EXPECT_EQ(strip_wall(r.out).substr(0, expected.size()), expected);
+}
+
+TEST(Docs, ReadmeRunSampleIsCurrent) {
+  expect_run_sample("trainsim run: llama3-70b on 64 x h100-sxm", "scenarios/default.ini");
+}
+
+TEST(Docs, ReadmeGraceBlackwellSampleIsCurrent) {
+  expect_run_sample("trainsim run: llama3-70b on 64 x gb200", "scenarios/examples/llama3-70b-gb200-fsdp-offload.ini");
+  // The memory the sentence before it gives without the offload.
+  const auto r = testing::run_trainsim({"memory", testing::source_path("scenarios/examples/llama3-70b-gb200-fsdp-offload.ini"),
+                                        "--set", "training.offload_activations=0"});
+  EXPECT_NE(r.out.find("needs 334.91 GiB of 185.03 GiB"), std::string::npos) << r.out;
+  EXPECT_NE(readme().find("334.91 GiB of 185.03"), std::string::npos);
 }
 
 }  // namespace

@@ -36,10 +36,10 @@ Result simulate(const Scenario& s) {
 // A small dense model on one DGX H100 (dp 8) whose embedding is negligible: the stage's
 // parameters are its layers', so Megatron FSDP's units (the stage's weights over its layers)
 // are trainsim's one-layer units.
-const Settings k_small{{"model.layers", "4"},         {"model.hidden", "2048"},     {"model.heads", "16"},
-                       {"model.ffn_hidden", "8192"},  {"model.vocab", "8"},         {"model.seq_len", "2048"},
-                       {"training.micro_batch", "1"}, {"training.grad_accum", "1"}, {"cluster.nodes", "1"},
-                       {"parallel.zero", "3"},        {"parallel.zero3_prefetch", "1"}};
+const Settings k_small{
+    {"model.layers", "4"},  {"model.hidden", "2048"},  {"model.heads", "16"},           {"model.ffn_hidden", "8192"},
+    {"model.vocab", "8"},   {"model.seq_len", "2048"}, {"training.micro_batch", "1"},   {"training.grad_accum", "1"},
+    {"cluster.nodes", "1"}, {"parallel.zero", "3"},    {"parallel.zero3_prefetch", "1"}};
 const Settings k_megatron{{"parallel.fsdp", "megatron"}};
 
 Settings with(Settings base, const Settings& extra) {
@@ -91,10 +91,9 @@ TEST(MegatronFsdp, GathersExpertsOverTheirOwnGroup) {
   // whole (expert dp 1), so Megatron FSDP gathers only the dense parameters (attention,
   // router, norms: 42 M of a layer's 218 M on a GPU); trainsim's ZeRO-3 gathers the whole
   // layer over the dense group.
-  const Settings moe{{"model.preset", "mixtral-8x7b"}, {"model.layers", "2"},  {"model.vocab", "8"},
-                     {"model.seq_len", "2048"},
-                     {"training.grad_accum", "1"},     {"parallel.ep", "8"},   {"cluster.nodes", "1"},
-                     {"parallel.zero", "3"},           {"parallel.zero3_prefetch", "1"}};
+  const Settings moe{{"model.preset", "mixtral-8x7b"}, {"model.layers", "2"},        {"model.vocab", "8"},
+                     {"model.seq_len", "2048"},        {"training.grad_accum", "1"}, {"parallel.ep", "8"},
+                     {"cluster.nodes", "1"},           {"parallel.zero", "3"},       {"parallel.zero3_prefetch", "1"}};
   const Result zero3 = simulate(scenario(moe));
   const Result megatron = simulate(scenario(moe, k_megatron));
   EXPECT_GT(megatron.zero_bytes, 0);
