@@ -289,7 +289,8 @@ B200_SOURCE_RULES = [
      "rows only at shorter sequences"),
     ("grouped-gemm",
      "grouped_gemm, grouped_gemm_dgrad, grouped_gemm_wgrad (m tokens per group, n, k, batch groups; "
-     "SimuMax, Transformer Engine's grouped GEMM) are not read by the compute model yet"),
+     "SimuMax, Transformer Engine's grouped GEMM) time the expert GEMMs of their dtype by rows per expert, "
+     "n, k and groups; their weight-gradient rows accumulate into an fp32 main_grad"),
 ]
 
 GPUS = {

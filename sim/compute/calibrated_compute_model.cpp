@@ -18,6 +18,9 @@ const std::map<std::string, Axes>& used_kernels() {
       {"gemm_dgrad", Axes::mnk},
       {"gemm_wgrad", Axes::mnk},
       {"batched_gemm", Axes::mnk_batch},
+      {"grouped_gemm", Axes::mnk_batch},
+      {"grouped_gemm_dgrad", Axes::mnk_batch},
+      {"grouped_gemm_wgrad", Axes::mnk_batch},
       {"attention_fwd", Axes::flops_bytes},
       {"attention_bwd", Axes::flops_bytes},
       {"rmsnorm", Axes::bytes},
@@ -97,7 +100,9 @@ std::string same_rate_dtype(const std::string& dtype) {
 // GEMM was not timed at a shape, the forward GEMM of that shape stands in (a GEMM of the same
 // m, n, k; what every table without layout rows uses for all three).
 std::string forward_kernel_of(const std::string& kernel) {
-  return kernel == "gemm_dgrad" || kernel == "gemm_wgrad" ? "gemm" : "";
+  if (kernel == "gemm_dgrad" || kernel == "gemm_wgrad") return "gemm";
+  if (kernel == "grouped_gemm_dgrad" || kernel == "grouped_gemm_wgrad") return "grouped_gemm";
+  return "";
 }
 
 // Appends to `all` the samples of `more` (repeats included) at coordinates `all` has none at.
@@ -206,6 +211,18 @@ double CalibratedComputeModel::gemm_time_s(const Op& op, bool& covered) const {
   // Under fp8 (mxfp8, nvfp4) training each GEMM in its own format (Transformer Engine: the layers' linear
   // GEMMs in fp8, attention and the output layer in bf16); the training precision otherwise.
   const std::vector<std::string> dtypes = gemm_dtypes(is_quantized(precision_) ? op.precision : precision_);
+  // Grouped expert GEMMs (batch = local experts, m = rows per expert) where the table
+  // measured them as Transformer Engine's grouped GEMM runs them (SimuMax's B200 rows: the
+  // forward, data-gradient and weight-gradient layouts, 75 calls back to back; kernels/README.md):
+  // by rows per expert, n, k and groups, not as one batched kernel.
+  if (g.batch > 1 && op.kind == OpKind::gemm) {
+    const KernelCurve* grouped = find(std::string("grouped_") + layout_kernel(op), dtypes);
+    if (grouped == nullptr) grouped = find("grouped_gemm", dtypes);  // a layout not timed: the forward's
+    if (grouped != nullptr) {
+      covered = true;
+      return grouped->time_s({g.m, g.n, g.k, g.batch}, op.flops, op.bytes);
+    }
+  }
   if (g.batch > 1 || op.kind == OpKind::batched_gemm) {
     if (const KernelCurve* batched = find("batched_gemm", dtypes)) {
       covered = true;
@@ -246,9 +263,11 @@ double CalibratedComputeModel::time_s(const Op& op, bool& covered) const {
       // elementwise weight-gradient op; Op::gemm is its GEMM) is inside the table's gemm_wgrad
       // rows, timed accumulating into the buffer as Megatron-LM's
       // --gradient-accumulation-fusion runs it: no time of its own. Grouped expert GEMMs
-      // (batch > 1) are not timed by those rows and keep theirs.
-      if (op.kind == OpKind::elementwise && op.weight_gradient && op.gemm.batch == 1 && op.gemm.m > 0 &&
-          fused_wgrad_accumulation_) {
+      // (batch > 1) likewise where the table has grouped weight-gradient rows of the experts'
+      // format (SimuMax's accumulate into an fp32 main_grad); elsewhere they keep theirs.
+      if (op.kind == OpKind::elementwise && op.weight_gradient && op.gemm.m > 0 &&
+          (op.gemm.batch == 1 ? fused_wgrad_accumulation_
+                              : find("grouped_gemm_wgrad", gemm_dtypes(precision_)) != nullptr)) {
         covered = true;
         return 0;
       }

@@ -400,6 +400,51 @@ TEST(CalibratedComputeModel, AWgradRowTimesOnlyWeightGradients) {
   EXPECT_GT(model.op_time_s(accumulate), 0.0);
 }
 
+TEST(CalibratedComputeModel, GroupedExpertGemmsUseTheGroupedRowsOfTheirLayout) {
+  // Grouped rows (m rows per group, n, k, groups) time the experts' grouped GEMMs, each
+  // layout by its own rows; batched rows are left to strided-batched products, and a grouped
+  // weight gradient's accumulation takes no time (it accumulates in the GEMM).
+  const CalibratedComputeModel model = model_of(
+      "batched_gemm,bf16,2048,1024,1024,8,1e-4,34359738368,0,0,0,measured:a\n"
+      "grouped_gemm,bf16,2048,1024,1024,8,2e-4,34359738368,0,0,0,measured:a\n"
+      "grouped_gemm_wgrad,bf16,2048,1024,1024,8,3e-4,34359738368,0,0,0,measured:a\n");
+  Op fwd = gemm_op(2048, 1024, 1024, 8);
+  Op dgrad = fwd;
+  dgrad.pass = OpPass::backward;
+  Op wgrad = dgrad;
+  wgrad.weight_gradient = true;
+  EXPECT_NEAR(model.op_time_s(fwd) / 2e-4, 1.0, 1e-9);
+  EXPECT_NEAR(model.op_time_s(dgrad) / 2e-4, 1.0, 1e-9);  // no dgrad rows: the forward's
+  EXPECT_NEAR(model.op_time_s(wgrad) / 3e-4, 1.0, 1e-9);
+  EXPECT_NEAR(model.op_time_s(gemm_op(2048, 1024, 1024, 8, OpKind::batched_gemm)) / 1e-4, 1.0, 1e-9);
+  Op accumulate;
+  accumulate.kind = OpKind::elementwise;
+  accumulate.pass = OpPass::backward;
+  accumulate.weight_gradient = true;
+  accumulate.bytes = 1e7;
+  accumulate.gemm = wgrad.gemm;
+  EXPECT_EQ(model.op_time_s(accumulate), 0.0);
+}
+
+TEST(CalibratedComputeModel, B200GroupedRowsTimeGptOssExperts) {
+  // On B200 the bf16 experts run at SimuMax's grouped rate (75 calls back to back), below
+  // XLA's batched rows (each call alone on an idle GPU).
+  const CalibratedComputeModel model = table_model("b200");
+  const Op up = gemm_op(4096, 5760, 2880, 16);  // GPT-OSS 120B's expert up-projection, EP 8
+  const double tflops = up.flops / model.op_time_s(up) / 1e12;
+  EXPECT_GT(tflops, 800);
+  EXPECT_LT(tflops, 1300);
+  const double batched = up.flops / model.op_time_s(gemm_op(4096, 5760, 2880, 16, OpKind::batched_gemm)) / 1e12;
+  EXPECT_GT(batched, 1.2 * tflops);
+  // fp8 experts: no grouped fp8 row, so XLA's fp8 batched rows time them.
+  const CalibratedComputeModel fp8 = table_model("b200", Precision::fp8);
+  Op up8 = up;
+  up8.precision = Precision::fp8;
+  Op batched8 = up8;
+  batched8.kind = OpKind::batched_gemm;
+  EXPECT_EQ(fp8.op_time_s(up8), fp8.op_time_s(batched8));
+}
+
 TEST(CalibratedComputeModel, AcceptsScatteredGemmRows) {
   // Three GEMMs that form no grid (public measurements often do not): exact at each, in between
   // positive and between its neighbours.
