@@ -11,7 +11,7 @@ case "$mode" in run|test) ;; *) echo "usage: scripts/bootstrap.sh run|test" >&2;
 packages=(
   cmake g++ make pkg-config
   libsimgrid-dev libboost-graph-dev libboost-program-options-dev
-  libhdf5-dev libeigen3-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
+  libhdf5-dev libeigen3-dev libgtest-dev nlohmann-json3-dev zlib1g-dev libprotobuf-dev protobuf-compiler
   python3-h5py python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
   munge slurmctld slurmd slurm-client
   qemu-user binutils

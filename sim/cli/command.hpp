@@ -28,5 +28,6 @@ Command batch_command();
 Command sweep_command();
 Command calibrate_command();
 Command drill_command();
+Command replay_command();
 
 }  // namespace trainsim::cli

@@ -23,7 +23,8 @@ std::vector<Command> commands() {
   return {trainsim::cli::run_command(),        trainsim::cli::scale_command(),    trainsim::cli::memory_command(),
           trainsim::cli::layer_command(),      trainsim::cli::check_command(),    trainsim::cli::topology_command(),
           trainsim::cli::collective_command(), trainsim::cli::batch_command(),    trainsim::cli::sweep_command(),
-          trainsim::cli::plan_command(),       trainsim::cli::calibrate_command(), trainsim::cli::drill_command()};
+          trainsim::cli::plan_command(),       trainsim::cli::calibrate_command(), trainsim::cli::drill_command(),
+          trainsim::cli::replay_command()};
 }
 
 std::string help_text(const std::vector<Command>& cmds) {

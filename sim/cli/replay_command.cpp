@@ -1,0 +1,240 @@
+// `trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json]`: a captured Chakra
+// workload (PREFIX.0.et, PREFIX.1.et, ...) replayed on a simulated cluster
+// (sim/workload/README.md): its time, each kind's share, the communications it ran.
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/parsers.hpp>
+#include <boost/program_options/positional_options.hpp>
+#include <boost/program_options/value_semantic.hpp>
+#include <boost/program_options/variables_map.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+
+#include "sim/cli/command.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/nearest_name.hpp"
+#include "sim/scenario/scenario_rules.hpp"
+#include "sim/workload/replay_simulation.hpp"
+#include "sim/workload/workload.hpp"
+#include "topologies/cluster_spec.hpp"
+
+namespace trainsim::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+namespace wl = trainsim::workload;
+
+constexpr const char* k_command = "trainsim replay";
+
+// The communications --json lists one by one; the totals count them all.
+constexpr size_t k_max_listed_comms = 10000;
+
+struct Options {
+  std::string prefix;
+  std::string cluster = "dgx-h100";
+  int nodes = 0;
+  bool nodes_given = false;
+  bool json = false;
+  bool help = false;
+};
+
+Options parse(const std::vector<std::string>& args, std::string& usage) {
+  Options o;
+  po::options_description d("Options", 120);
+  d.add_options()("help,h", "show this help")(
+      "cluster", po::value(&o.cluster)->default_value(o.cluster),
+      "cluster preset (dgx-a100, dgx-h100, hgx-h200, dgx-b200, gb200-nvl72, gb300-nvl72); rank r runs on GPU r")(
+      "nodes", po::value(&o.nodes), "nodes of the cluster; default: whole NVLink domains enough for the ranks")(
+      "json", "every number as JSON");
+  std::ostringstream u;
+  u << "usage: trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json]\n\n"
+       "replays the Chakra execution traces PREFIX.0.et, PREFIX.1.et, ... (one per rank) on a simulated cluster\n\n"
+    << d;
+  usage = u.str();
+  po::options_description all;
+  all.add(d).add_options()("prefix", po::value(&o.prefix));
+  po::positional_options_description positional;
+  positional.add("prefix", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError(k_command, "", "", e.what());
+  }
+  o.help = vm.count("help") > 0;
+  o.json = vm.count("json") > 0;
+  o.nodes_given = vm.count("nodes") > 0;
+  return o;
+}
+
+ClusterSpec cluster_of(const Options& o, int ranks) {
+  const auto preset = cluster_preset(o.cluster);
+  if (!preset) {
+    std::string rule = "expected one of";
+    for (const auto& n : cluster_preset_names()) rule += " " + n;
+    if (const auto near = nearest_name(o.cluster, cluster_preset_names())) rule += "; did you mean '" + *near + "'?";
+    throw InputError(k_command, "--cluster", o.cluster, rule);
+  }
+  ClusterSpec c = *preset;
+  const int max_nodes = static_cast<int>(k_max_cluster_endpoints) / c.gpus_per_node;
+  if (o.nodes_given) {
+    if (o.nodes < 1 || o.nodes > max_nodes)
+      throw InputError(k_command, "--nodes", std::to_string(o.nodes), "must be 1 to " + std::to_string(max_nodes));
+    c.nodes = o.nodes;
+  } else {
+    // Whole NVLink domains (whole nodes on DGX/HGX; whole racks on NVL72), as collective does.
+    c.nodes = (ranks + c.domain_gpus() - 1) / c.domain_gpus() * c.nodes_per_domain();
+  }
+  if (c.total_gpus() < ranks)
+    throw InputError(k_command, "--nodes", std::to_string(c.nodes),
+                     std::to_string(c.total_gpus()) + " GPUs, fewer than the workload's " + std::to_string(ranks) +
+                         " ranks (one GPU per rank)");
+  return c;
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+struct KindTotal {
+  std::uint64_t count = 0;
+  double bytes = 0;
+  double time_s = 0;
+  double bus_bytes = 0;  // bytes x bus factor, for the aggregate bus bandwidth
+};
+
+}  // namespace
+
+Command replay_command() {
+  Command c;
+  c.name = "replay";
+  c.summary = "replays a Chakra execution trace (one file per rank) on a simulated cluster";
+  c.run = [](const std::vector<std::string>& args, std::ostream& out) {
+    std::string usage;
+    const Options o = parse(args, usage);
+    if (o.help) {
+      out << usage;
+      return 0;
+    }
+    if (o.prefix.empty()) throw InputError(k_command, "PREFIX", "", "give the traces' prefix (PREFIX.0.et, ...)");
+    const wl::Workload w = wl::read_workload(o.prefix);
+    const int ranks = static_cast<int>(w.ranks.size());
+    const ClusterSpec cluster = cluster_of(o, ranks);
+    if (const std::string faults = w.tolerated().describe(); !faults.empty())
+      std::cerr << "trainsim replay: " << o.prefix << ": tolerated " << faults << "\n";
+    const wl::ReplayResult r = wl::replay_workload(w, cluster);
+
+    std::map<std::string, std::uint64_t> kinds;  // nodes per kind, all ranks
+    for (const wl::RankTrace& t : w.ranks)
+      for (const wl::ChakraNode& n : t.nodes) {
+        const char* k = n.kind == wl::NodeKind::compute      ? "compute"
+                        : n.kind == wl::NodeKind::collective ? "collective"
+                        : n.kind == wl::NodeKind::send       ? "send"
+                        : n.kind == wl::NodeKind::recv       ? "recv"
+                                                             : "skipped";
+        ++kinds[k];
+      }
+    std::map<std::string, KindTotal> totals;
+    for (const wl::CommRecord& rec : r.comms) {
+      KindTotal& k = totals[rec.kind];
+      ++k.count;
+      k.bytes += rec.bytes;
+      k.time_s += rec.time_s;
+      k.bus_bytes += rec.busbw_GBps * 1e9 * rec.time_s;
+    }
+    wl::RankReplay mean;
+    std::map<std::string, double> mean_comm;
+    for (const wl::RankReplay& rr : r.ranks) {
+      mean.compute_s += rr.compute_s / ranks;
+      mean.exposed_comm_s += rr.exposed_comm_s / ranks;
+      mean.idle_s += rr.idle_s / ranks;
+      for (const auto& [kind, s] : rr.comm_s) mean_comm[kind] += s / ranks;
+    }
+    const wl::TraceFaults faults = w.tolerated();
+    if (o.json) {
+      nlohmann::ordered_json j;
+      j["prefix"] = o.prefix;
+      j["ranks"] = ranks;
+      j["cluster"] = cluster.preset;
+      j["cluster_gpus"] = cluster.total_gpus();
+      j["replay_time_s"] = r.replay_time_s;
+      for (const auto& [k, n] : kinds) j["nodes"][k] = n;
+      j["tolerated"] = {{"missing_deps", faults.missing_deps},
+                        {"cpu_collectives", faults.cpu_collectives},
+                        {"cpu_ops", faults.cpu_ops},
+                        {"zero_durations", faults.zero_durations},
+                        {"other_nodes", faults.other_nodes}};
+      j["per_gpu_s"] = {{"compute", mean.compute_s}, {"exposed_comm", mean.exposed_comm_s}, {"idle", mean.idle_s}};
+      j["comm_in_flight_per_gpu_s"] = nlohmann::ordered_json::object();
+      for (const auto& [kind, s] : mean_comm) j["comm_in_flight_per_gpu_s"][kind] = s;
+      j["exposed_comm_fraction"] = r.replay_time_s > 0 ? mean.exposed_comm_s / r.replay_time_s : 0;
+      j["comm_totals"] = nlohmann::ordered_json::object();
+      for (const auto& [kind, k] : totals)
+        j["comm_totals"][kind] = {{"count", k.count},
+                                  {"bytes", static_cast<std::uint64_t>(k.bytes)},
+                                  {"time_s", k.time_s},
+                                  {"busbw_GBps", k.time_s > 0 ? k.bus_bytes / k.time_s / 1e9 : 0}};
+      j["comms"] = nlohmann::ordered_json::array();
+      for (size_t i = 0; i < r.comms.size() && i < k_max_listed_comms; ++i) {
+        const wl::CommRecord& rec = r.comms[i];
+        j["comms"].push_back({{"kind", rec.kind},
+                              {"bytes", static_cast<std::uint64_t>(rec.bytes)},
+                              {"ranks", rec.ranks},
+                              {"start_s", rec.start_s},
+                              {"time_s", rec.time_s},
+                              {"busbw_GBps", rec.busbw_GBps}});
+      }
+      j["per_rank"] = nlohmann::ordered_json::array();
+      for (const wl::RankReplay& rr : r.ranks)
+        j["per_rank"].push_back({{"compute_s", rr.compute_s},
+                                 {"exposed_comm_s", rr.exposed_comm_s},
+                                 {"idle_s", rr.idle_s},
+                                 {"finish_s", rr.finish_s}});
+      out << j.dump(2) << "\n";
+      return 0;
+    }
+    out << "trainsim replay: " << o.prefix << ", " << ranks << " rank" << (ranks > 1 ? "s" : "") << " on the "
+        << cluster.preset << " cluster (" << cluster.nodes << " node" << (cluster.nodes > 1 ? "s" : "") << ", "
+        << cluster.total_gpus() << " GPUs), simulated on SimGrid\n\n";
+    out << "replay time           " << fmt("%.3f", r.replay_time_s * 1e6) << " us\n";
+    out << "nodes                 ";
+    bool first = true;
+    for (const auto& [k, n] : kinds) {
+      out << (first ? "" : ", ") << k << " " << n;
+      first = false;
+    }
+    out << "\nexposed communication "
+        << fmt("%.1f", r.replay_time_s > 0 ? 100 * mean.exposed_comm_s / r.replay_time_s : 0) << " % of the replay\n";
+    if (!totals.empty()) {
+      out << "\ncommunication     count           bytes    time (us)  busbw (GB/s)\n";
+      for (const auto& [kind, k] : totals) {
+        char line[160];
+        std::snprintf(line, sizeof line, "%-15s %7llu %15.0f %12.3f %13.2f\n", kind.c_str(),
+                      static_cast<unsigned long long>(k.count), k.bytes, k.time_s * 1e6,
+                      k.time_s > 0 ? k.bus_bytes / k.time_s / 1e9 : 0.0);
+        out << line;
+      }
+    }
+    out << "\nper GPU, us        compute exposed_comm         idle";
+    for (const auto& [kind, s] : mean_comm)
+      out << " " << std::string(kind.size() < 12 ? 12 - kind.size() : 0, ' ') << kind;
+    out << "\n             " << fmt("%12.3f", mean.compute_s * 1e6) << " " << fmt("%12.3f", mean.exposed_comm_s * 1e6)
+        << " " << fmt("%12.3f", mean.idle_s * 1e6);
+    for (const auto& [kind, s] : mean_comm) out << " " << fmt("%12.3f", s * 1e6);
+    out << "\n(compute + exposed_comm + idle = the replay time; each communication kind's time in flight, "
+           "overlapped or not)\n";
+    return 0;
+  };
+  return c;
+}
+
+}  // namespace trainsim::cli

@@ -1,0 +1,137 @@
+#include "sim/workload/workload.hpp"
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "sim/core/error.hpp"
+#include "sim/workload/chakra_reader.hpp"
+
+namespace trainsim::workload {
+
+namespace {
+
+std::string rank_path(const std::string& prefix, int rank) {
+  return prefix + "." + std::to_string(rank) + ".et";
+}
+
+std::string node_key(const ChakraNode& n) {
+  return "node " + std::to_string(n.id);
+}
+
+void check_peers(const Workload& w) {
+  const auto ranks = static_cast<std::int64_t>(w.ranks.size());
+  // (source, destination, tag) -> the sends, and the receives, in file order.
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::vector<const ChakraNode*>> sends;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::vector<const ChakraNode*>> recvs;
+  std::map<const ChakraNode*, const RankTrace*> file_of;
+  for (const RankTrace& t : w.ranks)
+    for (const ChakraNode& n : t.nodes) {
+      if (n.kind != NodeKind::send && n.kind != NodeKind::recv) continue;
+      const bool is_send = n.kind == NodeKind::send;
+      const std::int64_t peer = is_send ? *n.comm_dst : *n.comm_src;
+      if (peer < 0 || peer >= ranks || peer == t.rank)
+        throw InputError(t.path, node_key(n), (is_send ? "comm_dst = " : "comm_src = ") + std::to_string(peer),
+                         "the peer must be another rank of the workload (0 to " + std::to_string(ranks - 1) + ")");
+      file_of[&n] = &t;
+      if (is_send)
+        sends[{t.rank, peer, n.comm_tag}].push_back(&n);
+      else
+        recvs[{peer, t.rank, n.comm_tag}].push_back(&n);
+    }
+  auto refuse = [&](const ChakraNode* n, bool is_send, std::int64_t peer) {
+    throw InputError(file_of[n]->path, node_key(*n), "",
+                     std::string(is_send ? "a send without its receive in " : "a receive without its send in ") +
+                         w.ranks[static_cast<size_t>(peer)].path +
+                         " (matched in order per source, destination and tag " + std::to_string(n->comm_tag) + ")");
+  };
+  for (const auto& [key, list] : sends) {
+    const auto it = recvs.find(key);
+    const size_t matched = it == recvs.end() ? 0 : it->second.size();
+    if (list.size() > matched) refuse(list[matched], true, std::get<1>(key));
+  }
+  for (const auto& [key, list] : recvs) {
+    const auto it = sends.find(key);
+    const size_t matched = it == sends.end() ? 0 : it->second.size();
+    if (list.size() > matched) refuse(list[matched], false, std::get<0>(key));
+  }
+}
+
+void check_groups(const Workload& w) {
+  std::set<std::string> groups;
+  for (const RankTrace& t : w.ranks)
+    for (const ChakraNode& n : t.nodes) {
+      if (n.kind != NodeKind::collective) continue;
+      groups.insert(n.pg_name);
+      for (const bool d : n.involved_dim)
+        if (!d)
+          throw InputError(t.path, node_key(n), "involved_dim",
+                           "a collective over only some network dimensions (ASTRA-sim's topology dimensions have no "
+                           "trainsim counterpart: give it a pg_name)");
+    }
+  for (const std::string& g : groups) {
+    const std::vector<int> members = w.group_ranks(g);
+    std::vector<const ChakraNode*> first;
+    const RankTrace& lead = w.ranks[static_cast<size_t>(members.front())];
+    for (const ChakraNode& n : lead.nodes)
+      if (n.kind == NodeKind::collective && n.pg_name == g) first.push_back(&n);
+    for (const int r : members) {
+      const RankTrace& t = w.ranks[static_cast<size_t>(r)];
+      size_t k = 0;
+      for (const ChakraNode& n : t.nodes) {
+        if (n.kind != NodeKind::collective || n.pg_name != g) continue;
+        if (k == first.size() || *first[k]->comm_type != *n.comm_type)
+          throw InputError(t.path, node_key(n), "",
+                           "collective " + std::to_string(k + 1) + " of process group '" + g + "' is not the one " +
+                               lead.path + " runs there (members run the same collectives in the same file order)");
+        ++k;
+      }
+      if (k != first.size())
+        throw InputError(t.path, "", "",
+                         "runs " + std::to_string(k) + " collectives of process group '" + g + "', " + lead.path +
+                             " runs " + std::to_string(first.size()));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<int> Workload::group_ranks(const std::string& pg_name) const {
+  std::vector<int> out;
+  for (const RankTrace& t : ranks) {
+    bool member = pg_name.empty();
+    for (size_t i = 0; !member && i < t.nodes.size(); ++i)
+      member = t.nodes[i].kind == NodeKind::collective && t.nodes[i].pg_name == pg_name;
+    if (member) out.push_back(t.rank);
+  }
+  return out;
+}
+
+TraceFaults Workload::tolerated() const {
+  TraceFaults f;
+  for (const RankTrace& t : ranks) f += t.tolerated;
+  return f;
+}
+
+Workload read_workload(const std::string& prefix) {
+  Workload w;
+  w.prefix = prefix;
+  if (!std::filesystem::exists(rank_path(prefix, 0)))
+    throw InputError(rank_path(prefix, 0), "", "",
+                     "no such file: a workload PREFIX names the files PREFIX.0.et, PREFIX.1.et, ... (one per rank)");
+  for (int r = 0; std::filesystem::exists(rank_path(prefix, r)); ++r) {
+    if (r == k_max_workload_ranks)
+      throw InputError(rank_path(prefix, r), "", "", "more than 4,096 ranks, the most a workload may have");
+    w.ranks.push_back(read_rank_trace(rank_path(prefix, r), r));
+  }
+  check_workload(w);
+  return w;
+}
+
+void check_workload(const Workload& w) {
+  check_peers(w);
+  check_groups(w);
+}
+
+}  // namespace trainsim::workload

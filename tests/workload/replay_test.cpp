@@ -1,0 +1,170 @@
+// trainsim replay through the real executable: the 4-rank microbenchmarks against
+// trainsim collective, the 8-rank custom ring, the real one-rank trace, traces written here
+// (overlap, p2p, a cycle refused).
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "support/run_trainsim.hpp"
+#include "support/shared_data.hpp"
+#include "support/test_folders.hpp"
+#include "workload/trace_fixture.hpp"
+
+namespace trainsim::workload {
+namespace {
+
+using namespace trainsim::workload::test;
+using trainsim::testing::run_trainsim;
+
+nlohmann::json replay_json(const std::string& prefix, const std::vector<std::string>& more = {}) {
+  std::vector<std::string> args{"replay", prefix, "--json"};
+  args.insert(args.end(), more.begin(), more.end());
+  const auto r = run_trainsim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(ChakraReplay, MicrobenchmarksMatchTheCollectiveCommand) {
+  const std::vector<std::pair<std::string, std::string>> ops{{"all_reduce", "allreduce"},
+                                                             {"all_gather", "allgather"},
+                                                             {"reduce_scatter", "reducescatter"},
+                                                             {"all_to_all", "alltoall"}};
+  for (const auto& [dir, op] : ops) {
+    const std::string prefix =
+        testing::shared_data_path("chakra/astra-sim/microbenchmarks/" + dir + "/4npus_1MB/" + dir);
+    TRAINSIM_SKIP_WITHOUT(prefix + ".0.et");
+    const nlohmann::json replay = replay_json(prefix, {"--cluster", "dgx-h100"});
+    EXPECT_EQ(replay["cluster_gpus"], 8);
+    ASSERT_EQ(replay["comms"].size(), 1u) << op;
+    const auto c = run_trainsim(
+        {"collective", "--op", op, "--gpus", "4", "--cluster", "dgx-h100", "-b", "1M", "-e", "1M", "--json"});
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    const nlohmann::json row = nlohmann::json::parse(c.out)[0];
+    EXPECT_EQ(replay["replay_time_s"].get<double>(), row["time_s"].get<double>()) << op;
+    EXPECT_EQ(replay["comms"][0]["busbw_GBps"].get<double>(), row["busbw_GBps"].get<double>()) << op;
+    EXPECT_EQ(replay["per_gpu_s"]["exposed_comm"].get<double>(), replay["replay_time_s"].get<double>()) << op;
+  }
+}
+
+TEST(ChakraReplay, CustomRingMatchesSendsAndReceives) {
+  const std::string prefix =
+      testing::shared_data_path("chakra/astra-sim/custom_ring_allreduce_8npus_1MB/custom_allreduce");
+  TRAINSIM_SKIP_WITHOUT(prefix + ".0.et");
+  const nlohmann::json j = replay_json(prefix, {"--cluster", "dgx-h100"});
+  EXPECT_EQ(j["ranks"], 8);
+  EXPECT_EQ(j["comm_totals"]["p2p"]["count"], 112);  // 8 ranks x 14 sends
+  EXPECT_EQ(j["comm_totals"]["p2p"]["bytes"], 112u * 131072u);
+  // 7 reductions of 7 us each, one after the other on every rank, and the transfers between.
+  EXPECT_DOUBLE_EQ(j["per_gpu_s"]["compute"].get<double>(), 49e-6);
+  EXPECT_GT(j["replay_time_s"].get<double>(), 49e-6);
+  for (const auto& r : j["per_rank"])
+    EXPECT_NEAR(r["compute_s"].get<double>() + r["exposed_comm_s"].get<double>() + r["idle_s"].get<double>(),
+                j["replay_time_s"].get<double>(), 1e-15);
+}
+
+TEST(ChakraReplay, RealTraceReplaysOnOneGpu) {
+  const std::string archive = testing::shared_data_path("chakra/mlcommons-chakra/feeder_tests_trace.tar.gz");
+  TRAINSIM_SKIP_WITHOUT(archive);
+  const auto dir = testing::fresh_test_dir("chakra-replay-feeder");
+  ASSERT_EQ(std::system(("tar -xzf '" + archive + "' -C '" + dir.string() + "'").c_str()), 0);
+  const auto r = run_trainsim({"replay", (dir / "tests/data/chakra").string(), "--cluster", "dgx-h100", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ranks"], 1);
+  EXPECT_EQ(j["tolerated"]["cpu_collectives"], 14);
+  EXPECT_EQ(j["tolerated"]["missing_deps"], 1277);
+  // One GPU: its collectives take no fabric time, its kernels run one after another.
+  EXPECT_NEAR(j["replay_time_s"].get<double>(), 0.292828, 1e-9);
+  // The tolerated faults are reported once, on one line.
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("tolerated 1277 dependencies on nodes not in the file"), std::string::npos) << r.err;
+}
+
+TEST(ChakraReplay, CollectiveOverlapsIndependentCompute) {
+  const auto dir = testing::fresh_test_dir("chakra-overlap");
+  const std::string prefix = (dir / "o").string();
+  // Each rank: a 100 us kernel, and beside it (no dependency) a 1 MiB all-reduce; then a
+  // kernel that waits for both.
+  for (int r = 0; r < 2; ++r)
+    write_bytes(prefix + "." + std::to_string(r) + ".et",
+                encode_trace({make_node(1, pb::COMP_NODE, {}, 100), make_collective(2, 0, 1048576),
+                              make_node(3, pb::COMP_NODE, {1, 2}, 10)}));
+  const nlohmann::json j = replay_json(prefix);
+  EXPECT_NEAR(j["replay_time_s"].get<double>(), 110e-6, 1e-12);
+  EXPECT_EQ(j["per_gpu_s"]["exposed_comm"].get<double>(), 0.0);
+  EXPECT_GT(j["comms"][0]["time_s"].get<double>(), 0.0);
+}
+
+TEST(ChakraReplay, ReceiveWaitsForItsSend) {
+  const auto dir = testing::fresh_test_dir("chakra-p2p");
+  const std::string prefix = (dir / "p").string();
+  write_bytes(prefix + ".0.et", encode_trace({make_node(1, pb::COMP_NODE, {}, 50), make_send(2, 1, 1 << 20, {1})}));
+  write_bytes(prefix + ".1.et", encode_trace({make_recv(1, 0, 1 << 20), make_node(2, pb::COMP_NODE, {1}, 5)}));
+  const nlohmann::json j = replay_json(prefix);
+  const double transfer = j["comms"][0]["time_s"].get<double>();
+  EXPECT_GT(transfer, 0.0);
+  EXPECT_NEAR(j["replay_time_s"].get<double>(), 50e-6 + transfer + 5e-6, 1e-12);
+}
+
+TEST(ChakraReplay, RefusesACycle) {
+  const auto dir = testing::fresh_test_dir("chakra-cycle");
+  const std::string prefix = (dir / "c").string();
+  write_bytes(prefix + ".0.et",
+              encode_trace({make_node(1, pb::COMP_NODE, {2}, 1), make_node(2, pb::COMP_NODE, {1}, 1)}));
+  const auto r = run_trainsim({"replay", prefix});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(prefix + ".0.et: node 1: a dependency cycle"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(ChakraReplay, RefusesADeadlock) {
+  const auto dir = testing::fresh_test_dir("chakra-deadlock");
+  const std::string prefix = (dir / "d").string();
+  // Each rank receives before it sends, from the other: neither send is ever reached.
+  write_bytes(prefix + ".0.et", encode_trace({make_recv(1, 1, 64), make_send(2, 1, 64, {1})}));
+  write_bytes(prefix + ".1.et", encode_trace({make_recv(1, 0, 64), make_send(2, 0, 64, {1})}));
+  const auto r = run_trainsim({"replay", prefix});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the replay deadlocks"), std::string::npos) << r.err;
+}
+
+TEST(ChakraReplay, MissingPrefix) {
+  const auto r = run_trainsim({"replay", "/nonexistent/x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/x.0.et: no such file"), std::string::npos) << r.err;
+}
+
+TEST(ChakraReplay, TooFewGpus) {
+  const auto dir = testing::fresh_test_dir("chakra-gpus");
+  const std::string prefix = (dir / "g").string();
+  for (int r = 0; r < 9; ++r)
+    write_bytes(prefix + "." + std::to_string(r) + ".et", encode_trace({make_node(1, pb::COMP_NODE, {}, 1)}));
+  const auto r = run_trainsim({"replay", prefix, "--nodes", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("8 GPUs, fewer than the workload's 9 ranks"), std::string::npos) << r.err;
+}
+
+// README.md's excerpt of the ring's replay is what this build prints.
+TEST(ChakraReplay, ReadmeSampleIsCurrent) {
+  const std::string prefix =
+      testing::shared_data_path("chakra/astra-sim/custom_ring_allreduce_8npus_1MB/custom_allreduce");
+  TRAINSIM_SKIP_WITHOUT(prefix + ".0.et");
+  std::ifstream f(testing::source_path("README.md"));
+  const std::string readme((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto at = readme.find("\nreplay time ");
+  ASSERT_NE(at, std::string::npos);
+  const auto end = readme.find("```", at);
+  const std::string excerpt = readme.substr(at + 1, end - at - 1);
+  const auto r = run_trainsim({"replay", prefix, "--cluster", "dgx-h100"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(excerpt), std::string::npos) << "README.md has:\n"
+                                                    << excerpt << "\nthe build prints:\n"
+                                                    << r.out;
+}
+
+}  // namespace
+}  // namespace trainsim::workload
