@@ -6,14 +6,13 @@
 #include <algorithm>
 
 #include <boost/program_options/options_description.hpp>
-#include <boost/program_options/parsers.hpp>
-#include <boost/program_options/positional_options.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <boost/program_options/variables_map.hpp>
 #include <cstdio>
 #include <iostream>
 #include <ostream>
 
+#include "sim/cli/command_line.hpp"
 #include "sim/cli/cli_point_evaluator.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/jobs_option.hpp"
@@ -65,14 +64,7 @@ Command batch_command() {
         "trace", "also write each scenario's HDF5 trace, DIR/traces/NNNNNN.h5 (trainsim run --trace)");
     po::options_description all;
     all.add(visible).add_options()("scenarios", po::value<std::vector<std::string>>());
-    po::positional_options_description positional;
-    positional.add("scenarios", -1);
-    po::variables_map vm;
-    try {
-      po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    } catch (const po::error& e) {
-      throw InputError("trainsim batch", "", "", e.what());
-    }
+    const po::variables_map vm = parse_command_line(args, all, "trainsim batch", "scenarios", -1);
     if (vm.count("help")) {
       out << "usage: trainsim batch SCENARIO... [--jobs N] [--out DIR] [--set section.key=value] [--trace]\n\n"
           << summary << "\n\n"

@@ -6,7 +6,6 @@
 // mapped goes to stderr.
 
 #include <boost/program_options/options_description.hpp>
-#include <boost/program_options/parsers.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <boost/program_options/variables_map.hpp>
 #include <chrono>
@@ -16,6 +15,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "sim/cli/command_line.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
@@ -68,13 +68,7 @@ Command calibrate_command() {
   c.run = [summary = c.summary](const std::vector<std::string>& args, std::ostream& out) {
     Options o;
     const po::options_description visible = visible_options(o);
-    po::variables_map vm;
-    try {
-      po::store(po::command_line_parser(args).options(visible).run(), vm);
-      po::notify(vm);
-    } catch (const po::error& e) {
-      throw InputError(k_command, "", "", e.what());
-    }
+    const po::variables_map vm = parse_command_line(args, visible, k_command);
     if (vm.count("help")) {
       out << "usage: trainsim calibrate --from-profile TRACE.json[.gz] [--out FILE] [--gpu NAME]\n\n"
           << summary << "\n\n"

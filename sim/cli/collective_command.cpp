@@ -3,8 +3,6 @@
 // simulated on the cluster's SimGrid platform (one simulation, sizes one after another).
 
 #include <boost/program_options/options_description.hpp>
-#include <boost/program_options/parsers.hpp>
-#include <boost/program_options/positional_options.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <boost/program_options/variables_map.hpp>
 #include <algorithm>
@@ -19,6 +17,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <sstream>
 
+#include "sim/cli/command_line.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
@@ -100,15 +99,7 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
   usage = u.str();
   po::options_description all;
   all.add(visible).add_options()("scenario", po::value(&o.scenario));
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InputError(k_command, "", "", e.what());
-  }
+  const po::variables_map vm = parse_command_line(args, all, k_command, "scenario");
   o.help = vm.count("help") > 0;
   o.json = vm.count("json") > 0;
   o.gpus_given = vm.count("gpus") > 0;

@@ -3,8 +3,6 @@
 // (sim/workload/README.md): its time, each kind's share, the communications it ran.
 
 #include <boost/program_options/options_description.hpp>
-#include <boost/program_options/parsers.hpp>
-#include <boost/program_options/positional_options.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <boost/program_options/variables_map.hpp>
 #include <cstdint>
@@ -15,6 +13,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "sim/cli/command_line.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
@@ -59,15 +58,7 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
   usage = u.str();
   po::options_description all;
   all.add(d).add_options()("prefix", po::value(&o.prefix));
-  po::positional_options_description positional;
-  positional.add("prefix", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InputError(k_command, "", "", e.what());
-  }
+  const po::variables_map vm = parse_command_line(args, all, k_command, "prefix");
   o.help = vm.count("help") > 0;
   o.json = vm.count("json") > 0;
   o.nodes_given = vm.count("nodes") > 0;

@@ -1,9 +1,9 @@
 #include "sim/cli/scenario_options.hpp"
 
-#include <boost/program_options/parsers.hpp>
 #include <boost/program_options/variables_map.hpp>
 #include <sstream>
 
+#include "sim/cli/command_line.hpp"
 #include "sim/core/error.hpp"
 
 namespace trainsim::cli {
@@ -28,16 +28,7 @@ ScenarioOptions parse_scenario_options(const std::string& command, const std::ve
   hidden.add_options()("scenario", po::value<std::string>());
   po::options_description visible_and_hidden;
   visible_and_hidden.add(all).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(visible_and_hidden).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InputError("trainsim " + command, "", "", e.what());
-  }
+  const po::variables_map vm = parse_command_line(args, visible_and_hidden, "trainsim " + command, "scenario");
   ScenarioOptions o;
   o.help = vm.count("help") > 0;
   o.json = vm.count("json") > 0;

@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <boost/program_options/options_description.hpp>
-#include <boost/program_options/parsers.hpp>
-#include <boost/program_options/positional_options.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <boost/program_options/variables_map.hpp>
 #include <chrono>
@@ -16,6 +14,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "sim/cli/command_line.hpp"
 #include "sim/cli/cli_point_evaluator.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/jobs_option.hpp"
@@ -114,14 +113,7 @@ Command sweep_command() {
         "yes", "compute a sweep of more than 10,000 points");
     po::options_description all;
     all.add(visible).add_options()("sweep", po::value<std::string>());
-    po::positional_options_description positional;
-    positional.add("sweep", 1);
-    po::variables_map vm;
-    try {
-      po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    } catch (const po::error& e) {
-      throw InputError("trainsim sweep", "", "", e.what());
-    }
+    const po::variables_map vm = parse_command_line(args, all, "trainsim sweep", "sweep");
     if (vm.count("help")) {
       out << k_usage << summary << "\n\n" << visible;
       return 0;
