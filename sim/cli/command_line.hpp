@@ -13,7 +13,7 @@ namespace trainsim::cli {
 /// is an InputError naming `command` ("trainsim run").
 boost::program_options::variables_map parse_command_line(const std::vector<std::string>& args,
                                                          const boost::program_options::options_description& options,
-                                                         const std::string& command,
-                                                         const std::string& positional = "", int count = 1);
+                                                         const std::string& command, const std::string& positional = "",
+                                                         int count = 1);
 
 }  // namespace trainsim::cli
