@@ -37,7 +37,7 @@ if [ "$mode" = run ]; then
   build/trainsim run scenarios/default.ini
 else
   ctest --test-dir build --output-on-failure -j"$jobs"
-  # The fuzz targets of the scenario and sweep readers (tests/fuzz/): clang with ASan and
+  # The fuzz targets of the scenario, sweep and Chakra trace readers (tests/fuzz/): clang with ASan and
   # UBSan in build-fuzz/ (only what they need: a few minutes), then 20 s of fuzzing each.
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz -j"$jobs"
