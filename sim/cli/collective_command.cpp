@@ -17,6 +17,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <sstream>
 
+#include "sim/cli/formatted_number.hpp"
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
@@ -191,12 +192,6 @@ struct Row {
   std::string algo;
 };
 
-std::string fmt(const char* format, double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 }  // namespace
 
 Command collective_command() {
@@ -217,7 +212,7 @@ Command collective_command() {
     if (max_bytes < min_bytes)
       throw InputError(k_command, "--maxbytes", o.max_bytes, "must be >= --minbytes (" + o.min_bytes + ")");
     if (!(o.factor > 1) && max_bytes > min_bytes)
-      throw InputError(k_command, "--stepfactor", fmt("%g", o.factor), "must be > 1");
+      throw InputError(k_command, "--stepfactor", formatted("%g", o.factor), "must be > 1");
     // 0 times the factor is 0: the sizes would never reach --maxbytes.
     if (min_bytes == 0 && max_bytes > 0)
       throw InputError(k_command, "--minbytes", o.min_bytes,
@@ -226,7 +221,7 @@ Command collective_command() {
     for (double bytes = min_bytes;; bytes = std::floor(bytes * o.factor)) {
       sizes.push_back(bytes);
       if (sizes.size() > k_max_rows)
-        throw InputError(k_command, "--stepfactor", fmt("%g", o.factor),
+        throw InputError(k_command, "--stepfactor", formatted("%g", o.factor),
                          "gives more than 1000 sizes from --minbytes to --maxbytes: take a larger factor");
       if (bytes >= max_bytes || !(o.factor > 1)) break;
       if (std::floor(bytes * o.factor) > max_bytes) break;

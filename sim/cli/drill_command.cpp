@@ -16,6 +16,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "sim/cli/formatted_number.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
@@ -142,14 +143,8 @@ std::string precision_name(Precision p) {
   return "?";
 }
 
-std::string num(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
 std::string diff_text(double v) {
-  return v == 0 ? std::string("0") : num("%.3g", v);
+  return v == 0 ? std::string("0") : formatted("%.3g", v);
 }
 
 struct Context {
@@ -176,8 +171,8 @@ std::string table(const dr::DrillResult& r, const Context& ctx, double wall_s) {
   out << "              tensor and pipeline parallelism split each rank's math over GPUs without changing it: "
          "not simulated\n";
   out << "reduction     " << ctx.reduction_line << "\n";
-  out << "optimizer     Adam (beta2 " << s.optimizer.beta2 << "), lr " << num("%g", s.optimizer.lr_peak) << " after "
-      << s.optimizer.warmup_steps << " warmup steps, cosine to " << num("%g", s.optimizer.lr_min) << "; dropout "
+  out << "optimizer     Adam (beta2 " << s.optimizer.beta2 << "), lr " << formatted("%g", s.optimizer.lr_peak) << " after "
+      << s.optimizer.warmup_steps << " warmup steps, cosine to " << formatted("%g", s.optimizer.lr_min) << "; dropout "
       << s.model.dropout << ", per rank and step\n";
   out << "checkpoints   every " << s.checkpoint_every << " steps (" << ctx.checkpoint_source << "), "
       << (s.sampler == DataSampler::global ? "global" : "per_rank") << " sampler; interruptions at step";
@@ -185,8 +180,8 @@ std::string table(const dr::DrillResult& r, const Context& ctx, double wall_s) {
   for (size_t i = 0; i < std::min(r.fail_at.size(), k_listed); ++i) out << (i ? "," : " ") << r.fail_at[i];
   if (r.fail_at.size() > k_listed) out << ",... (" << r.fail_at.size() << " steps)";
   out << " (" << ctx.fail_source << ")\n";
-  out << "uninterrupted loss " << num("%.4f", r.reference.front().loss) << " at step 1, "
-      << num("%.4f", r.reference.back().loss) << " at step " << s.steps << ", " << r.reference_skipped_steps
+  out << "uninterrupted loss " << formatted("%.4f", r.reference.front().loss) << " at step 1, "
+      << formatted("%.4f", r.reference.back().loss) << " at step " << s.steps << ", " << r.reference_skipped_steps
       << " step(s) skipped for overflow\n\n";
 
   char line[512];
@@ -204,16 +199,16 @@ std::string table(const dr::DrillResult& r, const Context& ctx, double wall_s) {
   for (const dr::RunComparison& c : r.runs) {
     out << c.name << ": " << c.description;
     if (c.gradient_rel_l2_diff >= 0)
-      out << "; step " << c.gradient_step << " gradient differs by " << num("%.3g", c.gradient_max_abs_diff)
-          << " at most, " << num("%.3g", c.gradient_rel_l2_diff) << " relative (L2)";
+      out << "; step " << c.gradient_step << " gradient differs by " << formatted("%.3g", c.gradient_max_abs_diff)
+          << " at most, " << formatted("%.3g", c.gradient_rel_l2_diff) << " relative (L2)";
     if (c.samples_duplicated > 0 || c.samples_skipped > 0 || c.cursor_model_duplicated > 0 ||
         c.cursor_model_skipped > 0)
-      out << "; the run simulation's cursor model counts " << num("%.0f", c.cursor_model_duplicated) << " duplicated, "
-          << num("%.0f", c.cursor_model_skipped) << " skipped";
+      out << "; the run simulation's cursor model counts " << formatted("%.0f", c.cursor_model_duplicated) << " duplicated, "
+          << formatted("%.0f", c.cursor_model_skipped) << " skipped";
     out << "\n";
   }
   for (const std::string& n : r.notes) out << "note: " << n << "\n";
-  out << "\ndrill wall time " << num("%.2f", wall_s) << " s\n";
+  out << "\ndrill wall time " << formatted("%.2f", wall_s) << " s\n";
   return out.str();
 }
 
@@ -393,11 +388,11 @@ Command drill_command() {
       ctx.layout_line = l.str();
       std::ostringstream red;
       red << dr::order_name(spec.order) << " order (the scenario's gradient " << choice.algorithm
-          << ", as the engine picks it for one " << num("%g", s.training.dp_bucket_bytes / (1024.0 * 1024.0))
+          << ", as the engine picks it for one " << formatted("%g", s.training.dp_bucket_bytes / (1024.0 * 1024.0))
           << " MiB bucket) in " << dr::format_name(spec.reduction_format) << " ("
           << precision_name(s.training.precision) << " training), "
           << (spec.loss_scale.enabled
-                  ? "dynamic loss scaling from 2^" + num("%.0f", portable::log2(spec.loss_scale.initial))
+                  ? "dynamic loss scaling from 2^" + formatted("%.0f", portable::log2(spec.loss_scale.initial))
                   : std::string("no loss scaling"));
       ctx.reduction_line = red.str();
     }

@@ -13,6 +13,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "sim/cli/formatted_number.hpp"
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
@@ -88,12 +89,6 @@ ClusterSpec cluster_of(const Options& o, int ranks) {
                      std::to_string(c.total_gpus()) + " GPUs, fewer than the workload's " + std::to_string(ranks) +
                          " ranks (one GPU per rank)");
   return c;
-}
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
 }
 
 struct KindTotal {
@@ -196,7 +191,7 @@ Command replay_command() {
     out << "trainsim replay: " << o.prefix << ", " << ranks << " rank" << (ranks > 1 ? "s" : "") << " on the "
         << cluster.preset << " cluster (" << cluster.nodes << " node" << (cluster.nodes > 1 ? "s" : "") << ", "
         << cluster.total_gpus() << " GPUs), simulated on SimGrid\n\n";
-    out << "replay time           " << fmt("%.3f", r.replay_time_s * 1e6) << " us\n";
+    out << "replay time           " << formatted("%.3f", r.replay_time_s * 1e6) << " us\n";
     out << "nodes                 ";
     bool first = true;
     for (const auto& [k, n] : kinds) {
@@ -204,7 +199,7 @@ Command replay_command() {
       first = false;
     }
     out << "\nexposed communication "
-        << fmt("%.1f", r.replay_time_s > 0 ? 100 * mean.exposed_comm_s / r.replay_time_s : 0) << " % of the replay\n";
+        << formatted("%.1f", r.replay_time_s > 0 ? 100 * mean.exposed_comm_s / r.replay_time_s : 0) << " % of the replay\n";
     if (!totals.empty()) {
       out << "\ncommunication     count           bytes    time (us)  busbw (GB/s)\n";
       for (const auto& [kind, k] : totals) {
@@ -218,9 +213,9 @@ Command replay_command() {
     out << "\nper GPU, us        compute exposed_comm         idle";
     for (const auto& [kind, s] : mean_comm)
       out << " " << std::string(kind.size() < 12 ? 12 - kind.size() : 0, ' ') << kind;
-    out << "\n             " << fmt("%12.3f", mean.compute_s * 1e6) << " " << fmt("%12.3f", mean.exposed_comm_s * 1e6)
-        << " " << fmt("%12.3f", mean.idle_s * 1e6);
-    for (const auto& [kind, s] : mean_comm) out << " " << fmt("%12.3f", s * 1e6);
+    out << "\n             " << formatted("%12.3f", mean.compute_s * 1e6) << " " << formatted("%12.3f", mean.exposed_comm_s * 1e6)
+        << " " << formatted("%12.3f", mean.idle_s * 1e6);
+    for (const auto& [kind, s] : mean_comm) out << " " << formatted("%12.3f", s * 1e6);
     out << "\n(compute + exposed_comm + idle = the replay time; each communication kind's time in flight, "
            "overlapped or not)\n";
     return 0;

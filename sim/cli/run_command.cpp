@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "models/memory_budget.hpp"
+#include "sim/cli/formatted_number.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
@@ -35,30 +36,24 @@ namespace trainsim::cli {
 
 namespace {
 
-std::string format(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
 std::string run_table(const RunResult& r) {
   std::ostringstream out;
-  out << "\nrun of " << format("%.1f h", r.wall_time_s / 3600) << ": effective training time "
-      << format("%.1f %%", 100 * r.effective_training_time_ratio) << ", " << r.steps_completed << " steps\n"
-      << "interruptions         " << r.failures << " failures (MTTI " << format("%.2f h", r.mtti_s / 3600) << "), "
+  out << "\nrun of " << formatted("%.1f h", r.wall_time_s / 3600) << ": effective training time "
+      << formatted("%.1f %%", 100 * r.effective_training_time_ratio) << ", " << r.steps_completed << " steps\n"
+      << "interruptions         " << r.failures << " failures (MTTI " << formatted("%.2f h", r.mtti_s / 3600) << "), "
       << r.planned_interruptions << " planned; restarts " << r.restarts << ", lost work "
-      << format("%.2f h", r.lost_work_s / 3600) << ", restart overhead "
-      << format("%.2f h", r.restart_overhead_s / 3600) << ", waiting for nodes "
-      << format("%.2f h", r.waiting_for_nodes_s / 3600) << ", unfinished step " << format("%.1f s", r.unfinished_step_s)
+      << formatted("%.2f h", r.lost_work_s / 3600) << ", restart overhead "
+      << formatted("%.2f h", r.restart_overhead_s / 3600) << ", waiting for nodes "
+      << formatted("%.2f h", r.waiting_for_nodes_s / 3600) << ", unfinished step " << formatted("%.1f s", r.unfinished_step_s)
       << "\n"
       << "checkpoints           " << r.checkpoints_written << " written, " << r.checkpoints_interrupted
-      << " interrupted; every " << format("%.1f min", r.checkpoint_interval_s / 60) << " of training, "
-      << format("%.1f s", r.checkpoint_cost_s) << " each (" << units::format_bytes_binary(r.checkpoint_bytes) << "), "
-      << format("%.2f h", r.checkpoint_overhead_s / 3600) << " of stalls in all\n"
+      << " interrupted; every " << formatted("%.1f min", r.checkpoint_interval_s / 60) << " of training, "
+      << formatted("%.1f s", r.checkpoint_cost_s) << " each (" << units::format_bytes_binary(r.checkpoint_bytes) << "), "
+      << formatted("%.2f h", r.checkpoint_overhead_s / 3600) << " of stalls in all\n"
       << "size                  " << r.resizes << " resizes, data parallel down to " << r.min_dp << ", global batch "
-      << format("%.0f", r.global_batch_min) << ".." << format("%.0f", r.global_batch_max) << " samples\n"
-      << "data                  " << format("%.0f", r.samples_trained) << " samples trained, "
-      << format("%.0f", r.samples_duplicated) << " trained on twice, " << format("%.0f", r.samples_skipped)
+      << formatted("%.0f", r.global_batch_min) << ".." << formatted("%.0f", r.global_batch_max) << " samples\n"
+      << "data                  " << formatted("%.0f", r.samples_trained) << " samples trained, "
+      << formatted("%.0f", r.samples_duplicated) << " trained on twice, " << formatted("%.0f", r.samples_skipped)
       << " skipped\n";
   return out.str();
 }
@@ -85,26 +80,26 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
   out << "trainsim run: " << s.model.name << " on " << r.gpus << " x " << s.cluster.gpu.name << ", tp " << p.tp
       << " pp " << p.pp << " dp " << p.dp << " cp " << p.cp << "\n";
   for (const std::string& w : warnings) out << "warning: " << w << "\n";
-  out << "\nstep time             " << format("%.4f s", r.step_time_s) << "  (" << r.steps << " step(s) simulated in "
-      << format("%.2f s", r.sim_wall_s) << ")\n"
-      << "tokens/s              " << format("%.0f", r.tokens_per_s) << "  (" << format("%.1f", r.tokens_per_s_per_gpu)
+  out << "\nstep time             " << formatted("%.4f s", r.step_time_s) << "  (" << r.steps << " step(s) simulated in "
+      << formatted("%.2f s", r.sim_wall_s) << ")\n"
+      << "tokens/s              " << formatted("%.0f", r.tokens_per_s) << "  (" << formatted("%.1f", r.tokens_per_s_per_gpu)
       << " per GPU)\n"
-      << "model TFLOP/s per GPU " << format("%.1f", r.model_tflops_per_gpu) << "  MFU "
-      << format("%.1f %%", 100 * r.mfu) << "  HFU " << format("%.1f %%", 100 * r.hfu) << "\n"
-      << "bubble                " << format("%.1f %%", 100 * r.bubble_fraction) << "   collectives "
-      << format("%.1f %%", 100 * r.collective_fraction) << " of the step, exposed "
-      << format("%.1f %%", 100 * r.exposed_comm_fraction) << "\n\n";
+      << "model TFLOP/s per GPU " << formatted("%.1f", r.model_tflops_per_gpu) << "  MFU "
+      << formatted("%.1f %%", 100 * r.mfu) << "  HFU " << formatted("%.1f %%", 100 * r.hfu) << "\n"
+      << "bubble                " << formatted("%.1f %%", 100 * r.bubble_fraction) << "   collectives "
+      << formatted("%.1f %%", 100 * r.collective_fraction) << " of the step, exposed "
+      << formatted("%.1f %%", 100 * r.exposed_comm_fraction) << "\n\n";
   const StepBreakdown& b = r.breakdown_s;
   out << "per GPU, seconds   data  forward backward recompute optimizer  tp_comm  pp_comm  dp_comm zero_comm  ep_comm"
          "  cp_comm  offload     idle\n"
-      << "               " << format("%8.4f", b.data) << format(" %8.4f", b.forward) << format(" %8.4f", b.backward)
-      << format(" %9.4f", b.recompute) << format(" %9.4f", b.optimizer) << format(" %8.4f", b.tp_comm)
-      << format(" %8.4f", b.pp_comm) << format(" %8.4f", b.dp_comm) << format(" %9.4f", b.zero_comm)
-      << format(" %8.4f", b.ep_comm) << format(" %8.4f", b.cp_comm) << format(" %8.4f", b.offload)
-      << format(" %8.4f", b.idle) << "\n\n";
+      << "               " << formatted("%8.4f", b.data) << formatted(" %8.4f", b.forward) << formatted(" %8.4f", b.backward)
+      << formatted(" %9.4f", b.recompute) << formatted(" %9.4f", b.optimizer) << formatted(" %8.4f", b.tp_comm)
+      << formatted(" %8.4f", b.pp_comm) << formatted(" %8.4f", b.dp_comm) << formatted(" %9.4f", b.zero_comm)
+      << formatted(" %8.4f", b.ep_comm) << formatted(" %8.4f", b.cp_comm) << formatted(" %8.4f", b.offload)
+      << formatted(" %8.4f", b.idle) << "\n\n";
   out << "peak memory           " << units::format_bytes_binary(r.peak_memory_bytes) << " per GPU\n"
-      << "energy                " << format("%.1f kJ per step", r.energy_per_step_j / 1e3) << ", "
-      << format("%.3f J per token", r.energy_per_token_j) << ", " << format("%.1f kW average", r.avg_power_w / 1e3)
+      << "energy                " << formatted("%.1f kJ per step", r.energy_per_step_j / 1e3) << ", "
+      << formatted("%.3f J per token", r.energy_per_token_j) << ", " << formatted("%.1f kW average", r.avg_power_w / 1e3)
       << "\n"
       << "compute model         " << compute << "\n";
   return out.str();
