@@ -80,8 +80,7 @@ CommPlan gradient_plan(const GradientPlanKey& key, const GradientGroups& groups,
 }
 
 ReductionBuckets reduction_buckets(const StageCosts& stage, int chunk, double share, double bucket_bytes) {
-  int layers_on_stage = 0;
-  for (const ChunkCosts& c : stage.chunks) layers_on_stage += c.layers;
+  const int layers_on_stage = stage.layers();
   // A stage without transformer layers (the embedding or the output layer alone, as
   // stage_split = even-with-ends gives when the layers are few) has its gradients in equal
   // parts over its chunks.

@@ -434,8 +434,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       st.optimizer_s += compute.op_time_s(fp8_weight_quantize_op(params.layers_on_gpu));
     const int unit_layers = par.zero3_unit_layers;
     st.zero3_unit_bytes = par.zero >= 3 ? unit_layers * params.per_layer_on_gpu * per_param.weights : 0;
-    int stage_layers = 0;
-    for (const ChunkCosts& c : st.chunks) stage_layers += c.layers;
+    const int stage_layers = st.layers();
     if (par.megatron_fsdp() && par.zero >= 3 && stage_layers > 0) {
       // One layer per unit; the embedding and output layer's parameters are spread over the
       // stage's units as its gradients are (reduction_buckets), so a pass gathers the stage.

@@ -82,6 +82,13 @@ struct StageCosts {
   /// and the host's optimizer time.
   double offload_bytes = 0;
   double host_optimizer_s = 0;
+
+  /// The transformer layers of all this rank's chunks.
+  int layers() const {
+    int n = 0;
+    for (const ChunkCosts& c : chunks) n += c.layers;
+    return n;
+  }
 };
 
 struct StepCosts {
