@@ -35,6 +35,26 @@ Op gemm_op(double m, double n, double k, double batch = 1, OpKind kind = OpKind:
   return op;
 }
 
+// The data-gradient (or, with `weight`, the weight-gradient) product of forward GEMM `fwd`,
+// at its shape.
+Op backward_of(const Op& fwd, bool weight) {
+  Op op = fwd;
+  op.pass = OpPass::backward;
+  op.weight_gradient = weight;
+  return op;
+}
+
+// The accumulation of weight gradient `wgrad` into its buffer (the workload's .wgrad.accumulate).
+Op accumulation_of(const Op& wgrad) {
+  Op op;
+  op.kind = OpKind::elementwise;
+  op.pass = OpPass::backward;
+  op.weight_gradient = true;
+  op.bytes = 1e7;
+  op.gemm = wgrad.gemm;
+  return op;
+}
+
 PassOps llama_layer(Precision precision = Precision::bf16) {
   TrainingSpec training;
   training.precision = precision;
@@ -122,8 +142,7 @@ TEST(CalibratedComputeModel, BackwardGemmsAreLookedUpByTheirOwnShape) {
   // Without layout rows (the H100's table) the dgrad of an (m, n, k) GEMM, (m, k, n), is timed
   // as that forward shape, no other rule.
   const CalibratedComputeModel model = table_model("h100-sxm");
-  Op dgrad = gemm_op(4096, 1024, 256);
-  dgrad.pass = OpPass::backward;
+  const Op dgrad = backward_of(gemm_op(4096, 1024, 256), false);
   EXPECT_EQ(model.op_time_s(dgrad), table_time(model.table(), "gemm", "bf16", 4096, 1024, 256));
 }
 
@@ -188,10 +207,8 @@ TEST(CalibratedComputeModel, ForwardDgradAndWgradGemmsGetTheirMeasuredLayouts) {
 TEST(CalibratedComputeModel, LayoutCurvesFallBackToForwardRowsAtShapesTheyLack) {
   // A data-gradient GEMM at an XLA grid shape SimuMax did not time is the forward row there.
   const CalibratedComputeModel model = table_model("b200");
-  Op dgrad = gemm_op(1024, 2048, 512);
-  dgrad.pass = OpPass::backward;
-  Op wgrad = dgrad;
-  wgrad.weight_gradient = true;
+  const Op dgrad = backward_of(gemm_op(1024, 2048, 512), false);
+  const Op wgrad = backward_of(gemm_op(1024, 2048, 512), true);
   const double forward = table_time(model.table(), "gemm", "bf16", 1024, 2048, 512);
   ASSERT_GT(forward, 0);
   EXPECT_NEAR(model.op_time_s(dgrad) / forward, 1.0, 1e-9);
@@ -379,22 +396,15 @@ TEST(CalibratedComputeModel, AWgradRowTimesOnlyWeightGradients) {
       "gemm,bf16,1024,1024,1024,1,1e-5,2147483648,6291456,0,0,measured:a\n"
       "gemm_wgrad,bf16,1024,1024,1024,1,3e-5,2147483648,6291456,0,0,measured:a\n");
   Op fwd = gemm_op(1024, 1024, 1024);
-  Op dgrad = fwd;
-  dgrad.pass = OpPass::backward;
-  Op wgrad = dgrad;
-  wgrad.weight_gradient = true;
+  const Op dgrad = backward_of(fwd, false);
+  const Op wgrad = backward_of(fwd, true);
   EXPECT_NEAR(model.op_time_s(fwd) / 1e-5, 1.0, 1e-9);
   EXPECT_NEAR(model.op_time_s(dgrad) / 1e-5, 1.0, 1e-9);
   EXPECT_NEAR(model.op_time_s(wgrad) / 3e-5, 1.0, 1e-9);
   Op recompute = fwd;
   recompute.pass = OpPass::recompute;
   EXPECT_NEAR(model.op_time_s(recompute) / 1e-5, 1.0, 1e-9);
-  Op accumulate;
-  accumulate.kind = OpKind::elementwise;
-  accumulate.pass = OpPass::backward;
-  accumulate.weight_gradient = true;
-  accumulate.bytes = 1e7;
-  accumulate.gemm = wgrad.gemm;
+  Op accumulate = accumulation_of(wgrad);
   EXPECT_EQ(model.op_time_s(accumulate), 0.0);
   accumulate.gemm.batch = 8;  // a grouped expert GEMM's: not timed by the gemm_wgrad rows
   EXPECT_GT(model.op_time_s(accumulate), 0.0);
@@ -409,20 +419,13 @@ TEST(CalibratedComputeModel, GroupedExpertGemmsUseTheGroupedRowsOfTheirLayout) {
       "grouped_gemm,bf16,2048,1024,1024,8,2e-4,34359738368,0,0,0,measured:a\n"
       "grouped_gemm_wgrad,bf16,2048,1024,1024,8,3e-4,34359738368,0,0,0,measured:a\n");
   Op fwd = gemm_op(2048, 1024, 1024, 8);
-  Op dgrad = fwd;
-  dgrad.pass = OpPass::backward;
-  Op wgrad = dgrad;
-  wgrad.weight_gradient = true;
+  const Op dgrad = backward_of(fwd, false);
+  const Op wgrad = backward_of(fwd, true);
   EXPECT_NEAR(model.op_time_s(fwd) / 2e-4, 1.0, 1e-9);
   EXPECT_NEAR(model.op_time_s(dgrad) / 2e-4, 1.0, 1e-9);  // no dgrad rows: the forward's
   EXPECT_NEAR(model.op_time_s(wgrad) / 3e-4, 1.0, 1e-9);
   EXPECT_NEAR(model.op_time_s(gemm_op(2048, 1024, 1024, 8, OpKind::batched_gemm)) / 1e-4, 1.0, 1e-9);
-  Op accumulate;
-  accumulate.kind = OpKind::elementwise;
-  accumulate.pass = OpPass::backward;
-  accumulate.weight_gradient = true;
-  accumulate.bytes = 1e7;
-  accumulate.gemm = wgrad.gemm;
+  Op accumulate = accumulation_of(wgrad);
   EXPECT_EQ(model.op_time_s(accumulate), 0.0);
 }
 
