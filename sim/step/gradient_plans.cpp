@@ -63,6 +63,19 @@ GradientScope gather_scope(const ParallelSpec& parallel) {
   return parallel.hybrid_sharding() ? GradientScope::shard : GradientScope::whole;
 }
 
+std::vector<ActivityCollective> plan_collectives(const GradientPlanKey& key, const ParallelSpec& par) {
+  std::vector<ActivityCollective> out;
+  const auto add = [&](CollectiveOp op, double dense, double experts, GradientScope scope, int phase) {
+    if (dense > 0) out.push_back({op, ActivityGroup::gradient, scope, dense, phase});
+    if (experts > 0) out.push_back({op, ActivityGroup::expert_gradient, scope, experts, phase});
+  };
+  add(key.op, key.dense_bytes, key.expert_bytes, key.then_across_shards ? GradientScope::shard : key.scope, 0);
+  if (key.then_across_shards)
+    add(CollectiveOp::all_reduce, key.dense_bytes / par.dense_shard_ranks(),
+        key.expert_bytes / par.expert_shard_ranks(), GradientScope::replicas, 1);
+  return out;
+}
+
 CommPlan gradient_plan(const GradientPlanKey& key, const GradientGroups& groups, const engine::Platform& platform) {
   if (!key.then_across_shards)
     return merged_plan(gradient_group_calls(groups, key.rank, key.op, key.dense_bytes, key.expert_bytes, key.scope),

@@ -25,6 +25,7 @@
 #include "sim/engine/platform.hpp"
 #include "sim/step/gradient_groups.hpp"
 #include "sim/step/stage_costs.hpp"
+#include "sim/step/step_observer.hpp"
 #include "topologies/rank_mapping.hpp"
 
 namespace trainsim {
@@ -63,6 +64,11 @@ struct GradientGroups {
 
 /// One plan running several collectives at once, phase by phase.
 engine::CommPlan merged_plan(const std::vector<engine::CollectiveCall>& calls, const engine::Platform& platform);
+
+/// The collectives `key`'s plan runs, relative to its rank (what the step reports of it:
+/// step_observer.hpp): phase 0 on the dense and expert gradient groups in its scope, and
+/// under HSDP phase 1 across the shard groups, as gradient_plan builds them.
+std::vector<ActivityCollective> plan_collectives(const GradientPlanKey& key, const ParallelSpec& parallel);
 
 /// The plan of `key`.
 engine::CommPlan gradient_plan(const GradientPlanKey& key, const GradientGroups& groups,

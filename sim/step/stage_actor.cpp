@@ -78,7 +78,7 @@ GpuAccount& StageActor::account() {
 }
 
 void StageActor::observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end,
-                         double bytes, double flops) {
+                         double bytes, double flops, ActivityComm comm) {
   // Shorter than a picosecond is a rounding remainder (a pass's last slot leaves its
   // compute split to the last bit), not an activity.
   if (!w_.options.observer || end - start < k_shortest_record_s) return;
@@ -95,7 +95,13 @@ void StageActor::observe(ActivityStream stream, std::string kind, const Pipeline
   r.end_s = end;
   r.bytes = bytes;
   r.flops = flops;
+  r.comm = std::move(comm);
   w_.options.observer->on_activity(r);
+}
+
+std::vector<ActivityCollective> StageActor::group_collectives(CollectiveOp op, double bytes, double expert_bytes,
+                                                              GradientScope scope) const {
+  return plan_collectives({rank_, op, bytes, expert_bytes, scope, false}, w_.scenario.parallel);
 }
 
 // Runs one pass's compute, accounts it and reports it. ZeRO-3 gathers the pass's
@@ -170,7 +176,8 @@ void StageActor::exposed_cp_collective(const PipelineTask& t, CollectiveOp op, d
   c.wait();
   account().cp_comm += clock_.now() - asked;
   account().add_comm_interval(c.start_s(), c.end_s());
-  observe(ActivityStream::dp_comm, name, &t, c.start_s(), c.end_s(), bytes, 0);
+  observe(ActivityStream::dp_comm, name, &t, c.start_s(), c.end_s(), bytes, 0,
+          {{{op, ActivityGroup::cp, GradientScope::whole, bytes, 0}}});
 }
 
 void StageActor::open_record(const char* kind, const PipelineTask& t, double flops_per_s) {
@@ -226,7 +233,9 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
     account().zero_comm += clock_.now() - asked;
     account().add_comm_interval(gathers.front().start_s(), gathers.front().end_s());
     observe(ActivityStream::dp_comm, "zero3_allgather", &t, gathers.front().start_s(), gathers.front().end_s(),
-            unit_bytes, 0);
+            unit_bytes, 0,
+            {group_collectives(CollectiveOp::all_gather, costs_.zero3_unit_bytes, costs_.zero3_unit_expert_bytes,
+                               gather_scope())});
     gathers.pop_front();
     issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
     open_record(kind, t, flops_per_s);
@@ -251,7 +260,7 @@ double StageActor::compute_with_ring_exchange(const PipelineTask& t, const PassC
   account().cp_comm += exposed;
   account().add_comm_interval(exchange.start_s(), exchange.end_s());
   observe(ActivityStream::dp_comm, "cp_ring_exchange", &t, exchange.start_s(), exchange.end_s(), pass.cp_gather_bytes,
-          0);
+          0, {{{CollectiveOp::all_gather, ActivityGroup::cp, GradientScope::whole, pass.cp_gather_bytes, 0}}});
   return spent;
 }
 
@@ -307,6 +316,12 @@ std::optional<TaskKey> StageActor::input_of(const PipelineTask& t) const {
   return std::nullopt;
 }
 
+std::int64_t StageActor::transfer_tag(const TaskKey& key) const {
+  const std::int64_t per_step = static_cast<std::int64_t>(w_.costs.microbatches) * chunks();
+  return ((key.step * per_step + static_cast<std::int64_t>(key.microbatch) * chunks() + key.global_chunk) << 1) |
+         (key.pass == TaskPass::backward ? 1 : 0);
+}
+
 bool StageActor::inputs_ready(const PipelineTask& t) const {
   const auto key = input_of(t);
   return !key || w_.board.ready(*key);
@@ -324,8 +339,11 @@ void StageActor::wait_inputs(const PipelineTask& t) {
   const double now = clock_.now();
   account().pp_comm += now - std::max(asked, entry.posted_s);
   account().add_comm_interval(entry.transfer.start_s(), entry.transfer.end_s());
+  ActivityComm transfer;
+  transfer.peer_stage = key->global_chunk % w_.scenario.parallel.pp;
+  transfer.tag = transfer_tag(*key);
   observe(ActivityStream::pp_comm, "pp_transfer", &t, entry.transfer.start_s(), entry.transfer.end_s(),
-          w_.costs.activation_bytes / w_.scenario.parallel.tp, 0);
+          w_.costs.activation_bytes / w_.scenario.parallel.tp, 0, std::move(transfer));
   account().pp_bytes += w_.costs.activation_bytes / w_.scenario.parallel.tp;
 }
 
@@ -495,8 +513,15 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
     (tp ? account().tp_bytes : account().ep_bytes) += bus_bytes(c.op, c.bytes, static_cast<int>(group.size()));
     account().add_comm_interval(start, end);
     const char* prefix = tp ? "tp_" : c.group == CommGroup::ep ? "ep_" : "etp_";
+    ActivityComm comm;
+    comm.collectives.push_back({c.op,
+                                tp                         ? ActivityGroup::tp
+                                : c.group == CommGroup::ep ? ActivityGroup::ep
+                                                           : ActivityGroup::etp,
+                                GradientScope::whole, c.bytes, 0});
+    comm.beside_s = beside;
     observe(tp ? ActivityStream::tp_comm : ActivityStream::dp_comm, prefix + engine::op_name(c.op), &t, start, end,
-            c.bytes, 0);
+            c.bytes, 0, std::move(comm));
   }
   return computed;
 }
@@ -621,6 +646,7 @@ void StageActor::start_reduction(double dense_bytes, double expert_bytes, bool l
                      dense_bytes / par.dense_shard_ranks() + expert_bytes / par.expert_shard_ranks(),
                      gradient_group_size(GradientScope::replicas));
   dp_bytes_.push_back(dense_bytes + expert_bytes);
+  dp_keys_.push_back(key);
   account().dp_bytes += bus;
   ++account().dp_reductions;
 }
@@ -651,7 +677,9 @@ void StageActor::finish_overlapped_parameter_gather() {
   account().zero_comm += clock_.now() - asked;
   account().add_comm_interval(param_gather_->start_s(), param_gather_->end_s());
   observe(ActivityStream::dp_comm, "zero_allgather", nullptr, param_gather_->start_s(), param_gather_->end_s(),
-          costs_.dense_weight_bytes + costs_.expert_weight_bytes, 0);
+          costs_.dense_weight_bytes + costs_.expert_weight_bytes, 0,
+          {group_collectives(CollectiveOp::all_gather, costs_.dense_weight_bytes, costs_.expert_weight_bytes,
+                             gather_scope())});
   param_gather_.reset();
 }
 
@@ -667,7 +695,9 @@ void StageActor::gather_updated_parameters() {
   account().zero_comm += clock_.now() - start;
   account().zero_bytes += bus_bytes(CollectiveOp::all_gather, bytes, gradient_group_size(gather_scope()));
   account().add_comm_interval(gather.start_s(), gather.end_s());
-  observe(ActivityStream::dp_comm, "zero_allgather", nullptr, gather.start_s(), gather.end_s(), bytes, 0);
+  observe(ActivityStream::dp_comm, "zero_allgather", nullptr, gather.start_s(), gather.end_s(), bytes, 0,
+          {group_collectives(CollectiveOp::all_gather, costs_.dense_weight_bytes, costs_.expert_weight_bytes,
+                             gather_scope())});
 }
 
 // The optimizer step: on the GPU, or with CPU offload on the host after the gradient
@@ -692,10 +722,12 @@ void StageActor::finish_step() {
   for (size_t i = 0; i < dp_inflight_.size(); ++i) {
     const CommActivity& a = dp_inflight_[i];
     account().add_comm_interval(a.start_s(), a.end_s());
-    observe(ActivityStream::dp_comm, "dp_reduce", nullptr, a.start_s(), a.end_s(), dp_bytes_[i], 0);
+    observe(ActivityStream::dp_comm, "dp_reduce", nullptr, a.start_s(), a.end_s(), dp_bytes_[i], 0,
+            {plan_collectives(dp_keys_[i], w_.scenario.parallel)});
   }
   dp_inflight_.clear();
   dp_bytes_.clear();
+  dp_keys_.clear();
   const double optimizer_start = clock_.now();
   account().optimizer += run_optimizer();
   observe(ActivityStream::compute, "optimizer", nullptr, optimizer_start, clock_.now(), 0, 0);

@@ -65,7 +65,10 @@ class StageActor {
 
   GpuAccount& account();
   void observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end, double bytes,
-               double flops);
+               double flops, ActivityComm comm = {});
+  /// The collectives of a gradient-group collective as start_gradient_group_collective runs it.
+  std::vector<ActivityCollective> group_collectives(engine::CollectiveOp op, double bytes, double expert_bytes,
+                                                    GradientScope scope) const;
 
   // Compute: a pass's, with the communication that runs inside it.
   double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
@@ -98,6 +101,8 @@ class StageActor {
   int global_chunk(const PipelineTask& t) const;
   const ChunkCosts& chunk_costs(const PipelineTask& t) const;
   std::optional<TaskKey> input_of(const PipelineTask& t) const;
+  /// A pipeline transfer's number, unique in the run (ActivityComm::tag).
+  std::int64_t transfer_tag(const TaskKey& key) const;
   bool inputs_ready(const PipelineTask& t) const;
   void wait_inputs(const PipelineTask& t);
   void wait_data(const PipelineTask& t);
@@ -148,6 +153,7 @@ class StageActor {
   LazyClock clock_;                                   ///< this actor's time, its sleeps run lazily
   std::optional<engine::CommActivity> param_gather_;  ///< overlap_param_gather: the step's parameter all-gather
   std::vector<double> dp_bytes_;                      ///< bytes per GPU of each reduction in dp_inflight_
+  std::vector<GradientPlanKey> dp_keys_;              ///< the plan of each reduction in dp_inflight_
 };
 
 }  // namespace trainsim

@@ -3,13 +3,42 @@
 // read-only records; a trace writer is one observer (../shared/STYLE.md: the engine does
 // not know HDF5).
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "sim/engine/collective.hpp"
+#include "sim/step/gradient_groups.hpp"
 
 namespace trainsim {
 
 /// What a GPU stream was busy with.
 enum class ActivityStream { compute, tp_comm, pp_comm, dp_comm, data };
+
+/// Which of the recording GPU's groups a collective ran on.
+enum class ActivityGroup { tp, cp, ep, etp, gradient, expert_gradient };
+
+/// One collective an activity consisted of, for observers that rewrite the step in another
+/// form (sim/workload's Chakra export): described relative to the recording GPU, so that
+/// each GPU it stands for (symmetry) finds its own group.
+struct ActivityCollective {
+  engine::CollectiveOp op = engine::CollectiveOp::all_reduce;
+  ActivityGroup group = ActivityGroup::tp;
+  GradientScope scope = GradientScope::whole;  ///< gradient groups only
+  double bytes = 0;                            ///< the size nccl-tests reports (engine/collective.hpp)
+  int phase = 0;  ///< runs after the activity's collectives of earlier phases (HSDP's second phase)
+};
+
+/// What a communication activity was, beyond its stream and kind.
+struct ActivityComm {
+  std::vector<ActivityCollective> collectives;  ///< empty for compute and pipeline transfers
+  /// pp_transfer: the stage whose pass output arrived, and the transfer's number (the same
+  /// for its sender; unique per step, micro-batch, model chunk and direction).
+  int peer_stage = -1;
+  std::int64_t tag = -1;
+  /// Compute run beside the collective (the GEMMs overlapped TP communication pipelines with).
+  double beside_s = 0;
+};
 
 struct ActivityRecord {
   int rank = 0;     ///< global rank of the simulated GPU (TP index 0 of its group)
@@ -24,6 +53,7 @@ struct ActivityRecord {
   double end_s = 0;
   double bytes = 0;  ///< communication bytes (per GPU), 0 for compute
   double flops = 0;  ///< executed FLOPs, 0 for communication
+  ActivityComm comm;
 };
 
 /// One sample of one link's utilization (the busiest links), or of a link class's mean
