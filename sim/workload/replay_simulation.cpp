@@ -119,6 +119,10 @@ struct Replay {
     call.bytes = n.comm_type == CommType::barrier ? 4 : n.comm_bytes;
     for (const auto& [r, i] : arrived)  // the largest size any member recorded
       call.bytes = std::max(call.bytes, w.ranks[static_cast<size_t>(r)].nodes[i].comm_bytes);
+    // An all-gather's comm_size is each rank's input (ASTRA-sim's convention, which the
+    // export follows: astra-sim/system/collective/Ring.cc, All_Gather's final_data_size =
+    // data_size x nodes_in_ring); the engine takes the gathered output, as nccl-tests does.
+    if (call.op == eng::CollectiveOp::all_gather) call.bytes *= static_cast<double>(group.size());
     call.gpus = group;
     const CommRecord record{eng::op_name(call.op), call.bytes, static_cast<int>(group.size()), 0, 0, 0};
     std::vector<Member> members = std::move(arrived);
