@@ -1,18 +1,20 @@
-// `trainsim run SCENARIO [--json] [--full] [--trace FILE [--trace-level L]] [--chrome-trace FILE]`:
-// one training step simulated on SimGrid, optionally recorded as an HDF5 trace and a Chrome trace.
+// `trainsim run SCENARIO [--json] [--full] [--trace FILE [--trace-level L]] [--chrome-trace FILE]
+// [--chakra-out DIR [--ranks LIST]]`: one training step simulated on SimGrid, optionally
+// recorded as an HDF5 trace, a Chrome trace and Chakra execution traces.
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <sstream>
 
 #include "models/memory_budget.hpp"
-#include "sim/cli/formatted_number.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/formatted_number.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/cli/step_progress.hpp"
@@ -24,11 +26,14 @@
 #include "sim/run/run_in_processes.hpp"
 #include "sim/run/run_json.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/step/observer_pair.hpp"
 #include "sim/step/step_fields.hpp"
 #include "sim/step/step_simulation.hpp"
+#include "sim/sweep/output_folder.hpp"
 #include "sim/trace/chrome_trace_writer.hpp"
 #include "sim/trace/hdf5_trace_writer.hpp"
 #include "sim/trace/trace_recorder.hpp"
+#include "sim/workload/step_export.hpp"
 #include "topologies/rank_mapping.hpp"
 #include "trainsim/version.hpp"
 
@@ -181,6 +186,10 @@ Command run_command() {
         "what the trace holds: summary, steps or events")(
         "chrome-trace", boost::program_options::value<std::string>()->value_name("FILE"),
         "write the events as a Chrome trace (JSON) for Perfetto")(
+        "chakra-out", boost::program_options::value<std::string>()->value_name("DIR"),
+        "write the simulated step as Chakra execution traces, DIR/step.<rank>.et (trainsim replay DIR/step)")(
+        "ranks", boost::program_options::value<std::string>()->value_name("LIST"),
+        "with --chakra-out: only these ranks' traces, e.g. 0-7,12 (default: every rank)")(
         "trace-links",
         "with --trace: sample link utilization into /links (the sampling wakes the engine, so results can "
         "differ from an unsampled run in the last digits)");
@@ -204,14 +213,27 @@ Command run_command() {
     // Bad output paths are input errors, found before anything is simulated.
     if (o.variables.count("trace")) check_output_path(trace_path, "--trace");
     if (o.variables.count("chrome-trace")) check_output_path(chrome_path, "--chrome-trace");
+    const std::string chakra_dir = o.variables.count("chakra-out") ? o.variables["chakra-out"].as<std::string>() : "";
+    if (o.variables.count("ranks") && chakra_dir.empty())
+      throw InputError("trainsim run", "--ranks", o.variables["ranks"].as<std::string>(),
+                       "needs --chakra-out DIR (it picks the ranks whose traces are written)");
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
+    const RankMapping mapping(s.parallel, s.cluster);
+    const std::vector<int> chakra_ranks =
+        chakra_dir.empty() ? std::vector<int>{}
+        : o.variables.count("ranks")
+            ? workload::parse_rank_list(o.variables["ranks"].as<std::string>(), mapping.world_size())
+            : workload::parse_rank_list("0-" + std::to_string(mapping.world_size() - 1), mapping.world_size());
+    if (!chakra_dir.empty()) sweep::prepare_output_folder(chakra_dir, "trainsim run", "--chakra-out");
     const auto compute = scenario_compute_model(s);
     StepOptions options;
     options.reduce_symmetry = !o.variables.count("full");
     const bool tracing = !trace_path.empty() || !chrome_path.empty();
     TraceRecorder recorder(level == TraceLevel::events || !chrome_path.empty(), k_max_trace_events,
                            o.variables.count("trace-links") > 0);
-    if (tracing) options.observer = &recorder;
+    workload::StepRecording recording;
+    ObserverPair observers(tracing ? &recorder : nullptr, chakra_dir.empty() ? nullptr : &recording);
+    if (tracing || !chakra_dir.empty()) options.observer = &observers;
     // The run first (its simulations run in child processes), then this process' step.
     const std::optional<RunResult> run = simulate_run_if_any(s, *compute, terminal_stderr());
     // Many steps take a while (up to k_max_simulated_microbatches): a progress line on a terminal.
@@ -229,13 +251,23 @@ Command run_command() {
       if (!chrome_path.empty())
         write_chrome_trace(chrome_path, contents.events, s.cluster.gpus_per_node, contents.metadata);
     }
+    if (!chakra_dir.empty()) {
+      const workload::StepExport exported(recording, mapping, s.parallel, !s.parallel.pp_sends_overlap());
+      const std::string prefix = workload::export_prefix(chakra_dir);
+      for (const int rank : chakra_ranks)
+        workload::write_chakra_trace(prefix + "." + std::to_string(rank) + ".et", exported.rank_nodes(rank), rank,
+                                     mapping.world_size());
+      if (!o.json)
+        std::cerr << "trainsim run: wrote " << chakra_ranks.size() << " Chakra trace(s), " << prefix
+                  << ".<rank>.et (trainsim replay " << prefix << ")\n";
+    }
 
     if (o.json) {
       auto j = nlohmann::ordered_json::parse(json(s, r, compute->description()));
       if (run) j["run"] = run_json(*run, false);
       out << j.dump(2) << "\n";
     } else {
-      std::vector<std::string> warnings = RankMapping(s.parallel, s.cluster).warnings();
+      std::vector<std::string> warnings = mapping.warnings();
       if (r.peak_memory_bytes > s.gpu_memory_bytes())
         warnings.push_back("peak memory " + units::format_bytes_binary(r.peak_memory_bytes) + " per GPU exceeds the " +
                            s.cluster.gpu.name + "'s " + units::format_bytes_binary(s.gpu_memory_bytes()) +
