@@ -27,6 +27,7 @@
 #include "sim/profile/trace_file.hpp"
 #include "sim/profile/trace_layer_check.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/step/host_bound_pass.hpp"
 #include "sim/step/stage_costs.hpp"
 
 namespace trainsim::cli {
@@ -107,19 +108,50 @@ struct TimedOp {
   const Op* op = nullptr;
   double time_s = 0;
   double load = 1;  ///< the busiest expert-parallel rank's share for expert ops, else 1
+  double host_s = 0;  ///< the host's time launching it (host_bound_pass.hpp)
   double flops() const { return load * op->flops; }
   double bytes() const { return load * op->bytes; }
 };
 
 // The layer's ops in pass order (forward, recompute, backward) with their charged times.
-std::vector<TimedOp> timed_ops(const PassOps& ops, const ComputeModel& compute, double expert_load) {
+std::vector<TimedOp> timed_ops(const PassOps& ops, const ComputeModel& compute, double expert_load,
+                               HostLaunchCost host) {
   std::vector<TimedOp> timed;
   for (const std::vector<Op>* pass : {&ops.forward, &ops.recompute, &ops.backward})
     for (const Op& op : *pass) {
       const double load = op_load(op, expert_load);
-      timed.push_back({&op, load * compute.time_s(op), load});
+      timed.push_back({&op, load * compute.time_s(op), load, host_seconds(op, host)});
     }
   return timed;
+}
+
+// One pass's segments between host syncs (host_bound_pass.hpp).
+struct PassSegments {
+  OpPass pass = OpPass::forward;
+  const std::vector<Op>* ops = nullptr;
+  std::vector<HostSegment> segments;
+};
+
+std::vector<PassSegments> pass_segments(const PassOps& ops, const ComputeModel& compute, double expert_load,
+                                        HostLaunchCost host) {
+  std::vector<PassSegments> out;
+  for (const auto& [pass, list] : {std::pair{OpPass::forward, &ops.forward},
+                                   {OpPass::recompute, &ops.recompute},
+                                   {OpPass::backward, &ops.backward}})
+    if (!list->empty()) out.push_back({pass, list, host_segments(*list, compute, expert_load, host)});
+  return out;
+}
+
+// The layer's time as the step charges it: each segment at the later of the GPU and the host.
+double charged_seconds(const std::vector<PassSegments>& passes) {
+  double total = 0;
+  for (const PassSegments& p : passes)
+    for (const HostSegment& s : p.segments) total += s.time_s();
+  return total;
+}
+
+const char* host_name(HostCpu cpu) {
+  return cpu == HostCpu::grace ? "grace" : "x86";
 }
 
 std::string us(double seconds) {
@@ -160,27 +192,74 @@ std::string header_line(const Scenario& s, const ComputeModel& compute, double e
 std::string op_table(const std::vector<TimedOp>& ops) {
   std::ostringstream out;
   char line[256];
-  std::snprintf(line, sizeof line, "%-10s %-28s %-13s %10s %10s %11s %9s %9s\n", "pass", "op", "kind", "GFLOP", "MB",
-                "time (us)", "TFLOP/s", "GB/s");
+  std::snprintf(line, sizeof line, "%-10s %-28s %-13s %10s %10s %11s %9s %9s %8s\n", "pass", "op", "kind", "GFLOP",
+                "MB", "time (us)", "TFLOP/s", "GB/s", "kernels");
   out << line;
   double layer_s = 0, pass_s = 0;
+  int layer_kernels = 0, pass_kernels = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = *ops[i].op;
     const double t = ops[i].time_s;
     pass_s += t;
-    std::snprintf(line, sizeof line, "%-10s %-28s %-13s %10.2f %10.1f %11s %9.1f %9.0f\n", pass_name(op.pass),
+    pass_kernels += op.kernels;
+    std::snprintf(line, sizeof line, "%-10s %-28s %-13s %10.2f %10.1f %11s %9.1f %9.0f %8d\n", pass_name(op.pass),
                   op.name.c_str(), kind_name(op.kind), ops[i].flops() / 1e9, ops[i].bytes() / 1e6, us(t).c_str(),
-                  ops[i].flops() / t / 1e12, ops[i].bytes() / t / 1e9);
+                  ops[i].flops() / t / 1e12, ops[i].bytes() / t / 1e9, op.kernels);
     out << line;
     if (i + 1 == ops.size() || ops[i + 1].op->pass != op.pass) {
-      std::snprintf(line, sizeof line, "%-10s %-28s %-13s %10s %10s %11s\n\n", pass_name(op.pass), "total", "", "", "",
-                    us(pass_s).c_str());
+      std::snprintf(line, sizeof line, "%-10s %-28s %-13s %10s %10s %11s %9s %9s %8d\n\n", pass_name(op.pass), "total",
+                    "", "", "", us(pass_s).c_str(), "", "", pass_kernels);
       out << line;
       layer_s += pass_s;
+      layer_kernels += pass_kernels;
       pass_s = 0;
+      pass_kernels = 0;
     }
   }
-  out << "layer: " << us(layer_s) << " us\n";
+  out << "layer: " << us(layer_s) << " us of GPU time, " << layer_kernels << " kernels\n";
+  return out.str();
+}
+
+// The host beside the GPU: each pass cut at the host syncs, what each side spends and waits.
+std::string host_table(const std::vector<PassSegments>& passes, HostLaunchCost host, HostCpu cpu) {
+  std::ostringstream out;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "host (%s): %.1f us per op and %.1f us per further kernel (training.kernel_host_time, "
+                "kernel_launch_time)\n"
+                "each segment runs from one host sync to the next, in the later of its GPU and host times\n",
+                host_name(cpu), host.op_s * 1e6, host.launch_s * 1e6);
+  out << line;
+  std::snprintf(line, sizeof line, "%-10s %-28s %5s %8s %11s %11s %11s %11s %11s\n", "pass", "segment from", "ops",
+                "kernels", "GPU (us)", "host (us)", "GPU waits", "host waits", "time (us)");
+  out << line;
+  double gpu = 0, host_total = 0;
+  for (const PassSegments& p : passes) {
+    HostSegment total;
+    double waits = 0, time = 0;  // the GPU's waits for the host, the pass's time
+    for (const HostSegment& s : p.segments) {
+      const std::string from = (*p.ops)[s.first_op].name + (s.after_sync ? " (sync)" : "");
+      std::snprintf(line, sizeof line, "%-10s %-28s %5zu %8d %11s %11s %11s %11s %11s\n", pass_name(p.pass),
+                    from.c_str(), s.ops, s.kernels, us(s.gpu_s).c_str(), us(s.host_s).c_str(),
+                    us(s.gpu_waits_s()).c_str(), us(s.host_waits_s).c_str(), us(s.time_s()).c_str());
+      out << line;
+      total.ops += s.ops;
+      total.kernels += s.kernels;
+      total.gpu_s += s.gpu_s;
+      total.host_s += s.host_s;
+      total.host_waits_s += s.host_waits_s;
+      waits += s.gpu_waits_s();
+      time += s.time_s();
+    }
+    std::snprintf(line, sizeof line, "%-10s %-28s %5zu %8d %11s %11s %11s %11s %11s\n\n", pass_name(p.pass), "total",
+                  total.ops, total.kernels, us(total.gpu_s).c_str(), us(total.host_s).c_str(), us(waits).c_str(),
+                  us(total.host_waits_s).c_str(), us(time).c_str());
+    out << line;
+    gpu += total.gpu_s;
+    host_total += total.host_s;
+  }
+  out << "layer as the step charges it: " << us(charged_seconds(passes)) << " us (GPU " << us(gpu) << " us, host "
+      << us(host_total) << " us)\n";
   return out.str();
 }
 
@@ -287,9 +366,32 @@ nlohmann::ordered_json trace_check_json(const profile::TraceLayerCheck& check, d
   return m;
 }
 
+nlohmann::ordered_json host_json(const std::vector<PassSegments>& passes, HostLaunchCost host, HostCpu cpu) {
+  nlohmann::ordered_json j;
+  j["cpu"] = host_name(cpu);
+  j["op_s"] = host.op_s;
+  j["launch_s"] = host.launch_s;
+  nlohmann::ordered_json segments = nlohmann::ordered_json::array();
+  for (const PassSegments& p : passes)
+    for (const HostSegment& s : p.segments)
+      segments.push_back({{"pass", pass_name(p.pass)},
+                          {"from_op", (*p.ops)[s.first_op].name},
+                          {"after_sync", s.after_sync},
+                          {"ops", s.ops},
+                          {"kernels", s.kernels},
+                          {"gpu_s", s.gpu_s},
+                          {"host_s", s.host_s},
+                          {"gpu_waits_s", s.gpu_waits_s()},
+                          {"host_waits_s", s.host_waits_s},
+                          {"time_s", s.time_s()}});
+  j["segments"] = segments;
+  j["charged_layer_s"] = charged_seconds(passes);
+  return j;
+}
+
 std::string json(const Scenario& s, const std::vector<TimedOp>& ops, const ComputeModel& compute,
-                 const std::optional<LayerCheck>& check, double tolerance, const std::string& measured_file,
-                 const nlohmann::ordered_json& trace_check) {
+                 const nlohmann::ordered_json& host, const std::optional<LayerCheck>& check, double tolerance,
+                 const std::string& measured_file, const nlohmann::ordered_json& trace_check) {
   nlohmann::ordered_json j;
   j["scenario"] = s.source;
   j["model"] = s.model.name;
@@ -306,13 +408,16 @@ std::string json(const Scenario& s, const std::vector<TimedOp>& ops, const Compu
                     {"kind", kind_name(op.kind)},
                     {"flops", t.flops()},
                     {"bytes", t.bytes()},
-                    {"time_s", t.time_s}});
+                    {"time_s", t.time_s},
+                    {"kernels", op.kernels},
+                    {"host_s", t.host_s}});
   }
   j["ops"] = rows;
   j["forward_s"] = totals[static_cast<int>(OpPass::forward)];
   j["recompute_s"] = totals[static_cast<int>(OpPass::recompute)];
   j["backward_s"] = totals[static_cast<int>(OpPass::backward)];
   j["layer_s"] = totals[0] + totals[1] + totals[2];
+  j["host"] = host;
   if (check) {
     nlohmann::ordered_json m;
     m["file"] = measured_file;
@@ -378,7 +483,9 @@ Command layer_command() {
     const auto compute = scenario_compute_model(s);
     const PassOps ops = transformer_layer_ops(s.model, s.training, s.parallel);
     const double expert_load = busiest_expert_rank_load(s.model, s.parallel, s.run.seed);
-    const std::vector<TimedOp> timed = timed_ops(ops, *compute, expert_load);
+    const HostLaunchCost host = host_launch_cost(s.training, s.cluster.host);
+    const std::vector<TimedOp> timed = timed_ops(ops, *compute, expert_load, host);
+    const std::vector<PassSegments> segments = pass_segments(ops, *compute, expert_load, host);
     std::optional<LayerCheck> check;
     std::optional<profile::ProfileCalibration> trace;
     std::optional<profile::TraceLayerCheck> trace_check;
@@ -400,10 +507,11 @@ Command layer_command() {
       }
     }
     if (o.json) {
-      out << json(s, timed, *compute, check, tolerance, measured_file,
+      out << json(s, timed, *compute, host_json(segments, host, s.cluster.host), check, tolerance, measured_file,
                   trace_check ? trace_check_json(*trace_check, tolerance, *trace) : nlohmann::ordered_json());
     } else {
-      out << header_line(s, *compute, expert_load, which) << op_table(timed);
+      out << header_line(s, *compute, expert_load, which) << op_table(timed) << "\n"
+          << host_table(segments, host, s.cluster.host);
       if (check) out << "\n" << check_table(*check, tolerance, measured_file);
       if (trace_check) out << "\n" << trace_check_table(*trace_check, tolerance, *trace);
     }

@@ -17,10 +17,13 @@
 // work of a segment does not overlap the collectives the step plays between the layer's ops
 // (the MoE all-to-alls): an upper bound there.
 
+#include <cstddef>
 #include <vector>
 
 #include "models/op.hpp"
+#include "models/training_spec.hpp"
 #include "sim/compute/compute_model.hpp"
+#include "topologies/host_cost.hpp"
 
 namespace trainsim {
 
@@ -31,11 +34,38 @@ struct HostLaunchCost {
   double launch_s = 0;
 };
 
+/// The scenario's host costs: training.kernel_host_time and kernel_launch_time where set, else
+/// the host type's measured ones (topologies/host_cost.hpp).
+HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host);
+
+/// Host seconds to dispatch `op`: op_s for its first kernel, launch_s for each further one.
+double host_seconds(const Op& op, HostLaunchCost host);
+
+/// One stretch of a pass between host syncs, as the host and the GPU spend it.
+struct HostSegment {
+  std::size_t first_op = 0;  ///< index of its first op in the pass
+  std::size_t ops = 0;
+  int kernels = 0;
+  bool after_sync = false;  ///< its first op is a host_sync op: the launch queue starts empty
+  double gpu_s = 0;         ///< the GPU's busy time
+  double host_s = 0;        ///< the host's time launching it
+  /// The GPU idle, waiting for the host's launches.
+  double gpu_waits_s() const { return host_s > gpu_s ? host_s - gpu_s : 0.0; }
+  /// The host idle at the sync that ends the segment, waiting for the GPU to drain (0 when
+  /// no sync follows: the host runs ahead into what comes next).
+  double host_waits_s = 0;
+  /// The segment's time: the later of the two.
+  double time_s() const { return gpu_s > host_s ? gpu_s : host_s; }
+};
+
+/// The segments of `ops` (one layer's ops of one pass, in launch order), cut before each
+/// host_sync op. GPU seconds are `compute`'s, the experts' ops scaled by `expert_load` as the
+/// step charges them (op_load in stage_costs.hpp); with op_s = 0 the host takes no time.
+std::vector<HostSegment> host_segments(const std::vector<Op>& ops, const ComputeModel& compute, double expert_load,
+                                       HostLaunchCost host);
+
 /// Seconds the host adds to the GPU time of `ops` (one layer's ops of one pass, in launch
-/// order): the sum over the segments between host_sync ops of max(0, host seconds - GPU
-/// seconds), an op's host seconds being op_s + (kernels - 1) x launch_s (0 with op_s = 0).
-/// GPU seconds are `compute`'s, the experts' ops scaled by `expert_load` as the step charges
-/// them (op_load in stage_costs.hpp).
+/// order): the sum of its segments' GPU waits (host_segments).
 double host_bound_excess_s(const std::vector<Op>& ops, const ComputeModel& compute, double expert_load,
                            HostLaunchCost host);
 

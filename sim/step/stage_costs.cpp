@@ -206,9 +206,7 @@ KindOps kind_ops(const ModelSpec& layer, const Scenario& s, const ComputeModel& 
   k.backward = split(k.ops.backward, defer);
   k.forward_overlap = forward_overlap(k.ops.forward, compute, load);
   k.backward_overlap = backward_overlap(k.backward.input, compute, load);
-  const HostCost host = host_cost(s.cluster.host);
-  const HostLaunchCost host_s{s.training.kernel_host_time_s.value_or(host.op_s),
-                              s.training.kernel_launch_time_s.value_or(host.launch_s)};
+  const HostLaunchCost host_s = host_launch_cost(s.training, s.cluster.host);
   k.forward_host_s = host_bound_excess_s(k.ops.forward, compute, load, host_s);
   k.recompute_host_s = host_bound_excess_s(k.ops.recompute, compute, load, host_s);
   k.backward_host_s = host_bound_excess_s(k.backward.input, compute, load, host_s);

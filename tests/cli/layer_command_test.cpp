@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "support/run_trainsim.hpp"
 
@@ -66,6 +69,59 @@ TEST(LayerCommand, ExpertOpsAreTheBusiestRanks) {
   EXPECT_GT(load, 1.05);
   EXPECT_NEAR(skewed.at("backward experts.down.wgrad") / balanced.at("backward experts.down.wgrad"), load, 1e-9);
   EXPECT_DOUBLE_EQ(skewed.at("forward qkv"), balanced.at("forward qkv"));
+}
+
+// The host beside the GPU: every op's kernels and host time, each pass cut at the MoE
+// dispatcher's host sync, and the layer as the step charges it (host_bound_pass.hpp).
+TEST(LayerCommand, ShowsTheHostBesideTheGpu) {
+  const auto layer = [](const std::vector<std::string>& sets) {
+    std::vector<std::string> args{"layer", source_path("scenarios/validation/nemo-h100-qwen3-30b-a3b.ini"), "--json"};
+    for (const std::string& set : sets) args.insert(args.end(), {"--set", set});
+    const auto r = run_trainsim(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto x86 = layer({});
+  EXPECT_EQ(x86["host"]["cpu"], "x86");
+  EXPECT_DOUBLE_EQ(x86["host"]["op_s"].get<double>(), 30e-6);
+  // Each segment's kernels and host time are its ops'; the forward pass is cut at moe.permute.
+  int op_kernels = 0, segment_kernels = 0;
+  double op_host = 0, segment_host = 0, charged = 0;
+  for (const auto& op : x86["ops"]) {
+    EXPECT_GE(op["kernels"].get<int>(), 1) << op["op"];
+    op_kernels += op["kernels"].get<int>();
+    op_host += op["host_s"].get<double>();
+  }
+  std::vector<std::string> synced;
+  for (const auto& s : x86["host"]["segments"]) {
+    segment_kernels += s["kernels"].get<int>();
+    segment_host += s["host_s"].get<double>();
+    charged += s["time_s"].get<double>();
+    EXPECT_DOUBLE_EQ(s["time_s"].get<double>(), std::max(s["gpu_s"].get<double>(), s["host_s"].get<double>()));
+    if (s["after_sync"].get<bool>())
+      synced.push_back(s["pass"].get<std::string>() + " " + s["from_op"].get<std::string>());
+  }
+  EXPECT_EQ(op_kernels, segment_kernels);
+  EXPECT_GT(op_kernels, 150);  // the grouped GEMMs launch one kernel per local expert
+  EXPECT_NEAR(op_host, segment_host, 1e-12);
+  EXPECT_EQ(synced, std::vector<std::string>{"forward moe.permute"});
+  EXPECT_NEAR(x86["host"]["charged_layer_s"].get<double>(), charged, 1e-12);
+  EXPECT_GE(charged, x86["layer_s"].get<double>() - 1e-12);
+
+  // A slow host: the GPU waits for the launches, and the layer takes longer than its GPU time.
+  const auto slow = layer({"training.kernel_host_time=200us"});
+  double gpu_waits = 0;
+  for (const auto& s : slow["host"]["segments"]) gpu_waits += s["gpu_waits_s"].get<double>();
+  EXPECT_GT(gpu_waits, 1e-3);
+  EXPECT_NEAR(slow["host"]["charged_layer_s"].get<double>(), slow["layer_s"].get<double>() + gpu_waits, 1e-9);
+  // A free host: the layer is its GPU time.
+  const auto free_host = layer({"training.kernel_host_time=0us"});
+  EXPECT_NEAR(free_host["host"]["charged_layer_s"].get<double>(), free_host["layer_s"].get<double>(), 1e-12);
+
+  const auto table = run_trainsim({"layer", source_path("scenarios/validation/nemo-h100-qwen3-30b-a3b.ini")});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("moe.permute (sync)"), std::string::npos);
+  EXPECT_NE(table.out.find("layer as the step charges it:"), std::string::npos);
 }
 
 TEST(LayerCommand, ComparesWithAMeasuredLayer) {

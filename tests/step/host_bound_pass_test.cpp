@@ -77,5 +77,41 @@ TEST(HostBoundPass, AnOpsFurtherKernelsCostTheLaunchCallOnly) {
   EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, HostLaunchCost{30 * k_us, 6 * k_us}), 40 * k_us, 1e-12);
 }
 
+TEST(HostBoundPass, SegmentsSayWhoWaitsForWhom) {
+  const GivenTimes gpu;
+  // 1 ms of GPU before the sync (one launch: the host waits 970 us at the sync), then 10
+  // launches of 1 us kernels (the GPU waits 290 us for the host).
+  std::vector<Op> ops{op("attention", 1e-3, 1), op("moe.permute", 1 * k_us, 4, true)};
+  for (int i = 0; i < 9; ++i) ops.push_back(op("small", 1 * k_us, 1));
+  const std::vector<HostSegment> s = host_segments(ops, gpu, 1.0, k_host);
+  ASSERT_EQ(s.size(), 2U);
+  EXPECT_EQ(s[0].first_op, 0U);
+  EXPECT_EQ(s[0].ops, 1U);
+  EXPECT_FALSE(s[0].after_sync);
+  EXPECT_NEAR(s[0].host_waits_s, 970 * k_us, 1e-12);
+  EXPECT_DOUBLE_EQ(s[0].gpu_waits_s(), 0.0);
+  EXPECT_EQ(s[1].first_op, 1U);
+  EXPECT_EQ(s[1].ops, 10U);
+  EXPECT_EQ(s[1].kernels, 13);
+  EXPECT_TRUE(s[1].after_sync);
+  EXPECT_NEAR(s[1].host_s, 13 * 30 * k_us, 1e-12);
+  EXPECT_NEAR(s[1].gpu_waits_s(), 13 * 30 * k_us - 10 * k_us, 1e-12);
+  EXPECT_DOUBLE_EQ(s[1].host_waits_s, 0.0);  // no sync after it
+  EXPECT_NEAR(s[0].time_s() + s[1].time_s(), 1e-3 + 13 * 30 * k_us, 1e-12);
+  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), s[1].gpu_waits_s(), 1e-15);
+}
+
+TEST(HostBoundPass, TheScenarioSetsTheHostCostsOrTheHostTypeDoes) {
+  TrainingSpec t;
+  const HostLaunchCost x86 = host_launch_cost(t, HostCpu::x86);
+  EXPECT_DOUBLE_EQ(x86.op_s, host_cost(HostCpu::x86).op_s);
+  EXPECT_DOUBLE_EQ(host_launch_cost(t, HostCpu::grace).launch_s, host_cost(HostCpu::grace).launch_s);
+  t.kernel_host_time_s = 50e-6;
+  EXPECT_DOUBLE_EQ(host_launch_cost(t, HostCpu::grace).op_s, 50e-6);
+  EXPECT_DOUBLE_EQ(host_launch_cost(t, HostCpu::grace).launch_s, host_cost(HostCpu::grace).launch_s);
+  EXPECT_DOUBLE_EQ(host_seconds(op("g", 0, 16), HostLaunchCost{30 * k_us, 6 * k_us}), 120 * k_us);
+  EXPECT_DOUBLE_EQ(host_seconds(op("g", 0, 16), HostLaunchCost{}), 0.0);
+}
+
 }  // namespace
 }  // namespace trainsim
