@@ -20,6 +20,12 @@ constexpr double k_nvlink4_nvls = 275.0 / (450.0 / (1.0 + 1.0 / 8.0));
 // so the NVLS stage sets the pace, at 0.85 of NVLS alone. HGX H100's 2-node "470"
 // (public.md D2, nccl-tests#309) is 6.7 % above it.
 constexpr double k_nvlink4_nvls_tree = 440.58 / (2.0 * 15.0 / 16.0) * (1.0 + 1.0 / 8.0) / 450.0;
+// NVLink 4, all-to-all (nccl-tests alltoall_perf, public.md D5: NVIDIA/nccl-tests#212 and
+// #267, NVIDIA/nccl#2169): 500 MB on 4 H100 at 334.90 GB/s busbw of 450 GB/s per direction,
+// and 10.5 to 11.1 us from 128 B to 4 KB, the floor NCCL's point-to-point path pays whatever
+// the size. The 4-GPU efficiency and floor stand for every group inside one node (a stated
+// assumption: no sweep by GPU count is published).
+const MeasuredCollective k_nvlink4_all_to_all{334.90 / 450.0, 0.0, 10.5e-6, {}, true};
 
 bool is_blackwell(const std::string& gpu) {
   for (const char* name : {"b200", "gb200", "b300", "gb300"})
@@ -65,6 +71,7 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
     e.nvlink = 370.0 / 450.0;
     e.nvls = k_nvlink4_nvls;
     e.nvls_tree = k_nvlink4_nvls_tree;
+    e.all_to_all = k_nvlink4_all_to_all;
   }
   // NVLink 5 (B200, GB200, B300, GB300): SimuMax's measured B200 collectives inside a domain.
   // NVLS per NVLink fabric:

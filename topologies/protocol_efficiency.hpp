@@ -21,6 +21,9 @@ struct MeasuredCollective {
   double fixed_latency_s = 0;  ///< once per collective
   /// Fixed latencies measured for particular group sizes (ranks, seconds), instead of fixed_latency_s.
   std::vector<std::pair<int, double>> fixed_latency_by_ranks_s;
+  /// The latency is the measured time of the smallest messages, which already runs the
+  /// protocol NCCL picks for them: no faster protocol is modelled below it.
+  bool small_sizes_measured = false;
 
   bool measured() const { return efficiency > 0; }
   /// fixed (for `ranks`) + step x `steps`, in seconds.
@@ -36,8 +39,8 @@ struct ProtocolEfficiency {
   double nvls = 0.0;
   /// The NVLS stage of an NVLS-tree all-reduce across domains, defined as `nvls`.
   double nvls_tree = 0.0;
-  /// Collectives inside one NVLink domain measured on this NVLink generation (NVLink 5); the
-  /// others run on links at `nvlink` with NCCL's latencies.
+  /// Collectives inside one NVLink domain measured on this NVLink generation (NVLink 5; the
+  /// all-to-all on NVLink 4 too); the others run on links at `nvlink` with NCCL's latencies.
   MeasuredCollective all_reduce, all_gather, reduce_scatter, all_to_all;
 };
 

@@ -47,6 +47,7 @@ std::optional<DomainCost> domain_cost(CollectiveOp op, double bytes, int ranks, 
   const double measured_Bps = platform.cluster().nvlink_bandwidth_Bps * m->efficiency;
   const DomainCost measured{measured_latency_s(op, *m, ranks) + bus_bytes / measured_Bps,
                             measured_latency_s(op, *m, ranks), links_Bps / measured_Bps};
+  if (m->small_sizes_measured) return measured;
   const double ll_latency_s = k_nccl_ll_ring_base_s + steps(op, ranks) * platform.cluster().nvlink_latency_s;
   const DomainCost ll{ll_latency_s + bus_bytes / (links_Bps * k_nccl_ll_efficiency), ll_latency_s,
                       1.0 / k_nccl_ll_efficiency};

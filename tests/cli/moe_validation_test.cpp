@@ -87,8 +87,8 @@ void simulates_and_fits(const std::string& name, double bound) {
   EXPECT_TRUE(says_it_fits(verdict)) << name << ": " << verdict;
 }
 
-// Errors with this build (scenarios/validation/README.md): H100 GPT-OSS +62.1 %, H100 Qwen3 30B
-// +164.2 %, B200 DeepSeek-V3 +26.7 %, B200 GPT-OSS +111.4 %, B200 Qwen3 30B +117.2 %, B200
+// Errors with this build (scenarios/validation/README.md): H100 GPT-OSS +60.9 %, H100 Qwen3 30B
+// +158.7 %, B200 DeepSeek-V3 +26.7 %, B200 GPT-OSS +111.4 %, B200 Qwen3 30B +117.2 %, B200
 // Qwen3 235B +57.6 %; each bound is the next 5 % above.
 TEST(MoeValidation, DgxH100GptOss120b) {
   const std::string name = "nemo-h100-gpt-oss-120b";
@@ -98,7 +98,7 @@ TEST(MoeValidation, DgxH100GptOss120b) {
   EXPECT_FALSE(says_it_fits(table)) << table;
 }
 
-TEST(MoeValidation, DgxH100Qwen3_30bA3b) { simulates_and_fits("nemo-h100-qwen3-30b-a3b", 1.70); }
+TEST(MoeValidation, DgxH100Qwen3_30bA3b) { simulates_and_fits("nemo-h100-qwen3-30b-a3b", 1.60); }
 
 TEST(MoeValidation, DgxB200DeepSeekV3) { simulates_and_fits("nemo-b200-deepseek-v3", 0.30); }
 

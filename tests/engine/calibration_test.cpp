@@ -44,6 +44,19 @@ TEST(Calibration, DgxH100RingAllReduceBusBandwidth) {
   EXPECT_NEAR(node_ring_bus_bandwidth_GBps("dgx-h100"), 370.0, 37.0);
 }
 
+TEST(Calibration, DgxH100AllToAllAsNcclTestsMeasuresIt) {
+  // public.md D5 (NVIDIA/nccl-tests#267 and #212): alltoall_perf on 4 H100, 500 MB at 334.90
+  // GB/s busbw, and 10.5 to 11.1 us from 128 B to 4 KB.
+  const ClusterSpec h100 = *cluster_preset("dgx-h100");
+  EXPECT_NEAR(collective(h100, CollectiveOp::all_to_all, 4, 500e6)[0], 334.90, 334.90 * 0.03);
+  for (const double bytes : {128.0, 4096.0}) {
+    const double busbw = collective(h100, CollectiveOp::all_to_all, 4, bytes)[0];
+    const double time_us = bytes * bus_bandwidth_factor(CollectiveOp::all_to_all, 4) / (busbw * 1e9) * 1e6;
+    EXPECT_GE(time_us, 10.5 * 0.97) << bytes;
+    EXPECT_LE(time_us, 11.1 * 1.03) << bytes;
+  }
+}
+
 TEST(Calibration, DgxA100RingAllReduceBusBandwidth) {
   EXPECT_NEAR(node_ring_bus_bandwidth_GBps("dgx-a100"), 235.0, 23.5);
   // 8 x A100: 234.89 GB/s at 16 GiB (stas00/ml-engineering); 232.54 "up to 4 GB"
