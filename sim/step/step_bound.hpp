@@ -1,0 +1,31 @@
+#pragma once
+// A lower bound on a step's simulated time from its costs alone, before any simulation: what
+// `trainsim plan` orders its layouts by and prunes with (sim/cli/plan_command.cpp).
+//
+// Each GPU runs its compute on one stream, every pass taking at least its compute time
+// (stage_costs.hpp: the kernels, the host's waits) and the collectives it blocks on (TP
+// collectives not overlapped with a GEMM, the MoE all-to-alls), each at least the (n - 1)/n
+// of its bytes a GPU must send or receive at its port's best rate; the rest only adds. So
+// stage s needs W_s = its micro-batches' forward, recomputed, backward and weight passes over
+// all its chunks, and cannot start before the first micro-batch has come forward through
+// stages 0 .. s-1 (head_s: the least, over the chunks, of those stages' forward times of that
+// chunk). Unless the schedule defers weight gradients (zero-bubble), its last backward is
+// followed by the same micro-batch's backward on stages s-1 .. 0 (tail_s, likewise). Every
+// step of a run repeats this, so the simulated step time (the run's end over its steps) is at
+// least max over s of head_s + W_s + tail_s. The optimizer is left out (it may overlap the
+// next step's data wait). And it is at least the time each NVLink domain's NICs need for the
+// step's data-parallel traffic (gradient reductions, ZeRO-3's gathers) at their simulated
+// rate, however it overlaps compute. Latencies, pipeline transfers, context parallelism's
+// exchanges and what of the data-parallel traffic compute could not hide are left out, so
+// layouts where those weigh come out above their bound. Held against the
+// simulation on every kind of layout (tests/step/step_bound_test.cpp).
+
+#include "sim/compute/compute_model.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace trainsim {
+
+/// Seconds below which `scenario`'s simulated step time cannot fall, timed by `compute`.
+double step_time_lower_bound_s(const Scenario& scenario, const ComputeModel& compute);
+
+}  // namespace trainsim

@@ -1,0 +1,100 @@
+// The step-time lower bound (sim/step/step_bound.hpp) against the simulation: never above
+// the simulated step, on every kind of layout, and close to it where compute dominates.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/compute/roofline_compute_model.hpp"
+#include "sim/step/step_bound.hpp"
+#include "sim/step/step_simulation.hpp"
+#include "tests/engine/isolated_run.hpp"
+#include "tests/step/test_scenario.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::scenario;
+using testing::Settings;
+
+// {bound, simulated step time} of `s` on the datasheet roofline.
+std::vector<double> bound_and_step(const Scenario& s) {
+  return engine::test::run_isolated([&] {
+    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+    return std::vector<double>{step_time_lower_bound_s(s, compute), simulate_step(s, compute).step_time_s};
+  });
+}
+
+// 64 H100s: TP 2, PP 4, DP 8, eight micro-batches of a small Llama.
+const Settings k_base{{"model.preset", "llama3-8b"}, {"model.layers", "8"},    {"model.seq_len", "2048"},
+                      {"training.grad_accum", "8"},  {"parallel.tp", "2"},     {"parallel.pp", "4"},
+                      {"parallel.zero", "1"},        {"cluster.nodes", "8"},   {"cluster.fabric", "rail-optimized"}};
+
+TEST(StepBound, NeverAboveTheSimulatedStep) {
+  std::vector<testing::NamedScenario> layouts = testing::network_layouts(k_base, 4);
+  const auto add = [&](const std::string& what, const Settings& change) {
+    layouts.push_back({what, scenario(k_base, change)});
+  };
+  add("gpipe", {{"parallel.schedule", "gpipe"}});
+  add("zero-bubble", {{"parallel.schedule", "zb-h1"}});
+  add("interleaved x4", {{"parallel.schedule", "interleaved"}, {"parallel.virtual_stages", "2"},
+                         {"training.grad_accum", "16"}});
+  add("full recomputation", {{"training.recompute", "full"}});
+  add("selective recomputation", {{"training.recompute", "selective"}});
+  add("tp overlap", {{"parallel.sequence_parallel", "true"}, {"parallel.tp_comm_overlap", "true"}});
+  add("zero-3", {{"parallel.zero", "3"}, {"parallel.pp", "1"}, {"parallel.tp", "1"}});
+  add("megatron fsdp", {{"parallel.zero", "3"}, {"parallel.fsdp", "megatron"}, {"parallel.pp", "2"}});
+  add("activation offload", {{"training.offload_activations", "1"}, {"parallel.pp", "2"}});
+  add("grace host", {{"cluster.preset", "gb200-nvl72"}, {"cluster.nodes", "8"}, {"parallel.tp", "4"}});
+  add("two steps", {{"run.steps", "2"}});
+  add("no pipeline", {{"parallel.pp", "1"}});
+  add("moe, host-bound", {{"model.preset", "qwen3-30b-a3b"}, {"model.layers", "4"}, {"parallel.tp", "1"},
+                          {"parallel.ep", "8"}, {"parallel.pp", "2"}, {"parallel.order", "tp-cp-dp-pp"},
+                          {"training.kernel_host_time", "200us"}});
+  for (const testing::NamedScenario& layout : layouts) {
+    const std::vector<double> r = bound_and_step(layout.scenario);
+    EXPECT_GT(r[0], 0) << layout.what;
+    EXPECT_LE(r[0], r[1] * (1 + 1e-12)) << layout.what << ": bound " << r[0] << " s, step " << r[1] << " s";
+  }
+}
+
+TEST(StepBound, CountsTheDataParallelTrafficOfEachDomainsNics) {
+  // ZeRO-3 over 64 GPUs with one short micro-batch: the gathers and the gradient reduction cross
+  // the nodes (or racks) and take longer than the compute; the bound counts their volume.
+  const Settings zero3{{"model.preset", "llama3-8b"}, {"model.layers", "8"},  {"model.seq_len", "512"},
+                       {"training.grad_accum", "1"},  {"parallel.tp", "1"},   {"parallel.pp", "1"},
+                       {"parallel.zero", "3"},        {"cluster.nodes", "8"}, {"cluster.fabric", "rail-optimized"}};
+  const double compute_only = bound_and_step(scenario(zero3, {{"cluster.fabric", "ideal"}}))[0];
+  for (const auto& [what, change] : std::vector<std::pair<std::string, Settings>>{
+           {"rail-optimized", {}},
+           {"fat-tree, oversubscribed", {{"cluster.fabric", "fat-tree"}, {"cluster.oversubscription", "2"}}},
+           {"4 nics per node", {{"cluster.nics_per_node", "4"}}},
+           {"sharp", {{"cluster.fabric", "fat-tree"}, {"cluster.sharp", "true"}}},
+           {"zero-1", {{"parallel.zero", "1"}}},
+           {"megatron fsdp", {{"parallel.fsdp", "megatron"}}},
+           {"tp 2, pp 2", {{"parallel.tp", "2"}, {"parallel.pp", "2"}, {"training.grad_accum", "4"}}},
+           {"gb200-nvl72, 4 racks", {{"cluster.preset", "gb200-nvl72"}, {"cluster.nodes", "18"}}}}) {
+    const std::vector<double> r = bound_and_step(scenario(zero3, change));
+    EXPECT_LE(r[0], r[1] * (1 + 1e-12)) << what << ": bound " << r[0] << " s, step " << r[1] << " s";
+    if (what == "rail-optimized") {
+      EXPECT_GT(r[0], 2 * compute_only) << r[0] << " against " << compute_only;
+    }
+  }
+}
+
+TEST(StepBound, ThePipelinesFillAndDrainCount) {
+  // Compute-bound (an ideal fabric): the bound is most of the step. With one micro-batch the
+  // step is the chain through the four stages and back, which the bound counts whole (the
+  // busiest stage's own passes would be a quarter of it).
+  for (const char* microbatches : {"8", "1"}) {
+    const std::vector<double> r =
+        bound_and_step(scenario(k_base, {{"cluster.fabric", "ideal"}, {"training.grad_accum", microbatches}}));
+    EXPECT_GT(r[0], 0.85 * r[1]) << microbatches << " micro-batches: bound " << r[0] << ", step " << r[1];
+    EXPECT_LE(r[0], r[1] * (1 + 1e-12)) << microbatches;
+  }
+}
+
+}  // namespace
+}  // namespace trainsim
