@@ -1,8 +1,10 @@
 // `trainsim plan SCENARIO [--out DIR] [--jobs N] [--top K] [--json]`: which parallel layout
 // to run the scenario's model, cluster and global batch with. Every split of the GPUs into
 // tensor, pipeline and data parallelism, micro-batch size and schedule whose memory fits
-// (with the least recomputation that makes it fit: sim/sweep/layout_search.hpp) is simulated,
-// as a sweep (resumable, in parallel: DIR/results.csv), and ranked by throughput.
+// (with the least recomputation that makes it fit: sim/sweep/layout_search.hpp) is bounded
+// from its costs alone (sim/step/step_bound.hpp), then simulated in order of its bound, as a
+// sweep (resumable, in parallel: DIR/results.csv), until no layout left can reach the top K
+// (sim/sweep/pruned_search.hpp; --exhaustive simulates every one), and ranked by throughput.
 
 #include <algorithm>
 #include <boost/program_options/options_description.hpp>
@@ -17,11 +19,14 @@
 #include "sim/cli/cli_point_evaluator.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/jobs_option.hpp"
+#include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/step/step_bound.hpp"
 #include "sim/sweep/layout_search.hpp"
 #include "sim/sweep/output_folder.hpp"
+#include "sim/sweep/pruned_search.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
 
@@ -63,21 +68,29 @@ std::vector<Ranked> rank(const std::vector<sweep::PointResult>& results) {
   return ranked;
 }
 
-// The rank (1-based) of the layout `s` itself runs, matched on tp, pp, micro-batch and
-// schedule; 0 when it is not among the simulated ones (the search tries 1F1B and interleaved).
-int own_rank(const Scenario& s, const sweep::SweepPlan& plan, const std::vector<Ranked>& ranked) {
+// Whether point `p` is the layout `s` itself runs, matched on tp, pp, micro-batch and schedule
+// (the search tries 1F1B and interleaved).
+bool is_own(const Scenario& s, const sweep::SweepPlan& plan, const sweep::SweepPoint& p) {
   const std::string schedule = s.parallel.schedule == Schedule::interleaved   ? "interleaved"
                                : s.parallel.schedule == Schedule::one_f_one_b ? "1f1b"
                                                                               : "";
-  for (size_t i = 0; i < ranked.size(); ++i) {
-    const sweep::SweepPoint& p = plan.points[ranked[i].point];
-    if (value_of(plan, p, "parallel.tp") == std::to_string(s.parallel.tp) &&
-        value_of(plan, p, "parallel.pp") == std::to_string(s.parallel.pp) &&
-        value_of(plan, p, "training.micro_batch") == std::to_string(s.training.micro_batch) &&
-        (s.parallel.pp == 1 || value_of(plan, p, "parallel.schedule") == schedule))
-      return static_cast<int>(i) + 1;
-  }
+  return value_of(plan, p, "parallel.tp") == std::to_string(s.parallel.tp) &&
+         value_of(plan, p, "parallel.pp") == std::to_string(s.parallel.pp) &&
+         value_of(plan, p, "training.micro_batch") == std::to_string(s.training.micro_batch) &&
+         (s.parallel.pp == 1 || value_of(plan, p, "parallel.schedule") == schedule);
+}
+
+// The rank (1-based) of the layout `s` itself runs; 0 when it is not among the simulated ones.
+int own_rank(const Scenario& s, const sweep::SweepPlan& plan, const std::vector<Ranked>& ranked) {
+  for (size_t i = 0; i < ranked.size(); ++i)
+    if (is_own(s, plan, plan.points[ranked[i].point])) return static_cast<int>(i) + 1;
   return 0;
+}
+
+// Whether the layout `s` runs fits (it is in the plan), simulated or left out by its bound.
+bool own_fits(const Scenario& s, const sweep::SweepPlan& plan) {
+  return std::any_of(plan.points.begin(), plan.points.end(),
+                     [&](const sweep::SweepPoint& p) { return is_own(s, plan, p); });
 }
 
 // The open keys searched, shown as extra columns: (key, column title).
@@ -108,7 +121,7 @@ std::string kept_text(const Scenario& s, const sweep::LayoutSearch& search) {
 }
 
 std::string table(const Scenario& s, const sweep::LayoutSearch& search, const sweep::SweepPlan& plan,
-                  const std::vector<Ranked>& ranked, int top, const std::string& out_dir) {
+                  const std::vector<Ranked>& ranked, int top, int pruned, const std::string& out_dir) {
   std::ostringstream out;
   char line[256];
   const long long batch = static_cast<long long>(s.training.micro_batch) * s.training.grad_accum * s.parallel.dp;
@@ -116,8 +129,12 @@ std::string table(const Scenario& s, const sweep::LayoutSearch& search, const sw
   out << "trainsim plan: " << s.model.name << " on " << s.cluster.total_gpus() << " x " << s.cluster.gpu.name
       << ", global batch " << batch << " samples " << kept_text(s, search) << "\n"
       << "layouts: " << search.considered << " considered, " << search.invalid << " refused by the scenario rules, "
-      << search.too_big << " do not fit in memory, " << plan.points.size() << " simulated (" << out_dir
-      << "/results.csv)\n\n";
+      << search.too_big << " do not fit in memory, " << plan.points.size() - static_cast<size_t>(pruned)
+      << " simulated";
+  if (pruned > 0)
+    out << ", " << pruned << " left out by their step-time bound (none can reach the top " << top
+        << "; --exhaustive simulates them)";
+  out << " (" << out_dir << "/results.csv)\n\n";
   std::snprintf(line, sizeof line, "%4s %4s %4s %5s", "rank", "tp", "pp", "dp");
   out << line;
   for (const auto& column : extra) {
@@ -152,26 +169,30 @@ std::string table(const Scenario& s, const sweep::LayoutSearch& search, const sw
   const int own = own_rank(s, plan, ranked);
   out << "\nthe scenario's own split (tp " << s.parallel.tp << ", pp " << s.parallel.pp << ", micro_batch "
       << s.training.micro_batch << "), with the least recomputation that fits: "
-      << (own > 0 ? "rank " + std::to_string(own) + " of " + std::to_string(ranked.size())
-                  : std::string("not among the simulated ones (it does not fit, or the rules refuse it)"))
+      << (own > 0             ? "rank " + std::to_string(own) + " of " + std::to_string(ranked.size()) + " simulated"
+          : own_fits(s, plan) ? "not in the top " + std::to_string(top) + " (its step-time bound left it out)"
+                              : std::string("not among the simulated ones (it does not fit, or the rules refuse it)"))
       << "\n";
   return out.str();
 }
 
 std::string json(const Scenario& s, const sweep::LayoutSearch& search, const sweep::SweepPlan& plan,
-                 const std::vector<Ranked>& ranked, const std::string& out_dir) {
+                 const std::vector<Ranked>& ranked, const std::vector<double>& bounds, int pruned,
+                 const std::string& out_dir) {
   nlohmann::ordered_json j;
   j["scenario"] = s.source;
   j["considered"] = search.considered;
   j["refused"] = search.invalid;
   j["too_big"] = search.too_big;
-  j["simulated"] = plan.points.size();
+  j["simulated"] = plan.points.size() - static_cast<size_t>(pruned);
+  j["pruned"] = pruned;
   j["results"] = out_dir + "/results.csv";
   nlohmann::ordered_json layouts = nlohmann::ordered_json::array();
   for (const Ranked& r : ranked) {
     const sweep::SweepPoint& p = plan.points[r.point];
     nlohmann::ordered_json o;
     for (size_t k = 0; k < plan.parameter_names.size(); ++k) o[plan.parameter_names[k]] = p.values[k];
+    o["step_time_bound_s"] = bounds[r.point];
     o["tokens_per_s"] = r.tokens_per_s;
     o["step_time_s"] = r.step_time_s;
     o["mfu"] = r.mfu;
@@ -195,7 +216,8 @@ Command plan_command() {
     extra.add_options()("out,o", po::value<std::string>()->value_name("DIR"),
                         "output folder of the simulated layouts (default: SCENARIO-plan)")(
         "jobs,j", po::value<std::string>()->value_name("N"), "layouts simulated at once (default: the core count)")(
-        "top", po::value<int>()->value_name("K")->default_value(10), "layouts listed");
+        "top", po::value<int>()->value_name("K")->default_value(10), "layouts listed")(
+        "exhaustive", "simulate every fitting layout, not only those whose step-time bound can reach the top K");
     const ScenarioOptions o = parse_scenario_options("plan", args, extra);
     if (o.help) {
       out << scenario_usage("plan", summary, extra);
@@ -219,13 +241,31 @@ Command plan_command() {
     const sweep::LayoutSearch search = sweep::search_layouts(o.scenario_path, overrides);
     std::vector<std::vector<std::string>> rows;
     for (const sweep::Layout& l : search.fitting) rows.push_back(l.values);
-    const sweep::SweepPlan plan =
+    // Every layout's step-time bound; the layouts simulated in its order.
+    const sweep::SweepPlan enumerated =
         sweep::override_plan("plan", o.scenario_path, search.resolved_overrides, search.keys, rows);
+    std::vector<double> enumerated_bounds;
+    for (const sweep::SweepPoint& p : enumerated.points) {
+      const Scenario layout = load_scenario(p.scenario_path, p.overrides);
+      enumerated_bounds.push_back(step_time_lower_bound_s(layout, *scenario_compute_model(layout)));
+    }
+    std::vector<std::vector<std::string>> ordered;
+    std::vector<double> bounds;
+    for (const size_t i : sweep::bound_order(enumerated_bounds)) {
+      ordered.push_back(rows[i]);
+      bounds.push_back(enumerated_bounds[i]);
+    }
+    const sweep::SweepPlan plan =
+        sweep::override_plan("plan", o.scenario_path, search.resolved_overrides, search.keys, ordered);
+    if (!o.variables.count("exhaustive"))
+      options.gate = [&](const sweep::SweepPoint& next, const std::vector<sweep::PointResult>& results) {
+        return sweep::prune_gate(next, results, bounds, top);
+      };
     sweep::prepare_output_folder(options.out_dir, "trainsim plan", "--out");
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(false, options.out_dir));
     const std::vector<Ranked> ranked = rank(sweep::load_results(plan, options.out_dir));
-    out << (o.json ? json(s, search, plan, ranked, options.out_dir)
-                   : table(s, search, plan, ranked, top, options.out_dir));
+    out << (o.json ? json(s, search, plan, ranked, bounds, t.pending, options.out_dir)
+                   : table(s, search, plan, ranked, top, t.pending, options.out_dir));
     return t.failed > 0 ? 1 : 0;
   };
   return c;

@@ -115,19 +115,24 @@ SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, cons
                         options.progress_log_every);
   auto last_write = std::chrono::steady_clock::now();
   if (!sharded) write_tables(options.out_dir, plan, results);
-  run_in_children(todo, options.jobs, points_dir(options.out_dir), evaluate, [&](const PointResult& r) {
-    // Points are stored by position; a plan's indices are its positions.
-    results[static_cast<size_t>(r.index)] = r;
-    skipped += r.status == PointStatus::skipped ? 1 : 0;
-    failed += r.status == PointStatus::failed ? 1 : 0;
-    progress.item_done(tally());
-    const auto now = std::chrono::steady_clock::now();
-    if (!sharded && now - last_write >= std::chrono::seconds(1)) {
-      // Other shards may have finished points meanwhile: the tables show every point file.
-      write_tables(options.out_dir, plan, load_results(plan, options.out_dir));
-      last_write = now;
-    }
-  });
+  std::function<StartGate(const SweepPoint&)> gate;
+  if (options.gate) gate = [&](const SweepPoint& p) { return options.gate(p, results); };
+  run_in_children(
+      todo, options.jobs, points_dir(options.out_dir), evaluate,
+      [&](const PointResult& r) {
+        // Points are stored by position; a plan's indices are its positions.
+        results[static_cast<size_t>(r.index)] = r;
+        skipped += r.status == PointStatus::skipped ? 1 : 0;
+        failed += r.status == PointStatus::failed ? 1 : 0;
+        progress.item_done(tally());
+        const auto now = std::chrono::steady_clock::now();
+        if (!sharded && now - last_write >= std::chrono::seconds(1)) {
+          // Other shards may have finished points meanwhile: the tables show every point file.
+          write_tables(options.out_dir, plan, load_results(plan, options.out_dir));
+          last_write = now;
+        }
+      },
+      gate);
   progress.finish();
   results = load_results(plan, options.out_dir);
   if (!sharded) write_tables(options.out_dir, plan, results);

@@ -15,6 +15,7 @@
 // only their points; `trainsim sweep --merge DIR` then writes the tables.
 
 #include <chrono>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@
 #include "sim/sweep/point_evaluator.hpp"
 #include "sim/sweep/point_result.hpp"
 #include "sim/sweep/sweep_plan.hpp"
+#include "sim/sweep/worker_pool.hpp"
 
 namespace trainsim::sweep {
 
@@ -35,6 +37,9 @@ struct SweepRunOptions {
   /// Set when `progress` is a log (a file or a pipe): whole lines, at most one per interval.
   std::optional<std::chrono::duration<double>> progress_log_every;
   std::string progress_label = "sweep";  ///< the command the progress line names
+  /// Asked before each point starts, with every point's result so far (pending where not
+  /// yet known): points it stops stay pending (trainsim plan's pruning, sim/sweep/pruned_search.hpp).
+  std::function<StartGate(const SweepPoint& next, const std::vector<PointResult>& results)> gate;
 };
 
 struct SweepTally {

@@ -74,17 +74,23 @@ PointResult collect(const SweepPoint& point, int status, const std::string& poin
 }  // namespace
 
 void run_in_children(const std::vector<SweepPoint>& points, int jobs, const std::string& points_dir,
-                     const PointEvaluator& evaluate, const std::function<void(const PointResult&)>& on_done) {
+                     const PointEvaluator& evaluate, const std::function<void(const PointResult&)>& on_done,
+                     const std::function<StartGate(const SweepPoint&)>& gate) {
   std::map<pid_t, size_t> running;  // child -> position in points
   size_t next = 0;
-  while (next < points.size() || !running.empty()) {
-    while (next < points.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
+  bool stopped = false;
+  while ((next < points.size() && !stopped) || !running.empty()) {
+    while (!stopped && next < points.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
+      const StartGate g = gate ? gate(points[next]) : StartGate::start;
+      if (g == StartGate::stop) stopped = true;
+      if (g == StartGate::stop || (g == StartGate::wait && !running.empty())) break;
       std::fflush(nullptr);  // the child must not write the parent's buffered output again
       const pid_t pid = ::fork();
       if (pid < 0) throw Error(std::string("sweep: fork: ") + std::strerror(errno));
       if (pid == 0) run_child(points[next], evaluate, points_dir);
       running[pid] = next++;
     }
+    if (running.empty()) continue;  // stopped: nothing left to wait for
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, 0);
     if (pid < 0) {

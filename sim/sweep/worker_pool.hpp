@@ -16,12 +16,18 @@
 
 namespace trainsim::sweep {
 
-/// Computes every point of `points` in children, `jobs` >= 1 at once, writing
+/// Whether the next point starts now, once a running point has finished, or never (nor any
+/// after it).
+enum class StartGate { start, wait, stop };
+
+/// Computes the points of `points` in children, in order, `jobs` >= 1 at once, writing
 /// point_file_path(points_dir, index). Calls `on_done` in this process as each point
-/// finishes (in completion order, which varies with jobs and load). Waits with
+/// finishes (in completion order, which varies with jobs and load). `gate` (if set) is asked
+/// before each point starts; a wait with no point running starts it. Waits with
 /// waitpid(-1): call it from a process with no other children to reap. Throws
 /// trainsim::Error if fork fails.
 void run_in_children(const std::vector<SweepPoint>& points, int jobs, const std::string& points_dir,
-                     const PointEvaluator& evaluate, const std::function<void(const PointResult&)>& on_done);
+                     const PointEvaluator& evaluate, const std::function<void(const PointResult&)>& on_done,
+                     const std::function<StartGate(const SweepPoint&)>& gate = {});
 
 }  // namespace trainsim::sweep

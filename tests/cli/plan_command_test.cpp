@@ -3,9 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "support/run_trainsim.hpp"
 
@@ -30,13 +31,15 @@ TEST(PlanCommand, RanksEveryFittingLayoutByThroughput) {
   const std::string out = testing::write_temp_file("plan-out", "") + "-dir";
   std::filesystem::remove_all(out);  // a previous run's points (of another build) would be reused
   std::vector<std::string> args = small_plan(out);
-  args.push_back("--json");
+  args.insert(args.end(), {"--json", "--exhaustive"});
   const auto r = run_trainsim(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto& layouts = j["layouts"];
   ASSERT_GT(layouts.size(), 5U);
+  EXPECT_EQ(j["pruned"].get<int>(), 0);
   EXPECT_EQ(j["considered"].get<int>(), j["refused"].get<int>() + j["too_big"].get<int>() + j["simulated"].get<int>());
+  for (const auto& l : layouts) EXPECT_LE(l["step_time_bound_s"].get<double>(), l["step_time_s"].get<double>());
   EXPECT_EQ(layouts.size(), j["simulated"].get<size_t>());
   for (size_t i = 1; i < layouts.size(); ++i)
     EXPECT_GE(layouts[i - 1]["tokens_per_s"].get<double>(), layouts[i]["tokens_per_s"].get<double>());
@@ -81,10 +84,50 @@ TEST(PlanCommand, RanksEveryFittingLayoutByThroughput) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(again.out, r.out);
 
-  const auto text = run_trainsim(small_plan(out));
+  std::vector<std::string> text_args = small_plan(out);
+  text_args.push_back("--exhaustive");
+  const auto text = run_trainsim(text_args);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("rank"), std::string::npos);
   EXPECT_NE(text.out.find("the scenario's own split"), std::string::npos);
+}
+
+// Pruned by the step-time bound, the search lists the exhaustive search's top K, layout for
+// layout and number for number, having simulated fewer; which ones does not depend on --jobs.
+TEST(PlanCommand, PruningKeepsTheExhaustiveTop) {
+  const auto plan = [](const std::string& name, const std::vector<std::string>& extra) {
+    const std::string out = testing::write_temp_file(name, "") + "-dir";
+    std::filesystem::remove_all(out);
+    std::vector<std::string> args = small_plan(out);
+    if (std::find(extra.begin(), extra.end(), "--jobs=1") != extra.end()) {
+      const auto jobs = std::find(args.begin(), args.end(), "--jobs");
+      args.erase(jobs, jobs + 2);
+    }
+    args.push_back("--json");
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_trainsim(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  for (const std::vector<std::string>& layout :
+       {std::vector<std::string>{"--top", "5"},
+        {"--top", "1", "--set", "parallel.zero=auto"},
+        {"--top", "3", "--set", "model.preset=mixtral-8x7b", "--set", "model.layers=8", "--set", "parallel.ep=auto"}}) {
+    std::vector<std::string> exhaustive_args = layout;
+    exhaustive_args.push_back("--exhaustive");
+    const auto all = plan("plan-all", exhaustive_args);
+    const auto pruned = plan("plan-pruned", layout);
+    std::vector<std::string> one_job = layout;
+    one_job.push_back("--jobs=1");
+    const auto serial = plan("plan-serial", one_job);
+    const size_t top = std::stoul(layout[1]);
+    ASSERT_GE(all["layouts"].size(), top) << layout[3];
+    EXPECT_GT(pruned["pruned"].get<int>(), 0) << all["layouts"].size();
+    EXPECT_EQ(pruned["simulated"].get<int>() + pruned["pruned"].get<int>(), all["simulated"].get<int>());
+    for (size_t i = 0; i < top; ++i) EXPECT_EQ(pruned["layouts"][i], all["layouts"][i]) << i;
+    EXPECT_EQ(serial["layouts"], pruned["layouts"]);
+    EXPECT_EQ(serial["pruned"], pruned["pruned"]);
+  }
 }
 
 // A scenario's run-level simulation is left out: the same layouts and throughputs.
@@ -122,7 +165,7 @@ virtual_stages = auto
 preset = dgx-h100
 nodes = 1
 )");
-  const auto r = run_trainsim({"plan", scenario, "--jobs", "2", "--out", out, "--json"});
+  const auto r = run_trainsim({"plan", scenario, "--jobs", "2", "--out", out, "--json", "--exhaustive"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   std::set<std::string> eps, zeros, chunks;
@@ -155,8 +198,9 @@ TEST(PlanCommand, OpenChunksWithAnInterleavedScheduleAreSearched) {
   const std::string out = testing::write_temp_file("plan-chunks", "") + "-dir";
   std::filesystem::remove_all(out);
   std::vector<std::string> args = small_plan(out);
-  args.insert(args.end(), {"--set", "parallel.schedule=interleaved", "--set", "parallel.virtual_stages=auto", "--set",
-                           "training.recompute=full", "--set", "training.recompute_layers=1", "--json"});
+  args.insert(args.end(),
+              {"--set", "parallel.schedule=interleaved", "--set", "parallel.virtual_stages=auto", "--set",
+               "training.recompute=full", "--set", "training.recompute_layers=1", "--json", "--exhaustive"});
   const auto r = run_trainsim(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
