@@ -1,6 +1,7 @@
-// `trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json]`: a captured Chakra
-// workload (PREFIX.0.et, PREFIX.1.et, ...) replayed on a simulated cluster
-// (sim/workload/README.md): its time, each kind's share, the communications it ran.
+// `trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json] [--chrome-trace FILE]`: a
+// captured Chakra workload (PREFIX.0.et, PREFIX.1.et, ...) replayed on a simulated cluster
+// (sim/workload/README.md): its time, each kind's share, the communications it ran, and each
+// rank's timeline for Perfetto.
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/value_semantic.hpp>
@@ -13,15 +14,19 @@
 #include <ostream>
 #include <sstream>
 
-#include "sim/cli/formatted_number.hpp"
-#include "sim/cli/command_line.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/command_line.hpp"
+#include "sim/cli/formatted_number.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/library_versions.hpp"
 #include "sim/core/nearest_name.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/scenario/scenario_rules.hpp"
+#include "sim/trace/chrome_trace_writer.hpp"
 #include "sim/workload/replay_simulation.hpp"
 #include "sim/workload/workload.hpp"
 #include "topologies/cluster_spec.hpp"
+#include "trainsim/version.hpp"
 
 namespace trainsim::cli {
 
@@ -32,6 +37,9 @@ namespace wl = trainsim::workload;
 
 constexpr const char* k_command = "trainsim replay";
 
+// The nodes a Chrome trace holds at most (the first to end), as `trainsim run` caps its events.
+constexpr std::size_t k_max_trace_events = 2'000'000;
+
 // The communications --json lists one by one; the totals count them all.
 constexpr size_t k_max_listed_comms = 10000;
 
@@ -40,6 +48,7 @@ struct Options {
   std::string cluster = "dgx-h100";
   int nodes = 0;
   bool nodes_given = false;
+  std::string chrome_trace;  ///< empty: none
   bool json = false;
   bool help = false;
 };
@@ -51,9 +60,11 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
       "cluster", po::value(&o.cluster)->default_value(o.cluster),
       "cluster preset (dgx-a100, dgx-h100, hgx-h200, dgx-b200, gb200-nvl72, gb300-nvl72); rank r runs on GPU r")(
       "nodes", po::value(&o.nodes), "nodes of the cluster; default: whole NVLink domains enough for the ranks")(
-      "json", "every number as JSON");
+      "json", "every number as JSON")("chrome-trace", po::value(&o.chrome_trace)->value_name("FILE"),
+                                      "write every rank's compute and communication nodes as a Chrome trace (JSON) "
+                                      "for Perfetto");
   std::ostringstream u;
-  u << "usage: trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json]\n\n"
+  u << "usage: trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json] [--chrome-trace FILE]\n\n"
        "replays the Chakra execution traces PREFIX.0.et, PREFIX.1.et, ... (one per rank) on a simulated cluster\n\n"
     << d;
   usage = u.str();
@@ -98,6 +109,31 @@ struct KindTotal {
   double bus_bytes = 0;  // bytes x bus factor, for the aggregate bus bandwidth
 };
 
+// Every rank's played nodes as a Chrome trace: its compute stream, its collectives and its
+// point-to-point transfers (the trace writer's streams compute, comm and pp_comm).
+void write_timeline(const std::string& path, const std::string& prefix, const wl::ReplayResult& r,
+                    const ClusterSpec& cluster) {
+  std::vector<TraceEvent> events;
+  events.reserve(r.events.size());
+  for (const wl::ReplayEvent& e : r.events) {
+    TraceEvent t;
+    t.rank = e.rank;
+    t.stage = 0;
+    t.stream = e.stream;
+    t.kind = e.name;
+    t.start_s = e.start_s;
+    t.end_s = e.end_s;
+    t.bytes = e.bytes;
+    events.push_back(std::move(t));
+  }
+  TraceMetadata m;
+  m.trainsim_version = k_version;
+  m.simgrid_version = simgrid_runtime_version();
+  m.scenario_path = prefix;
+  m.simulated_gpus = "every rank of the replayed trace; rank r on GPU r of the " + cluster.preset + " cluster";
+  write_chrome_trace(path, events, cluster.gpus_per_node, m);
+}
+
 }  // namespace
 
 Command replay_command() {
@@ -112,12 +148,19 @@ Command replay_command() {
       return 0;
     }
     if (o.prefix.empty()) throw InputError(k_command, "PREFIX", "", "give the traces' prefix (PREFIX.0.et, ...)");
+    if (!o.chrome_trace.empty()) check_output_path(o.chrome_trace, "--chrome-trace");
     const wl::Workload w = wl::read_workload(o.prefix);
     const int ranks = static_cast<int>(w.ranks.size());
     const ClusterSpec cluster = cluster_of(o, ranks);
     if (const std::string faults = w.tolerated().describe(); !faults.empty())
       std::cerr << "trainsim replay: " << o.prefix << ": tolerated " << faults << "\n";
-    const wl::ReplayResult r = wl::replay_workload(w, cluster);
+    const wl::ReplayResult r = wl::replay_workload(w, cluster, !o.chrome_trace.empty(), k_max_trace_events);
+    if (!o.chrome_trace.empty()) {
+      write_timeline(o.chrome_trace, o.prefix, r, cluster);
+      if (r.events_dropped > 0)
+        std::cerr << "trainsim replay: " << o.chrome_trace << ": the first " << r.events.size() << " nodes to end, "
+                  << r.events_dropped << " more left out\n";
+    }
 
     std::map<std::string, std::uint64_t> kinds;  // nodes per kind, all ranks
     for (const wl::RankTrace& t : w.ranks)

@@ -13,7 +13,8 @@ namespace trainsim {
 
 namespace {
 
-constexpr std::array<const char*, 5> k_streams{"compute", "tp_comm", "pp_comm", "dp_comm", "data"};
+// The step's streams, then a replayed trace's collectives (trainsim replay: `comm`).
+constexpr std::array<const char*, 6> k_streams{"compute", "tp_comm", "pp_comm", "dp_comm", "data", "comm"};
 constexpr int k_threads_per_gpu = 8;  // room for the streams, fixed so that thread ids are stable
 
 int stream_index(const std::string& stream) {
@@ -44,7 +45,7 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
     };
     nlohmann::json meta;
     meta["trainsim_version"] = metadata.trainsim_version;
-    meta["scenario"] = metadata.scenario_path;
+    meta["scenario"] = metadata.scenario_path;  // a replay's trace prefix
     meta["simulated_gpus"] = metadata.simulated_gpus;
     out << "{\"displayTimeUnit\":\"ms\",\"otherData\":" << meta.dump() << ",\"traceEvents\":[\n";
     std::set<std::pair<int, int>> threads;
@@ -76,7 +77,9 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
     for (const TraceEvent& e : events) {
       const int node = e.rank / per_node;
       const int tid = (e.rank % per_node) * k_threads_per_gpu + stream_index(e.stream);
-      out << (first ? "" : ",\n") << "{\"ph\":\"X\",\"name\":" << nlohmann::json(e.kind).dump()
+      // A replayed trace's node names are the producer's bytes: invalid UTF-8 is replaced.
+      out << (first ? "" : ",\n") << "{\"ph\":\"X\",\"name\":"
+          << nlohmann::json(e.kind).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
           << ",\"cat\":" << nlohmann::json(e.stream).dump() << ",\"pid\":" << node << ",\"tid\":" << tid
           << ",\"ts\":" << micros(e.start_s) << ",\"dur\":" << micros(e.end_s - e.start_s)
           << ",\"args\":{\"step\":" << e.step << ",\"stage\":" << e.stage << ",\"replica\":" << e.replica

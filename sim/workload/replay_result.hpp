@@ -1,6 +1,7 @@
 #pragma once
 // What a replay measured: its time, each rank's breakdown, and the communications it ran.
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,10 +29,22 @@ struct CommRecord {
   double busbw_GBps = 0;  ///< bytes / time x the bus factor (engine/collective.hpp), 0 for 0 time
 };
 
+/// One node as one rank played it, for the timeline (`trainsim replay --chrome-trace`).
+struct ReplayEvent {
+  int rank = 0;
+  std::string stream;  ///< compute, comm (collectives) or pp_comm (a send's transfer, on the sender)
+  std::string name;    ///< the node's name, else its communication's kind
+  double start_s = 0;
+  double end_s = 0;
+  double bytes = 0;  ///< comm_size of a communication
+};
+
 struct ReplayResult {
   double replay_time_s = 0;  ///< when the last rank's last node completed
   std::vector<RankReplay> ranks;
   std::vector<CommRecord> comms;  ///< in start order
+  std::vector<ReplayEvent> events;  ///< the compute and communication nodes each rank played, as they ended
+  std::size_t events_dropped = 0;   ///< beyond the cap replay_workload was given
 };
 
 }  // namespace trainsim::workload

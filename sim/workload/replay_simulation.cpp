@@ -74,8 +74,18 @@ struct Replay {
   std::vector<std::vector<Interval>> compute, comm;   // per rank
   std::vector<std::map<std::string, double>> comm_s;  // per rank
   std::vector<CommRecord> records;
+  std::vector<ReplayEvent> events;
+  std::size_t max_events = 0;  // 0: no timeline
+  std::size_t events_dropped = 0;
   std::vector<double> finish;
   std::vector<bool> ended;  // per rank: played to its last node
+
+  void add_event(ReplayEvent e) {
+    if (events.size() < max_events)
+      events.push_back(std::move(e));
+    else if (max_events > 0)
+      ++events_dropped;
+  }
 
   void deliver(const std::vector<Member>& members) {
     for (const auto& [rank, node] : members) {
@@ -102,6 +112,9 @@ struct Replay {
       for (const auto& m : members) {
         comm[static_cast<size_t>(m.first)].push_back({r.start_s, r.start_s + r.time_s});
         comm_s[static_cast<size_t>(m.first)][r.kind] += r.time_s;
+        const std::string& name = w.ranks[static_cast<size_t>(m.first)].nodes[m.second].name;
+        add_event({m.first, r.kind == "p2p" ? "pp_comm" : "comm", name.empty() ? r.kind : name, r.start_s,
+                   r.start_s + r.time_s, r.bytes});
       }
       deliver(members);
       if (after) after();
@@ -259,6 +272,9 @@ void Replay::play(int rank) {
       const bool timed_out = now >= running_end || my_wake->acquire_timeout(running_end - now);
       if (timed_out || sg4::Engine::get_clock() >= running_end) {
         const std::uint32_t i = *running;
+        const std::string& name = t.nodes[i].name;
+        add_event(
+            {rank, "compute", name.empty() ? "compute" : name, running_end - t.nodes[i].duration_s, running_end, 0});
         running.reset();
         complete(i);
       }
@@ -299,7 +315,7 @@ double exposed(std::vector<Interval> a, std::vector<Interval> b) {
 
 }  // namespace
 
-ReplayResult replay_workload(const Workload& w, const ClusterSpec& cluster) {
+ReplayResult replay_workload(const Workload& w, const ClusterSpec& cluster, bool timeline, std::size_t max_events) {
   const int ranks = static_cast<int>(w.ranks.size());
   if (cluster.total_gpus() < ranks)
     throw InputError(
@@ -313,7 +329,7 @@ ReplayResult replay_workload(const Workload& w, const ClusterSpec& cluster) {
                          "all-gather, reduce-scatter, broadcast, all-to-all)");
   eng::Simulation sim;
   const eng::Platform platform(cluster);
-  Replay r{w, platform, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  Replay r{w, platform, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, timeline ? max_events : 0, 0, {}, {}};
   for (const RankTrace& t : w.ranks)
     for (const ChakraNode& n : t.nodes)
       if (n.kind == NodeKind::collective && !r.groups.count(n.pg_name)) r.groups[n.pg_name] = w.group_ranks(n.pg_name);
@@ -345,6 +361,8 @@ ReplayResult replay_workload(const Workload& w, const ClusterSpec& cluster) {
     out.ranks.push_back(rr);
   }
   out.comms = r.records;
+  out.events = std::move(r.events);
+  out.events_dropped = r.events_dropped;
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
@@ -111,6 +112,39 @@ TEST(ChakraReplay, ReceiveWaitsForItsSend) {
   const double transfer = j["comms"][0]["time_s"].get<double>();
   EXPECT_GT(transfer, 0.0);
   EXPECT_NEAR(j["replay_time_s"].get<double>(), 50e-6 + transfer + 5e-6, 1e-12);
+}
+
+// --chrome-trace: every rank's nodes on its compute, comm and pp_comm threads, as played.
+TEST(ChakraReplay, TimelineForPerfetto) {
+  const auto dir = testing::fresh_test_dir("chakra-timeline");
+  const std::string prefix = (dir / "t").string();
+  write_bytes(prefix + ".0.et", encode_trace({make_node(1, pb::COMP_NODE, {}, 50), make_send(2, 1, 1 << 20, {1}),
+                                              make_collective(3, 0, 1048576, {2})}));
+  write_bytes(prefix + ".1.et", encode_trace({make_recv(1, 0, 1 << 20), make_node(2, pb::COMP_NODE, {1}, 5),
+                                              make_collective(3, 0, 1048576, {2})}));
+  const std::string trace = (dir / "timeline.json").string();
+  const nlohmann::json j = replay_json(prefix, {"--chrome-trace", trace});
+  std::ifstream in(trace);
+  const nlohmann::json t = nlohmann::json::parse(in);
+  std::map<std::pair<int, std::string>, int> events;  // (tid, category) -> events
+  double last_end_us = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    ++events[{e["tid"].get<int>(), e["cat"].get<std::string>()}];
+    last_end_us = std::max(last_end_us, e["ts"].get<double>() + e["dur"].get<double>());
+  }
+  // Rank 0 (tid 0-7) and rank 1 (tid 8-15): a kernel each, the transfer on its sender's
+  // pp_comm thread, the all-reduce on both.
+  const std::map<std::pair<int, std::string>, int> expected{
+      {{0, "compute"}, 1}, {{2, "pp_comm"}, 1}, {{5, "comm"}, 1}, {{8, "compute"}, 1}, {{13, "comm"}, 1}};
+  EXPECT_EQ(events, expected);
+  EXPECT_NEAR(last_end_us, j["replay_time_s"].get<double>() * 1e6, 0.01);
+  EXPECT_EQ(t["otherData"]["scenario"], prefix);
+
+  // Not a file name: refused before anything runs.
+  const auto r = run_trainsim({"replay", prefix, "--chrome-trace", dir.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--chrome-trace"), std::string::npos) << r.err;
 }
 
 TEST(ChakraReplay, RefusesACycle) {
