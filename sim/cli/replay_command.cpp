@@ -1,5 +1,5 @@
-// `trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json] [--chrome-trace FILE]`: a
-// captured Chakra workload (PREFIX.0.et, PREFIX.1.et, ...) replayed on a simulated cluster
+// `trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json] [--chrome-trace FILE]
+// [--compute-from-ops]`: a captured Chakra workload (PREFIX.0.et, PREFIX.1.et, ...) replayed on a simulated cluster
 // (sim/workload/README.md): its time, each kind's share, the communications it ran, and each
 // rank's timeline for Perfetto.
 
@@ -17,6 +17,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/formatted_number.hpp"
+#include "sim/compute/roofline_compute_model.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/nearest_name.hpp"
@@ -49,6 +50,7 @@ struct Options {
   int nodes = 0;
   bool nodes_given = false;
   std::string chrome_trace;  ///< empty: none
+  bool compute_from_ops = false;
   bool json = false;
   bool help = false;
 };
@@ -62,9 +64,13 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
       "nodes", po::value(&o.nodes), "nodes of the cluster; default: whole NVLink domains enough for the ranks")(
       "json", "every number as JSON")("chrome-trace", po::value(&o.chrome_trace)->value_name("FILE"),
                                       "write every rank's compute and communication nodes as a Chrome trace (JSON) "
-                                      "for Perfetto");
+                                      "for Perfetto")(
+      "compute-from-ops",
+      "time GPU kernels that recorded num_ops or tensor_size by the cluster GPU's datasheet roofline (bf16) "
+      "instead of their recorded durations");
   std::ostringstream u;
-  u << "usage: trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json] [--chrome-trace FILE]\n\n"
+  u << "usage: trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json] [--chrome-trace FILE] "
+       "[--compute-from-ops]\n\n"
        "replays the Chakra execution traces PREFIX.0.et, PREFIX.1.et, ... (one per rank) on a simulated cluster\n\n"
     << d;
   usage = u.str();
@@ -74,6 +80,7 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
   o.help = vm.count("help") > 0;
   o.json = vm.count("json") > 0;
   o.nodes_given = vm.count("nodes") > 0;
+  o.compute_from_ops = vm.count("compute-from-ops") > 0;
   return o;
 }
 
@@ -154,7 +161,12 @@ Command replay_command() {
     const ClusterSpec cluster = cluster_of(o, ranks);
     if (const std::string faults = w.tolerated().describe(); !faults.empty())
       std::cerr << "trainsim replay: " << o.prefix << ": tolerated " << faults << "\n";
-    const wl::ReplayResult r = wl::replay_workload(w, cluster, !o.chrome_trace.empty(), k_max_trace_events);
+    wl::ReplayOptions options;
+    options.timeline = !o.chrome_trace.empty();
+    options.max_events = k_max_trace_events;
+    const RooflineComputeModel roofline(datasheet_roofline(cluster.gpu, Precision::bf16));
+    if (o.compute_from_ops) options.compute = &roofline;
+    const wl::ReplayResult r = wl::replay_workload(w, cluster, options);
     if (!o.chrome_trace.empty()) {
       write_timeline(o.chrome_trace, o.prefix, r, cluster);
       if (r.events_dropped > 0)

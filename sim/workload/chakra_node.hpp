@@ -45,6 +45,10 @@ struct ChakraNode {
   bool is_cpu_op = false;
   /// Recorded duration, in seconds (duration_micros / 1e6).
   double duration_s = 0;
+  /// A compute node's work, where the producer recorded it: num_ops (FLOPs) and tensor_size
+  /// (bytes of its tensors); 0 when absent.
+  double num_ops = 0;
+  double tensor_bytes = 0;
   /// The nodes it waits for (data_deps, then ctrl_deps), as indices into RankTrace::nodes;
   /// dependencies on ids not in the file are dropped (and counted: TraceFaults).
   std::vector<std::uint32_t> deps;

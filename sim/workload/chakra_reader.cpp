@@ -125,6 +125,10 @@ ChakraNode convert(const pb::Node& m, const std::string& path, std::vector<std::
       const std::int64_t v = integer();
       if (v < 0) throw InputError(path, key, "comm_size = " + std::to_string(v), "must be >= 0 bytes");
       n.comm_bytes = static_cast<double>(v);
+    } else if (name == "num_ops" || name == "tensor_size") {
+      const std::int64_t v = integer();
+      if (v < 0) throw InputError(path, key, name + " = " + std::to_string(v), "must be >= 0");
+      (name == "num_ops" ? n.num_ops : n.tensor_bytes) = static_cast<double>(v);
     } else if (name == "comm_src") {
       n.comm_src = integer();
     } else if (name == "comm_dst") {

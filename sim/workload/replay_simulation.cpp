@@ -79,6 +79,7 @@ struct Replay {
   std::size_t events_dropped = 0;
   std::vector<double> finish;
   std::vector<bool> ended;  // per rank: played to its last node
+  std::vector<std::vector<double>> durations;  // per rank and node: a compute node's seconds
 
   void add_event(ReplayEvent e) {
     if (events.size() < max_events)
@@ -230,6 +231,7 @@ void Replay::play(int rank) {
   double running_end = 0;
   sg4::SemaphorePtr& my_wake = wake[static_cast<size_t>(rank)];
   std::vector<std::uint32_t>& my_finished = finished[static_cast<size_t>(rank)];
+  const std::vector<double>& my_durations = durations[static_cast<size_t>(rank)];
   while (done < n) {
     while (!ready.empty()) {
       const std::uint32_t i = *ready.begin();
@@ -237,7 +239,7 @@ void Replay::play(int rank) {
       const ChakraNode& c = t.nodes[i];
       switch (c.kind) {
         case NodeKind::compute:
-          if (c.duration_s > 0)
+          if (my_durations[i] > 0)
             queued.push_back(i);
           else
             complete(i);
@@ -264,7 +266,7 @@ void Replay::play(int rank) {
       running = queued.front();
       queued.pop_front();
       const double now = sg4::Engine::get_clock();
-      running_end = now + t.nodes[*running].duration_s;
+      running_end = now + my_durations[*running];
       compute[static_cast<size_t>(rank)].push_back({now, running_end});
     }
     if (running) {
@@ -284,6 +286,27 @@ void Replay::play(int rank) {
   }
   finish[static_cast<size_t>(rank)] = sg4::Engine::get_clock();
   ended[static_cast<size_t>(rank)] = true;
+}
+
+// Each compute node's seconds: recorded, or `compute`'s for its recorded work.
+std::vector<std::vector<double>> compute_durations(const Workload& w, const ComputeModel* compute) {
+  std::vector<std::vector<double>> out;
+  for (const RankTrace& t : w.ranks) {
+    std::vector<double>& d = out.emplace_back();
+    for (const ChakraNode& n : t.nodes) {
+      if (compute == nullptr || n.kind != NodeKind::compute || (n.num_ops <= 0 && n.tensor_bytes <= 0)) {
+        d.push_back(n.duration_s);
+        continue;
+      }
+      Op op;
+      op.name = n.name;
+      op.kind = n.num_ops > 0 ? OpKind::gemm : OpKind::elementwise;
+      op.flops = n.num_ops;
+      op.bytes = n.tensor_bytes;
+      d.push_back(compute->time_s(op));
+    }
+  }
+  return out;
 }
 
 // Measure of the union of `a` minus the union of `b` (both lists of [start, end]).
@@ -315,7 +338,7 @@ double exposed(std::vector<Interval> a, std::vector<Interval> b) {
 
 }  // namespace
 
-ReplayResult replay_workload(const Workload& w, const ClusterSpec& cluster, bool timeline, std::size_t max_events) {
+ReplayResult replay_workload(const Workload& w, const ClusterSpec& cluster, const ReplayOptions& options) {
   const int ranks = static_cast<int>(w.ranks.size());
   if (cluster.total_gpus() < ranks)
     throw InputError(
@@ -329,7 +352,9 @@ ReplayResult replay_workload(const Workload& w, const ClusterSpec& cluster, bool
                          "all-gather, reduce-scatter, broadcast, all-to-all)");
   eng::Simulation sim;
   const eng::Platform platform(cluster);
-  Replay r{w, platform, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, timeline ? max_events : 0, 0, {}, {}};
+  Replay r{w, platform, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, options.timeline ? options.max_events : 0,
+           0, {},       {}, {}};
+  r.durations = compute_durations(w, options.compute);
   for (const RankTrace& t : w.ranks)
     for (const ChakraNode& n : t.nodes)
       if (n.kind == NodeKind::collective && !r.groups.count(n.pg_name)) r.groups[n.pg_name] = w.group_ranks(n.pg_name);

@@ -111,6 +111,12 @@ TEST(ChakraErrors, UnknownCollectiveType) {
       "bad.0.et: node 2 = 'comm_type = 12': unknown collective type (the schema's are 0 ALL_REDUCE to 9 BARRIER)");
 }
 
+TEST(ChakraErrors, NegativeWork) {
+  pb::Node n = make_node(2, pb::COMP_NODE, {}, 10);
+  add_int64(n, "num_ops", -5);
+  EXPECT_EQ(error_of(encode_trace({n})), "bad.0.et: node 2 = 'num_ops = -5': must be >= 0");
+}
+
 TEST(ChakraErrors, NonIntegerAttribute) {
   pb::Node n = make_node(2, pb::COMP_NODE);
   auto* a = n.add_attr();

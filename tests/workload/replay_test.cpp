@@ -147,6 +147,32 @@ TEST(ChakraReplay, TimelineForPerfetto) {
   EXPECT_NE(r.err.find("--chrome-trace"), std::string::npos) << r.err;
 }
 
+// --compute-from-ops: kernels that recorded their work take the datasheet roofline's time for
+// it (a GEMM of num_ops FLOPs; tensor_size bytes alone: a memory-bound op); the others keep
+// their recorded durations.
+TEST(ChakraReplay, ComputeFromOps) {
+  const auto dir = testing::fresh_test_dir("chakra-ops");
+  const std::string prefix = (dir / "k").string();
+  const auto trace = [&](std::int64_t flops) {
+    pb::Node gemm = make_node(1, pb::COMP_NODE, {}, 1000);
+    add_int64(gemm, "num_ops", flops);
+    pb::Node copy = make_node(2, pb::COMP_NODE, {1}, 1000);
+    add_uint64(copy, "tensor_size", 1 << 30);
+    const pb::Node plain = make_node(3, pb::COMP_NODE, {2}, 100);
+    write_bytes(prefix + ".0.et", encode_trace({gemm, copy, plain}));
+  };
+  trace(400'000'000'000'000);                                                       // 400 TFLOP
+  EXPECT_NEAR(replay_json(prefix)["replay_time_s"].get<double>(), 2100e-6, 1e-12);  // recorded
+  const double once = replay_json(prefix, {"--compute-from-ops"})["replay_time_s"].get<double>();
+  trace(800'000'000'000'000);
+  const double twice = replay_json(prefix, {"--compute-from-ops"})["replay_time_s"].get<double>();
+  // An H100's bf16 roofline: the GEMM takes about 0.5 s per 400 TFLOP, the 1 GiB copy well
+  // under a millisecond, the plain kernel its 100 us.
+  EXPECT_GT(once, 0.3);
+  EXPECT_LT(once, 1.0);
+  EXPECT_NEAR(twice - once, once - 100e-6, 0.01 * once);
+}
+
 TEST(ChakraReplay, RefusesACycle) {
   const auto dir = testing::fresh_test_dir("chakra-cycle");
   const std::string prefix = (dir / "c").string();
