@@ -25,6 +25,7 @@ ROOT_ATTRS = {
     "schema_version": str, "trainsim_version": str, "simgrid_version": str, "hdf5_version": str,
     "scenario_path": str, "scenario_text": str, "scenario_overrides": str, "scenario_resolved": str,
     "seed": np.integer, "trace_level": str, "simulated_gpus": str, "reduce_symmetry": np.integer, "time_unit": str,
+    "source": str,
 }
 SUMMARY_FLOATS = [
     "step_time_s", "global_batch_samples", "tokens_per_step", "tokens_per_s", "tokens_per_s_per_gpu",
@@ -113,6 +114,7 @@ class TraceSchema(unittest.TestCase):
             self.assertTrue(f.attrs["schema_version"].startswith("1."))
             self.assertEqual(f.attrs["seed"], 7)
             self.assertEqual(f.attrs["trace_level"], "events")
+            self.assertEqual(f.attrs["source"], "trainsim run")
             self.assertIn("layers = 4", f.attrs["scenario_text"])
             self.assertIn("[cluster]", f.attrs["scenario_resolved"])
 
@@ -153,6 +155,35 @@ class TraceSchema(unittest.TestCase):
             compute = e[e["stream"] == b"compute"]
             self.assertTrue(np.all(compute["flops"] >= 0))
             self.assertEqual(set(e["stage"]), {0, 1})
+
+    def test_replay_trace(self):
+        # Schema 1.5: a replayed Chakra trace (here the tiny scenario's step, exported) in the same
+        # layout: what a trace defines in /summary, NaN for the rest; every rank's nodes in /events.
+        out = Path(self.tmp.name) / "chakra"
+        done = run_trainsim("--chakra-out", str(out))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        path = str(Path(self.tmp.name) / "replay.h5")
+        done = subprocess.run([ARGS.trainsim, "replay", str(out / "step"), "--trace", path, "--json"],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        replay = json.loads(done.stdout)
+        with h5py.File(path, "r") as f:
+            for name, kind in ROOT_ATTRS.items():
+                self.assertIn(name, f.attrs, name)
+            self.assertEqual(f.attrs["source"], "trainsim replay")
+            s = f["summary"].attrs
+            for name in SUMMARY_FLOATS + SUMMARY_INTS:
+                self.assertIn(name, s, name)
+            self.assertAlmostEqual(s["step_time_s"], replay["replay_time_s"], delta=1e-12)
+            self.assertEqual(s["gpus"], replay["ranks"])
+            self.assertTrue(np.isnan(s["mfu"]) and np.isnan(s["tokens_per_s"]))
+            self.check_table(f["steps"], STEPS)
+            self.check_table(f["events"], EVENTS)
+            e = f["events"][()]
+            self.assertEqual(len(e), f["events"].attrs["events_observed"])
+            self.assertEqual({s.decode() for s in e["stream"]}, {"compute", "comm", "pp_comm"})
+            self.assertEqual(set(e["rank"]), set(range(replay["ranks"])))
+            self.assertAlmostEqual(e["end_s"].max(), replay["replay_time_s"], delta=1e-9)
 
     def test_memory(self):
         with h5py.File(self.path, "r") as f:

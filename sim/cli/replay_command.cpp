@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
+#include <type_traits>
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/command_line.hpp"
@@ -23,7 +25,9 @@
 #include "sim/core/nearest_name.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/scenario/scenario_rules.hpp"
+#include "sim/step/step_fields.hpp"
 #include "sim/trace/chrome_trace_writer.hpp"
+#include "sim/trace/hdf5_trace_writer.hpp"
 #include "sim/workload/replay_simulation.hpp"
 #include "sim/workload/workload.hpp"
 #include "topologies/cluster_spec.hpp"
@@ -50,6 +54,7 @@ struct Options {
   int nodes = 0;
   bool nodes_given = false;
   std::string chrome_trace;  ///< empty: none
+  std::string trace;         ///< HDF5; empty: none
   bool compute_from_ops = false;
   bool json = false;
   bool help = false;
@@ -62,14 +67,17 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
       "cluster", po::value(&o.cluster)->default_value(o.cluster),
       "cluster preset (dgx-a100, dgx-h100, hgx-h200, dgx-b200, gb200-nvl72, gb300-nvl72); rank r runs on GPU r")(
       "nodes", po::value(&o.nodes), "nodes of the cluster; default: whole NVLink domains enough for the ranks")(
-      "json", "every number as JSON")("chrome-trace", po::value(&o.chrome_trace)->value_name("FILE"),
-                                      "write every rank's compute and communication nodes as a Chrome trace (JSON) "
-                                      "for Perfetto")(
+      "json", "every number as JSON")(
+      "trace", po::value(&o.trace)->value_name("FILE"),
+      "write an HDF5 trace of the replay: /summary, /steps and every rank's nodes in /events (analysis/README.md)")(
+      "chrome-trace", po::value(&o.chrome_trace)->value_name("FILE"),
+      "write every rank's compute and communication nodes as a Chrome trace (JSON) "
+      "for Perfetto")(
       "compute-from-ops",
       "time GPU kernels that recorded num_ops or tensor_size by the cluster GPU's datasheet roofline (bf16) "
       "instead of their recorded durations");
   std::ostringstream u;
-  u << "usage: trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json] [--chrome-trace FILE] "
+  u << "usage: trainsim replay PREFIX [--cluster PRESET] [--nodes N] [--json] [--trace FILE] [--chrome-trace FILE] "
        "[--compute-from-ops]\n\n"
        "replays the Chakra execution traces PREFIX.0.et, PREFIX.1.et, ... (one per rank) on a simulated cluster\n\n"
     << d;
@@ -116,16 +124,14 @@ struct KindTotal {
   double bus_bytes = 0;  // bytes x bus factor, for the aggregate bus bandwidth
 };
 
-// Every rank's played nodes as a Chrome trace: its compute stream, its collectives and its
-// point-to-point transfers (the trace writer's streams compute, comm and pp_comm).
-void write_timeline(const std::string& path, const std::string& prefix, const wl::ReplayResult& r,
-                    const ClusterSpec& cluster) {
+// Every rank's played nodes, as the trace writers take them: its compute stream, its
+// collectives and its point-to-point transfers (streams compute, comm and pp_comm).
+std::vector<TraceEvent> timeline_events(const wl::ReplayResult& r) {
   std::vector<TraceEvent> events;
   events.reserve(r.events.size());
   for (const wl::ReplayEvent& e : r.events) {
     TraceEvent t;
     t.rank = e.rank;
-    t.stage = 0;
     t.stream = e.stream;
     t.kind = e.name;
     t.start_s = e.start_s;
@@ -133,14 +139,51 @@ void write_timeline(const std::string& path, const std::string& prefix, const wl
     t.bytes = e.bytes;
     events.push_back(std::move(t));
   }
+  return events;
+}
+
+TraceMetadata trace_metadata(const Options& o, const ClusterSpec& cluster) {
   TraceMetadata m;
   m.trainsim_version = k_version;
   m.simgrid_version = simgrid_runtime_version();
-  m.scenario_path = prefix;
+  m.hdf5_version = hdf5_runtime_version();
+  m.scenario_path = o.prefix;
+  m.scenario_overrides = "--cluster " + cluster.preset + " --nodes " + std::to_string(cluster.nodes) +
+                         (o.compute_from_ops ? "\n--compute-from-ops" : "");
   m.simulated_gpus = "every rank of the replayed trace; rank r on GPU r of the " + cluster.preset + " cluster";
-  write_chrome_trace(path, events, cluster.gpus_per_node, m);
+  m.reduce_symmetry = false;
+  m.source = "trainsim replay";
+  return m;
 }
 
+// The replay as an HDF5 trace: /summary holds what a trace defines (its time, GPUs, exposed
+// communication), NaN for the rest (tokens, FLOPs, memory, the step's breakdown); one row in
+// /steps; every rank's nodes in /events.
+TraceContents trace_contents(const Options& o, const wl::ReplayResult& r, const ClusterSpec& cluster, int ranks,
+                             const ComputeModel& roofline) {
+  TraceContents c;
+  c.metadata = trace_metadata(o, cluster);
+  c.level = TraceLevel::events;
+  for_each_step_field(c.summary, [](const char*, const char*, auto& value) {
+    if constexpr (std::is_floating_point_v<std::decay_t<decltype(value)>>)
+      value = std::numeric_limits<double>::quiet_NaN();
+  });
+  c.summary.step_time_s = r.replay_time_s;
+  c.summary.gpus = ranks;
+  c.summary.steps = 1;
+  double exposed = 0;
+  for (const wl::RankReplay& rr : r.ranks) exposed += rr.exposed_comm_s / ranks;
+  c.summary.exposed_comm_fraction = r.replay_time_s > 0 ? exposed / r.replay_time_s : 0;
+  c.compute_model = o.compute_from_ops ? roofline.description() : "the trace's recorded durations";
+  c.steps.push_back(
+      {0, 0.0, r.replay_time_s, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()});
+  c.events = timeline_events(r);
+  c.events_observed = static_cast<std::int64_t>(r.events.size() + r.events_dropped);
+  c.max_events = static_cast<std::int64_t>(k_max_trace_events);
+  c.events_rule = "every compute and communication node each rank played, the first " +
+                  std::to_string(k_max_trace_events) + " to end; later ones left out";
+  return c;
+}
 }  // namespace
 
 Command replay_command() {
@@ -156,23 +199,24 @@ Command replay_command() {
     }
     if (o.prefix.empty()) throw InputError(k_command, "PREFIX", "", "give the traces' prefix (PREFIX.0.et, ...)");
     if (!o.chrome_trace.empty()) check_output_path(o.chrome_trace, "--chrome-trace");
+    if (!o.trace.empty()) check_output_path(o.trace, "--trace");
     const wl::Workload w = wl::read_workload(o.prefix);
     const int ranks = static_cast<int>(w.ranks.size());
     const ClusterSpec cluster = cluster_of(o, ranks);
     if (const std::string faults = w.tolerated().describe(); !faults.empty())
       std::cerr << "trainsim replay: " << o.prefix << ": tolerated " << faults << "\n";
     wl::ReplayOptions options;
-    options.timeline = !o.chrome_trace.empty();
+    options.timeline = !o.chrome_trace.empty() || !o.trace.empty();
     options.max_events = k_max_trace_events;
     const RooflineComputeModel roofline(datasheet_roofline(cluster.gpu, Precision::bf16));
     if (o.compute_from_ops) options.compute = &roofline;
     const wl::ReplayResult r = wl::replay_workload(w, cluster, options);
-    if (!o.chrome_trace.empty()) {
-      write_timeline(o.chrome_trace, o.prefix, r, cluster);
-      if (r.events_dropped > 0)
-        std::cerr << "trainsim replay: " << o.chrome_trace << ": the first " << r.events.size() << " nodes to end, "
-                  << r.events_dropped << " more left out\n";
-    }
+    if (!o.trace.empty()) write_hdf5_trace(o.trace, trace_contents(o, r, cluster, ranks, roofline));
+    if (!o.chrome_trace.empty())
+      write_chrome_trace(o.chrome_trace, timeline_events(r), cluster.gpus_per_node, trace_metadata(o, cluster));
+    if (options.timeline && r.events_dropped > 0)
+      std::cerr << "trainsim replay: the traces hold the first " << r.events.size() << " nodes to end, "
+                << r.events_dropped << " more left out\n";
 
     std::map<std::string, std::uint64_t> kinds;  // nodes per kind, all ranks
     for (const wl::RankTrace& t : w.ranks)

@@ -27,6 +27,7 @@ std::vector<Row> rows_of(const std::vector<Item>& items) {
 void write_root(hid_t root, const TraceContents& c) {
   const TraceMetadata& m = c.metadata;
   write_attribute(root, "schema_version", m.schema_version);
+  write_attribute(root, "source", m.source);
   write_attribute(root, "trainsim_version", m.trainsim_version);
   write_attribute(root, "simgrid_version", m.simgrid_version);
   write_attribute(root, "hdf5_version", m.hdf5_version);

@@ -17,7 +17,7 @@ namespace trainsim {
 
 /// Major.minor: a minor bump adds fields or datasets, a major one changes or removes them.
 /// 1.1: /links/utilization. 1.2: /run, /failures, /checkpoints.
-inline constexpr const char* k_trace_schema_version = "1.4";
+inline constexpr const char* k_trace_schema_version = "1.5";
 
 /// The root group's attributes.
 struct TraceMetadata {
@@ -32,6 +32,9 @@ struct TraceMetadata {
   std::uint64_t seed = 0;
   std::string simulated_gpus;  ///< which GPUs the events are of (symmetry reduction or all)
   bool reduce_symmetry = true;
+  /// What simulated it (schema 1.5): "trainsim run" (a scenario's step) or "trainsim replay"
+  /// (a Chakra trace: /summary holds what a trace defines, the rest NaN).
+  std::string source = "trainsim run";
 };
 
 /// One row of /steps; times in simulated seconds from the start of the simulation.
