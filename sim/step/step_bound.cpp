@@ -54,13 +54,8 @@ double pass_s(const PassCost& pass, const ParallelSpec& p, double port_Bps) {
   return s;
 }
 
-double chunk_s(const ChunkCosts& c, const ParallelSpec& p, double port_Bps) {
-  return pass_s(c.forward, p, port_Bps) + pass_s(c.recompute, p, port_Bps) + pass_s(c.backward, p, port_Bps) +
-         pass_s(c.weight, p, port_Bps);
-}
-
 // The least, over the chunks, of the stages before `stage` passing one micro-batch along:
-// `seconds(chunk)` of each of them.
+// `seconds(stage costs, chunk)` of each of them.
 template <class Seconds>
 double chain_s(const StepCosts& costs, int stage, Seconds seconds) {
   if (stage == 0) return 0.0;
@@ -68,30 +63,56 @@ double chain_s(const StepCosts& costs, int stage, Seconds seconds) {
   double least = std::numeric_limits<double>::infinity();
   for (size_t c = 0; c < chunks; ++c) {
     double sum = 0;
-    for (int j = 0; j < stage; ++j) sum += seconds(costs.stages[static_cast<size_t>(j)].chunks[c]);
+    for (int j = 0; j < stage; ++j) sum += seconds(costs.stages[static_cast<size_t>(j)], c);
     least = std::min(least, sum);
   }
   return least;
 }
 
-// The seconds the NICs of one NVLink domain need for the step's data-parallel traffic: each
-// dense gradient reduction (all-reduce or reduce-scatter, any algorithm, in-network reduction
-// included) must send out of every domain of its group (m domains) at least (m - 1)/m of its
-// bytes, and each ZeRO-3 parameter gather (every unit, in every forward and backward pass)
-// must bring that share of its output in (Chan et al. 2007's bandwidth bounds, per domain). A
-// domain holds D / k such groups (k members each), whose traffic shares its NICs at their
-// simulated rate. Hybrid sharding and the experts' groups are left out (a lower bound still).
-double network_s(const Scenario& s, const StepCosts& costs, const engine::Platform& platform) {
+// The data-parallel group of rank 0 across NVLink domains (Chan et al. 2007's bandwidth
+// bounds, per domain): a gradient reduction (all-reduce or reduce-scatter, any algorithm,
+// in-network reduction included) must send out of each of its m domains at least (m - 1)/m of
+// its bytes, and an all-gather must bring that share of its output in. The groups whose GPUs
+// share a domain's NICs do the same at the same times on a uniform cluster (the symmetry the
+// step rests on), so they load the domain's NICs at once. Hybrid sharding and the experts'
+// groups are left out (a lower bound still).
+struct DomainTraffic {
+  double s_per_byte = 0;  ///< NIC seconds per byte one group moves, every group of the domain at once
+  /// Per pipeline stage: the same, counting only that stage's groups (their passes run at the
+  /// same times), in the domain where they are fewest.
+  std::vector<double> stage_s_per_byte;
+};
+
+DomainTraffic domain_traffic(const Scenario& s, const engine::Platform& platform) {
   const ParallelSpec& p = s.parallel;
-  if (p.gradient_group() < 2 || p.hybrid_sharding()) return 0.0;
+  if (p.gradient_group() < 2 || p.hybrid_sharding()) return {};
   const RankMapping mapping(p, s.cluster);
   std::map<int, int> members;  // domain -> members of rank 0's group there
   for (const int rank : gradient_group(mapping, p, 0, false, GradientScope::whole))
     ++members[platform.domain_of(mapping.gpu_of(rank))];
   const double m = static_cast<double>(members.size());
-  if (m < 2) return 0.0;
+  if (m < 2) return {};
   int k = 0;
   for (const auto& [domain, count] : members) k = std::max(k, count);
+  std::vector<std::map<int, int>> stage_gpus(static_cast<size_t>(p.pp));  // stage -> domain -> GPUs
+  for (int rank = 0; rank < s.cluster.total_gpus(); ++rank)
+    ++stage_gpus[static_cast<size_t>(mapping.coordinate(rank, ParallelAxis::pp))]
+                [platform.domain_of(mapping.gpu_of(rank))];
+  const double per_byte = (m - 1) / m / (platform.nics_per_domain() * platform.nic_Bps());
+  DomainTraffic t;
+  t.s_per_byte = static_cast<double>(s.cluster.domain_gpus()) / k * per_byte;
+  for (const auto& domains : stage_gpus) {
+    int fewest = std::numeric_limits<int>::max();
+    for (const auto& [domain, gpus] : domains) fewest = std::min(fewest, gpus);
+    t.stage_s_per_byte.push_back(std::max(1.0, static_cast<double>(fewest) / k) * per_byte);
+  }
+  return t;
+}
+
+// The step's data-parallel traffic through a domain's NICs: each dense gradient reduction and,
+// with ZeRO-3, each unit's parameter gather in every forward and backward pass.
+double network_s(const StepCosts& costs, const ParallelSpec& p, const DomainTraffic& traffic) {
+  if (!(traffic.s_per_byte > 0)) return 0.0;
   double bytes = std::numeric_limits<double>::infinity();  // the least of any stage's group
   for (const StageCosts& st : costs.stages) {
     double gathered = 0;
@@ -99,8 +120,14 @@ double network_s(const Scenario& s, const StepCosts& costs, const engine::Platfo
       for (const int units : st.zero3_units) gathered += 2.0 * costs.microbatches * units * st.zero3_unit_bytes;
     bytes = std::min(bytes, st.dense_gradient_bytes + gathered);
   }
-  const double groups = static_cast<double>(s.cluster.domain_gpus()) / k;
-  return groups * (m - 1) / m * bytes / (platform.nics_per_domain() * platform.nic_Bps());
+  return bytes * traffic.s_per_byte;
+}
+
+// A ZeRO-3 pass gathers each of its units' parameters after it starts and before that unit
+// computes (stage_actor.cpp, compute_by_units), so it lasts at least as long as the domain's
+// NICs take to bring in all of them for every group of its stage there at once.
+double gathering_pass_s(double pass, int units, const StageCosts& st, const DomainTraffic& traffic) {
+  return std::max(pass, units * st.zero3_unit_bytes * traffic.stage_s_per_byte[static_cast<size_t>(st.stage)]);
 }
 
 }  // namespace
@@ -112,17 +139,28 @@ double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
   const engine::Platform platform = engine::Platform::without_simgrid(s.cluster);
   const double port_Bps = gpu_port_Bps(platform);
   const ParallelSpec& p = s.parallel;
+  const DomainTraffic traffic = domain_traffic(s, platform);
+  const bool gathers = p.zero >= 3 && traffic.s_per_byte > 0;
+  // The forward and backward passes of each stage's chunk c, with their gathers.
+  const auto forward = [&](const StageCosts& st, size_t c) {
+    const double pass = pass_s(st.chunks[c].forward, p, port_Bps);
+    return gathers ? gathering_pass_s(pass, st.zero3_units[c], st, traffic) : pass;
+  };
+  const auto backward = [&](const StageCosts& st, size_t c) {
+    const double pass = pass_s(st.chunks[c].backward, p, port_Bps);
+    return gathers ? gathering_pass_s(pass, st.zero3_units[c], st, traffic) : pass;
+  };
   double bound = 0;
   for (const StageCosts& stage : costs.stages) {
     double work = 0;
-    for (const ChunkCosts& c : stage.chunks) work += costs.microbatches * chunk_s(c, p, port_Bps);
-    const double head =
-        chain_s(costs, stage.stage, [&](const ChunkCosts& c) { return pass_s(c.forward, p, port_Bps); });
-    const double tail =
-        defers ? 0.0 : chain_s(costs, stage.stage, [&](const ChunkCosts& c) { return pass_s(c.backward, p, port_Bps); });
+    for (size_t c = 0; c < stage.chunks.size(); ++c)
+      work += costs.microbatches * (forward(stage, c) + pass_s(stage.chunks[c].recompute, p, port_Bps) +
+                                    backward(stage, c) + pass_s(stage.chunks[c].weight, p, port_Bps));
+    const double head = chain_s(costs, stage.stage, forward);
+    const double tail = defers ? 0.0 : chain_s(costs, stage.stage, backward);
     bound = std::max(bound, head + work + tail);
   }
-  return std::max(bound, network_s(s, costs, platform));
+  return std::max(bound, network_s(costs, p, traffic));
 }
 
 }  // namespace trainsim

@@ -5,7 +5,9 @@
 // Each GPU runs its compute on one stream, every pass taking at least its compute time
 // (stage_costs.hpp: the kernels, the host's waits) and the collectives it blocks on (TP
 // collectives not overlapped with a GEMM, the MoE all-to-alls), each at least the (n - 1)/n
-// of its bytes a GPU must send or receive at its port's best rate; the rest only adds. So
+// of its bytes a GPU must send or receive at its port's best rate, and, with ZeRO-3, the time
+// its domain's NICs take to bring in its units' parameters for every group of its stage there
+// (each unit is gathered after the pass starts); the rest only adds. So
 // stage s needs W_s = its micro-batches' forward, recomputed, backward and weight passes over
 // all its chunks, and cannot start before the first micro-batch has come forward through
 // stages 0 .. s-1 (head_s: the least, over the chunks, of those stages' forward times of that

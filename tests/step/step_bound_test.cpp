@@ -75,6 +75,15 @@ TEST(StepBound, CountsTheDataParallelTrafficOfEachDomainsNics) {
            {"zero-1", {{"parallel.zero", "1"}}},
            {"megatron fsdp", {{"parallel.fsdp", "megatron"}}},
            {"tp 2, pp 2", {{"parallel.tp", "2"}, {"parallel.pp", "2"}, {"training.grad_accum", "4"}}},
+           {"tp 4, pp 2: two stages a node",
+            {{"parallel.tp", "4"}, {"parallel.pp", "2"}, {"training.grad_accum", "4"}}},
+           {"tp 8, pp 4, interleaved",
+            {{"parallel.tp", "8"},
+             {"parallel.pp", "4"},
+             {"training.grad_accum", "8"},
+             {"parallel.schedule", "interleaved"},
+             {"parallel.virtual_stages", "2"},
+             {"cluster.nodes", "16"}}},
            {"gb200-nvl72, 4 racks", {{"cluster.preset", "gb200-nvl72"}, {"cluster.nodes", "18"}}}}) {
     const std::vector<double> r = bound_and_step(scenario(zero3, change));
     EXPECT_LE(r[0], r[1] * (1 + 1e-12)) << what << ": bound " << r[0] << " s, step " << r[1] << " s";
