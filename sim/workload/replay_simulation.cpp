@@ -59,6 +59,10 @@ std::optional<eng::CollectiveOp> engine_op(CommType t) {
 
 // Everything the rank actors share. SimGrid runs actors one at a time, so no locking.
 struct Replay {
+  Replay(const Workload& workload, const eng::Platform& on, std::size_t timeline_events,
+         std::vector<std::vector<double>> node_durations)
+      : w(workload), platform(on), max_events(timeline_events), durations(std::move(node_durations)) {}
+
   const Workload& w;
   const eng::Platform& platform;
   std::map<std::string, std::vector<int>> groups;
@@ -81,10 +85,13 @@ struct Replay {
   std::vector<bool> ended;  // per rank: played to its last node
   std::vector<std::vector<double>> durations;  // per rank and node: a compute node's seconds
 
-  void add_event(ReplayEvent e) {
+  // A played node on the timeline (named `name`, else `fallback`), while there is room.
+  void add_event(int rank, const char* stream, const std::string& name, const std::string& fallback, double start,
+                 double end, double bytes) {
+    if (max_events == 0) return;  // no timeline asked for
     if (events.size() < max_events)
-      events.push_back(std::move(e));
-    else if (max_events > 0)
+      events.push_back({rank, stream, name.empty() ? fallback : name, start, end, bytes});
+    else
       ++events_dropped;
   }
 
@@ -113,9 +120,9 @@ struct Replay {
       for (const auto& m : members) {
         comm[static_cast<size_t>(m.first)].push_back({r.start_s, r.start_s + r.time_s});
         comm_s[static_cast<size_t>(m.first)][r.kind] += r.time_s;
-        const std::string& name = w.ranks[static_cast<size_t>(m.first)].nodes[m.second].name;
-        add_event({m.first, r.kind == "p2p" ? "pp_comm" : "comm", name.empty() ? r.kind : name, r.start_s,
-                   r.start_s + r.time_s, r.bytes});
+        add_event(m.first, r.kind == "p2p" ? "pp_comm" : "comm",
+                  w.ranks[static_cast<size_t>(m.first)].nodes[m.second].name, r.kind, r.start_s, r.start_s + r.time_s,
+                  r.bytes);
       }
       deliver(members);
       if (after) after();
@@ -274,9 +281,7 @@ void Replay::play(int rank) {
       const bool timed_out = now >= running_end || my_wake->acquire_timeout(running_end - now);
       if (timed_out || sg4::Engine::get_clock() >= running_end) {
         const std::uint32_t i = *running;
-        const std::string& name = t.nodes[i].name;
-        add_event(
-            {rank, "compute", name.empty() ? "compute" : name, running_end - t.nodes[i].duration_s, running_end, 0});
+        add_event(rank, "compute", t.nodes[i].name, "compute", running_end - my_durations[i], running_end, 0);
         running.reset();
         complete(i);
       }
@@ -352,9 +357,7 @@ ReplayResult replay_workload(const Workload& w, const ClusterSpec& cluster, cons
                          "all-gather, reduce-scatter, broadcast, all-to-all)");
   eng::Simulation sim;
   const eng::Platform platform(cluster);
-  Replay r{w, platform, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, options.timeline ? options.max_events : 0,
-           0, {},       {}, {}};
-  r.durations = compute_durations(w, options.compute);
+  Replay r(w, platform, options.timeline ? options.max_events : 0, compute_durations(w, options.compute));
   for (const RankTrace& t : w.ranks)
     for (const ChakraNode& n : t.nodes)
       if (n.kind == NodeKind::collective && !r.groups.count(n.pg_name)) r.groups[n.pg_name] = w.group_ranks(n.pg_name);

@@ -171,6 +171,22 @@ TEST(ChakraReplay, ComputeFromOps) {
   EXPECT_GT(once, 0.3);
   EXPECT_LT(once, 1.0);
   EXPECT_NEAR(twice - once, once - 100e-6, 0.01 * once);
+
+  // The timeline shows the kernels at the times they took: one after another from 0.
+  const std::string timeline = (dir / "ops.json").string();
+  replay_json(prefix, {"--compute-from-ops", "--chrome-trace", timeline});
+  std::ifstream in(timeline);
+  const nlohmann::json t = nlohmann::json::parse(in);
+  double end_us = 0;
+  int kernels = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    EXPECT_NEAR(e["ts"].get<double>(), end_us, 0.01) << e.dump();
+    end_us = e["ts"].get<double>() + e["dur"].get<double>();
+    ++kernels;
+  }
+  EXPECT_EQ(kernels, 3);
+  EXPECT_NEAR(end_us, twice * 1e6, 0.01);
 }
 
 TEST(ChakraReplay, RefusesACycle) {
