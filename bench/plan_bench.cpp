@@ -8,15 +8,15 @@
 
 #include <chrono>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench/bench_main.hpp"
 #include "sim/cli/command.hpp"
-#include "sim/core/large_stack_call.hpp"
 
 namespace {
 
@@ -49,34 +49,27 @@ int run_bench(int argc, char** argv) {
     if (args[i] == "--jobs") jobs = true;
   }
   if (!jobs) args.insert(args.end(), {"--jobs", "2"});
-  try {
-    const std::string base = (std::filesystem::temp_directory_path() / "trainsim-bench-plan").string();
-    const Search pruned = plan(args, base + "-pruned");
-    std::vector<std::string> all = args;
-    all.push_back("--exhaustive");
-    const Search exhaustive = plan(all, base + "-exhaustive");
-    const auto& a = pruned.result["layouts"];
-    const auto& b = exhaustive.result["layouts"];
-    bool same = a.size() >= std::min(top, b.size());
-    for (size_t i = 0; same && i < std::min(top, b.size()); ++i) same = a[i] == b[i];
-    std::printf("scenario       %s\n", args.front().c_str());
-    std::printf("layouts        %d fit\n", exhaustive.result["simulated"].get<int>());
-    std::printf("pruned         %d simulated, %.2f s wall\n", pruned.result["simulated"].get<int>(), pruned.wall_s);
-    std::printf("exhaustive     %d simulated, %.2f s wall\n", exhaustive.result["simulated"].get<int>(),
-                exhaustive.wall_s);
-    std::printf("ratio          %.2f x faster pruned\n", exhaustive.wall_s / pruned.wall_s);
-    std::printf("top %-10zu %s\n", top, same ? "the same layouts, numbers and order" : "DIFFERENT");
-    return same ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "trainsim-bench-plan: %s\n", e.what());
-    return 2;
-  }
+  const std::string base = (std::filesystem::temp_directory_path() / "trainsim-bench-plan").string();
+  const Search pruned = plan(args, base + "-pruned");
+  std::vector<std::string> all = args;
+  all.push_back("--exhaustive");
+  const Search exhaustive = plan(all, base + "-exhaustive");
+  const auto& a = pruned.result["layouts"];
+  const auto& b = exhaustive.result["layouts"];
+  bool same = a.size() >= std::min(top, b.size());
+  for (size_t i = 0; same && i < std::min(top, b.size()); ++i) same = a[i] == b[i];
+  std::printf("scenario       %s\n", args.front().c_str());
+  std::printf("layouts        %d fit\n", exhaustive.result["simulated"].get<int>());
+  std::printf("pruned         %d simulated, %.2f s wall\n", pruned.result["simulated"].get<int>(), pruned.wall_s);
+  std::printf("exhaustive     %d simulated, %.2f s wall\n", exhaustive.result["simulated"].get<int>(),
+              exhaustive.wall_s);
+  std::printf("ratio          %.2f x faster pruned\n", exhaustive.wall_s / pruned.wall_s);
+  std::printf("top %-10zu %s\n", top, same ? "the same layouts, numbers and order" : "DIFFERENT");
+  return same ? 0 : 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int code = 1;
-  trainsim::large_stack_call([&] { code = run_bench(argc, argv); });
-  return code;
+  return trainsim::bench::bench_main("trainsim-bench-plan", [&] { return run_bench(argc, argv); });
 }

@@ -9,14 +9,13 @@
 
 #include <chrono>
 #include <cstdio>
-#include <exception>
 #include <string>
 #include <vector>
 
+#include "bench/bench_main.hpp"
 #include "bench/process_usage.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/core/forked_call.hpp"
-#include "sim/core/large_stack_call.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 
@@ -38,32 +37,24 @@ std::string bench_one(const std::string& path, const std::vector<std::string>& o
 int run_bench(int argc, char** argv) {
   const std::string path =
       argc > 1 ? argv[1] : std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/examples/llama3-405b-16k-h100.ini";
-  try {
-    const trainsim::Scenario base = trainsim::load_scenario(path);
-    std::vector<std::vector<std::string>> sizes;
-    for (int i = 2; i < argc; ++i) {
-      const long gpus = std::stol(argv[i]);
-      sizes.push_back({"cluster.nodes=" + std::to_string(gpus / base.cluster.gpus_per_node)});
-    }
-    if (sizes.empty()) sizes.push_back({});
-    std::printf("scenario       %s\n", path.c_str());
-    std::printf("     gpus  step time (s)  wall (s)  simulation (s)  peak RSS (MB)\n");
-    for (const auto& overrides : sizes) {
-      std::fputs(trainsim::forked_call([&] { return bench_one(path, overrides); }).c_str(), stdout);
-      std::fflush(stdout);
-    }
-    return 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "trainsim-bench-step: %s\n", e.what());
-    return 2;
+  const trainsim::Scenario base = trainsim::load_scenario(path);
+  std::vector<std::vector<std::string>> sizes;
+  for (int i = 2; i < argc; ++i) {
+    const long gpus = std::stol(argv[i]);
+    sizes.push_back({"cluster.nodes=" + std::to_string(gpus / base.cluster.gpus_per_node)});
   }
+  if (sizes.empty()) sizes.push_back({});
+  std::printf("scenario       %s\n", path.c_str());
+  std::printf("     gpus  step time (s)  wall (s)  simulation (s)  peak RSS (MB)\n");
+  for (const auto& overrides : sizes) {
+    std::fputs(trainsim::forked_call([&] { return bench_one(path, overrides); }).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int code = 1;
-  // The engine runs on the simulation's large stack (sim/core/large_stack_call.hpp).
-  trainsim::large_stack_call([&] { code = run_bench(argc, argv); });
-  return code;
+  return trainsim::bench::bench_main("trainsim-bench-step", [&] { return run_bench(argc, argv); });
 }
