@@ -20,6 +20,7 @@
 #include "sim/engine/plan_runner.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/workload/comm_types.hpp"
 
 namespace trainsim::workload {
 
@@ -33,28 +34,6 @@ using Member = std::pair<int, std::uint32_t>;  // rank, node index
 
 std::string node_key(const ChakraNode& n) {
   return "node " + std::to_string(n.id);
-}
-
-// The engine's operation for a Chakra collective. A barrier is what PyTorch's NCCL process
-// group runs for one: an all-reduce of a one-element tensor (pytorch/pytorch
-// torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp, barrier()), taken as 4 bytes.
-std::optional<eng::CollectiveOp> engine_op(CommType t) {
-  switch (t) {
-    case CommType::all_reduce:
-    case CommType::barrier:
-      return eng::CollectiveOp::all_reduce;
-    case CommType::all_gather:
-      return eng::CollectiveOp::all_gather;
-    case CommType::reduce_scatter:
-    case CommType::reduce_scatter_block:
-      return eng::CollectiveOp::reduce_scatter;
-    case CommType::broadcast:
-      return eng::CollectiveOp::broadcast;
-    case CommType::all_to_all:
-      return eng::CollectiveOp::all_to_all;
-    default:
-      return std::nullopt;
-  }
 }
 
 // Everything the rank actors share. SimGrid runs actors one at a time, so no locking.

@@ -11,6 +11,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/step/gradient_groups.hpp"
+#include "sim/workload/comm_types.hpp"
 
 namespace trainsim::workload {
 
@@ -28,23 +29,6 @@ constexpr double k_cut_margin_s = 1e-6;
 
 bool is_compute(const ActivityRecord& r) {
   return r.stream == ActivityStream::compute || r.stream == ActivityStream::data;
-}
-
-CommType comm_type_of(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::all_reduce:
-      return CommType::all_reduce;
-    case CollectiveOp::all_gather:
-      return CommType::all_gather;
-    case CollectiveOp::reduce_scatter:
-      return CommType::reduce_scatter;
-    case CollectiveOp::broadcast:
-      return CommType::broadcast;
-    case CollectiveOp::all_to_all:
-    case CollectiveOp::send_recv:
-      break;
-  }
-  return CommType::all_to_all;
 }
 
 // Whole microseconds from `start` to `end`, each end rounded to the microsecond, so that a
@@ -72,10 +56,9 @@ std::vector<Piece> compute_pieces(const std::vector<ActivityRecord>& records, st
   std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.start < b.start; });
   std::sort(cuts.begin(), cuts.end());
   std::vector<Piece> out;
-  auto cut = cuts.begin();
   for (Piece p : pieces) {
-    cut = std::upper_bound(cuts.begin(), cuts.end(), p.start + k_cut_margin_s);
-    for (; cut != cuts.end() && *cut < p.end - k_cut_margin_s; ++cut) {
+    for (auto cut = std::upper_bound(cuts.begin(), cuts.end(), p.start + k_cut_margin_s);
+         cut != cuts.end() && *cut < p.end - k_cut_margin_s; ++cut) {
       if (*cut < p.start + k_cut_margin_s) continue;  // too near the last cut
       const double share = (*cut - p.start) / (p.end - p.start);
       out.push_back({p.start, *cut, p.name, p.flops * share});
@@ -222,7 +205,7 @@ std::vector<StepExport::Template> StepExport::build_stage(int stage, const std::
         Template t;
         t.node.name = r.kind;
         t.node.kind = NodeKind::collective;
-        t.node.comm_type = comm_type_of(c.op);
+        t.node.comm_type = chakra_comm_type(c.op);
         const double size = c.op == CollectiveOp::all_gather ? c.bytes / static_cast<double>(group.size()) : c.bytes;
         t.node.comm_bytes = static_cast<std::int64_t>(std::llround(size));
         t.collective = c;
