@@ -219,11 +219,11 @@ Command run_command() {
                        "needs --chakra-out DIR (it picks the ranks whose traces are written)");
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
     const RankMapping mapping(s.parallel, s.cluster);
-    const std::vector<int> chakra_ranks =
-        chakra_dir.empty() ? std::vector<int>{}
-        : o.variables.count("ranks")
-            ? workload::parse_rank_list(o.variables["ranks"].as<std::string>(), mapping.world_size())
-            : workload::parse_rank_list("0-" + std::to_string(mapping.world_size() - 1), mapping.world_size());
+    std::vector<int> chakra_ranks;  // every rank unless --ranks picks some
+    if (o.variables.count("ranks"))
+      chakra_ranks = workload::parse_rank_list(o.variables["ranks"].as<std::string>(), mapping.world_size());
+    else if (!chakra_dir.empty())
+      for (int rank = 0; rank < mapping.world_size(); ++rank) chakra_ranks.push_back(rank);
     if (!chakra_dir.empty()) sweep::prepare_output_folder(chakra_dir, "trainsim run", "--chakra-out");
     const auto compute = scenario_compute_model(s);
     StepOptions options;
