@@ -10,9 +10,12 @@ namespace trainsim::units {
 
 namespace {
 
+// value x factor / divisor: a unit below the base divides by a power of ten, so that "30us"
+// is the double the literal 30e-6 is (30 / 1e6 is correctly rounded; 30 x 1e-6 is not).
 struct UnitFactor {
   std::string_view unit;
   double factor;
+  double divisor = 1.0;
 };
 
 // Splits "450GB/s" into 450 and "GB/s"; whitespace between number and unit is allowed.
@@ -32,9 +35,9 @@ template <size_t N>
 std::optional<double> parse_with(std::string_view text, const std::array<UnitFactor, N>& table) {
   const auto split = split_number(text);
   if (!split) return std::nullopt;
-  for (const auto& [unit, factor] : table) {
-    if (split->second != unit) continue;
-    const double value = split->first * factor;  // 1e308d overflows: no finite amount
+  for (const UnitFactor& unit_factor : table) {
+    if (split->second != unit_factor.unit) continue;
+    const double value = split->first * unit_factor.factor / unit_factor.divisor;  // 1e308d overflows: no finite amount
     return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
   }
   return std::nullopt;
@@ -67,9 +70,9 @@ constexpr std::array<UnitFactor, 8> k_bandwidth_table{{
 }};
 
 constexpr std::array<UnitFactor, 7> k_duration_table{{
-    {"ns", 1e-9},
-    {"us", 1e-6},
-    {"ms", 1e-3},
+    {"ns", 1.0, 1e9},
+    {"us", 1.0, 1e6},
+    {"ms", 1.0, 1e3},
     {"s", 1.0},
     {"min", 60.0},
     {"h", 3600.0},

@@ -34,5 +34,15 @@ TEST(Units, Durations) {
   EXPECT_FALSE(parse_bytes("1e308TiB"));
 }
 
+TEST(Units, DurationsBelowASecondAreTheLiteralsDouble) {
+  // 30 x 1e-6 is one ulp off 30e-6; 30 / 1e6 is the literal's double. A host cost given as
+  // "30us" must equal the built-in 30e-6 to the bit (the same step either way).
+  EXPECT_EQ(*parse_duration("30us"), 30e-6);
+  EXPECT_EQ(*parse_duration("6us"), 6e-6);
+  EXPECT_EQ(*parse_duration("10.5us"), 10.5e-6);
+  EXPECT_EQ(*parse_duration("3ms"), 3e-3);
+  EXPECT_EQ(*parse_duration("7ns"), 7e-9);
+}
+
 }  // namespace
 }  // namespace trainsim::units
