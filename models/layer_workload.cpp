@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "models/model_state_memory.hpp"
+#include "models/moe_dispatch.hpp"
 
 namespace trainsim {
 
@@ -360,17 +361,32 @@ void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vect
   // experts get (the rows above).
   const double dispatched_bytes = d.sp_tokens * m.top_k * d.h * d.element;
   const double received_bytes = rows * d.h * d.element;
-  add_token_permutation(d.sp_tokens * d.h * d.element, dispatched_bytes, true, steps);
+  const bool alltoall = p.moe_dispatcher == MoeDispatcher::alltoall;
+  // DeepEP and HybridEP (models/moe_dispatch.hpp): the kernel sends each token once per
+  // destination rank, so the sender permutes nothing; the receiver's rows, one per (token,
+  // source), are permuted into its local experts' order (the flex dispatcher's
+  // dispatch_postprocess, Transformer Engine's moe_permute) once the host has the received
+  // counts, and unpermuted with their probabilities before the combine.
+  const double unique_bytes = received_bytes * dispatched_rows_per_token(m, p) / m.top_k;
+  if (alltoall) {
+    add_token_permutation(d.sp_tokens * d.h * d.element, dispatched_bytes, true, steps);
+  } else {
+    add_token_permutation(unique_bytes, received_bytes, true, steps);
+  }
   // Permutation 2 (Megatron-Core's sort_chunks_by_idxs, fused): the received rows sorted by
   // local expert, and back after the experts; only with more than one local expert.
-  if (local_experts > 1) add_linear_memory(steps, "experts.sort", received_bytes, received_bytes, 2);
+  if (alltoall && local_experts > 1) add_linear_memory(steps, "experts.sort", received_bytes, received_bytes, 2);
   add_weight_gemm(gemm("experts.up", tokens_per_expert, up_width, d.h, local_experts, d.element, d.linear), steps);
   steps.push_back(memory_step("experts.activation", OpKind::elementwise, rows * up_width * d.element,
                               rows * expert_f / etp * d.element));
   add_weight_gemm(gemm("experts.down", tokens_per_expert, d.h, expert_f / etp, local_experts, d.element, d.linear),
                   steps);
-  if (local_experts > 1) add_linear_memory(steps, "experts.unsort", received_bytes, received_bytes, 2);
-  add_token_permutation(dispatched_bytes, d.sp_tokens * d.h * d.element, false, steps);
+  if (alltoall && local_experts > 1) add_linear_memory(steps, "experts.unsort", received_bytes, received_bytes, 2);
+  if (alltoall) {
+    add_token_permutation(dispatched_bytes, d.sp_tokens * d.h * d.element, false, steps);
+  } else {
+    add_token_permutation(received_bytes, unique_bytes, false, steps);
+  }
 }
 
 // MLA's projections (DeepSeek-V2 §2.1.2-2.1.3; Megatron-Core's MLASelfAttention): the

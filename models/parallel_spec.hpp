@@ -34,6 +34,11 @@ enum class CpAlgo { ring, all_gather };
 /// buffer; dense units gather and reduce over the dense group, expert units over the expert
 /// data-parallel group (expt_device_mesh); under HSDP the outer all-reduce runs once per step.
 enum class Fsdp { none, megatron };
+/// How MoE tokens reach their experts (models/moe_dispatch.hpp): Megatron-Core's all-to-all
+/// token dispatcher (moe_token_dispatcher_type = "alltoall", what the NeMo recipes of
+/// public.md A2 run on DGX), or its flex dispatcher with DeepEP's or HybridEP's kernels
+/// (moe_flex_dispatcher_backend = "deepep" | "hybridep").
+enum class MoeDispatcher { alltoall, deepep, hybridep };
 
 struct ParallelSpec {
   int tp = 1;  ///< tensor parallel
@@ -48,6 +53,7 @@ struct ParallelSpec {
   /// expert rank generator, order tp-ep-dp-pp), so EP may span the dense TP and CP ranks.
   int expert_tp = 0;
   CpAlgo cp_algo = CpAlgo::ring;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   bool sequence_parallel = false;
   int zero = 0;  ///< ZeRO stage 0-3; 3 is FSDP-style full sharding
   Fsdp fsdp = Fsdp::none;

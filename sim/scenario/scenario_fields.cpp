@@ -176,6 +176,8 @@ const parse::EnumNames<StageSplit> k_stage_splits{{{"cost", StageSplit::cost},
                                                    {"even-with-ends", StageSplit::even_with_ends}}};
 const parse::EnumNames<Fsdp> k_fsdp{{{"none", Fsdp::none}, {"megatron", Fsdp::megatron}}};
 const parse::EnumNames<CpAlgo> k_cp_algos{{{"ring", CpAlgo::ring}, {"all-gather", CpAlgo::all_gather}}};
+const parse::EnumNames<MoeDispatcher> k_moe_dispatchers{
+    {{"alltoall", MoeDispatcher::alltoall}, {"deepep", MoeDispatcher::deepep}, {"hybridep", MoeDispatcher::hybridep}}};
 const parse::EnumNames<Fabric> k_fabrics{{{"single-switch", Fabric::single_switch},
                                           {"fat-tree", Fabric::fat_tree},
                                           {"rail-optimized", Fabric::rail_optimized},
@@ -622,6 +624,10 @@ std::vector<ScenarioField> scenario_fields() {
       enum_field(
           "parallel.cp_algo", "context parallelism: ring (K/V beside attention) or all-gather (Llama 3)",
           [](auto& s) -> auto& { return s.parallel.cp_algo; }, k_cp_algos),
+      enum_field(
+          "parallel.moe_dispatcher",
+          "MoE token dispatcher: alltoall (Megatron-Core's NCCL path), deepep or hybridep (its flex dispatcher)",
+          [](auto& s) -> auto& { return s.parallel.moe_dispatcher; }, k_moe_dispatchers),
       bool_field(
           "parallel.sequence_parallel", "Megatron sequence parallelism",
           [](auto& s) -> auto& { return s.parallel.sequence_parallel; }),

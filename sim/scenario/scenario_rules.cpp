@@ -204,6 +204,10 @@ void check_context_and_experts(const Scenario& s) {
   require(s, m.seq_len % p.cp == 0, "model.seq_len", m.seq_len, "must be divisible by parallel.cp = " + str(p.cp));
   require(s, m.experts % p.ep == 0, "model.experts", m.experts, "must be divisible by parallel.ep = " + str(p.ep));
   require(s, p.ep == 1 || m.is_moe(), "parallel.ep", p.ep, "expert parallelism needs model.experts > 1");
+  if (p.moe_dispatcher != MoeDispatcher::alltoall && !m.is_moe())
+    throw InputError(s.source, "parallel.moe_dispatcher",
+                     p.moe_dispatcher == MoeDispatcher::deepep ? "deepep" : "hybridep",
+                     "a token dispatcher needs model.experts > 1");
   // The expert layers fold the stage's tp x cp x dp ranks as expert_tp x ep x expert-dp
   // (Megatron-Core's MoE parallel folding; with expert_tp = tp and cp = 1, EP is carved out
   // of the data-parallel ranks as in Megatron-LM and DeepSpeed-MoE).

@@ -10,6 +10,7 @@
 #include "models/layer_workload.hpp"
 #include "models/memory_budget.hpp"
 #include "models/model_state_memory.hpp"
+#include "models/moe_dispatch.hpp"
 #include "models/stage_parameters.hpp"
 #include "sim/step/host_bound_pass.hpp"
 
@@ -41,8 +42,15 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, in
 
 // The MoE layers' expert collectives in one pass. Token dispatch and combine: two
 // all-to-alls per layer and pass over the expert-parallel group (Lepikhin et al. 2020, GShard
-// §2.2; Megatron-Core's all-to-all token dispatcher), each rank sending its tokens' top_k
-// copies, the busiest rank the most. `moe_layers` of the `layers` are MoE layers
+// §2.2; Megatron-Core's token dispatchers), each rank sending its tokens' rows as its
+// dispatcher cuts them (models/moe_dispatch.hpp: top_k copies, or one per destination rank),
+// the busiest rank the most. Megatron-Core's alltoall dispatcher adds, per layer, the routing
+// probabilities' all-to-all (forward, and their gradients' in the backward) and, forward
+// only, the all-gather of the per-expert token counts. DeepEP's and HybridEP's kernels run on
+// the fabric at NCCL's measured all-to-all rate: their published rates are within a few per
+// cent of it (H800 intranode dispatch 153 GB/s of 200 per direction, 0.765, against NCCL's
+// 334.90 of 450 on H100, 0.744; HybridEP's Torch API in bf16 on B200 536 GB/s of 900, 0.596,
+// against NCCL's 0.641; public.md D5). `moe_layers` of the `layers` are MoE layers
 // (DeepSeek-V3's first layers are dense): their collectives are spread over the pass's layers.
 // With expert parallel folding and expert_tp > 1, after the dispatch the tokens a rank
 // received are all-gathered over its expert_tp group, and the experts' outputs
@@ -50,13 +58,25 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, in
 // receives, on balance, the top_k copies of as many tokens as it sent. Without folding the
 // MoE MLP's collectives are the TP group's (add_layer_tp_comm).
 void add_layer_expert_comm(PassCost& cost, const Scenario& s, int moe_layers, int layers, double tokens_bytes,
-                           double expert_load) {
+                           double expert_load, bool forward) {
   const ParallelSpec& p = s.parallel;
-  if (!s.model.is_moe() || moe_layers == 0) return;
-  const double copies_bytes = tokens_bytes * s.model.top_k * expert_load;
-  if (p.ep > 1) add_collective(cost, CollectiveOp::all_to_all, copies_bytes, 2 * moe_layers, layers, CommGroup::ep);
+  const ModelSpec& m = s.model;
+  if (!m.is_moe() || moe_layers == 0) return;
+  const double copies_bytes = tokens_bytes * dispatched_rows_per_token(m, p) * expert_load;
+  if (p.ep > 1) {
+    if (forward && p.moe_dispatcher == MoeDispatcher::alltoall)
+      add_collective(cost, CollectiveOp::all_gather, p.ep * m.experts * k_token_count_bytes, moe_layers, layers,
+                     CommGroup::ep);
+    add_collective(cost, CollectiveOp::all_to_all, copies_bytes, 2 * moe_layers, layers, CommGroup::ep);
+    if (p.moe_dispatcher == MoeDispatcher::alltoall) {
+      const double element = s.training.precision == Precision::fp32 ? 4.0 : 2.0;
+      const double rows = tokens_bytes / (m.hidden * element) * m.top_k * expert_load;
+      add_collective(cost, CollectiveOp::all_to_all, rows * k_routing_probability_bytes, moe_layers, layers,
+                     CommGroup::ep);
+    }
+  }
   if (!p.expert_folding() || p.expert_tp_size() == 1) return;
-  const double gathered = p.expert_tp_size() * tokens_bytes * s.model.top_k * expert_load;
+  const double gathered = p.expert_tp_size() * tokens_bytes * m.top_k * expert_load;
   add_collective(cost, CollectiveOp::all_gather, gathered, moe_layers, layers, CommGroup::etp);
   add_collective(cost, CollectiveOp::reduce_scatter, gathered, moe_layers, layers, CommGroup::etp);
 }
@@ -292,7 +312,7 @@ void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, con
     PassCost extra;
     const int moe = layer.layer.is_moe() ? depth : 0;
     add_layer_tp_comm(extra, s, depth, tp_mlp_layers(s, depth, moe), activation_bytes);
-    add_layer_expert_comm(extra, s, moe, depth, ep_tokens_bytes, load);
+    add_layer_expert_comm(extra, s, moe, depth, ep_tokens_bytes, load, pass == &cc.forward);
     for (GroupCollective c : extra.collectives) {
       c.layers = 0;
       pass->collectives.push_back(c);
@@ -384,14 +404,14 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       add_layer_tp_comm(cc.forward, s, c.layers, tp_mlp, activation_bytes, overlap_tp ? &fwd_overlap : nullptr);
       add_layer_tp_comm(cc.backward, s, c.layers, tp_mlp, activation_bytes, overlap_tp ? &bwd_overlap : nullptr);
       for (PassCost* pass : {&cc.forward, &cc.backward})
-        add_layer_expert_comm(*pass, s, moe_layers, c.layers, ep_tokens_bytes, load);
+        add_layer_expert_comm(*pass, s, moe_layers, c.layers, ep_tokens_bytes, load, pass == &cc.forward);
       cc.forward.cp_gather_bytes = cc.backward.cp_gather_bytes = c.layers * layer_cp_bytes(s, element);
       if (par.cp_algo == CpAlgo::all_gather) cc.backward.cp_reduce_bytes = cc.backward.cp_gather_bytes;
       // Full recomputation repeats the forward, its collectives included.
       if (s.training.recompute == Recompute::full) {
         add_layer_tp_comm(cc.recompute, s, recomputed, tp_mlp_layers(s, recomputed, moe_recomputed), activation_bytes,
                           overlap_tp ? &fwd_overlap : nullptr);
-        add_layer_expert_comm(cc.recompute, s, moe_recomputed, recomputed, ep_tokens_bytes, load);
+        add_layer_expert_comm(cc.recompute, s, moe_recomputed, recomputed, ep_tokens_bytes, load, true);
         cc.recompute.cp_gather_bytes = recomputed * layer_cp_bytes(s, element);
       }
       if (c.has_embedding) {

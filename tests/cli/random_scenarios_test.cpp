@@ -171,6 +171,7 @@ Point architecture_point(std::uint32_t seed) {
     // Powers of two: ep divides the stage's tp x cp x dp / expert_tp ranks and the experts.
     ep = std::min(d.pick({1, 2, 4, 8}), tp * cp * dp / expert_tp);
     sets.push_back("parallel.ep=" + std::to_string(ep));
+    sets.push_back("parallel.moe_dispatcher=" + d.pick<std::string>({"alltoall", "deepep", "hybridep"}));
   }
   const int zero = d.pick({0, 1, 2, 3});
   // HSDP: shard groups of 2 inside dp x cp, each holding whole expert groups.

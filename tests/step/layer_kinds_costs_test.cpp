@@ -44,9 +44,10 @@ TEST(LayerKindsCosts, DenseLayersHaveNoAllToAll) {
   const Scenario s = scenario(k_deepseek);
   const StepCosts c = costs_of(s);
   ASSERT_EQ(c.stages.size(), 2U);
-  // Stage 0: layers 0-3, one of them MoE; stage 1: layers 4-7, all MoE (two all-to-alls each).
-  EXPECT_EQ(all_to_alls(c.stages[0].chunks[0].forward), 2);
-  EXPECT_EQ(all_to_alls(c.stages[1].chunks[0].forward), 8);
+  // Stage 0: layers 0-3, one of them MoE; stage 1: layers 4-7, all MoE (each forward: the
+  // token counts' all-gather, the tokens' two all-to-alls and the probabilities' one).
+  EXPECT_EQ(all_to_alls(c.stages[0].chunks[0].forward), 4);
+  EXPECT_EQ(all_to_alls(c.stages[1].chunks[0].forward), 16);
   const double stage0 = 3 * forward_flops(s.model, s, 0) + forward_flops(s.model, s, 3);
   EXPECT_NEAR(c.stages[0].chunks[0].forward.model_flops / stage0, 1.0, 1e-12);
   EXPECT_GT(c.stages[1].expert_gradient_bytes, c.stages[0].expert_gradient_bytes);

@@ -175,13 +175,18 @@ const Settings k_moe{{"model.preset", "mixtral-8x7b"}, {"model.layers", "2"}, {"
                      {"training.grad_accum", "2"},     {"parallel.ep", "8"},  {"cluster.nodes", "1"}};
 
 TEST(ParallelismAxes, AllToAllVolumeIsTokensHiddenTopK) {
-  // Each all-to-all moves tokens x hidden x top_k x (ep-1)/ep per direction and GPU.
+  // Each token all-to-all moves tokens x hidden x top_k x (ep-1)/ep per direction and GPU;
+  // Megatron-Core's alltoall dispatcher adds, per layer and pass, the probabilities'
+  // all-to-all (one fp32 per row) and, forward only, the token counts' all-gather (int64 per
+  // expert and rank).
   const Scenario s = scenario(k_moe);
   const Result r = simulate(s);
   const ModelSpec& m = s.model;
-  const double per_call = static_cast<double>(m.seq_len) * m.hidden * m.top_k * 2.0 * (8 - 1) / 8.0;
-  const double calls = 2.0 /*dispatch+combine*/ * 2 /*fwd+bwd*/ * m.layers * s.training.grad_accum;
-  EXPECT_NEAR(r.ep_bytes / (per_call * calls), 1.0, 1e-9);
+  const double share = (8 - 1) / 8.0;
+  const double rows = static_cast<double>(m.seq_len) * m.top_k;
+  const double per_layer = 2 /*dispatch+combine*/ * 2 /*fwd+bwd*/ * rows * m.hidden * 2.0 * share +
+                           2 /*fwd+bwd*/ * rows * 4.0 * share + 8.0 * m.experts * 8.0 * share;
+  EXPECT_NEAR(r.ep_bytes / (per_layer * m.layers * s.training.grad_accum), 1.0, 1e-9);
   EXPECT_GT(r.ep_comm, 0);
 }
 

@@ -1,0 +1,44 @@
+#pragma once
+// What an MoE token dispatcher moves, by dispatcher (parallel.moe_dispatcher; Megatron-Core's
+// moe_token_dispatcher_type and moe_flex_dispatcher_backend):
+//
+// - alltoall (MoEAlltoAllTokenDispatcher, NVIDIA/Megatron-LM
+//   megatron/core/transformer/moe/token_dispatcher.py @ d98e8a64; public.md D5): the sender
+//   permutes each token's top_k copies into expert order and the all-to-all carries one row
+//   per (token, expert) pair (num_out_tokens = tokens x moe_router_topk), a token routed to two
+//   experts of one rank crossing twice; a second all-to-all carries each row's routing
+//   probability, and its gradient comes back in the backward; before the dispatch the
+//   per-expert token counts are all-gathered over the expert group (forward only, as are
+//   the split sizes the host waits for).
+// - deepep and hybridep (the flex dispatcher with DeepEP's or HybridEP's kernels;
+//   deepseek-ai/DeepEP README and docs/README_Hybrid-EP.md, public.md D5): the kernel sends a
+//   token once to each rank holding any of its experts, with its weights in the same buffer,
+//   and lays it out by source; the receiver permutes it into its local experts' order. The
+//   counts come from the kernel's own notify step, and the host still waits for them.
+//
+// On balance (forced or uniform routing) a token's top_k distinct experts fall on
+// ep (1 - C(E - E/ep, k) / C(E, k)) distinct ranks of the expert group (the chance a rank
+// holds none of them is hypergeometric).
+
+#include "models/model_spec.hpp"
+#include "models/parallel_spec.hpp"
+
+namespace trainsim {
+
+/// Expected distinct ranks of `ranks` (each holding experts / ranks of the experts) that a
+/// token's `top_k` distinct experts, drawn uniformly, fall on.
+double expected_destination_ranks(int experts, int top_k, int ranks);
+
+/// Rows the dispatch all-to-all sends per dispatched token (and the combine returns):
+/// top_k for alltoall, the expected destination ranks for deepep and hybridep.
+double dispatched_rows_per_token(const ModelSpec& m, const ParallelSpec& p);
+
+/// Bytes of one routing probability as the alltoall dispatcher sends it: the router's fp32
+/// scores (moe_router_dtype = "fp32" in Megatron-Bridge's Qwen3 and DeepSeek providers @
+/// 00b7660b).
+inline constexpr double k_routing_probability_bytes = 4.0;
+
+/// Bytes of one per-expert token count (routing_map.sum(0).long(): int64).
+inline constexpr double k_token_count_bytes = 8.0;
+
+}  // namespace trainsim

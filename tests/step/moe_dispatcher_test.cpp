@@ -1,0 +1,82 @@
+// The MoE token dispatchers' collectives (parallel.moe_dispatcher; models/moe_dispatch.hpp):
+// Megatron-Core's alltoall path adds the probabilities' all-to-all and the token counts'
+// all-gather to the tokens' two all-to-alls; DeepEP and HybridEP send fewer rows.
+
+#include <gtest/gtest.h>
+
+#include "models/moe_dispatch.hpp"
+#include "sim/compute/roofline_compute_model.hpp"
+#include "sim/step/stage_costs.hpp"
+#include "tests/step/step_outputs.hpp"
+#include "tests/step/test_scenario.hpp"
+
+namespace trainsim {
+namespace {
+
+using engine::CollectiveOp;
+using testing::scenario;
+using testing::Settings;
+
+// Qwen3 30B-A3B, 2 layers, EP 8 on one DGX H100.
+const Settings k_qwen{{"model.preset", "qwen3-30b-a3b"}, {"model.layers", "2"}, {"model.seq_len", "4096"},
+                      {"training.grad_accum", "2"},      {"parallel.ep", "8"},  {"cluster.nodes", "1"}};
+
+StepCosts costs_of(const Scenario& s) {
+  const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+  return build_step_costs(s, compute, false);
+}
+
+// The expert group's collectives of `op` in `pass`: their count and the bytes of each.
+std::vector<std::pair<int, double>> ep_collectives(const PassCost& pass, CollectiveOp op) {
+  std::vector<std::pair<int, double>> out;
+  for (const GroupCollective& c : pass.collectives)
+    if (c.group == CommGroup::ep && c.op == op) out.emplace_back(c.count, c.bytes);
+  return out;
+}
+
+TEST(MoeDispatcher, AlltoallSendsTokensProbabilitiesAndCounts) {
+  const Scenario s = scenario(k_qwen);
+  const StepCosts costs = costs_of(s);
+  const ChunkCosts& c = costs.stages[0].chunks[0];
+  const double tokens = 4096, rows = tokens * 8;
+  const double token_bytes = rows * 2048 * 2.0;
+  using Calls = std::vector<std::pair<int, double>>;
+  // Forward: per layer the counts' all-gather (128 int64 per rank of 8), the tokens' dispatch
+  // and combine, the probabilities' all-to-all (one fp32 per row).
+  EXPECT_EQ(ep_collectives(c.forward, CollectiveOp::all_gather), (Calls{{2, 8 * 128 * 8.0}}));
+  EXPECT_EQ(ep_collectives(c.forward, CollectiveOp::all_to_all), (Calls{{4, token_bytes}, {2, rows * 4.0}}));
+  // Backward: the gradients' all-to-alls; the split sizes are already on the host.
+  EXPECT_TRUE(ep_collectives(c.backward, CollectiveOp::all_gather).empty());
+  EXPECT_EQ(ep_collectives(c.backward, CollectiveOp::all_to_all), (Calls{{4, token_bytes}, {2, rows * 4.0}}));
+}
+
+TEST(MoeDispatcher, DeepEpAndHybridEpSendEachTokenOncePerRank) {
+  for (const char* d : {"deepep", "hybridep"}) {
+    const Scenario s = scenario(k_qwen, {{"parallel.moe_dispatcher", d}});
+    const StepCosts costs = costs_of(s);
+    const ChunkCosts& c = costs.stages[0].chunks[0];
+    const double bytes = 4096 * expected_destination_ranks(128, 8, 8) * 2048 * 2.0;
+    for (const PassCost* pass : {&c.forward, &c.backward}) {
+      EXPECT_TRUE(ep_collectives(*pass, CollectiveOp::all_gather).empty()) << d;
+      EXPECT_EQ(ep_collectives(*pass, CollectiveOp::all_to_all), (std::vector<std::pair<int, double>>{{4, bytes}}))
+          << d;
+    }
+  }
+}
+
+TEST(MoeDispatcher, FewerBytesMakeTheStepFasterAndTheExpertTrafficSmaller) {
+  const std::vector<double> alltoall = testing::step_outputs(scenario(k_qwen), {});
+  const std::vector<double> deepep =
+      testing::step_outputs(scenario(k_qwen, {{"parallel.moe_dispatcher", "deepep"}}), {});
+  constexpr size_t k_step = 0, k_ep_comm = 13, k_ep_bytes = 20;
+  EXPECT_LT(deepep[k_step], alltoall[k_step]);
+  EXPECT_LT(deepep[k_ep_comm], alltoall[k_ep_comm]);
+  // The tokens' bytes by expected_destination_ranks / top_k; the alltoall path's
+  // probabilities and counts on top.
+  const double ratio = expected_destination_ranks(128, 8, 8) / 8;
+  EXPECT_LT(deepep[k_ep_bytes] / alltoall[k_ep_bytes], ratio);
+  EXPECT_GT(deepep[k_ep_bytes] / alltoall[k_ep_bytes], 0.99 * ratio);
+}
+
+}  // namespace
+}  // namespace trainsim
