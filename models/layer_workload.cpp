@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "models/cuda_graphs.hpp"
 #include "models/model_state_memory.hpp"
 #include "models/moe_dispatch.hpp"
 
@@ -510,7 +511,10 @@ PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, con
 
 PassOps transformer_layer_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
   const Dims d = dims_of(m, tr, p);
-  return assemble(layer_forward(m, tr, p, d), tr.recompute, d);
+  PassOps ops = assemble(layer_forward(m, tr, p, d), tr.recompute, d);
+  for (std::vector<Op>* pass : {&ops.forward, &ops.backward, &ops.recompute})
+    apply_cuda_graphs(*pass, tr.cuda_graphs, m.is_moe());
+  return ops;
 }
 
 PassOps embedding_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {

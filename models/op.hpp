@@ -57,6 +57,9 @@ struct Op {
   /// per-expert token counts to the host before the dispatch), so the launch queue is empty
   /// here and the ops from this one on start only as the host launches them.
   bool host_sync = false;
+  /// The CUDA graph scope whose graph launches the op (models/cuda_graphs.hpp); -1: the host
+  /// launches it eagerly.
+  int graph_scope = -1;
   /// A GEMM run as `splits` GEMMs of m / splits rows each, one after another (Transformer
   /// Engine's ring-exchange TP overlap computes each chunk as its slice of the all-gather
   /// arrives); `gemm` and the counts are the whole op's.

@@ -3,6 +3,8 @@
 
 #include <optional>
 
+#include "models/cuda_graphs.hpp"
+
 namespace trainsim {
 
 /// fp8: Transformer Engine's FP8 (per-tensor scaling, E4M3/E5M2); mxfp8: OCP microscaling FP8
@@ -100,6 +102,8 @@ struct TrainingSpec {
   /// Grace).
   std::optional<double> kernel_host_time_s;
   std::optional<double> kernel_launch_time_s;
+  /// The scopes CUDA graphs capture (models/cuda_graphs.hpp): one host dispatch per graph.
+  CudaGraphs cuda_graphs;
 };
 
 /// Bytes of one gradient element (training.grad_precision).

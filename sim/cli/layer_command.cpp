@@ -118,9 +118,10 @@ std::vector<TimedOp> timed_ops(const PassOps& ops, const ComputeModel& compute, 
                                HostLaunchCost host) {
   std::vector<TimedOp> timed;
   for (const std::vector<Op>* pass : {&ops.forward, &ops.recompute, &ops.backward})
-    for (const Op& op : *pass) {
+    for (std::size_t i = 0; i < pass->size(); ++i) {
+      const Op& op = (*pass)[i];
       const double load = op_load(op, expert_load);
-      timed.push_back({&op, load * compute.time_s(op), load, host_seconds(op, host)});
+      timed.push_back({&op, load * compute.time_s(op), load, graph_host_seconds(*pass, i, host)});
     }
   return timed;
 }
@@ -221,7 +222,8 @@ std::string op_table(const std::vector<TimedOp>& ops) {
 }
 
 // The host beside the GPU: each pass cut at the host syncs, what each side spends and waits.
-std::string host_table(const std::vector<PassSegments>& passes, HostLaunchCost host, HostCpu cpu) {
+std::string host_table(const std::vector<PassSegments>& passes, HostLaunchCost host, HostCpu cpu,
+                       const CudaGraphs& graphs) {
   std::ostringstream out;
   char line[256];
   std::snprintf(line, sizeof line,
@@ -230,6 +232,8 @@ std::string host_table(const std::vector<PassSegments>& passes, HostLaunchCost h
                 "each segment runs from one host sync to the next, in the later of its GPU and host times\n",
                 host_name(cpu), host.op_s * 1e6, host.launch_s * 1e6);
   out << line;
+  if (!graphs.none())
+    out << "CUDA graphs: " << graph_scopes_text(graphs) << " (training.cuda_graphs): one dispatch per graph\n";
   std::snprintf(line, sizeof line, "%-10s %-28s %5s %8s %11s %11s %11s %11s %11s\n", "pass", "segment from", "ops",
                 "kernels", "GPU (us)", "host (us)", "GPU waits", "host waits", "time (us)");
   out << line;
@@ -410,7 +414,10 @@ std::string json(const Scenario& s, const std::vector<TimedOp>& ops, const Compu
                     {"bytes", t.bytes()},
                     {"time_s", t.time_s},
                     {"kernels", op.kernels},
-                    {"host_s", t.host_s}});
+                    {"host_s", t.host_s},
+                    {"cuda_graph", op.graph_scope >= 0 ? nlohmann::ordered_json(
+                                                             graph_scope_names()[static_cast<size_t>(op.graph_scope)])
+                                                       : nlohmann::ordered_json()}});
   }
   j["ops"] = rows;
   j["forward_s"] = totals[static_cast<int>(OpPass::forward)];
@@ -511,7 +518,7 @@ Command layer_command() {
                   trace_check ? trace_check_json(*trace_check, tolerance, *trace) : nlohmann::ordered_json());
     } else {
       out << header_line(s, *compute, expert_load, which) << op_table(timed) << "\n"
-          << host_table(segments, host, s.cluster.host);
+          << host_table(segments, host, s.cluster.host, s.training.cuda_graphs);
       if (check) out << "\n" << check_table(*check, tolerance, measured_file);
       if (trace_check) out << "\n" << trace_check_table(*trace_check, tolerance, *trace);
     }

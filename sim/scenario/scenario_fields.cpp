@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario_fields.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -269,6 +270,37 @@ ScenarioField order_field() {
     for (size_t i = 0; i < s.parallel.order.size(); ++i) text += (i ? "-" : "") + k_axes.name_of(s.parallel.order[i]);
     return text;
   };
+  return f;
+}
+
+// training.cuda_graphs: "none" or scopes joined by ',' (Megatron-Bridge's --cuda_graph_scope).
+ScenarioField cuda_graphs_field() {
+  ScenarioField f;
+  f.name = "training.cuda_graphs";
+  f.help = "CUDA graph scopes: none, or attn, mlp, moe_router, moe_preprocess, full_iteration joined by ','";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    std::string rule = "expected none, or scopes of";
+    for (const std::string& n : graph_scope_names()) rule += " " + n;
+    rule += " joined by ','";
+    CudaGraphs graphs;
+    if (text != "none") {
+      size_t start = 0;
+      while (start <= text.size()) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        std::string_view name = text.substr(start, comma - start);
+        while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+        while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+        const auto& names = graph_scope_names();
+        const auto it = std::find(names.begin(), names.end(), name);
+        if (it == names.end()) return rule;
+        graphs.add(static_cast<GraphScope>(it - names.begin()));
+        start = comma + 1;
+      }
+    }
+    s.training.cuda_graphs = graphs;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return graph_scopes_text(s.training.cuda_graphs); };
   return f;
 }
 
@@ -605,6 +637,7 @@ std::vector<ScenarioField> scenario_fields() {
       host_latency_field(
           "training.kernel_launch_time", "host time per further kernel an op launches from its own loop (auto: the host's)",
           [](auto& s) -> auto& { return s.training.kernel_launch_time_s; }),
+      cuda_graphs_field(),
 
       int_field(
           "parallel.tp", "tensor-parallel size", [](auto& s) -> auto& { return s.parallel.tp; }, 1),

@@ -226,6 +226,28 @@ void check_context_and_experts(const Scenario& s) {
           "differs from parallel.tp = " + str(p.tp) + ": needs parallel.sequence_parallel = true");
 }
 
+// CUDA graphs as Megatron-Core allows them (models/cuda_graphs.hpp; Megatron-LM
+// docs/discussions/deepseek-v3-gb200-optimization @ eb0783b6): moe_preprocess only with
+// moe_router, the MoE scopes on MoE models, and full_iteration alone and without a host sync,
+// which dropless MoE layers pay every forward (their token counts).
+void check_cuda_graphs(const Scenario& s) {
+  const CudaGraphs& g = s.training.cuda_graphs;
+  if (g.none()) return;
+  const auto refuse = [&](const std::string& rule) {
+    throw InputError(s.source, "training.cuda_graphs", graph_scopes_text(g), rule);
+  };
+  CudaGraphs full;
+  full.add(GraphScope::full_iteration);
+  if (g.has(GraphScope::full_iteration) && !(g == full)) refuse("full_iteration captures every op: give it alone");
+  if (g.has(GraphScope::moe_preprocess) && !g.has(GraphScope::moe_router))
+    refuse("moe_preprocess is captured together with moe_router (Megatron-Core)");
+  if ((g.has(GraphScope::moe_router) || g.has(GraphScope::moe_preprocess)) && !s.model.is_moe())
+    refuse("the moe scopes need model.experts > 1");
+  if (g.has(GraphScope::full_iteration) && s.model.is_moe() && !(s.model.capacity_factor > 0))
+    refuse(
+        "a dropless MoE layer waits on the host for its token counts: full_iteration needs model.capacity_factor > 0");
+}
+
 void check_recompute(const Scenario& s) {
   const TrainingSpec& t = s.training;
   require(s, t.recompute_layers == 0 || t.recompute == Recompute::full, "training.recompute_layers",
@@ -382,6 +404,7 @@ void check_scenario_rules(const Scenario& s) {
   check_context_and_experts(s);
   check_hybrid_sharding(s);
   check_megatron_fsdp(s);
+  check_cuda_graphs(s);
   check_recompute(s);
   check_activation_offload(s);
   check_hardware(s);

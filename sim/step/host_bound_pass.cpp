@@ -17,6 +17,14 @@ double host_seconds(const Op& op, HostLaunchCost host) {
   return host.op_s + std::max(0, op.kernels - 1) * host.launch_s;
 }
 
+double graph_host_seconds(const std::vector<Op>& ops, std::size_t i, HostLaunchCost host) {
+  const Op& op = ops[i];
+  if (op.graph_scope < 0) return host_seconds(op, host);
+  // One dispatch launches the graph at its first op; the rest of it costs the host nothing.
+  const bool continues = i > 0 && ops[i - 1].graph_scope == op.graph_scope;
+  return continues || !(host.op_s > 0) ? 0.0 : host.op_s;
+}
+
 std::vector<HostSegment> host_segments(const std::vector<Op>& ops, const ComputeModel& compute, double expert_load,
                                        HostLaunchCost host) {
   std::vector<HostSegment> segments;
@@ -35,7 +43,7 @@ std::vector<HostSegment> host_segments(const std::vector<Op>& ops, const Compute
     ++s.ops;
     s.kernels += op.kernels;
     s.gpu_s += op_load(op, expert_load) * compute.time_s(op);
-    s.host_s += host_seconds(op, host);
+    s.host_s += graph_host_seconds(ops, i, host);
   }
   return segments;
 }

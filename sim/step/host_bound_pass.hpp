@@ -41,6 +41,12 @@ HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host);
 /// Host seconds to dispatch `op`: op_s for its first kernel, launch_s for each further one.
 double host_seconds(const Op& op, HostLaunchCost host);
 
+/// Host seconds to dispatch `ops[i]` (one layer's pass, in launch order): host_seconds, or
+/// under a CUDA graph (Op::graph_scope) one dispatch at the graph's first op and nothing for
+/// the ops after it in the same graph (a stated assumption: a graph replay costs the host one
+/// op's dispatch, the module's Python call included).
+double graph_host_seconds(const std::vector<Op>& ops, std::size_t i, HostLaunchCost host);
+
 /// One stretch of a pass between host syncs, as the host and the GPU spend it.
 struct HostSegment {
   std::size_t first_op = 0;  ///< index of its first op in the pass

@@ -113,5 +113,19 @@ TEST(HostBoundPass, TheScenarioSetsTheHostCostsOrTheHostTypeDoes) {
   EXPECT_DOUBLE_EQ(host_seconds(op("g", 0, 16), HostLaunchCost{}), 0.0);
 }
 
+TEST(HostBoundPass, AGraphCostsTheHostOneDispatch) {
+  const GivenTimes gpu;
+  // 16 grouped GEMMs and an activation, 90 us on the GPU: 17 launches eagerly; captured in
+  // one graph (Op::graph_scope), one dispatch; in two graphs, two.
+  std::vector<Op> ops{op("experts.up", 80 * k_us, 16), op("act", 10 * k_us, 1)};
+  EXPECT_NEAR(host_segments(ops, gpu, 1.0, k_host)[0].host_s, 17 * 30 * k_us, 1e-12);
+  ops[0].graph_scope = ops[1].graph_scope = 2;
+  EXPECT_NEAR(host_segments(ops, gpu, 1.0, k_host)[0].host_s, 30 * k_us, 1e-12);
+  EXPECT_DOUBLE_EQ(host_bound_excess_s(ops, gpu, 1.0, k_host), 0.0);
+  ops[1].graph_scope = 3;
+  EXPECT_NEAR(host_segments(ops, gpu, 1.0, k_host)[0].host_s, 2 * 30 * k_us, 1e-12);
+  EXPECT_DOUBLE_EQ(graph_host_seconds(ops, 0, HostLaunchCost{}), 0.0);
+}
+
 }  // namespace
 }  // namespace trainsim

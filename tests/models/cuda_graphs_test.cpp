@@ -1,0 +1,96 @@
+// CUDA graph scopes (training.cuda_graphs, models/cuda_graphs.hpp): which of a layer's ops each
+// scope captures, and where the dispatcher's host sync goes when its op is captured.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "models/cuda_graphs.hpp"
+#include "models/layer_workload.hpp"
+#include "models/model_presets.hpp"
+#include "tests/models/find_op.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::find_op;
+
+CudaGraphs scopes(std::initializer_list<GraphScope> list) {
+  CudaGraphs g;
+  for (const GraphScope s : list) g.add(s);
+  return g;
+}
+
+PassOps qwen3_layer(const CudaGraphs& g) {
+  ModelSpec m = *model_preset("qwen3-30b-a3b");
+  m.seq_len = 4096;
+  TrainingSpec tr;
+  tr.cuda_graphs = g;
+  ParallelSpec p;
+  p.ep = 8;
+  p.dp = 8;
+  return transformer_layer_ops(m, tr, p);
+}
+
+int scope_of(const PassOps& ops, const std::string& name) {
+  const Op* op = find_op(ops.forward, name);
+  if (op == nullptr) op = find_op(ops.backward, name);
+  EXPECT_NE(op, nullptr) << name;
+  return op ? op->graph_scope : -2;
+}
+
+TEST(CudaGraphs, ScopesCaptureTheirBlocksForwardAndBackward) {
+  const PassOps ops = qwen3_layer(scopes({GraphScope::attn, GraphScope::moe_router}));
+  const int attn = static_cast<int>(GraphScope::attn), router = static_cast<int>(GraphScope::moe_router);
+  for (const char* name : {"attention.norm", "qkv", "attention", "attention.proj", "attention.residual",
+                           "attention.bwd", "qkv.dgrad", "qkv.wgrad"})
+    EXPECT_EQ(scope_of(ops, name), attn) << name;
+  for (const char* name : {"mlp.norm", "router", "router.topk", "router.aux_loss", "router.dgrad", "mlp.norm.bwd"})
+    EXPECT_EQ(scope_of(ops, name), router) << name;
+  // The experts and the dispatcher's permutes stay eager; without moe_preprocess the sync stays.
+  for (const char* name : {"moe.permute", "experts.up", "experts.sort", "moe.unpermute", "mlp.residual"})
+    EXPECT_EQ(scope_of(ops, name), -1) << name;
+  EXPECT_TRUE(find_op(ops.forward, "moe.permute")->host_sync);
+}
+
+TEST(CudaGraphs, CapturedPreprocessMovesTheSyncAfterItsGraph) {
+  const PassOps ops = qwen3_layer(scopes({GraphScope::moe_router, GraphScope::moe_preprocess}));
+  const Op* permute = find_op(ops.forward, "moe.permute");
+  EXPECT_EQ(permute->graph_scope, static_cast<int>(GraphScope::moe_preprocess));
+  EXPECT_FALSE(permute->host_sync);
+  EXPECT_TRUE(find_op(ops.forward, "experts.sort")->host_sync);
+  int syncs = 0;
+  for (const Op& op : ops.forward) syncs += op.host_sync ? 1 : 0;
+  EXPECT_EQ(syncs, 1);
+  // The permute's gradient runs in the backward, outside the preprocess graph.
+  EXPECT_EQ(find_op(ops.backward, "moe.permute.bwd")->graph_scope, -1);
+}
+
+TEST(CudaGraphs, FullIterationCapturesEveryOpAndNoSyncRemains) {
+  const PassOps ops = qwen3_layer(scopes({GraphScope::full_iteration}));
+  for (const std::vector<Op>* pass : {&ops.forward, &ops.backward})
+    for (const Op& op : *pass) {
+      EXPECT_EQ(op.graph_scope, static_cast<int>(GraphScope::full_iteration)) << op.name;
+      EXPECT_FALSE(op.host_sync) << op.name;
+    }
+}
+
+TEST(CudaGraphs, MlpCapturesDenseLayersOnlyAndNoneCapturesNothing) {
+  TrainingSpec tr;
+  tr.cuda_graphs = scopes({GraphScope::mlp});
+  const PassOps dense = transformer_layer_ops(*model_preset("llama3-8b"), tr, ParallelSpec{});
+  EXPECT_EQ(find_op(dense.forward, "mlp.up")->graph_scope, static_cast<int>(GraphScope::mlp));
+  EXPECT_EQ(find_op(dense.forward, "qkv")->graph_scope, -1);
+  const PassOps moe = qwen3_layer(scopes({GraphScope::mlp}));
+  for (const Op& op : moe.forward) EXPECT_EQ(op.graph_scope, -1) << op.name;
+  for (const Op& op : qwen3_layer(CudaGraphs{}).forward) EXPECT_EQ(op.graph_scope, -1) << op.name;
+}
+
+TEST(CudaGraphs, ScopesReadBackAsWritten) {
+  EXPECT_EQ(graph_scopes_text(CudaGraphs{}), "none");
+  EXPECT_EQ(graph_scopes_text(scopes({GraphScope::moe_preprocess, GraphScope::attn, GraphScope::moe_router})),
+            "attn,moe_router,moe_preprocess");
+}
+
+}  // namespace
+}  // namespace trainsim
