@@ -54,6 +54,9 @@ std::optional<ClusterSpec> cluster_preset(std::string_view name) {
   // PCIe Gen5 x16 (64 GB/s).
   if (name == "dgx-h100") return dgx_node("dgx-h100", "h100-sxm", 400e9 / 8, 64e9);
   if (name == "hgx-h200") return dgx_node("hgx-h200", "h200", 400e9 / 8, 64e9);
+  // DeepSeek's H800 nodes (DeepSeek-V3 §3.1): 8 H800 on NVSwitch, 8 ConnectX-7 400 Gb/s
+  // InfiniBand NICs, one per GPU (DeepEP measures ~50 GB/s per NIC, public.md D5).
+  if (name == "hgx-h800") return dgx_node("hgx-h800", "h800", 400e9 / 8, 64e9);
   // DGX B200 (NVIDIA DGX B200 user guide, "Introduction to the NVIDIA DGX B200 System"):
   // 8 B200 on two NVSwitch chips, NVLink 5 at 1.8 TB/s per GPU (900 GB/s per direction,
   // 14.4 TB/s in all); 8 single-port ConnectX-7 VPI cards at 400 Gb/s (InfiniBand NDR or
@@ -71,7 +74,13 @@ std::optional<ClusterSpec> cluster_preset(std::string_view name) {
 }
 
 std::vector<std::string> cluster_preset_names() {
-  return {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "gb200-nvl72", "gb300-nvl72"};
+  return {"dgx-a100", "dgx-h100", "hgx-h200", "hgx-h800", "dgx-b200", "gb200-nvl72", "gb300-nvl72"};
+}
+
+std::string cluster_preset_list() {
+  std::string text;
+  for (const std::string& name : cluster_preset_names()) text += (text.empty() ? "" : ", ") + name;
+  return text;
 }
 
 }  // namespace trainsim

@@ -76,5 +76,7 @@ struct ClusterSpec {
 /// `gb200-nvl72`, `gb300-nvl72`: one rack, 18 nodes in one NVLink domain).
 std::optional<ClusterSpec> cluster_preset(std::string_view name);
 std::vector<std::string> cluster_preset_names();
+/// The preset names joined by ", ", for help texts.
+std::string cluster_preset_list();
 
 }  // namespace trainsim

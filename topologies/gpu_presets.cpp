@@ -116,13 +116,25 @@ std::optional<GpuSpec> gpu_preset(std::string_view name) {
     set_power(g, 700);
     return g;
   }
+  // H800 SXM5 (DeepSeek-V3's GPU, arXiv:2412.19437 §3.1): the H100 SXM5's GH100 die, SMs,
+  // clocks and 80 GB of HBM3, with NVLink cut to 8 of the H100's 18 NVLink-4 links (NVIDIA's
+  // 400 GB/s for H800 against 900 for H100): 200 GB/s per direction at NVLink 4's 25 GB/s per
+  // link. DeepEP's README measures ~160 GB/s of it on DeepSeek's cluster (public.md D5). Its
+  // compute is timed by the H100 SXM's kernel table.
+  if (name == "h800") {
+    GpuSpec g = *gpu_preset("h100-sxm");
+    g.name = "h800";
+    g.nvlink_bandwidth_Bps = 8 * 25e9;
+    g.calibration_gpu = "h100-sxm";
+    return g;
+  }
   for (const BlackwellFigures& f : k_blackwell)
     if (name == f.name) return blackwell(f);
   return std::nullopt;
 }
 
 std::vector<std::string> gpu_preset_names() {
-  return {"a100-80g", "h100-sxm", "h200", "b200", "gb200", "b300", "gb300"};
+  return {"a100-80g", "h100-sxm", "h200", "h800", "b200", "gb200", "b300", "gb300"};
 }
 
 }  // namespace trainsim

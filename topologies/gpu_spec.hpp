@@ -29,6 +29,10 @@ struct GpuSpec {
   /// GEMMs run beside tensor-parallel communication overlapped with them (Transformer
   /// Engine's userbuffers reserve SMs and share HBM for the whole GEMM), as a fraction.
   double tp_overlap_slowdown = 0;
+  /// The kernel table the GPU's compute is timed by (kernels/calibration/NAME.csv): its own
+  /// when empty; a GPU that differs from another only off its SMs and HBM names that one.
+  std::string calibration_gpu;
+  const std::string& table_gpu() const { return calibration_gpu.empty() ? name : calibration_gpu; }
   bool has_fp8() const { return peak_fp8_flops > 0; }
   bool has_mxfp8() const { return peak_mxfp8_flops > 0; }
   bool has_nvfp4() const { return peak_nvfp4_flops > 0; }

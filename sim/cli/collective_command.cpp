@@ -78,7 +78,7 @@ po::options_description visible_options(Options& o) {
       "GPUs taking part (the first N of the cluster); default: an NVLink domain (a node, or an NVL72 rack), "
       "or all of SCENARIO")(
       "cluster", po::value(&o.cluster),
-      "cluster preset (dgx-a100, dgx-h100, hgx-h200, dgx-b200, gb200-nvl72, gb300-nvl72) instead of a SCENARIO")(
+      ("cluster preset (" + cluster_preset_list() + ") instead of a SCENARIO").c_str())(
       "fabric", po::value(&o.fabric), "with --cluster: single-switch|fat-tree|rail-optimized|ideal")(
       "algo", po::value(&o.algo)->default_value(o.algo), "auto|ring|tree|hierarchical|pairwise|direct|nvls|nvls-tree|collnet")(
       "minbytes,b", po::value(&o.min_bytes)->default_value(o.min_bytes),

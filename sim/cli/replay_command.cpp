@@ -65,7 +65,7 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
   po::options_description d("Options", 120);
   d.add_options()("help,h", "show this help")(
       "cluster", po::value(&o.cluster)->default_value(o.cluster),
-      "cluster preset (dgx-a100, dgx-h100, hgx-h200, dgx-b200, gb200-nvl72, gb300-nvl72); rank r runs on GPU r")(
+      ("cluster preset (" + cluster_preset_list() + "); rank r runs on GPU r").c_str())(
       "nodes", po::value(&o.nodes), "nodes of the cluster; default: whole NVLink domains enough for the ranks")(
       "json", "every number as JSON")(
       "trace", po::value(&o.trace)->value_name("FILE"),

@@ -33,7 +33,7 @@ std::unique_ptr<ComputeModel> make_compute_model(const GpuSpec& gpu, Precision p
       break;
     case CalibrationMode::automatic:
       if (choice.directory.empty()) return std::make_unique<RooflineComputeModel>(roofline);
-      path = calibration_table_path(choice.directory, gpu.name);
+      path = calibration_table_path(choice.directory, gpu.table_gpu());
       if (!std::filesystem::exists(path)) return std::make_unique<RooflineComputeModel>(roofline);
       break;
   }

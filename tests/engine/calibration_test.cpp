@@ -57,6 +57,18 @@ TEST(Calibration, DgxH100AllToAllAsNcclTestsMeasuresIt) {
   }
 }
 
+TEST(Calibration, HgxH800IsAnH100WithEightNvlinks) {
+  // H800: 8 of the H100's 18 NVLink-4 links, 200 GB/s per direction, at NVLink 4's measured
+  // efficiencies: the ring at 0.822 of it, the all-to-all at 0.744 (public.md D5: DeepEP's
+  // intranode dispatch measures 153 GB/s on 8 H800, within 3 % of that).
+  const ClusterSpec h800 = *cluster_preset("hgx-h800");
+  EXPECT_DOUBLE_EQ(h800.nvlink_bandwidth_Bps, 200e9);
+  EXPECT_EQ(h800.gpu.table_gpu(), "h100-sxm");
+  EXPECT_EQ(h800.gpu.peak_fp8_flops, cluster_preset("dgx-h100")->gpu.peak_fp8_flops);
+  EXPECT_NEAR(node_all_reduce("hgx-h800", 8, k_gib, CollectiveAlgo::ring)[0], 200 * 370.0 / 450.0, 5.0);
+  EXPECT_NEAR(collective(h800, CollectiveOp::all_to_all, 8, 1e9)[0], 153.0, 153.0 * 0.03);
+}
+
 TEST(Calibration, DgxA100RingAllReduceBusBandwidth) {
   EXPECT_NEAR(node_ring_bus_bandwidth_GBps("dgx-a100"), 235.0, 23.5);
   // 8 x A100: 234.89 GB/s at 16 GiB (stas00/ml-engineering); 232.54 "up to 4 GB"
