@@ -12,7 +12,10 @@
 namespace trainsim {
 
 double busiest_expert_rank_load(const ModelSpec& m, const ParallelSpec& p, std::uint64_t seed) {
-  if (!m.is_moe() || m.expert_imbalance <= 0) return 1.0;
+  if (!m.is_moe()) return 1.0;
+  // A stated load factor (model.router_balance): the busiest rank's share, within capacity.
+  if (m.router_load > 1.0) return m.capacity_factor > 0 ? std::min(m.router_load, m.capacity_factor) : m.router_load;
+  if (m.expert_imbalance <= 0) return 1.0;
   // Log-normal with coefficient of variation c: sigma^2 = ln(1 + c^2), mean 1.
   const double sigma = std::sqrt(portable::log1p(m.expert_imbalance * m.expert_imbalance));
   std::mt19937_64 rng(seed);

@@ -12,7 +12,8 @@
 namespace trainsim {
 
 /// The busiest expert-parallel rank's tokens over the balanced share, averaged over the
-/// model's layers: 1 when `model.expert_imbalance` is 0. Expert loads are drawn per layer
+/// model's layers: `model.router_load` when stated above 1 (at most the capacity factor, when
+/// set); else 1 when `model.expert_imbalance` is 0. Expert loads are drawn per layer
 /// from a log-normal with that coefficient of variation, seeded by `seed` (same seed, same
 /// value); with `model.capacity_factor` > 0 an expert takes at most that multiple of its
 /// balanced share (the excess tokens are dropped).

@@ -27,6 +27,10 @@ struct ModelSpec {
   double capacity_factor = 0;
   /// Router imbalance: coefficient of variation of the experts' token counts (0: balanced).
   double expert_imbalance = 0;
+  /// The busiest expert-parallel rank's tokens over the balanced share, stated for every MoE
+  /// layer (model.router_balance): 1 is Megatron-Core's forced balance
+  /// (moe_router_force_load_balancing, what the NeMo benchmark rows ran).
+  double router_load = 1.0;
   FfnActivation activation = FfnActivation::swiglu;
   NormKind norm = NormKind::rmsnorm;
   PositionEmbedding position = PositionEmbedding::rope;

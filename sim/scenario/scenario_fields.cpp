@@ -273,6 +273,27 @@ ScenarioField order_field() {
   return f;
 }
 
+// model.router_balance: "forced" (1) or the busiest expert-parallel rank's load factor (>= 1).
+ScenarioField router_balance_field() {
+  ScenarioField f;
+  f.name = "model.router_balance";
+  f.help = "forced (Megatron's force-balanced routing) or the busiest expert-parallel rank's tokens over the mean";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    if (text == "forced") {
+      s.model.router_load = 1.0;
+      return std::nullopt;
+    }
+    const auto v = parse::number(text);
+    if (!v || !(*v >= 1.0)) return "expected forced or a load factor >= 1 (e.g. 1.15)";
+    s.model.router_load = *v;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) {
+    return s.model.router_load == 1.0 ? std::string("forced") : number_text(s.model.router_load);
+  };
+  return f;
+}
+
 // training.cuda_graphs: "none" or scopes joined by ',' (Megatron-Bridge's --cuda_graph_scope).
 ScenarioField cuda_graphs_field() {
   ScenarioField f;
@@ -522,6 +543,7 @@ std::vector<ScenarioField> scenario_fields() {
       number_field(
           "model.expert_imbalance", "coefficient of variation of the experts' token counts",
           [](auto& s) -> auto& { return s.model.expert_imbalance; }, 0.0),
+      router_balance_field(),
       int_field(
           "model.head_dim", "head dimension when not hidden / heads (0: hidden / heads)",
           [](auto& s) -> auto& { return s.model.explicit_head_dim; }, 0),

@@ -22,6 +22,12 @@ std::string seconds(double v) {
   return buf;
 }
 
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 // One rule: if `broken`, the scenario is rejected with `key`, `value` and `rule`.
 void require(const Scenario& s, bool ok, const std::string& key, long long value, const std::string& rule) {
   if (!ok) throw InputError(s.source, key, str(value), rule);
@@ -204,6 +210,9 @@ void check_context_and_experts(const Scenario& s) {
   require(s, m.seq_len % p.cp == 0, "model.seq_len", m.seq_len, "must be divisible by parallel.cp = " + str(p.cp));
   require(s, m.experts % p.ep == 0, "model.experts", m.experts, "must be divisible by parallel.ep = " + str(p.ep));
   require(s, p.ep == 1 || m.is_moe(), "parallel.ep", p.ep, "expert parallelism needs model.experts > 1");
+  if (m.router_load > 1.0 && m.expert_imbalance > 0)
+    throw InputError(s.source, "model.router_balance", number(m.router_load),
+                     "a stated load factor and model.expert_imbalance (drawn loads) exclude each other: give one");
   if (p.moe_dispatcher != MoeDispatcher::alltoall && !m.is_moe())
     throw InputError(s.source, "parallel.moe_dispatcher",
                      p.moe_dispatcher == MoeDispatcher::deepep ? "deepep" : "hybridep",

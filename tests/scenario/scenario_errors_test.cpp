@@ -198,6 +198,13 @@ const BadInput k_cases[] = {
      {"--set", "training.cuda_graphs=full_iteration"},
      "training.cuda_graphs",
      "capacity_factor"},
+    {"router_balance_below_one", base_with(""), {"--set", "model.router_balance=0.8"}, "model.router_balance", ">= 1"},
+    {"router_balance_with_drawn_imbalance",
+     "[model]\npreset = mixtral-8x7b\nrouter_balance = 1.2\nexpert_imbalance = 0.3\n[parallel]\ntp = 1\nep = "
+     "8\n[cluster]\nnodes = 1\n",
+     {},
+     "model.router_balance",
+     "exclude each other"},
     {"expert_tp_not_tiling",
      "[model]\npreset = mixtral-8x7b\n[parallel]\ntp = 2\nep = 4\nexpert_tp = 3\nsequence_parallel = true\n"
      "[cluster]\nnodes = 1\n",

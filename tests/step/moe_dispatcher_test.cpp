@@ -78,5 +78,22 @@ TEST(MoeDispatcher, FewerBytesMakeTheStepFasterAndTheExpertTrafficSmaller) {
   EXPECT_GT(deepep[k_ep_bytes] / alltoall[k_ep_bytes], 0.99 * ratio);
 }
 
+TEST(MoeDispatcher, StatedLoadFactorSetsTheBusiestRanksBytesWithinCapacity) {
+  // model.router_balance: the busiest expert-parallel rank receives that multiple of the
+  // balanced share (its expert GEMMs run it, busiest_expert_rank_load), at most the capacity.
+  const auto token_bytes = [](const Scenario& s) {
+    const StepCosts c = costs_of(s);
+    return ep_collectives(c.stages[0].chunks[0].forward, CollectiveOp::all_to_all).front().second;
+  };
+  const double forced = token_bytes(scenario(k_qwen, {{"model.router_balance", "forced"}}));
+  EXPECT_DOUBLE_EQ(forced, token_bytes(scenario(k_qwen)));
+  EXPECT_DOUBLE_EQ(token_bytes(scenario(k_qwen, {{"model.router_balance", "1.25"}})), 1.25 * forced);
+  EXPECT_DOUBLE_EQ(token_bytes(scenario(k_qwen, {{"model.router_balance", "1.25"}, {"model.capacity_factor", "1.1"}})),
+                   1.1 * forced);
+  const StepCosts a = costs_of(scenario(k_qwen));
+  const StepCosts b = costs_of(scenario(k_qwen, {{"model.router_balance", "1.25"}}));
+  EXPECT_GT(b.stages[0].chunks[0].forward.compute_s, a.stages[0].chunks[0].forward.compute_s);
+}
+
 }  // namespace
 }  // namespace trainsim
