@@ -30,23 +30,23 @@ std::string graph_scopes_text(const CudaGraphs& g) {
   return text;
 }
 
-int captured_by(const CudaGraphs& g, std::string_view name, bool moe) {
+int captured_by(const CudaGraphs& g, std::string_view name, GraphedLayer layer) {
   const auto scope = [&](GraphScope s) { return g.has(s) ? static_cast<int>(s) : -1; };
   if (g.has(GraphScope::full_iteration)) return static_cast<int>(GraphScope::full_iteration);
   const std::string_view h = head(name);
   if (h == "attention" || h == "qkv" || h == "q" || h == "kv" || h == "block") return scope(GraphScope::attn);
-  if (!moe) return h == "mlp" ? scope(GraphScope::mlp) : -1;
+  if (!layer.moe) return h == "mlp" ? scope(GraphScope::mlp) : -1;
   if (starts_with(name, "mlp.norm") || h == "router" || h == "shared_experts") return scope(GraphScope::moe_router);
-  if (starts_with(name, "moe.permute") && name.find(".bwd") == std::string_view::npos)
+  if (layer.sender_permutes && starts_with(name, "moe.permute") && name.find(".bwd") == std::string_view::npos)
     return scope(GraphScope::moe_preprocess);
   return -1;
 }
 
-void apply_cuda_graphs(std::vector<Op>& ops, const CudaGraphs& g, bool moe) {
+void apply_cuda_graphs(std::vector<Op>& ops, const CudaGraphs& g, GraphedLayer layer) {
   if (g.none()) return;
   bool sync_pending = false;
   for (Op& op : ops) {
-    op.graph_scope = captured_by(g, op.name, moe);
+    op.graph_scope = captured_by(g, op.name, layer);
     if (op.graph_scope >= 0 && op.host_sync) {
       op.host_sync = false;
       sync_pending = !g.has(GraphScope::full_iteration);

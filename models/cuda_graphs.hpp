@@ -47,13 +47,22 @@ const std::vector<std::string>& graph_scope_names();
 /// "none", or the scopes joined by ','.
 std::string graph_scopes_text(const CudaGraphs& g);
 
-/// The scope whose graph captures the op named `name` of a layer (an MoE layer when `moe`)
-/// under `g`, or -1 when the op is launched eagerly.
-int captured_by(const CudaGraphs& g, std::string_view name, bool moe);
+/// What of a layer decides which scope captures an op: whether it is an MoE layer, and
+/// whether its dispatcher permutes on the sender before the all-to-all (Megatron-Core's
+/// alltoall dispatcher; DeepEP and HybridEP permute on the receiver, after it, outside the
+/// preprocess graph).
+struct GraphedLayer {
+  bool moe = false;
+  bool sender_permutes = true;
+};
+
+/// The scope whose graph captures the op named `name` of `layer` under `g`, or -1 when the
+/// op is launched eagerly.
+int captured_by(const CudaGraphs& g, std::string_view name, GraphedLayer layer);
 
 /// Marks each of `ops` (one layer's pass, in launch order) with the scope capturing it
 /// (Op::graph_scope) and moves a captured op's host sync to the first op after its graph
 /// (none under full_iteration).
-void apply_cuda_graphs(std::vector<Op>& ops, const CudaGraphs& g, bool moe);
+void apply_cuda_graphs(std::vector<Op>& ops, const CudaGraphs& g, GraphedLayer layer);
 
 }  // namespace trainsim

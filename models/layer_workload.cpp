@@ -512,8 +512,9 @@ PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, con
 PassOps transformer_layer_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
   const Dims d = dims_of(m, tr, p);
   PassOps ops = assemble(layer_forward(m, tr, p, d), tr.recompute, d);
+  const GraphedLayer graphed{m.is_moe(), p.moe_dispatcher == MoeDispatcher::alltoall};
   for (std::vector<Op>* pass : {&ops.forward, &ops.backward, &ops.recompute})
-    apply_cuda_graphs(*pass, tr.cuda_graphs, m.is_moe());
+    apply_cuda_graphs(*pass, tr.cuda_graphs, graphed);
   return ops;
 }
 

@@ -66,6 +66,22 @@ TEST(CudaGraphs, CapturedPreprocessMovesTheSyncAfterItsGraph) {
   EXPECT_EQ(find_op(ops.backward, "moe.permute.bwd")->graph_scope, -1);
 }
 
+TEST(CudaGraphs, ReceiverPermutesOfDeepEpStayOutsideThePreprocessGraph) {
+  ModelSpec m = *model_preset("qwen3-30b-a3b");
+  m.seq_len = 4096;
+  TrainingSpec tr;
+  tr.cuda_graphs = scopes({GraphScope::moe_router, GraphScope::moe_preprocess});
+  ParallelSpec p;
+  p.ep = 8;
+  p.dp = 8;
+  p.moe_dispatcher = MoeDispatcher::deepep;
+  const PassOps ops = transformer_layer_ops(m, tr, p);
+  const Op* permute = find_op(ops.forward, "moe.permute");
+  EXPECT_EQ(permute->graph_scope, -1);
+  EXPECT_TRUE(permute->host_sync);
+  EXPECT_EQ(find_op(ops.forward, "router")->graph_scope, static_cast<int>(GraphScope::moe_router));
+}
+
 TEST(CudaGraphs, FullIterationCapturesEveryOpAndNoSyncRemains) {
   const PassOps ops = qwen3_layer(scopes({GraphScope::full_iteration}));
   for (const std::vector<Op>* pass : {&ops.forward, &ops.backward})
