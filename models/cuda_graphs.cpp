@@ -26,7 +26,7 @@ std::string graph_scopes_text(const CudaGraphs& g) {
   if (g.none()) return "none";
   std::string text;
   for (size_t i = 0; i < graph_scope_names().size(); ++i)
-    if (g.has(static_cast<GraphScope>(i))) text += (text.empty() ? "" : ",") + graph_scope_names()[i];
+    if (g.has(static_cast<GraphScope>(i))) text += (text.empty() ? "" : "+") + graph_scope_names()[i];
   return text;
 }
 

@@ -44,7 +44,7 @@ struct CudaGraphs {
 /// The scope names as Megatron-Core spells them, in enum order.
 const std::vector<std::string>& graph_scope_names();
 
-/// "none", or the scopes joined by ','.
+/// "none", or the scopes joined by '+' (a value a sweep's list and a CSV cell keep whole).
 std::string graph_scopes_text(const CudaGraphs& g);
 
 /// What of a layer decides which scope captures an op: whether it is an MoE layer, and

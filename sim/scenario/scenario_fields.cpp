@@ -294,20 +294,21 @@ ScenarioField router_balance_field() {
   return f;
 }
 
-// training.cuda_graphs: "none" or scopes joined by ',' (Megatron-Bridge's --cuda_graph_scope).
+// training.cuda_graphs: "none" or scopes joined by '+' or ',' (Megatron-Bridge's
+// --cuda_graph_scope joins them by ','; a sweep's [vary] list separates its values by ',').
 ScenarioField cuda_graphs_field() {
   ScenarioField f;
   f.name = "training.cuda_graphs";
-  f.help = "CUDA graph scopes: none, or attn, mlp, moe_router, moe_preprocess, full_iteration joined by ','";
+  f.help = "CUDA graph scopes: none, or attn, mlp, moe_router, moe_preprocess, full_iteration joined by '+' or ','";
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
     std::string rule = "expected none, or scopes of";
     for (const std::string& n : graph_scope_names()) rule += " " + n;
-    rule += " joined by ','";
+    rule += " joined by '+' or ','";
     CudaGraphs graphs;
     if (text != "none") {
       size_t start = 0;
       while (start <= text.size()) {
-        const size_t comma = std::min(text.find(',', start), text.size());
+        const size_t comma = std::min(text.find_first_of(",+", start), text.size());
         std::string_view name = text.substr(start, comma - start);
         while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
         while (!name.empty() && name.back() == ' ') name.remove_suffix(1);

@@ -174,7 +174,7 @@ Point architecture_point(std::uint32_t seed) {
     sets.push_back("parallel.moe_dispatcher=" + d.pick<std::string>({"alltoall", "deepep", "hybridep"}));
     sets.push_back("training.cuda_graphs=" + d.pick<std::string>({"none", "attn,moe_router,moe_preprocess"}));
   } else {
-    sets.push_back("training.cuda_graphs=" + d.pick<std::string>({"none", "attn,mlp", "full_iteration"}));
+    sets.push_back("training.cuda_graphs=" + d.pick<std::string>({"none", "attn+mlp", "full_iteration"}));
   }
   const int zero = d.pick({0, 1, 2, 3});
   // HSDP: shard groups of 2 inside dp x cp, each holding whole expert groups.

@@ -105,7 +105,7 @@ TEST(CudaGraphs, MlpCapturesDenseLayersOnlyAndNoneCapturesNothing) {
 TEST(CudaGraphs, ScopesReadBackAsWritten) {
   EXPECT_EQ(graph_scopes_text(CudaGraphs{}), "none");
   EXPECT_EQ(graph_scopes_text(scopes({GraphScope::moe_preprocess, GraphScope::attn, GraphScope::moe_router})),
-            "attn,moe_router,moe_preprocess");
+            "attn+moe_router+moe_preprocess");
 }
 
 }  // namespace
