@@ -19,4 +19,10 @@ double dispatched_rows_per_token(const ModelSpec& m, const ParallelSpec& p) {
   return expected_destination_ranks(m.experts, m.top_k, p.ep);
 }
 
+double remote_peer_share(const ModelSpec& m, const ParallelSpec& p, int local) {
+  if (p.moe_dispatcher == MoeDispatcher::alltoall || local <= 1 || local >= p.ep || p.ep % local != 0) return 1.0;
+  return expected_destination_ranks(m.experts, m.top_k, p.ep / local) /
+         expected_destination_ranks(m.experts, m.top_k, p.ep);
+}
+
 }  // namespace trainsim

@@ -33,6 +33,16 @@ double expected_destination_ranks(int experts, int top_k, int ranks);
 /// top_k for alltoall, the expected destination ranks for deepep and hybridep.
 double dispatched_rows_per_token(const ModelSpec& m, const ParallelSpec& p);
 
+/// Across NVLink domains DeepEP and HybridEP send a token once per destination node (over
+/// RDMA to the GPU of the sender's local index there, which forwards it over NVLink; DeepEP
+/// README, "internode"; public.md D5), not once per destination rank: of the bytes a pairwise
+/// all-to-all would send a GPU of another domain, this share, when `local` of the `ep` ranks
+/// share each domain: expected destination domains over expected destination ranks,
+/// edr(E, k, ep / local) / edr(E, k, ep). 1 for alltoall (a row per token and expert) and
+/// when the group is one domain. The NVLink forwarding on the receiving node is not priced (it
+/// runs beside the RDMA, on links the NICs outpace).
+double remote_peer_share(const ModelSpec& m, const ParallelSpec& p, int local);
+
 /// Bytes of one routing probability as the alltoall dispatcher sends it: the router's fp32
 /// scores (moe_router_dtype = "fp32" in Megatron-Bridge's Qwen3 and DeepSeek providers @
 /// 00b7660b).

@@ -25,6 +25,9 @@ struct CollectiveCall {
   /// (NVIDIA/nccl-tests doc/PERFORMANCE.md, public.md D1).
   double bytes = 0;
   int root = 0;  ///< index into `gpus` of a broadcast's root
+  /// A pairwise all-to-all's bytes to a GPU of another NVLink domain, as a share of those to
+  /// one of the sender's (DeepEP's once-per-node dispatch, models/moe_dispatch.hpp); 1: equal.
+  double remote_share = 1.0;
   CollectiveAlgo algo = CollectiveAlgo::automatic;
 };
 

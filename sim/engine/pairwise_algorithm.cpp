@@ -15,7 +15,9 @@ CommPlan PairwiseAlgorithm::plan(const CollectiveCall& call, const Platform& pla
     for (size_t bj = 0; bj < n; bj += k_block)
       for (size_t i = bi; i < std::min(n, bi + k_block); ++i)
         for (size_t j = bj; j < std::min(n, bj + k_block); ++j)
-          if (i != j) phase.transfers.push_back({g[i], g[j], bytes});
+          if (i != j)
+            phase.transfers.push_back(
+                {g[i], g[j], platform.domain_of(g[i]) == platform.domain_of(g[j]) ? bytes : bytes * call.remote_share});
   // One latency per peer: NCCL's all-to-all is n - 1 send/receive pairs, each a p2p
   // operation paying its own hop latency (a stated assumption: NCCL groups them, but every
   // peer's transfer is its own protocol exchange).

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "models/moe_dispatch.hpp"
 #include "sim/engine/plan_runner.hpp"
 #include "sim/schedule/pipeline_schedule.hpp"
 #include "sim/step/simulated_scope.hpp"
@@ -40,7 +41,15 @@ StageActor::StageActor(StepWorld& world, int stage, int replica, int account)
       costs_(world.costs.stages[static_cast<size_t>(stage)]),
       loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
               world.scenario.training.prefetch),
-      clock_(world.options.lazy_sleeps) {}
+      clock_(world.options.lazy_sleeps) {
+  const std::vector<int> ep_gpus = world.mapping.gpus_of(ep_group_);
+  const int domain = world.platform.domain_of(world.mapping.gpu_of(rank_));
+  const auto local =
+      std::count_if(ep_gpus.begin(), ep_gpus.end(), [&](int gpu) { return world.platform.domain_of(gpu) == domain; });
+  ep_remote_share_ = remote_peer_share(world.scenario.model, world.scenario.parallel, static_cast<int>(local));
+  const double peers = static_cast<double>(ep_gpus.size()) - 1;
+  if (peers > 0) ep_sent_share_ = (static_cast<double>(local) - 1 + (peers + 1 - local) * ep_remote_share_) / peers;
+}
 
 void StageActor::operator()() {
   const int m = w_.costs.microbatches;
@@ -496,6 +505,7 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
       call.op = c.op;
       call.gpus = w_.mapping.gpus_of(group);
       call.bytes = c.bytes;
+      if (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all) call.remote_share = ep_remote_share_;
       // A duration measured beside the overlapped parameter all-gather (the first forward
       // pass's only) is that moment's, not the collective's: it is not reused for the
       // later micro-batches. (Gradient reductions run beside most of every backward; a
@@ -510,7 +520,9 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
     const double end = clock_.now();
     computed += beside;
     (tp ? account().tp_comm : account().ep_comm) += end - start - beside;
-    (tp ? account().tp_bytes : account().ep_bytes) += bus_bytes(c.op, c.bytes, static_cast<int>(group.size()));
+    (tp ? account().tp_bytes : account().ep_bytes) +=
+        bus_bytes(c.op, c.bytes, static_cast<int>(group.size())) *
+        (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all ? ep_sent_share_ : 1.0);
     account().add_comm_interval(start, end);
     const char* prefix = tp ? "tp_" : c.group == CommGroup::ep ? "ep_" : "etp_";
     ActivityComm comm;

@@ -142,6 +142,11 @@ class StageActor {
   std::vector<int> ep_group_;
   std::vector<int> etp_group_;
   std::vector<int> cp_group_;
+  /// The token all-to-all's bytes to an expert-parallel peer in another NVLink domain over
+  /// those to one in this GPU's (models/moe_dispatch.hpp, remote_peer_share).
+  double ep_remote_share_ = 1.0;
+  /// Of the bus bytes a pairwise all-to-all of its size sends, the share it sends with that.
+  double ep_sent_share_ = 1.0;
   const StageCosts& costs_;
   DataLoader loader_;
   int step_ = 0;

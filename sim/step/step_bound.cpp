@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "models/moe_dispatch.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/schedule/pipeline_schedule.hpp"
 #include "sim/step/gradient_groups.hpp"
@@ -45,12 +46,26 @@ int group_size(CommGroup g, const ParallelSpec& p) {
   return 1;
 }
 
+// Of the pairwise volume the token all-to-all sends, the least share any placement of the
+// expert group over NVLink domains leaves (DeepEP's and HybridEP's once-per-node dispatch:
+// models/moe_dispatch.hpp, remote_peer_share); 1 for alltoall.
+double least_token_share(const Scenario& s) {
+  double least = 1.0;
+  for (int local = 1; local <= std::min(s.parallel.ep, s.cluster.domain_gpus()); ++local)
+    least = std::min(least, remote_peer_share(s.model, s.parallel, local));
+  return least;
+}
+
 // A pass on the compute stream: its kernels, and the collectives it waits for (those not
-// overlapped with a GEMM: Megatron-LM's blocking TP collectives, the MoE all-to-alls).
-double pass_s(const PassCost& pass, const ParallelSpec& p, double port_Bps) {
+// overlapped with a GEMM: Megatron-LM's blocking TP collectives, the MoE all-to-alls, those of
+// the tokens at `token_share` of their bytes at least).
+double pass_s(const PassCost& pass, const ParallelSpec& p, double port_Bps, double token_share) {
   double s = pass.compute_s;
-  for (const GroupCollective& c : pass.collectives)
-    if (!(c.overlap_s > 0)) s += c.count * collective_s(c, group_size(c.group, p), port_Bps);
+  for (const GroupCollective& c : pass.collectives) {
+    if (c.overlap_s > 0) continue;
+    const double share = c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all ? token_share : 1.0;
+    s += c.count * share * collective_s(c, group_size(c.group, p), port_Bps);
+  }
   return s;
 }
 
@@ -138,24 +153,25 @@ double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
   const StepCosts costs = build_step_costs(s, compute, defers);
   const engine::Platform platform = engine::Platform::without_simgrid(s.cluster);
   const double port_Bps = gpu_port_Bps(platform);
+  const double token_share = least_token_share(s);
   const ParallelSpec& p = s.parallel;
   const DomainTraffic traffic = domain_traffic(s, platform);
   const bool gathers = p.zero >= 3 && traffic.s_per_byte > 0;
   // The forward and backward passes of each stage's chunk c, with their gathers.
   const auto forward = [&](const StageCosts& st, size_t c) {
-    const double pass = pass_s(st.chunks[c].forward, p, port_Bps);
+    const double pass = pass_s(st.chunks[c].forward, p, port_Bps, token_share);
     return gathers ? gathering_pass_s(pass, st.zero3_units[c], st, traffic) : pass;
   };
   const auto backward = [&](const StageCosts& st, size_t c) {
-    const double pass = pass_s(st.chunks[c].backward, p, port_Bps);
+    const double pass = pass_s(st.chunks[c].backward, p, port_Bps, token_share);
     return gathers ? gathering_pass_s(pass, st.zero3_units[c], st, traffic) : pass;
   };
   double bound = 0;
   for (const StageCosts& stage : costs.stages) {
     double work = 0;
     for (size_t c = 0; c < stage.chunks.size(); ++c)
-      work += costs.microbatches * (forward(stage, c) + pass_s(stage.chunks[c].recompute, p, port_Bps) +
-                                    backward(stage, c) + pass_s(stage.chunks[c].weight, p, port_Bps));
+      work += costs.microbatches * (forward(stage, c) + pass_s(stage.chunks[c].recompute, p, port_Bps, token_share) +
+                                    backward(stage, c) + pass_s(stage.chunks[c].weight, p, port_Bps, token_share));
     const double head = chain_s(costs, stage.stage, forward);
     const double tail = defers ? 0.0 : chain_s(costs, stage.stage, backward);
     bound = std::max(bound, head + work + tail);

@@ -92,5 +92,24 @@ TEST(MoeDispatch, DeepEpPermutesOnTheReceiverAndSortsNothing) {
   EXPECT_EQ(kernels_a - kernels_d, 4);
 }
 
+TEST(MoeDispatch, AcrossDomainsDeepEpSendsATokenOncePerNode) {
+  // DeepSeek-V3's routing (256 experts, top 8) at EP 64 over 8 nodes of 8: a token reaches
+  // 7.68 ranks but 5.29 nodes on balance, so a remote peer gets 0.690 of a local peer's bytes.
+  ModelSpec m = *model_preset("deepseek-v3");
+  ParallelSpec p;
+  p.ep = 64;
+  p.moe_dispatcher = MoeDispatcher::deepep;
+  EXPECT_NEAR(expected_destination_ranks(256, 8, 64), 7.676, 0.001);
+  EXPECT_NEAR(expected_destination_ranks(256, 8, 8), 5.295, 0.001);
+  EXPECT_DOUBLE_EQ(remote_peer_share(m, p, 8),
+                   expected_destination_ranks(256, 8, 8) / expected_destination_ranks(256, 8, 64));
+  EXPECT_NEAR(remote_peer_share(m, p, 8), 0.690, 0.001);
+  // One rank a domain, or the whole group in one: nothing to share.
+  EXPECT_DOUBLE_EQ(remote_peer_share(m, p, 1), 1.0);
+  EXPECT_DOUBLE_EQ(remote_peer_share(m, p, 64), 1.0);
+  p.moe_dispatcher = MoeDispatcher::alltoall;
+  EXPECT_DOUBLE_EQ(remote_peer_share(m, p, 8), 1.0);
+}
+
 }  // namespace
 }  // namespace trainsim

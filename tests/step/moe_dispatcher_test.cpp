@@ -95,5 +95,25 @@ TEST(MoeDispatcher, StatedLoadFactorSetsTheBusiestRanksBytesWithinCapacity) {
   EXPECT_GT(b.stages[0].chunks[0].forward.compute_s, a.stages[0].chunks[0].forward.compute_s);
 }
 
+TEST(MoeDispatcher, AcrossNodesDeepEpSendsRemotePeersTheirNodesShare) {
+  // EP 16 over two DGX H100 nodes (Megatron-Core's order: 8 ranks a node): each GPU sends its
+  // 7 local peers a token's rows once per rank and its 8 remote peers once per node.
+  const Settings two_nodes{{"cluster.nodes", "2"}, {"parallel.ep", "16"}, {"parallel.order", "tp-cp-dp-pp"}};
+  Settings with_deepep = two_nodes;
+  with_deepep.push_back({"parallel.moe_dispatcher", "deepep"});
+  const Scenario s = scenario(k_qwen, with_deepep);
+  const std::vector<double> deepep = testing::step_outputs(s, {});
+  const std::vector<double> plain = testing::step_outputs(scenario(k_qwen, two_nodes), {});
+  constexpr size_t k_step = 0, k_ep_bytes = 20;
+  const double share = remote_peer_share(s.model, s.parallel, 8);
+  EXPECT_LT(share, 0.9);
+  // The token all-to-alls' bus bytes: 2 a layer and pass, 2 passes, 2 layers, 2 micro-batches,
+  // each the nominal (n - 1)/n of its rows times (7 + 8 share) / 15 sent.
+  const double nominal = 4096 * expected_destination_ranks(128, 8, 16) * 2048 * 2.0 * 15 / 16;
+  ASSERT_GT(deepep[k_step], 0);
+  EXPECT_NEAR(deepep[k_ep_bytes] / (16 * nominal * (7 + 8 * share) / 15), 1.0, 1e-9);
+  EXPECT_LT(deepep[k_step], plain[k_step]);
+}
+
 }  // namespace
 }  // namespace trainsim
