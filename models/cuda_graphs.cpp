@@ -11,10 +11,6 @@ std::string_view head(std::string_view name) {
   return name.substr(0, name.find('.'));
 }
 
-bool starts_with(std::string_view name, std::string_view prefix) {
-  return name.substr(0, prefix.size()) == prefix;
-}
-
 }  // namespace
 
 const std::vector<std::string>& graph_scope_names() {
@@ -36,8 +32,8 @@ int captured_by(const CudaGraphs& g, std::string_view name, GraphedLayer layer) 
   const std::string_view h = head(name);
   if (h == "attention" || h == "qkv" || h == "q" || h == "kv" || h == "block") return scope(GraphScope::attn);
   if (!layer.moe) return h == "mlp" ? scope(GraphScope::mlp) : -1;
-  if (starts_with(name, "mlp.norm") || h == "router" || h == "shared_experts") return scope(GraphScope::moe_router);
-  if (layer.sender_permutes && starts_with(name, "moe.permute") && name.find(".bwd") == std::string_view::npos)
+  if (name.starts_with("mlp.norm") || h == "router" || h == "shared_experts") return scope(GraphScope::moe_router);
+  if (layer.sender_permutes && name.starts_with("moe.permute") && name.find(".bwd") == std::string_view::npos)
     return scope(GraphScope::moe_preprocess);
   return -1;
 }

@@ -253,13 +253,10 @@ ScenarioField order_field() {
     std::array<ParallelAxis, 4> order{};
     std::set<std::string> seen;
     size_t i = 0;
-    size_t start = 0;
-    while (start <= text.size()) {
-      const size_t dash = std::min(text.find('-', start), text.size());
-      const auto axis = k_axes.parse(text.substr(start, dash - start));
+    for (const std::string_view piece : parse::pieces(text, "-")) {
+      const auto axis = k_axes.parse(piece);
       if (!axis || i >= order.size() || !seen.insert(k_axes.name_of(*axis)).second) return rule;
       order[i++] = *axis;
-      start = dash + 1;
     }
     if (i != order.size()) return rule;
     s.parallel.order = order;
@@ -306,17 +303,13 @@ ScenarioField cuda_graphs_field() {
     rule += " joined by '+' or ','";
     CudaGraphs graphs;
     if (text != "none") {
-      size_t start = 0;
-      while (start <= text.size()) {
-        const size_t comma = std::min(text.find_first_of(",+", start), text.size());
-        std::string_view name = text.substr(start, comma - start);
+      for (std::string_view name : parse::pieces(text, ",+")) {
         while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
         while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
         const auto& names = graph_scope_names();
         const auto it = std::find(names.begin(), names.end(), name);
         if (it == names.end()) return rule;
         graphs.add(static_cast<GraphScope>(it - names.begin()));
-        start = comma + 1;
       }
     }
     s.training.cuda_graphs = graphs;

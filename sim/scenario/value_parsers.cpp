@@ -34,4 +34,15 @@ std::optional<double> fraction(std::string_view text) {
   return number(text);
 }
 
+std::vector<std::string_view> pieces(std::string_view text, std::string_view separators) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find_first_of(separators, start);
+    out.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) return out;
+    start = end + 1;
+  }
+}
+
 }  // namespace trainsim::parse

@@ -16,6 +16,9 @@ std::optional<double> number(std::string_view text);
 std::optional<bool> boolean(std::string_view text);
 /// "5%" or "0.05"
 std::optional<double> fraction(std::string_view text);
+/// The pieces of a list value between any of `separators` ("tp-cp-pp-dp" at "-"), empty ones
+/// kept: a viewing split into `text`, which must outlive them.
+std::vector<std::string_view> pieces(std::string_view text, std::string_view separators);
 
 /// One of a fixed set of names.
 template <typename Enum>
