@@ -10,6 +10,7 @@
 #include "models/training_spec.hpp"
 #include "sim/run/run_spec.hpp"
 #include "topologies/cluster_spec.hpp"
+#include "topologies/variation_spec.hpp"
 
 namespace trainsim {
 
@@ -33,6 +34,7 @@ struct Scenario {
   FailureSpec failures;
   CheckpointSpec checkpoint;
   ElasticSpec elastic;
+  VariationSpec variations;  ///< what differs from a uniform cluster
 
   /// GPU memory per device: the cluster's `gpu_memory` if set, else the GPU preset's.
   double gpu_memory_bytes() const { return cluster.gpu.memory_bytes; }

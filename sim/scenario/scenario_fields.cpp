@@ -484,10 +484,56 @@ ScenarioField seed_field() {
   return f;
 }
 
+// variations.slow_gpu_ids: GPU ids joined by '+' or ',' ("none": none listed).
+ScenarioField slow_gpu_ids_field() {
+  ScenarioField f;
+  f.name = "variations.slow_gpu_ids";
+  f.help = "slow GPUs listed by id (rank r runs on GPU r), joined by '+' or ','; none: none listed";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    std::vector<int> ids;
+    if (text != "none") {
+      for (std::string_view piece : parse::pieces(text, ",+")) {
+        while (!piece.empty() && piece.front() == ' ') piece.remove_prefix(1);
+        while (!piece.empty() && piece.back() == ' ') piece.remove_suffix(1);
+        const auto id = parse::integer(piece);
+        if (!id || *id < 0 || *id > std::numeric_limits<int>::max())
+          return "expected none, or GPU ids (integers >= 0) joined by '+' or ','";
+        ids.push_back(static_cast<int>(*id));
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    if (std::adjacent_find(ids.begin(), ids.end()) != ids.end())
+      return "GPU " + std::to_string(*std::adjacent_find(ids.begin(), ids.end())) + " is listed twice";
+    s.variations.slow_gpu_ids = std::move(ids);
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) {
+    std::string text;
+    for (const int id : s.variations.slow_gpu_ids) text += (text.empty() ? "" : "+") + std::to_string(id);
+    return text.empty() ? std::string("none") : text;
+  };
+  return f;
+}
+
+// variations.slow_gpu_speed: above 0, at most 1.
+ScenarioField slow_gpu_speed_field() {
+  ScenarioField f;
+  f.name = "variations.slow_gpu_speed";
+  f.help = "a slow GPU's compute speed over the others' (0.9 or 90%: its kernels take 1/0.9 as long)";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parse::fraction(text);
+    if (!v || !(*v > 0) || *v > 1) return "expected a fraction above 0 and at most 1 (0.9 or 90%)";
+    s.variations.slow_gpu_speed = *v;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return number_text(s.variations.slow_gpu_speed); };
+  return f;
+}
+
 }  // namespace
 
 std::vector<std::string> scenario_sections() {
-  return {"model", "training", "parallel", "cluster", "run", "failures", "checkpoint", "elastic"};
+  return {"model", "training", "parallel", "cluster", "run", "failures", "checkpoint", "elastic", "variations"};
 }
 std::vector<std::string> reserved_sections() {
   return {};
@@ -854,6 +900,12 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "elastic.min_dp", "never shrink below this many data-parallel replicas",
           [](auto& s) -> auto& { return s.elastic.min_dp; }, 1),
+
+      int_field(
+          "variations.slow_gpus", "slow GPUs drawn at random with run.seed (or list them: slow_gpu_ids)",
+          [](auto& s) -> auto& { return s.variations.slow_gpu_count; }, 0),
+      slow_gpu_ids_field(),
+      slow_gpu_speed_field(),
   };
 }
 

@@ -392,6 +392,24 @@ void check_run_length(const Scenario& s) {
   }
 }
 
+// [variations]: slow GPUs drawn or listed, within the cluster.
+void check_variations(const Scenario& s) {
+  const VariationSpec& v = s.variations;
+  const long long gpus = static_cast<long long>(s.cluster.nodes) * s.cluster.gpus_per_node;
+  if (v.slow_gpu_count > 0 && !v.slow_gpu_ids.empty())
+    throw InputError(s.source, "variations.slow_gpus", str(v.slow_gpu_count),
+                     "give slow GPUs drawn (slow_gpus) or listed (slow_gpu_ids), not both");
+  require(s, v.slow_gpu_count <= gpus, "variations.slow_gpus", v.slow_gpu_count,
+          "must not exceed the cluster's " + str(gpus) + " GPUs");
+  if (!v.slow_gpu_ids.empty() && v.slow_gpu_ids.back() >= gpus)
+    throw InputError(s.source, "variations.slow_gpu_ids", str(v.slow_gpu_ids.back()),
+                     "GPU ids run from 0 to " + str(gpus - 1) + " on this cluster");
+  if (v.any() && s.parallel.zero >= 3)
+    throw InputError(s.source, "variations.slow_gpu_speed", number(v.slow_gpu_speed),
+                     "slow GPUs are not simulated with parallel.zero = 3 yet (its unit gathers do not wait for the "
+                     "slowest replica): use ZeRO 0-2");
+}
+
 }  // namespace
 
 void check_cluster_size(const Scenario& s) {
@@ -423,6 +441,7 @@ void check_scenario_rules(const Scenario& s) {
   check_run_target(s);
   check_simulated_work(s);
   check_run_length(s);
+  check_variations(s);
 }
 
 }  // namespace trainsim

@@ -19,6 +19,9 @@ struct GpuAccount {
   double ep_comm = 0;
   double cp_comm = 0;
   double offload = 0;  ///< waiting for activation copies over the host link
+  /// Of dp_comm and zero_comm: waiting for slower replicas to ask for a gradient-group
+  /// collective (replica_rendezvous.hpp).
+  double straggler_wait = 0;
   /// Bytes this GPU moves per category (the collectives' bus bytes: size x bus factor).
   double tp_bytes = 0;
   double pp_bytes = 0;

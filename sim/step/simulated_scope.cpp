@@ -6,10 +6,10 @@
 
 namespace trainsim {
 
-SimulatedScope simulated_scope(const Scenario& s, const StepOptions& options) {
+SimulatedScope simulated_scope(const Scenario& s, const RankMapping& mapping, const StepOptions& options) {
   const int all_replicas = s.parallel.dp * s.parallel.cp;
   SimulatedScope scope;
-  scope.replicas = options.reduce_symmetry ? 1 : all_replicas;
+  scope.classes = replica_classes(s, mapping, options.reduce_symmetry);
   scope.replicate_p2p = options.reduce_symmetry && s.cluster.oversubscription > 1 && all_replicas > 1 &&
                         all_replicas * s.parallel.tp <= options.max_replicated_transfers;
   scope.one_transfer_per_tp_group = options.reduce_symmetry && s.cluster.nics_per_node >= s.cluster.gpus_per_node &&
@@ -28,8 +28,17 @@ int rank_of(const RankMapping& mapping, int replica, int stage) {
 
 namespace {
 
-int pipeline_replicas(const Scenario& s, const SimulatedScope& scope) {
-  return scope.replicate_p2p ? s.parallel.dp * s.parallel.cp : scope.replicas;
+// The replicas whose pipeline transfers are simulated: with replicate_p2p each simulated
+// replica's class, else the simulated replicas alone.
+std::vector<int> pipeline_replicas(const SimulatedScope& scope) {
+  std::vector<int> replicas;
+  for (const ReplicaClass& c : scope.classes) {
+    if (scope.replicate_p2p)
+      replicas.insert(replicas.end(), c.members.begin(), c.members.end());
+    else
+      replicas.push_back(c.representative);
+  }
+  return replicas;
 }
 
 // The GPU groups the stage actors' traffic other than the gradient-group plans runs in: the
@@ -40,16 +49,16 @@ std::vector<std::vector<int>> other_traffic_groups(const Scenario& s, const Rank
                                                    const SimulatedScope& scope) {
   std::vector<std::vector<int>> groups;
   const int pp = s.parallel.pp;
-  for (int replica = 0; replica < pipeline_replicas(s, scope); ++replica) {
+  for (const int replica : pipeline_replicas(scope)) {
     std::vector<int> pipeline;
     for (int stage = 0; stage < pp; ++stage)
       for (const int r : mapping.group_of(rank_of(mapping, replica, stage), GroupAxis::tp)) pipeline.push_back(r);
     groups.push_back(mapping.gpus_of(pipeline));
   }
-  for (int replica = 0; replica < scope.replicas; ++replica)
+  for (const ReplicaClass& c : scope.classes)
     for (int stage = 0; stage < pp; ++stage)
       for (const GroupAxis axis : {GroupAxis::tp, GroupAxis::ep, GroupAxis::etp, GroupAxis::cp})
-        groups.push_back(mapping.gpus_of(mapping.group_of(rank_of(mapping, replica, stage), axis)));
+        groups.push_back(mapping.gpus_of(mapping.group_of(rank_of(mapping, c.representative, stage), axis)));
   return groups;
 }
 
@@ -61,9 +70,9 @@ std::vector<bool> touched_endpoints(const Scenario& s, const RankMapping& mappin
   selection.add_group({0});
   for (const std::vector<int>& group : other_traffic_groups(s, mapping, scope)) selection.add_group(group);
   if (!gradient_endpoints) {
-    for (int replica = 0; replica < scope.replicas; ++replica) {
+    for (const ReplicaClass& c : scope.classes) {
       for (int stage = 0; stage < s.parallel.pp; ++stage) {
-        const std::vector<int> tp = mapping.group_of(rank_of(mapping, replica, stage), GroupAxis::tp);
+        const std::vector<int> tp = mapping.group_of(rank_of(mapping, c.representative, stage), GroupAxis::tp);
         const size_t members = scope.one_transfer_per_tp_group ? 1 : tp.size();
         for (size_t i = 0; i < members; ++i)
           for (const bool experts : {false, true})

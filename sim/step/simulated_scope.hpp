@@ -8,6 +8,7 @@
 #include "sim/engine/platform.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/step/gradient_plans.hpp"
+#include "sim/step/replica_classes.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "topologies/rank_mapping.hpp"
@@ -15,15 +16,19 @@
 namespace trainsim {
 
 struct SimulatedScope {
-  int replicas = 1;            ///< simulated data-parallel x context-parallel replicas
+  /// The data-parallel x context-parallel replicas simulated, each standing for its class
+  /// (replica_classes.hpp); replica 0's first.
+  std::vector<ReplicaClass> classes;
   bool replicate_p2p = false;  ///< a pipeline send carries every replica's transfers
   /// Pipeline sends and gradient reductions simulate TP rank 0's part only: each TP rank has
   /// its own NIC and the fabric has full bisection, so the other ranks' identical traffic
   /// runs alongside on links of its own.
   bool one_transfer_per_tp_group = false;
+
+  int replicas() const { return static_cast<int>(classes.size()); }
 };
 
-SimulatedScope simulated_scope(const Scenario& s, const StepOptions& options);
+SimulatedScope simulated_scope(const Scenario& s, const RankMapping& mapping, const StepOptions& options);
 
 /// The rank of data-parallel replica `replica` (dp and cp coordinates), pipeline stage
 /// `stage`, tensor-parallel index 0.

@@ -28,12 +28,15 @@ constexpr double k_shortest_record_s = 1e-12;
 
 }  // namespace
 
-StageActor::StageActor(StepWorld& world, int stage, int replica, int account)
+StageActor::StageActor(StepWorld& world, int stage, int replica_class, int account)
     : w_(world),
       stage_(stage),
-      replica_(replica),
+      class_(world.simulated.classes[static_cast<size_t>(replica_class)]),
+      replica_(class_.representative),
       account_(account),
-      rank_(rank_of(world.mapping, replica, stage)),
+      rank_(rank_of(world.mapping, replica_, stage)),
+      leader_rank_(rank_of(world.mapping, 0, stage)),
+      slowdown_(class_.stage_slowdown[static_cast<size_t>(stage)]),
       tp_group_(world.mapping.group_of(rank_, GroupAxis::tp)),
       ep_group_(world.mapping.group_of(rank_, GroupAxis::ep)),
       etp_group_(world.mapping.group_of(rank_, GroupAxis::etp)),
@@ -42,6 +45,17 @@ StageActor::StageActor(StepWorld& world, int stage, int replica, int account)
       loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
               world.scenario.training.prefetch),
       clock_(world.options.lazy_sleeps) {
+  // The stage actors' ranks of this stage, and how many of them each of this GPU's groups holds.
+  std::vector<int> actor_ranks;
+  for (const ReplicaClass& c : world.simulated.classes)
+    actor_ranks.push_back(rank_of(world.mapping, c.representative, stage));
+  std::sort(actor_ranks.begin(), actor_ranks.end());
+  const auto actors_in = [&](const std::vector<int>& group) {
+    return static_cast<int>(std::count_if(group.begin(), group.end(), [&](int r) {
+      return std::binary_search(actor_ranks.begin(), actor_ranks.end(), r);
+    }));
+  };
+  group_actors_ = {actors_in(ep_group_), actors_in(etp_group_), actors_in(cp_group_)};
   const std::vector<int> ep_gpus = world.mapping.gpus_of(ep_group_);
   const int domain = world.platform.domain_of(world.mapping.gpu_of(rank_));
   const auto local =
@@ -59,6 +73,8 @@ void StageActor::operator()() {
   for (int step = 0; step < w_.scenario.run.steps; ++step) {
     step_ = step;
     step_start_ = clock_.now();
+    rendezvous_index_ = 0;
+    group_index_ = {};
     start_overlapped_parameter_gather();
     std::deque<PipelineTask> deferred;
     for (const PipelineTask& t : order) {
@@ -174,8 +190,7 @@ CommActivity StageActor::start_cp_collective(CollectiveOp op, double bytes) {
   call.gpus = w_.mapping.gpus_of(cp_group_);
   call.bytes = bytes;
   account().cp_bytes += bus_bytes(op, bytes, static_cast<int>(cp_group_.size()));
-  clock_.settle();
-  return engine::start_collective(w_.platform, call);
+  return start_group_collective(LayerGroup::cp, call);
 }
 
 // A collective on the CP group that the GPU waits for: its whole time is cp_comm.
@@ -374,9 +389,10 @@ bool StageActor::parameter_gather_running() const {
 
 // A communication of this GPU's still in flight beside its compute, if any.
 const CommActivity* StageActor::running_beside() const {
-  for (const std::vector<CommActivity>* list : {&dp_inflight_, &beside_})
-    for (const CommActivity& a : *list)
-      if (!a.done()) return &a;
+  for (const ReplicaRendezvous::Key& key : dp_inflight_)
+    if (const CommActivity* a = w_.rendezvous.started(key); a && !a->done()) return a;
+  for (const CommActivity& a : beside_)
+    if (!a.done()) return &a;
   if (param_gather_ && !param_gather_->done()) return &*param_gather_;
   return nullptr;
 }
@@ -388,13 +404,28 @@ const CommActivity* StageActor::running_beside() const {
 double StageActor::compute_slowed(double seconds) {
   const double start = clock_.now();
   const double slowdown = 1.0 + w_.scenario.training.overlap_slowdown;
-  double remaining = seconds;  // compute left, in unslowed seconds
+  double remaining = seconds * slowdown_;  // compute left, in seconds unslowed by communication
   while (remaining > 0) {
     // Nothing of this GPU's runs beside it while sleeps are pending (starting one settles).
     const CommActivity* running = running_beside();
     if (running == nullptr) {
-      clock_.sleep(remaining);
-      break;
+      const std::optional<ReplicaRendezvous::Key> awaited = awaited_start();
+      if (!awaited) {
+        clock_.sleep(remaining);
+        break;
+      }
+      // A reduction this replica asked for starts when the slowest replica asks: the compute
+      // runs unslowed until then.
+      clock_.settle();
+      const double before = sg4::Engine::get_clock();
+      w_.rendezvous.wait_started(*awaited, remaining);
+      const double elapsed = sg4::Engine::get_clock() - before;
+      if (elapsed <= 0 && !w_.rendezvous.started(*awaited)) {  // too short for the clock to advance
+        sg4::this_actor::sleep_for(remaining);
+        break;
+      }
+      remaining -= elapsed;
+      continue;
     }
     clock_.settle();
     const double before = sg4::Engine::get_clock();
@@ -512,8 +543,20 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
       // collective measured beside one stays cached, as before.)
       clock_.settle();
       const bool beside_gather = parameter_gather_running();
-      const CommActivity collective = engine::start_collective(w_.platform, call);
-      if (beside > 0) sg4::this_actor::sleep_for(beside);
+      std::optional<CommActivity> started;
+      if (tp) {
+        started = engine::start_collective(w_.platform, call);
+        if (beside > 0) sg4::this_actor::sleep_for(beside);
+      } else {
+        // The compute beside it runs from this member's ask; the collective from the last's.
+        const auto [rendezvous, actors] =
+            next_group_rendezvous(c.group == CommGroup::ep ? LayerGroup::ep : LayerGroup::etp);
+        w_.rendezvous.arrive(rendezvous, actors, [&] { return engine::start_collective(w_.platform, call); });
+        if (beside > 0) sg4::this_actor::sleep_for(beside);
+        started = *w_.rendezvous.wait_started(rendezvous);
+        w_.rendezvous.leave(rendezvous);
+      }
+      const CommActivity& collective = *started;
       collective.wait();
       if (!beside_gather && !parameter_gather_running()) w_.duration_cache[key] = collective.duration_s();
     }
@@ -598,9 +641,9 @@ void StageActor::send_output(const PipelineTask& t) {
   const double bytes = w_.costs.activation_bytes / w_.scenario.parallel.tp;
   CommPlan plan;
   plan.phases.resize(1);
-  const int first = w_.simulated.replicate_p2p ? 0 : replica_;
-  const int last = w_.simulated.replicate_p2p ? w_.scenario.parallel.dp * w_.scenario.parallel.cp : replica_ + 1;
-  for (int r = first; r < last; ++r) {
+  // With replicate_p2p, every replica of this one's class sends at its time.
+  const std::vector<int> alone{replica_};
+  for (const int r : w_.simulated.replicate_p2p ? class_.members : alone) {
     const std::vector<int> from = w_.mapping.group_of(rank_of(w_.mapping, r, stage_), GroupAxis::tp);
     const std::vector<int> to = w_.mapping.group_of(rank_of(w_.mapping, r, target_stage), GroupAxis::tp);
     for (size_t i = 0; i < (w_.simulated.one_transfer_per_tp_group ? 1 : from.size()); ++i) {
@@ -630,15 +673,13 @@ bool StageActor::reduces_after(const PipelineTask& t) const {
 // them (Megatron-LM's overlapped gradient reduction). `share`: the part of the chunk's
 // gradients this call produces (ZeRO-3 and Megatron FSDP run a pass unit by unit).
 double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, double share) {
-  const bool reduce = w_.scenario.parallel.gradient_group() > 1 && w_.scenario.parallel.overlap_grad_reduce &&
-                      (replica_ == 0 || !w_.options.reduce_symmetry);
+  const bool reduce = w_.scenario.parallel.gradient_group() > 1 && w_.scenario.parallel.overlap_grad_reduce;
   if (!reduce) return compute(seconds);
   const ReductionBuckets b = reduction_buckets(costs_, t.chunk, share, w_.scenario.training.dp_bucket_bytes);
   double spent = 0;
   for (int i = 0; i < b.buckets; ++i) {
     spent += compute(seconds / b.buckets);
-    // Only replica 0 starts the reductions: they are collective over every replica.
-    if (replica_ == 0) start_reduction(b.dense_bytes, b.expert_bytes, t.microbatch == w_.costs.microbatches - 1);
+    start_reduction(b.dense_bytes, b.expert_bytes, t.microbatch == w_.costs.microbatches - 1);
   }
   return spent;
 }
@@ -648,10 +689,14 @@ double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, d
 // the shard group and its shard is then all-reduced across the shard groups (PyTorch FSDP
 // HYBRID_SHARD; Megatron-Core's distributed optimizer instances): one plan, phase after phase;
 // the across-shards part only for the step's `last` micro-batch.
+//
+// Every simulated replica asks for it; it starts when the last one does (ReplicaRendezvous).
 void StageActor::start_reduction(double dense_bytes, double expert_bytes, bool last) {
   const ParallelSpec& par = w_.scenario.parallel;
-  const GradientPlanKey key = reduction_key(par, rank_, dense_bytes, expert_bytes, last);
-  dp_inflight_.push_back(start_gradient_plan(key, "dp"));
+  const GradientPlanKey key = reduction_key(par, leader_rank_, dense_bytes, expert_bytes, last);
+  clock_.settle();
+  dp_inflight_.push_back(next_rendezvous());
+  w_.rendezvous.arrive(dp_inflight_.back(), w_.simulated.replicas(), [&] { return start_gradient_plan(key, "dp"); });
   double bus = bus_bytes(key.op, dense_bytes + expert_bytes, gradient_group_size(key.scope));
   if (key.then_across_shards)
     bus += bus_bytes(CollectiveOp::all_reduce,
@@ -665,7 +710,50 @@ void StageActor::start_reduction(double dense_bytes, double expert_bytes, bool l
 
 bool StageActor::gathers_updated_parameters() const {
   const ParallelSpec& par = w_.scenario.parallel;
-  return par.zero >= 1 && par.zero < 3 && par.gradient_group() > 1 && replica_ == 0;
+  return par.zero >= 1 && par.zero < 3 && par.gradient_group() > 1;
+}
+
+// The key of this step's next gradient-group collective of this stage.
+ReplicaRendezvous::Key StageActor::next_rendezvous() {
+  return {-1, stage_, step_, rendezvous_index_++};
+}
+
+std::pair<ReplicaRendezvous::Key, int> StageActor::next_group_rendezvous(LayerGroup group) {
+  const auto g = static_cast<size_t>(group);
+  const std::vector<int>& ranks = group == LayerGroup::ep    ? ep_group_
+                                  : group == LayerGroup::etp ? etp_group_
+                                                             : cp_group_;
+  return {{static_cast<int>(g), ranks.front(), step_, group_index_[g]++}, group_actors_[g]};
+}
+
+// Starts `call` on this GPU's `group` once for the stage actors it holds (under --full an EP
+// group's member replicas would otherwise each run the whole all-to-all): when the last of
+// them asks. Returns it once started; waiting for it to start is waiting for the slowest.
+CommActivity StageActor::start_group_collective(LayerGroup group, const CollectiveCall& call) {
+  const auto [key, actors] = next_group_rendezvous(group);
+  clock_.settle();
+  w_.rendezvous.arrive(key, actors, [&] { return engine::start_collective(w_.platform, call); });
+  const CommActivity c = *w_.rendezvous.wait_started(key);
+  w_.rendezvous.leave(key);
+  return c;
+}
+
+// A reduction this replica asked for that has not started (slower replicas have not asked).
+std::optional<ReplicaRendezvous::Key> StageActor::awaited_start() const {
+  for (const ReplicaRendezvous::Key& key : dp_inflight_)
+    if (!w_.rendezvous.started(key)) return key;
+  return std::nullopt;
+}
+
+// Waits until every collective of `keys` has started; returns the time waited (for the
+// slower replicas: their straggler cost to this one).
+double StageActor::wait_all_started(const std::vector<ReplicaRendezvous::Key>& keys) {
+  clock_.settle();
+  const double start = clock_.now();
+  for (const ReplicaRendezvous::Key& key : keys) w_.rendezvous.wait_started(key);
+  const double waited = clock_.now() - start;
+  account().straggler_wait += waited;
+  return waited;
 }
 
 // overlap_param_gather: the all-gather of the last update's parameters runs beside this
@@ -673,8 +761,11 @@ bool StageActor::gathers_updated_parameters() const {
 // buckets' gathers at the start of the forward and each layer waits for its own: the
 // first forward pass needs them all). One step in the steady state: the gather the
 // previous step's update left.
+//
+// Every replica starts its step at the same time (the step's end barrier): replica 0 starts
+// the gather for all, and waits for it for all.
 void StageActor::start_overlapped_parameter_gather() {
-  if (!w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
+  if (!w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters() || replica_ != 0) return;
   param_gather_ = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_weight_bytes, "zero",
                                                   costs_.expert_weight_bytes, gather_scope());
   account().zero_bytes += bus_bytes(CollectiveOp::all_gather, costs_.dense_weight_bytes + costs_.expert_weight_bytes,
@@ -701,9 +792,17 @@ void StageActor::gather_updated_parameters() {
   const double bytes = costs_.dense_weight_bytes + costs_.expert_weight_bytes;
   clock_.settle();
   const double start = clock_.now();
-  const CommActivity gather = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_weight_bytes,
-                                                              "zero", costs_.expert_weight_bytes, gather_scope());
+  // Every replica's update ends before its parameters are gathered: the slowest one starts it.
+  const ReplicaRendezvous::Key key = next_rendezvous();
+  w_.rendezvous.arrive(key, w_.simulated.replicas(), [&] {
+    return start_gradient_plan({leader_rank_, CollectiveOp::all_gather, costs_.dense_weight_bytes,
+                                costs_.expert_weight_bytes, gather_scope(), false},
+                               "zero");
+  });
+  wait_all_started({key});
+  const CommActivity gather = *w_.rendezvous.started(key);
   gather.wait();
+  w_.rendezvous.leave(key);
   account().zero_comm += clock_.now() - start;
   account().zero_bytes += bus_bytes(CollectiveOp::all_gather, bytes, gradient_group_size(gather_scope()));
   account().add_comm_interval(gather.start_s(), gather.end_s());
@@ -724,15 +823,17 @@ double StageActor::run_optimizer() {
 
 void StageActor::finish_step() {
   // Without overlap, the whole stage's gradients are reduced after its last backward.
-  if (!w_.scenario.parallel.overlap_grad_reduce && w_.scenario.parallel.gradient_group() > 1 && replica_ == 0)
+  if (!w_.scenario.parallel.overlap_grad_reduce && w_.scenario.parallel.gradient_group() > 1)
     start_reduction(costs_.dense_gradient_bytes, costs_.expert_gradient_bytes, true);
   clock_.settle();
   const double start = clock_.now();
-  for (const CommActivity& a : dp_inflight_) a.wait();
+  wait_all_started(dp_inflight_);
+  for (const ReplicaRendezvous::Key& key : dp_inflight_) w_.rendezvous.started(key)->wait();
   const double waited = clock_.now() - start;
   account().dp_comm += waited;
   for (size_t i = 0; i < dp_inflight_.size(); ++i) {
-    const CommActivity& a = dp_inflight_[i];
+    const CommActivity a = *w_.rendezvous.started(dp_inflight_[i]);
+    w_.rendezvous.leave(dp_inflight_[i]);
     account().add_comm_interval(a.start_s(), a.end_s());
     observe(ActivityStream::dp_comm, "dp_reduce", nullptr, a.start_s(), a.end_s(), dp_bytes_[i], 0,
             {plan_collectives(dp_keys_[i], w_.scenario.parallel)});

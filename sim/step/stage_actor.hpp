@@ -6,8 +6,10 @@
 // its gradients are reduced (and with ZeRO its parameters gathered) on the gradient groups;
 // its time goes to its GPU account, its activities to the step's observer.
 
+#include <array>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/engine/collective.hpp"
@@ -25,10 +27,17 @@
 
 namespace trainsim {
 
+/// The groups of a layer's collectives that may hold several stage actors' ranks: a layer's
+/// MoE all-to-alls, the folded experts' gathers and the CP exchanges (a TP group is one
+/// actor's: its rank 0 plays it).
+enum class LayerGroup { ep, etp, cp };
+inline constexpr int k_layer_groups = 3;
+
 class StageActor {
  public:
-  /// Stage `stage` of replica `replica` (its TP rank 0), accounted in world.accounts[account].
-  StageActor(StepWorld& world, int stage, int replica, int account);
+  /// Stage `stage` of the representative of world.simulated.classes[replica_class] (its TP
+  /// rank 0), accounted in world.accounts[account].
+  StageActor(StepWorld& world, int stage, int replica_class, int account);
 
   /// The actor's body: scenario.run.steps steps, each ended at world.step_end.
   void operator()();
@@ -123,6 +132,13 @@ class StageActor {
 
   // Gradient reductions, ZeRO's parameter gathers and the optimizer.
   bool reduces_after(const PipelineTask& t) const;
+  ReplicaRendezvous::Key next_rendezvous();
+  /// The key of this step's next collective on this GPU's `group` (its EP, expert-TP or CP
+  /// group), and how many stage actors take part in it.
+  std::pair<ReplicaRendezvous::Key, int> next_group_rendezvous(LayerGroup group);
+  engine::CommActivity start_group_collective(LayerGroup group, const engine::CollectiveCall& call);
+  std::optional<ReplicaRendezvous::Key> awaited_start() const;
+  double wait_all_started(const std::vector<ReplicaRendezvous::Key>& keys);
   double compute_with_buckets(const PipelineTask& t, double seconds, double share);
   void start_reduction(double dense_bytes, double expert_bytes, bool last);
   bool parameter_gather_running() const;
@@ -135,9 +151,18 @@ class StageActor {
 
   StepWorld& w_;
   int stage_;
+  const ReplicaClass& class_;  ///< the replicas this actor's replica stands for
   int replica_;
   int account_;
   int rank_;
+  int leader_rank_;  ///< replica 0's rank of this stage: the gradient-group plans' key
+  /// Compute time over a uniform GPU's: slow GPUs this stage's layers wait on (replica_classes.hpp).
+  double slowdown_ = 1.0;
+  int rendezvous_index_ = 0;  ///< gradient-group collectives asked for so far this step
+  /// Per LayerGroup: the stage actors whose ranks are in this GPU's group (under --full
+  /// several), and the collectives asked for on it so far this step.
+  std::array<int, k_layer_groups> group_actors_{};
+  std::array<int, k_layer_groups> group_index_{};
   std::vector<int> tp_group_;
   std::vector<int> ep_group_;
   std::vector<int> etp_group_;
@@ -151,7 +176,7 @@ class StageActor {
   DataLoader loader_;
   int step_ = 0;
   double step_start_ = 0;
-  std::vector<engine::CommActivity> dp_inflight_;
+  std::vector<ReplicaRendezvous::Key> dp_inflight_;   ///< this step's reductions (world.rendezvous)
   std::vector<engine::CommActivity> beside_;          ///< other communication running beside this GPU's compute
   std::optional<LayerComm> layer_comm_;               ///< the running pass's per-layer collectives, if any
   std::optional<ComputeRecord> record_;               ///< the compute record open, if any

@@ -56,6 +56,8 @@ void for_each_step_field(Result& r, Visit&& visit) {
   visit(nullptr, "energy_per_token_j", r.energy_per_token_j);
   visit(nullptr, "avg_power_w", r.avg_power_w);
   visit(nullptr, "dp_reductions_per_step", r.dp_reductions);
+  visit(nullptr, "slow_gpus", r.slow_gpus);
+  visit(nullptr, "straggler_wait_s", r.straggler_wait_s);
   visit(nullptr, "steps", r.steps);
 }
 

@@ -70,6 +70,10 @@ struct StepResult {
   double energy_per_token_j = 0;
   double avg_power_w = 0;
   int dp_reductions = 0;  ///< gradient reductions started per step per stage (bucketed)
+  int slow_gpus = 0;      ///< GPUs slower than the others ([variations])
+  /// Of dp_comm and zero_comm, per GPU: waiting for slower replicas to join a gradient-group
+  /// collective (what slow GPUs cost the others at the step's end).
+  double straggler_wait_s = 0;
   /// Per pipeline stage: the most micro-batches whose activations it held at once (chunks / v).
   std::vector<double> inflight_microbatches;
   int steps = 0;          ///< simulated steps (the results are per step, averaged)

@@ -31,7 +31,7 @@ StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const S
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
   engine::Simulation simulation;
   const RankMapping mapping(s.parallel, s.cluster);
-  const SimulatedScope scope = simulated_scope(s, options);
+  const SimulatedScope scope = simulated_scope(s, mapping, options);
   // Link samples average over every link of a class: those need the whole platform.
   const bool samples_links = options.observer && options.observer->wants_link_samples();
   const bool sparse = options.sparse_platform && options.reduce_symmetry && !samples_links;
@@ -50,20 +50,21 @@ StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const S
       s.cluster, sparse ? touched_endpoints(s, mapping, scope, gradient_plans.empty() ? nullptr : &gradient_endpoints)
                         : std::vector<bool>{});
 
-  const int all_replicas = s.parallel.dp * s.parallel.cp;
   StepWorld world{s, options, costs, *schedule, platform, mapping, scope, gradient_plans};
-  const int actors = scope.replicas * s.parallel.pp;
+  const int actors = scope.replicas() * s.parallel.pp;
   world.step_end = sg4::Barrier::create(static_cast<unsigned>(actors));
   world.accounts.resize(static_cast<size_t>(actors));
-  std::vector<int> gpus_per_account(static_cast<size_t>(actors),
-                                    s.parallel.tp * (options.reduce_symmetry ? all_replicas : 1));
+  // Each actor's account stands for its TP group in every replica of its class.
+  std::vector<int> gpus_per_account;
 
   int account = 0;
-  for (int replica = 0; replica < scope.replicas; ++replica) {
+  for (int c = 0; c < scope.replicas(); ++c) {
+    const ReplicaClass& rc = scope.classes[static_cast<size_t>(c)];
     for (int stage = 0; stage < s.parallel.pp; ++stage) {
-      const int gpu = mapping.gpu_of(rank_of(mapping, replica, stage));
-      sg4::Actor::create("stage" + std::to_string(stage) + ".r" + std::to_string(replica), platform.host(gpu),
-                         StageActor(world, stage, replica, account++));
+      const int gpu = mapping.gpu_of(rank_of(mapping, rc.representative, stage));
+      gpus_per_account.push_back(s.parallel.tp * static_cast<int>(rc.members.size()));
+      sg4::Actor::create("stage" + std::to_string(stage) + ".r" + std::to_string(rc.representative), platform.host(gpu),
+                         StageActor(world, stage, c, account++));
     }
   }
   // Link utilization for traces: 200 samples over the step's compute (a lower bound of the

@@ -14,6 +14,7 @@
 #include "sim/schedule/pipeline_schedule.hpp"
 #include "sim/step/gpu_account.hpp"
 #include "sim/step/gradient_plans.hpp"
+#include "sim/step/replica_rendezvous.hpp"
 #include "sim/step/simulated_scope.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/step_simulation.hpp"
@@ -36,6 +37,7 @@ struct StepWorld {
   const SimulatedScope simulated;
   const GradientPlans& gradient_plans;  ///< prepared together, or empty (every leg runs)
   TransferBoard board;
+  ReplicaRendezvous rendezvous;  ///< collectives of several actors, started when every one asked
   std::map<std::tuple<int, int, double>, double> duration_cache;  ///< (group, op, bytes) -> seconds
   simgrid::s4u::BarrierPtr step_end;
   std::vector<GpuAccount> accounts;  ///< one per stage actor

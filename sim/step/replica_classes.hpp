@@ -1,0 +1,35 @@
+#pragma once
+// Which data-parallel x context-parallel replicas a step simulates when GPUs differ
+// ([variations]): one representative per class of replicas whose stages compute alike.
+//
+// A slow GPU slows every GPU its layers wait on within their pipeline stage: its TP group
+// (each layer's all-reduces), and through their CP, EP and expert-TP groups (each layer's
+// K/V exchange and token all-to-alls) the whole set those groups connect. That set is taken to
+// run at the slow GPU's speed: the per-layer collectives pace it layer by layer (an
+// approximation: a member that waits at one layer's collective is not credited the slack it
+// would catch up on before the next). Replicas whose stages carry the same slowdowns form a
+// class; one simulated replica stands for all of its class, as replica 0 stands for all of a
+// uniform cluster (step_simulation.hpp, "Symmetry").
+
+#include <vector>
+
+#include "sim/scenario/scenario.hpp"
+#include "topologies/rank_mapping.hpp"
+
+namespace trainsim {
+
+struct ReplicaClass {
+  int representative = 0;              ///< the replica simulated (the class's lowest)
+  std::vector<int> members;            ///< the replicas it stands for, itself included, ascending
+  std::vector<double> stage_slowdown;  ///< per pipeline stage: compute time over a uniform GPU's (>= 1)
+};
+
+/// The classes, the class of replica 0 first; with `reduce_symmetry` false, one class per
+/// replica (every replica simulated).
+std::vector<ReplicaClass> replica_classes(const Scenario& s, const RankMapping& mapping, bool reduce_symmetry);
+
+/// The ranks of `slow_gpu`'s pipeline stage whose compute waits on it layer by layer: the
+/// GPUs its TP, CP, EP and expert-TP groups connect, ascending.
+std::vector<int> paced_ranks(const RankMapping& mapping, int slow_gpu);
+
+}  // namespace trainsim

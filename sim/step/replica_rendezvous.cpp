@@ -1,0 +1,51 @@
+#include "sim/step/replica_rendezvous.hpp"
+
+#include <mutex>
+
+namespace trainsim {
+
+namespace sg4 = simgrid::s4u;
+
+ReplicaRendezvous::ReplicaRendezvous() : mutex_(sg4::Mutex::create()) {}
+
+bool ReplicaRendezvous::arrive(const Key& key, int participants, const std::function<engine::CommActivity()>& start) {
+  if (participants <= 1) {  // alone: no entry to share, the common case with symmetry reduced
+    Entry& e = entries_[key];
+    e.participants = 1;
+    e.arrived = 1;
+    e.activity = start();
+    return true;
+  }
+  std::unique_lock lock(*mutex_);
+  Entry& e = entries_[key];
+  if (!e.started) e.started = sg4::ConditionVariable::create();
+  e.participants = participants;
+  if (++e.arrived < participants) return false;
+  e.activity = start();
+  e.started->notify_all();
+  return true;
+}
+
+const engine::CommActivity* ReplicaRendezvous::started(const Key& key) const {
+  const auto it = entries_.find(key);
+  return it != entries_.end() && it->second.activity ? &*it->second.activity : nullptr;
+}
+
+const engine::CommActivity* ReplicaRendezvous::wait_started(const Key& key, double timeout_s) {
+  std::unique_lock lock(*mutex_);
+  Entry& e = entries_.at(key);  // the caller arrived: the entry exists
+  if (!e.activity) {
+    if (timeout_s < 0)
+      while (!e.activity) e.started->wait(lock);
+    else
+      e.started->wait_for(lock, timeout_s);
+  }
+  return e.activity ? &*e.activity : nullptr;
+}
+
+void ReplicaRendezvous::leave(const Key& key) {
+  const auto it = entries_.find(key);
+  if (it != entries_.end() && ++it->second.left >= it->second.participants) entries_.erase(it);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,200 @@
+// Slow GPUs ([variations]): which GPUs, which ranks they pace, which replicas stand for which,
+// and the step simulated with one representative per class against every replica (--full).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "sim/compute/roofline_compute_model.hpp"
+#include "sim/step/replica_classes.hpp"
+#include "sim/step/step_simulation.hpp"
+#include "tests/engine/isolated_run.hpp"
+#include "tests/step/test_scenario.hpp"
+#include "topologies/slow_gpus.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::scenario;
+using testing::Settings;
+
+TEST(SlowGpus, DrawIsSeededDistinctAndNested) {
+  VariationSpec v;
+  v.slow_gpu_speed = 0.9;
+  v.slow_gpu_count = 16;
+  const std::vector<int> sixteen = slow_gpus(v, 1024, 7);
+  ASSERT_EQ(sixteen.size(), 16u);
+  EXPECT_TRUE(std::is_sorted(sixteen.begin(), sixteen.end()));
+  EXPECT_EQ(std::adjacent_find(sixteen.begin(), sixteen.end()), sixteen.end());
+  EXPECT_GE(sixteen.front(), 0);
+  EXPECT_LT(sixteen.back(), 1024);
+  EXPECT_EQ(slow_gpus(v, 1024, 7), sixteen);  // same seed, same GPUs
+  EXPECT_NE(slow_gpus(v, 1024, 8), sixteen);
+  // A smaller count keeps GPUs of the larger one (the shuffle's first draws).
+  v.slow_gpu_count = 1;
+  const std::vector<int> one = slow_gpus(v, 1024, 7);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_NE(std::find(sixteen.begin(), sixteen.end(), one[0]), sixteen.end());
+  // Every GPU, once each.
+  v.slow_gpu_count = 64;
+  std::vector<int> all = slow_gpus(v, 64, 3);
+  for (int g = 0; g < 64; ++g) EXPECT_EQ(all[static_cast<size_t>(g)], g);
+  // At full speed nothing differs.
+  v.slow_gpu_speed = 1.0;
+  EXPECT_TRUE(slow_gpus(v, 64, 3).empty());
+}
+
+TEST(SlowGpus, ListedIdsPastTheClusterAreLeftOut) {
+  VariationSpec v;
+  v.slow_gpu_ids = {3, 17, 40};
+  EXPECT_EQ(slow_gpus(v, 32, 1), (std::vector<int>{3, 17}));
+}
+
+const Settings k_dense{{"model.preset", "llama3-8b"}, {"model.layers", "8"},        {"model.seq_len", "2048"},
+                       {"training.micro_batch", "1"}, {"training.grad_accum", "4"}, {"parallel.tp", "2"},
+                       {"parallel.pp", "2"},          {"parallel.zero", "1"},       {"cluster.nodes", "2"}};
+
+TEST(ReplicaClasses, ASlowGpuPacesItsTensorParallelGroupAndExpertPeers) {
+  const Scenario dense = scenario(k_dense);
+  const RankMapping dense_mapping(dense.parallel, dense.cluster);
+  EXPECT_EQ(paced_ranks(dense_mapping, 5), (std::vector<int>{4, 5}));  // tp = 2
+  const Scenario moe = scenario({{"model.preset", "mixtral-8x7b"},
+                                 {"model.layers", "4"},
+                                 {"parallel.tp", "1"},
+                                 {"parallel.ep", "4"},
+                                 {"cluster.nodes", "1"}});
+  const RankMapping moe_mapping(moe.parallel, moe.cluster);
+  EXPECT_EQ(paced_ranks(moe_mapping, 6), (std::vector<int>{4, 5, 6, 7}));  // its EP group
+}
+
+TEST(ReplicaClasses, OneRepresentativePerClass) {
+  // tp 2 x pp 2 on 16 GPUs: dp 4. GPU 5 is TP rank 1 of replica 1's... stage the mapping says.
+  const Scenario uniform = scenario(k_dense);
+  const RankMapping mapping(uniform.parallel, uniform.cluster);
+  const std::vector<ReplicaClass> one = replica_classes(uniform, mapping, true);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].members, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(one[0].stage_slowdown, (std::vector<double>{1.0, 1.0}));
+  EXPECT_EQ(replica_classes(uniform, mapping, false).size(), 4u);  // --full: each its own
+
+  const Scenario slow = scenario(k_dense, {{"variations.slow_gpu_ids", "5+13"}, {"variations.slow_gpu_speed", "0.8"}});
+  const std::vector<ReplicaClass> classes = replica_classes(slow, mapping, true);
+  ASSERT_EQ(classes.size(), 2u);
+  const int stage5 = mapping.coordinate(5, ParallelAxis::pp);
+  const int stage13 = mapping.coordinate(13, ParallelAxis::pp);
+  ASSERT_EQ(stage5, stage13);  // the same stage of two replicas: one class
+  EXPECT_EQ(classes[0].members.size(), 2u);
+  EXPECT_EQ(classes[1].members.size(), 2u);
+  EXPECT_DOUBLE_EQ(classes[1].stage_slowdown[static_cast<size_t>(stage5)], 1.25);
+  EXPECT_DOUBLE_EQ(classes[1].stage_slowdown[static_cast<size_t>(1 - stage5)], 1.0);
+  EXPECT_EQ(classes[0].representative, 0);
+}
+
+struct Step {
+  double step_time_s, dp_comm, zero_comm, straggler_wait, dp_bytes, slow_gpus, forward;
+};
+
+Step simulate(const Scenario& s, bool reduce = true) {
+  const std::vector<double> v = engine::test::run_isolated([&] {
+    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+    StepOptions options;
+    options.reduce_symmetry = reduce;
+    const StepResult r = simulate_step(s, compute, options);
+    return std::vector<double>{r.step_time_s,        r.breakdown_s.dp_comm,   r.breakdown_s.zero_comm,
+                               r.straggler_wait_s,   r.comm_bytes_per_gpu.dp, static_cast<double>(r.slow_gpus),
+                               r.breakdown_s.forward};
+  });
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+}
+
+// Slow GPUs in one and in several replicas, in a TP group, beside pipeline stages, ZeRO-1's
+// gather after the update, expert parallelism and context parallelism.
+std::vector<std::pair<std::string, Scenario>> slow_gpu_cases(const Settings& change) {
+  const auto with = [&](Settings s) {
+    s.insert(s.end(), change.begin(), change.end());
+    return s;
+  };
+  return {
+      {"one slow GPU",
+       scenario(k_dense, with({{"variations.slow_gpu_ids", "5"}, {"variations.slow_gpu_speed", "0.8"}}))},
+      {"two slow replicas",
+       scenario(k_dense, with({{"variations.slow_gpu_ids", "5+9"}, {"variations.slow_gpu_speed", "0.8"}}))},
+      {"drawn", scenario(k_dense, with({{"variations.slow_gpus", "3"}, {"variations.slow_gpu_speed", "0.7"}}))},
+      {"pp 1, zero 0", scenario(k_dense, with({{"variations.slow_gpu_ids", "2"},
+                                               {"variations.slow_gpu_speed", "0.9"},
+                                               {"parallel.pp", "1"},
+                                               {"parallel.zero", "0"}}))},
+      {"context parallel", scenario(k_dense, with({{"variations.slow_gpu_ids", "6"},
+                                                   {"variations.slow_gpu_speed", "0.8"},
+                                                   {"model.seq_len", "8192"},
+                                                   {"parallel.cp", "2"}}))},
+      {"experts", scenario(with({{"model.preset", "mixtral-8x7b"},
+                                 {"model.layers", "4"},
+                                 {"model.seq_len", "2048"},
+                                 {"training.grad_accum", "2"},
+                                 {"parallel.tp", "2"},
+                                 {"parallel.ep", "4"},
+                                 {"parallel.pp", "2"},
+                                 {"cluster.nodes", "4"},
+                                 {"variations.slow_gpu_ids", "20"},
+                                 {"variations.slow_gpu_speed", "0.8"}}))},
+  };
+}
+
+TEST(SlowGpuStep, ReducedEqualsFullWithEveryKindOfCoupling) {
+  // Gradients reduced after the backward: no collective is timed beside a reduction, so the
+  // reduced simulation's once-timed TP and EP collectives are exact (step_simulation.hpp)
+  // and one representative per class gives every replica's times.
+  for (const auto& [what, s] : slow_gpu_cases({{"parallel.overlap_grad_reduce", "false"}})) {
+    const Step reduced = simulate(s, true);
+    const Step full = simulate(s, false);
+    EXPECT_NEAR(reduced.step_time_s / full.step_time_s, 1.0, 1e-9) << what;
+    EXPECT_NEAR(reduced.dp_comm / full.dp_comm, 1.0, 1e-9) << what;
+    EXPECT_NEAR(reduced.zero_comm, full.zero_comm, 1e-9 * full.step_time_s) << what;
+    EXPECT_NEAR(reduced.straggler_wait / full.straggler_wait, 1.0, 1e-9) << what;
+    EXPECT_NEAR(reduced.dp_bytes / full.dp_bytes, 1.0, 1e-12) << what;
+    EXPECT_GT(reduced.straggler_wait, 0) << what;
+    EXPECT_GE(reduced.slow_gpus, 1) << what;
+  }
+}
+
+TEST(SlowGpuStep, ReducedIsAsCloseToFullAsForAUniformClusterWithOverlap) {
+  // Overlapped reductions: a collective timed once may have run beside one, which the reduced
+  // simulation then reuses where it runs alone (within 1 % on dense layouts,
+  // StepSimulation.ReducedEqualsFullSimulation; 3.9 % on the experts case, whose all-to-alls
+  // share NVLink with the reductions). Slow GPUs add at most 1.5 points to that.
+  for (const auto& [what, s] : slow_gpu_cases({})) {
+    Scenario uniform = s;
+    uniform.variations = VariationSpec{};
+    const double slow_ratio = simulate(s, true).step_time_s / simulate(s, false).step_time_s;
+    const double uniform_ratio = simulate(uniform, true).step_time_s / simulate(uniform, false).step_time_s;
+    EXPECT_NEAR(slow_ratio, uniform_ratio, 0.015) << what;
+    if (what != "experts") EXPECT_NEAR(slow_ratio, 1.0, 0.01) << what;
+  }
+}
+
+TEST(SlowGpuStep, ASlowGpuCostsAtMostItsSlowdown) {
+  // Data parallelism only: the slow replica's compute takes 1/0.8 as long; the others wait
+  // for it at the gradient reductions; the step is no slower than everyone at 0.8.
+  const Settings dp_only{{"parallel.pp", "1"}, {"parallel.tp", "1"}, {"parallel.zero", "0"}, {"cluster.nodes", "1"}};
+  const Scenario uniform = scenario(k_dense, dp_only);
+  Settings slowed = dp_only;
+  slowed.push_back({"variations.slow_gpu_ids", "3"});
+  slowed.push_back({"variations.slow_gpu_speed", "0.8"});
+  const Step u = simulate(uniform);
+  const Step one = simulate(scenario(k_dense, slowed));
+  slowed.back() = {"variations.slow_gpu_speed", "1"};
+  const Step at_full_speed = simulate(scenario(k_dense, slowed));
+  EXPECT_EQ(at_full_speed.step_time_s, u.step_time_s);  // speed 1: nothing differs, to the bit
+  EXPECT_EQ(at_full_speed.slow_gpus, 0);
+  EXPECT_GT(one.step_time_s, u.step_time_s + 0.2 * 0.9 * u.forward);
+  EXPECT_LE(one.step_time_s, u.step_time_s / 0.8 * 1.0001);
+  // Seven GPUs of eight wait for the slow one: about its extra forward and backward time.
+  EXPECT_GT(one.straggler_wait, 0.5 * 0.25 * u.forward);
+  EXPECT_EQ(u.straggler_wait, 0);
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -1,0 +1,18 @@
+#pragma once
+// Which GPUs of a cluster are slow (topologies/variation_spec.hpp): those listed, or a draw
+// of distinct GPUs that depends on the seed alone (the same on every machine).
+
+#include <cstdint>
+#include <vector>
+
+#include "topologies/variation_spec.hpp"
+
+namespace trainsim {
+
+/// The slow GPUs' ids (rank r runs on GPU r, rank_mapping.hpp), ascending; empty when
+/// nothing differs. Listed ids past the cluster (a run shrunk by its elastic policy) are
+/// left out. A drawn count takes the first `slow_gpu_count` of a seeded Fisher-Yates
+/// shuffle of 0 .. total_gpus - 1, so a larger count keeps the smaller one's GPUs.
+std::vector<int> slow_gpus(const VariationSpec& v, int total_gpus, std::uint64_t seed);
+
+}  // namespace trainsim
