@@ -1,6 +1,7 @@
 #pragma once
 // What differs from a uniform cluster (the scenario's [variations] section): GPUs that
-// compute slower than the others. A value type; topologies/slow_gpus.hpp says which GPUs.
+// compute slower than the others from the start, and stragglers that appear during a long
+// run. A value type; topologies/slow_gpus.hpp says which GPUs.
 
 #include <vector>
 
@@ -10,6 +11,13 @@ struct VariationSpec {
   int slow_gpu_count = 0;         ///< slow GPUs drawn at random (seeded by run.seed)
   std::vector<int> slow_gpu_ids;  ///< or these GPUs, listed (ascending, distinct)
   double slow_gpu_speed = 0.9;    ///< a slow GPU's compute speed over the others' (0, 1]
+  /// Run level: mean time between one GPU turning into a straggler (at slow_gpu_speed) while
+  /// the job trains; 0: none.
+  double straggler_mtbf_s = 0;
+  /// From a straggler's appearance until it is found and its node drained (checkpoint,
+  /// restart on a spare): a stated assumption, an hour (step-time telemetry shows a slower
+  /// job; telling which GPU takes a look at every rank's timings).
+  double straggler_detection_s = 3600;
 
   /// Whether any GPU differs.
   bool any() const { return (slow_gpu_count > 0 || !slow_gpu_ids.empty()) && slow_gpu_speed < 1.0; }

@@ -36,9 +36,9 @@ SUMMARY_FLOATS = [
     "breakdown_dp_comm_s", "breakdown_zero_comm_s", "breakdown_ep_comm_s", "breakdown_cp_comm_s",
     "breakdown_offload_s", "breakdown_idle_s", "comm_bytes_per_gpu_tp", "comm_bytes_per_gpu_pp", "comm_bytes_per_gpu_dp",
     "comm_bytes_per_gpu_zero", "comm_bytes_per_gpu_ep", "comm_bytes_per_gpu_cp", "peak_memory_bytes",
-    "energy_per_step_j", "energy_per_token_j", "avg_power_w", "sim_wall_s",
+    "energy_per_step_j", "energy_per_token_j", "avg_power_w", "straggler_wait_s", "sim_wall_s",
 ]
-SUMMARY_INTS = ["gpus", "dp_reductions_per_step", "steps"]
+SUMMARY_INTS = ["gpus", "dp_reductions_per_step", "slow_gpus", "steps"]
 STEPS = {"step": "i4", "start_s": "f8", "end_s": "f8", "tokens": "f8", "samples": "f8"}
 EVENTS = {
     "step": "i4", "rank": "i4", "stage": "i4", "replica": "i4", "stream": "S16", "kind": "S32", "layer": "i4",
@@ -56,11 +56,11 @@ RUN_FLOATS = [
     "wall_time_s", "useful_time_s", "effective_training_time_ratio", "checkpoint_overhead_s", "lost_work_s",
     "restart_overhead_s", "waiting_for_nodes_s", "unfinished_step_s", "checkpoint_interval_s", "checkpoint_cost_s",
     "checkpoint_bytes", "mtti_s", "samples_trained", "samples_duplicated", "samples_skipped", "global_batch_min",
-    "global_batch_max",
+    "global_batch_max", "straggler_slowdown_s",
 ]
 RUN_INTS = [
     "steps_completed", "failures", "planned_interruptions", "restarts", "checkpoints_written",
-    "checkpoints_interrupted", "resizes", "min_dp",
+    "checkpoints_interrupted", "resizes", "min_dp", "stragglers", "straggler_drains",
 ]
 FAILURES = {
     "time_s": "f8", "node": "i4", "cause": "S48", "planned": "i1", "lost_work_s": "f8", "downtime_s": "f8",
@@ -237,8 +237,9 @@ class TraceSchema(unittest.TestCase):
             self.assertEqual(f["failures"].attrs["status"], "simulated")
             rows = f["failures"][()]
             run = self.run_json
-            self.assertEqual(len(rows), run["failures"] + run["planned_interruptions"])
-            self.assertEqual(int(rows["planned"].sum()), run["planned_interruptions"])
+            planned = run["planned_interruptions"] + run["straggler_drains"]
+            self.assertEqual(len(rows), run["failures"] + planned)
+            self.assertEqual(int(rows["planned"].sum()), planned)
             self.assertTrue(np.all(np.diff(rows["time_s"]) >= 0))
             self.assertTrue(np.all((rows["time_s"] >= 0) & (rows["time_s"] < run["wall_time_s"])))
             self.assertTrue(all(len(c) > 0 for c in rows["cause"]))

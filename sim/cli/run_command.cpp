@@ -18,6 +18,7 @@
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/cli/step_progress.hpp"
+#include "sim/cli/variation_report.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/output_file.hpp"
@@ -60,6 +61,9 @@ std::string run_table(const RunResult& r) {
       << "data                  " << formatted("%.0f", r.samples_trained) << " samples trained, "
       << formatted("%.0f", r.samples_duplicated) << " trained on twice, " << formatted("%.0f", r.samples_skipped)
       << " skipped\n";
+  if (r.stragglers > 0)
+    out << "stragglers            " << r.stragglers << " GPUs turned slow, " << r.straggler_drains << " drained; "
+        << formatted("%.2f h", r.straggler_slowdown_s / 3600) << " of training lost to their slower steps\n";
   return out.str();
 }
 
@@ -242,6 +246,8 @@ Command run_command() {
       progress.emplace(terminal_stderr(), s.run.steps, options.observer);
       options.observer = &*progress;
     }
+    // What slow GPUs cost: the uniform cluster's step, in a child process, before this one's.
+    const std::optional<VariationCost> variation = variation_cost(s, *compute, options.reduce_symmetry);
     const StepResult r = simulate_step(s, *compute, options);
     if (progress) progress->finish();
     if (tracing) {
@@ -264,6 +270,7 @@ Command run_command() {
 
     if (o.json) {
       auto j = nlohmann::ordered_json::parse(json(s, r, compute->description()));
+      if (variation) j["variations"] = variation_json(s, r, *variation);
       if (run) j["run"] = run_json(*run, false);
       out << j.dump(2) << "\n";
     } else {
@@ -274,6 +281,7 @@ Command run_command() {
                            ": the step would not run as configured (trainsim memory shows where; recomputation, "
                            "ZeRO or more pipeline stages help)");
       out << table(s, r, compute->description(), warnings);
+      if (variation) out << variation_lines(s, r, *variation);
       if (run) out << run_table(*run);
     }
     return 0;

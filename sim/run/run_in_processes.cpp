@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <string>
+
 #include "sim/core/forked_call.hpp"
 #include "sim/run/job_size.hpp"
 #include "sim/run/run_event_budget.hpp"
@@ -25,6 +28,16 @@ SizeCosts costs_at(const Scenario& s, const ComputeModel& compute, int dp) {
     return nlohmann::json{c.bytes, c.write_s, c.read_s, c.snapshot_s}.dump();
   }));
   SizeCosts c;
+  if (s.variations.straggler_mtbf_s > 0) {
+    // A straggler's step: one more slow GPU, drawn with run.seed (slow_gpus.hpp).
+    Scenario slowed = sized;
+    ++slowed.variations.slow_gpu_count;
+    c.straggler_step_time_s = std::stod(forked_call([&] {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.17g", simulate_step(slowed, compute).step_time_s);
+      return std::string(buf);
+    }));
+  }
   c.step_time_s = step[0].get<double>();
   c.samples_per_step = step[1].get<double>();
   c.checkpoint = {storage[0].get<double>(), storage[1].get<double>(), storage[2].get<double>(),

@@ -7,12 +7,12 @@
 
 namespace trainsim {
 
-/// One interruption of the run: a failure, or a planned maintenance stop.
+/// One interruption of the run: a failure, a planned maintenance stop, or a straggler's drain.
 struct InterruptionRecord {
   double time_s = 0;       ///< when the job stopped
-  int node = -1;           ///< the node that failed; -1 for planned maintenance
-  std::string cause;       ///< a component of Llama 3's Table 5 (failures.causes), or "planned maintenance"
-  bool planned = false;    ///< planned maintenance: a checkpoint is taken first, no work is lost
+  int node = -1;           ///< the node that failed; -1 for planned maintenance and drains
+  std::string cause;       ///< a component of Llama 3's Table 5 (failures.causes), "planned maintenance" or "straggler drained"
+  bool planned = false;    ///< maintenance or a drain: a checkpoint is taken first, no work is lost
   double lost_work_s = 0;  ///< training since the last committed checkpoint, thrown away
   double downtime_s = 0;   ///< until training resumed: detection, waiting for nodes, restart, checkpoint read
   int dp_after = 0;        ///< data-parallel replicas when training resumed (0: the run ended first)
@@ -42,8 +42,13 @@ struct RunResult {
   double lost_work_s = 0;            ///< training redone after failures
   double restart_overhead_s = 0;     ///< detection, restart and checkpoint reads
   double waiting_for_nodes_s = 0;    ///< stopped with no spare node free (elastic.policy = wait)
+  int stragglers = 0;                ///< GPUs that turned slow while training (variations.straggler_mtbf)
+  int straggler_drains = 0;          ///< planned restarts that drained a straggler's node
+  /// Training time the stragglers' slower steps took beyond the uniform job's.
+  double straggler_slowdown_s = 0;
   /// Training in the step still under way when run.duration ran out: neither useful nor lost.
-  /// With it the parts add up: useful + lost + checkpoint + restart + waiting + unfinished = wall.
+  /// With it the parts add up: useful + lost + checkpoint + restart + waiting + straggler
+  /// slowdown + unfinished = wall.
   double unfinished_step_s = 0;
   double checkpoint_interval_s = 0;  ///< training time between checkpoints
   double checkpoint_cost_s = 0;      ///< one checkpoint's write time through the storage model
@@ -79,6 +84,9 @@ void for_each_run_field(Result& r, Visit&& visit) {
   visit("lost_work_s", r.lost_work_s);
   visit("restart_overhead_s", r.restart_overhead_s);
   visit("waiting_for_nodes_s", r.waiting_for_nodes_s);
+  visit("stragglers", r.stragglers);
+  visit("straggler_drains", r.straggler_drains);
+  visit("straggler_slowdown_s", r.straggler_slowdown_s);
   visit("unfinished_step_s", r.unfinished_step_s);
   visit("checkpoint_interval_s", r.checkpoint_interval_s);
   visit("checkpoint_cost_s", r.checkpoint_cost_s);

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "sim/core/portable_random.hpp"
 #include "sim/core/progress_line.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/run/checkpoint_interval.hpp"
@@ -66,8 +67,14 @@ struct RunState {
   sg4::Host* host = nullptr;
 
   int dp = 0;
-  SizeCosts size;
+  SizeCosts size;              ///< at the job's size; its step time the job's now (a straggler's, while one is in)
+  double uniform_step_s = 0;   ///< the step time at this size with no straggler
   long long per_segment = -1;  ///< steps between checkpoints (-1: never)
+  long long segment_end = -1;  ///< the step count the training segment under way ends at (-1: none)
+  bool resume_segment = false;  ///< train() goes on with a segment a change of speed cut
+  int life = 0;                 ///< restarts so far: a straggler found after one is gone
+  int stragglers_in = 0;        ///< stragglers in the job, not yet drained
+  double phase_since_s = 0;     ///< when the job entered its phase
 
   long long committed_steps = 0;   ///< steps in the last committed checkpoint
   long long steps_at_segment = 0;  ///< steps done when the current training segment began
@@ -91,10 +98,20 @@ struct RunState {
     if (segment_start_s < 0) return 0.0;
     return (at - segment_start_s) - static_cast<double>(progress(at) - steps_at_segment) * size.step_time_s;
   }
+  /// partial_step_s as work: in the uniform job's seconds (a straggler's steps take longer:
+  /// the rest is straggler_slowdown_s).
+  double partial_work_s(double at) const { return partial_step_s(at) * (uniform_step_s / size.step_time_s); }
+  /// The job enters phase `p` at `at`; training at a straggler's pace is charged its slowdown.
+  void enter(Phase p, double at) {
+    if (phases.phase() == Phase::training && size.step_time_s > uniform_step_s)
+      result.straggler_slowdown_s += (at - phase_since_s) * (1.0 - uniform_step_s / size.step_time_s);
+    phases.enter(p, at);
+    phase_since_s = at;
+  }
   /// Stops training at `at`: whole steps are kept, a partial step is lost.
   void stop_training(double at) {
     if (segment_start_s < 0) return;
-    result.lost_work_s += partial_step_s(at);
+    result.lost_work_s += partial_work_s(at);
     steps_at_segment = progress(at);
     segment_start_s = -1;
   }
@@ -167,7 +184,10 @@ bool resize(RunState& st, int dp) {
     st.cursor.resized(to->samples_per_step, to->step_time_s, scale);
   }
   st.dp = dp;
-  st.size = *to;
+  st.size = *to;  // a restart's health checks leave no straggler in the job
+  st.uniform_step_s = to->step_time_s;
+  st.stragglers_in = 0;
+  ++st.life;
   const double interval = checkpoint_interval_for(st.s, *to, nodes_for_dp(st.s, dp));
   // Whole steps nearest the interval; an automatic asynchronous interval is a floor (no
   // checkpoint before the last one's write is done), so it is rounded up.
@@ -189,7 +209,7 @@ bool resize(RunState& st, int dp) {
 
 // A synchronous checkpoint of the steps done; false if the run ended first.
 bool write_sync(RunState& st) {
-  st.phases.enter(Phase::checkpoint, now());
+  st.enter(Phase::checkpoint, now());
   st.sync_write = Write{now(), st.steps_at_segment};
   if (sleep_within(st.size.checkpoint.write_s, st.end_s)) return false;
   st.record_checkpoint(*st.sync_write, now(), true, false);
@@ -200,7 +220,7 @@ bool write_sync(RunState& st) {
 // Waits for the async write in flight, if any; false if the run ended first.
 bool join_writer(RunState& st) {
   if (!st.async_write) return true;
-  st.phases.enter(Phase::checkpoint, now());
+  st.enter(Phase::checkpoint, now());
   const double left = st.async_write->start_s + st.size.checkpoint.write_s - now();
   return !sleep_within(std::max(0.0, left), st.end_s) || !st.async_write;
 }
@@ -208,7 +228,7 @@ bool join_writer(RunState& st) {
 // An asynchronous checkpoint: the snapshot stalls training, the write goes on behind it.
 bool write_async(RunState& st) {
   if (!join_writer(st)) return false;
-  st.phases.enter(Phase::checkpoint, now());
+  st.enter(Phase::checkpoint, now());
   if (sleep_within(st.size.checkpoint.snapshot_s, st.end_s)) return false;
   st.async_write = Write{now(), st.steps_at_segment};
   st.writer = sg4::Actor::create("writer", st.host, [&st] {
@@ -252,11 +272,22 @@ void train(RunState& st) {
   const long long target = st.s.run.train_steps;
   for (;;) {
     st.report_progress();
-    st.phases.enter(Phase::training, now());
-    st.segment_start_s = now();
-    long long steps = st.per_segment;  // -1: no checkpoints
-    if (target > 0) steps = steps < 0 ? target - st.steps_at_segment : std::min(steps, target - st.steps_at_segment);
-    const double segment_s = steps < 0 ? st.end_s : static_cast<double>(steps) * st.size.step_time_s;
+    st.enter(Phase::training, now());
+    long long steps = 0;
+    double segment_s = 0;
+    if (st.resume_segment) {  // the segment goes on at the new speed from its rebased start
+      st.resume_segment = false;
+      steps = st.segment_end < 0 ? -1 : st.segment_end - st.steps_at_segment;
+      segment_s = steps < 0
+                      ? st.end_s
+                      : std::max(0.0, static_cast<double>(steps) * st.size.step_time_s - (now() - st.segment_start_s));
+    } else {
+      st.segment_start_s = now();
+      steps = st.per_segment;  // -1: no checkpoints
+      if (target > 0) steps = steps < 0 ? target - st.steps_at_segment : std::min(steps, target - st.steps_at_segment);
+      st.segment_end = steps < 0 ? -1 : st.steps_at_segment + steps;
+      segment_s = steps < 0 ? st.end_s : static_cast<double>(steps) * st.size.step_time_s;
+    }
     if (sleep_within(segment_s, st.end_s)) return;  // progress() counts the steps done
     st.steps_at_segment += steps;
     st.segment_start_s = -1;
@@ -288,17 +319,17 @@ void train(RunState& st) {
 // training. Waiting keeps the scenario's size; shrinking takes the largest that fits.
 void start_job(RunState& st, Phase first, double first_s) {
   st.job = sg4::Actor::create("job", st.host, [&st, first, first_s] {
-    st.phases.enter(first, now());
+    st.enter(first, now());
     if (sleep_within(first_s, st.end_s)) return;
     int dp = 0;
     for (;;) {
       const int available = st.pool.available(now());
       dp = st.s.elastic.policy == ElasticPolicy::shrink ? largest_dp_on(st.s, available) : st.s.parallel.dp;
       if (dp > 0 && nodes_for_dp(st.s, dp) <= available) break;
-      st.phases.enter(Phase::waiting, now());
+      st.enter(Phase::waiting, now());
       if (sleep_within(std::max(0.0, st.pool.next_return() - now()), st.end_s)) return;
     }
-    st.phases.enter(Phase::down, now());
+    st.enter(Phase::down, now());
     const SizeCosts* to = st.costs_at(dp);
     if (to == nullptr) return;
     if (sleep_within(st.s.failures.restart_s + to->checkpoint.read_s, st.end_s)) return;
@@ -318,7 +349,7 @@ void interrupt(RunState& st, double at, bool planned, int node, const std::strin
   st.sync_write.reset();
   st.async_write.reset();
   const double lost =
-      had_work ? static_cast<double>(done - st.committed_steps) * st.size.step_time_s + st.partial_step_s(at) : 0.0;
+      had_work ? static_cast<double>(done - st.committed_steps) * st.uniform_step_s + st.partial_work_s(at) : 0.0;
   st.result.lost_work_s += lost;
   for (sg4::ActorPtr* a : {&st.job, &st.writer})
     if (*a) {
@@ -351,8 +382,26 @@ void failures_actor(RunState& st) {
   }
 }
 
-// Planned maintenance: the job stops at a step boundary, checkpoints (no work is lost but the
-// partial step), stops for the downtime, and restarts. Skipped while the job is down anyway.
+// A planned stop now, while training: the job stops at a step boundary (no work is lost but
+// the partial step), an interruption record of `cause` opens (its downtime runs until training
+// resumes, the checkpoint included), the job checkpoints what it trained, then starts again
+// after `first` for `first_s`.
+void planned_stop(RunState& st, const char* cause, Phase first, double first_s) {
+  ++st.result.restarts;
+  st.job->kill();
+  st.job = nullptr;
+  const double lost_before = st.result.lost_work_s;
+  st.stop_training(now());
+  st.open({now(), -1, cause, true, st.result.lost_work_s - lost_before, 0, 0});
+  st.job = sg4::Actor::create(cause, st.host, [&st, first, first_s] {
+    if (!join_writer(st)) return;
+    if (st.steps_at_segment > st.committed_steps && !write_sync(st)) return;
+    start_job(st, first, first_s);
+  });
+}
+
+// Planned maintenance: a planned stop for the downtime, then the restart. Skipped while the
+// job is down anyway.
 void maintenance_actor(RunState& st) {
   const double every = st.s.failures.maintenance_interval_s;
   for (double at = every; at < st.end_s; at += every) {
@@ -360,17 +409,64 @@ void maintenance_actor(RunState& st) {
     // Only while training: a stop during a checkpoint or a restart is left to the next window.
     if (st.phases.phase() != Phase::training) continue;
     ++st.result.planned_interruptions;
-    ++st.result.restarts;
-    st.job->kill();
-    st.job = nullptr;
-    const double lost_before = st.result.lost_work_s;
-    st.stop_training(now());
-    // Open from the stop: its downtime runs until training resumes (checkpoint included).
-    st.open({now(), -1, "planned maintenance", true, st.result.lost_work_s - lost_before, 0, 0});
-    st.job = sg4::Actor::create("maintenance", st.host, [&st] {
-      if (!join_writer(st)) return;
-      if (st.steps_at_segment > st.committed_steps && !write_sync(st)) return;
-      start_job(st, Phase::maintenance, st.s.failures.maintenance_downtime_s);
+    planned_stop(st, "planned maintenance", Phase::maintenance, st.s.failures.maintenance_downtime_s);
+  }
+}
+
+// Keeps the stragglers' draws apart from the failures' (both seeded by run.seed).
+constexpr std::uint64_t k_straggler_stream = 0x5772'4a66'0000'0002ULL;
+// A straggler found while the job checkpoints or restarts is drained once it trains again:
+// looked for this often (a stated granularity).
+constexpr double k_drain_poll_s = 60;
+
+// The job's steps take `step_s` from now on. While training, the segment under way goes on
+// at the new speed from the step it is in (its done part kept as a share of a step).
+void change_speed(RunState& st, double step_s) {
+  if (st.phases.phase() != Phase::training || st.segment_start_s < 0 || !st.job) {
+    st.size.step_time_s = step_s;  // the next segment trains at it
+    return;
+  }
+  st.enter(Phase::training, now());  // the time so far at the old speed
+  const long long done = st.progress(now());
+  const double share = st.partial_step_s(now()) / st.size.step_time_s;
+  st.job->kill();
+  st.steps_at_segment = done;
+  st.size.step_time_s = step_s;
+  st.segment_start_s = now() - share * step_s;
+  st.resume_segment = true;
+  st.job = sg4::Actor::create("job", st.host, [&st] { train(st); });
+}
+
+// A straggler found: the job stops at a step boundary, checkpoints what it trained, and
+// restarts on a spare node while the slow one goes to repair (a planned restart: no work is
+// lost but the partial step). Waits for training if the job is checkpointing.
+void drain(RunState& st, int life) {
+  while (st.phases.phase() != Phase::training || st.segment_start_s < 0) {
+    if (sleep_within(k_drain_poll_s, st.end_s) || st.life != life) return;
+  }
+  ++st.result.straggler_drains;
+  st.pool.to_repair(now());
+  planned_stop(st, "straggler drained", Phase::down, 0.0);
+}
+
+// Stragglers (variations.straggler_mtbf): each GPU of the job turns slow at that mean time,
+// while the job trains (a GPU throttles under load); the job's steps then take the step time
+// with one slow GPU (more at once cost about as much: a slow GPU paces its replica, and the
+// replicas wait for the slowest), until each is found and drained.
+void stragglers_actor(RunState& st) {
+  std::mt19937_64 rng(st.s.run.seed ^ k_straggler_stream);
+  for (;;) {
+    const double gpus = static_cast<double>(nodes_for_dp(st.s, st.dp)) * st.s.cluster.gpus_per_node;
+    const double at = now() + portable::exponential(rng, gpus / st.s.variations.straggler_mtbf_s);
+    if (at >= st.end_s) return;
+    sg4::this_actor::sleep_for(at - now());
+    if (st.phases.phase() != Phase::training || st.segment_start_s < 0) continue;
+    ++st.result.stragglers;
+    if (st.stragglers_in++ == 0) change_speed(st, st.size.straggler_step_time_s);
+    const int life = st.life;
+    sg4::Actor::create("straggler", st.host, [&st, life] {
+      if (sleep_within(st.s.variations.straggler_detection_s, st.end_s) || st.life != life) return;
+      drain(st, life);
     });
   }
 }
@@ -406,6 +502,7 @@ RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs, std::ostr
   if (s.failures.mtbf_s > 0) sg4::Actor::create("failures", st.host, [&st] { failures_actor(st); });
   if (s.failures.maintenance_interval_s > 0)
     sg4::Actor::create("maintenance", st.host, [&st] { maintenance_actor(st); });
+  if (s.variations.straggler_mtbf_s > 0) sg4::Actor::create("stragglers", st.host, [&st] { stragglers_actor(st); });
   simulation.run();  // every actor stops at the run's end
   if (st.progress_line) {
     st.progress_line->advance_to(100);
@@ -414,7 +511,7 @@ RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs, std::ostr
   if (st.missing_dp > 0) return {std::nullopt, st.missing_dp};
 
   const double end = st.finished_s >= 0 ? st.finished_s : st.end_s;
-  st.phases.enter(Phase::training, end);  // closes the last phase
+  st.enter(Phase::training, end);  // closes the last phase
   close_interruption(st, end, 0);
   RunResult& r = st.result;
   r.wall_time_s = end;
@@ -428,7 +525,7 @@ RunOutcome simulate_run(const Scenario& s, const SizeCostTable& costs, std::ostr
   r.checkpoint_overhead_s = st.phases.total(Phase::checkpoint);
   r.restart_overhead_s = st.phases.total(Phase::down) + st.phases.total(Phase::maintenance);
   r.waiting_for_nodes_s = st.phases.total(Phase::waiting);
-  r.unfinished_step_s = st.partial_step_s(end);
+  r.unfinished_step_s = st.partial_work_s(end);
   return {r, 0};
 }
 

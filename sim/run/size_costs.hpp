@@ -13,6 +13,8 @@ struct SizeCosts {
   double step_time_s = 0;
   double samples_per_step = 0;  ///< the global batch at this size
   CheckpointCosts checkpoint;
+  /// With one more slow GPU (a straggler: variations.straggler_mtbf); 0 without stragglers.
+  double straggler_step_time_s = 0;
 };
 
 /// By data-parallel size.

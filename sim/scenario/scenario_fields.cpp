@@ -906,6 +906,13 @@ std::vector<ScenarioField> scenario_fields() {
           [](auto& s) -> auto& { return s.variations.slow_gpu_count; }, 0),
       slow_gpu_ids_field(),
       slow_gpu_speed_field(),
+      duration_field(
+          "variations.straggler_mtbf",
+          "run level: mean time between one GPU turning slow (at slow_gpu_speed) while the job trains (0: none)",
+          [](auto& s) -> auto& { return s.variations.straggler_mtbf_s; }),
+      duration_field(
+          "variations.straggler_detection", "run level: from a straggler's appearance to its node's drain",
+          [](auto& s) -> auto& { return s.variations.straggler_detection_s; }),
   };
 }
 

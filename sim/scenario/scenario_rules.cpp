@@ -404,7 +404,16 @@ void check_variations(const Scenario& s) {
   if (!v.slow_gpu_ids.empty() && v.slow_gpu_ids.back() >= gpus)
     throw InputError(s.source, "variations.slow_gpu_ids", str(v.slow_gpu_ids.back()),
                      "GPU ids run from 0 to " + str(gpus - 1) + " on this cluster");
-  if (v.any() && s.parallel.zero >= 3)
+  if (v.straggler_mtbf_s > 0 && !s.run.simulates_run())
+    throw InputError(s.source, "variations.straggler_mtbf", seconds(v.straggler_mtbf_s),
+                     "stragglers appear during a run: set run.duration or run.train_steps");
+  if (v.straggler_mtbf_s > 0 && !v.slow_gpu_ids.empty())
+    throw InputError(s.source, "variations.straggler_mtbf", seconds(v.straggler_mtbf_s),
+                     "a straggler's step is the step with one more slow GPU drawn: use slow_gpus, not slow_gpu_ids");
+  if (v.straggler_mtbf_s > 0 && s.variations.slow_gpu_speed >= 1.0)
+    throw InputError(s.source, "variations.straggler_mtbf", seconds(v.straggler_mtbf_s),
+                     "a straggler computes at variations.slow_gpu_speed, which is 1 (no slower)");
+  if ((v.straggler_mtbf_s > 0 || v.any()) && s.parallel.zero >= 3)
     throw InputError(s.source, "variations.slow_gpu_speed", number(v.slow_gpu_speed),
                      "slow GPUs are not simulated with parallel.zero = 3 yet (its unit gathers do not wait for the "
                      "slowest replica): use ZeRO 0-2");

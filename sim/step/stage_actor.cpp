@@ -510,9 +510,10 @@ double StageActor::finish_layer_comm(const PassCost& pass, const PipelineTask& t
 
 // The GEMM a TP collective is pipelined with, `overlap_s` alone: it runs slower by the
 // GPU's tp_overlap_slowdown for its whole duration (userbuffers reserve SMs for the
-// collective's chunks from the GEMM's start to its end). Returns the seconds it takes.
+// collective's chunks from the GEMM's start to its end), and by a slow GPU's slowdown.
+// Returns the seconds it takes.
 double StageActor::overlapped_gemm_s(double overlap_s) const {
-  return overlap_s * (1.0 + w_.scenario.cluster.gpu.tp_overlap_slowdown);
+  return overlap_s * (1.0 + w_.scenario.cluster.gpu.tp_overlap_slowdown) * slowdown_;
 }
 
 // `times` of collective `c`: TP on the tensor-parallel group, MoE all-to-alls on the

@@ -9,28 +9,30 @@ namespace trainsim {
 
 namespace sg4 = simgrid::s4u;
 
-TransferBoard::TransferBoard() : mutex_(sg4::Mutex::create()), posted_(sg4::ConditionVariable::create()) {}
+TransferBoard::Slot& TransferBoard::slot(const TaskKey& key) {
+  Slot& s = slots_[key];
+  if (!s.posted) s.posted = sg4::ConditionVariable::create();
+  return s;
+}
 
 void TransferBoard::post(const TaskKey& key, engine::CommActivity transfer) {
   std::unique_lock lock(*mutex_);
-  entries_.emplace(key, Entry{sg4::Engine::get_clock(), std::move(transfer)});
-  posted_->notify_all();
+  Slot& s = slot(key);
+  s.entry.emplace(Entry{sg4::Engine::get_clock(), std::move(transfer)});
+  s.posted->notify_all();
 }
 
 bool TransferBoard::ready(const TaskKey& key) const {
-  const auto it = entries_.find(key);
-  return it != entries_.end() && it->second.transfer.done();
+  const auto it = slots_.find(key);
+  return it != slots_.end() && it->second.entry && it->second.entry->transfer.done();
 }
 
 TransferBoard::Entry TransferBoard::take(const TaskKey& key) {
   std::unique_lock lock(*mutex_);
-  auto it = entries_.find(key);
-  while (it == entries_.end()) {
-    posted_->wait(lock);
-    it = entries_.find(key);
-  }
-  Entry entry = std::move(it->second);
-  entries_.erase(it);
+  Slot& s = slot(key);
+  while (!s.entry) s.posted->wait(lock);
+  Entry entry = std::move(*s.entry);
+  slots_.erase(key);
   return entry;
 }
 

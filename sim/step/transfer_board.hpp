@@ -6,6 +6,7 @@
 #include <simgrid/s4u/Mutex.hpp>
 
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "sim/engine/comm_activity.hpp"
@@ -31,8 +32,6 @@ class TransferBoard {
     engine::CommActivity transfer;
   };
 
-  TransferBoard();
-
   /// Posts the transfer of `key`'s output, started by its sender, and wakes the receivers.
   void post(const TaskKey& key, engine::CommActivity transfer);
   /// Whether `key` is posted and its transfer has completed.
@@ -41,9 +40,17 @@ class TransferBoard {
   Entry take(const TaskKey& key);
 
  private:
-  simgrid::s4u::MutexPtr mutex_;
-  simgrid::s4u::ConditionVariablePtr posted_;
-  std::map<TaskKey, Entry> entries_;
+  // A pass's output, posted or not yet, and its receiver's wake-up: one per key, so that a
+  // post wakes its receiver alone (thousands of actors wait at once under --full or with
+  // slow GPUs' classes, and waking all on every post cost each post their number).
+  struct Slot {
+    std::optional<Entry> entry;
+    simgrid::s4u::ConditionVariablePtr posted;
+  };
+  Slot& slot(const TaskKey& key);
+
+  simgrid::s4u::MutexPtr mutex_ = simgrid::s4u::Mutex::create();
+  std::map<TaskKey, Slot> slots_;
 };
 
 }  // namespace trainsim

@@ -17,7 +17,7 @@ namespace trainsim {
 
 /// Major.minor: a minor bump adds fields or datasets, a major one changes or removes them.
 /// 1.1: /links/utilization. 1.2: /run, /failures, /checkpoints.
-inline constexpr const char* k_trace_schema_version = "1.5";
+inline constexpr const char* k_trace_schema_version = "1.6";
 
 /// The root group's attributes.
 struct TraceMetadata {

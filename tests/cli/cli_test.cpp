@@ -186,5 +186,47 @@ TEST(Cli, RunWarnsWhenTheStepDoesNotFitInMemory) {
   EXPECT_NE(over.out.find("exceeds the h100-sxm's 79.65 GiB"), std::string::npos) << over.out;
 }
 
+TEST(Cli, RunWithStragglersReportsTheirCost) {
+  // 64 GPUs for 10 days, each turning slow every 20 days: about 30 stragglers, each slowing
+  // the steps by the step with one slow GPU until it is drained.
+  const auto r = run_trainsim({"run", source_path("scenarios/default.ini"), "--set", "run.duration=10d", "--set",
+                               "variations.straggler_mtbf=20d", "--set", "variations.slow_gpu_speed=0.5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stragglers            "), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(
+      run_trainsim({"run", source_path("scenarios/default.ini"), "--json", "--set", "run.duration=10d", "--set",
+                    "variations.straggler_mtbf=20d", "--set", "variations.slow_gpu_speed=0.5"})
+          .out);
+  const auto& run = j["run"];
+  EXPECT_GT(run["stragglers"].get<int>(), 10);
+  EXPECT_GT(run["straggler_drains"].get<int>(), 0);
+  EXPECT_GT(run["straggler_slowdown_s"].get<double>(), 0);
+  EXPECT_FALSE(j.contains("variations"));  // no GPU is slow in the step itself
+}
+
+TEST(Cli, RunSaysWhatSlowGpusCost) {
+  // Two slow GPUs at 80 %: the step against the uniform cluster's, the GPUs listed, and the
+  // other replicas' wait at the gradient reductions; the same under --full.
+  const std::vector<std::string> slow{"--set", "variations.slow_gpu_ids=3+9", "--set", "variations.slow_gpu_speed=0.8"};
+  std::vector<std::string> args{"run", source_path("scenarios/default.ini")};
+  args.insert(args.end(), slow.begin(), slow.end());
+  const auto text = run_trainsim(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("slow GPUs             2 at 80 % speed: GPU 3 (stage"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("against the uniform cluster's"), std::string::npos) << text.out;
+  args.push_back("--json");
+  const auto reduced = nlohmann::json::parse(run_trainsim(args).out);
+  const auto uniform = nlohmann::json::parse(run_trainsim({"run", source_path("scenarios/default.ini"), "--json"}).out);
+  EXPECT_EQ(reduced["slow_gpus"].get<int>(), 2);
+  EXPECT_EQ(reduced["variations"]["slow_gpu_ids"], nlohmann::json::parse("[3, 9]"));
+  EXPECT_EQ(reduced["variations"]["uniform_step_time_s"].get<double>(), uniform["step_time_s"].get<double>());
+  EXPECT_GT(reduced["variations"]["step_time_increase"].get<double>(), 0.01);
+  EXPECT_GT(reduced["straggler_wait_s"].get<double>(), 0);
+  EXPECT_FALSE(uniform.contains("variations"));
+  args.push_back("--full");
+  const auto full = nlohmann::json::parse(run_trainsim(args).out);
+  EXPECT_NEAR(full["step_time_s"].get<double>() / reduced["step_time_s"].get<double>(), 1.0, 0.01);
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -1,0 +1,66 @@
+#include "sim/cli/variation_report.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "sim/cli/formatted_number.hpp"
+#include "sim/core/forked_call.hpp"
+#include "sim/step/step_simulation.hpp"
+#include "topologies/rank_mapping.hpp"
+#include "topologies/slow_gpus.hpp"
+
+namespace trainsim::cli {
+
+namespace {
+
+constexpr size_t k_listed_gpus = 8;
+
+std::vector<int> slow_gpu_list(const Scenario& s) {
+  return slow_gpus(s.variations, s.cluster.total_gpus(), s.run.seed);
+}
+
+}  // namespace
+
+std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeModel& compute, bool reduce_symmetry) {
+  if (slow_gpu_list(s).empty()) return std::nullopt;
+  Scenario uniform = s;
+  uniform.variations = VariationSpec{};
+  const std::string text = forked_call([&] {
+    StepOptions options;
+    options.reduce_symmetry = reduce_symmetry;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", simulate_step(uniform, compute, options).step_time_s);
+    return std::string(buf);
+  });
+  return VariationCost{std::stod(text)};
+}
+
+std::string variation_lines(const Scenario& s, const StepResult& r, const VariationCost& cost) {
+  const std::vector<int> gpus = slow_gpu_list(s);
+  const RankMapping mapping(s.parallel, s.cluster);
+  std::ostringstream out;
+  out << "slow GPUs             " << gpus.size() << " at " << formatted("%.0f %%", 100 * s.variations.slow_gpu_speed)
+      << " speed:";
+  for (size_t i = 0; i < gpus.size() && i < k_listed_gpus; ++i)
+    out << (i ? "," : "") << " GPU " << gpus[i] << " (stage " << mapping.coordinate(gpus[i], ParallelAxis::pp)
+        << ", dp " << mapping.coordinate(gpus[i], ParallelAxis::dp) << ")";
+  if (gpus.size() > k_listed_gpus) out << ", ...";
+  out << "\n"
+      << "                      step " << formatted("%+.2f %%", 100 * (r.step_time_s / cost.uniform_step_time_s - 1))
+      << " against the uniform cluster's " << formatted("%.4f s", cost.uniform_step_time_s) << "; the GPUs wait "
+      << formatted("%.4f s", r.straggler_wait_s)
+      << " each on average for slower replicas at the gradient reductions and gathers\n";
+  return out.str();
+}
+
+nlohmann::ordered_json variation_json(const Scenario& s, const StepResult& r, const VariationCost& cost) {
+  nlohmann::ordered_json j;
+  j["slow_gpu_ids"] = slow_gpu_list(s);
+  j["slow_gpu_speed"] = s.variations.slow_gpu_speed;
+  j["uniform_step_time_s"] = cost.uniform_step_time_s;
+  j["step_time_increase"] = r.step_time_s / cost.uniform_step_time_s - 1;
+  return j;
+}
+
+}  // namespace trainsim::cli

@@ -1,0 +1,30 @@
+#pragma once
+// What a scenario's [variations] cost, for `trainsim run`: the step against the same cluster
+// uniform (simulated in a child process: one SimGrid engine per process), the slow GPUs and
+// where they sit, and the time the others waited for them.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "sim/compute/compute_model.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/step/step_result.hpp"
+
+namespace trainsim::cli {
+
+struct VariationCost {
+  double uniform_step_time_s = 0;  ///< the same scenario with every GPU at full speed
+};
+
+/// The uniform step of `s`, if its [variations] make any GPU differ (else nothing).
+std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeModel& compute, bool reduce_symmetry);
+
+/// The table's lines: the slow GPUs (up to eight listed, with their stage and replica), the
+/// step against the uniform one and the wait at the gradient collectives.
+std::string variation_lines(const Scenario& s, const StepResult& r, const VariationCost& cost);
+
+/// `run --json`'s "variations" object.
+nlohmann::ordered_json variation_json(const Scenario& s, const StepResult& r, const VariationCost& cost);
+
+}  // namespace trainsim::cli
