@@ -54,6 +54,10 @@ struct ClusterSpec {
   /// Kernel timings: "auto" (kernels/calibration/<gpu>.csv if shipped), "none" (datasheet
   /// roofline), or the path of a calibration table.
   std::string calibration = "auto";
+  /// NICs slower than the others, by id (node x nics_per_node + index), at slow_nic_speed of
+  /// their bandwidth: the scenario's [variations], set by the step simulation (not a key).
+  std::vector<int> slow_nics;
+  double slow_nic_speed = 1.0;
 
   int total_gpus() const { return nodes * gpus_per_node; }
   /// GPUs of one NVLink domain as built (nvlink_domain, or a node's GPUs when it is 0).

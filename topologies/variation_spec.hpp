@@ -1,7 +1,7 @@
 #pragma once
 // What differs from a uniform cluster (the scenario's [variations] section): GPUs that
 // compute slower than the others from the start, and stragglers that appear during a long
-// run. A value type; topologies/slow_gpus.hpp says which GPUs.
+// run. A value type; topologies/slow_parts.hpp says which GPUs.
 
 #include <vector>
 
@@ -11,6 +11,9 @@ struct VariationSpec {
   int slow_gpu_count = 0;         ///< slow GPUs drawn at random (seeded by run.seed)
   std::vector<int> slow_gpu_ids;  ///< or these GPUs, listed (ascending, distinct)
   double slow_gpu_speed = 0.9;    ///< a slow GPU's compute speed over the others' (0, 1]
+  int slow_nic_count = 0;         ///< NICs at a fraction of their bandwidth, drawn (seeded by run.seed)
+  std::vector<int> slow_nic_ids;  ///< or these NICs (node x nics_per_node + index), listed
+  double slow_nic_speed = 0.5;    ///< a slow NIC's bandwidth over the others' (0, 1]
   /// Run level: mean time between one GPU turning into a straggler (at slow_gpu_speed) while
   /// the job trains; 0: none.
   double straggler_mtbf_s = 0;
@@ -21,6 +24,8 @@ struct VariationSpec {
 
   /// Whether any GPU differs.
   bool any() const { return (slow_gpu_count > 0 || !slow_gpu_ids.empty()) && slow_gpu_speed < 1.0; }
+  /// Whether any NIC differs.
+  bool any_slow_nic() const { return (slow_nic_count > 0 || !slow_nic_ids.empty()) && slow_nic_speed < 1.0; }
 };
 
 }  // namespace trainsim

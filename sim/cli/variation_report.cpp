@@ -8,22 +8,26 @@
 #include "sim/core/forked_call.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "topologies/rank_mapping.hpp"
-#include "topologies/slow_gpus.hpp"
+#include "topologies/slow_parts.hpp"
 
 namespace trainsim::cli {
 
 namespace {
 
-constexpr size_t k_listed_gpus = 8;
+constexpr size_t k_listed = 8;  // GPUs or NICs named, the rest counted
 
 std::vector<int> slow_gpu_list(const Scenario& s) {
   return slow_gpus(s.variations, s.cluster.total_gpus(), s.run.seed);
 }
 
+std::vector<int> slow_nic_list(const Scenario& s) {
+  return slow_nics(s.variations, s.cluster.nodes * s.cluster.nics_per_node, s.run.seed);
+}
+
 }  // namespace
 
 std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeModel& compute, bool reduce_symmetry) {
-  if (slow_gpu_list(s).empty()) return std::nullopt;
+  if (slow_gpu_list(s).empty() && slow_nic_list(s).empty()) return std::nullopt;
   Scenario uniform = s;
   uniform.variations = VariationSpec{};
   const std::string text = forked_call([&] {
@@ -38,16 +42,26 @@ std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeMode
 
 std::string variation_lines(const Scenario& s, const StepResult& r, const VariationCost& cost) {
   const std::vector<int> gpus = slow_gpu_list(s);
+  const std::vector<int> nics = slow_nic_list(s);
   const RankMapping mapping(s.parallel, s.cluster);
   std::ostringstream out;
-  out << "slow GPUs             " << gpus.size() << " at " << formatted("%.0f %%", 100 * s.variations.slow_gpu_speed)
-      << " speed:";
-  for (size_t i = 0; i < gpus.size() && i < k_listed_gpus; ++i)
-    out << (i ? "," : "") << " GPU " << gpus[i] << " (stage " << mapping.coordinate(gpus[i], ParallelAxis::pp)
-        << ", dp " << mapping.coordinate(gpus[i], ParallelAxis::dp) << ")";
-  if (gpus.size() > k_listed_gpus) out << ", ...";
-  out << "\n"
-      << "                      step " << formatted("%+.2f %%", 100 * (r.step_time_s / cost.uniform_step_time_s - 1))
+  if (!gpus.empty()) {
+    out << "slow GPUs             " << gpus.size() << " at " << formatted("%.0f %%", 100 * s.variations.slow_gpu_speed)
+        << " speed:";
+    for (size_t i = 0; i < gpus.size() && i < k_listed; ++i)
+      out << (i ? "," : "") << " GPU " << gpus[i] << " (stage " << mapping.coordinate(gpus[i], ParallelAxis::pp)
+          << ", dp " << mapping.coordinate(gpus[i], ParallelAxis::dp) << ")";
+    out << (gpus.size() > k_listed ? ", ...\n" : "\n");
+  }
+  if (!nics.empty()) {
+    out << "slow NICs             " << nics.size() << " at " << formatted("%.0f %%", 100 * s.variations.slow_nic_speed)
+        << " bandwidth:";
+    for (size_t i = 0; i < nics.size() && i < k_listed; ++i)
+      out << (i ? "," : "") << " NIC " << nics[i] << " (node " << nics[i] / s.cluster.nics_per_node << ", NIC "
+          << nics[i] % s.cluster.nics_per_node << ")";
+    out << (nics.size() > k_listed ? ", ...\n" : "\n");
+  }
+  out << "                      step " << formatted("%+.2f %%", 100 * (r.step_time_s / cost.uniform_step_time_s - 1))
       << " against the uniform cluster's " << formatted("%.4f s", cost.uniform_step_time_s) << "; the GPUs wait "
       << formatted("%.4f s", r.straggler_wait_s)
       << " each on average for slower replicas at the gradient reductions and gathers\n";
@@ -58,6 +72,8 @@ nlohmann::ordered_json variation_json(const Scenario& s, const StepResult& r, co
   nlohmann::ordered_json j;
   j["slow_gpu_ids"] = slow_gpu_list(s);
   j["slow_gpu_speed"] = s.variations.slow_gpu_speed;
+  j["slow_nic_ids"] = slow_nic_list(s);
+  j["slow_nic_speed"] = s.variations.slow_nic_speed;
   j["uniform_step_time_s"] = cost.uniform_step_time_s;
   j["step_time_increase"] = r.step_time_s / cost.uniform_step_time_s - 1;
   return j;

@@ -1,7 +1,7 @@
 #pragma once
 // What a scenario's [variations] cost, for `trainsim run`: the step against the same cluster
 // uniform (simulated in a child process: one SimGrid engine per process), the slow GPUs and
-// where they sit, and the time the others waited for them.
+// NICs and where they sit, and the time the GPUs waited for slower replicas.
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,11 +17,12 @@ struct VariationCost {
   double uniform_step_time_s = 0;  ///< the same scenario with every GPU at full speed
 };
 
-/// The uniform step of `s`, if its [variations] make any GPU differ (else nothing).
+/// The uniform step of `s`, if its [variations] make any GPU or NIC differ (else nothing).
 std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeModel& compute, bool reduce_symmetry);
 
-/// The table's lines: the slow GPUs (up to eight listed, with their stage and replica), the
-/// step against the uniform one and the wait at the gradient collectives.
+/// The table's lines: the slow GPUs (up to eight listed, with their stage and replica) and
+/// NICs (with their node), the step against the uniform one and the wait at the gradient
+/// collectives.
 std::string variation_lines(const Scenario& s, const StepResult& r, const VariationCost& cost);
 
 /// `run --json`'s "variations" object.

@@ -8,7 +8,9 @@ namespace trainsim::engine {
 double FabricRoutes::bandwidth_Bps(int link) const {
   const int cable = link / 2;
   if (cable < gpus) return nvlink_port_Bps;
-  if (cable < endpoints) return nic_port_Bps;
+  if (cable < endpoints)
+    return slow_nic.empty() || !slow_nic[static_cast<size_t>(cable - gpus)] ? nic_port_Bps
+                                                                            : nic_port_Bps * slow_nic_scale;
   return cable < endpoints + leaves() ? leaf_uplink_Bps : group_uplink_Bps;
 }
 

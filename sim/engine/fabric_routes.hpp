@@ -36,6 +36,8 @@ struct FabricRoutes {
   // Bandwidth (bytes/s per direction) and latency (s) of each kind of link.
   double nvlink_port_Bps = 0, nic_port_Bps = 0, leaf_uplink_Bps = 0, group_uplink_Bps = 0;
   double nvlink_port_s = 0, nic_port_s = 0, uplink_s = 0;
+  std::vector<bool> slow_nic;  ///< per NIC (endpoint - gpus): its port runs at slow_nic_scale (empty: none)
+  double slow_nic_scale = 1.0;
 
   int leaves() const { return static_cast<int>(group_of_leaf.size()); }
   int link_count() const { return 2 * (endpoints + leaves() + groups); }

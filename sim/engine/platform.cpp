@@ -67,6 +67,12 @@ Platform::Platform(const ClusterSpec& cluster, std::vector<bool> built, Build ho
   for (int n = 0; n < cluster_.nodes; ++n)
     for (int i = 0; i < layout_.nics_per_node; ++i)
       routes_.leaf_of_nic[static_cast<size_t>(n * layout_.nics_per_node + i)] = layout_.leaf_of_nic(n, i);
+  if (!cluster_.slow_nics.empty() && cluster_.slow_nic_speed < 1.0) {  // [variations]
+    routes_.slow_nic.assign(static_cast<size_t>(nics), false);
+    for (const int nic : cluster_.slow_nics)
+      if (nic >= 0 && nic < nics) routes_.slow_nic[static_cast<size_t>(nic)] = true;
+    routes_.slow_nic_scale = cluster_.slow_nic_speed;
+  }
   routes_.group_of_leaf.assign(static_cast<size_t>(layout_.leaves), 0);
   if (routes_.groups > 0)
     for (int leaf = 0; leaf < layout_.leaves; ++leaf)

@@ -29,7 +29,7 @@ SizeCosts costs_at(const Scenario& s, const ComputeModel& compute, int dp) {
   }));
   SizeCosts c;
   if (s.variations.straggler_mtbf_s > 0) {
-    // A straggler's step: one more slow GPU, drawn with run.seed (slow_gpus.hpp).
+    // A straggler's step: one more slow GPU, drawn with run.seed (topologies/slow_parts.hpp).
     Scenario slowed = sized;
     ++slowed.variations.slow_gpu_count;
     c.straggler_step_time_s = std::stod(forked_call([&] {

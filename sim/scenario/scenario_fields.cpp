@@ -484,12 +484,13 @@ ScenarioField seed_field() {
   return f;
 }
 
-// variations.slow_gpu_ids: GPU ids joined by '+' or ',' ("none": none listed).
-ScenarioField slow_gpu_ids_field() {
+// variations.slow_gpu_ids, slow_nic_ids: ids joined by '+' or ',' ("none": none listed).
+template <typename Access>
+ScenarioField id_list_field(std::string name, std::string help, const char* what, Access access) {
   ScenarioField f;
-  f.name = "variations.slow_gpu_ids";
-  f.help = "slow GPUs listed by id (rank r runs on GPU r), joined by '+' or ','; none: none listed";
-  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [access, what](Scenario& s, std::string_view text) -> Rule {
     std::vector<int> ids;
     if (text != "none") {
       for (std::string_view piece : parse::pieces(text, ",+")) {
@@ -497,36 +498,37 @@ ScenarioField slow_gpu_ids_field() {
         while (!piece.empty() && piece.back() == ' ') piece.remove_suffix(1);
         const auto id = parse::integer(piece);
         if (!id || *id < 0 || *id > std::numeric_limits<int>::max())
-          return "expected none, or GPU ids (integers >= 0) joined by '+' or ','";
+          return std::string("expected none, or ") + what + " ids (integers >= 0) joined by '+' or ','";
         ids.push_back(static_cast<int>(*id));
       }
     }
     std::sort(ids.begin(), ids.end());
-    if (std::adjacent_find(ids.begin(), ids.end()) != ids.end())
-      return "GPU " + std::to_string(*std::adjacent_find(ids.begin(), ids.end())) + " is listed twice";
-    s.variations.slow_gpu_ids = std::move(ids);
+    if (const auto twice = std::adjacent_find(ids.begin(), ids.end()); twice != ids.end())
+      return std::string(what) + " " + std::to_string(*twice) + " is listed twice";
+    access(s) = std::move(ids);
     return std::nullopt;
   };
-  f.show = [](const Scenario& s) {
+  f.show = [access](const Scenario& s) {
     std::string text;
-    for (const int id : s.variations.slow_gpu_ids) text += (text.empty() ? "" : "+") + std::to_string(id);
+    for (const int id : access(s)) text += (text.empty() ? "" : "+") + std::to_string(id);
     return text.empty() ? std::string("none") : text;
   };
   return f;
 }
 
-// variations.slow_gpu_speed: above 0, at most 1.
-ScenarioField slow_gpu_speed_field() {
+// variations.slow_gpu_speed, slow_nic_speed: above 0, at most 1.
+template <typename Access>
+ScenarioField speed_field(std::string name, std::string help, Access access) {
   ScenarioField f;
-  f.name = "variations.slow_gpu_speed";
-  f.help = "a slow GPU's compute speed over the others' (0.9 or 90%: its kernels take 1/0.9 as long)";
-  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [access](Scenario& s, std::string_view text) -> Rule {
     const auto v = parse::fraction(text);
     if (!v || !(*v > 0) || *v > 1) return "expected a fraction above 0 and at most 1 (0.9 or 90%)";
-    s.variations.slow_gpu_speed = *v;
+    access(s) = *v;
     return std::nullopt;
   };
-  f.show = [](const Scenario& s) { return number_text(s.variations.slow_gpu_speed); };
+  f.show = [access](const Scenario& s) { return number_text(access(s)); };
   return f;
 }
 
@@ -904,8 +906,23 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "variations.slow_gpus", "slow GPUs drawn at random with run.seed (or list them: slow_gpu_ids)",
           [](auto& s) -> auto& { return s.variations.slow_gpu_count; }, 0),
-      slow_gpu_ids_field(),
-      slow_gpu_speed_field(),
+      id_list_field(
+          "variations.slow_gpu_ids", "slow GPUs listed by id (rank r runs on GPU r), joined by '+' or ','; none: none listed",
+          "GPU", [](auto& s) -> auto& { return s.variations.slow_gpu_ids; }),
+      speed_field(
+          "variations.slow_gpu_speed",
+          "a slow GPU's compute speed over the others' (0.9 or 90%: its kernels take 1/0.9 as long)",
+          [](auto& s) -> auto& { return s.variations.slow_gpu_speed; }),
+      int_field(
+          "variations.slow_nics", "NICs at a fraction of their bandwidth, drawn at random with run.seed",
+          [](auto& s) -> auto& { return s.variations.slow_nic_count; }, 0),
+      id_list_field(
+          "variations.slow_nic_ids",
+          "slow NICs listed by id (node x nics_per_node + the NIC's index), joined by '+' or ','; none: none listed",
+          "NIC", [](auto& s) -> auto& { return s.variations.slow_nic_ids; }),
+      speed_field(
+          "variations.slow_nic_speed", "a slow NIC's bandwidth over the others' (0.5 or 50%)",
+          [](auto& s) -> auto& { return s.variations.slow_nic_speed; }),
       duration_field(
           "variations.straggler_mtbf",
           "run level: mean time between one GPU turning slow (at slow_gpu_speed) while the job trains (0: none)",

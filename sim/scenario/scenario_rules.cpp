@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "models/memory_budget.hpp"
 #include "sim/core/error.hpp"
@@ -392,18 +393,30 @@ void check_run_length(const Scenario& s) {
   }
 }
 
-// [variations]: slow GPUs drawn or listed, within the cluster.
+// Slow parts ("GPU", "NIC") drawn (`count`, key variations.slow_<part>s) or listed (`ids`,
+// key variations.slow_<part>_ids), within the cluster's `total`; `numbering` follows the range.
+void check_slow_parts(const Scenario& s, const std::string& part, int count, const std::vector<int>& ids,
+                      long long total, const std::string& numbering) {
+  std::string key = part;
+  for (char& c : key) c = static_cast<char>(c - 'A' + 'a');
+  const std::string drawn = "variations.slow_" + key + "s", listed = "variations.slow_" + key + "_ids";
+  if (count > 0 && !ids.empty())
+    throw InputError(s.source, drawn, str(count),
+                     "give slow " + part + "s drawn (slow_" + key + "s) or listed (slow_" + key + "_ids), not both");
+  require(s, count <= total, drawn, count, "must not exceed the cluster's " + str(total) + " " + part + "s");
+  if (!ids.empty() && ids.back() >= total)
+    throw InputError(s.source, listed, str(ids.back()),
+                     part + " ids run from 0 to " + str(total - 1) + " on this cluster" + numbering);
+}
+
+// [variations]: slow GPUs and NICs drawn or listed, within the cluster; stragglers in a run.
 void check_variations(const Scenario& s) {
   const VariationSpec& v = s.variations;
-  const long long gpus = static_cast<long long>(s.cluster.nodes) * s.cluster.gpus_per_node;
-  if (v.slow_gpu_count > 0 && !v.slow_gpu_ids.empty())
-    throw InputError(s.source, "variations.slow_gpus", str(v.slow_gpu_count),
-                     "give slow GPUs drawn (slow_gpus) or listed (slow_gpu_ids), not both");
-  require(s, v.slow_gpu_count <= gpus, "variations.slow_gpus", v.slow_gpu_count,
-          "must not exceed the cluster's " + str(gpus) + " GPUs");
-  if (!v.slow_gpu_ids.empty() && v.slow_gpu_ids.back() >= gpus)
-    throw InputError(s.source, "variations.slow_gpu_ids", str(v.slow_gpu_ids.back()),
-                     "GPU ids run from 0 to " + str(gpus - 1) + " on this cluster");
+  check_slow_parts(s, "GPU", v.slow_gpu_count, v.slow_gpu_ids,
+                   static_cast<long long>(s.cluster.nodes) * s.cluster.gpus_per_node, "");
+  check_slow_parts(s, "NIC", v.slow_nic_count, v.slow_nic_ids,
+                   static_cast<long long>(s.cluster.nodes) * s.cluster.nics_per_node,
+                   " (node x nics_per_node + index)");
   if (v.straggler_mtbf_s > 0 && !s.run.simulates_run())
     throw InputError(s.source, "variations.straggler_mtbf", seconds(v.straggler_mtbf_s),
                      "stragglers appear during a run: set run.duration or run.train_steps");
@@ -416,6 +429,10 @@ void check_variations(const Scenario& s) {
   if ((v.straggler_mtbf_s > 0 || v.any()) && s.parallel.zero >= 3)
     throw InputError(s.source, "variations.slow_gpu_speed", number(v.slow_gpu_speed),
                      "slow GPUs are not simulated with parallel.zero = 3 yet (its unit gathers do not wait for the "
+                     "slowest replica): use ZeRO 0-2");
+  if (v.any_slow_nic() && s.parallel.zero >= 3)
+    throw InputError(s.source, "variations.slow_nic_speed", number(v.slow_nic_speed),
+                     "slow NICs are not simulated with parallel.zero = 3 yet (its unit gathers do not wait for the "
                      "slowest replica): use ZeRO 0-2");
 }
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "models/memory_budget.hpp"
-#include "topologies/slow_gpus.hpp"
+#include "topologies/slow_parts.hpp"
 
 namespace trainsim {
 

@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "sim/step/simulated_scope.hpp"
-#include "topologies/slow_gpus.hpp"
+#include "topologies/slow_parts.hpp"
 
 namespace trainsim {
 
@@ -21,6 +21,18 @@ std::vector<int> paced_ranks(const RankMapping& mapping, int slow_gpu) {
   return found;
 }
 
+namespace {
+
+// Per rank of `ranks`' groups: whether a node they use holds a slow NIC.
+bool uses_slow_nic(const RankMapping& mapping, int rank, const std::vector<bool>& slow_node) {
+  for (const GroupAxis axis : {GroupAxis::tp, GroupAxis::cp, GroupAxis::ep, GroupAxis::etp})
+    for (const int r : mapping.group_of(rank, axis))
+      if (slow_node[static_cast<size_t>(mapping.node_of(r))]) return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<ReplicaClass> replica_classes(const Scenario& s, const RankMapping& mapping, bool reduce_symmetry) {
   const int replicas = s.parallel.dp * s.parallel.cp;
   const int pp = s.parallel.pp;
@@ -29,26 +41,41 @@ std::vector<ReplicaClass> replica_classes(const Scenario& s, const RankMapping& 
   for (const int gpu : slow_gpus(s.variations, s.cluster.total_gpus(), s.run.seed))
     if (slowdown.find(gpu) == slowdown.end())
       for (const int r : paced_ranks(mapping, gpu)) slowdown[r] = 1.0 / s.variations.slow_gpu_speed;
+  std::vector<bool> slow_node;
+  if (!s.cluster.slow_nics.empty() && s.cluster.slow_nic_speed < 1.0) {
+    slow_node.assign(static_cast<size_t>(s.cluster.nodes), false);
+    for (const int nic : s.cluster.slow_nics)
+      if (nic / s.cluster.nics_per_node < s.cluster.nodes)
+        slow_node[static_cast<size_t>(nic / s.cluster.nics_per_node)] = true;
+  }
   std::vector<ReplicaClass> classes;
-  if (slowdown.empty() && reduce_symmetry) {  // a uniform cluster: replica 0 stands for all
-    classes.push_back({0, {}, std::vector<double>(static_cast<size_t>(pp), 1.0)});
+  if (slowdown.empty() && slow_node.empty() && reduce_symmetry) {  // a uniform cluster: replica 0 stands for all
+    classes.push_back(
+        {0, {}, std::vector<double>(static_cast<size_t>(pp), 1.0), std::vector<bool>(static_cast<size_t>(pp), false)});
     for (int replica = 0; replica < replicas; ++replica) classes[0].members.push_back(replica);
     return classes;
   }
-  std::map<std::vector<double>, size_t> class_of;
+  // By stage slowdowns, and for a replica near a slow NIC its own id: which of a node's NICs its
+  // traffic crosses depends on its GPUs, so no other replica stands for it.
+  std::map<std::pair<std::vector<double>, int>, size_t> class_of;
   for (int replica = 0; replica < replicas; ++replica) {
     std::vector<double> stages(static_cast<size_t>(pp), 1.0);
+    std::vector<bool> nics(static_cast<size_t>(pp), false);
     for (int stage = 0; stage < pp; ++stage) {
-      const auto it = slowdown.find(rank_of(mapping, replica, stage));
+      const int rank = rank_of(mapping, replica, stage);
+      const auto it = slowdown.find(rank);
       if (it != slowdown.end()) stages[static_cast<size_t>(stage)] = it->second;
+      if (!slow_node.empty()) nics[static_cast<size_t>(stage)] = uses_slow_nic(mapping, rank, slow_node);
     }
-    const auto known = reduce_symmetry ? class_of.find(stages) : class_of.end();
+    const bool near_slow_nic = std::find(nics.begin(), nics.end(), true) != nics.end();
+    auto signature = std::make_pair(stages, near_slow_nic ? replica : -1);
+    const auto known = reduce_symmetry ? class_of.find(signature) : class_of.end();
     if (known != class_of.end()) {
       classes[known->second].members.push_back(replica);
       continue;
     }
-    class_of.emplace(stages, classes.size());
-    classes.push_back({replica, {replica}, std::move(stages)});
+    class_of.emplace(std::move(signature), classes.size());
+    classes.push_back({replica, {replica}, std::move(stages), std::move(nics)});
   }
   return classes;
 }

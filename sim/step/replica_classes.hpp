@@ -9,7 +9,9 @@
 // approximation: a member that waits at one layer's collective is not credited the slack it
 // would catch up on before the next). Replicas whose stages carry the same slowdowns form a
 // class; one simulated replica stands for all of its class, as replica 0 stands for all of a
-// uniform cluster (step_simulation.hpp, "Symmetry").
+// uniform cluster (step_simulation.hpp, "Symmetry"). A slow NIC (cluster.slow_nics) sets apart
+// the replicas whose groups use its node, each a class of its own: their traffic may cross it,
+// the others' does not.
 
 #include <vector>
 
@@ -22,6 +24,9 @@ struct ReplicaClass {
   int representative = 0;              ///< the replica simulated (the class's lowest)
   std::vector<int> members;            ///< the replicas it stands for, itself included, ascending
   std::vector<double> stage_slowdown;  ///< per pipeline stage: compute time over a uniform GPU's (>= 1)
+  /// Per pipeline stage: whether a slow NIC sits in a node its GPUs or their TP, EP, expert-TP
+  /// and CP groups use (its collectives and transfers then time apart from the others').
+  std::vector<bool> stage_slow_nic;
 };
 
 /// The classes, the class of replica 0 first; with `reduce_symmetry` false, one class per

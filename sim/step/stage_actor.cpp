@@ -527,7 +527,9 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
   const std::vector<int>& group = tp ? tp_group_ : c.group == CommGroup::ep ? ep_group_ : etp_group_;
   for (int i = 0; i < times; ++i) {
     const double start = clock_.now();
-    const auto key = std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes);
+    // Near a slow NIC this stage's collectives time apart from the others' (replica_classes.hpp).
+    const auto key = std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes,
+                                     class_.stage_slow_nic[static_cast<size_t>(stage_)] ? rank_ : -1);
     const auto cached = w_.duration_cache.find(key);
     const double beside = c.overlap_s > 0 ? overlapped_gemm_s(c.overlap_s) : 0.0;  // compute beside it
     if (w_.options.reduce_symmetry && cached != w_.duration_cache.end()) {

@@ -20,13 +20,26 @@
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/step_world.hpp"
 #include "topologies/rank_mapping.hpp"
+#include "topologies/slow_parts.hpp"
 
 namespace trainsim {
 
 namespace sg4 = simgrid::s4u;
 
-StepResult simulate_step(const Scenario& s, const ComputeModel& compute, const StepOptions& options) {
+namespace {
+
+// The scenario with its [variations]' slow NICs in the cluster, for the platform to build.
+Scenario with_slow_nics(Scenario s) {
+  s.cluster.slow_nics = slow_nics(s.variations, s.cluster.nodes * s.cluster.nics_per_node, s.run.seed);
+  s.cluster.slow_nic_speed = s.cluster.slow_nics.empty() ? 1.0 : s.variations.slow_nic_speed;
+  return s;
+}
+
+}  // namespace
+
+StepResult simulate_step(const Scenario& scenario, const ComputeModel& compute, const StepOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  const Scenario s = with_slow_nics(scenario);
   const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
   engine::Simulation simulation;

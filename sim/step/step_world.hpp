@@ -38,7 +38,8 @@ struct StepWorld {
   const GradientPlans& gradient_plans;  ///< prepared together, or empty (every leg runs)
   TransferBoard board;
   ReplicaRendezvous rendezvous;  ///< collectives of several actors, started when every one asked
-  std::map<std::tuple<int, int, double>, double> duration_cache;  ///< (group, op, bytes) -> seconds
+  /// (group kind, op, bytes, the stage's rank near a slow NIC or -1) -> seconds
+  std::map<std::tuple<int, int, double, int>, double> duration_cache;
   simgrid::s4u::BarrierPtr step_end;
   std::vector<GpuAccount> accounts;  ///< one per stage actor
 };

@@ -226,6 +226,13 @@ TEST(Cli, RunSaysWhatSlowGpusCost) {
   args.push_back("--full");
   const auto full = nlohmann::json::parse(run_trainsim(args).out);
   EXPECT_NEAR(full["step_time_s"].get<double>() / reduced["step_time_s"].get<double>(), 1.0, 0.01);
+  // A NIC at a quarter of its bandwidth: named with its node, and the step slower.
+  const auto nic = run_trainsim({"run", source_path("scenarios/default.ini"), "--set", "variations.slow_nic_ids=12",
+                                 "--set", "variations.slow_nic_speed=25%"});
+  ASSERT_EQ(nic.exit_code, 0) << nic.err;
+  EXPECT_NE(nic.out.find("slow NICs             1 at 25 % bandwidth: NIC 12 (node 1, NIC 4)"), std::string::npos)
+      << nic.out;
+  EXPECT_EQ(nic.out.find("slow GPUs"), std::string::npos) << nic.out;
 }
 
 }  // namespace

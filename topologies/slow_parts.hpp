@@ -1,6 +1,6 @@
 #pragma once
-// Which GPUs of a cluster are slow (topologies/variation_spec.hpp): those listed, or a draw
-// of distinct GPUs that depends on the seed alone (the same on every machine).
+// Which GPUs and NICs of a cluster are slow (topologies/variation_spec.hpp): those listed, or
+// a draw of distinct ones that depends on the seed alone (the same on every machine).
 
 #include <cstdint>
 #include <vector>
@@ -14,5 +14,9 @@ namespace trainsim {
 /// left out. A drawn count takes the first `slow_gpu_count` of a seeded Fisher-Yates
 /// shuffle of 0 .. total_gpus - 1, so a larger count keeps the smaller one's GPUs.
 std::vector<int> slow_gpus(const VariationSpec& v, int total_gpus, std::uint64_t seed);
+
+/// The slow NICs' ids (node x nics_per_node + the NIC's index in its node), as slow_gpus
+/// draws or lists GPUs (its own stream of the seed); empty when nothing differs.
+std::vector<int> slow_nics(const VariationSpec& v, int total_nics, std::uint64_t seed);
 
 }  // namespace trainsim

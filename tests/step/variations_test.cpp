@@ -1,5 +1,6 @@
-// Slow GPUs ([variations]): which GPUs, which ranks they pace, which replicas stand for which,
-// and the step simulated with one representative per class against every replica (--full).
+// Slow GPUs and NICs ([variations]): which ones, which ranks they pace, which replicas stand
+// for which, and the step simulated with one representative per class against every replica
+// (--full).
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@
 #include "sim/step/step_simulation.hpp"
 #include "tests/engine/isolated_run.hpp"
 #include "tests/step/test_scenario.hpp"
-#include "topologies/slow_gpus.hpp"
+#include "topologies/slow_parts.hpp"
 
 namespace trainsim {
 namespace {
@@ -44,6 +45,23 @@ TEST(SlowGpus, DrawIsSeededDistinctAndNested) {
   // At full speed nothing differs.
   v.slow_gpu_speed = 1.0;
   EXPECT_TRUE(slow_gpus(v, 64, 3).empty());
+}
+
+TEST(SlowNics, DrawIsSeededAndApartFromTheGpus) {
+  VariationSpec v;
+  v.slow_gpu_count = 8;
+  v.slow_nic_count = 8;
+  const std::vector<int> nics = slow_nics(v, 1024, 7);
+  ASSERT_EQ(nics.size(), 8u);
+  EXPECT_TRUE(std::is_sorted(nics.begin(), nics.end()));
+  EXPECT_EQ(slow_nics(v, 1024, 7), nics);
+  EXPECT_NE(slow_gpus(v, 1024, 7), nics);  // their own stream
+  v.slow_nic_speed = 1.0;
+  EXPECT_TRUE(slow_nics(v, 1024, 7).empty());
+  v.slow_nic_speed = 0.5;
+  v.slow_nic_count = 0;
+  v.slow_nic_ids = {2, 70};
+  EXPECT_EQ(slow_nics(v, 64, 7), (std::vector<int>{2}));
 }
 
 TEST(SlowGpus, ListedIdsPastTheClusterAreLeftOut) {
@@ -158,6 +176,12 @@ TEST(SlowGpuStep, ReducedEqualsFullWithEveryKindOfCoupling) {
     EXPECT_GT(reduced.straggler_wait, 0) << what;
     EXPECT_GE(reduced.slow_gpus, 1) << what;
   }
+  // A slow last stage (GPU 3: stage 1 of replica 0) receives activations while its TP
+  // all-reduces run; the reduced simulation times each TP collective once, alone: 0.05 %.
+  const Scenario last = scenario(k_dense, {{"variations.slow_gpu_ids", "3"},
+                                           {"variations.slow_gpu_speed", "0.8"},
+                                           {"parallel.overlap_grad_reduce", "false"}});
+  EXPECT_NEAR(simulate(last, true).step_time_s / simulate(last, false).step_time_s, 1.0, 5e-4);
 }
 
 TEST(SlowGpuStep, ReducedIsAsCloseToFullAsForAUniformClusterWithOverlap) {
@@ -194,6 +218,62 @@ TEST(SlowGpuStep, ASlowGpuCostsAtMostItsSlowdown) {
   // Seven GPUs of eight wait for the slow one: about its extra forward and backward time.
   EXPECT_GT(one.straggler_wait, 0.5 * 0.25 * u.forward);
   EXPECT_EQ(u.straggler_wait, 0);
+}
+
+// A slow NIC in the data-parallel rings, on the pipeline's path between nodes, and under the
+// experts' all-to-alls across nodes.
+std::vector<std::pair<std::string, Scenario>> slow_nic_cases(const Settings& change) {
+  const auto with = [&](Settings s) {
+    s.insert(s.end(), change.begin(), change.end());
+    return s;
+  };
+  const Settings nic{{"variations.slow_nic_ids", "5"}, {"variations.slow_nic_speed", "0.25"}};
+  return {
+      {"data-parallel rings", scenario(k_dense, with(nic))},
+      {"pipeline across nodes", scenario(k_dense, with({{"variations.slow_nic_ids", "9"},
+                                                        {"variations.slow_nic_speed", "0.25"},
+                                                        {"parallel.tp", "8"},
+                                                        {"parallel.zero", "0"},
+                                                        {"cluster.nodes", "4"}}))},
+      {"drawn, with a slow GPU", scenario(k_dense, with({{"variations.slow_nics", "2"},
+                                                         {"variations.slow_nic_speed", "0.5"},
+                                                         {"variations.slow_gpu_ids", "5"},
+                                                         {"variations.slow_gpu_speed", "0.8"}}))},
+      {"experts", scenario(with({{"model.preset", "mixtral-8x7b"},
+                                 {"model.layers", "4"},
+                                 {"model.seq_len", "2048"},
+                                 {"training.grad_accum", "2"},
+                                 {"parallel.tp", "2"},
+                                 {"parallel.ep", "8"},
+                                 {"parallel.pp", "2"},
+                                 {"cluster.nodes", "4"},
+                                 {"variations.slow_nic_ids", "20"},
+                                 {"variations.slow_nic_speed", "0.25"}}))},
+  };
+}
+
+TEST(SlowNicStep, ReducedEqualsFull) {
+  // As for slow GPUs (SlowGpuStep.ReducedEqualsFullWithEveryKindOfCoupling): gradients reduced
+  // after the backward, every collective timed where it runs, reduced equals --full.
+  for (const auto& [what, s] : slow_nic_cases({{"parallel.overlap_grad_reduce", "false"}})) {
+    Scenario uniform = s;
+    uniform.variations = VariationSpec{};
+    const Step reduced = simulate(s, true);
+    const Step full = simulate(s, false);
+    EXPECT_NEAR(reduced.step_time_s / full.step_time_s, 1.0, 1e-9) << what;
+    EXPECT_NEAR(reduced.dp_comm / full.dp_comm, 1.0, 1e-9) << what;
+    EXPECT_GT(reduced.step_time_s, simulate(uniform, true).step_time_s * 1.001) << what;  // it costs
+  }
+  // With overlapped reductions, within 1 % as for a uniform cluster (the experts' gap aside).
+  for (const auto& [what, s] : slow_nic_cases({}))
+    if (what != "experts")
+      EXPECT_NEAR(simulate(s, true).step_time_s / simulate(s, false).step_time_s, 1.0, 0.01) << what;
+}
+
+TEST(SlowNicStep, AFullSpeedNicChangesNothing) {
+  const Step uniform = simulate(scenario(k_dense));
+  const Step same = simulate(scenario(k_dense, {{"variations.slow_nic_ids", "5"}, {"variations.slow_nic_speed", "1"}}));
+  EXPECT_EQ(same.step_time_s, uniform.step_time_s);
 }
 
 }  // namespace

@@ -1,0 +1,56 @@
+#include "topologies/slow_parts.hpp"
+
+#include <algorithm>
+#include <random>
+#include <unordered_map>
+
+#include "sim/core/portable_random.hpp"
+
+namespace trainsim {
+
+namespace {
+
+// Keep the slow parts' draws apart from the other draws seeded by run.seed (failures, expert
+// loads) and from each other: the same seed gives unrelated streams.
+constexpr std::uint64_t k_slow_gpu_stream = 0x5105'6a75'0000'0001ULL;
+constexpr std::uint64_t k_slow_nic_stream = 0x5105'6a75'0000'0003ULL;
+
+// `listed` within [0, total), or the first `count` of a seeded partial Fisher-Yates shuffle
+// of 0 .. total - 1 over a sparse map (memory in the count, not the cluster); ascending.
+std::vector<int> listed_or_drawn(const std::vector<int>& listed, int count, int total, std::uint64_t seed) {
+  if (!listed.empty()) {
+    std::vector<int> within;
+    for (const int id : listed)
+      if (id < total) within.push_back(id);
+    return within;
+  }
+  std::mt19937_64 rng(seed);
+  std::unordered_map<int, int> moved;
+  const auto at = [&](int i) {
+    const auto it = moved.find(i);
+    return it == moved.end() ? i : it->second;
+  };
+  std::vector<int> drawn;
+  for (int i = 0; i < std::min(count, total); ++i) {
+    const int j = i + static_cast<int>(portable::uniform01(rng) * (total - i));
+    const int picked = at(j);
+    moved[j] = at(i);
+    drawn.push_back(picked);
+  }
+  std::sort(drawn.begin(), drawn.end());
+  return drawn;
+}
+
+}  // namespace
+
+std::vector<int> slow_gpus(const VariationSpec& v, int total_gpus, std::uint64_t seed) {
+  if (!v.any()) return {};
+  return listed_or_drawn(v.slow_gpu_ids, v.slow_gpu_count, total_gpus, seed ^ k_slow_gpu_stream);
+}
+
+std::vector<int> slow_nics(const VariationSpec& v, int total_nics, std::uint64_t seed) {
+  if (!v.any_slow_nic()) return {};
+  return listed_or_drawn(v.slow_nic_ids, v.slow_nic_count, total_nics, seed ^ k_slow_nic_stream);
+}
+
+}  // namespace trainsim
