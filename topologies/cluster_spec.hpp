@@ -58,6 +58,9 @@ struct ClusterSpec {
   /// their bandwidth: the scenario's [variations], set by the step simulation (not a key).
   std::vector<int> slow_nics;
   double slow_nic_speed = 1.0;
+  /// Leaf uplink cables down (leaf x uplinks per leaf + index): each leaf's aggregate uplink
+  /// keeps the cables left (ECMP spreads its traffic over them); set with slow_nics.
+  std::vector<int> down_uplinks;
 
   int total_gpus() const { return nodes * gpus_per_node; }
   /// GPUs of one NVLink domain as built (nvlink_domain, or a node's GPUs when it is 0).

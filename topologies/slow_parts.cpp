@@ -14,6 +14,7 @@ namespace {
 // loads) and from each other: the same seed gives unrelated streams.
 constexpr std::uint64_t k_slow_gpu_stream = 0x5105'6a75'0000'0001ULL;
 constexpr std::uint64_t k_slow_nic_stream = 0x5105'6a75'0000'0003ULL;
+constexpr std::uint64_t k_down_uplink_stream = 0x5105'6a75'0000'0004ULL;
 
 // `listed` within [0, total), or the first `count` of a seeded partial Fisher-Yates shuffle
 // of 0 .. total - 1 over a sparse map (memory in the count, not the cluster); ascending.
@@ -51,6 +52,11 @@ std::vector<int> slow_gpus(const VariationSpec& v, int total_gpus, std::uint64_t
 std::vector<int> slow_nics(const VariationSpec& v, int total_nics, std::uint64_t seed) {
   if (!v.any_slow_nic()) return {};
   return listed_or_drawn(v.slow_nic_ids, v.slow_nic_count, total_nics, seed ^ k_slow_nic_stream);
+}
+
+std::vector<int> down_uplinks(const VariationSpec& v, int total_uplinks, std::uint64_t seed) {
+  if (!v.any_down_uplink()) return {};
+  return listed_or_drawn(v.down_uplink_ids, v.down_uplink_count, total_uplinks, seed ^ k_down_uplink_stream);
 }
 
 }  // namespace trainsim

@@ -1,6 +1,6 @@
 #pragma once
-// Which GPUs and NICs of a cluster are slow (topologies/variation_spec.hpp): those listed, or
-// a draw of distinct ones that depends on the seed alone (the same on every machine).
+// Which GPUs and NICs of a cluster are slow, and which switch uplinks are down (topologies/variation_spec.hpp): those
+// listed, or a draw of distinct ones that depends on the seed alone (the same on every machine).
 
 #include <cstdint>
 #include <vector>
@@ -18,5 +18,9 @@ std::vector<int> slow_gpus(const VariationSpec& v, int total_gpus, std::uint64_t
 /// The slow NICs' ids (node x nics_per_node + the NIC's index in its node), as slow_gpus
 /// draws or lists GPUs (its own stream of the seed); empty when nothing differs.
 std::vector<int> slow_nics(const VariationSpec& v, int total_nics, std::uint64_t seed);
+
+/// The leaf uplink cables down (leaf x uplinks per leaf + index), as slow_gpus draws or lists
+/// GPUs (its own stream of the seed); empty when none is.
+std::vector<int> down_uplinks(const VariationSpec& v, int total_uplinks, std::uint64_t seed);
 
 }  // namespace trainsim

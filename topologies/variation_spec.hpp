@@ -14,6 +14,8 @@ struct VariationSpec {
   int slow_nic_count = 0;         ///< NICs at a fraction of their bandwidth, drawn (seeded by run.seed)
   std::vector<int> slow_nic_ids;  ///< or these NICs (node x nics_per_node + index), listed
   double slow_nic_speed = 0.5;    ///< a slow NIC's bandwidth over the others' (0, 1]
+  int down_uplink_count = 0;      ///< leaf uplink cables down, drawn (seeded by run.seed)
+  std::vector<int> down_uplink_ids;  ///< or these cables (leaf x uplinks per leaf + index), listed
   /// Run level: mean time between one GPU turning into a straggler (at slow_gpu_speed) while
   /// the job trains; 0: none.
   double straggler_mtbf_s = 0;
@@ -26,6 +28,8 @@ struct VariationSpec {
   bool any() const { return (slow_gpu_count > 0 || !slow_gpu_ids.empty()) && slow_gpu_speed < 1.0; }
   /// Whether any NIC differs.
   bool any_slow_nic() const { return (slow_nic_count > 0 || !slow_nic_ids.empty()) && slow_nic_speed < 1.0; }
+  /// Whether any uplink is down.
+  bool any_down_uplink() const { return down_uplink_count > 0 || !down_uplink_ids.empty(); }
 };
 
 }  // namespace trainsim

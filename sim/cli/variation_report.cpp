@@ -7,6 +7,7 @@
 #include "sim/cli/formatted_number.hpp"
 #include "sim/core/forked_call.hpp"
 #include "sim/step/step_simulation.hpp"
+#include "topologies/fabric_layout.hpp"
 #include "topologies/rank_mapping.hpp"
 #include "topologies/slow_parts.hpp"
 
@@ -24,10 +25,15 @@ std::vector<int> slow_nic_list(const Scenario& s) {
   return slow_nics(s.variations, s.cluster.nodes * s.cluster.nics_per_node, s.run.seed);
 }
 
+std::vector<int> down_uplink_list(const Scenario& s) {
+  const FabricLayout layout = fabric_layout(s.cluster);
+  return down_uplinks(s.variations, layout.leaves * layout.leaf_uplinks, s.run.seed);
+}
+
 }  // namespace
 
 std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeModel& compute, bool reduce_symmetry) {
-  if (slow_gpu_list(s).empty() && slow_nic_list(s).empty()) return std::nullopt;
+  if (slow_gpu_list(s).empty() && slow_nic_list(s).empty() && down_uplink_list(s).empty()) return std::nullopt;
   Scenario uniform = s;
   uniform.variations = VariationSpec{};
   const std::string text = forked_call([&] {
@@ -61,6 +67,14 @@ std::string variation_lines(const Scenario& s, const StepResult& r, const Variat
           << nics[i] % s.cluster.nics_per_node << ")";
     out << (nics.size() > k_listed ? ", ...\n" : "\n");
   }
+  const std::vector<int> uplinks = down_uplink_list(s);
+  if (!uplinks.empty()) {
+    const int per_leaf = fabric_layout(s.cluster).leaf_uplinks;
+    out << "uplinks down          " << uplinks.size() << " of " << per_leaf << " per leaf:";
+    for (size_t i = 0; i < uplinks.size() && i < k_listed; ++i)
+      out << (i ? "," : "") << " " << uplinks[i] << " (leaf " << uplinks[i] / per_leaf << ")";
+    out << (uplinks.size() > k_listed ? ", ...\n" : "\n");
+  }
   out << "                      step " << formatted("%+.2f %%", 100 * (r.step_time_s / cost.uniform_step_time_s - 1))
       << " against the uniform cluster's " << formatted("%.4f s", cost.uniform_step_time_s) << "; the GPUs wait "
       << formatted("%.4f s", r.straggler_wait_s)
@@ -74,6 +88,7 @@ nlohmann::ordered_json variation_json(const Scenario& s, const StepResult& r, co
   j["slow_gpu_speed"] = s.variations.slow_gpu_speed;
   j["slow_nic_ids"] = slow_nic_list(s);
   j["slow_nic_speed"] = s.variations.slow_nic_speed;
+  j["down_uplink_ids"] = down_uplink_list(s);
   j["uniform_step_time_s"] = cost.uniform_step_time_s;
   j["step_time_increase"] = r.step_time_s / cost.uniform_step_time_s - 1;
   return j;

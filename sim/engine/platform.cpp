@@ -1,5 +1,7 @@
 #include "sim/engine/platform.hpp"
 
+#include <algorithm>
+
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -72,6 +74,18 @@ Platform::Platform(const ClusterSpec& cluster, std::vector<bool> built, Build ho
     for (const int nic : cluster_.slow_nics)
       if (nic >= 0 && nic < nics) routes_.slow_nic[static_cast<size_t>(nic)] = true;
     routes_.slow_nic_scale = cluster_.slow_nic_speed;
+  }
+  if (!cluster_.down_uplinks.empty() && layout_.leaf_uplinks > 0) {  // [variations]
+    std::vector<int> down(static_cast<size_t>(layout_.leaves), 0);
+    for (const int cable : cluster_.down_uplinks)
+      if (cable >= 0 && cable < layout_.leaves * layout_.leaf_uplinks)
+        ++down[static_cast<size_t>(cable / layout_.leaf_uplinks)];
+    // A leaf keeps one cable at least (the rules refuse listing all of one leaf's; a draw
+    // that would take the last leaves it).
+    routes_.leaf_uplink_scale.resize(down.size());
+    for (size_t l = 0; l < down.size(); ++l)
+      routes_.leaf_uplink_scale[l] =
+          static_cast<double>(std::max(1, layout_.leaf_uplinks - down[l])) / layout_.leaf_uplinks;
   }
   routes_.group_of_leaf.assign(static_cast<size_t>(layout_.leaves), 0);
   if (routes_.groups > 0)

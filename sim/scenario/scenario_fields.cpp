@@ -920,6 +920,13 @@ std::vector<ScenarioField> scenario_fields() {
           "variations.slow_nic_ids",
           "slow NICs listed by id (node x nics_per_node + the NIC's index), joined by '+' or ','; none: none listed",
           "NIC", [](auto& s) -> auto& { return s.variations.slow_nic_ids; }),
+      int_field(
+          "variations.down_uplinks", "leaf switch uplink cables down, drawn at random with run.seed",
+          [](auto& s) -> auto& { return s.variations.down_uplink_count; }, 0),
+      id_list_field(
+          "variations.down_uplink_ids",
+          "leaf uplink cables down, listed by id (leaf x uplinks per leaf + index; an id past the last says how many)",
+          "uplink", [](auto& s) -> auto& { return s.variations.down_uplink_ids; }),
       speed_field(
           "variations.slow_nic_speed", "a slow NIC's bandwidth over the others' (0.5 or 50%)",
           [](auto& s) -> auto& { return s.variations.slow_nic_speed; }),

@@ -8,6 +8,7 @@
 #include "models/memory_budget.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run_limits.hpp"
+#include "topologies/fabric_layout.hpp"
 
 namespace trainsim {
 
@@ -393,30 +394,44 @@ void check_run_length(const Scenario& s) {
   }
 }
 
-// Slow parts ("GPU", "NIC") drawn (`count`, key variations.slow_<part>s) or listed (`ids`,
-// key variations.slow_<part>_ids), within the cluster's `total`; `numbering` follows the range.
-void check_slow_parts(const Scenario& s, const std::string& part, int count, const std::vector<int>& ids,
-                      long long total, const std::string& numbering) {
-  std::string key = part;
-  for (char& c : key) c = static_cast<char>(c - 'A' + 'a');
-  const std::string drawn = "variations.slow_" + key + "s", listed = "variations.slow_" + key + "_ids";
+// Parts ("slow GPUs" of the cluster's `total` "GPUs") drawn (`count`, key `key` + "s") or listed
+// (`ids`, key `key` + "_ids"); `numbering` follows the range of ids.
+void check_parts(const Scenario& s, const std::string& part, const std::string& unit, const std::string& key, int count,
+                 const std::vector<int>& ids, long long total, const std::string& numbering) {
+  const std::string drawn = "variations." + key + "s", listed = "variations." + key + "_ids";
   if (count > 0 && !ids.empty())
     throw InputError(s.source, drawn, str(count),
-                     "give slow " + part + "s drawn (slow_" + key + "s) or listed (slow_" + key + "_ids), not both");
-  require(s, count <= total, drawn, count, "must not exceed the cluster's " + str(total) + " " + part + "s");
+                     "give " + part + " drawn (" + key + "s) or listed (" + key + "_ids), not both");
+  require(s, count <= total, drawn, count, "must not exceed the cluster's " + str(total) + " " + unit);
   if (!ids.empty() && ids.back() >= total)
     throw InputError(s.source, listed, str(ids.back()),
-                     part + " ids run from 0 to " + str(total - 1) + " on this cluster" + numbering);
+                     "ids run from 0 to " + str(total - 1) + " on this cluster" + numbering);
 }
 
 // [variations]: slow GPUs and NICs drawn or listed, within the cluster; stragglers in a run.
 void check_variations(const Scenario& s) {
   const VariationSpec& v = s.variations;
-  check_slow_parts(s, "GPU", v.slow_gpu_count, v.slow_gpu_ids,
-                   static_cast<long long>(s.cluster.nodes) * s.cluster.gpus_per_node, "");
-  check_slow_parts(s, "NIC", v.slow_nic_count, v.slow_nic_ids,
-                   static_cast<long long>(s.cluster.nodes) * s.cluster.nics_per_node,
-                   " (node x nics_per_node + index)");
+  check_parts(s, "slow GPUs", "GPUs", "slow_gpu", v.slow_gpu_count, v.slow_gpu_ids,
+              static_cast<long long>(s.cluster.nodes) * s.cluster.gpus_per_node, "");
+  check_parts(s, "slow NICs", "NICs", "slow_nic", v.slow_nic_count, v.slow_nic_ids,
+              static_cast<long long>(s.cluster.nodes) * s.cluster.nics_per_node, " (node x nics_per_node + index)");
+  if (v.any_down_uplink()) {
+    const FabricLayout layout = fabric_layout(s.cluster);
+    if (layout.leaf_uplinks == 0)
+      throw InputError(s.source, v.down_uplink_ids.empty() ? "variations.down_uplinks" : "variations.down_uplink_ids",
+                       v.down_uplink_ids.empty() ? str(v.down_uplink_count) : str(v.down_uplink_ids.front()),
+                       "this fabric has no leaf uplinks (one leaf switch, or cluster.fabric = " +
+                           std::string(s.cluster.fabric == Fabric::ideal ? "ideal" : "single-switch") + ")");
+    check_parts(s, "uplinks down", "leaf uplinks", "down_uplink", v.down_uplink_count, v.down_uplink_ids,
+                static_cast<long long>(layout.leaves) * layout.leaf_uplinks,
+                " (leaf x " + str(layout.leaf_uplinks) + " uplinks per leaf + index)");
+    for (size_t i = 0; i + static_cast<size_t>(layout.leaf_uplinks) <= v.down_uplink_ids.size(); ++i)
+      if (v.down_uplink_ids[i] / layout.leaf_uplinks ==
+          v.down_uplink_ids[i + static_cast<size_t>(layout.leaf_uplinks) - 1] / layout.leaf_uplinks)
+        throw InputError(s.source, "variations.down_uplink_ids", str(v.down_uplink_ids[i]),
+                         "lists every uplink of leaf " + str(v.down_uplink_ids[i] / layout.leaf_uplinks) +
+                             ": a leaf keeps one at least");
+  }
   if (v.straggler_mtbf_s > 0 && !s.run.simulates_run())
     throw InputError(s.source, "variations.straggler_mtbf", seconds(v.straggler_mtbf_s),
                      "stragglers appear during a run: set run.duration or run.train_steps");

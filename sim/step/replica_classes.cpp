@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "sim/step/simulated_scope.hpp"
+#include "topologies/fabric_layout.hpp"
 #include "topologies/slow_parts.hpp"
 
 namespace trainsim {
@@ -41,12 +42,22 @@ std::vector<ReplicaClass> replica_classes(const Scenario& s, const RankMapping& 
   for (const int gpu : slow_gpus(s.variations, s.cluster.total_gpus(), s.run.seed))
     if (slowdown.find(gpu) == slowdown.end())
       for (const int r : paced_ranks(mapping, gpu)) slowdown[r] = 1.0 / s.variations.slow_gpu_speed;
+  // Nodes with a slow NIC, or a NIC under a leaf with an uplink down.
   std::vector<bool> slow_node;
   if (!s.cluster.slow_nics.empty() && s.cluster.slow_nic_speed < 1.0) {
     slow_node.assign(static_cast<size_t>(s.cluster.nodes), false);
     for (const int nic : s.cluster.slow_nics)
       if (nic / s.cluster.nics_per_node < s.cluster.nodes)
         slow_node[static_cast<size_t>(nic / s.cluster.nics_per_node)] = true;
+  }
+  if (!s.cluster.down_uplinks.empty()) {
+    const FabricLayout layout = fabric_layout(s.cluster);
+    std::vector<bool> down_leaf(static_cast<size_t>(layout.leaves), false);
+    for (const int cable : s.cluster.down_uplinks) down_leaf[static_cast<size_t>(cable / layout.leaf_uplinks)] = true;
+    slow_node.resize(static_cast<size_t>(s.cluster.nodes), false);
+    for (int node = 0; node < s.cluster.nodes; ++node)
+      for (int nic = 0; nic < layout.nics_per_node; ++nic)
+        if (down_leaf[static_cast<size_t>(layout.leaf_of_nic(node, nic))]) slow_node[static_cast<size_t>(node)] = true;
   }
   std::vector<ReplicaClass> classes;
   if (slowdown.empty() && slow_node.empty() && reduce_symmetry) {  // a uniform cluster: replica 0 stands for all

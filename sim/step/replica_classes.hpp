@@ -9,7 +9,8 @@
 // approximation: a member that waits at one layer's collective is not credited the slack it
 // would catch up on before the next). Replicas whose stages carry the same slowdowns form a
 // class; one simulated replica stands for all of its class, as replica 0 stands for all of a
-// uniform cluster (step_simulation.hpp, "Symmetry"). A slow NIC (cluster.slow_nics) sets apart
+// uniform cluster (step_simulation.hpp, "Symmetry"). A slow NIC (cluster.slow_nics), or a leaf
+// with an uplink down (cluster.down_uplinks) for the nodes cabled to it, sets apart
 // the replicas whose groups use its node, each a class of its own: their traffic may cross it,
 // the others' does not.
 

@@ -12,9 +12,11 @@ SimulatedScope simulated_scope(const Scenario& s, const RankMapping& mapping, co
   scope.classes = replica_classes(s, mapping, options.reduce_symmetry);
   scope.replicate_p2p = options.reduce_symmetry && s.cluster.oversubscription > 1 && all_replicas > 1 &&
                         all_replicas * s.parallel.tp <= options.max_replicated_transfers;
-  // A slow NIC breaks the symmetry between a TP group's ranks: each one's traffic runs.
+  // A slow NIC or an uplink down breaks the symmetry between a TP group's ranks (each has its
+  // own NIC, on its own rail's leaf): each one's traffic runs.
   scope.one_transfer_per_tp_group = options.reduce_symmetry && s.cluster.nics_per_node >= s.cluster.gpus_per_node &&
-                                    s.cluster.oversubscription <= 1.0 && s.cluster.slow_nics.empty();
+                                    s.cluster.oversubscription <= 1.0 && s.cluster.slow_nics.empty() &&
+                                    s.cluster.down_uplinks.empty();
   return scope;
 }
 

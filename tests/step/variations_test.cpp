@@ -276,5 +276,28 @@ TEST(SlowNicStep, AFullSpeedNicChangesNothing) {
   EXPECT_EQ(same.step_time_s, uniform.step_time_s);
 }
 
+TEST(UplinksDownStep, ReducedEqualsFullAsForAUniformCluster) {
+  // 8 DGX H100 nodes on a two-leaf fat-tree (32 uplinks per leaf): 30 of leaf 0's down, its
+  // traffic spread over the 2 left. The reduced simulation's gap to --full is the uniform
+  // cluster's (a few 1e-6 on this layout), and the step is slower.
+  const Settings base{
+      {"model.preset", "llama3-8b"}, {"model.layers", "8"},         {"model.seq_len", "2048"},
+      {"training.micro_batch", "1"}, {"training.grad_accum", "4"},  {"parallel.tp", "4"},
+      {"parallel.pp", "2"},          {"parallel.zero", "1"},        {"parallel.overlap_grad_reduce", "false"},
+      {"cluster.nodes", "8"},        {"cluster.fabric", "fat-tree"}};
+  std::string ids;
+  for (int cable = 0; cable < 30; ++cable) ids += (cable ? "+" : "") + std::to_string(cable);
+  const Scenario down = scenario(base, {{"variations.down_uplink_ids", ids}});
+  const Scenario uniform = scenario(base);
+  const Step reduced = simulate(down, true), full = simulate(down, false);
+  const Step u_reduced = simulate(uniform, true), u_full = simulate(uniform, false);
+  EXPECT_NEAR(reduced.step_time_s / full.step_time_s, u_reduced.step_time_s / u_full.step_time_s, 1e-5);
+  EXPECT_NEAR(reduced.dp_comm / full.dp_comm, 1.0, 1e-5);
+  EXPECT_GT(reduced.step_time_s, 1.5 * u_reduced.step_time_s);
+  // One cable of 32 down costs little: the leaf's other uplinks carry its traffic.
+  const Step one = simulate(scenario(base, {{"variations.down_uplink_ids", "3"}}));
+  EXPECT_NEAR(one.step_time_s / u_reduced.step_time_s, 1.0, 0.01);
+}
+
 }  // namespace
 }  // namespace trainsim
