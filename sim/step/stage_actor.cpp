@@ -532,7 +532,12 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
                                      class_.stage_slow_nic[static_cast<size_t>(stage_)] ? rank_ : -1);
     const auto cached = w_.duration_cache.find(key);
     const double beside = c.overlap_s > 0 ? overlapped_gemm_s(c.overlap_s) : 0.0;  // compute beside it
-    if (w_.options.reduce_symmetry && cached != w_.duration_cache.end()) {
+    // A group that holds several stage actors' ranks (--full, or classes near a slow NIC)
+    // runs each of its collectives once for all of them: none is reused from the cache, so
+    // that every member asks for every one.
+    const bool shared =
+        !tp && group_actors_[static_cast<size_t>(c.group == CommGroup::ep ? LayerGroup::ep : LayerGroup::etp)] > 1;
+    if (w_.options.reduce_symmetry && !shared && cached != w_.duration_cache.end()) {
       clock_.sleep(std::max(beside, cached->second));
     } else {
       CollectiveCall call;

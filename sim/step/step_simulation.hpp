@@ -5,7 +5,8 @@
 //
 // Symmetry (../shared/DESIGN.md, "Engine notes"): data-parallel replicas of a homogeneous
 // cluster do identical work, and a tensor-parallel group's ranks do too. By default one
-// replica is simulated, its TP collectives are simulated once per distinct size and then
+// replica is simulated (one per class when [variations] make GPUs or NICs differ:
+// replica_classes.hpp), its TP collectives are simulated once per distinct size and then
 // reused, and the gradient reductions of every data-parallel group run for real (less the
 // legs that repeat links others load alike, to the bit: gradient_plans.hpp). With
 // `reduce_symmetry = false` every replica is simulated and every collective runs: the

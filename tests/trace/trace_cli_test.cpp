@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <type_traits>
@@ -107,6 +108,22 @@ TEST(TraceCli, FullSimulationTracesEveryReplica) {
   std::set<int> replicas;
   for (const TraceEvent& e : t.events) replicas.insert(e.replica);
   EXPECT_EQ(replicas, (std::set<int>{0, 1}));  // dp = 2
+}
+
+TEST(TraceCli, ASlowGpusReplicaIsTracedBesideANormalOne) {
+  // GPU 7 (stage 1 of replica 1) at half speed: its class is simulated beside replica 0's, and
+  // the trace holds both timelines, the slow replica's compute longer (its stage 1 twice as).
+  const std::string path = temp_path("slow.h5");
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--trace", path, "--set", "variations.slow_gpu_ids=7", "--set",
+                          "variations.slow_gpu_speed=0.5"})
+                .exit_code,
+            0);
+  const TraceContents t = read_hdf5_trace(path);
+  std::map<int, double> compute_s;  // by replica
+  for (const TraceEvent& e : t.events)
+    if (e.stream == "compute") compute_s[e.replica] += e.end_s - e.start_s;
+  ASSERT_EQ(compute_s.size(), 2u);
+  EXPECT_GT(compute_s.rbegin()->second, 1.3 * compute_s.begin()->second);
 }
 
 TEST(TraceCli, BadTracePathIsBadInputAndWritesNothing) {
