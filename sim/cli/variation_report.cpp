@@ -6,6 +6,7 @@
 
 #include "sim/cli/formatted_number.hpp"
 #include "sim/core/forked_call.hpp"
+#include "sim/step/simulated_scope.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "topologies/fabric_layout.hpp"
 #include "topologies/rank_mapping.hpp"
@@ -78,7 +79,11 @@ std::string variation_lines(const Scenario& s, const StepResult& r, const Variat
   out << "                      step " << formatted("%+.2f %%", 100 * (r.step_time_s / cost.uniform_step_time_s - 1))
       << " against the uniform cluster's " << formatted("%.4f s", cost.uniform_step_time_s) << "; the GPUs wait "
       << formatted("%.4f s", r.straggler_wait_s)
-      << " each on average for slower replicas at the gradient reductions and gathers\n";
+      << " each on average for slower replicas at the gradient reductions and gathers";
+  if (r.most_waited_for_replica >= 0)
+    out << ", most for replica " << r.most_waited_for_replica << " (dp "
+        << mapping.coordinate(rank_of(mapping, r.most_waited_for_replica, 0), ParallelAxis::dp) << ")";
+  out << "\n";
   return out.str();
 }
 
@@ -91,6 +96,7 @@ nlohmann::ordered_json variation_json(const Scenario& s, const StepResult& r, co
   j["down_uplink_ids"] = down_uplink_list(s);
   j["uniform_step_time_s"] = cost.uniform_step_time_s;
   j["step_time_increase"] = r.step_time_s / cost.uniform_step_time_s - 1;
+  j["most_waited_for_replica"] = r.most_waited_for_replica;
   return j;
 }
 

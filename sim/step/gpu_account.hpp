@@ -1,6 +1,7 @@
 #pragma once
 // Where one simulated GPU's time went, accumulated by a stage actor.
 
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct GpuAccount {
   /// Of dp_comm and zero_comm: waiting for slower replicas to ask for a gradient-group
   /// collective (replica_rendezvous.hpp).
   double straggler_wait = 0;
+  std::map<int, double> waited_for;  ///< of straggler_wait, by the replica waited for
   /// Bytes this GPU moves per category (the collectives' bus bytes: size x bus factor).
   double tp_bytes = 0;
   double pp_bytes = 0;

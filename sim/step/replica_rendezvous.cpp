@@ -8,11 +8,13 @@ namespace sg4 = simgrid::s4u;
 
 ReplicaRendezvous::ReplicaRendezvous() : mutex_(sg4::Mutex::create()) {}
 
-bool ReplicaRendezvous::arrive(const Key& key, int participants, const std::function<engine::CommActivity()>& start) {
+bool ReplicaRendezvous::arrive(const Key& key, int participants, const std::function<engine::CommActivity()>& start,
+                               int who) {
   if (participants <= 1) {  // alone: no entry to share, the common case with symmetry reduced
     Entry& e = entries_[key];
     e.participants = 1;
     e.arrived = 1;
+    e.starter = who;
     e.activity = start();
     return true;
   }
@@ -21,9 +23,15 @@ bool ReplicaRendezvous::arrive(const Key& key, int participants, const std::func
   if (!e.started) e.started = sg4::ConditionVariable::create();
   e.participants = participants;
   if (++e.arrived < participants) return false;
+  e.starter = who;
   e.activity = start();
   e.started->notify_all();
   return true;
+}
+
+int ReplicaRendezvous::starter(const Key& key) const {
+  const auto it = entries_.find(key);
+  return it != entries_.end() && it->second.activity ? it->second.starter : -1;
 }
 
 const engine::CommActivity* ReplicaRendezvous::started(const Key& key) const {

@@ -36,9 +36,12 @@ class ReplicaRendezvous {
 
   ReplicaRendezvous();
 
-  /// Counts the caller in at `key`, of `participants`; the last one runs `start` (which
-  /// starts the collective now) and wakes the others. Returns whether this call started it.
-  bool arrive(const Key& key, int participants, const std::function<engine::CommActivity()>& start);
+  /// Counts the caller (replica `who`) in at `key`, of `participants`; the last one runs
+  /// `start` (which starts the collective now) and wakes the others. Returns whether this
+  /// call started it.
+  bool arrive(const Key& key, int participants, const std::function<engine::CommActivity()>& start, int who = -1);
+  /// The replica whose arrival started `key`'s collective (-1: unknown or not started).
+  int starter(const Key& key) const;
   /// The collective of `key` if it started, else null.
   const engine::CommActivity* started(const Key& key) const;
   /// Blocks the calling actor until `key`'s collective starts or `timeout_s` simulated
@@ -52,6 +55,7 @@ class ReplicaRendezvous {
     int participants = 0;
     int arrived = 0;
     int left = 0;
+    int starter = -1;
     std::optional<engine::CommActivity> activity;
     simgrid::s4u::ConditionVariablePtr started;
   };

@@ -704,7 +704,8 @@ void StageActor::start_reduction(double dense_bytes, double expert_bytes, bool l
   const GradientPlanKey key = reduction_key(par, leader_rank_, dense_bytes, expert_bytes, last);
   clock_.settle();
   dp_inflight_.push_back(next_rendezvous());
-  w_.rendezvous.arrive(dp_inflight_.back(), w_.simulated.replicas(), [&] { return start_gradient_plan(key, "dp"); });
+  w_.rendezvous.arrive(
+      dp_inflight_.back(), w_.simulated.replicas(), [&] { return start_gradient_plan(key, "dp"); }, replica_);
   double bus = bus_bytes(key.op, dense_bytes + expert_bytes, gradient_group_size(key.scope));
   if (key.then_across_shards)
     bus += bus_bytes(CollectiveOp::all_reduce,
@@ -754,13 +755,20 @@ std::optional<ReplicaRendezvous::Key> StageActor::awaited_start() const {
 }
 
 // Waits until every collective of `keys` has started; returns the time waited (for the
-// slower replicas: their straggler cost to this one).
+// slower replicas: their straggler cost to this one), charged to the replica whose ask
+// started the last of them.
 double StageActor::wait_all_started(const std::vector<ReplicaRendezvous::Key>& keys) {
   clock_.settle();
   const double start = clock_.now();
   for (const ReplicaRendezvous::Key& key : keys) w_.rendezvous.wait_started(key);
   const double waited = clock_.now() - start;
   account().straggler_wait += waited;
+  if (waited > 0 && !keys.empty()) {
+    const auto last = std::max_element(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+      return w_.rendezvous.started(a)->start_s() < w_.rendezvous.started(b)->start_s();
+    });
+    account().waited_for[w_.rendezvous.starter(*last)] += waited;
+  }
   return waited;
 }
 
@@ -802,11 +810,14 @@ void StageActor::gather_updated_parameters() {
   const double start = clock_.now();
   // Every replica's update ends before its parameters are gathered: the slowest one starts it.
   const ReplicaRendezvous::Key key = next_rendezvous();
-  w_.rendezvous.arrive(key, w_.simulated.replicas(), [&] {
-    return start_gradient_plan({leader_rank_, CollectiveOp::all_gather, costs_.dense_weight_bytes,
-                                costs_.expert_weight_bytes, gather_scope(), false},
-                               "zero");
-  });
+  w_.rendezvous.arrive(
+      key, w_.simulated.replicas(),
+      [&] {
+        return start_gradient_plan({leader_rank_, CollectiveOp::all_gather, costs_.dense_weight_bytes,
+                                    costs_.expert_weight_bytes, gather_scope(), false},
+                                   "zero");
+      },
+      replica_);
   wait_all_started({key});
   const CommActivity gather = *w_.rendezvous.started(key);
   gather.wait();

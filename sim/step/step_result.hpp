@@ -74,6 +74,9 @@ struct StepResult {
   /// Of dp_comm and zero_comm, per GPU: waiting for slower replicas to join a gradient-group
   /// collective (what slow GPUs cost the others at the step's end).
   double straggler_wait_s = 0;
+  /// The replica the GPUs waited for most at those collectives (-1: none); not in the
+  /// trace's summary (trainsim run says it with the slow GPUs).
+  int most_waited_for_replica = -1;
   /// Per pipeline stage: the most micro-batches whose activations it held at once (chunks / v).
   std::vector<double> inflight_microbatches;
   int steps = 0;          ///< simulated steps (the results are per step, averaged)

@@ -214,6 +214,7 @@ TEST(Cli, RunSaysWhatSlowGpusCost) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("slow GPUs             2 at 80 % speed: GPU 3 (stage"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("against the uniform cluster's"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("most for replica 0 (dp 0)"), std::string::npos) << text.out;  // both in replica 0
   args.push_back("--json");
   const auto reduced = nlohmann::json::parse(run_trainsim(args).out);
   const auto uniform = nlohmann::json::parse(run_trainsim({"run", source_path("scenarios/default.ini"), "--json"}).out);
@@ -222,6 +223,7 @@ TEST(Cli, RunSaysWhatSlowGpusCost) {
   EXPECT_EQ(reduced["variations"]["uniform_step_time_s"].get<double>(), uniform["step_time_s"].get<double>());
   EXPECT_GT(reduced["variations"]["step_time_increase"].get<double>(), 0.01);
   EXPECT_GT(reduced["straggler_wait_s"].get<double>(), 0);
+  EXPECT_EQ(reduced["variations"]["most_waited_for_replica"].get<int>(), 0);
   EXPECT_FALSE(uniform.contains("variations"));
   args.push_back("--full");
   const auto full = nlohmann::json::parse(run_trainsim(args).out);
