@@ -78,7 +78,8 @@ struct RunState {
 
   long long committed_steps = 0;   ///< steps in the last committed checkpoint
   long long steps_at_segment = 0;  ///< steps done when the current training segment began
-  double segment_start_s = -1;     ///< when it began (-1: not training)
+  double segment_start_s = 0;      ///< when it began (a straggler's rebase may put it before 0)
+  bool in_segment = false;         ///< whether a training segment is under way
   std::optional<Write> sync_write;
   std::optional<Write> async_write;
   sg4::ActorPtr job;
@@ -90,12 +91,12 @@ struct RunState {
 
   /// Whole steps done so far.
   long long progress(double at) const {
-    if (segment_start_s < 0) return steps_at_segment;
+    if (!in_segment) return steps_at_segment;
     return steps_at_segment + static_cast<long long>(std::floor((at - segment_start_s) / size.step_time_s + 1e-9));
   }
   /// Training time at `at` in the step not finished yet (0 when not training).
   double partial_step_s(double at) const {
-    if (segment_start_s < 0) return 0.0;
+    if (!in_segment) return 0.0;
     return (at - segment_start_s) - static_cast<double>(progress(at) - steps_at_segment) * size.step_time_s;
   }
   /// partial_step_s as work: in the uniform job's seconds (a straggler's steps take longer:
@@ -110,10 +111,11 @@ struct RunState {
   }
   /// Stops training at `at`: whole steps are kept, a partial step is lost.
   void stop_training(double at) {
-    if (segment_start_s < 0) return;
+    if (!in_segment) return;
     result.lost_work_s += partial_work_s(at);
     steps_at_segment = progress(at);
-    segment_start_s = -1;
+    in_segment = false;
+    resume_segment = false;  // a job that stops starts its next segment afresh
   }
   /// The costs at `replicas` data-parallel replicas; nullptr, after stopping the simulation and recording
   /// missing_dp, when that size has not been simulated yet (run_in_processes.cpp adds it).
@@ -283,6 +285,7 @@ void train(RunState& st) {
                       : std::max(0.0, static_cast<double>(steps) * st.size.step_time_s - (now() - st.segment_start_s));
     } else {
       st.segment_start_s = now();
+      st.in_segment = true;
       steps = st.per_segment;  // -1: no checkpoints
       if (target > 0) steps = steps < 0 ? target - st.steps_at_segment : std::min(steps, target - st.steps_at_segment);
       st.segment_end = steps < 0 ? -1 : st.steps_at_segment + steps;
@@ -290,7 +293,7 @@ void train(RunState& st) {
     }
     if (sleep_within(segment_s, st.end_s)) return;  // progress() counts the steps done
     st.steps_at_segment += steps;
-    st.segment_start_s = -1;
+    st.in_segment = false;
     if (target > 0 && st.steps_at_segment >= target) {
       // Trained: the run ends here (a checkpoint in flight is not waited for).
       st.finished_s = now();
@@ -358,7 +361,8 @@ void interrupt(RunState& st, double at, bool planned, int node, const std::strin
     }
   st.cursor.trained_to(done);
   st.cursor.restarted_from(st.committed_steps);
-  st.segment_start_s = -1;
+  st.in_segment = false;
+  st.resume_segment = false;
   st.steps_at_segment = st.committed_steps;
   close_interruption(st, at, 0);  // a restart cut short by this one
   st.open({at, node, cause, planned, lost, 0, 0});
@@ -422,7 +426,7 @@ constexpr double k_drain_poll_s = 60;
 // The job's steps take `step_s` from now on. While training, the segment under way goes on
 // at the new speed from the step it is in (its done part kept as a share of a step).
 void change_speed(RunState& st, double step_s) {
-  if (st.phases.phase() != Phase::training || st.segment_start_s < 0 || !st.job) {
+  if (st.phases.phase() != Phase::training || !st.in_segment || !st.job) {
     st.size.step_time_s = step_s;  // the next segment trains at it
     return;
   }
@@ -441,7 +445,7 @@ void change_speed(RunState& st, double step_s) {
 // restarts on a spare node while the slow one goes to repair (a planned restart: no work is
 // lost but the partial step). Waits for training if the job is checkpointing.
 void drain(RunState& st, int life) {
-  while (st.phases.phase() != Phase::training || st.segment_start_s < 0) {
+  while (st.phases.phase() != Phase::training || !st.in_segment) {
     if (sleep_within(k_drain_poll_s, st.end_s) || st.life != life) return;
   }
   ++st.result.straggler_drains;
@@ -460,7 +464,7 @@ void stragglers_actor(RunState& st) {
     const double at = now() + portable::exponential(rng, gpus / st.s.variations.straggler_mtbf_s);
     if (at >= st.end_s) return;
     sg4::this_actor::sleep_for(at - now());
-    if (st.phases.phase() != Phase::training || st.segment_start_s < 0) continue;
+    if (st.phases.phase() != Phase::training || !st.in_segment) continue;
     ++st.result.stragglers;
     if (st.stragglers_in++ == 0) change_speed(st, st.size.straggler_step_time_s);
     const int life = st.life;
