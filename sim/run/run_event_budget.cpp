@@ -39,10 +39,17 @@ void check_run_events(const Scenario& s, const SizeCosts& c) {
   const double interruptions = mtti_s > 0 ? horizon_s / mtti_s : 0;
   const double stops =
       s.failures.maintenance_interval_s > 0 ? horizon_s / s.failures.maintenance_interval_s : 0;
-  const double events = checkpoints + interruptions + stops;
+  // Stragglers: one per straggler_mtbf per GPU of the job while it trains (at most the horizon).
+  const double stragglers =
+      s.variations.straggler_mtbf_s > 0 ? horizon_s * s.cluster.total_gpus() / s.variations.straggler_mtbf_s : 0;
+  const double events = checkpoints + interruptions + stops + stragglers;
   if (events <= k_max_run_events) return;
-  const std::string what = count_text(checkpoints) + " checkpoints, " + count_text(interruptions) +
-                           " interruptions and " + count_text(stops) + " maintenance stops";
+  const std::string what = count_text(checkpoints) + " checkpoints, " + count_text(interruptions) + " interruptions, " +
+                           count_text(stops) + " maintenance stops and " + count_text(stragglers) + " stragglers";
+  if (stragglers >= checkpoints && stragglers >= interruptions && stragglers >= stops)
+    throw InputError(s.source, "variations.straggler_mtbf", count_text(s.variations.straggler_mtbf_s) + "s",
+                     "the run would simulate about " + what +
+                         ": at most 1e+06 events are simulated (about 20 s), so that a run stays bounded in time");
   const std::string rule = "the run would simulate about " + what +
                            ": at most 1e+06 events are simulated (about 20 s), so that a run stays bounded in "
                            "time; shorten it or checkpoint less often";

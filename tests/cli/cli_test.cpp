@@ -204,6 +204,17 @@ TEST(Cli, RunWithStragglersReportsTheirCost) {
   EXPECT_FALSE(j.contains("variations"));  // no GPU is slow in the step itself
 }
 
+TEST(Cli, StragglersPastTheRunsEventBudgetAreRefused) {
+  // A GPU turning slow every second on 64 GPUs for 30 days: 1.7e8 stragglers, past the
+  // 1e6 events a run simulates.
+  const auto r = run_trainsim({"run", source_path("scenarios/default.ini"), "--set", "run.duration=30d", "--set",
+                               "variations.straggler_mtbf=1s"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("variations.straggler_mtbf = '1s'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1e+06 events"), std::string::npos) << r.err;
+}
+
 TEST(Cli, RunSaysWhatSlowGpusCost) {
   // Two slow GPUs at 80 %: the step against the uniform cluster's, the GPUs listed, and the
   // other replicas' wait at the gradient reductions; the same under --full.
