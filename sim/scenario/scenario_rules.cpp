@@ -408,7 +408,8 @@ void check_parts(const Scenario& s, const std::string& part, const std::string& 
                      "ids run from 0 to " + str(total - 1) + " on this cluster" + numbering);
 }
 
-// [variations]: slow GPUs and NICs drawn or listed, within the cluster; stragglers in a run.
+// [variations]: slow GPUs and NICs and uplinks down, drawn or listed, within the cluster;
+// stragglers in a run.
 void check_variations(const Scenario& s) {
   const VariationSpec& v = s.variations;
   check_parts(s, "slow GPUs", "GPUs", "slow_gpu", v.slow_gpu_count, v.slow_gpu_ids,
@@ -420,8 +421,8 @@ void check_variations(const Scenario& s) {
     if (layout.leaf_uplinks == 0)
       throw InputError(s.source, v.down_uplink_ids.empty() ? "variations.down_uplinks" : "variations.down_uplink_ids",
                        v.down_uplink_ids.empty() ? str(v.down_uplink_count) : str(v.down_uplink_ids.front()),
-                       "this fabric has no leaf uplinks (one leaf switch, or cluster.fabric = " +
-                           std::string(s.cluster.fabric == Fabric::ideal ? "ideal" : "single-switch") + ")");
+                       "this fabric has no leaf uplinks (one leaf switch, the single-switch fabric or the ideal "
+                       "one)");
     check_parts(s, "uplinks down", "leaf uplinks", "down_uplink", v.down_uplink_count, v.down_uplink_ids,
                 static_cast<long long>(layout.leaves) * layout.leaf_uplinks,
                 " (leaf x " + str(layout.leaf_uplinks) + " uplinks per leaf + index)");
@@ -445,10 +446,11 @@ void check_variations(const Scenario& s) {
     throw InputError(s.source, "variations.slow_gpu_speed", number(v.slow_gpu_speed),
                      "slow GPUs are not simulated with parallel.zero = 3 yet (its unit gathers do not wait for the "
                      "slowest replica): use ZeRO 0-2");
-  if (v.any_slow_nic() && s.parallel.zero >= 3)
-    throw InputError(s.source, "variations.slow_nic_speed", number(v.slow_nic_speed),
-                     "slow NICs are not simulated with parallel.zero = 3 yet (its unit gathers do not wait for the "
-                     "slowest replica): use ZeRO 0-2");
+  if ((v.any_slow_nic() || v.any_down_uplink()) && s.parallel.zero >= 3)
+    throw InputError(s.source, v.any_slow_nic() ? "variations.slow_nic_speed" : "variations.down_uplinks",
+                     v.any_slow_nic() ? number(v.slow_nic_speed) : str(v.down_uplink_count),
+                     "slow NICs and uplinks down are not simulated with parallel.zero = 3 yet (its unit gathers do "
+                     "not wait for the slowest replica): use ZeRO 0-2");
 }
 
 }  // namespace
