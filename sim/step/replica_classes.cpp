@@ -24,7 +24,8 @@ std::vector<int> paced_ranks(const RankMapping& mapping, int slow_gpu) {
 
 namespace {
 
-// Per rank of `ranks`' groups: whether a node they use holds a slow NIC.
+// Whether a node that `rank`'s TP, CP, EP or expert-TP groups use is in `slow_node` (a slow NIC,
+// or a NIC under a leaf with an uplink down).
 bool uses_slow_nic(const RankMapping& mapping, int rank, const std::vector<bool>& slow_node) {
   for (const GroupAxis axis : {GroupAxis::tp, GroupAxis::cp, GroupAxis::ep, GroupAxis::etp})
     for (const int r : mapping.group_of(rank, axis))
