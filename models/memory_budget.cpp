@@ -6,6 +6,7 @@
 #include "models/layer_cost.hpp"
 #include "models/layer_kinds.hpp"
 #include "models/model_state_memory.hpp"
+#include "models/moe_dispatch.hpp"
 #include "models/parameter_count.hpp"
 #include "models/pipeline_inflight.hpp"
 #include "models/stage_parameters.hpp"
@@ -70,7 +71,9 @@ double comm_buffer_bytes(const ModelSpec& m, const TrainingSpec& tr, const Paral
   if (par.cp > 1)  // ring attention: K and V blocks being used and being received
     bytes += m.is_mla() ? 2.0 * tokens * m.kv_width() * element / par.tp
                         : 2.0 * 2.0 * tokens * m.kv_heads * m.head_dim() * element / par.tp;
-  if (par.ep > 1) bytes += 2.0 * tokens * m.top_k * m.hidden * element;  // all-to-all dispatch, combine
+  // All-to-all dispatch and combine buffers: the rows each token is sent as, top_k under the
+  // alltoall dispatcher, its destination ranks under DeepEP and HybridEP (moe_dispatch.hpp).
+  if (par.ep > 1) bytes += 2.0 * tokens * dispatched_rows_per_token(m, par) * m.hidden * element;
   return bytes;
 }
 

@@ -189,6 +189,27 @@ TEST(MemoryBudget, ExpertsShardOverExpertParallelRanks) {
   EXPECT_NEAR(ep1 - ep8, mlp_all_experts * (1.0 - 1.0 / 8), 1.0);
 }
 
+TEST(MemoryBudget, DeepEpBuffersHoldEachTokenOncePerDestinationRank) {
+  // Mixtral (8 experts, top 2): the alltoall dispatcher's dispatch and combine buffers hold
+  // top_k = 2 rows per token, DeepEP's its expected destination ranks (moe_dispatch.hpp): at
+  // EP 4 (two experts a rank) 4 (1 - C(6, 2) / C(8, 2)) = 1.857; at EP 8 (one each) exactly 2.
+  Config s;
+  s.model = *model_preset("mixtral-8x7b");
+  s.parallel.dp = 4;
+  s.parallel.ep = 4;
+  const double tokens = static_cast<double>(s.model.seq_len) * s.training.micro_batch;
+  const double alltoall = s.run().stages[0].bytes.comm_buffers;
+  s.parallel.moe_dispatcher = MoeDispatcher::deepep;
+  const double deepep = s.run().stages[0].bytes.comm_buffers;
+  const double element = 2.0;  // bf16
+  EXPECT_NEAR(alltoall - deepep, 2.0 * tokens * (2.0 - 4.0 * (1.0 - 15.0 / 28.0)) * 4096 * element, 1.0);
+  s.parallel.ep = 8;
+  s.parallel.dp = 8;
+  const double one_expert_each = s.run().stages[0].bytes.comm_buffers;
+  s.parallel.moe_dispatcher = MoeDispatcher::alltoall;
+  EXPECT_NEAR(s.run().stages[0].bytes.comm_buffers, one_expert_each, 1e-6);
+}
+
 TEST(MemoryBudget, ReportNamesThePeakStageAndVerdict) {
   Config s = gpt3_pipeline(Schedule::one_f_one_b, 1, 16);
   const MemoryReport r = s.run(80 * k_gib);
