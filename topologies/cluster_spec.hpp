@@ -54,12 +54,17 @@ struct ClusterSpec {
   /// Kernel timings: "auto" (kernels/calibration/<gpu>.csv if shipped), "none" (datasheet
   /// roofline), or the path of a calibration table.
   std::string calibration = "auto";
+  /// GPUs slower than the others, by id (ascending), at slow_gpu_speed of their compute rate:
+  /// the scenario's [variations] resolved once (topologies/slow_parts.hpp, with_slow_parts)
+  /// by the step simulation (not keys), as the slow NICs and uplinks below.
+  std::vector<int> slow_gpus;
+  double slow_gpu_speed = 1.0;
   /// NICs slower than the others, by id (node x nics_per_node + index), at slow_nic_speed of
-  /// their bandwidth: the scenario's [variations], set by the step simulation (not a key).
+  /// their bandwidth.
   std::vector<int> slow_nics;
   double slow_nic_speed = 1.0;
   /// Leaf uplink cables down (leaf x uplinks per leaf + index): each leaf's aggregate uplink
-  /// keeps the cables left (ECMP spreads its traffic over them); set with slow_nics.
+  /// keeps the cables left (ECMP spreads its traffic over them).
   std::vector<int> down_uplinks;
 
   int total_gpus() const { return nodes * gpus_per_node; }

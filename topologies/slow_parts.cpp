@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "sim/core/portable_random.hpp"
+#include "topologies/fabric_layout.hpp"
 
 namespace trainsim {
 
@@ -57,6 +58,16 @@ std::vector<int> slow_nics(const VariationSpec& v, int total_nics, std::uint64_t
 std::vector<int> down_uplinks(const VariationSpec& v, int total_uplinks, std::uint64_t seed) {
   if (!v.any_down_uplink()) return {};
   return listed_or_drawn(v.down_uplink_ids, v.down_uplink_count, total_uplinks, seed ^ k_down_uplink_stream);
+}
+
+ClusterSpec with_slow_parts(ClusterSpec cluster, const VariationSpec& v, std::uint64_t seed) {
+  cluster.slow_gpus = slow_gpus(v, cluster.total_gpus(), seed);
+  cluster.slow_gpu_speed = cluster.slow_gpus.empty() ? 1.0 : v.slow_gpu_speed;
+  cluster.slow_nics = slow_nics(v, cluster.nodes * cluster.nics_per_node, seed);
+  cluster.slow_nic_speed = cluster.slow_nics.empty() ? 1.0 : v.slow_nic_speed;
+  const FabricLayout layout = fabric_layout(cluster);
+  cluster.down_uplinks = down_uplinks(v, layout.leaves * layout.leaf_uplinks, seed);
+  return cluster;
 }
 
 }  // namespace trainsim

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "topologies/cluster_spec.hpp"
 #include "topologies/variation_spec.hpp"
 
 namespace trainsim {
@@ -22,5 +23,10 @@ std::vector<int> slow_nics(const VariationSpec& v, int total_nics, std::uint64_t
 /// The leaf uplink cables down (leaf x uplinks per leaf + index), as slow_gpus draws or lists
 /// GPUs (its own stream of the seed); empty when none is.
 std::vector<int> down_uplinks(const VariationSpec& v, int total_uplinks, std::uint64_t seed);
+
+/// `cluster` with `v`'s slow GPUs, slow NICs and uplinks down resolved into its slow_gpus,
+/// slow_nics and down_uplinks (and their speeds; 1 where none is slow): the one place a
+/// simulation draws them, so that every reader of the cluster sees the same parts.
+ClusterSpec with_slow_parts(ClusterSpec cluster, const VariationSpec& v, std::uint64_t seed);
 
 }  // namespace trainsim

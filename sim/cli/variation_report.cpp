@@ -18,23 +18,11 @@ namespace {
 
 constexpr size_t k_listed = 8;  // GPUs or NICs named, the rest counted
 
-std::vector<int> slow_gpu_list(const Scenario& s) {
-  return slow_gpus(s.variations, s.cluster.total_gpus(), s.run.seed);
-}
-
-std::vector<int> slow_nic_list(const Scenario& s) {
-  return slow_nics(s.variations, s.cluster.nodes * s.cluster.nics_per_node, s.run.seed);
-}
-
-std::vector<int> down_uplink_list(const Scenario& s) {
-  const FabricLayout layout = fabric_layout(s.cluster);
-  return down_uplinks(s.variations, layout.leaves * layout.leaf_uplinks, s.run.seed);
-}
-
 }  // namespace
 
 std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeModel& compute, bool reduce_symmetry) {
-  if (slow_gpu_list(s).empty() && slow_nic_list(s).empty() && down_uplink_list(s).empty()) return std::nullopt;
+  const ClusterSpec parts = with_slow_parts(s.cluster, s.variations, s.run.seed);
+  if (parts.slow_gpus.empty() && parts.slow_nics.empty() && parts.down_uplinks.empty()) return std::nullopt;
   Scenario uniform = s;
   uniform.variations = VariationSpec{};
   const std::string text = forked_call([&] {
@@ -44,16 +32,16 @@ std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeMode
     std::snprintf(buf, sizeof buf, "%.17g", simulate_step(uniform, compute, options).step_time_s);
     return std::string(buf);
   });
-  return VariationCost{std::stod(text)};
+  return VariationCost{std::stod(text), parts};
 }
 
 std::string variation_lines(const Scenario& s, const StepResult& r, const VariationCost& cost) {
-  const std::vector<int> gpus = slow_gpu_list(s);
-  const std::vector<int> nics = slow_nic_list(s);
+  const std::vector<int>& gpus = cost.parts.slow_gpus;
+  const std::vector<int>& nics = cost.parts.slow_nics;
   const RankMapping mapping(s.parallel, s.cluster);
   std::ostringstream out;
   if (!gpus.empty()) {
-    out << "slow GPUs             " << gpus.size() << " at " << formatted("%.0f %%", 100 * s.variations.slow_gpu_speed)
+    out << "slow GPUs             " << gpus.size() << " at " << formatted("%.0f %%", 100 * cost.parts.slow_gpu_speed)
         << " speed:";
     for (size_t i = 0; i < gpus.size() && i < k_listed; ++i)
       out << (i ? "," : "") << " GPU " << gpus[i] << " (stage " << mapping.coordinate(gpus[i], ParallelAxis::pp)
@@ -61,14 +49,14 @@ std::string variation_lines(const Scenario& s, const StepResult& r, const Variat
     out << (gpus.size() > k_listed ? ", ...\n" : "\n");
   }
   if (!nics.empty()) {
-    out << "slow NICs             " << nics.size() << " at " << formatted("%.0f %%", 100 * s.variations.slow_nic_speed)
+    out << "slow NICs             " << nics.size() << " at " << formatted("%.0f %%", 100 * cost.parts.slow_nic_speed)
         << " bandwidth:";
     for (size_t i = 0; i < nics.size() && i < k_listed; ++i)
       out << (i ? "," : "") << " NIC " << nics[i] << " (node " << nics[i] / s.cluster.nics_per_node << ", NIC "
           << nics[i] % s.cluster.nics_per_node << ")";
     out << (nics.size() > k_listed ? ", ...\n" : "\n");
   }
-  const std::vector<int> uplinks = down_uplink_list(s);
+  const std::vector<int>& uplinks = cost.parts.down_uplinks;
   if (!uplinks.empty()) {
     const int per_leaf = fabric_layout(s.cluster).leaf_uplinks;
     out << "uplinks down          " << uplinks.size() << " of " << per_leaf << " per leaf:";
@@ -89,11 +77,11 @@ std::string variation_lines(const Scenario& s, const StepResult& r, const Variat
 
 nlohmann::ordered_json variation_json(const Scenario& s, const StepResult& r, const VariationCost& cost) {
   nlohmann::ordered_json j;
-  j["slow_gpu_ids"] = slow_gpu_list(s);
+  j["slow_gpu_ids"] = cost.parts.slow_gpus;
   j["slow_gpu_speed"] = s.variations.slow_gpu_speed;
-  j["slow_nic_ids"] = slow_nic_list(s);
+  j["slow_nic_ids"] = cost.parts.slow_nics;
   j["slow_nic_speed"] = s.variations.slow_nic_speed;
-  j["down_uplink_ids"] = down_uplink_list(s);
+  j["down_uplink_ids"] = cost.parts.down_uplinks;
   j["uniform_step_time_s"] = cost.uniform_step_time_s;
   j["step_time_increase"] = r.step_time_s / cost.uniform_step_time_s - 1;
   j["most_waited_for_replica"] = r.most_waited_for_replica;

@@ -15,6 +15,7 @@ namespace trainsim::cli {
 
 struct VariationCost {
   double uniform_step_time_s = 0;  ///< the same scenario with every GPU at full speed
+  ClusterSpec parts;               ///< the cluster with its slow parts resolved (topologies/slow_parts.hpp)
 };
 
 /// The uniform step of `s`, if its [variations] make any GPU or NIC differ (else nothing).

@@ -303,9 +303,8 @@ ScenarioField cuda_graphs_field() {
     rule += " joined by '+' or ','";
     CudaGraphs graphs;
     if (text != "none") {
-      for (std::string_view name : parse::pieces(text, ",+")) {
-        while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-        while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+      for (const std::string_view piece : parse::pieces(text, ",+")) {
+        const std::string_view name = parse::trimmed(piece);
         const auto& names = graph_scope_names();
         const auto it = std::find(names.begin(), names.end(), name);
         if (it == names.end()) return rule;
@@ -360,8 +359,7 @@ ScenarioField checkpoint_interval_field() {
     if (s.checkpoint.automatic) return std::nullopt;
     const std::string_view steps = "steps";
     if (text.size() > steps.size() && text.substr(text.size() - steps.size()) == steps) {
-      std::string_view count = text.substr(0, text.size() - steps.size());
-      while (!count.empty() && count.back() == ' ') count.remove_suffix(1);
+      const std::string_view count = parse::trimmed(text.substr(0, text.size() - steps.size()));
       const auto n = parse::integer(count);
       if (!n || *n < 1) return "expected a step count >= 1, e.g. 500steps";
       s.checkpoint.interval_steps = *n;
@@ -493,10 +491,8 @@ ScenarioField id_list_field(std::string name, std::string help, const char* what
   f.apply = [access, what](Scenario& s, std::string_view text) -> Rule {
     std::vector<int> ids;
     if (text != "none") {
-      for (std::string_view piece : parse::pieces(text, ",+")) {
-        while (!piece.empty() && piece.front() == ' ') piece.remove_prefix(1);
-        while (!piece.empty() && piece.back() == ' ') piece.remove_suffix(1);
-        const auto id = parse::integer(piece);
+      for (const std::string_view piece : parse::pieces(text, ",+")) {
+        const auto id = parse::integer(parse::trimmed(piece));
         if (!id || *id < 0 || *id > std::numeric_limits<int>::max())
           return std::string("expected none, or ") + what + " ids (integers >= 0) joined by '+' or ','";
         ids.push_back(static_cast<int>(*id));

@@ -45,4 +45,10 @@ std::vector<std::string_view> pieces(std::string_view text, std::string_view sep
   }
 }
 
+std::string_view trimmed(std::string_view text) {
+  const size_t first = text.find_first_not_of(' ');
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(' ') - first + 1);
+}
+
 }  // namespace trainsim::parse

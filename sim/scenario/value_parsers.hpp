@@ -19,6 +19,8 @@ std::optional<double> fraction(std::string_view text);
 /// The pieces of a list value between any of `separators` ("tp-cp-pp-dp" at "-"), empty ones
 /// kept: a viewing split into `text`, which must outlive them.
 std::vector<std::string_view> pieces(std::string_view text, std::string_view separators);
+/// `text` without its leading and trailing spaces (a view into `text`).
+std::string_view trimmed(std::string_view text);
 
 /// One of a fixed set of names.
 template <typename Enum>

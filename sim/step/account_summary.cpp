@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "models/memory_budget.hpp"
-#include "topologies/slow_parts.hpp"
 
 namespace trainsim {
 
@@ -63,7 +62,7 @@ StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& 
     hardware_flops_full += gpus * a.hardware_flops_full;
     comm_union += gpus * a.comm_time(end_s);
     straggler_wait += gpus * a.straggler_wait;
-    for (const auto& [replica, s] : a.waited_for) waited_for[replica] += gpus * s;
+    for (const auto& [replica, wait] : a.waited_for) waited_for[replica] += gpus * wait;
     const double busy = a.forward + a.backward + a.recompute + a.optimizer;
     const double exposed = a.tp_comm + a.pp_comm + a.dp_comm + a.zero_comm + a.ep_comm + a.cp_comm;
     energy += gpus * (busy * gpu.tdp_w + exposed * gpu.comm_power_w + (end_s - busy - exposed) * gpu.idle_power_w);
@@ -89,9 +88,9 @@ StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& 
   r.exposed_comm_fraction = (b.tp_comm + b.pp_comm + b.dp_comm + b.zero_comm + b.ep_comm + b.cp_comm) / step_time;
   r.straggler_wait_s = straggler_wait / weight_sum / steps;
   double most = 0;
-  for (const auto& [replica, s] : waited_for)
-    if (s > most) most = s, r.most_waited_for_replica = replica;
-  r.slow_gpus = static_cast<int>(slow_gpus(s.variations, s.cluster.total_gpus(), s.run.seed).size());
+  for (const auto& [replica, wait] : waited_for)
+    if (wait > most) most = wait, r.most_waited_for_replica = replica;
+  r.slow_gpus = static_cast<int>(s.cluster.slow_gpus.size());
   r.energy_per_step_j = energy / steps;
   r.energy_per_token_j = r.energy_per_step_j / r.tokens_per_step;
   r.avg_power_w = r.energy_per_step_j / step_time;

@@ -6,7 +6,6 @@
 
 #include "sim/step/simulated_scope.hpp"
 #include "topologies/fabric_layout.hpp"
-#include "topologies/slow_parts.hpp"
 
 namespace trainsim {
 
@@ -40,9 +39,9 @@ std::vector<ReplicaClass> replica_classes(const Scenario& s, const RankMapping& 
   const int pp = s.parallel.pp;
   // Each paced rank's slowdown: a slow GPU's kernels take 1 / speed as long.
   std::unordered_map<int, double> slowdown;
-  for (const int gpu : slow_gpus(s.variations, s.cluster.total_gpus(), s.run.seed))
+  for (const int gpu : s.cluster.slow_gpus)
     if (slowdown.find(gpu) == slowdown.end())
-      for (const int r : paced_ranks(mapping, gpu)) slowdown[r] = 1.0 / s.variations.slow_gpu_speed;
+      for (const int r : paced_ranks(mapping, gpu)) slowdown[r] = 1.0 / s.cluster.slow_gpu_speed;
   // Nodes with a slow NIC, or a NIC under a leaf with an uplink down.
   std::vector<bool> slow_node;
   if (!s.cluster.slow_nics.empty() && s.cluster.slow_nic_speed < 1.0) {

@@ -19,7 +19,6 @@
 #include "sim/step/stage_actor.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/step_world.hpp"
-#include "topologies/fabric_layout.hpp"
 #include "topologies/rank_mapping.hpp"
 #include "topologies/slow_parts.hpp"
 
@@ -27,23 +26,12 @@ namespace trainsim {
 
 namespace sg4 = simgrid::s4u;
 
-namespace {
-
-// The scenario with its [variations]' slow NICs and uplinks down in the cluster, for the
-// platform to build.
-Scenario with_fabric_variations(Scenario s) {
-  s.cluster.slow_nics = slow_nics(s.variations, s.cluster.nodes * s.cluster.nics_per_node, s.run.seed);
-  s.cluster.slow_nic_speed = s.cluster.slow_nics.empty() ? 1.0 : s.variations.slow_nic_speed;
-  const FabricLayout layout = fabric_layout(s.cluster);
-  s.cluster.down_uplinks = down_uplinks(s.variations, layout.leaves * layout.leaf_uplinks, s.run.seed);
-  return s;
-}
-
-}  // namespace
-
 StepResult simulate_step(const Scenario& scenario, const ComputeModel& compute, const StepOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const Scenario s = with_fabric_variations(scenario);
+  // The [variations]' slow parts, drawn once: the platform, the replica classes and the
+  // summary read them from the cluster.
+  Scenario s = scenario;
+  s.cluster = with_slow_parts(s.cluster, s.variations, s.run.seed);
   const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
   engine::Simulation simulation;

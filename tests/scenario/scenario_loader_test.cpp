@@ -81,6 +81,19 @@ TEST(ScenarioLoader, ErrorsNameFileKeyValueAndRule) {
   }
 }
 
+TEST(ScenarioLoader, ListPiecesAndStepCountsMayHaveSpaces) {
+  const Scenario s = load_scenario(entries({{"model.preset", "llama3-8b"},
+                                            {"cluster.nodes", "2"},
+                                            {"training.cuda_graphs", "attn , mlp"},
+                                            {"variations.slow_gpu_ids", " 9 + 3,5 "},
+                                            {"checkpoint.interval", "500 steps"}}),
+                                   "test.ini");
+  EXPECT_TRUE(s.training.cuda_graphs.has(GraphScope::attn));
+  EXPECT_TRUE(s.training.cuda_graphs.has(GraphScope::mlp));
+  EXPECT_EQ(s.variations.slow_gpu_ids, (std::vector<int>{3, 5, 9}));
+  EXPECT_EQ(s.checkpoint.interval_steps, 500);
+}
+
 TEST(ScenarioLoader, OverridesReplaceFileValues) {
   const std::string path = testing::write_temp_file("s.ini", "[model]\npreset = llama3-8b\n[parallel]\ntp = 8\n");
   const Scenario s = load_scenario(path, {"parallel.tp=4", "parallel.pp=2"});

@@ -12,6 +12,7 @@
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "tests/engine/isolated_run.hpp"
+#include "tests/step/step_outputs.hpp"
 #include "tests/step/test_scenario.hpp"
 
 namespace trainsim {
@@ -25,11 +26,7 @@ struct Result {
 };
 
 Result simulate(const Scenario& s, bool reduce = true) {
-  const std::vector<double> v = engine::test::run_isolated([&] {
-    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
-    StepOptions options;
-    options.reduce_symmetry = reduce;
-    const StepResult r = simulate_step(s, compute, options);
+  const std::vector<double> v = testing::simulated_fields(s, reduce, [](const StepResult& r) {
     const StepBreakdown& b = r.breakdown_s;
     return std::vector<double>{r.step_time_s, b.forward, b.backward, b.recompute, b.tp_comm, b.pp_comm, b.zero_comm};
   });
@@ -172,10 +169,8 @@ TEST(FrameworkCosts, SmallExpertKernelsRunAtTheHostsPace) {
 }
 
 double ep_comm_s(const Scenario& s) {
-  return engine::test::run_isolated([&] {
-    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
-    return std::vector<double>{simulate_step(s, compute, StepOptions{}).breakdown_s.ep_comm};
-  })[0];
+  return testing::simulated_fields(s, true,
+                                   [](const StepResult& r) { return std::vector<double>{r.breakdown_s.ep_comm}; })[0];
 }
 
 TEST(FrameworkCosts, AllToAllsAreNotTimedByTheParameterGatherBesideTheFirst) {

@@ -42,6 +42,18 @@ class RecordTimes : public StepObserver {
   std::vector<double> steps_;
 };
 
+/// What `fields` takes from the step of `s`, simulated in a forked child with the datasheet
+/// roofline, symmetry reduced or not (--full).
+template <typename Fields>
+std::vector<double> simulated_fields(const Scenario& s, bool reduce, Fields fields) {
+  return engine::test::run_isolated([&] {
+    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+    StepOptions options;
+    options.reduce_symmetry = reduce;
+    return std::vector<double>(fields(simulate_step(s, compute, options)));
+  });
+}
+
 /// The step of `s` under `options` (its observer replaced): step time, bubble, exposed
 /// communication, energy, the breakdown, the bytes per GPU, then RecordTimes::times().
 inline std::vector<double> step_outputs(const Scenario& s, StepOptions options) {

@@ -14,6 +14,7 @@
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "tests/engine/isolated_run.hpp"
+#include "tests/step/step_outputs.hpp"
 #include "tests/step/test_scenario.hpp"
 
 namespace trainsim {
@@ -46,11 +47,7 @@ struct Measured {
 };
 
 Measured simulate(const Scenario& s, bool reduce = true) {
-  const std::vector<double> v = engine::test::run_isolated([&] {
-    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
-    StepOptions options;
-    options.reduce_symmetry = reduce;
-    const StepResult r = simulate_step(s, compute, options);
+  const std::vector<double> v = testing::simulated_fields(s, reduce, [](const StepResult& r) {
     std::vector<double> out{r.step_time_s,
                             r.bubble_fraction,
                             r.global_batch_samples,

@@ -12,6 +12,7 @@
 #include "sim/step/replica_classes.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "tests/engine/isolated_run.hpp"
+#include "tests/step/step_outputs.hpp"
 #include "tests/step/test_scenario.hpp"
 #include "topologies/slow_parts.hpp"
 
@@ -97,7 +98,11 @@ TEST(ReplicaClasses, OneRepresentativePerClass) {
   EXPECT_EQ(one[0].stage_slowdown, (std::vector<double>{1.0, 1.0}));
   EXPECT_EQ(replica_classes(uniform, mapping, false).size(), 4u);  // --full: each its own
 
-  const Scenario slow = scenario(k_dense, {{"variations.slow_gpu_ids", "5+13"}, {"variations.slow_gpu_speed", "0.8"}});
+  Scenario slow = scenario(k_dense, {{"variations.slow_gpu_ids", "5+13"}, {"variations.slow_gpu_speed", "0.8"}});
+  EXPECT_EQ(replica_classes(slow, mapping, true).size(), 1u);  // the parts not resolved: uniform
+  slow.cluster = with_slow_parts(slow.cluster, slow.variations, slow.run.seed);
+  EXPECT_EQ(slow.cluster.slow_gpus, (std::vector<int>{5, 13}));
+  EXPECT_DOUBLE_EQ(slow.cluster.slow_gpu_speed, 0.8);
   const std::vector<ReplicaClass> classes = replica_classes(slow, mapping, true);
   ASSERT_EQ(classes.size(), 2u);
   const int stage5 = mapping.coordinate(5, ParallelAxis::pp);
@@ -115,11 +120,7 @@ struct Step {
 };
 
 Step simulate(const Scenario& s, bool reduce = true) {
-  const std::vector<double> v = engine::test::run_isolated([&] {
-    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
-    StepOptions options;
-    options.reduce_symmetry = reduce;
-    const StepResult r = simulate_step(s, compute, options);
+  const std::vector<double> v = testing::simulated_fields(s, reduce, [](const StepResult& r) {
     return std::vector<double>{r.step_time_s,        r.breakdown_s.dp_comm,   r.breakdown_s.zero_comm,
                                r.straggler_wait_s,   r.comm_bytes_per_gpu.dp, static_cast<double>(r.slow_gpus),
                                r.breakdown_s.forward};
@@ -195,7 +196,9 @@ TEST(SlowGpuStep, ReducedIsAsCloseToFullAsForAUniformClusterWithOverlap) {
     const double slow_ratio = simulate(s, true).step_time_s / simulate(s, false).step_time_s;
     const double uniform_ratio = simulate(uniform, true).step_time_s / simulate(uniform, false).step_time_s;
     EXPECT_NEAR(slow_ratio, uniform_ratio, 0.015) << what;
-    if (what != "experts") EXPECT_NEAR(slow_ratio, 1.0, 0.01) << what;
+    if (what != "experts") {
+      EXPECT_NEAR(slow_ratio, 1.0, 0.01) << what;
+    }
   }
 }
 
@@ -265,9 +268,11 @@ TEST(SlowNicStep, ReducedEqualsFull) {
     EXPECT_GT(reduced.step_time_s, simulate(uniform, true).step_time_s * 1.001) << what;  // it costs
   }
   // With overlapped reductions, within 1 % as for a uniform cluster (the experts' gap aside).
-  for (const auto& [what, s] : slow_nic_cases({}))
-    if (what != "experts")
+  for (const auto& [what, s] : slow_nic_cases({})) {
+    if (what != "experts") {
       EXPECT_NEAR(simulate(s, true).step_time_s / simulate(s, false).step_time_s, 1.0, 0.01) << what;
+    }
+  }
 }
 
 TEST(SlowNicStep, AFullSpeedNicChangesNothing) {
