@@ -442,15 +442,6 @@ void check_variations(const Scenario& s) {
   if (v.straggler_mtbf_s > 0 && s.variations.slow_gpu_speed >= 1.0)
     throw InputError(s.source, "variations.straggler_mtbf", seconds(v.straggler_mtbf_s),
                      "a straggler computes at variations.slow_gpu_speed, which is 1 (no slower)");
-  if ((v.straggler_mtbf_s > 0 || v.any()) && s.parallel.zero >= 3)
-    throw InputError(s.source, "variations.slow_gpu_speed", number(v.slow_gpu_speed),
-                     "slow GPUs are not simulated with parallel.zero = 3 yet (its unit gathers do not wait for the "
-                     "slowest replica): use ZeRO 0-2");
-  if ((v.any_slow_nic() || v.any_down_uplink()) && s.parallel.zero >= 3)
-    throw InputError(s.source, v.any_slow_nic() ? "variations.slow_nic_speed" : "variations.down_uplinks",
-                     v.any_slow_nic() ? number(v.slow_nic_speed) : str(v.down_uplink_count),
-                     "slow NICs and uplinks down are not simulated with parallel.zero = 3 yet (its unit gathers do "
-                     "not wait for the slowest replica): use ZeRO 0-2");
 }
 
 }  // namespace

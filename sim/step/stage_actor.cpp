@@ -229,14 +229,22 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
   const int units = costs_.zero3_units[static_cast<size_t>(t.chunk)];
   const int prefetch = w_.scenario.parallel.zero3_prefetch;
   const double unit_bytes = costs_.zero3_unit_bytes + costs_.zero3_unit_expert_bytes;
-  std::deque<CommActivity> gathers;
   int issued = 0;
   double spent = 0;
+  // Each unit's gather starts when the last simulated replica asks for it (ReplicaRendezvous):
+  // an all-gather over the replicas runs once, when all of them have joined.
   const auto issue_until = [&](int count) {
     for (; gather && issued < std::min(units, count); ++issued) {
-      gathers.push_back(start_gradient_group_collective(CollectiveOp::all_gather, costs_.zero3_unit_bytes, "zero3",
-                                                        costs_.zero3_unit_expert_bytes, gather_scope()));
-      beside_.push_back(gathers.back());  // compute slows while it runs
+      clock_.settle();
+      unit_gathers_.push_back(next_rendezvous());
+      w_.rendezvous.arrive(
+          unit_gathers_.back(), w_.simulated.replicas(),
+          [&] {
+            return start_gradient_plan({leader_rank_, CollectiveOp::all_gather, costs_.zero3_unit_bytes,
+                                        costs_.zero3_unit_expert_bytes, gather_scope(), false},
+                                       "zero3");
+          },
+          replica_);
       account().zero_bytes +=
           bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_bytes, gradient_group_size(gather_scope())) +
           bus_bytes(CollectiveOp::all_gather, costs_.zero3_unit_expert_bytes,
@@ -253,20 +261,22 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
     }
     clock_.settle();
     const double asked = clock_.now();
-    gathers.front().wait();
+    const ReplicaRendezvous::Key key = unit_gathers_.front();
+    wait_all_started({key});
+    const CommActivity unit = *w_.rendezvous.started(key);
+    unit.wait();
+    w_.rendezvous.leave(key);
+    unit_gathers_.pop_front();
     account().zero_comm += clock_.now() - asked;
-    account().add_comm_interval(gathers.front().start_s(), gathers.front().end_s());
-    observe(ActivityStream::dp_comm, "zero3_allgather", &t, gathers.front().start_s(), gathers.front().end_s(),
-            unit_bytes, 0,
+    account().add_comm_interval(unit.start_s(), unit.end_s());
+    observe(ActivityStream::dp_comm, "zero3_allgather", &t, unit.start_s(), unit.end_s(), unit_bytes, 0,
             {group_collectives(CollectiveOp::all_gather, costs_.zero3_unit_bytes, costs_.zero3_unit_expert_bytes,
                                gather_scope())});
-    gathers.pop_front();
     issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
     open_record(kind, t, flops_per_s);
     spent += with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute(seconds / units);
     close_record();
   }
-  beside_.clear();
   return spent;
 }
 
@@ -390,6 +400,8 @@ bool StageActor::parameter_gather_running() const {
 // A communication of this GPU's still in flight beside its compute, if any.
 const CommActivity* StageActor::running_beside() const {
   for (const ReplicaRendezvous::Key& key : dp_inflight_)
+    if (const CommActivity* a = w_.rendezvous.started(key); a && !a->done()) return a;
+  for (const ReplicaRendezvous::Key& key : unit_gathers_)
     if (const CommActivity* a = w_.rendezvous.started(key); a && !a->done()) return a;
   for (const CommActivity& a : beside_)
     if (!a.done()) return &a;
@@ -750,6 +762,8 @@ CommActivity StageActor::start_group_collective(LayerGroup group, const Collecti
 // A reduction this replica asked for that has not started (slower replicas have not asked).
 std::optional<ReplicaRendezvous::Key> StageActor::awaited_start() const {
   for (const ReplicaRendezvous::Key& key : dp_inflight_)
+    if (!w_.rendezvous.started(key)) return key;
+  for (const ReplicaRendezvous::Key& key : unit_gathers_)
     if (!w_.rendezvous.started(key)) return key;
   return std::nullopt;
 }

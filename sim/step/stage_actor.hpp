@@ -7,6 +7,7 @@
 // its time goes to its GPU account, its activities to the step's observer.
 
 #include <array>
+#include <deque>
 #include <optional>
 #include <string>
 #include <utility>
@@ -177,6 +178,7 @@ class StageActor {
   int step_ = 0;
   double step_start_ = 0;
   std::vector<ReplicaRendezvous::Key> dp_inflight_;   ///< this step's reductions (world.rendezvous)
+  std::deque<ReplicaRendezvous::Key> unit_gathers_;   ///< ZeRO-3 unit gathers asked for, not yet waited for
   std::vector<engine::CommActivity> beside_;          ///< other communication running beside this GPU's compute
   std::optional<LayerComm> layer_comm_;               ///< the running pass's per-layer collectives, if any
   std::optional<ComputeRecord> record_;               ///< the compute record open, if any

@@ -145,6 +145,10 @@ std::vector<std::pair<std::string, Scenario>> slow_gpu_cases(const Settings& cha
                                                {"variations.slow_gpu_speed", "0.9"},
                                                {"parallel.pp", "1"},
                                                {"parallel.zero", "0"}}))},
+      {"zero 3", scenario(k_dense, with({{"variations.slow_gpu_ids", "5"},
+                                         {"variations.slow_gpu_speed", "0.8"},
+                                         {"parallel.tp", "1"},
+                                         {"parallel.zero", "3"}}))},
       {"context parallel", scenario(k_dense, with({{"variations.slow_gpu_ids", "6"},
                                                    {"variations.slow_gpu_speed", "0.8"},
                                                    {"model.seq_len", "8192"},
@@ -176,6 +180,30 @@ TEST(SlowGpuStep, ReducedEqualsFullWithEveryKindOfCoupling) {
     EXPECT_NEAR(reduced.dp_bytes / full.dp_bytes, 1.0, 1e-12) << what;
     EXPECT_GT(reduced.straggler_wait, 0) << what;
     EXPECT_GE(reduced.slow_gpus, 1) << what;
+  }
+  // Megatron FSDP reduces each unit's gradients as its backward ends, beside the next units'
+  // gathers; without TP, pipeline or experts nothing is timed once: reduced equals --full.
+  const Scenario fsdp = scenario(k_dense, {{"variations.slow_gpu_ids", "2"},
+                                           {"variations.slow_gpu_speed", "0.8"},
+                                           {"parallel.tp", "1"},
+                                           {"parallel.pp", "1"},
+                                           {"parallel.zero", "3"},
+                                           {"parallel.fsdp", "megatron"}});
+  const Step fsdp_reduced = simulate(fsdp, true);
+  const Step fsdp_full = simulate(fsdp, false);
+  EXPECT_NEAR(fsdp_reduced.step_time_s / fsdp_full.step_time_s, 1.0, 1e-9);
+  EXPECT_NEAR(fsdp_reduced.zero_comm / fsdp_full.zero_comm, 1.0, 1e-9);
+  EXPECT_GT(fsdp_reduced.straggler_wait, 0);
+  // Uniform too: under --full each unit's gather runs once for the replicas, not once per
+  // replica (they used to: a 70B GB200 FSDP step came out 6.8x the reduced one).
+  for (const char* fsdp_kind : {"none", "megatron"}) {
+    const Scenario uniform = scenario(
+        k_dense, {{"parallel.tp", "1"}, {"parallel.pp", "1"}, {"parallel.zero", "3"}, {"parallel.fsdp", fsdp_kind}});
+    const Step reduced = simulate(uniform, true);
+    const Step full = simulate(uniform, false);
+    EXPECT_NEAR(reduced.step_time_s / full.step_time_s, 1.0, 1e-9) << fsdp_kind;
+    EXPECT_NEAR(reduced.zero_comm / full.zero_comm, 1.0, 1e-9) << fsdp_kind;
+    EXPECT_EQ(full.straggler_wait, 0) << fsdp_kind;
   }
   // A slow last stage (GPU 3: stage 1 of replica 0) receives activations while its TP
   // all-reduces run; the reduced simulation times each TP collective once, alone: 0.05 %.
@@ -238,6 +266,10 @@ std::vector<std::pair<std::string, Scenario>> slow_nic_cases(const Settings& cha
                                                         {"parallel.tp", "8"},
                                                         {"parallel.zero", "0"},
                                                         {"cluster.nodes", "4"}}))},
+      {"zero 3", scenario(k_dense, with({{"variations.slow_nic_ids", "5"},
+                                         {"variations.slow_nic_speed", "0.25"},
+                                         {"parallel.tp", "1"},
+                                         {"parallel.zero", "3"}}))},
       {"drawn, with a slow GPU", scenario(k_dense, with({{"variations.slow_nics", "2"},
                                                          {"variations.slow_nic_speed", "0.5"},
                                                          {"variations.slow_gpu_ids", "5"},
