@@ -1,6 +1,8 @@
 #include "topologies/rank_mapping.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <utility>
 
 #include "sim/core/error.hpp"
 
@@ -12,15 +14,18 @@ size_t index_of(ParallelAxis a) {
 }
 }  // namespace
 
-RankMapping::RankMapping(const ParallelSpec& parallel, const ClusterSpec& cluster)
+RankMapping::RankMapping(const ParallelSpec& parallel, const ClusterSpec& cluster, std::vector<int> nodes)
     : parallel_(parallel),
       gpus_per_node_(cluster.gpus_per_node),
       domain_gpus_(cluster.domain_gpus()),
-      world_size_(parallel.world_size()) {
+      world_size_(parallel.world_size()),
+      nodes_(std::move(nodes)) {
   if (world_size_ != cluster.total_gpus())
     throw InputError("", "parallel.dp", std::to_string(parallel.dp),
                      "tp*pp*dp*cp = " + std::to_string(world_size_) + " must equal the cluster's GPUs, " +
                          std::to_string(cluster.total_gpus()));
+  if (!nodes_.empty() && static_cast<int>(nodes_.size()) != cluster.nodes)
+    throw std::logic_error("RankMapping: one platform node per node of the job");
   int stride = 1;
   for (const ParallelAxis a : parallel_.order) {
     stride_[index_of(a)] = stride;

@@ -26,11 +26,18 @@ enum class GroupAxis { tp, cp, pp, dp, ep, etp, edp };
 
 class RankMapping {
  public:
-  /// Throws InputError when tp*cp*pp*dp differs from the cluster's GPU count.
-  RankMapping(const ParallelSpec& parallel, const ClusterSpec& cluster);
+  /// Throws InputError when tp*cp*pp*dp differs from the cluster's GPU count. `nodes`: the
+  /// node of a larger cluster each of the job's nodes is (a neighbour job beside it,
+  /// topologies/variation_spec.hpp); empty: node i is node i.
+  RankMapping(const ParallelSpec& parallel, const ClusterSpec& cluster, std::vector<int> nodes = {});
 
   int world_size() const { return world_size_; }
-  int gpu_of(int rank) const { return rank; }
+  /// The GPU of the platform rank `rank` runs on: GPU `rank` of the job's nodes, in the order
+  /// `nodes` places them. Node and domain indices below are the job's own.
+  int gpu_of(int rank) const {
+    return nodes_.empty() ? rank
+                          : nodes_[static_cast<size_t>(rank / gpus_per_node_)] * gpus_per_node_ + rank % gpus_per_node_;
+  }
   /// The GPUs of `ranks`, in their order.
   std::vector<int> gpus_of(const std::vector<int>& ranks) const {
     std::vector<int> gpus;
@@ -66,6 +73,7 @@ class RankMapping {
   int domain_gpus_ = 1;
   int world_size_ = 1;
   std::array<int, 4> stride_{};  ///< indexed by ParallelAxis
+  std::vector<int> nodes_;       ///< the platform node of each of the job's nodes; empty: the same
 };
 
 }  // namespace trainsim

@@ -1,11 +1,17 @@
 #pragma once
 // What differs from a uniform cluster (the scenario's [variations] section): GPUs that
-// compute slower than the others from the start, and stragglers that appear during a long
-// run. A value type; topologies/slow_parts.hpp says which GPUs.
+// compute slower than the others from the start, NICs at part of their bandwidth, leaf
+// uplinks down, another job on the same fabric, and stragglers that appear during a long
+// run. A value type; topologies/slow_parts.hpp says which parts.
 
+#include <string>
 #include <vector>
 
 namespace trainsim {
+
+/// Where a neighbour job's nodes sit beside the job's: after them (node ids M .. M+N-1), or
+/// alternating with them node by node while both have nodes left (sharing their leaves).
+enum class NeighbourPlacement { after, interleaved };
 
 struct VariationSpec {
   int slow_gpu_count = 0;         ///< slow GPUs drawn at random (seeded by run.seed)
@@ -23,6 +29,10 @@ struct VariationSpec {
   /// restart on a spare): a stated assumption, an hour (step-time telemetry shows a slower
   /// job; telling which GPU takes a look at every rank's timings).
   double straggler_detection_s = 3600;
+  /// Another job's scenario file, played on its own nodes of the same fabric beside this job's
+  /// step ("the noisy neighbour"); "" for none. Relative paths are the scenario file's.
+  std::string neighbour;
+  NeighbourPlacement neighbour_placement = NeighbourPlacement::after;
 
   /// Whether any GPU differs.
   bool any() const { return (slow_gpu_count > 0 || !slow_gpu_ids.empty()) && slow_gpu_speed < 1.0; }
@@ -30,6 +40,8 @@ struct VariationSpec {
   bool any_slow_nic() const { return (slow_nic_count > 0 || !slow_nic_ids.empty()) && slow_nic_speed < 1.0; }
   /// Whether any uplink is down.
   bool any_down_uplink() const { return down_uplink_count > 0 || !down_uplink_ids.empty(); }
+  /// Whether any part of the job's own cluster differs (slow GPUs or NICs, uplinks down, stragglers).
+  bool any_part() const { return any() || any_slow_nic() || any_down_uplink() || straggler_mtbf_s > 0; }
 };
 
 }  // namespace trainsim

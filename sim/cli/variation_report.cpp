@@ -18,21 +18,30 @@ namespace {
 
 constexpr size_t k_listed = 8;  // GPUs or NICs named, the rest counted
 
-}  // namespace
-
-std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeModel& compute, bool reduce_symmetry) {
-  const ClusterSpec parts = with_slow_parts(s.cluster, s.variations, s.run.seed);
-  if (parts.slow_gpus.empty() && parts.slow_nics.empty() && parts.down_uplinks.empty()) return std::nullopt;
-  Scenario uniform = s;
-  uniform.variations = VariationSpec{};
+// The step time of `s`, simulated in a child process (one SimGrid engine per process).
+double step_time_in_child(const Scenario& s, const ComputeModel& compute, bool reduce_symmetry) {
   const std::string text = forked_call([&] {
     StepOptions options;
     options.reduce_symmetry = reduce_symmetry;
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", simulate_step(uniform, compute, options).step_time_s);
+    std::snprintf(buf, sizeof buf, "%.17g", simulate_step(s, compute, options).step_time_s);
     return std::string(buf);
   });
-  return VariationCost{std::stod(text), parts};
+  return std::stod(text);
+}
+
+}  // namespace
+
+std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeModel& compute, bool reduce_symmetry) {
+  const ClusterSpec parts = with_slow_parts(s.cluster, s.variations, s.run.seed);
+  if (parts.slow_gpus.empty() && parts.slow_nics.empty() && parts.down_uplinks.empty() && !s.neighbour)
+    return std::nullopt;
+  Scenario uniform = s;
+  uniform.variations = VariationSpec{};
+  uniform.neighbour = nullptr;
+  VariationCost cost{step_time_in_child(uniform, compute, reduce_symmetry), parts, 0};
+  if (s.neighbour) cost.neighbour_alone_step_time_s = step_time_in_child(*s.neighbour, compute, reduce_symmetry);
+  return cost;
 }
 
 std::string variation_lines(const Scenario& s, const StepResult& r, const VariationCost& cost) {
@@ -64,6 +73,17 @@ std::string variation_lines(const Scenario& s, const StepResult& r, const Variat
       out << (i ? "," : "") << " " << uplinks[i] << " (leaf " << uplinks[i] / per_leaf << ")";
     out << (uplinks.size() > k_listed ? ", ...\n" : "\n");
   }
+  if (r.neighbour) {
+    const NeighbourStep& n = *r.neighbour;
+    out << "neighbour             " << s.variations.neighbour << ": " << n.gpus << " GPUs on the nodes "
+        << (s.variations.neighbour_placement == NeighbourPlacement::after ? "after the job's" : "between the job's")
+        << "; its step " << formatted("%.4f s", n.step_time_s) << " ("
+        << formatted("%+.2f %%", 100 * (n.step_time_s / cost.neighbour_alone_step_time_s - 1)) << " against "
+        << formatted("%.4f s", cost.neighbour_alone_step_time_s) << " alone; " << n.steps << " step(s) beside)\n";
+    out << "                      step " << formatted("%+.2f %%", 100 * (r.step_time_s / cost.uniform_step_time_s - 1))
+        << " against the job alone, " << formatted("%.4f s", cost.uniform_step_time_s) << "\n";
+    return out.str();
+  }
   out << "                      step " << formatted("%+.2f %%", 100 * (r.step_time_s / cost.uniform_step_time_s - 1))
       << " against the uniform cluster's " << formatted("%.4f s", cost.uniform_step_time_s) << "; the GPUs wait "
       << formatted("%.4f s", r.straggler_wait_s)
@@ -85,6 +105,18 @@ nlohmann::ordered_json variation_json(const Scenario& s, const StepResult& r, co
   j["uniform_step_time_s"] = cost.uniform_step_time_s;
   j["step_time_increase"] = r.step_time_s / cost.uniform_step_time_s - 1;
   j["most_waited_for_replica"] = r.most_waited_for_replica;
+  if (r.neighbour) {
+    nlohmann::ordered_json n;
+    n["scenario"] = s.variations.neighbour;
+    n["placement"] = s.variations.neighbour_placement == NeighbourPlacement::after ? "after" : "interleaved";
+    n["gpus"] = r.neighbour->gpus;
+    n["steps"] = r.neighbour->steps;
+    n["step_time_s"] = r.neighbour->step_time_s;
+    n["tokens_per_s_per_gpu"] = r.neighbour->tokens_per_s_per_gpu;
+    n["alone_step_time_s"] = cost.neighbour_alone_step_time_s;
+    n["step_time_increase"] = r.neighbour->step_time_s / cost.neighbour_alone_step_time_s - 1;
+    j["neighbour"] = n;
+  }
   return j;
 }
 

@@ -3,6 +3,7 @@
 // INI text (../shared/STYLE.md, "For trainsim" 2).
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "models/model_spec.hpp"
@@ -35,6 +36,9 @@ struct Scenario {
   CheckpointSpec checkpoint;
   ElasticSpec elastic;
   VariationSpec variations;  ///< what differs from a uniform cluster
+  /// variations.neighbour's scenario, loaded with this one (its own [variations] empty); null
+  /// when there is none. Shared: a scenario's copies point at the same neighbour.
+  std::shared_ptr<const Scenario> neighbour;
 
   /// GPU memory per device: the cluster's `gpu_memory` if set, else the GPU preset's.
   double gpu_memory_bytes() const { return cluster.gpu.memory_bytes; }

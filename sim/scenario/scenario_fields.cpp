@@ -176,6 +176,8 @@ const parse::EnumNames<StageSplit> k_stage_splits{{{"cost", StageSplit::cost},
                                                    {"even", StageSplit::even},
                                                    {"even-with-ends", StageSplit::even_with_ends}}};
 const parse::EnumNames<Fsdp> k_fsdp{{{"none", Fsdp::none}, {"megatron", Fsdp::megatron}}};
+const parse::EnumNames<NeighbourPlacement> k_neighbour_placements{
+    {{"after", NeighbourPlacement::after}, {"interleaved", NeighbourPlacement::interleaved}}};
 const parse::EnumNames<CpAlgo> k_cp_algos{{{"ring", CpAlgo::ring}, {"all-gather", CpAlgo::all_gather}}};
 const parse::EnumNames<MoeDispatcher> k_moe_dispatchers{
     {{"alltoall", MoeDispatcher::alltoall}, {"deepep", MoeDispatcher::deepep}, {"hybridep", MoeDispatcher::hybridep}}};
@@ -438,6 +440,20 @@ ScenarioField spare_nodes_field() {
   f.show = [](const Scenario& s) {
     return s.failures.spare_nodes < 0 ? std::string("unlimited") : std::to_string(s.failures.spare_nodes);
   };
+  return f;
+}
+
+// variations.neighbour: a scenario file's path (the scenario loader reads it), or none.
+ScenarioField neighbour_field() {
+  ScenarioField f;
+  f.name = "variations.neighbour";
+  f.help = "another job's scenario file, played on its own nodes of this fabric beside the step; none: no neighbour";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    if (text.empty()) return "expected none or the path of a scenario file";
+    s.variations.neighbour = text == "none" ? std::string() : std::string(text);
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return s.variations.neighbour.empty() ? std::string("none") : s.variations.neighbour; };
   return f;
 }
 
@@ -933,6 +949,11 @@ std::vector<ScenarioField> scenario_fields() {
       duration_field(
           "variations.straggler_detection", "run level: from a straggler's appearance to its node's drain",
           [](auto& s) -> auto& { return s.variations.straggler_detection_s; }),
+      neighbour_field(),
+      enum_field(
+          "variations.neighbour_placement",
+          "the neighbour's nodes: after the job's, or interleaved with them node by node (sharing their leaves)",
+          [](auto& s) -> auto& { return s.variations.neighbour_placement; }, k_neighbour_placements),
   };
 }
 

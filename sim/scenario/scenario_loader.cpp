@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include "sim/core/error.hpp"
@@ -77,7 +78,31 @@ const std::vector<std::string>& plan_open_keys() {
   return keys;
 }
 
-Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& source) {
+namespace {
+
+Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& source, bool neighbour_allowed);
+
+// variations.neighbour: the other job's scenario, read from its path (relative to this
+// scenario's file; written back absolute), without a neighbour of its own.
+void load_neighbour(Scenario& s, bool allowed) {
+  if (s.variations.neighbour.empty()) return;
+  if (!allowed)
+    throw InputError(s.source, "variations.neighbour", s.variations.neighbour,
+                     "a neighbour's scenario cannot have a neighbour of its own");
+  std::filesystem::path path(s.variations.neighbour);
+  if (path.is_relative()) path = std::filesystem::path(s.source).parent_path() / path;
+  std::error_code ec;
+  path = std::filesystem::absolute(path, ec).lexically_normal();
+  if (ec || !std::filesystem::is_regular_file(path, ec))
+    throw InputError(s.source, "variations.neighbour", s.variations.neighbour,
+                     "must name a scenario file (" + path.string() + " is none)");
+  s.variations.neighbour = path.string();
+  const std::vector<IniEntry> entries = read_ini_file(s.variations.neighbour);
+  s.neighbour = std::make_shared<const Scenario>(load_entries(entries, s.variations.neighbour, false));
+  check_neighbour(s);
+}
+
+Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& source, bool neighbour_allowed) {
   // Built once: the schema is fixed, and building its ~120 fields cost more than a load
   // (sweeps load every point before starting, the fuzz target millions of texts).
   static const std::vector<ScenarioField> fields = scenario_fields();
@@ -108,7 +133,14 @@ Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& 
   check_cluster_size(s);
   derive_data_parallel(s, given.count("parallel.dp") > 0);
   check_scenario_rules(s);
+  load_neighbour(s, neighbour_allowed);
   return s;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& source) {
+  return load_entries(entries, source, true);
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {

@@ -8,6 +8,7 @@
 #include "models/memory_budget.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run_limits.hpp"
+#include "sim/scenario/scenario_fields.hpp"
 #include "topologies/fabric_layout.hpp"
 
 namespace trainsim {
@@ -455,6 +456,42 @@ void check_cluster_size(const Scenario& s) {
           "nodes*gpus_per_node = " + str(gpus) + " GPUs: trainsim simulates at most " + limit);
   require(s, nics <= k_max_cluster_endpoints, "cluster.nics_per_node", c.nics_per_node,
           "nodes*nics_per_node = " + str(nics) + " NICs: trainsim simulates at most " + limit);
+}
+
+void check_neighbour(const Scenario& s) {
+  if (!s.neighbour) return;
+  const Scenario& n = *s.neighbour;
+  const std::string& file = s.variations.neighbour;
+  if (s.variations.any_part())
+    throw InputError(s.source, "variations.neighbour", file,
+                     "a neighbour is not simulated beside slow GPUs or NICs, uplinks down or stragglers yet");
+  if (s.run.simulates_run())
+    throw InputError(s.source, "variations.neighbour", file,
+                     "a neighbour shares a step's time, not a run's: not with run.duration or run.train_steps");
+  if (n.variations.any_part())
+    throw InputError(n.source, "variations", "(set)", "a neighbour's [variations] must be empty");
+  // One platform and one compute model serve both jobs: the neighbour's cluster is the job's
+  // but for its nodes, and its kernels are timed alike.
+  static const std::vector<ScenarioField> fields = scenario_fields();
+  for (const ScenarioField& f : fields) {
+    const bool cluster_key =
+        f.name.rfind("cluster.", 0) == 0 && f.name != "cluster.nodes" && f.name != "cluster.preset";
+    if (!cluster_key && f.name != "training.precision" && f.name != "training.kernel_gap") continue;
+    const std::string job = f.show(s);
+    const std::string theirs = f.show(n);
+    if (job != theirs)
+      throw InputError(n.source, f.name, theirs,
+                       "must be the job's " + job + " (" + s.source +
+                           "): a neighbour runs on the job's cluster, timed by the job's compute model");
+  }
+  const ClusterSpec& a = s.cluster;
+  const ClusterSpec& b = n.cluster;
+  if (a.physical_domain_gpus() != a.gpus_per_node || a.gpus_per_domain > 0)
+    throw InputError(s.source, "variations.neighbour", file,
+                     "a neighbour shares NVLink domains of one node each (DGX/HGX), not racks of several nodes");
+  const long long gpus = static_cast<long long>(a.nodes + b.nodes) * a.gpus_per_node;
+  require(s, gpus <= k_max_cluster_endpoints, "variations.neighbour", a.nodes + b.nodes,
+          "the two jobs' " + str(gpus) + " GPUs: trainsim simulates at most " + str(k_max_cluster_endpoints));
 }
 
 void check_scenario_rules(const Scenario& s) {

@@ -43,6 +43,10 @@ inline constexpr const char* k_max_mtp_depth_why =
 /// (checked before anything multiplies the counts in int).
 void check_cluster_size(const Scenario& scenario);
 
+/// Throws InputError on the first rule that `scenario` and its loaded neighbour
+/// (variations.neighbour) break together: the neighbour runs on nodes of the same cluster.
+void check_neighbour(const Scenario& scenario);
+
 /// Throws InputError(file = scenario.source) on the first rule the scenario breaks.
 void check_scenario_rules(const Scenario& scenario);
 

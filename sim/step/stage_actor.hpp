@@ -40,7 +40,8 @@ class StageActor {
   /// rank 0), accounted in world.accounts[account].
   StageActor(StepWorld& world, int stage, int replica_class, int account);
 
-  /// The actor's body: scenario.run.steps steps, each ended at world.step_end.
+  /// The actor's body: scenario.run.steps steps, each ended at world.step_end (a neighbour's:
+  /// steps until its foreground job has played all of its).
   void operator()();
 
  private:

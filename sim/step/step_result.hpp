@@ -1,9 +1,19 @@
 #pragma once
-
-#include <vector>
 // What one simulated training step reports (`trainsim run --json`).
 
+#include <optional>
+#include <vector>
+
 namespace trainsim {
+
+/// A neighbour job's steps played beside the job's (variations.neighbour): per step, averaged
+/// over the steps it began while the job stepped (its last one may end after the job's).
+struct NeighbourStep {
+  int gpus = 0;
+  int steps = 0;
+  double step_time_s = 0;
+  double tokens_per_s_per_gpu = 0;
+};
 
 /// Where a GPU's step time goes, seconds, averaged over GPUs; sums to the step time.
 /// Communication categories count only time the GPU waits for it (exposed).
@@ -77,6 +87,8 @@ struct StepResult {
   /// The replica the GPUs waited for most at those collectives (-1: none); not in the
   /// trace's summary (trainsim run says it with the slow GPUs).
   int most_waited_for_replica = -1;
+  /// The neighbour job's steps, when one played beside (not in the trace's summary).
+  std::optional<NeighbourStep> neighbour;
   /// Per pipeline stage: the most micro-batches whose activations it held at once (chunks / v).
   std::vector<double> inflight_microbatches;
   int steps = 0;          ///< simulated steps (the results are per step, averaged)

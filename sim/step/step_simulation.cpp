@@ -19,6 +19,7 @@
 #include "sim/step/stage_actor.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/step_world.hpp"
+#include "topologies/neighbour_placement.hpp"
 #include "topologies/rank_mapping.hpp"
 #include "topologies/slow_parts.hpp"
 
@@ -26,12 +27,103 @@ namespace trainsim {
 
 namespace sg4 = simgrid::s4u;
 
+namespace {
+
+// Each stage actor of `world`'s simulated replicas, on its GPU; returns the GPUs each actor's
+// account stands for (its TP group in every replica of its class).
+std::vector<int> create_stage_actors(StepWorld& world, const std::string& job) {
+  const Scenario& s = world.scenario;
+  const SimulatedScope& scope = world.simulated;
+  const int actors = scope.replicas() * s.parallel.pp;
+  world.step_end = sg4::Barrier::create(static_cast<unsigned>(actors));
+  world.accounts.resize(static_cast<size_t>(actors));
+  std::vector<int> gpus_per_account;
+  int account = 0;
+  for (int c = 0; c < scope.replicas(); ++c) {
+    const ReplicaClass& rc = scope.classes[static_cast<size_t>(c)];
+    for (int stage = 0; stage < s.parallel.pp; ++stage) {
+      const int gpu = world.mapping.gpu_of(rank_of(world.mapping, rc.representative, stage));
+      gpus_per_account.push_back(s.parallel.tp * static_cast<int>(rc.members.size()));
+      sg4::Actor::create(job + "stage" + std::to_string(stage) + ".r" + std::to_string(rc.representative),
+                         world.platform.host(gpu), StageActor(world, stage, c, account++));
+    }
+  }
+  return gpus_per_account;
+}
+
+// Link utilization for traces: 200 samples over the step's compute (a lower bound of the
+// step time, so the samples cover the step at least that densely), capped at 0.1 ms apart.
+// Started in place: its actor samples into it.
+void start_link_sampler(std::optional<LinkSampler>& sampler, const Scenario& s, const StepCosts& costs,
+                        const engine::Platform& platform) {
+  double compute_s = 0;
+  for (const StageCosts& st : costs.stages)
+    for (const ChunkCosts& c : st.chunks)
+      compute_s = std::max(compute_s, costs.microbatches * (c.forward.compute_s + c.backward.compute_s));
+  sampler.emplace(std::max(compute_s * s.run.steps / 200.0, 1e-4), 8);
+  sampler->start(platform.host(0));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The job's step with its neighbour's (variations.neighbour) played beside it on the nodes
+// place_neighbour gives each, one platform for both. Both reduce symmetry as alone, but
+// every gradient leg runs and the whole platform is built: the other job's traffic loads
+// links that the leg reduction and the sparse platform take to be the job's alone.
+StepResult simulate_beside_neighbour(const Scenario& s, const ComputeModel& compute, const StepOptions& options,
+                                     std::chrono::steady_clock::time_point wall_start) {
+  const Scenario& n = *s.neighbour;
+  const NeighbourNodes nodes = place_neighbour(s.cluster.nodes, n.cluster.nodes, s.variations.neighbour_placement);
+  ClusterSpec both = s.cluster;
+  both.nodes = s.cluster.nodes + n.cluster.nodes;
+  const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);
+  const auto their_schedule = make_pipeline_schedule(n.parallel.schedule, n.parallel.microbatch_group);
+  const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
+  const StepCosts their_costs = build_step_costs(n, compute, their_schedule->defers_weight_gradients());
+  engine::Simulation simulation;
+  const RankMapping mapping(s.parallel, s.cluster, nodes.job);
+  const RankMapping their_mapping(n.parallel, n.cluster, nodes.neighbour);
+  StepOptions theirs = options;
+  theirs.observer = nullptr;  // the traces are the job's
+  const GradientPlans every_leg;
+  const engine::Platform platform(both, {});
+  StepWorld world{s, options, costs, *schedule, platform, mapping, simulated_scope(s, mapping, options), every_leg};
+  StepWorld beside{n,
+                   theirs,
+                   their_costs,
+                   *their_schedule,
+                   platform,
+                   their_mapping,
+                   simulated_scope(n, their_mapping, theirs),
+                   every_leg};
+  beside.foreground = &world;
+  const std::vector<int> gpus_per_account = create_stage_actors(world, "");
+  const std::vector<int> their_gpus_per_account = create_stage_actors(beside, "neighbour.");
+  beside.decided = sg4::Barrier::create(static_cast<unsigned>(beside.accounts.size()));
+  std::optional<LinkSampler> sampler;
+  if (options.observer && options.observer->wants_link_samples()) start_link_sampler(sampler, s, costs, platform);
+  simulation.run();
+  if (sampler) options.observer->on_link_samples(sampler->samples());
+  StepResult r = summarize_accounts(s, world.accounts, gpus_per_account, world.step_ends.back());
+  Scenario counted = n;
+  counted.run.steps = static_cast<int>(beside.step_ends.size());
+  const StepResult t = summarize_accounts(counted, beside.accounts, their_gpus_per_account, beside.step_ends.back());
+  r.neighbour = NeighbourStep{t.gpus, t.steps, t.step_time_s, t.tokens_per_s_per_gpu};
+  r.sim_wall_s = seconds_since(wall_start);
+  return r;
+}
+
+}  // namespace
+
 StepResult simulate_step(const Scenario& scenario, const ComputeModel& compute, const StepOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   // The [variations]' slow parts, drawn once: the platform, the replica classes and the
   // summary read them from the cluster.
   Scenario s = scenario;
   s.cluster = with_slow_parts(s.cluster, s.variations, s.run.seed);
+  if (s.neighbour) return simulate_beside_neighbour(s, compute, options, wall_start);
   const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
   engine::Simulation simulation;
@@ -56,37 +148,13 @@ StepResult simulate_step(const Scenario& scenario, const ComputeModel& compute, 
                         : std::vector<bool>{});
 
   StepWorld world{s, options, costs, *schedule, platform, mapping, scope, gradient_plans};
-  const int actors = scope.replicas() * s.parallel.pp;
-  world.step_end = sg4::Barrier::create(static_cast<unsigned>(actors));
-  world.accounts.resize(static_cast<size_t>(actors));
-  // Each actor's account stands for its TP group in every replica of its class.
-  std::vector<int> gpus_per_account;
-
-  int account = 0;
-  for (int c = 0; c < scope.replicas(); ++c) {
-    const ReplicaClass& rc = scope.classes[static_cast<size_t>(c)];
-    for (int stage = 0; stage < s.parallel.pp; ++stage) {
-      const int gpu = mapping.gpu_of(rank_of(mapping, rc.representative, stage));
-      gpus_per_account.push_back(s.parallel.tp * static_cast<int>(rc.members.size()));
-      sg4::Actor::create("stage" + std::to_string(stage) + ".r" + std::to_string(rc.representative), platform.host(gpu),
-                         StageActor(world, stage, c, account++));
-    }
-  }
-  // Link utilization for traces: 200 samples over the step's compute (a lower bound of the
-  // step time, so the samples cover the step at least that densely), capped at 0.1 ms apart.
+  const std::vector<int> gpus_per_account = create_stage_actors(world, "");
   std::optional<LinkSampler> sampler;
-  if (samples_links) {
-    double compute_s = 0;
-    for (const StageCosts& st : costs.stages)
-      for (const ChunkCosts& c : st.chunks)
-        compute_s = std::max(compute_s, costs.microbatches * (c.forward.compute_s + c.backward.compute_s));
-    sampler.emplace(std::max(compute_s * s.run.steps / 200.0, 1e-4), 8);
-    sampler->start(platform.host(0));
-  }
+  if (samples_links) start_link_sampler(sampler, s, costs, platform);
   simulation.run();
   if (sampler) options.observer->on_link_samples(sampler->samples());
   StepResult r = summarize_accounts(s, world.accounts, gpus_per_account, simulation.clock_s());
-  r.sim_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  r.sim_wall_s = seconds_since(wall_start);
   return r;
 }
 

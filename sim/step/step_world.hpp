@@ -42,6 +42,12 @@ struct StepWorld {
   std::map<std::tuple<int, int, double, int>, double> duration_cache;
   simgrid::s4u::BarrierPtr step_end;
   std::vector<GpuAccount> accounts;  ///< one per stage actor
+  std::vector<double> step_ends;     ///< each step's end, seconds (recorded at step_end)
+  /// A neighbour job's world (variations.neighbour): the job it plays beside, whose steps it
+  /// outlasts; its actors agree at `decided`, after each step's end, on `another_step`.
+  const StepWorld* foreground = nullptr;
+  simgrid::s4u::BarrierPtr decided;
+  bool another_step = false;
 };
 
 }  // namespace trainsim

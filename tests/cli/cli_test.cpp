@@ -215,6 +215,32 @@ TEST(Cli, StragglersPastTheRunsEventBudgetAreRefused) {
   EXPECT_NE(r.err.find("1e+06 events"), std::string::npos) << r.err;
 }
 
+TEST(Cli, RunSaysWhatANeighbourCostsBothJobs) {
+  const std::string example = source_path("scenarios/examples/llama3-8b-noisy-neighbour.ini");
+  const auto text = run_trainsim({"run", example});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("neighbour-llama3-70b-dp.ini: 128 GPUs on the nodes between the job's; its step"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("against the job alone"), std::string::npos) << text.out;
+  const auto j = nlohmann::json::parse(run_trainsim({"run", example, "--json"}).out);
+  const auto alone =
+      nlohmann::json::parse(run_trainsim({"run", example, "--set", "variations.neighbour=none", "--json"}).out);
+  const auto& n = j["variations"]["neighbour"];
+  EXPECT_EQ(n["gpus"].get<int>(), 128);
+  EXPECT_EQ(n["placement"], "interleaved");
+  EXPECT_GE(n["steps"].get<int>(), 1);
+  EXPECT_GT(n["step_time_increase"].get<double>(), 0.01);  // sharing the leaves' uplinks
+  EXPECT_EQ(j["variations"]["uniform_step_time_s"].get<double>(), alone["step_time_s"].get<double>());
+  EXPECT_GT(j["step_time_s"].get<double>(), alone["step_time_s"].get<double>() * 1.01);
+  EXPECT_FALSE(alone.contains("variations"));
+  // On leaves of their own, neither job slows the other.
+  const auto apart = nlohmann::json::parse(
+      run_trainsim({"run", example, "--set", "variations.neighbour_placement=after", "--json"}).out);
+  EXPECT_NEAR(apart["step_time_s"].get<double>() / alone["step_time_s"].get<double>(), 1.0, 1e-9);
+  EXPECT_NEAR(apart["variations"]["neighbour"]["step_time_increase"].get<double>(), 0.0, 1e-9);
+}
+
 TEST(Cli, RunSaysWhatSlowGpusCost) {
   // Two slow GPUs at 80 %: the step against the uniform cluster's, the GPUs listed, and the
   // other replicas' wait at the gradient reductions; the same under --full.

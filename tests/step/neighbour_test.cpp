@@ -1,0 +1,160 @@
+// A neighbour job on the same fabric (variations.neighbour): where it sits, what it costs the
+// job and itself, and the reduced simulation against --full with it.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "sim/core/error.hpp"
+#include "tests/step/step_outputs.hpp"
+#include "tests/step/test_scenario.hpp"
+#include "topologies/neighbour_placement.hpp"
+#include "topologies/rank_mapping.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::scenario;
+using testing::Settings;
+
+TEST(NeighbourPlacement, AfterOrInterleavedNodeByNode) {
+  const NeighbourNodes after = place_neighbour(2, 3, NeighbourPlacement::after);
+  EXPECT_EQ(after.job, (std::vector<int>{0, 1}));
+  EXPECT_EQ(after.neighbour, (std::vector<int>{2, 3, 4}));
+  const NeighbourNodes mixed = place_neighbour(3, 2, NeighbourPlacement::interleaved);
+  EXPECT_EQ(mixed.job, (std::vector<int>{0, 2, 4}));
+  EXPECT_EQ(mixed.neighbour, (std::vector<int>{1, 3}));
+}
+
+TEST(NeighbourPlacement, RankMappingPlacesTheJobsNodes) {
+  const Scenario s = scenario({{"model.preset", "llama3-8b"}, {"parallel.tp", "8"}, {"cluster.nodes", "2"}});
+  const RankMapping placed(s.parallel, s.cluster, {1, 3});
+  EXPECT_EQ(placed.gpu_of(0), 8);
+  EXPECT_EQ(placed.gpu_of(7), 15);
+  EXPECT_EQ(placed.gpu_of(9), 25);
+  EXPECT_EQ(placed.node_of(9), 1);  // the job's own node index
+  EXPECT_EQ(RankMapping(s.parallel, s.cluster).gpu_of(9), 9);
+}
+
+// A scenario file of `text` in the temp folder, for variations.neighbour (one per process:
+// tests run in parallel).
+std::string neighbour_file(const std::string& name, const std::string& text) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("trainsim-neighbour-" + std::to_string(::getpid()) + "-" + name + ".ini");
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// Communication-heavy: Llama 3 70B's gradients, all-reduced over 8 nodes after a short pass.
+const char* const k_heavy =
+    "[model]\npreset = llama3-70b\nlayers = 8\nseq_len = 1024\n[training]\ngrad_accum = 1\n[parallel]\ntp = 8\n"
+    "[cluster]\npreset = dgx-h100\nnodes = 8\nfabric = fat-tree\noversubscription = 4\n";
+
+// Llama 3 8B at TP 8 over 8 nodes of a 4:1 oversubscribed fat tree (leaves of 4 nodes).
+Settings job(const std::string& placement) {
+  return {{"model.preset", "llama3-8b"},
+          {"model.seq_len", "4096"},
+          {"training.grad_accum", "4"},
+          {"parallel.tp", "8"},
+          {"parallel.zero", "1"},
+          {"cluster.nodes", "8"},
+          {"cluster.fabric", "fat-tree"},
+          {"cluster.oversubscription", "4"},
+          {"variations.neighbour", neighbour_file("heavy", k_heavy)},
+          {"variations.neighbour_placement", placement}};
+}
+
+struct Both {
+  double step_s, neighbour_step_s, neighbour_steps, neighbour_gpus;
+};
+
+Both simulate(const Scenario& s, bool reduce = true) {
+  const std::vector<double> v = testing::simulated_fields(s, reduce, [](const StepResult& r) {
+    return r.neighbour
+               ? std::vector<double>{r.step_time_s, r.neighbour->step_time_s, static_cast<double>(r.neighbour->steps),
+                                     static_cast<double>(r.neighbour->gpus)}
+               : std::vector<double>{r.step_time_s, 0, 0, 0};
+  });
+  return {v[0], v[1], v[2], v[3]};
+}
+
+TEST(NeighbourStep, SharingOversubscribedLeavesCostsBothJobsAndDisjointLeavesNothing) {
+  Scenario alone = scenario(job("after"));
+  const Scenario neighbour_alone = *alone.neighbour;
+  alone.variations.neighbour.clear();
+  alone.neighbour = nullptr;
+  const double job_alone = simulate(alone).step_s;
+  const double neighbour_s = simulate(neighbour_alone).step_s;
+
+  // After the job's nodes: the jobs' leaves are their own (8 nodes = 2 leaves each).
+  const Both after = simulate(scenario(job("after")));
+  EXPECT_NEAR(after.step_s / job_alone, 1.0, 1e-9);
+  EXPECT_NEAR(after.neighbour_step_s / neighbour_s, 1.0, 1e-9);
+  EXPECT_EQ(after.neighbour_gpus, 64);
+  EXPECT_GE(after.neighbour_steps, 1);
+
+  // Interleaved: each leaf holds two nodes of each, and the uplinks carry both jobs' rings.
+  const Both mixed = simulate(scenario(job("interleaved")));
+  EXPECT_GT(mixed.step_s, job_alone * 1.1);
+  EXPECT_GT(mixed.neighbour_step_s, neighbour_s * 1.01);
+  // Replica 0 of each job stands for its others exactly: every gradient leg runs.
+  const Both full = simulate(scenario(job("interleaved")), false);
+  EXPECT_NEAR(mixed.step_s / full.step_s, 1.0, 1e-9);
+  EXPECT_NEAR(mixed.neighbour_step_s / full.neighbour_step_s, 1.0, 1e-9);
+  EXPECT_EQ(mixed.neighbour_steps, full.neighbour_steps);
+}
+
+TEST(NeighbourStep, TheNeighbourStepsUntilTheJobIsDone) {
+  // A short neighbour beside a longer job plays several steps, each counted.
+  Settings s = job("after");
+  s.push_back(
+      {"variations.neighbour", neighbour_file("short",
+                                              "[model]\npreset = llama3-8b\nlayers = 2\nseq_len = 1024\n[training]\n"
+                                              "grad_accum = 1\n[parallel]\ntp = 8\n[cluster]\npreset = dgx-h100\n"
+                                              "nodes = 2\nfabric = fat-tree\noversubscription = 4\n")});
+  const Both b = simulate(scenario(s));
+  EXPECT_GE(b.neighbour_steps, 3);
+  EXPECT_LT(b.neighbour_step_s * (b.neighbour_steps - 1), b.step_s);  // begun before the job ended
+  EXPECT_EQ(b.neighbour_gpus, 16);
+}
+
+// Loading `settings` fails naming `key` with `rule` in its message.
+void expect_refused(const Settings& settings, const std::string& key, const std::string& rule) {
+  try {
+    scenario(settings);
+    ADD_FAILURE() << "accepted; expected " << key << ": " << rule;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(rule), std::string::npos) << e.what();
+  }
+}
+
+TEST(NeighbourStep, WhatCannotShareTheFabricIsRefused) {
+  const auto with = [](Settings s, const std::string& key, const std::string& value) {
+    s.push_back({key, value});
+    return s;
+  };
+  expect_refused(with(job("after"), "variations.neighbour", "/nonexistent/other.ini"), "variations.neighbour",
+                 "must name a scenario file");
+  expect_refused(with(job("after"), "variations.neighbour", std::filesystem::temp_directory_path().string()),
+                 "variations.neighbour", "must name a scenario file");
+  const std::string b200 = neighbour_file("b200", std::string(k_heavy) + "gpu = b200\n");
+  expect_refused(with(job("after"), "variations.neighbour", b200), "cluster.gpu", "must be the job's h100-sxm");
+  const std::string fp8 = neighbour_file("fp8", std::string(k_heavy) + "[training]\nprecision = fp8\n");
+  expect_refused(with(job("after"), "variations.neighbour", fp8), "training.precision", "compute model");
+  const std::string nested = neighbour_file(
+      "nested", std::string(k_heavy) + "[variations]\nneighbour = " + neighbour_file("heavy", k_heavy) + "\n");
+  expect_refused(with(job("after"), "variations.neighbour", nested), "variations.neighbour",
+                 "cannot have a neighbour of its own");
+  const std::string slow = neighbour_file("slow", std::string(k_heavy) + "[variations]\nslow_gpus = 1\n");
+  expect_refused(with(job("after"), "variations.neighbour", slow), "variations", "must be empty");
+  expect_refused(with(job("after"), "variations.slow_gpus", "1"), "variations.neighbour", "not simulated beside");
+  expect_refused(with(job("after"), "run.train_steps", "100"), "variations.neighbour", "not a run's");
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -1,0 +1,21 @@
+#pragma once
+// Where two jobs sharing a fabric sit (variations.neighbour, topologies/variation_spec.hpp):
+// the platform's node of each of the job's nodes and of each of its neighbour's.
+
+#include <vector>
+
+#include "topologies/variation_spec.hpp"
+
+namespace trainsim {
+
+struct NeighbourNodes {
+  std::vector<int> job;        ///< the platform node of each of the job's nodes, ascending
+  std::vector<int> neighbour;  ///< and of each of its neighbour's
+};
+
+/// `after`: the job on nodes 0 .. job_nodes - 1, the neighbour on the next ones;
+/// `interleaved`: the job on the even nodes and the neighbour on the odd ones while both have
+/// nodes left, then the one with more on the rest.
+NeighbourNodes place_neighbour(int job_nodes, int neighbour_nodes, NeighbourPlacement placement);
+
+}  // namespace trainsim
