@@ -66,6 +66,10 @@ struct ClusterSpec {
   /// Leaf uplink cables down (leaf x uplinks per leaf + index): each leaf's aggregate uplink
   /// keeps the cables left (ECMP spreads its traffic over them).
   std::vector<int> down_uplinks;
+  /// Spine switches down (pod or rail x uplinks per leaf + index; one group on a two-level fat
+  /// tree): every leaf of its group loses its cable to it (uplink index = the spine's index
+  /// in its group), and the group's uplink to the core layer the spine's share.
+  std::vector<int> down_spines;
 
   int total_gpus() const { return nodes * gpus_per_node; }
   /// GPUs of one NVLink domain as built (nvlink_domain, or a node's GPUs when it is 0).

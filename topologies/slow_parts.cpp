@@ -16,6 +16,7 @@ namespace {
 constexpr std::uint64_t k_slow_gpu_stream = 0x5105'6a75'0000'0001ULL;
 constexpr std::uint64_t k_slow_nic_stream = 0x5105'6a75'0000'0003ULL;
 constexpr std::uint64_t k_down_uplink_stream = 0x5105'6a75'0000'0004ULL;
+constexpr std::uint64_t k_down_spine_stream = 0x5105'6a75'0000'0005ULL;
 
 // `listed` within [0, total), or the first `count` of a seeded partial Fisher-Yates shuffle
 // of 0 .. total - 1 over a sparse map (memory in the count, not the cluster); ascending.
@@ -60,6 +61,11 @@ std::vector<int> down_uplinks(const VariationSpec& v, int total_uplinks, std::ui
   return listed_or_drawn(v.down_uplink_ids, v.down_uplink_count, total_uplinks, seed ^ k_down_uplink_stream);
 }
 
+std::vector<int> down_spines(const VariationSpec& v, int total_spines, std::uint64_t seed) {
+  if (!v.any_down_spine()) return {};
+  return listed_or_drawn(v.down_spine_ids, v.down_spine_count, total_spines, seed ^ k_down_spine_stream);
+}
+
 ClusterSpec with_slow_parts(ClusterSpec cluster, const VariationSpec& v, std::uint64_t seed) {
   cluster.slow_gpus = slow_gpus(v, cluster.total_gpus(), seed);
   cluster.slow_gpu_speed = cluster.slow_gpus.empty() ? 1.0 : v.slow_gpu_speed;
@@ -67,7 +73,25 @@ ClusterSpec with_slow_parts(ClusterSpec cluster, const VariationSpec& v, std::ui
   cluster.slow_nic_speed = cluster.slow_nics.empty() ? 1.0 : v.slow_nic_speed;
   const FabricLayout layout = fabric_layout(cluster);
   cluster.down_uplinks = down_uplinks(v, layout.leaves * layout.leaf_uplinks, seed);
+  cluster.down_spines = down_spines(v, layout.spines, seed);
   return cluster;
+}
+
+std::vector<int> down_cables_per_leaf(const ClusterSpec& cluster, const FabricLayout& layout) {
+  const int per_leaf = layout.leaf_uplinks;
+  if (per_leaf == 0 || (cluster.down_uplinks.empty() && cluster.down_spines.empty())) return {};
+  std::vector<bool> down(static_cast<size_t>(layout.leaves) * static_cast<size_t>(per_leaf), false);
+  for (const int cable : cluster.down_uplinks)
+    if (cable >= 0 && cable < layout.leaves * per_leaf) down[static_cast<size_t>(cable)] = true;
+  // Spine s of pod or rail s / per_leaf takes cable s % per_leaf of each of its leaves.
+  for (const int spine : cluster.down_spines)
+    for (int leaf = 0; leaf < layout.leaves; ++leaf)
+      if (layout.group_of_leaf(leaf) == spine / per_leaf)
+        down[static_cast<size_t>(leaf * per_leaf + spine % per_leaf)] = true;
+  std::vector<int> per(static_cast<size_t>(layout.leaves), 0);
+  for (size_t c = 0; c < down.size(); ++c)
+    if (down[c]) ++per[c / static_cast<size_t>(per_leaf)];
+  return per;
 }
 
 }  // namespace trainsim

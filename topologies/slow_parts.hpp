@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "topologies/cluster_spec.hpp"
+#include "topologies/fabric_layout.hpp"
 #include "topologies/variation_spec.hpp"
 
 namespace trainsim {
@@ -24,9 +25,18 @@ std::vector<int> slow_nics(const VariationSpec& v, int total_nics, std::uint64_t
 /// GPUs (its own stream of the seed); empty when none is.
 std::vector<int> down_uplinks(const VariationSpec& v, int total_uplinks, std::uint64_t seed);
 
-/// `cluster` with `v`'s slow GPUs, slow NICs and uplinks down resolved into its slow_gpus,
-/// slow_nics and down_uplinks (and their speeds; 1 where none is slow): the one place a
+/// The spine switches down, as slow_gpus draws or lists GPUs (its own stream of the seed);
+/// empty when none is.
+std::vector<int> down_spines(const VariationSpec& v, int total_spines, std::uint64_t seed);
+
+/// `cluster` with `v`'s slow GPUs, slow NICs, uplinks and spines down resolved into its
+/// slow_gpus, slow_nics, down_uplinks and down_spines (and their speeds; 1 where none is slow): the one place a
 /// simulation draws them, so that every reader of the cluster sees the same parts.
 ClusterSpec with_slow_parts(ClusterSpec cluster, const VariationSpec& v, std::uint64_t seed);
+
+/// Per leaf of `layout` (the cluster's), how many of its uplink cables are down: those in
+/// cluster.down_uplinks and those to its pod's or rail's spines in cluster.down_spines, each
+/// cable once. Empty when none is down or the leaves have no uplinks.
+std::vector<int> down_cables_per_leaf(const ClusterSpec& cluster, const FabricLayout& layout);
 
 }  // namespace trainsim

@@ -22,6 +22,8 @@ struct VariationSpec {
   double slow_nic_speed = 0.5;    ///< a slow NIC's bandwidth over the others' (0, 1]
   int down_uplink_count = 0;      ///< leaf uplink cables down, drawn (seeded by run.seed)
   std::vector<int> down_uplink_ids;  ///< or these cables (leaf x uplinks per leaf + index), listed
+  int down_spine_count = 0;          ///< spine switches down, drawn (seeded by run.seed)
+  std::vector<int> down_spine_ids;   ///< or these spines (pod or rail x uplinks per leaf + index), listed
   /// Run level: mean time between one GPU turning into a straggler (at slow_gpu_speed) while
   /// the job trains; 0: none.
   double straggler_mtbf_s = 0;
@@ -40,8 +42,12 @@ struct VariationSpec {
   bool any_slow_nic() const { return (slow_nic_count > 0 || !slow_nic_ids.empty()) && slow_nic_speed < 1.0; }
   /// Whether any uplink is down.
   bool any_down_uplink() const { return down_uplink_count > 0 || !down_uplink_ids.empty(); }
+  /// Whether any spine switch is down.
+  bool any_down_spine() const { return down_spine_count > 0 || !down_spine_ids.empty(); }
   /// Whether any part of the job's own cluster differs (slow GPUs or NICs, uplinks down, stragglers).
-  bool any_part() const { return any() || any_slow_nic() || any_down_uplink() || straggler_mtbf_s > 0; }
+  bool any_part() const {
+    return any() || any_slow_nic() || any_down_uplink() || any_down_spine() || straggler_mtbf_s > 0;
+  }
 };
 
 }  // namespace trainsim

@@ -34,7 +34,8 @@ double step_time_in_child(const Scenario& s, const ComputeModel& compute, bool r
 
 std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeModel& compute, bool reduce_symmetry) {
   const ClusterSpec parts = with_slow_parts(s.cluster, s.variations, s.run.seed);
-  if (parts.slow_gpus.empty() && parts.slow_nics.empty() && parts.down_uplinks.empty() && !s.neighbour)
+  if (parts.slow_gpus.empty() && parts.slow_nics.empty() && parts.down_uplinks.empty() && parts.down_spines.empty() &&
+      !s.neighbour)
     return std::nullopt;
   Scenario uniform = s;
   uniform.variations = VariationSpec{};
@@ -73,6 +74,17 @@ std::string variation_lines(const Scenario& s, const StepResult& r, const Variat
       out << (i ? "," : "") << " " << uplinks[i] << " (leaf " << uplinks[i] / per_leaf << ")";
     out << (uplinks.size() > k_listed ? ", ...\n" : "\n");
   }
+  const std::vector<int>& spines = cost.parts.down_spines;
+  if (!spines.empty()) {
+    const FabricLayout layout = fabric_layout(s.cluster);
+    out << "spines down           " << spines.size() << " of " << layout.spines << ":";
+    const char* group = s.cluster.fabric == Fabric::rail_optimized ? "rail" : "pod";
+    for (size_t i = 0; i < spines.size() && i < k_listed; ++i) {
+      out << (i ? "," : "") << " " << spines[i];
+      if (layout.groups > 1) out << " (" << group << " " << spines[i] / layout.leaf_uplinks << ")";
+    }
+    out << (spines.size() > k_listed ? ", ...\n" : "\n");
+  }
   if (r.neighbour) {
     const NeighbourStep& n = *r.neighbour;
     out << "neighbour             " << s.variations.neighbour << ": " << n.gpus << " GPUs on the nodes "
@@ -102,6 +114,7 @@ nlohmann::ordered_json variation_json(const Scenario& s, const StepResult& r, co
   j["slow_nic_ids"] = cost.parts.slow_nics;
   j["slow_nic_speed"] = s.variations.slow_nic_speed;
   j["down_uplink_ids"] = cost.parts.down_uplinks;
+  j["down_spine_ids"] = cost.parts.down_spines;
   j["uniform_step_time_s"] = cost.uniform_step_time_s;
   j["step_time_increase"] = r.step_time_s / cost.uniform_step_time_s - 1;
   j["most_waited_for_replica"] = r.most_waited_for_replica;

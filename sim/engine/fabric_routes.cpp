@@ -11,7 +11,10 @@ double FabricRoutes::bandwidth_Bps(int link) const {
   if (cable < endpoints)
     return slow_nic.empty() || !slow_nic[static_cast<size_t>(cable - gpus)] ? nic_port_Bps
                                                                             : nic_port_Bps * slow_nic_scale;
-  if (cable >= endpoints + leaves()) return group_uplink_Bps;
+  if (cable >= endpoints + leaves())
+    return group_uplink_scale.empty()
+               ? group_uplink_Bps
+               : group_uplink_Bps * group_uplink_scale[static_cast<size_t>(cable - endpoints - leaves())];
   return leaf_uplink_scale.empty() ? leaf_uplink_Bps
                                    : leaf_uplink_Bps * leaf_uplink_scale[static_cast<size_t>(cable - endpoints)];
 }

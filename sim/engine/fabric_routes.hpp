@@ -38,7 +38,8 @@ struct FabricRoutes {
   double nvlink_port_s = 0, nic_port_s = 0, uplink_s = 0;
   std::vector<bool> slow_nic;  ///< per NIC (endpoint - gpus): its port runs at slow_nic_scale (empty: none)
   double slow_nic_scale = 1.0;
-  std::vector<double> leaf_uplink_scale;  ///< per leaf: the share of its uplink cables up (empty: all)
+  std::vector<double> leaf_uplink_scale;   ///< per leaf: the share of its uplink cables up (empty: all)
+  std::vector<double> group_uplink_scale;  ///< per pod or rail: the share of its spines up (empty: all)
 
   int leaves() const { return static_cast<int>(group_of_leaf.size()); }
   int link_count() const { return 2 * (endpoints + leaves() + groups); }

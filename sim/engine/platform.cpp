@@ -9,6 +9,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/engine/fabric_zone.hpp"
+#include "topologies/slow_parts.hpp"
 
 namespace trainsim::engine {
 
@@ -75,17 +76,21 @@ Platform::Platform(const ClusterSpec& cluster, std::vector<bool> built, Build ho
       if (nic >= 0 && nic < nics) routes_.slow_nic[static_cast<size_t>(nic)] = true;
     routes_.slow_nic_scale = cluster_.slow_nic_speed;
   }
-  if (!cluster_.down_uplinks.empty() && layout_.leaf_uplinks > 0) {  // [variations]
-    std::vector<int> down(static_cast<size_t>(layout_.leaves), 0);
-    for (const int cable : cluster_.down_uplinks)
-      if (cable >= 0 && cable < layout_.leaves * layout_.leaf_uplinks)
-        ++down[static_cast<size_t>(cable / layout_.leaf_uplinks)];
-    // A leaf keeps one cable at least (the rules refuse listing all of one leaf's; a draw
-    // that would take the last leaves it).
+  if (const std::vector<int> down = down_cables_per_leaf(cluster_, layout_); !down.empty()) {  // [variations]
+    // A leaf keeps one cable at least, a pod or rail one spine (the rules refuse listing all
+    // of one leaf's or one group's; a draw that would take the last leaves it).
     routes_.leaf_uplink_scale.resize(down.size());
     for (size_t l = 0; l < down.size(); ++l)
       routes_.leaf_uplink_scale[l] =
           static_cast<double>(std::max(1, layout_.leaf_uplinks - down[l])) / layout_.leaf_uplinks;
+    if (routes_.groups > 0 && !cluster_.down_spines.empty()) {
+      std::vector<int> spines_down(static_cast<size_t>(routes_.groups), 0);
+      for (const int spine : cluster_.down_spines) ++spines_down[static_cast<size_t>(spine / layout_.leaf_uplinks)];
+      routes_.group_uplink_scale.resize(spines_down.size());
+      for (size_t g = 0; g < spines_down.size(); ++g)
+        routes_.group_uplink_scale[g] =
+            static_cast<double>(std::max(1, layout_.leaf_uplinks - spines_down[g])) / layout_.leaf_uplinks;
+    }
   }
   routes_.group_of_leaf.assign(static_cast<size_t>(layout_.leaves), 0);
   if (routes_.groups > 0)

@@ -939,6 +939,13 @@ std::vector<ScenarioField> scenario_fields() {
           "variations.down_uplink_ids",
           "leaf uplink cables down, listed by id (leaf x uplinks per leaf + index; an id past the last says how many)",
           "uplink", [](auto& s) -> auto& { return s.variations.down_uplink_ids; }),
+      int_field(
+          "variations.down_spines", "spine switches down, drawn at random with run.seed",
+          [](auto& s) -> auto& { return s.variations.down_spine_count; }, 0),
+      id_list_field(
+          "variations.down_spine_ids",
+          "spine switches down, listed by id (pod or rail x uplinks per leaf + index; trainsim topology counts them)",
+          "spine", [](auto& s) -> auto& { return s.variations.down_spine_ids; }),
       speed_field(
           "variations.slow_nic_speed", "a slow NIC's bandwidth over the others' (0.5 or 50%)",
           [](auto& s) -> auto& { return s.variations.slow_nic_speed; }),

@@ -409,6 +409,15 @@ void check_parts(const Scenario& s, const std::string& part, const std::string& 
                      "ids run from 0 to " + str(total - 1) + " on this cluster" + numbering);
 }
 
+// Listed ids (ascending, distinct) numbered `per_group` to a group (a leaf's uplinks, a pod's
+// spines): none may list a whole group.
+void check_one_left(const Scenario& s, const char* key, const std::vector<int>& ids, int per_group,
+                    const std::string& what, const std::string& why) {
+  for (size_t i = 0; i + static_cast<size_t>(per_group) <= ids.size(); ++i)
+    if (ids[i] / per_group == ids[i + static_cast<size_t>(per_group) - 1] / per_group)
+      throw InputError(s.source, key, str(ids[i]), "lists every " + what + " " + str(ids[i] / per_group) + ": " + why);
+}
+
 // [variations]: slow GPUs and NICs and uplinks down, drawn or listed, within the cluster;
 // stragglers in a run.
 void check_variations(const Scenario& s) {
@@ -427,12 +436,20 @@ void check_variations(const Scenario& s) {
     check_parts(s, "uplinks down", "leaf uplinks", "down_uplink", v.down_uplink_count, v.down_uplink_ids,
                 static_cast<long long>(layout.leaves) * layout.leaf_uplinks,
                 " (leaf x " + str(layout.leaf_uplinks) + " uplinks per leaf + index)");
-    for (size_t i = 0; i + static_cast<size_t>(layout.leaf_uplinks) <= v.down_uplink_ids.size(); ++i)
-      if (v.down_uplink_ids[i] / layout.leaf_uplinks ==
-          v.down_uplink_ids[i + static_cast<size_t>(layout.leaf_uplinks) - 1] / layout.leaf_uplinks)
-        throw InputError(s.source, "variations.down_uplink_ids", str(v.down_uplink_ids[i]),
-                         "lists every uplink of leaf " + str(v.down_uplink_ids[i] / layout.leaf_uplinks) +
-                             ": a leaf keeps one at least");
+    check_one_left(s, "variations.down_uplink_ids", v.down_uplink_ids, layout.leaf_uplinks, "uplink of leaf",
+                   "a leaf keeps one at least");
+  }
+  if (v.any_down_spine()) {
+    const FabricLayout layout = fabric_layout(s.cluster);
+    if (layout.spines == 0 || layout.leaf_uplinks == 0)
+      throw InputError(s.source, v.down_spine_ids.empty() ? "variations.down_spines" : "variations.down_spine_ids",
+                       v.down_spine_ids.empty() ? str(v.down_spine_count) : str(v.down_spine_ids.front()),
+                       "this fabric has no spine switches (one leaf per pod or rail, the single-switch fabric or "
+                       "the ideal one)");
+    check_parts(s, "spines down", "spine switches", "down_spine", v.down_spine_count, v.down_spine_ids, layout.spines,
+                " (pod or rail x " + str(layout.leaf_uplinks) + " spines per pod or rail + index)");
+    check_one_left(s, "variations.down_spine_ids", v.down_spine_ids, layout.leaf_uplinks, "spine of pod or rail",
+                   "its leaves keep one at least");
   }
   if (v.straggler_mtbf_s > 0 && !s.run.simulates_run())
     throw InputError(s.source, "variations.straggler_mtbf", seconds(v.straggler_mtbf_s),

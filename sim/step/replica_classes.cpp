@@ -6,6 +6,7 @@
 
 #include "sim/step/simulated_scope.hpp"
 #include "topologies/fabric_layout.hpp"
+#include "topologies/slow_parts.hpp"
 
 namespace trainsim {
 
@@ -50,14 +51,33 @@ std::vector<ReplicaClass> replica_classes(const Scenario& s, const RankMapping& 
       if (nic / s.cluster.nics_per_node < s.cluster.nodes)
         slow_node[static_cast<size_t>(nic / s.cluster.nics_per_node)] = true;
   }
-  if (!s.cluster.down_uplinks.empty()) {
-    const FabricLayout layout = fabric_layout(s.cluster);
-    std::vector<bool> down_leaf(static_cast<size_t>(layout.leaves), false);
-    for (const int cable : s.cluster.down_uplinks) down_leaf[static_cast<size_t>(cable / layout.leaf_uplinks)] = true;
-    slow_node.resize(static_cast<size_t>(s.cluster.nodes), false);
-    for (int node = 0; node < s.cluster.nodes; ++node)
-      for (int nic = 0; nic < layout.nics_per_node; ++nic)
-        if (down_leaf[static_cast<size_t>(layout.leaf_of_nic(node, nic))]) slow_node[static_cast<size_t>(node)] = true;
+  const FabricLayout layout = fabric_layout(s.cluster);
+  if (const std::vector<int> down = down_cables_per_leaf(s.cluster, layout); !down.empty()) {
+    // What each node's NICs find above them: their leaf's cables down and their pod's or
+    // rail's spines down. Where every node finds the same (a spine of a two-level fat tree
+    // down: every leaf loses a cable), the cluster stays symmetric.
+    std::vector<int> spines_down(static_cast<size_t>(layout.groups), 0);
+    for (const int spine : s.cluster.down_spines) ++spines_down[static_cast<size_t>(spine / layout.leaf_uplinks)];
+    const auto above = [&](int node) {
+      std::vector<int> seen;
+      for (int nic = 0; nic < layout.nics_per_node; ++nic) {
+        const int leaf = layout.leaf_of_nic(node, nic);
+        seen.push_back(down[static_cast<size_t>(leaf)]);
+        seen.push_back(spines_down[static_cast<size_t>(layout.group_of_leaf(leaf))]);
+      }
+      return seen;
+    };
+    const std::vector<int> first = above(0);
+    bool alike = true;
+    for (int node = 1; node < s.cluster.nodes && alike; ++node) alike = above(node) == first;
+    if (!alike) {
+      slow_node.resize(static_cast<size_t>(s.cluster.nodes), false);
+      for (int node = 0; node < s.cluster.nodes; ++node) {
+        const std::vector<int> seen = above(node);
+        if (std::any_of(seen.begin(), seen.end(), [](int n) { return n > 0; }))
+          slow_node[static_cast<size_t>(node)] = true;
+      }
+    }
   }
   std::vector<ReplicaClass> classes;
   if (slowdown.empty() && slow_node.empty() && reduce_symmetry) {  // a uniform cluster: replica 0 stands for all

@@ -10,9 +10,10 @@
 // would catch up on before the next). Replicas whose stages carry the same slowdowns form a
 // class; one simulated replica stands for all of its class, as replica 0 stands for all of a
 // uniform cluster (step_simulation.hpp, "Symmetry"). A slow NIC (cluster.slow_nics), or a leaf
-// with an uplink down (cluster.down_uplinks) for the nodes cabled to it, sets apart
-// the replicas whose groups use its node, each a class of its own: their traffic may cross it,
-// the others' does not.
+// with an uplink down (cluster.down_uplinks, or a spine down in its pod or rail:
+// cluster.down_spines) for the nodes cabled to it, sets apart the replicas whose groups use
+// its node, each a class of its own: their traffic may cross it, the others' does not. Where
+// every node's NICs find the same cables and spines down above them, nothing is set apart.
 
 #include <vector>
 

@@ -16,7 +16,7 @@ SimulatedScope simulated_scope(const Scenario& s, const RankMapping& mapping, co
   // own NIC, on its own rail's leaf): each one's traffic runs.
   scope.one_transfer_per_tp_group = options.reduce_symmetry && s.cluster.nics_per_node >= s.cluster.gpus_per_node &&
                                     s.cluster.oversubscription <= 1.0 && s.cluster.slow_nics.empty() &&
-                                    s.cluster.down_uplinks.empty();
+                                    s.cluster.down_uplinks.empty() && s.cluster.down_spines.empty();
   return scope;
 }
 

@@ -14,6 +14,8 @@
 #include "tests/engine/isolated_run.hpp"
 #include "tests/step/step_outputs.hpp"
 #include "tests/step/test_scenario.hpp"
+#include "topologies/fabric_layout.hpp"
+#include "topologies/rank_mapping.hpp"
 #include "topologies/slow_parts.hpp"
 
 namespace trainsim {
@@ -334,6 +336,53 @@ TEST(UplinksDownStep, ReducedEqualsFullAsForAUniformCluster) {
   // One cable of 32 down costs little: the leaf's other uplinks carry its traffic.
   const Step one = simulate(scenario(base, {{"variations.down_uplink_ids", "3"}}));
   EXPECT_NEAR(one.step_time_s / u_reduced.step_time_s, 1.0, 0.01);
+}
+
+TEST(SpinesDownStep, EveryLeafLosesItsCableToTheSpineAndTheClusterStaysSymmetric) {
+  // Llama 3 70B's gradient shards all-reduced over 8 DGX H100 nodes on a 4:1 oversubscribed
+  // two-leaf fat tree (8 spines): the rings fill the leaves' uplinks. A spine down takes one
+  // cable of 8 from each leaf: every node finds the same above it, so one replica still
+  // stands for all (equal to --full), and the step is slower.
+  const Settings base{{"model.preset", "llama3-70b"}, {"model.layers", "8"},
+                      {"model.seq_len", "1024"},      {"training.grad_accum", "1"},
+                      {"parallel.tp", "8"},           {"cluster.nodes", "8"},
+                      {"cluster.fabric", "fat-tree"}, {"cluster.oversubscription", "4"}};
+  Scenario down = scenario(base, {{"variations.down_spine_ids", "5"}});
+  const Step uniform = simulate(scenario(base));
+  const Step reduced = simulate(down, true), full = simulate(down, false);
+  EXPECT_NEAR(reduced.step_time_s / full.step_time_s, 1.0, 1e-9);
+  EXPECT_GT(reduced.dp_comm, uniform.dp_comm * 1.05);
+  EXPECT_LT(reduced.step_time_s, uniform.step_time_s * 8.0 / 7.0);  // less than the cable's share
+  down.cluster = with_slow_parts(down.cluster, down.variations, down.run.seed);
+  EXPECT_EQ(down_cables_per_leaf(down.cluster, fabric_layout(down.cluster)), (std::vector<int>{1, 1}));
+  EXPECT_EQ(replica_classes(down, RankMapping(down.parallel, down.cluster), true).size(), 1u);
+  // The same cable down by both keys counts once; drawn spines are seeded.
+  Scenario both = scenario(base, {{"variations.down_spine_ids", "5"}, {"variations.down_uplink_ids", "5"}});
+  both.cluster = with_slow_parts(both.cluster, both.variations, both.run.seed);
+  EXPECT_EQ(down_cables_per_leaf(both.cluster, fabric_layout(both.cluster)), (std::vector<int>{1, 1}));
+  const Scenario drawn = scenario(base, {{"variations.down_spines", "2"}});
+  EXPECT_EQ(with_slow_parts(drawn.cluster, drawn.variations, drawn.run.seed).down_spines.size(), 2u);
+}
+
+TEST(SpinesDownStep, ARailsSpinesDownSlowOnlyThatRailsTraffic) {
+  // 64 nodes on a rail-optimized fabric: 8 rails of 2 leaves and 32 spines each. Half of rail
+  // 0's spines down: its leaves keep half their uplinks; every node has a NIC on rail 0, so
+  // the replicas stay alike.
+  const Settings base{{"model.preset", "llama3-70b"},      {"model.layers", "8"}, {"model.seq_len", "1024"},
+                      {"training.grad_accum", "1"},        {"parallel.tp", "8"},  {"cluster.nodes", "64"},
+                      {"cluster.fabric", "rail-optimized"}};
+  std::string ids;
+  for (int spine = 0; spine < 16; ++spine) ids += (spine ? "+" : "") + std::to_string(spine);
+  Scenario down = scenario(base, {{"variations.down_spine_ids", ids}});
+  down.cluster = with_slow_parts(down.cluster, down.variations, down.run.seed);
+  const std::vector<int> per_leaf = down_cables_per_leaf(down.cluster, fabric_layout(down.cluster));
+  ASSERT_EQ(per_leaf.size(), 16u);
+  EXPECT_EQ(per_leaf[0], 16);
+  EXPECT_EQ(per_leaf[1], 16);
+  EXPECT_EQ(per_leaf[2], 0);  // rail 1's leaves
+  EXPECT_EQ(replica_classes(down, RankMapping(down.parallel, down.cluster), true).size(), 1u);
+  // Each rail's rings cross a leaf's uplinks one flow each way: half of them carry it.
+  EXPECT_NEAR(simulate(down).step_time_s / simulate(scenario(base)).step_time_s, 1.0, 1e-9);
 }
 
 }  // namespace
