@@ -14,8 +14,10 @@ struct NeighbourNodes {
 };
 
 /// `after`: the job on nodes 0 .. job_nodes - 1, the neighbour on the next ones;
-/// `interleaved`: the job on the even nodes and the neighbour on the odd ones while both have
-/// nodes left, then the one with more on the rest.
-NeighbourNodes place_neighbour(int job_nodes, int neighbour_nodes, NeighbourPlacement placement);
+/// `interleaved`: the job on the even blocks of `block` nodes (an NVLink domain's: 1 on
+/// DGX/HGX, a rack's 18 compute trays on NVL72) and the neighbour on the odd ones while both
+/// have blocks left, then the one with more on the rest. Both jobs' node counts are whole
+/// blocks (the scenario rules hold them so).
+NeighbourNodes place_neighbour(int job_nodes, int neighbour_nodes, NeighbourPlacement placement, int block = 1);
 
 }  // namespace trainsim

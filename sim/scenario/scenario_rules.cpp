@@ -503,9 +503,17 @@ void check_neighbour(const Scenario& s) {
   }
   const ClusterSpec& a = s.cluster;
   const ClusterSpec& b = n.cluster;
-  if (a.physical_domain_gpus() != a.gpus_per_node || a.gpus_per_domain > 0)
-    throw InputError(s.source, "variations.neighbour", file,
-                     "a neighbour shares NVLink domains of one node each (DGX/HGX), not racks of several nodes");
+  // NVL72 racks: each job takes whole racks (a rack's NVLink domain is one job's; the
+  // placement moves whole domains, topologies/neighbour_placement.hpp).
+  const int rack = a.physical_domain_gpus();
+  if (a.gpus_per_domain > 0)
+    throw InputError(s.source, "cluster.gpus_per_domain", str(a.gpus_per_domain),
+                     "a job beside a neighbour takes whole NVLink domains of " + str(rack) + " GPUs: leave it unset");
+  for (const Scenario* job : {&s, &n})
+    if (job->cluster.total_gpus() % rack != 0)
+      throw InputError(job->source, "cluster.nodes", str(job->cluster.nodes),
+                       "beside a neighbour each job takes whole NVLink domains: a multiple of " +
+                           str(rack / a.gpus_per_node) + " nodes (" + str(rack) + " GPUs)");
   const long long gpus = static_cast<long long>(a.nodes + b.nodes) * a.gpus_per_node;
   require(s, gpus <= k_max_cluster_endpoints, "variations.neighbour", a.nodes + b.nodes,
           "the two jobs' " + str(gpus) + " GPUs: trainsim simulates at most " + str(k_max_cluster_endpoints));

@@ -75,7 +75,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 StepResult simulate_beside_neighbour(const Scenario& s, const ComputeModel& compute, const StepOptions& options,
                                      std::chrono::steady_clock::time_point wall_start) {
   const Scenario& n = *s.neighbour;
-  const NeighbourNodes nodes = place_neighbour(s.cluster.nodes, n.cluster.nodes, s.variations.neighbour_placement);
+  const NeighbourNodes nodes = place_neighbour(s.cluster.nodes, n.cluster.nodes, s.variations.neighbour_placement,
+                                               s.cluster.physical_domain_gpus() / s.cluster.gpus_per_node);
   ClusterSpec both = s.cluster;
   both.nodes = s.cluster.nodes + n.cluster.nodes;
   const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);

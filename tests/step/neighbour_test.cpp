@@ -30,6 +30,12 @@ TEST(NeighbourPlacement, AfterOrInterleavedNodeByNode) {
   EXPECT_EQ(mixed.neighbour, (std::vector<int>{1, 3}));
 }
 
+TEST(NeighbourPlacement, NvlinkDomainsOfSeveralNodesStayWhole) {
+  const NeighbourNodes racks = place_neighbour(4, 6, NeighbourPlacement::interleaved, 2);
+  EXPECT_EQ(racks.job, (std::vector<int>{0, 1, 4, 5}));
+  EXPECT_EQ(racks.neighbour, (std::vector<int>{2, 3, 6, 7, 8, 9}));
+}
+
 TEST(NeighbourPlacement, RankMappingPlacesTheJobsNodes) {
   const Scenario s = scenario({{"model.preset", "llama3-8b"}, {"parallel.tp", "8"}, {"cluster.nodes", "2"}});
   const RankMapping placed(s.parallel, s.cluster, {1, 3});
@@ -131,6 +137,35 @@ void expect_refused(const Settings& settings, const std::string& key, const std:
     EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find(rule), std::string::npos) << e.what();
   }
+}
+
+TEST(NeighbourStep, RacksOfAnNvl72ClusterAreEachOneJobs) {
+  // Two GB200 NVL72 racks, one job each: interleaved, the job's rack is rack 0 and the
+  // neighbour's rack 1; each job's traffic stays in its rack's NVLink domain.
+  const char* const rack =
+      "[model]\npreset = llama3-70b\nlayers = 8\nseq_len = 1024\n[training]\ngrad_accum = 1\n"
+      "[parallel]\ntp = 8\n[cluster]\npreset = gb200-nvl72\nnodes = 18\n";
+  const Settings job{{"model.preset", "llama3-8b"},
+                     {"model.seq_len", "4096"},
+                     {"training.grad_accum", "2"},
+                     {"parallel.tp", "4"},
+                     {"cluster.preset", "gb200-nvl72"},
+                     {"cluster.nodes", "18"},
+                     {"variations.neighbour", neighbour_file("rack", rack)},
+                     {"variations.neighbour_placement", "interleaved"}};
+  Scenario alone = scenario(job);
+  alone.variations.neighbour.clear();
+  alone.neighbour = nullptr;
+  const Both beside = simulate(scenario(job));
+  EXPECT_NEAR(beside.step_s / simulate(alone).step_s, 1.0, 1e-9);
+  EXPECT_EQ(beside.neighbour_gpus, 72);
+  // --full: the same gap as the job alone's (its TP collectives timed once beside the
+  // overlapped gradient reductions, step_simulation.hpp).
+  const Both full = simulate(scenario(job), false);
+  EXPECT_NEAR(beside.step_s / full.step_s, simulate(alone).step_s / simulate(alone, false).step_s, 1e-9);
+  Settings part = job;
+  part.push_back({"cluster.nodes", "9"});
+  expect_refused(part, "cluster.nodes", "a multiple of 18 nodes");
 }
 
 TEST(NeighbourStep, WhatCannotShareTheFabricIsRefused) {
