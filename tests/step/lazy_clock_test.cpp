@@ -71,15 +71,7 @@ TEST(LazyClock, ShardingOffloadAndContextParallelEqualOneSleepPerPiece) {
 }
 
 TEST(LazyClock, ExpertParallelStepEqualsOneSleepPerPiece) {
-  expect_lazy_equals_eager(scenario({{"model.preset", "mixtral-8x7b"},
-                                     {"model.layers", "4"},
-                                     {"model.seq_len", "2048"},
-                                     {"training.grad_accum", "2"},
-                                     {"parallel.tp", "2"},
-                                     {"parallel.ep", "4"},
-                                     {"parallel.pp", "2"},
-                                     {"cluster.nodes", "2"}}),
-                           "moe");
+  expect_lazy_equals_eager(scenario(testing::small_mixtral(4, 2)), "moe");
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 namespace trainsim {
 namespace {
 
+using testing::merged;
 using testing::scenario;
 using testing::Settings;
 
@@ -45,18 +46,6 @@ Result simulate(const Scenario& s) {
 const Settings k_small{{"model.layers", "4"},         {"model.hidden", "2048"},     {"model.heads", "16"},
                        {"model.ffn_hidden", "8192"},  {"model.vocab", "8"},         {"model.seq_len", "2048"},
                        {"training.micro_batch", "1"}, {"training.grad_accum", "1"}, {"cluster.nodes", "1"}};
-
-// `base` with `extra` on top (a key in both takes extra's value).
-Settings merged(Settings base, const Settings& extra) {
-  for (const auto& kv : extra) {
-    auto it = std::find_if(base.begin(), base.end(), [&](const auto& s) { return s.first == kv.first; });
-    if (it != base.end())
-      it->second = kv.second;
-    else
-      base.push_back(kv);
-  }
-  return base;
-}
 
 TEST(ParallelismAxes, ZeroMovesTwoPsiThenThreePsi) {
   // ZeRO §7: data parallelism, ZeRO-1 and ZeRO-2 move 2 Psi per step (reduce-scatter +

@@ -11,21 +11,39 @@ namespace trainsim::testing {
 
 using Settings = std::vector<std::pair<std::string, std::string>>;
 
-/// `settings` with `extra` applied on top (a key in both takes extra's value), loaded and
-/// validated as a scenario named "test".
-inline Scenario scenario(Settings settings, const Settings& extra = {}) {
+/// `base` with `extra` on top (a key in both takes extra's value).
+inline Settings merged(Settings base, const Settings& extra) {
   for (const auto& kv : extra) {
     bool replaced = false;
-    for (auto& s : settings) {
+    for (auto& s : base) {
       if (s.first == kv.first) {
         s.second = kv.second;
         replaced = true;
       }
     }
-    if (!replaced) settings.push_back(kv);
+    if (!replaced) base.push_back(kv);
   }
+  return base;
+}
+
+/// Mixtral 8x7B cut to 4 layers of 2,048 tokens, TP 2, PP 2, two micro-batches, with `ep`
+/// expert-parallel ranks on `nodes` nodes: a small MoE step with expert traffic.
+inline Settings small_mixtral(int ep, int nodes) {
+  return {{"model.preset", "mixtral-8x7b"},
+          {"model.layers", "4"},
+          {"model.seq_len", "2048"},
+          {"training.grad_accum", "2"},
+          {"parallel.tp", "2"},
+          {"parallel.ep", std::to_string(ep)},
+          {"parallel.pp", "2"},
+          {"cluster.nodes", std::to_string(nodes)}};
+}
+
+/// `settings` with `extra` applied on top (a key in both takes extra's value), loaded and
+/// validated as a scenario named "test".
+inline Scenario scenario(const Settings& settings, const Settings& extra = {}) {
   std::vector<IniEntry> entries;
-  for (const auto& [k, v] : settings) entries.push_back({k, v, "test"});
+  for (const auto& [k, v] : merged(settings, extra)) entries.push_back({k, v, "test"});
   return load_scenario(entries, "test");
 }
 
@@ -56,15 +74,8 @@ inline std::vector<NamedScenario> network_layouts(const Settings& base, int expe
   add("context parallel across nodes", {{"model.seq_len", "8192"}, {"parallel.cp", "2"}, {"parallel.tp", "8"}});
   add("gb200-nvl72",
       {{"cluster.preset", "gb200-nvl72"}, {"cluster.nodes", "36"}, {"parallel.tp", "4"}, {"parallel.pp", "4"}});
-  out.push_back({"experts across nodes", scenario({{"model.preset", "mixtral-8x7b"},
-                                                   {"model.layers", "4"},
-                                                   {"model.seq_len", "2048"},
-                                                   {"training.grad_accum", "2"},
-                                                   {"parallel.tp", "2"},
-                                                   {"parallel.ep", "8"},
-                                                   {"parallel.pp", "2"},
-                                                   {"cluster.nodes", std::to_string(expert_nodes)},
-                                                   {"cluster.fabric", "rail-optimized"}})});
+  out.push_back(
+      {"experts across nodes", scenario(small_mixtral(8, expert_nodes), {{"cluster.fabric", "rail-optimized"}})});
   return out;
 }
 

@@ -133,10 +133,7 @@ Step simulate(const Scenario& s, bool reduce = true) {
 // Slow GPUs in one and in several replicas, in a TP group, beside pipeline stages, ZeRO-1's
 // gather after the update, expert parallelism and context parallelism.
 std::vector<std::pair<std::string, Scenario>> slow_gpu_cases(const Settings& change) {
-  const auto with = [&](Settings s) {
-    s.insert(s.end(), change.begin(), change.end());
-    return s;
-  };
+  const auto with = [&](const Settings& s) { return testing::merged(s, change); };
   return {
       {"one slow GPU",
        scenario(k_dense, with({{"variations.slow_gpu_ids", "5"}, {"variations.slow_gpu_speed", "0.8"}}))},
@@ -155,16 +152,9 @@ std::vector<std::pair<std::string, Scenario>> slow_gpu_cases(const Settings& cha
                                                    {"variations.slow_gpu_speed", "0.8"},
                                                    {"model.seq_len", "8192"},
                                                    {"parallel.cp", "2"}}))},
-      {"experts", scenario(with({{"model.preset", "mixtral-8x7b"},
-                                 {"model.layers", "4"},
-                                 {"model.seq_len", "2048"},
-                                 {"training.grad_accum", "2"},
-                                 {"parallel.tp", "2"},
-                                 {"parallel.ep", "4"},
-                                 {"parallel.pp", "2"},
-                                 {"cluster.nodes", "4"},
-                                 {"variations.slow_gpu_ids", "20"},
-                                 {"variations.slow_gpu_speed", "0.8"}}))},
+      {"experts",
+       scenario(with(testing::merged(testing::small_mixtral(4, 4),
+                                     {{"variations.slow_gpu_ids", "20"}, {"variations.slow_gpu_speed", "0.8"}})))},
   };
 }
 
@@ -256,10 +246,7 @@ TEST(SlowGpuStep, ASlowGpuCostsAtMostItsSlowdown) {
 // A slow NIC in the data-parallel rings, on the pipeline's path between nodes, and under the
 // experts' all-to-alls across nodes.
 std::vector<std::pair<std::string, Scenario>> slow_nic_cases(const Settings& change) {
-  const auto with = [&](Settings s) {
-    s.insert(s.end(), change.begin(), change.end());
-    return s;
-  };
+  const auto with = [&](const Settings& s) { return testing::merged(s, change); };
   const Settings nic{{"variations.slow_nic_ids", "5"}, {"variations.slow_nic_speed", "0.25"}};
   return {
       {"data-parallel rings", scenario(k_dense, with(nic))},
@@ -276,16 +263,9 @@ std::vector<std::pair<std::string, Scenario>> slow_nic_cases(const Settings& cha
                                                          {"variations.slow_nic_speed", "0.5"},
                                                          {"variations.slow_gpu_ids", "5"},
                                                          {"variations.slow_gpu_speed", "0.8"}}))},
-      {"experts", scenario(with({{"model.preset", "mixtral-8x7b"},
-                                 {"model.layers", "4"},
-                                 {"model.seq_len", "2048"},
-                                 {"training.grad_accum", "2"},
-                                 {"parallel.tp", "2"},
-                                 {"parallel.ep", "8"},
-                                 {"parallel.pp", "2"},
-                                 {"cluster.nodes", "4"},
-                                 {"variations.slow_nic_ids", "20"},
-                                 {"variations.slow_nic_speed", "0.25"}}))},
+      {"experts",
+       scenario(with(testing::merged(testing::small_mixtral(8, 4),
+                                     {{"variations.slow_nic_ids", "20"}, {"variations.slow_nic_speed", "0.25"}})))},
   };
 }
 
