@@ -212,8 +212,8 @@ MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const P
     for (const ModelChunk& c : own) s.layers += c.layers;
     const StageParameters params = stage_parameters(m, par, stage, own);
     s.parameters_per_gpu = params.dense + params.expert;
-    s.inflight_microbatches =
-        inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages, par.microbatch_group);
+    s.inflight_microbatches = inflight_microbatches(par.schedule, par.pp, stage, tr.grad_accum, par.virtual_stages,
+                                                    par.microbatch_group, par.extra_warmup_chunks());
     s.bytes = model_states(params, tr, par, s.offloaded_bytes);
     s.bytes.activations =
         activation_bytes(m, tr, par, stage, own, s.inflight_microbatches, s.offloaded_activation_bytes);

@@ -76,6 +76,16 @@ struct ParallelSpec {
   /// reduce-scatter is pipelined with the GEMM that consumes or produces it (Wang et al.
   /// 2022, "Overlap communication with dependent computation via decomposition").
   bool tp_comm_overlap = false;
+  /// MoE all-to-all overlap (Megatron-Core's overlap_moe_expert_parallel_comm, the combined
+  /// 1F1B of megatron/core/pipeline_parallel/combined_1f1b.py): in the steady state a
+  /// micro-batch's forward and another's backward run together layer by layer, each one's
+  /// token all-to-alls on a communication stream beside the other's compute. The interleaved
+  /// schedule runs one more warm-up forward so that each pair is independent (schedules.py).
+  bool moe_a2a_overlap = false;
+  /// With moe_a2a_overlap: a backward's expert weight-gradient GEMMs run after its dispatch
+  /// gradient's all-to-all is issued, beside it (Megatron-Core's delay_wgrad_compute, which
+  /// the recipes set with the overlap: Megatron-Bridge scripts/performance/utils/overrides.py).
+  bool delay_wgrad_compute = false;
   /// ZeRO-1/2: the updated parameters' all-gather runs beside the next step's first forward
   /// (Megatron-Core's overlap_param_gather) instead of blocking after the update.
   bool overlap_param_gather = false;
@@ -91,6 +101,9 @@ struct ParallelSpec {
     if (pp_comm_overlap == PipelineSendOverlap::automatic) return schedule == Schedule::interleaved;
     return pp_comm_overlap == PipelineSendOverlap::overlapped;
   }
+  /// Warm-up forwards the interleaved schedule runs beyond Megatron-Core's usual count:
+  /// one with moe_a2a_overlap (schedules.py, get_pp_rank_microbatches).
+  int extra_warmup_chunks() const { return moe_a2a_overlap && schedule == Schedule::interleaved && pp > 1 ? 1 : 0; }
   /// The interleaved schedule's micro-batch group, N (pp unless set).
   int microbatch_group_size() const { return microbatch_group > 0 ? microbatch_group : pp; }
   int world_size() const { return tp * pp * dp * cp; }

@@ -4,15 +4,16 @@
 
 namespace trainsim {
 
-int interleaved_warmup_chunks(int pp, int stage, int microbatches, int virtual_stages, int microbatch_group) {
+int interleaved_warmup_chunks(int pp, int stage, int microbatches, int virtual_stages, int microbatch_group,
+                              int extra_warmup) {
   const int total = microbatches * virtual_stages;
   // Megatron-Core (schedules.py, get_pp_rank_microbatches). Megatron-LM 2021 also ran every
   // forward first when m = p; Megatron-Core dropped that case, and so do we.
-  return std::min((pp - stage - 1) * 2 + (virtual_stages - 1) * microbatch_group, total);
+  return std::min((pp - stage - 1) * 2 + (virtual_stages - 1) * microbatch_group + extra_warmup, total);
 }
 
 double inflight_microbatches(Schedule schedule, int pp, int stage, int microbatches, int virtual_stages,
-                             int microbatch_group) {
+                             int microbatch_group, int extra_warmup) {
   if (pp == 1) return 1.0;
   switch (schedule) {
     case Schedule::gpipe:
@@ -23,7 +24,8 @@ double inflight_microbatches(Schedule schedule, int pp, int stage, int microbatc
     case Schedule::interleaved: {
       const int v = virtual_stages;
       const int group = microbatch_group > 0 ? microbatch_group : pp;
-      const int chunks = std::min(interleaved_warmup_chunks(pp, stage, microbatches, v, group) + 1, microbatches * v);
+      const int chunks =
+          std::min(interleaved_warmup_chunks(pp, stage, microbatches, v, group, extra_warmup) + 1, microbatches * v);
       return static_cast<double>(chunks) / v;
     }
   }

@@ -15,12 +15,14 @@ namespace trainsim {
 ///                 1 + (p - 1)/(p v) micro-batches (Korthikanti et al. §4.2.3). A smaller N
 ///                 holds fewer (Llama 3 §3.3.2).
 /// Without pipelining (pp = 1) one micro-batch is held whatever the schedule.
-/// `microbatch_group` 0 means pp.
+/// `microbatch_group` 0 means pp; `extra_warmup`: warm-up forwards beyond Megatron-Core's usual
+/// count (ParallelSpec::extra_warmup_chunks).
 double inflight_microbatches(Schedule schedule, int pp, int stage, int microbatches, int virtual_stages,
-                             int microbatch_group = 0);
+                             int microbatch_group = 0, int extra_warmup = 0);
 
 /// Forward chunks the interleaved schedule runs on `stage` before its first backward
-/// (Megatron-Core schedules.py): (pp - stage - 1)·2 + (v - 1)·N, at most all m·v of them.
-int interleaved_warmup_chunks(int pp, int stage, int microbatches, int virtual_stages, int microbatch_group);
+/// (Megatron-Core schedules.py): (pp - stage - 1)·2 + (v - 1)·N + extra, at most all m·v of them.
+int interleaved_warmup_chunks(int pp, int stage, int microbatches, int virtual_stages, int microbatch_group,
+                              int extra_warmup = 0);
 
 }  // namespace trainsim

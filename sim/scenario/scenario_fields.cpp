@@ -764,6 +764,15 @@ std::vector<ScenarioField> scenario_fields() {
       bool_field(
           "parallel.tp_comm_overlap", "pipeline sequence-parallel collectives with their GEMMs (--tp-comm-overlap)",
           [](auto& s) -> auto& { return s.parallel.tp_comm_overlap; }),
+      bool_field(
+          "parallel.moe_a2a_overlap",
+          "MoE: a forward and a backward run together, each one's all-to-alls beside the other's compute "
+          "(overlap_moe_expert_parallel_comm)",
+          [](auto& s) -> auto& { return s.parallel.moe_a2a_overlap; }),
+      bool_field(
+          "parallel.delay_wgrad_compute",
+          "with moe_a2a_overlap: a backward's expert weight gradients run beside its dispatch gradient",
+          [](auto& s) -> auto& { return s.parallel.delay_wgrad_compute; }),
       enum_field(
           "parallel.pp_comm_overlap", "pipeline senders go on while activations travel (auto: with interleaving)",
           [](auto& s) -> auto& { return s.parallel.pp_comm_overlap; }, k_pp_overlap),

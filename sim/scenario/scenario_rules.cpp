@@ -238,6 +238,35 @@ void check_context_and_experts(const Scenario& s) {
           "differs from parallel.tp = " + str(p.tp) + ": needs parallel.sequence_parallel = true");
 }
 
+// MoE all-to-all overlap as Megatron-Core allows it (TransformerConfig.__post_init__ at
+// NVIDIA/Megatron-LM d98e8a64: expert parallelism, no full recomputation, a bf16 or fp16
+// model, virtual pipeline stages with pipelining), and where trainsim models it: the pairs'
+// layers carry only their expert-parallel collectives (no TP, folded expert-TP or CP
+// collectives, no ZeRO-3 unit gathers between them).
+void check_moe_a2a_overlap(const Scenario& s) {
+  const ParallelSpec& p = s.parallel;
+  if (p.delay_wgrad_compute && !p.moe_a2a_overlap)
+    throw InputError(s.source, "parallel.delay_wgrad_compute", "true",
+                     "delays the experts' weight gradients inside the all-to-all overlap: needs "
+                     "parallel.moe_a2a_overlap = true");
+  if (!p.moe_a2a_overlap) return;
+  const auto refuse = [&](const std::string& rule) {
+    throw InputError(s.source, "parallel.moe_a2a_overlap", "true", rule);
+  };
+  if (p.ep == 1) refuse("overlaps expert-parallel all-to-alls: needs parallel.ep > 1");
+  if (s.training.recompute == Recompute::full)
+    refuse("Megatron-Core refuses it with full recomputation: needs training.recompute = none or selective");
+  if (s.training.precision == Precision::fp32)
+    refuse("Megatron-Core needs a bf16 or fp16 model: not training.precision = fp32");
+  if (p.pp > 1 && p.schedule != Schedule::interleaved)
+    refuse("with pipelining Megatron-Core needs virtual stages: needs parallel.schedule = interleaved");
+  if (p.tp > 1 || p.expert_folding() || p.cp > 1)
+    refuse(
+        "modelled with the layers' expert-parallel collectives only: needs parallel.tp = 1, cp = 1 and no expert_tp");
+  if (p.zero >= 3 || p.megatron_fsdp())
+    refuse("modelled without ZeRO-3 or Megatron FSDP unit collectives: needs parallel.zero <= 2, fsdp = none");
+}
+
 // CUDA graphs as Megatron-Core allows them (models/cuda_graphs.hpp; Megatron-LM
 // docs/discussions/deepseek-v3-gb200-optimization @ eb0783b6): moe_preprocess only with
 // moe_router, the MoE scopes on MoE models, and full_iteration alone and without a host sync,
@@ -528,6 +557,7 @@ void check_scenario_rules(const Scenario& s) {
   check_hybrid_sharding(s);
   check_megatron_fsdp(s);
   check_cuda_graphs(s);
+  check_moe_a2a_overlap(s);
   check_recompute(s);
   check_activation_offload(s);
   check_hardware(s);

@@ -28,7 +28,7 @@ std::vector<PipelineTask> InterleavedSchedule::order(int stage, int pp, int micr
   const int group = microbatch_group_ > 0 ? microbatch_group_ : pp;
   const std::vector<PipelineTask> table = forward_table(microbatches, virtual_stages, group);
   const int total = static_cast<int>(table.size());
-  const int warmup = interleaved_warmup_chunks(pp, stage, microbatches, virtual_stages, group);
+  const int warmup = interleaved_warmup_chunks(pp, stage, microbatches, virtual_stages, group, extra_warmup_);
   auto forward = [&](int k) { return table[static_cast<size_t>(k)]; };
   auto backward = [&](int k) {
     PipelineTask t = table[static_cast<size_t>(k)];

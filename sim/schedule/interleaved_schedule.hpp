@@ -13,13 +13,16 @@ namespace trainsim {
 /// activations in flight, and any micro-batch count.
 class InterleavedSchedule final : public PipelineSchedule {
  public:
-  /// `microbatch_group` is N; 0 means p.
-  explicit InterleavedSchedule(int microbatch_group = 0) : microbatch_group_(microbatch_group) {}
+  /// `microbatch_group` is N; 0 means p. `extra_warmup`: forwards run in the warm-up beyond
+  /// Megatron-Core's usual count (one with MoE all-to-all overlap).
+  explicit InterleavedSchedule(int microbatch_group = 0, int extra_warmup = 0)
+      : microbatch_group_(microbatch_group), extra_warmup_(extra_warmup) {}
   std::vector<PipelineTask> order(int stage, int pp, int microbatches, int virtual_stages) const override;
   std::string name() const override { return "interleaved"; }
 
  private:
   int microbatch_group_;
+  int extra_warmup_;
 };
 
 }  // namespace trainsim

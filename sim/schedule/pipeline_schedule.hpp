@@ -23,7 +23,12 @@ class PipelineSchedule {
   virtual std::string name() const = 0;
 };
 
-/// `microbatch_group`: the interleaved schedule's N (0: pp); the other schedules ignore it.
-std::unique_ptr<PipelineSchedule> make_pipeline_schedule(Schedule schedule, int microbatch_group = 0);
+/// `microbatch_group`: the interleaved schedule's N (0: pp); `extra_warmup`: its warm-up
+/// forwards beyond Megatron-Core's usual count (ParallelSpec::extra_warmup_chunks). The other
+/// schedules ignore both.
+std::unique_ptr<PipelineSchedule> make_pipeline_schedule(Schedule schedule, int microbatch_group = 0,
+                                                         int extra_warmup = 0);
+/// The schedule `p` names.
+std::unique_ptr<PipelineSchedule> make_pipeline_schedule(const ParallelSpec& p);
 
 }  // namespace trainsim

@@ -10,6 +10,7 @@
 
 #include "models/moe_dispatch.hpp"
 #include "sim/engine/plan_runner.hpp"
+#include "sim/schedule/combined_1f1b.hpp"
 #include "sim/schedule/pipeline_schedule.hpp"
 #include "sim/step/simulated_scope.hpp"
 
@@ -70,6 +71,8 @@ void StageActor::operator()() {
   const int pp = w_.scenario.parallel.pp;
   const int v = w_.scenario.parallel.virtual_stages;
   const std::vector<PipelineTask> order = w_.schedule.order(stage_, pp, m, v);
+  const std::vector<ScheduledUnit> units =
+      combined_units(order, [&](const PipelineTask& t) { return w_.scenario.parallel.moe_a2a_overlap && pairable(t); });
   // The job plays run.steps steps; a neighbour beside it steps until the job is done.
   for (int step = 0; w_.foreground ? step == 0 || w_.another_step : step < w_.scenario.run.steps; ++step) {
     step_ = step;
@@ -78,7 +81,15 @@ void StageActor::operator()() {
     group_index_ = {};
     start_overlapped_parameter_gather();
     std::deque<PipelineTask> deferred;
-    for (const PipelineTask& t : order) {
+    for (const ScheduledUnit& u : units) {
+      const PipelineTask& t = u.task;
+      if (u.beside) {
+        wait_inputs(t);
+        wait_inputs(*u.beside);
+        const bool forward_first = t.pass == TaskPass::forward;
+        run_pair(forward_first ? t : *u.beside, forward_first ? *u.beside : t);
+        continue;
+      }
       if (w_.schedule.defers_weight_gradients()) {
         const auto ready = [&] {
           clock_.settle();  // a transfer's state is read at the engine's clock
@@ -420,7 +431,9 @@ double StageActor::compute_slowed(double seconds) {
   double remaining = seconds * slowdown_;  // compute left, in seconds unslowed by communication
   while (remaining > 0) {
     // Nothing of this GPU's runs beside it while sleeps are pending (starting one settles).
-    const CommActivity* running = running_beside();
+    // A pair's collective first (run_pair): its end starts the stream's next.
+    const CommActivity* running =
+        beside_done_ && !beside_.empty() && !beside_.front().done() ? &beside_.front() : running_beside();
     if (running == nullptr) {
       const std::optional<ReplicaRendezvous::Key> awaited = awaited_start();
       if (!awaited) {
@@ -449,6 +462,7 @@ double StageActor::compute_slowed(double seconds) {
       break;
     }
     remaining -= elapsed / slowdown;
+    if (beside_done_ && running->done()) beside_done_();  // (beside_done_ may change beside_)
   }
   const double end = clock_.now();
   if (record_) {
@@ -537,7 +551,6 @@ double StageActor::overlapped_gemm_s(double overlap_s) const {
 double StageActor::run_collective(const GroupCollective& c, int times, const PipelineTask& t) {
   double computed = 0;
   const bool tp = c.group == CommGroup::tp;
-  const std::vector<int>& group = tp ? tp_group_ : c.group == CommGroup::ep ? ep_group_ : etp_group_;
   for (int i = 0; i < times; ++i) {
     const double start = clock_.now();
     // Near a slow NIC this stage's collectives time apart from the others' (replica_classes.hpp).
@@ -553,11 +566,7 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
     if (w_.options.reduce_symmetry && !shared && cached != w_.duration_cache.end()) {
       clock_.sleep(std::max(beside, cached->second));
     } else {
-      CollectiveCall call;
-      call.op = c.op;
-      call.gpus = w_.mapping.gpus_of(group);
-      call.bytes = c.bytes;
-      if (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all) call.remote_share = ep_remote_share_;
+      const CollectiveCall call = layer_call(c);
       // A duration measured beside the overlapped parameter all-gather (the first forward
       // pass's only) is that moment's, not the collective's: it is not reused for the
       // later micro-batches. (Gradient reductions run beside most of every backward; a
@@ -584,22 +593,43 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
     const double end = clock_.now();
     computed += beside;
     (tp ? account().tp_comm : account().ep_comm) += end - start - beside;
-    (tp ? account().tp_bytes : account().ep_bytes) +=
-        bus_bytes(c.op, c.bytes, static_cast<int>(group.size())) *
-        (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all ? ep_sent_share_ : 1.0);
-    account().add_comm_interval(start, end);
-    const char* prefix = tp ? "tp_" : c.group == CommGroup::ep ? "ep_" : "etp_";
-    ActivityComm comm;
-    comm.collectives.push_back({c.op,
-                                tp                         ? ActivityGroup::tp
-                                : c.group == CommGroup::ep ? ActivityGroup::ep
-                                                           : ActivityGroup::etp,
-                                GradientScope::whole, c.bytes, 0});
-    comm.beside_s = beside;
-    observe(tp ? ActivityStream::tp_comm : ActivityStream::dp_comm, prefix + engine::op_name(c.op), &t, start, end,
-            c.bytes, 0, std::move(comm));
+    record_layer_collective(c, t, start, end, beside);
   }
   return computed;
+}
+
+const std::vector<int>& StageActor::layer_group(const GroupCollective& c) const {
+  return c.group == CommGroup::tp ? tp_group_ : c.group == CommGroup::ep ? ep_group_ : etp_group_;
+}
+
+CollectiveCall StageActor::layer_call(const GroupCollective& c) const {
+  CollectiveCall call;
+  call.op = c.op;
+  call.gpus = w_.mapping.gpus_of(layer_group(c));
+  call.bytes = c.bytes;
+  if (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all) call.remote_share = ep_remote_share_;
+  return call;
+}
+
+// Accounts the bytes of layer collective `c`, run from `start` to `end` with `beside` seconds
+// of compute beside it, and reports it.
+void StageActor::record_layer_collective(const GroupCollective& c, const PipelineTask& t, double start, double end,
+                                         double beside) {
+  const bool tp = c.group == CommGroup::tp;
+  (tp ? account().tp_bytes : account().ep_bytes) +=
+      bus_bytes(c.op, c.bytes, static_cast<int>(layer_group(c).size())) *
+      (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all ? ep_sent_share_ : 1.0);
+  account().add_comm_interval(start, end);
+  const char* prefix = tp ? "tp_" : c.group == CommGroup::ep ? "ep_" : "etp_";
+  ActivityComm comm;
+  comm.collectives.push_back({c.op,
+                              tp                         ? ActivityGroup::tp
+                              : c.group == CommGroup::ep ? ActivityGroup::ep
+                                                         : ActivityGroup::etp,
+                              GradientScope::whole, c.bytes, 0});
+  comm.beside_s = beside;
+  observe(tp ? ActivityStream::tp_comm : ActivityStream::dp_comm, prefix + engine::op_name(c.op), &t, start, end,
+          c.bytes, 0, std::move(comm));
 }
 
 void StageActor::add_flops(const PassCost& pass, bool recomputed) {
@@ -617,13 +647,24 @@ double StageActor::run_pass(const char* kind, const PipelineTask& t, const PassC
   start_layer_comm(pass, t);
   const double spent = compute_pass(kind, t, pass, with_buckets);
   const double computed = spent + finish_layer_comm(pass, t);
-  if (pass.offload_s > 0) {  // the copies the pass's compute did not hide (stage_costs.cpp)
-    const double start = clock_.now();
-    clock_.sleep(pass.offload_s);
-    account().offload += pass.offload_s;
-    observe(ActivityStream::compute, "offload_wait", &t, start, clock_.now(), pass.offload_bytes, 0);
-  }
+  wait_offload(t, pass);
   return computed;
+}
+
+// The copies the pass's compute did not hide (stage_costs.cpp).
+void StageActor::wait_offload(const PipelineTask& t, const PassCost& pass) {
+  if (pass.offload_s <= 0) return;
+  const double start = clock_.now();
+  clock_.sleep(pass.offload_s);
+  account().offload += pass.offload_s;
+  observe(ActivityStream::compute, "offload_wait", &t, start, clock_.now(), pass.offload_bytes, 0);
+}
+
+// After a forward pass's compute: its FLOPs, the first forward's parameter gather, its output.
+void StageActor::forward_done(const PipelineTask& t, const PassCost& pass) {
+  add_flops(pass, false);
+  finish_overlapped_parameter_gather();
+  send_output(t);
 }
 
 void StageActor::run_task(const PipelineTask& t) {
@@ -632,9 +673,7 @@ void StageActor::run_task(const PipelineTask& t) {
     GpuAccount& a = account();
     a.max_inflight_chunks = std::max(a.max_inflight_chunks, ++a.inflight_chunks);
     account().forward += run_pass("forward", t, c.forward, false);
-    add_flops(c.forward, false);
-    finish_overlapped_parameter_gather();
-    send_output(t);
+    forward_done(t, c.forward);
     return;
   }
   account().recompute += run_pass("recompute", t, c.recompute, false);
@@ -650,6 +689,156 @@ void StageActor::run_weight(const PipelineTask& t) {
   const ChunkCosts& c = chunk_costs(t);
   account().backward += compute_pass("weight", t, c.weight, reduces_after(t));
   add_flops(c.weight, false);
+}
+
+// parallel.moe_a2a_overlap: whether `t` may run beside a task of the other pass. A backward
+// whose gradients are reduced bucket by bucket as it runs (the chunk's last micro-batch)
+// runs alone.
+bool StageActor::pairable(const PipelineTask& t) const {
+  const ParallelSpec& par = w_.scenario.parallel;
+  const bool reduces = par.gradient_group() > 1 && par.overlap_grad_reduce && reduces_after(t);
+  return t.pass == TaskPass::forward || (t.pass == TaskPass::backward && !reduces);
+}
+
+// Pass `pass` of `t` cut as the combined 1F1B plays it (Megatron-Core's
+// TransformerLayerSchedulePlan: per layer a forward runs its attention and router, dispatch,
+// experts, combine; a backward its combine's gradient, experts, dispatch's gradient,
+// attention): per MoE layer the compute before its first token all-to-all, the experts
+// between, the rest after (PassCost::moe); the pass's other compute (dense layers, embedding,
+// output) first. The forward's first group is the dispatch with the dispatcher's token-count
+// all-gather and probabilities' all-to-all, its second the combine; the backward's first the
+// combine's gradient, its second the dispatch's with the probabilities'.
+StageActor::PairChain StageActor::pair_chain(const char* kind, const PipelineTask& t, const PassCost& pass) const {
+  PairChain chain;
+  chain.task = &t;
+  chain.kind = kind;
+  chain.pass = &pass;
+  const GroupCollective* tokens = nullptr;
+  std::vector<const GroupCollective*> gathers, others;
+  for (const GroupCollective& c : pass.collectives) {
+    if (c.layers == 0) continue;  // once per pass: after the pair (run_pair)
+    if (c.tokens) {
+      tokens = &c;
+    } else {
+      (c.op == CollectiveOp::all_gather ? gathers : others).push_back(&c);
+    }
+  }
+  const MoeLayerSplit& m = pass.moe;
+  const int layers = tokens != nullptr ? tokens->count / 2 : 0;
+  const double moe_s = layers * (m.head_s + m.experts_s + m.tail_s);
+  chain.pieces.push_back(std::max(0.0, pass.compute_s - moe_s) + (layers > 0 ? m.head_s : 0.0));
+  const bool forward = t.pass == TaskPass::forward;
+  const double held = forward || !w_.scenario.parallel.delay_wgrad_compute ? 0.0 : m.experts_wgrad_s;
+  chain.held.push_back(0.0);
+  for (int l = 0; l < layers; ++l) {
+    std::vector<const GroupCollective*> dispatch = gathers;
+    dispatch.push_back(tokens);
+    dispatch.insert(dispatch.end(), others.begin(), others.end());
+    const std::vector<const GroupCollective*> combine{tokens};
+    chain.groups.push_back(forward ? dispatch : combine);
+    chain.pieces.push_back(m.experts_s);
+    chain.held.push_back(held);
+    chain.groups.push_back(forward ? combine : dispatch);
+    chain.pieces.push_back(m.tail_s + (l + 1 < layers ? m.head_s : 0.0));
+    chain.held.push_back(0.0);
+  }
+  return chain;
+}
+
+// parallel.moe_a2a_overlap: `forward` and `backward` (of another micro-batch) as one unit,
+// layer by layer, as Megatron-Core's combined 1F1B runs them
+// (TransformerLayerSchedulePlan.run, megatron/core/models/common/model_chunk_schedule_plan.py
+// @ d98e8a64): the compute stream runs the backward's and the forward's pieces in turn, the
+// backward's first (its combine gradient's unpermutation; the forward's attention; the
+// backward's experts; the forward's experts; ...), the communication stream their groups of
+// collectives in turn, the backward's first. A piece waits for its pass's group before it, a
+// group for its pass's piece before it and for the stream's collective before it. Compute
+// beside a collective runs at training.overlap_slowdown (NCCL's thread blocks take SMs);
+// the compute stream's waits for the collectives are ep_comm. A selective recomputation runs
+// before the pair; the passes' once-per-pass collectives and offload waits after it.
+void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backward) {
+  const ChunkCosts& fc = chunk_costs(forward);
+  const ChunkCosts& bc = chunk_costs(backward);
+  GpuAccount& a = account();
+  a.max_inflight_chunks = std::max(a.max_inflight_chunks, ++a.inflight_chunks);
+  account().recompute += run_pass("recompute", backward, bc.recompute, false);
+  add_flops(bc.recompute, true);
+
+  std::array<PairChain, 2> chains{pair_chain("backward", backward, bc.backward),
+                                  pair_chain("forward", forward, fc.forward)};
+  struct CommItem {
+    size_t chain, group;
+    const GroupCollective* collective;
+    bool last;  // of its group
+  };
+  std::vector<std::pair<size_t, size_t>> pieces;  // (chain, piece), the compute stream's order
+  std::vector<CommItem> comms;                    // the communication stream's order
+  for (size_t i = 0; i < std::max(chains[0].pieces.size(), chains[1].pieces.size()); ++i)
+    for (size_t c = 0; c < 2; ++c) {
+      if (i < chains[c].pieces.size()) pieces.emplace_back(c, i);
+      if (i < chains[c].groups.size())
+        for (const GroupCollective* g : chains[c].groups[i])
+          comms.push_back({c, i, g, g == chains[c].groups[i].back()});
+    }
+  size_t next_piece = 0, next_comm = 0;
+  std::optional<CommActivity> running;
+  CommItem item{};
+  const auto finish = [&] {
+    record_layer_collective(*item.collective, *chains[item.chain].task, running->start_s(), running->end_s(), 0.0);
+    if (item.last) ++chains[item.chain].groups_done;
+    running.reset();
+    beside_.clear();
+  };
+  const auto advance = [&] {
+    if (running && running->done()) finish();
+    if (running || next_comm == comms.size() || chains[comms[next_comm].chain].leads_done <= comms[next_comm].group)
+      return;
+    item = comms[next_comm++];
+    running = start_group_collective(LayerGroup::ep, layer_call(*item.collective));
+    beside_.push_back(*running);
+  };
+  beside_done_ = advance;
+  while (true) {
+    clock_.settle();
+    advance();
+    if (next_piece < pieces.size() && chains[pieces[next_piece].first].groups_done >= pieces[next_piece].second) {
+      PairChain& chain = chains[pieces[next_piece].first];
+      const double flops_per_s = chain.pass->compute_s > 0 ? chain.pass->executed_flops / chain.pass->compute_s : 0.0;
+      const size_t piece = pieces[next_piece].second;
+      open_record(chain.kind, *chain.task, flops_per_s);
+      chain.compute_s += compute_slowed(chain.pieces[piece] - chain.held[piece]);
+      ++chain.leads_done;
+      if (chain.held[piece] > 0) {  // the weight gradients beside the dispatch gradient
+        advance();
+        chain.compute_s += compute_slowed(chain.held[piece]);
+      }
+      close_record();
+      ++next_piece;
+      continue;
+    }
+    if (running) {  // the compute stream waits for the collective its next piece needs
+      const double asked = clock_.now();
+      running->wait();
+      account().ep_comm += clock_.now() - asked;
+      continue;
+    }
+    if (next_piece == pieces.size() && next_comm == comms.size()) break;
+    throw std::logic_error("combined 1F1B: neither stream of the pair can go on");
+  }
+  beside_done_ = nullptr;
+  account().backward += chains[0].compute_s;
+  account().forward += chains[1].compute_s;
+  for (const auto& [task, pass] : {std::pair{&forward, &fc.forward}, std::pair{&backward, &bc.backward}}) {
+    double computed = 0;
+    for (const GroupCollective& c : pass->collectives)
+      if (c.layers == 0) computed += run_collective(c, c.count, *task);
+    (task == &forward ? account().forward : account().backward) += computed;
+    wait_offload(*task, *pass);
+  }
+  forward_done(forward, fc.forward);
+  add_flops(bc.backward, false);
+  --account().inflight_chunks;
+  send_output(backward);
 }
 
 void StageActor::send_output(const PipelineTask& t) {

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -74,6 +75,22 @@ class StageActor {
     bool pending() const { return next < sequence.size(); }
   };
 
+  // One pass of a forward-backward pair (parallel.moe_a2a_overlap, run_pair): its compute
+  // pieces, and between piece i and piece i + 1 group i of its layers' expert-parallel
+  // collectives, which may start `held[i]` seconds before piece i ends (delayed weight
+  // gradients).
+  struct PairChain {
+    const PipelineTask* task = nullptr;
+    const char* kind = "";
+    const PassCost* pass = nullptr;
+    std::vector<double> pieces;
+    std::vector<double> held;
+    std::vector<std::vector<const GroupCollective*>> groups;
+    size_t leads_done = 0;  ///< pieces whose part before `held` has run
+    size_t groups_done = 0;
+    double compute_s = 0;  ///< the time its pieces took
+  };
+
   GpuAccount& account();
   void observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end, double bytes,
                double flops, ActivityComm comm = {});
@@ -125,12 +142,23 @@ class StageActor {
   double finish_layer_comm(const PassCost& pass, const PipelineTask& t);
   double overlapped_gemm_s(double overlap_s) const;
   double run_collective(const GroupCollective& c, int times, const PipelineTask& t);
+  const std::vector<int>& layer_group(const GroupCollective& c) const;
+  engine::CollectiveCall layer_call(const GroupCollective& c) const;
+  void record_layer_collective(const GroupCollective& c, const PipelineTask& t, double start, double end,
+                               double beside);
 
   // Passes.
   void add_flops(const PassCost& pass, bool recomputed);
   double run_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
   void run_task(const PipelineTask& t);
   void run_weight(const PipelineTask& t);
+  void wait_offload(const PipelineTask& t, const PassCost& pass);
+  void forward_done(const PipelineTask& t, const PassCost& pass);
+
+  // MoE all-to-all overlap (Megatron-Core's combined 1F1B).
+  bool pairable(const PipelineTask& t) const;
+  PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pass) const;
+  void run_pair(const PipelineTask& forward, const PipelineTask& backward);
 
   // Gradient reductions, ZeRO's parameter gathers and the optimizer.
   bool reduces_after(const PipelineTask& t) const;
@@ -181,6 +209,7 @@ class StageActor {
   std::vector<ReplicaRendezvous::Key> dp_inflight_;   ///< this step's reductions (world.rendezvous)
   std::deque<ReplicaRendezvous::Key> unit_gathers_;   ///< ZeRO-3 unit gathers asked for, not yet waited for
   std::vector<engine::CommActivity> beside_;          ///< other communication running beside this GPU's compute
+  std::function<void()> beside_done_;                 ///< called when a communication beside the compute ends
   std::optional<LayerComm> layer_comm_;               ///< the running pass's per-layer collectives, if any
   std::optional<ComputeRecord> record_;               ///< the compute record open, if any
   LazyClock clock_;                                   ///< this actor's time, its sleeps run lazily

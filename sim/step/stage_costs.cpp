@@ -68,6 +68,7 @@ void add_layer_expert_comm(PassCost& cost, const Scenario& s, int moe_layers, in
       add_collective(cost, CollectiveOp::all_gather, p.ep * m.experts * k_token_count_bytes, moe_layers, layers,
                      CommGroup::ep);
     add_collective(cost, CollectiveOp::all_to_all, copies_bytes, 2 * moe_layers, layers, CommGroup::ep);
+    cost.collectives.back().tokens = true;
     if (p.moe_dispatcher == MoeDispatcher::alltoall) {
       const double element = s.training.precision == Precision::fp32 ? 4.0 : 2.0;
       const double rows = tokens_bytes / (m.hidden * element) * m.top_k * expert_load;
@@ -211,12 +212,45 @@ struct KindOps {
   double forward_host_s = 0, recompute_host_s = 0, backward_host_s = 0, weight_host_s = 0;
   /// One layer's forward and backward (input gradients) time, the host's wait included.
   double forward_s = 0, backward_s = 0;
+  /// An MoE layer's forward and backward cut at its token all-to-alls (one layer).
+  MoeLayerSplit forward_moe, backward_moe;
 };
 
 double pass_seconds(const std::vector<Op>& ops, const ComputeModel& compute, double load) {
   PassCost cost;
   add_ops(ops, compute, 1, load, cost);
   return cost.compute_s;
+}
+
+// An MoE layer's pass `ops` cut at its experts (the first and last experts.* op: the token
+// all-to-alls fall on either side of them, models/layer_workload.cpp), the host's wait
+// `host_s` shared over the three parts in proportion.
+MoeLayerSplit moe_layer_split(const std::vector<Op>& ops, const ComputeModel& compute, double load, double host_s) {
+  MoeLayerSplit split;
+  split.layers = 1;
+  const auto is_expert = [](const Op& op) { return op.name.rfind("experts.", 0) == 0; };
+  const auto first = std::find_if(ops.begin(), ops.end(), is_expert);
+  const auto last = std::find_if(ops.rbegin(), ops.rend(), is_expert).base();
+  if (first == ops.end()) return split;
+  split.head_s = pass_seconds(std::vector<Op>(ops.begin(), first), compute, load);
+  split.experts_s = pass_seconds(std::vector<Op>(first, last), compute, load);
+  split.tail_s = pass_seconds(std::vector<Op>(last, ops.end()), compute, load);
+  std::vector<Op> wgrad;
+  std::copy_if(first, last, std::back_inserter(wgrad), [](const Op& op) { return op.weight_gradient; });
+  split.experts_wgrad_s = pass_seconds(wgrad, compute, load);
+  const double gpu = split.head_s + split.experts_s + split.tail_s;
+  const double scale = gpu > 0 ? (gpu + host_s) / gpu : 1.0;
+  for (double* v : {&split.head_s, &split.experts_s, &split.tail_s, &split.experts_wgrad_s}) *v *= scale;
+  return split;
+}
+
+// `count` more layers of `add` in the mean layer `into`.
+void add_moe_layers(MoeLayerSplit& into, const MoeLayerSplit& add, int count) {
+  const int layers = into.layers + count;
+  if (layers == 0) return;
+  const auto mean = [&](double a, double b) { return (a * into.layers + b * count) / layers; };
+  into = {layers, mean(into.head_s, add.head_s), mean(into.experts_s, add.experts_s), mean(into.tail_s, add.tail_s),
+          mean(into.experts_wgrad_s, add.experts_wgrad_s)};
 }
 
 KindOps kind_ops(const ModelSpec& layer, const Scenario& s, const ComputeModel& compute, double load, bool defer) {
@@ -233,6 +267,10 @@ KindOps kind_ops(const ModelSpec& layer, const Scenario& s, const ComputeModel& 
   k.weight_host_s = host_bound_excess_s(k.backward.weight, compute, load, host_s);
   k.forward_s = pass_seconds(k.ops.forward, compute, load) + k.forward_host_s;
   k.backward_s = pass_seconds(k.backward.input, compute, load) + k.backward_host_s;
+  if (layer.is_moe()) {
+    k.forward_moe = moe_layer_split(k.ops.forward, compute, load, k.forward_host_s);
+    k.backward_moe = moe_layer_split(k.backward.input, compute, load, k.backward_host_s);
+  }
   return k;
 }
 
@@ -398,6 +436,12 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
         for (const double b : out) cc.forward.offload_bytes += b;
         cc.backward.offload_bytes = cc.forward.offload_bytes;
       }
+      if (par.moe_a2a_overlap)
+        for (const auto& [k, count] : runs)
+          if (k->layer.is_moe()) {
+            add_moe_layers(cc.forward.moe, k->forward_moe, count);
+            add_moe_layers(cc.backward.moe, k->backward_moe, count);
+          }
       const LayerOverlap fwd_overlap = mean_overlap(runs, true);
       const LayerOverlap bwd_overlap = mean_overlap(runs, false);
       const int tp_mlp = tp_mlp_layers(s, c.layers, moe_layers);

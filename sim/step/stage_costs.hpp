@@ -28,6 +28,20 @@ struct GroupCollective {
   /// The layers `count` spans, count / layers in each (the step plays them layer by layer,
   /// between the layers' compute); 0: once per pass, after its compute (embedding, output).
   int layers = 0;
+  /// The MoE layers' token all-to-all (dispatch and combine, two a layer), as against the
+  /// dispatcher's other collectives on the EP group (token counts, routing probabilities).
+  bool tokens = false;
+};
+
+/// One MoE layer's compute in a pass, cut where its token all-to-alls fall, as the combined
+/// 1F1B of parallel.moe_a2a_overlap plays it (stage_actor.cpp, run_pair): before the first
+/// (forward: attention, router and permutation; backward: the unpermutation's gradient),
+/// between them (the experts) and after the second. The layer's seconds as the step charges
+/// them, the host's wait shared in proportion.
+struct MoeLayerSplit {
+  int layers = 0;  ///< the pass's MoE layers
+  double head_s = 0, experts_s = 0, tail_s = 0;
+  double experts_wgrad_s = 0;  ///< of experts_s, the weight gradients (parallel.delay_wgrad_compute)
 };
 
 /// One micro-batch through one model chunk, one pass, on one GPU.
@@ -52,6 +66,7 @@ struct PassCost {
   /// its layers' copies over the host link beyond the compute that hides them.
   double offload_s = 0;
   double offload_bytes = 0;  ///< copied over the host link (out in the forward, back in the backward)
+  MoeLayerSplit moe;         ///< its MoE layers' compute, a layer's mean (set with parallel.moe_a2a_overlap)
 };
 
 struct ChunkCosts {

@@ -58,11 +58,12 @@ double least_token_share(const Scenario& s) {
 
 // A pass on the compute stream: its kernels, and the collectives it waits for (those not
 // overlapped with a GEMM: Megatron-LM's blocking TP collectives, the MoE all-to-alls, those of
-// the tokens at `token_share` of their bytes at least).
+// the tokens at `token_share` of their bytes at least). With parallel.moe_a2a_overlap the
+// layers' expert-parallel collectives may hide wholly behind the paired pass's compute.
 double pass_s(const PassCost& pass, const ParallelSpec& p, double port_Bps, double token_share) {
   double s = pass.compute_s;
   for (const GroupCollective& c : pass.collectives) {
-    if (c.overlap_s > 0) continue;
+    if (c.overlap_s > 0 || (p.moe_a2a_overlap && c.group == CommGroup::ep && c.layers > 0)) continue;
     const double share = c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all ? token_share : 1.0;
     s += c.count * share * collective_s(c, group_size(c.group, p), port_Bps);
   }
@@ -148,7 +149,7 @@ double gathering_pass_s(double pass, int units, const StageCosts& st, const Doma
 }  // namespace
 
 double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
-  const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);
+  const auto schedule = make_pipeline_schedule(s.parallel);
   const bool defers = schedule->defers_weight_gradients();
   const StepCosts costs = build_step_costs(s, compute, defers);
   const engine::Platform platform = engine::Platform::without_simgrid(s.cluster);

@@ -79,8 +79,8 @@ StepResult simulate_beside_neighbour(const Scenario& s, const ComputeModel& comp
                                                s.cluster.physical_domain_gpus() / s.cluster.gpus_per_node);
   ClusterSpec both = s.cluster;
   both.nodes = s.cluster.nodes + n.cluster.nodes;
-  const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);
-  const auto their_schedule = make_pipeline_schedule(n.parallel.schedule, n.parallel.microbatch_group);
+  const auto schedule = make_pipeline_schedule(s.parallel);
+  const auto their_schedule = make_pipeline_schedule(n.parallel);
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
   const StepCosts their_costs = build_step_costs(n, compute, their_schedule->defers_weight_gradients());
   engine::Simulation simulation;
@@ -125,7 +125,7 @@ StepResult simulate_step(const Scenario& scenario, const ComputeModel& compute, 
   Scenario s = scenario;
   s.cluster = with_slow_parts(s.cluster, s.variations, s.run.seed);
   if (s.neighbour) return simulate_beside_neighbour(s, compute, options, wall_start);
-  const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);
+  const auto schedule = make_pipeline_schedule(s.parallel);
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
   engine::Simulation simulation;
   const RankMapping mapping(s.parallel, s.cluster);

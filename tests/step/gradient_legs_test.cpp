@@ -30,7 +30,7 @@ using testing::Settings;
 // The share of the gradient-group plans' legs the step leaves out.
 double left_out_share(const Scenario& s) {
   const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
-  const auto schedule = make_pipeline_schedule(s.parallel.schedule, s.parallel.microbatch_group);
+  const auto schedule = make_pipeline_schedule(s.parallel);
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
   const RankMapping mapping(s.parallel, s.cluster);
   const SimulatedScope scope = simulated_scope(s, mapping, StepOptions{});

@@ -1,0 +1,152 @@
+// MoE all-to-all overlap (parallel.moe_a2a_overlap, Megatron-Core's combined 1F1B): which
+// tasks pair, what the scenario rules refuse, and the step: the all-to-alls hidden behind
+// the other pass's compute, never below that compute, the reduced simulation equal to --full.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/pipeline_inflight.hpp"
+#include "sim/core/error.hpp"
+#include "sim/schedule/combined_1f1b.hpp"
+#include "sim/schedule/pipeline_schedule.hpp"
+#include "sim/step/step_bound.hpp"
+#include "tests/step/step_outputs.hpp"
+#include "tests/step/test_scenario.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::scenario;
+using testing::Settings;
+
+const auto k_all = [](const PipelineTask&) { return true; };
+
+TEST(Combined1F1B, WithoutPipeliningEachBackwardPairsWithTheNextForward) {
+  const std::vector<PipelineTask> order = make_pipeline_schedule(Schedule::one_f_one_b)->order(0, 1, 3, 1);
+  const std::vector<ScheduledUnit> units = combined_units(order, k_all);
+  const std::vector<ScheduledUnit> expected{{{0, 0, TaskPass::forward}, std::nullopt},
+                                            {{0, 0, TaskPass::backward}, PipelineTask{1, 0, TaskPass::forward}},
+                                            {{1, 0, TaskPass::backward}, PipelineTask{2, 0, TaskPass::forward}},
+                                            {{2, 0, TaskPass::backward}, std::nullopt}};
+  EXPECT_EQ(units, expected);
+  // A task that may not pair stays alone.
+  const auto no_backward_1 = [](const PipelineTask& t) { return !(t.pass == TaskPass::backward && t.microbatch == 1); };
+  EXPECT_EQ(combined_units(order, no_backward_1).size(), 5U);
+}
+
+TEST(Combined1F1B, InterleavedSteadyStatePairsEveryTaskOnce) {
+  // One more warm-up forward (Megatron-Core schedules.py): every steady-state forward runs
+  // beside a backward of another micro-batch, and every task runs once.
+  for (int stage = 0; stage < 4; ++stage) {
+    const auto order = make_pipeline_schedule(Schedule::interleaved, 0, 1)->order(stage, 4, 8, 2);
+    const auto plain = make_pipeline_schedule(Schedule::interleaved)->order(stage, 4, 8, 2);
+    ASSERT_EQ(order.size(), plain.size());
+    const int warmup = interleaved_warmup_chunks(4, stage, 8, 2, 4, 1);
+    EXPECT_EQ(warmup, interleaved_warmup_chunks(4, stage, 8, 2, 4) + 1);
+    int pairs = 0;
+    size_t tasks = 0;
+    for (const ScheduledUnit& u : combined_units(order, k_all)) {
+      tasks += u.beside ? 2 : 1;
+      if (!u.beside) continue;
+      ++pairs;
+      EXPECT_NE(u.task.pass, u.beside->pass);
+      EXPECT_NE(u.task.microbatch, u.beside->microbatch);
+    }
+    EXPECT_EQ(tasks, order.size());
+    EXPECT_EQ(pairs, 8 * 2 - warmup) << "stage " << stage;  // every forward after the warm-up
+  }
+  // The stage holds the extra warm-up forward's activations.
+  EXPECT_DOUBLE_EQ(inflight_microbatches(Schedule::interleaved, 4, 0, 8, 2, 0, 1),
+                   inflight_microbatches(Schedule::interleaved, 4, 0, 8, 2) + 0.5);
+}
+
+// Qwen3 30B-A3B cut to 4 layers on 8 H100 (TP 1, EP 8: the all-to-alls inside a node). The
+// gradients are reduced after the backward: a collective that the reduced simulation takes
+// from its duration cache beside an overlapped reduction is timed alone, where --full times
+// it beside the reduction (stage_actor.cpp, run_collective), with or without the overlap.
+Settings small_qwen(const std::string& pp) {
+  Settings s{{"model.preset", "qwen3-30b-a3b"},
+             {"model.layers", "4"},
+             {"model.seq_len", "2048"},
+             {"training.grad_accum", "4"},
+             {"parallel.ep", "8"},
+             {"parallel.pp", pp},
+             {"parallel.overlap_grad_reduce", "false"},
+             {"cluster.nodes", pp == "1" ? "1" : "2"}};
+  if (pp != "1") {
+    s.emplace_back("parallel.schedule", "interleaved");
+    s.emplace_back("parallel.virtual_stages", "2");
+  }
+  return s;
+}
+
+TEST(MoeA2aOverlap, RulesAsMegatronCoreAndWhereModelled) {
+  const Settings base = small_qwen("1");
+  EXPECT_NO_THROW(scenario(base, {{"parallel.moe_a2a_overlap", "true"}}));
+  const auto refused = [&](const Settings& extra) {
+    Settings with = extra;
+    with.emplace_back("parallel.moe_a2a_overlap", "true");
+    try {
+      scenario(base, with);
+    } catch (const InputError& e) {
+      return std::string(e.what()).find("parallel.moe_a2a_overlap") != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused({{"parallel.ep", "1"}}));
+  EXPECT_TRUE(refused({{"training.recompute", "full"}}));
+  EXPECT_TRUE(refused({{"training.precision", "fp32"}}));
+  EXPECT_TRUE(refused(
+      {{"parallel.pp", "2"}, {"parallel.schedule", "1f1b"}, {"parallel.virtual_stages", "1"}, {"cluster.nodes", "2"}}));
+  EXPECT_TRUE(refused({{"parallel.tp", "2"}, {"cluster.nodes", "2"}}));
+  EXPECT_TRUE(refused({{"parallel.zero", "3"}}));
+  EXPECT_THROW(scenario(base, {{"parallel.delay_wgrad_compute", "true"}}), InputError);  // needs the overlap
+}
+
+// Step time, forward, backward, ep_comm; the step-time lower bound.
+std::vector<double> step_of(const Scenario& s, bool reduce) {
+  return testing::simulated_fields(s, reduce, [&](const StepResult& r) {
+    const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+    return std::vector<double>{r.step_time_s, r.breakdown_s.forward, r.breakdown_s.backward, r.breakdown_s.ep_comm,
+                               step_time_lower_bound_s(s, compute)};
+  });
+}
+
+TEST(MoeA2aOverlap, HidesTheAllToAllsBehindThePairedPassAndNoMore) {
+  for (const std::string pp : {"1", "2"}) {
+    const Scenario off = scenario(small_qwen(pp));
+    const Scenario on = scenario(small_qwen(pp), {{"parallel.moe_a2a_overlap", "true"}});
+    const std::vector<double> a = step_of(off, true);
+    const std::vector<double> b = step_of(on, true);
+    ASSERT_GT(a[3], 0) << "pp " << pp;
+    // Exposed all-to-all time: the warm-up and cool-down passes run alone (4 micro-batches).
+    EXPECT_LT(b[3], (pp == "1" ? 0.5 : 0.75) * a[3]) << "pp " << pp;
+    EXPECT_LT(b[0], a[0]) << "pp " << pp;
+    // The compute runs slowed beside the collectives, never faster than alone.
+    EXPECT_GE(b[1] + b[2], a[1] + a[2]) << "pp " << pp;
+    EXPECT_LE(b[4], b[0]) << "pp " << pp << ": the lower bound";
+    // The reduced simulation plays the pairs as --full does.
+    const std::vector<double> full = step_of(on, false);
+    for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(full[i], b[i], 1e-9 * b[0]) << "pp " << pp << " field " << i;
+  }
+}
+
+TEST(MoeA2aOverlap, DelayedWeightGradientsRunBesideTheDispatchGradient) {
+  const Settings on{{"parallel.moe_a2a_overlap", "true"}};
+  Settings delayed = on;
+  delayed.emplace_back("parallel.delay_wgrad_compute", "true");
+  // EP 16 over two nodes: all-to-alls longer than the compute beside them.
+  const Settings across = testing::merged(small_qwen("1"), {{"parallel.ep", "16"}, {"cluster.nodes", "2"}});
+  const Scenario s = scenario(across, delayed);
+  const std::vector<double> a = step_of(scenario(across, on), true);
+  const std::vector<double> b = step_of(s, true);
+  EXPECT_LT(b[3], a[3]);  // less of the dispatch gradient exposed (the compute beside it runs slowed)
+  EXPECT_NEAR(b[1] + b[2], a[1] + a[2], 0.05 * (a[1] + a[2]));  // the same compute, slowed beside more
+  const std::vector<double> full = step_of(s, false);
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(full[i], b[i], 1e-9 * b[0]) << "field " << i;
+}
+
+}  // namespace
+}  // namespace trainsim
