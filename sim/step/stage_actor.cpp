@@ -553,9 +553,7 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
   const bool tp = c.group == CommGroup::tp;
   for (int i = 0; i < times; ++i) {
     const double start = clock_.now();
-    // Near a slow NIC this stage's collectives time apart from the others' (replica_classes.hpp).
-    const auto key = std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes,
-                                     class_.stage_slow_nic[static_cast<size_t>(stage_)] ? rank_ : -1);
+    const auto key = duration_key(c);
     const auto cached = w_.duration_cache.find(key);
     const double beside = c.overlap_s > 0 ? overlapped_gemm_s(c.overlap_s) : 0.0;  // compute beside it
     // A group that holds several stage actors' ranks (--full, or classes near a slow NIC)
@@ -596,6 +594,13 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
     record_layer_collective(c, t, start, end, beside);
   }
   return computed;
+}
+
+// The duration cache's key of layer collective `c` (StepWorld::duration_cache). Near a slow
+// NIC this stage's collectives time apart from the others' (replica_classes.hpp).
+std::tuple<int, int, double, int> StageActor::duration_key(const GroupCollective& c) const {
+  return std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes,
+                         class_.stage_slow_nic[static_cast<size_t>(stage_)] ? rank_ : -1);
 }
 
 const std::vector<int>& StageActor::layer_group(const GroupCollective& c) const {
@@ -789,12 +794,32 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
     running.reset();
     beside_.clear();
   };
+  // With symmetry reduced a collective timed before (alone on its group's actors, not
+  // beside the first forward's parameter gather) runs as a timer of its duration, as
+  // run_collective reuses it; the others are simulated, and timed for the next.
+  bool timed = false;    // the running collective is simulated
+  bool measure = false;  // ... and its duration goes to the cache
   const auto advance = [&] {
-    if (running && running->done()) finish();
+    if (running && running->done()) {
+      if (timed && measure && !parameter_gather_running())
+        w_.duration_cache[duration_key(*item.collective)] = running->duration_s();
+      finish();
+    }
     if (running || next_comm == comms.size() || chains[comms[next_comm].chain].leads_done <= comms[next_comm].group)
       return;
     item = comms[next_comm++];
-    running = start_group_collective(LayerGroup::ep, layer_call(*item.collective));
+    const auto cached = w_.duration_cache.find(duration_key(*item.collective));
+    timed = !(w_.options.reduce_symmetry && group_actors_[static_cast<size_t>(LayerGroup::ep)] == 1 &&
+              cached != w_.duration_cache.end());
+    if (timed) {
+      measure = !parameter_gather_running();
+      running = start_group_collective(LayerGroup::ep, layer_call(*item.collective));
+    } else {
+      CommPlan timer;
+      timer.phases.resize(1);
+      timer.phases[0].latency_s = cached->second;
+      running = engine::start_plan(w_.platform, std::move(timer), "ep_timed");
+    }
     beside_.push_back(*running);
   };
   beside_done_ = advance;

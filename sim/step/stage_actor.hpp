@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -142,6 +143,7 @@ class StageActor {
   double finish_layer_comm(const PassCost& pass, const PipelineTask& t);
   double overlapped_gemm_s(double overlap_s) const;
   double run_collective(const GroupCollective& c, int times, const PipelineTask& t);
+  std::tuple<int, int, double, int> duration_key(const GroupCollective& c) const;
   const std::vector<int>& layer_group(const GroupCollective& c) const;
   engine::CollectiveCall layer_call(const GroupCollective& c) const;
   void record_layer_collective(const GroupCollective& c, const PipelineTask& t, double start, double end,

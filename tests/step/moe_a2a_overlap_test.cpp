@@ -133,6 +133,10 @@ TEST(MoeA2aOverlap, HidesTheAllToAllsBehindThePairedPassAndNoMore) {
   }
 }
 
+// The dispatch gradient may start after the experts' input gradients: it hides more only where
+// the stream is free then and it outlasts the forward's experts, which alike all-to-alls and
+// alike expert passes rarely make so (Megatron-Bridge measured 31.31 s without and 31.20 s
+// with it: skills/mbridge-perf-moe-comm-overlap/SKILL.md @ 6608201d); never less.
 TEST(MoeA2aOverlap, DelayedWeightGradientsRunBesideTheDispatchGradient) {
   const Settings on{{"parallel.moe_a2a_overlap", "true"}};
   Settings delayed = on;
@@ -142,7 +146,7 @@ TEST(MoeA2aOverlap, DelayedWeightGradientsRunBesideTheDispatchGradient) {
   const Scenario s = scenario(across, delayed);
   const std::vector<double> a = step_of(scenario(across, on), true);
   const std::vector<double> b = step_of(s, true);
-  EXPECT_LT(b[3], a[3]);  // less of the dispatch gradient exposed (the compute beside it runs slowed)
+  EXPECT_LE(b[3], a[3] * (1 + 1e-12));                          // no more of the all-to-alls exposed
   EXPECT_NEAR(b[1] + b[2], a[1] + a[2], 0.05 * (a[1] + a[2]));  // the same compute, slowed beside more
   const std::vector<double> full = step_of(s, false);
   for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(full[i], b[i], 1e-9 * b[0]) << "field " << i;
