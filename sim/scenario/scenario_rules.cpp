@@ -241,7 +241,7 @@ void check_context_and_experts(const Scenario& s) {
 // MoE all-to-all overlap as Megatron-Core allows it (TransformerConfig.__post_init__ at
 // NVIDIA/Megatron-LM d98e8a64: expert parallelism, no full recomputation, a bf16 or fp16
 // model, virtual pipeline stages with pipelining), and where trainsim models it: the pairs'
-// layers carry only their expert-parallel collectives (no TP, folded expert-TP or CP
+// layers carry their expert-parallel and TP collectives (no folded expert-TP or CP
 // collectives, no ZeRO-3 unit gathers between them).
 void check_moe_a2a_overlap(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
@@ -260,9 +260,8 @@ void check_moe_a2a_overlap(const Scenario& s) {
     refuse("Megatron-Core needs a bf16 or fp16 model: not training.precision = fp32");
   if (p.pp > 1 && p.schedule != Schedule::interleaved)
     refuse("with pipelining Megatron-Core needs virtual stages: needs parallel.schedule = interleaved");
-  if (p.tp > 1 || p.expert_folding() || p.cp > 1)
-    refuse(
-        "modelled with the layers' expert-parallel collectives only: needs parallel.tp = 1, cp = 1 and no expert_tp");
+  if (p.expert_folding() || p.cp > 1)
+    refuse("modelled beside the layers' TP collectives only: needs parallel.cp = 1 and no folded expert_tp");
   if (p.zero >= 3 || p.megatron_fsdp())
     refuse("modelled without ZeRO-3 or Megatron FSDP unit collectives: needs parallel.zero <= 2, fsdp = none");
 }

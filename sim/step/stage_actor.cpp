@@ -482,6 +482,7 @@ double StageActor::compute(double seconds) {
     spent += compute_slowed(piece);
     seconds -= piece;
     spent += play_layer_slot();
+    if (beside_done_) beside_done_();  // a pair's collective may have ended meanwhile (run_pair)
   }
   if (layer_comm_ && layer_comm_->pending()) layer_comm_->until_next -= seconds;
   return spent + compute_slowed(seconds);
@@ -490,10 +491,17 @@ double StageActor::compute(double seconds) {
 // Layer by layer, each of its collectives' count / layers in turn (layer l has those whose
 // `layers` exceed l); what does not divide is played after the compute (finish_layer_comm).
 void StageActor::start_layer_comm(const PassCost& pass, const PipelineTask& t) {
-  layer_comm_.reset();
+  layer_comm_ = layer_comm(pass, t, true);
+}
+
+// The pass's layer collectives as start_layer_comm plays them, its EP ones only `with_ep`;
+// nothing if it has none.
+std::optional<StageActor::LayerComm> StageActor::layer_comm(const PassCost& pass, const PipelineTask& t,
+                                                            bool with_ep) const {
+  const auto played = [&](const GroupCollective& c) { return c.layers > 0 && (with_ep || c.group != CommGroup::ep); };
   int layers = 0, rounds = 0;
   for (const GroupCollective& c : pass.collectives)
-    if (c.layers > 0) {
+    if (played(c)) {
       layers = std::max(layers, c.layers);
       rounds = std::max(rounds, c.count / c.layers);
     }
@@ -502,11 +510,11 @@ void StageActor::start_layer_comm(const PassCost& pass, const PipelineTask& t) {
   for (int layer = 0; layer < layers; ++layer)
     for (int r = 0; r < rounds; ++r)
       for (const GroupCollective& c : pass.collectives)
-        if (layer < c.layers && r < c.count / c.layers) l.sequence.push_back(&c);
-  if (l.sequence.empty()) return;
+        if (played(c) && layer < c.layers && r < c.count / c.layers) l.sequence.push_back(&c);
+  if (l.sequence.empty()) return std::nullopt;
   l.slot_s = (pass.compute_s - pass.overlapped_s) / static_cast<double>(l.sequence.size());
   l.until_next = l.slot_s;
-  layer_comm_ = std::move(l);
+  return l;
 }
 
 // Plays the next slot's collective; the open compute record is reported up to it and
@@ -721,7 +729,8 @@ StageActor::PairChain StageActor::pair_chain(const char* kind, const PipelineTas
   const GroupCollective* tokens = nullptr;
   std::vector<const GroupCollective*> gathers, others;
   for (const GroupCollective& c : pass.collectives) {
-    if (c.layers == 0) continue;  // once per pass: after the pair (run_pair)
+    // Once per pass: after the pair (run_pair); TP: on the compute stream, in its pieces.
+    if (c.layers == 0 || c.group != CommGroup::ep) continue;
     if (c.tokens) {
       tokens = &c;
     } else {
@@ -747,6 +756,12 @@ StageActor::PairChain StageActor::pair_chain(const char* kind, const PipelineTas
     chain.pieces.push_back(m.tail_s + (l + 1 < layers ? m.head_s : 0.0));
     chain.held.push_back(0.0);
   }
+  // TP collectives overlapped with GEMMs run those GEMMs beside them (run_collective): the
+  // pieces hold the rest of the compute.
+  const double unoverlapped = pass.compute_s > 0 ? (pass.compute_s - pass.overlapped_s) / pass.compute_s : 1.0;
+  for (std::vector<double>* v : {&chain.pieces, &chain.held})
+    for (double& s : *v) s *= unoverlapped;
+  chain.tp = layer_comm(pass, t, false);
   return chain;
 }
 
@@ -830,14 +845,18 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
       PairChain& chain = chains[pieces[next_piece].first];
       const double flops_per_s = chain.pass->compute_s > 0 ? chain.pass->executed_flops / chain.pass->compute_s : 0.0;
       const size_t piece = pieces[next_piece].second;
+      std::swap(layer_comm_, chain.tp);  // its TP collectives play inside its compute
       open_record(chain.kind, *chain.task, flops_per_s);
-      chain.compute_s += compute_slowed(chain.pieces[piece] - chain.held[piece]);
+      chain.compute_s += compute(chain.pieces[piece] - chain.held[piece]);
       ++chain.leads_done;
       if (chain.held[piece] > 0) {  // the weight gradients beside the dispatch gradient
         advance();
-        chain.compute_s += compute_slowed(chain.held[piece]);
+        chain.compute_s += compute(chain.held[piece]);
       }
+      if (piece + 1 == chain.pieces.size())
+        while (layer_comm_ && layer_comm_->pending()) chain.compute_s += play_layer_slot();
       close_record();
+      std::swap(layer_comm_, chain.tp);
       ++next_piece;
       continue;
     }

@@ -87,6 +87,7 @@ class StageActor {
     std::vector<double> pieces;
     std::vector<double> held;
     std::vector<std::vector<const GroupCollective*>> groups;
+    std::optional<LayerComm> tp;  ///< its TP collectives, played inside its pieces
     size_t leads_done = 0;  ///< pieces whose part before `held` has run
     size_t groups_done = 0;
     double compute_s = 0;  ///< the time its pieces took
@@ -139,6 +140,7 @@ class StageActor {
 
   // The layers' TP, EP and expert-TP collectives.
   void start_layer_comm(const PassCost& pass, const PipelineTask& t);
+  std::optional<LayerComm> layer_comm(const PassCost& pass, const PipelineTask& t, bool with_ep) const;
   double play_layer_slot();
   double finish_layer_comm(const PassCost& pass, const PipelineTask& t);
   double overlapped_gemm_s(double overlap_s) const;
