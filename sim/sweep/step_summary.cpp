@@ -14,6 +14,7 @@ const std::vector<std::string>& summary_metric_names() {
         step, [&n](const char* group, const char* name, auto&) { n.push_back(flat_step_field_name(group, name)); });
     RunResult run;
     for_each_run_field(run, [&n](const char* name, auto&) { n.push_back(std::string(k_run_metric_prefix) + name); });
+    for (const char* name : k_neighbour_metric_names) n.emplace_back(name);
     return n;
   }();
   return names;
@@ -27,6 +28,9 @@ std::vector<double> summary_metrics(const StepResult& r, const std::optional<Run
   for_each_run_field(run ? *run : none, [&](const char*, const auto& value) {
     values.push_back(run ? static_cast<double>(value) : std::numeric_limits<double>::quiet_NaN());
   });
+  const double none_here = std::numeric_limits<double>::quiet_NaN();
+  values.push_back(r.neighbour ? r.neighbour->step_time_s : none_here);
+  values.push_back(r.neighbour ? r.neighbour->tokens_per_s_per_gpu : none_here);
   return values;
 }
 

@@ -3,7 +3,8 @@
 // deterministic fields of `trainsim run --json` (sim/step/step_fields.hpp; sim_wall_s, the
 // wall-clock time, is left out so that results are identical run to run), breakdown_s and
 // comm_bytes_per_gpu flattened as breakdown_<name>_s and comm_bytes_per_gpu_<name>, then the run-level simulation's
-// fields as run_<name> (NaN, an empty cell, when the point has no `[run] duration`).
+// fields as run_<name> (NaN, an empty cell, when the point has no `[run] duration`), then
+// the neighbour job's step beside it as neighbour_<name> (NaN without variations.neighbour).
 
 #include <string>
 #include <vector>
@@ -28,5 +29,8 @@ double metric_value(const PointResult& r, const std::string& name);
 
 /// The prefix of the run-level columns.
 inline constexpr const char* k_run_metric_prefix = "run_";
+
+/// The neighbour job's columns, after the run-level ones, in order.
+inline constexpr const char* k_neighbour_metric_names[] = {"neighbour_step_time_s", "neighbour_tokens_per_s_per_gpu"};
 
 }  // namespace trainsim::sweep

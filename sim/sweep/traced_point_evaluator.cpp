@@ -71,6 +71,15 @@ std::vector<double> metrics_of(const nlohmann::json& j) {
   });
   std::optional<RunResult> run;
   if (j.contains("run")) run = run_from_json_scalars(j.at("run"));
+  if (j.contains("variations") && j.at("variations").contains("neighbour")) {
+    const nlohmann::json& n = j.at("variations").at("neighbour");
+    NeighbourStep beside;
+    n.at("gpus").get_to(beside.gpus);
+    n.at("steps").get_to(beside.steps);
+    n.at("step_time_s").get_to(beside.step_time_s);
+    n.at("tokens_per_s_per_gpu").get_to(beside.tokens_per_s_per_gpu);
+    step.neighbour = beside;
+  }
   return summary_metrics(step, run);
 }
 

@@ -174,6 +174,42 @@ TEST(SweepCli, TraceWritesOneHdf5TracePerPoint) {
   EXPECT_NE(run_trainsim({"sweep", sweep, "--trace", "--out", plain}).out.find("0 already done"), std::string::npos);
 }
 
+// The shipped neighbour sweep: the neighbour job's step in its own columns, empty where the
+// point has no neighbour, the same through the traced evaluator (its JSON) as in process.
+TEST(SweepCli, NeighbourColumnsHoldTheNeighboursStep) {
+  const std::string sweep = testing::source_path("scenarios/sweeps/llama3-8b-noisy-neighbour.ini");
+  const std::string plain = fresh_dir("neighbour"), traced = fresh_dir("neighbour-traced");
+  const auto a = run_trainsim({"sweep", sweep, "--jobs", "2", "--out", plain});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const auto b = run_trainsim({"sweep", sweep, "--jobs", "2", "--trace", "--out", traced});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(without_last_column(csv(traced)), without_last_column(csv(plain)));
+  const auto cells = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::string cell;
+    for (std::istringstream c(line); std::getline(c, cell, ',');) out.push_back(cell);
+    return out;
+  };
+  std::istringstream lines(csv(plain));
+  std::string line;
+  std::getline(lines, line);
+  const std::vector<std::string> header = cells(line);
+  const auto at = std::find(header.begin(), header.end(), "neighbour_step_time_s") - header.begin();
+  ASSERT_LT(static_cast<size_t>(at) + 1, header.size());
+  EXPECT_EQ(header[static_cast<size_t>(at) + 1], "neighbour_tokens_per_s_per_gpu");
+  int with = 0, without = 0;
+  while (std::getline(lines, line)) {
+    const std::vector<std::string> row = cells(line);
+    const bool beside = line.find("neighbour-llama3-70b-dp.ini") != std::string::npos;
+    (beside ? with : without) += 1;
+    const std::string step = row.size() > static_cast<size_t>(at) ? row[static_cast<size_t>(at)] : "";
+    EXPECT_EQ(step.empty(), !beside) << line;
+    if (beside) EXPECT_GT(std::stod(step), 1.0) << line;  // the 70B neighbour's step, seconds
+  }
+  EXPECT_EQ(with, 2);
+  EXPECT_EQ(without, 2);
+}
+
 TEST(SweepCli, BadSweepFileExits2WithOneLine) {
   const std::string sweep = tiny_sweep("parallel.tpp = 1,2\n");
   const auto r = run_trainsim({"sweep", sweep, "--out", fresh_dir("bad")});
