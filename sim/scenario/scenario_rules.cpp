@@ -260,6 +260,7 @@ void check_moe_a2a_overlap(const Scenario& s) {
     refuse("Megatron-Core needs a bf16 or fp16 model: not training.precision = fp32");
   if (p.pp > 1 && p.schedule != Schedule::interleaved)
     refuse("with pipelining Megatron-Core needs virtual stages: needs parallel.schedule = interleaved");
+  if (p.schedule == Schedule::zb_h1) refuse("pairs whole backwards: not with parallel.schedule = zb-h1");
   if (p.expert_folding() || p.cp > 1)
     refuse("modelled beside the layers' TP collectives only: needs parallel.cp = 1 and no folded expert_tp");
   if (p.zero >= 3 || p.megatron_fsdp())

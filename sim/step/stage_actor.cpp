@@ -451,6 +451,7 @@ double StageActor::compute_slowed(double seconds) {
         break;
       }
       remaining -= elapsed;
+      if (beside_done_) beside_done_();  // a pair's collective may have started (run_pair)
       continue;
     }
     clock_.settle();
@@ -775,7 +776,9 @@ StageActor::PairChain StageActor::pair_chain(const char* kind, const PipelineTas
 // group for its pass's piece before it and for the stream's collective before it. Compute
 // beside a collective runs at training.overlap_slowdown (NCCL's thread blocks take SMs);
 // the compute stream's waits for the collectives are ep_comm. A selective recomputation runs
-// before the pair; the passes' once-per-pass collectives and offload waits after it.
+// before the pair; the passes' once-per-pass collectives and offload waits after it. A
+// collective starts when its group's last member asks (ReplicaRendezvous): beside a slower
+// peer (variations) the compute stream runs on until it needs it.
 void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backward) {
   const ChunkCosts& fc = chunk_costs(forward);
   const ChunkCosts& bc = chunk_costs(backward);
@@ -812,29 +815,45 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
   // With symmetry reduced a collective timed before (alone on its group's actors, not
   // beside the first forward's parameter gather) runs as a timer of its duration, as
   // run_collective reuses it; the others are simulated, and timed for the next.
-  bool timed = false;    // the running collective is simulated
-  bool measure = false;  // ... and its duration goes to the cache
+  bool simulated = false;  // the running collective is simulated (not a timer)
+  bool measure = false;    // ... and its duration goes to the cache
+  const auto take_started = [&] {
+    const CommActivity* started = pair_asked_ ? w_.rendezvous.started(*pair_asked_) : nullptr;
+    if (started == nullptr) return;
+    running = *started;
+    w_.rendezvous.leave(*pair_asked_);
+    pair_asked_.reset();
+    beside_.push_back(*running);
+  };
   const auto advance = [&] {
+    take_started();
     if (running && running->done()) {
-      if (timed && measure && !parameter_gather_running())
+      if (simulated && measure && !parameter_gather_running())
         w_.duration_cache[duration_key(*item.collective)] = running->duration_s();
       finish();
     }
-    if (running || next_comm == comms.size() || chains[comms[next_comm].chain].leads_done <= comms[next_comm].group)
+    if (running || pair_asked_ || next_comm == comms.size() ||
+        chains[comms[next_comm].chain].leads_done <= comms[next_comm].group)
       return;
     item = comms[next_comm++];
     const auto cached = w_.duration_cache.find(duration_key(*item.collective));
-    timed = !(w_.options.reduce_symmetry && group_actors_[static_cast<size_t>(LayerGroup::ep)] == 1 &&
-              cached != w_.duration_cache.end());
-    if (timed) {
+    simulated = !(w_.options.reduce_symmetry && group_actors_[static_cast<size_t>(LayerGroup::ep)] == 1 &&
+                  cached != w_.duration_cache.end());
+    if (simulated) {
+      // It starts when the group's last member asks; the compute goes on meanwhile.
       measure = !parameter_gather_running();
-      running = start_group_collective(LayerGroup::ep, layer_call(*item.collective));
-    } else {
-      CommPlan timer;
-      timer.phases.resize(1);
-      timer.phases[0].latency_s = cached->second;
-      running = engine::start_plan(w_.platform, std::move(timer), "ep_timed");
+      const auto [key, actors] = next_group_rendezvous(LayerGroup::ep);
+      clock_.settle();
+      const CollectiveCall call = layer_call(*item.collective);
+      w_.rendezvous.arrive(key, actors, [&] { return engine::start_collective(w_.platform, call); });
+      pair_asked_ = key;
+      take_started();
+      return;
     }
+    CommPlan timer;
+    timer.phases.resize(1);
+    timer.phases[0].latency_s = cached->second;
+    running = engine::start_plan(w_.platform, std::move(timer), "ep_timed");
     beside_.push_back(*running);
   };
   beside_done_ = advance;
@@ -860,9 +879,13 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
       ++next_piece;
       continue;
     }
-    if (running) {  // the compute stream waits for the collective its next piece needs
+    if (running || pair_asked_) {  // the compute stream waits for the collective its next piece needs
       const double asked = clock_.now();
-      running->wait();
+      if (running) {
+        running->wait();
+      } else {
+        w_.rendezvous.wait_started(*pair_asked_);
+      }
       account().ep_comm += clock_.now() - asked;
       continue;
     }
@@ -993,8 +1016,10 @@ CommActivity StageActor::start_group_collective(LayerGroup group, const Collecti
   return c;
 }
 
-// A reduction this replica asked for that has not started (slower replicas have not asked).
+// A reduction (or a pair's collective) this replica asked for that has not started (slower
+// replicas have not asked).
 std::optional<ReplicaRendezvous::Key> StageActor::awaited_start() const {
+  if (pair_asked_ && !w_.rendezvous.started(*pair_asked_)) return pair_asked_;  // its start starts the next (run_pair)
   for (const ReplicaRendezvous::Key& key : dp_inflight_)
     if (!w_.rendezvous.started(key)) return key;
   for (const ReplicaRendezvous::Key& key : unit_gathers_)

@@ -214,6 +214,7 @@ class StageActor {
   std::deque<ReplicaRendezvous::Key> unit_gathers_;   ///< ZeRO-3 unit gathers asked for, not yet waited for
   std::vector<engine::CommActivity> beside_;          ///< other communication running beside this GPU's compute
   std::function<void()> beside_done_;                 ///< called when a communication beside the compute ends
+  std::optional<ReplicaRendezvous::Key> pair_asked_;  ///< a pair's collective asked for, not started (run_pair)
   std::optional<LayerComm> layer_comm_;               ///< the running pass's per-layer collectives, if any
   std::optional<ComputeRecord> record_;               ///< the compute record open, if any
   LazyClock clock_;                                   ///< this actor's time, its sleeps run lazily

@@ -106,6 +106,7 @@ TEST(MoeA2aOverlap, RulesAsMegatronCoreAndWhereModelled) {
                        {"parallel.sequence_parallel", "true"},
                        {"cluster.nodes", "2"}}));
   EXPECT_TRUE(refused({{"parallel.zero", "3"}}));
+  EXPECT_TRUE(refused({{"parallel.schedule", "zb-h1"}}));
   EXPECT_THROW(scenario(base, {{"parallel.delay_wgrad_compute", "true"}}), InputError);  // needs the overlap
 }
 
@@ -164,6 +165,18 @@ TEST(MoeA2aOverlap, DelayedWeightGradientsRunBesideTheDispatchGradient) {
   EXPECT_NEAR(b[1] + b[2], a[1] + a[2], 0.05 * (a[1] + a[2]));  // the same compute, slowed beside more
   const std::vector<double> full = step_of(s, false);
   for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(full[i], b[i], 1e-9 * b[0]) << "field " << i;
+}
+
+// Beside a slow GPU the EP group's collectives start when its slowest member asks: the
+// reduced simulation (one class per kind of replica) plays that as --full does.
+TEST(MoeA2aOverlap, BesideASlowGpuTheReducedSimulationEqualsFull) {
+  const Settings on{{"parallel.moe_a2a_overlap", "true"}};
+  const Settings slow = testing::merged(on, {{"variations.slow_gpu_ids", "3"}, {"variations.slow_gpu_speed", "0.8"}});
+  const std::vector<double> uniform = step_of(scenario(small_qwen("1"), on), true);
+  const std::vector<double> reduced = step_of(scenario(small_qwen("1"), slow), true);
+  const std::vector<double> full = step_of(scenario(small_qwen("1"), slow), false);
+  EXPECT_GT(reduced[0], uniform[0]);
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(full[i], reduced[i], 1e-9 * reduced[0]) << "field " << i;
 }
 
 }  // namespace
