@@ -87,7 +87,8 @@ struct StepResult {
   /// The replica the GPUs waited for most at those collectives (-1: none); not in the
   /// trace's summary (trainsim run says it with the slow GPUs).
   int most_waited_for_replica = -1;
-  /// The neighbour job's steps, when one played beside (not in the trace's summary).
+  /// The neighbour job's steps, when one played beside (sweep columns neighbour_*, the trace's
+  /// /summary attributes neighbour_*; not in step_fields).
   std::optional<NeighbourStep> neighbour;
   /// Per pipeline stage: the most micro-batches whose activations it held at once (chunks / v).
   std::vector<double> inflight_microbatches;

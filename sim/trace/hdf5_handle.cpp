@@ -130,6 +130,12 @@ bool has_link(hid_t parent, const std::string& name) {
   return exists > 0;
 }
 
+bool has_attribute(hid_t object, const std::string& name) {
+  const htri_t exists = H5Aexists(object, name.c_str());
+  check(exists, "look up attribute " + name);
+  return exists > 0;
+}
+
 Handle create_group(hid_t parent, const std::string& name) {
   Handle plist(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, "group property list");
   check(H5Pset_obj_track_times(plist.get(), false), "disable time tracking");

@@ -68,6 +68,8 @@ void write_file(AtomicOutputFile& file, const std::function<void(hid_t root)>& b
 
 /// Whether `parent` has a link (group, dataset) named `name`.
 bool has_link(hid_t parent, const std::string& name);
+/// Whether `object` has an attribute named `name`.
+bool has_attribute(hid_t object, const std::string& name);
 
 /// A group whose objects carry no modification times (so equal inputs give equal files).
 Handle create_group(hid_t parent, const std::string& name);

@@ -84,6 +84,14 @@ TraceContents read_hdf5_trace(const std::string& path) {
     c.summary.inflight_microbatches = hdf5::read_doubles_attribute(group.get(), "inflight_microbatches");
     c.compute_model = hdf5::read_string_attribute(group.get(), "compute_model");
     c.model_name = hdf5::read_string_attribute(group.get(), "model");
+    if (hdf5::has_attribute(group.get(), "neighbour_step_time_s")) {  // schema 1.7
+      NeighbourStep n;
+      n.gpus = static_cast<int>(hdf5::read_int_attribute(group.get(), "neighbour_gpus"));
+      n.steps = static_cast<int>(hdf5::read_int_attribute(group.get(), "neighbour_steps"));
+      n.step_time_s = hdf5::read_double_attribute(group.get(), "neighbour_step_time_s");
+      n.tokens_per_s_per_gpu = hdf5::read_double_attribute(group.get(), "neighbour_tokens_per_s_per_gpu");
+      c.summary.neighbour = n;
+    }
   }
   c.steps = read_rows<hdf5::StepRow, TraceStep>(root, "steps", hdf5::step_type(false));
   c.events = read_rows<hdf5::EventRow, TraceEvent>(root, "events", hdf5::event_type(false));

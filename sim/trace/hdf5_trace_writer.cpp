@@ -53,6 +53,12 @@ void write_summary(hid_t root, const TraceContents& c) {
   write_attribute(group.get(), "compute_model", c.compute_model);
   write_attribute(group.get(), "model", c.model_name);
   write_attribute(group.get(), "scenario", c.metadata.scenario_path);
+  if (const std::optional<NeighbourStep>& n = c.summary.neighbour) {  // schema 1.7: variations.neighbour
+    write_attribute(group.get(), "neighbour_gpus", static_cast<std::int64_t>(n->gpus));
+    write_attribute(group.get(), "neighbour_steps", static_cast<std::int64_t>(n->steps));
+    write_attribute(group.get(), "neighbour_step_time_s", n->step_time_s);
+    write_attribute(group.get(), "neighbour_tokens_per_s_per_gpu", n->tokens_per_s_per_gpu);
+  }
 }
 
 template <class Row, class Item>

@@ -16,8 +16,9 @@
 namespace trainsim {
 
 /// Major.minor: a minor bump adds fields or datasets, a major one changes or removes them.
-/// 1.1: /links/utilization. 1.2: /run, /failures, /checkpoints.
-inline constexpr const char* k_trace_schema_version = "1.6";
+/// 1.1: /links/utilization. 1.2: /run, /failures, /checkpoints. 1.7: a neighbour job's step
+/// on /summary (neighbour_*).
+inline constexpr const char* k_trace_schema_version = "1.7";
 
 /// The root group's attributes.
 struct TraceMetadata {

@@ -122,6 +122,23 @@ TEST(TraceRoundTrip, EveryFieldReadsBackEqual) {
   EXPECT_EQ(read.metadata.schema_version, k_trace_schema_version);
 }
 
+// A neighbour job's step (variations.neighbour) on /summary, schema 1.7; none without one.
+TEST(TraceRoundTrip, NeighbourStepReadsBackEqual) {
+  const std::string path = temp_path("neighbour.h5");
+  TraceContents written = sample_contents(TraceLevel::summary);
+  written.summary.neighbour = NeighbourStep{128, 3, 1.625, 314.5};
+  write_hdf5_trace(path, written);
+  const TraceContents read = read_hdf5_trace(path);
+  ASSERT_TRUE(read.summary.neighbour.has_value());
+  EXPECT_EQ(read.summary.neighbour->gpus, 128);
+  EXPECT_EQ(read.summary.neighbour->steps, 3);
+  EXPECT_EQ(read.summary.neighbour->step_time_s, 1.625);
+  EXPECT_EQ(read.summary.neighbour->tokens_per_s_per_gpu, 314.5);
+  const std::string alone = temp_path("no_neighbour.h5");
+  write_hdf5_trace(alone, sample_contents(TraceLevel::summary));
+  EXPECT_FALSE(read_hdf5_trace(alone).summary.neighbour.has_value());
+}
+
 TEST(TraceRoundTrip, RunRecordsReadBackEqual) {
   const std::string path = temp_path("run.h5");
   const TraceContents written = sample_contents(TraceLevel::summary);
