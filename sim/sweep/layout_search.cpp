@@ -203,6 +203,14 @@ Scenario load_search_base(const std::string& scenario_path, const std::vector<st
   try {
     return load_scenario(scenario_path, resolved);
   } catch (const InputError& e) {
+    // The base's one-chunk schedule stands for every schedule the search tries
+    // (resolve_open_keys): the MoE all-to-all overlap, which needs virtual stages with
+    // pipelining, is the layouts' to refuse, not the base's; the base sizes the search only.
+    if (is_open(open, "parallel.virtual_stages") && e.key() == "parallel.moe_a2a_overlap") {
+      std::vector<std::string> without = resolved;
+      without.insert(without.end(), {"parallel.moe_a2a_overlap=false", "parallel.delay_wgrad_compute=false"});
+      return load_search_base(scenario_path, without, open);
+    }
     if (!is_open(open, e.key())) throw;
     throw InputError(e.file(), e.key(), "auto", e.rule() + " (whatever the search would try there)");
   }

@@ -210,6 +210,26 @@ TEST(PlanCommand, OpenChunksWithAnInterleavedScheduleAreSearched) {
   EXPECT_GE(chunks.size(), 2u);
 }
 
+TEST(PlanCommand, OpenChunksWithTheMoeAllToAllOverlap) {
+  // The search's base takes one chunk and 1F1B, which the overlap refuses with pipelining: the
+  // plan still runs, every ranked layout with pipelining interleaved (the others refused).
+  const std::string out = testing::write_temp_file("plan-overlap", "") + "-dir";
+  std::filesystem::remove_all(out);
+  const auto r = run_trainsim({"plan", source_path("scenarios/validation/nemo-h100-qwen3-30b-a3b.ini"), "--set",
+                               "parallel.virtual_stages=auto", "--set", "model.layers=8", "--set",
+                               "training.grad_accum=8", "--jobs", "2", "--json", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_GT(j["simulated"].get<int>(), 0) << r.out.substr(0, 400);
+  int pipelined = 0;
+  for (const auto& l : j["layouts"])
+    if (l["parallel.pp"].get<std::string>() != "1") {
+      ++pipelined;
+      EXPECT_EQ(l["parallel.schedule"].get<std::string>(), "interleaved") << l.dump();
+    }
+  EXPECT_GT(pipelined, 0);
+}
+
 TEST(PlanCommand, RejectsBadOptions) {
   std::vector<std::string> args = small_plan(testing::write_temp_file("plan-bad", "") + "-dir");
   args.insert(args.end(), {"--top", "0"});
