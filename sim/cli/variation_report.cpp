@@ -92,8 +92,10 @@ std::string variation_lines(const Scenario& s, const StepResult& r, const Variat
         << "; its step " << formatted("%.4f s", n.step_time_s) << " ("
         << formatted("%+.2f %%", 100 * (n.step_time_s / cost.neighbour_alone_step_time_s - 1)) << " against "
         << formatted("%.4f s", cost.neighbour_alone_step_time_s) << " alone; " << n.steps << " step(s) beside)\n";
+    const bool own_parts = !gpus.empty() || !nics.empty();  // the job's slow parts cost it too
     out << "                      step " << formatted("%+.2f %%", 100 * (r.step_time_s / cost.uniform_step_time_s - 1))
-        << " against the job alone, " << formatted("%.4f s", cost.uniform_step_time_s) << "\n";
+        << " against the job alone" << (own_parts ? " on a uniform cluster" : "") << ", "
+        << formatted("%.4f s", cost.uniform_step_time_s) << "\n";
     return out.str();
   }
   out << "                      step " << formatted("%+.2f %%", 100 * (r.step_time_s / cost.uniform_step_time_s - 1))

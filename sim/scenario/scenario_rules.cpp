@@ -508,9 +508,12 @@ void check_neighbour(const Scenario& s) {
   if (!s.neighbour) return;
   const Scenario& n = *s.neighbour;
   const std::string& file = s.variations.neighbour;
-  if (s.variations.any_part())
+  // Slow GPUs and NICs are the job's own (their ids its ranks' and nodes'); a cable or spine
+  // id names a switch of the job's fabric, which the shared one numbers afresh.
+  const VariationSpec& v = s.variations;
+  if (v.any_down_uplink() || v.any_down_spine() || v.straggler_mtbf_s > 0)
     throw InputError(s.source, "variations.neighbour", file,
-                     "a neighbour is not simulated beside slow GPUs or NICs, uplinks down or stragglers yet");
+                     "a neighbour is not simulated beside uplinks or spines down or stragglers yet");
   if (s.run.simulates_run())
     throw InputError(s.source, "variations.neighbour", file,
                      "a neighbour shares a step's time, not a run's: not with run.duration or run.train_steps");

@@ -79,6 +79,13 @@ StepResult simulate_beside_neighbour(const Scenario& s, const ComputeModel& comp
                                                s.cluster.physical_domain_gpus() / s.cluster.gpus_per_node);
   ClusterSpec both = s.cluster;
   both.nodes = s.cluster.nodes + n.cluster.nodes;
+  // The job's slow GPUs and NICs (its own ranks' and nodes' ids: the replica classes read
+  // them so) where its nodes lie on the shared platform.
+  const auto placed = [&](int id, int per_node) {
+    return nodes.job[static_cast<size_t>(id / per_node)] * per_node + id % per_node;
+  };
+  for (int& gpu : both.slow_gpus) gpu = placed(gpu, s.cluster.gpus_per_node);
+  for (int& nic : both.slow_nics) nic = placed(nic, s.cluster.nics_per_node);
   const auto schedule = make_pipeline_schedule(s.parallel);
   const auto their_schedule = make_pipeline_schedule(n.parallel);
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());

@@ -114,6 +114,30 @@ TEST(NeighbourStep, SharingOversubscribedLeavesCostsBothJobsAndDisjointLeavesNot
   EXPECT_EQ(mixed.neighbour_steps, full.neighbour_steps);
 }
 
+// The job's own slow GPU and slow NIC beside a neighbour: on leaves of their own the job steps
+// as alone with them; interleaved, the reduced simulation equals --full.
+TEST(NeighbourStep, TheJobsSlowGpusAndNicsBesideANeighbour) {
+  const Settings slow{{"variations.slow_gpu_ids", "9"},
+                      {"variations.slow_gpu_speed", "0.8"},
+                      {"variations.slow_nic_ids", "21"},
+                      {"variations.slow_nic_speed", "0.5"}};
+  Scenario alone = scenario(testing::merged(job("after"), slow));
+  alone.variations.neighbour.clear();
+  alone.neighbour = nullptr;
+  const Both after = simulate(scenario(testing::merged(job("after"), slow)));
+  EXPECT_NEAR(after.step_s / simulate(alone).step_s, 1.0, 1e-9);
+  EXPECT_GT(after.step_s, simulate(scenario(job("after"))).step_s);  // they cost it
+  const Both mixed = simulate(scenario(testing::merged(job("interleaved"), slow)));
+  const Both full = simulate(scenario(testing::merged(job("interleaved"), slow)), false);
+  EXPECT_NEAR(mixed.step_s / full.step_s, 1.0, 1e-9);
+  EXPECT_NEAR(mixed.neighbour_step_s / full.neighbour_step_s, 1.0, 1e-9);
+  // The slow NIC is the job's node 1's, platform node 2 interleaved (platform node 1 is the
+  // neighbour's): it slows the job.
+  const Settings nic{{"variations.slow_nic_ids", "13"}, {"variations.slow_nic_speed", "0.25"}};
+  EXPECT_GT(simulate(scenario(testing::merged(job("interleaved"), nic))).step_s,
+            simulate(scenario(job("interleaved"))).step_s * 1.001);
+}
+
 TEST(NeighbourStep, TheNeighbourStepsUntilTheJobIsDone) {
   // A short neighbour beside a longer job plays several steps, each counted.
   Settings s = job("after");
@@ -187,7 +211,7 @@ TEST(NeighbourStep, WhatCannotShareTheFabricIsRefused) {
                  "cannot have a neighbour of its own");
   const std::string slow = neighbour_file("slow", std::string(k_heavy) + "[variations]\nslow_gpus = 1\n");
   expect_refused(with(job("after"), "variations.neighbour", slow), "variations", "must be empty");
-  expect_refused(with(job("after"), "variations.slow_gpus", "1"), "variations.neighbour", "not simulated beside");
+  expect_refused(with(job("after"), "variations.down_uplinks", "1"), "variations.neighbour", "not simulated beside");
   expect_refused(with(job("after"), "run.train_steps", "100"), "variations.neighbour", "not a run's");
 }
 
