@@ -242,7 +242,8 @@ void check_context_and_experts(const Scenario& s) {
 // NVIDIA/Megatron-LM d98e8a64: expert parallelism, no full recomputation, a bf16 or fp16
 // model, virtual pipeline stages with pipelining), and where trainsim models it: the pairs'
 // layers carry their expert-parallel and TP collectives (no folded expert-TP or CP
-// collectives, no ZeRO-3 unit gathers between them).
+// collectives, no ZeRO-3 unit gathers between them). Megatron-Bridge's H100 DeepSeek-V3
+// recipe (TP 2, EP 64, expert_tp 1, DeepEP, the overlap) is one such layout.
 void check_moe_a2a_overlap(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   if (p.delay_wgrad_compute && !p.moe_a2a_overlap)
@@ -261,8 +262,9 @@ void check_moe_a2a_overlap(const Scenario& s) {
   if (p.pp > 1 && p.schedule != Schedule::interleaved)
     refuse("with pipelining Megatron-Core needs virtual stages: needs parallel.schedule = interleaved");
   if (p.schedule == Schedule::zb_h1) refuse("pairs whole backwards: not with parallel.schedule = zb-h1");
-  if (p.expert_folding() || p.cp > 1)
-    refuse("modelled beside the layers' TP collectives only: needs parallel.cp = 1 and no folded expert_tp");
+  // Folded experts with expert_tp 1 add no collective of their own (stage_costs.cpp).
+  if ((p.expert_folding() && p.expert_tp_size() > 1) || p.cp > 1)
+    refuse("modelled beside the layers' TP collectives only: needs parallel.cp = 1 and no folded expert_tp > 1");
   if (p.zero >= 3 || p.megatron_fsdp())
     refuse("modelled without ZeRO-3 or Megatron FSDP unit collectives: needs parallel.zero <= 2, fsdp = none");
 }
