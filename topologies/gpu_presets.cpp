@@ -98,6 +98,7 @@ std::optional<GpuSpec> gpu_preset(std::string_view name) {
     g.peak_tf32_flops = 156e12;
     g.hbm_bandwidth_Bps = 2039e9;
     g.nvlink_bandwidth_Bps = 300e9;
+    g.sms = 108;  // NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 108 SMs
     g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;
     set_power(g, 400);
     return g;
@@ -112,6 +113,9 @@ std::optional<GpuSpec> gpu_preset(std::string_view name) {
     g.peak_tf32_flops = 494.5e12;
     g.hbm_bandwidth_Bps = h200 ? 4.8e12 : 3.35e12;
     g.nvlink_bandwidth_Bps = 450e9;
+    // NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): 132 SMs on the SXM5 board;
+    // the H200 and H800 carry the same GH100 configuration.
+    g.sms = 132;
     g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;  // H200: the H100's compute dies
     set_power(g, 700);
     return g;

@@ -22,6 +22,8 @@ struct GpuSpec {
   double peak_nvfp4_flops = 0;  ///< dense, FLOP/s, NVFP4 (16-element blocks); 0 = none
   double hbm_bandwidth_Bps = 0;
   double nvlink_bandwidth_Bps = 0;  ///< per direction, all links of one GPU
+  /// Streaming multiprocessors; 0 where no source at hand states them.
+  int sms = 0;
   double tdp_w = 0;                 ///< power while computing
   double comm_power_w = 0;          ///< power while only communicating
   double idle_power_w = 0;          ///< power while waiting

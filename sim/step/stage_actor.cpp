@@ -38,6 +38,7 @@ StageActor::StageActor(StepWorld& world, int stage, int replica_class, int accou
       rank_(rank_of(world.mapping, replica_, stage)),
       leader_rank_(rank_of(world.mapping, 0, stage)),
       slowdown_(class_.stage_slowdown[static_cast<size_t>(stage)]),
+      ep_overlap_slowdown_(ep_overlap_slowdown(world.scenario)),
       tp_group_(world.mapping.group_of(rank_, GroupAxis::tp)),
       ep_group_(world.mapping.group_of(rank_, GroupAxis::ep)),
       etp_group_(world.mapping.group_of(rank_, GroupAxis::etp)),
@@ -427,13 +428,14 @@ const CommActivity* StageActor::running_beside() const {
 // memory bandwidth from the kernels). Returns the time it took.
 double StageActor::compute_slowed(double seconds) {
   const double start = clock_.now();
-  const double slowdown = 1.0 + w_.scenario.training.overlap_slowdown;
   double remaining = seconds * slowdown_;  // compute left, in seconds unslowed by communication
   while (remaining > 0) {
     // Nothing of this GPU's runs beside it while sleeps are pending (starting one settles).
-    // A pair's collective first (run_pair): its end starts the stream's next.
-    const CommActivity* running =
-        beside_done_ && !beside_.empty() && !beside_.front().done() ? &beside_.front() : running_beside();
+    // A pair's collective first (run_pair): its end starts the stream's next, and its
+    // dispatcher's kernels take their SMs (ep_overlap_slowdown).
+    const bool pair = beside_done_ && !beside_.empty() && !beside_.front().done();
+    const CommActivity* running = pair ? &beside_.front() : running_beside();
+    const double slowdown = 1.0 + (pair ? ep_overlap_slowdown_ : w_.scenario.training.overlap_slowdown);
     if (running == nullptr) {
       const std::optional<ReplicaRendezvous::Key> awaited = awaited_start();
       if (!awaited) {

@@ -192,6 +192,8 @@ class StageActor {
   int leader_rank_;  ///< replica 0's rank of this stage: the gradient-group plans' key
   /// Compute time over a uniform GPU's: slow GPUs this stage's layers wait on (replica_classes.hpp).
   double slowdown_ = 1.0;
+  /// How much slower compute runs beside a pair's EP collective (ep_overlap_slowdown, run_pair).
+  double ep_overlap_slowdown_ = 0;
   int rendezvous_index_ = 0;  ///< gradient-group collectives asked for so far this step
   /// Per LayerGroup: the stage actors whose ranks are in this GPU's group (under --full
   /// several), and the collectives asked for on it so far this step.

@@ -360,6 +360,14 @@ void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, con
 
 }  // namespace
 
+double ep_overlap_slowdown(const Scenario& s) {
+  constexpr int k_deepep_sms = 24;
+  const int sms = s.cluster.gpu.sms;
+  if (s.parallel.moe_dispatcher == MoeDispatcher::deepep && sms > k_deepep_sms)
+    return static_cast<double>(k_deepep_sms) / (sms - k_deepep_sms);
+  return s.training.overlap_slowdown;
+}
+
 double op_load(const Op& op, double expert_load) {
   return op.name.rfind("experts.", 0) == 0 ? expert_load : 1.0;
 }

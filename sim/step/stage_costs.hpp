@@ -117,6 +117,13 @@ struct StepCosts {
 /// waits for that rank), 1 for the rest. The op's time is this times the compute model's.
 double op_load(const Op& op, double expert_load);
 
+/// How much slower compute runs beside a layer's expert-parallel collective that overlaps it
+/// (parallel.moe_a2a_overlap), as a fraction: DeepEP's kernels run on 24 SMs (its default,
+/// public.md D5), which the compute then lacks, sms / (sms - 24) as long, on a GPU whose SM
+/// count is stated (GpuSpec::sms); NCCL's all-to-all, HybridEP (whose SMs vary with its
+/// configuration) and GPUs of no stated count slow it by training.overlap_slowdown.
+double ep_overlap_slowdown(const Scenario& scenario);
+
 /// Costs of one step of `scenario`, timed by `compute`. `defer_weight_gradients` splits
 /// each backward into input- and weight-gradient passes (zero-bubble schedules).
 StepCosts build_step_costs(const Scenario& scenario, const ComputeModel& compute, bool defer_weight_gradients);

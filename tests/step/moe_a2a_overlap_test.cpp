@@ -11,6 +11,7 @@
 #include "sim/core/error.hpp"
 #include "sim/schedule/combined_1f1b.hpp"
 #include "sim/schedule/pipeline_schedule.hpp"
+#include "sim/step/stage_costs.hpp"
 #include "sim/step/step_bound.hpp"
 #include "tests/step/step_outputs.hpp"
 #include "tests/step/test_scenario.hpp"
@@ -173,6 +174,23 @@ TEST(MoeA2aOverlap, DelayedWeightGradientsRunBesideTheDispatchGradient) {
   EXPECT_NEAR(b[1] + b[2], a[1] + a[2], 0.05 * (a[1] + a[2]));  // the same compute, slowed beside more
   const std::vector<double> full = step_of(s, false);
   for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(full[i], b[i], 1e-9 * b[0]) << "field " << i;
+}
+
+// What compute beside a pair's collective loses: DeepEP's 24 SMs of an H100's 132; NCCL's
+// all-to-all, and DeepEP on a GPU of no stated SM count, training.overlap_slowdown.
+TEST(MoeA2aOverlap, DeepEpTakesItsSmsFromTheComputeBesideIt) {
+  const Settings on{{"parallel.moe_a2a_overlap", "true"}};
+  const Scenario nccl = scenario(small_qwen("1"), on);
+  const Scenario deepep = scenario(small_qwen("1"), testing::merged(on, {{"parallel.moe_dispatcher", "deepep"}}));
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(nccl), nccl.training.overlap_slowdown);
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(deepep), 24.0 / 108.0);
+  const Scenario b200 = scenario(
+      small_qwen("1"), testing::merged(on, {{"parallel.moe_dispatcher", "deepep"}, {"cluster.preset", "dgx-b200"}}));
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(b200), b200.training.overlap_slowdown);
+  // Its compute runs slower beside the dispatcher than without the overlap.
+  const std::vector<double> alone = step_of(scenario(small_qwen("1"), {{"parallel.moe_dispatcher", "deepep"}}), true);
+  const std::vector<double> beside = step_of(deepep, true);
+  EXPECT_GT(beside[1] + beside[2], alone[1] + alone[2]);
 }
 
 // Beside a slow GPU the EP group's collectives start when its slowest member asks: the
