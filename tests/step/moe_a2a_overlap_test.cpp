@@ -193,6 +193,20 @@ TEST(MoeA2aOverlap, DeepEpTakesItsSmsFromTheComputeBesideIt) {
   EXPECT_GT(beside[1] + beside[2], alone[1] + alone[2]);
 }
 
+// The shipped example of the one measured overlap (public.md D5, 16 H100, HybridEP, EP 16
+// across nodes): the overlap shortens the step and hides most of the exposed all-to-all time.
+TEST(MoeA2aOverlap, TheMeasuredHybridEpExampleSimulatesBothWays) {
+  const Scenario on =
+      load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/examples/qwen3-30b-a3b-hybridep-overlap.ini");
+  ASSERT_TRUE(on.parallel.moe_a2a_overlap);
+  Scenario off = on;
+  off.parallel.moe_a2a_overlap = false;
+  const std::vector<double> a = step_of(off, true);
+  const std::vector<double> b = step_of(on, true);
+  EXPECT_LT(b[0], a[0]);
+  EXPECT_LT(b[3], 0.5 * a[3]);
+}
+
 // Beside a slow GPU the EP group's collectives start when its slowest member asks: the
 // reduced simulation (one class per kind of replica) plays that as --full does.
 TEST(MoeA2aOverlap, BesideASlowGpuTheReducedSimulationEqualsFull) {
