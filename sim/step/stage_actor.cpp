@@ -142,6 +142,15 @@ std::vector<ActivityCollective> StageActor::group_collectives(CollectiveOp op, d
   return plan_collectives({rank_, op, bytes, expert_bytes, scope, false}, w_.scenario.parallel);
 }
 
+namespace {
+
+// The FLOPs a pass executes per second of its compute: its records' rate.
+double flops_rate(const PassCost& pass) {
+  return pass.compute_s > 0 ? pass.executed_flops / pass.compute_s : 0.0;
+}
+
+}  // namespace
+
 // Runs one pass's compute, accounts it and reports it. ZeRO-3 gathers the pass's
 // parameters unit by unit (forward and backward), and Megatron FSDP reduces a backward's
 // gradients unit by unit; context parallelism exchanges K/V blocks during the attention
@@ -158,7 +167,7 @@ double StageActor::compute_pass(const char* kind, const PipelineTask& t, const P
   const double before_attention =
       pass.compute_s - pass.overlapped_s - (pass.cp_gather_bytes > 0 ? pass.attention_s : 0.0);
   // The pass's FLOPs in proportion to the compute time each record covers.
-  const double flops_per_s = pass.compute_s > 0 ? pass.executed_flops / pass.compute_s : 0.0;
+  const double flops_per_s = flops_rate(pass);
   if (by_units) {
     // Each unit's compute is its own record: the gathers waited for lie between them.
     double spent = compute_by_units(kind, t, before_attention, with_buckets, flops_per_s, gathers);
@@ -747,11 +756,11 @@ StageActor::PairChain StageActor::pair_chain(const char* kind, const PipelineTas
   const bool forward = t.pass == TaskPass::forward;
   const double held = forward || !w_.scenario.parallel.delay_wgrad_compute ? 0.0 : m.experts_wgrad_s;
   chain.held.push_back(0.0);
+  std::vector<const GroupCollective*> dispatch = gathers;
+  dispatch.push_back(tokens);
+  dispatch.insert(dispatch.end(), others.begin(), others.end());
+  const std::vector<const GroupCollective*> combine{tokens};
   for (int l = 0; l < layers; ++l) {
-    std::vector<const GroupCollective*> dispatch = gathers;
-    dispatch.push_back(tokens);
-    dispatch.insert(dispatch.end(), others.begin(), others.end());
-    const std::vector<const GroupCollective*> combine{tokens};
     chain.groups.push_back(forward ? dispatch : combine);
     chain.pieces.push_back(m.experts_s);
     chain.held.push_back(held);
@@ -864,7 +873,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
     advance();
     if (next_piece < pieces.size() && chains[pieces[next_piece].first].groups_done >= pieces[next_piece].second) {
       PairChain& chain = chains[pieces[next_piece].first];
-      const double flops_per_s = chain.pass->compute_s > 0 ? chain.pass->executed_flops / chain.pass->compute_s : 0.0;
+      const double flops_per_s = flops_rate(*chain.pass);
       const size_t piece = pieces[next_piece].second;
       std::swap(layer_comm_, chain.tp);  // its TP collectives play inside its compute
       open_record(chain.kind, *chain.task, flops_per_s);
