@@ -39,6 +39,8 @@ StageActor::StageActor(StepWorld& world, int stage, int replica_class, int accou
       leader_rank_(rank_of(world.mapping, 0, stage)),
       slowdown_(class_.stage_slowdown[static_cast<size_t>(stage)]),
       ep_overlap_slowdown_(ep_overlap_slowdown(world.scenario)),
+      tp_reuse_(world.options.reduce_symmetry ||
+                (!world.isolated_tp.empty() && world.isolated_tp[static_cast<size_t>(rank_)])),
       tp_group_(world.mapping.group_of(rank_, GroupAxis::tp)),
       ep_group_(world.mapping.group_of(rank_, GroupAxis::ep)),
       etp_group_(world.mapping.group_of(rank_, GroupAxis::etp)),
@@ -581,7 +583,8 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
     // that every member asks for every one.
     const bool shared =
         !tp && group_actors_[static_cast<size_t>(c.group == CommGroup::ep ? LayerGroup::ep : LayerGroup::etp)] > 1;
-    if (w_.options.reduce_symmetry && !shared && cached != w_.duration_cache.end()) {
+    const bool reuse = tp ? tp_reuse_ : w_.options.reduce_symmetry && !shared;
+    if (reuse && cached != w_.duration_cache.end()) {
       clock_.sleep(std::max(beside, cached->second));
     } else {
       const CollectiveCall call = layer_call(c);
@@ -606,7 +609,8 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
       }
       const CommActivity& collective = *started;
       collective.wait();
-      if (!beside_gather && !parameter_gather_running()) w_.duration_cache[key] = collective.duration_s();
+      if ((!tp || tp_reuse_) && !beside_gather && !parameter_gather_running())
+        w_.duration_cache[key] = collective.duration_s();
     }
     const double end = clock_.now();
     computed += beside;

@@ -194,6 +194,9 @@ class StageActor {
   double slowdown_ = 1.0;
   /// How much slower compute runs beside a pair's EP collective (ep_overlap_slowdown, run_pair).
   double ep_overlap_slowdown_ = 0;
+  /// Whether this stage's TP collectives reuse the durations of those timed before: with
+  /// symmetry reduced, or when its TP group's links carry nothing else (StepWorld::isolated_tp).
+  bool tp_reuse_ = false;
   int rendezvous_index_ = 0;  ///< gradient-group collectives asked for so far this step
   /// Per LayerGroup: the stage actors whose ranks are in this GPU's group (under --full
   /// several), and the collectives asked for on it so far this step.

@@ -14,6 +14,7 @@
 #include "sim/schedule/pipeline_schedule.hpp"
 #include "sim/step/account_summary.hpp"
 #include "sim/step/gradient_plans.hpp"
+#include "sim/step/isolated_tp_groups.hpp"
 #include "sim/step/link_sampler.hpp"
 #include "sim/step/simulated_scope.hpp"
 #include "sim/step/stage_actor.hpp"
@@ -64,6 +65,15 @@ void start_link_sampler(std::optional<LinkSampler>& sampler, const Scenario& s, 
   sampler->start(platform.host(0));
 }
 
+// With symmetry not reduced and no link samples taken: per job (`worlds`, on one platform),
+// the TP groups that may reuse collective durations (isolated_tp_groups.hpp).
+void find_isolated_tp_groups(const std::vector<StepWorld*>& worlds, const StepOptions& options, bool samples_links) {
+  if (options.reduce_symmetry || !options.reuse_isolated_tp || samples_links) return;
+  std::vector<bool> touched;
+  for (const StepWorld* w : worlds) mark_ports_beyond_tp(w->scenario, w->mapping, w->platform, touched);
+  for (StepWorld* w : worlds) w->isolated_tp = isolated_tp_groups(w->mapping, w->platform, touched);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -107,11 +117,13 @@ StepResult simulate_beside_neighbour(const Scenario& s, const ComputeModel& comp
                    simulated_scope(n, their_mapping, theirs),
                    every_leg};
   beside.foreground = &world;
+  const bool samples_links = options.observer && options.observer->wants_link_samples();
+  find_isolated_tp_groups({&world, &beside}, options, samples_links);
   const std::vector<int> gpus_per_account = create_stage_actors(world, "");
   const std::vector<int> their_gpus_per_account = create_stage_actors(beside, "neighbour.");
   beside.decided = sg4::Barrier::create(static_cast<unsigned>(beside.accounts.size()));
   std::optional<LinkSampler> sampler;
-  if (options.observer && options.observer->wants_link_samples()) start_link_sampler(sampler, s, costs, platform);
+  if (samples_links) start_link_sampler(sampler, s, costs, platform);
   simulation.run();
   if (sampler) options.observer->on_link_samples(sampler->samples());
   StepResult r = summarize_accounts(s, world.accounts, gpus_per_account, world.step_ends.back());
@@ -156,6 +168,7 @@ StepResult simulate_step(const Scenario& scenario, const ComputeModel& compute, 
                         : std::vector<bool>{});
 
   StepWorld world{s, options, costs, *schedule, platform, mapping, scope, gradient_plans};
+  find_isolated_tp_groups({&world}, options, samples_links);
   const std::vector<int> gpus_per_account = create_stage_actors(world, "");
   std::optional<LinkSampler> sampler;
   if (samples_links) start_link_sampler(sampler, s, costs, platform);

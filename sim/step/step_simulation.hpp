@@ -36,6 +36,11 @@ struct StepOptions {
   /// repeat links their kept legs load alike (step/gradient_plans.hpp): the same times, to
   /// the bit. false: every leg runs.
   bool reduce_gradient_legs = true;
+  /// With symmetry not reduced (--full), a TP group whose links carry nothing else reuses
+  /// the duration of a collective timed before on such a group (isolated_tp_groups.hpp):
+  /// the same times, to rounding. false: every TP collective runs. Off while link samples
+  /// are taken, so that the trace's NVLink loads hold every collective.
+  bool reuse_isolated_tp = true;
   /// Receives every simulated activity (not owned; may be null).
   StepObserver* observer = nullptr;
 };

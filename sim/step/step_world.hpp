@@ -40,6 +40,9 @@ struct StepWorld {
   ReplicaRendezvous rendezvous;  ///< collectives of several actors, started when every one asked
   /// (group kind, op, bytes, the stage's rank near a slow NIC or -1) -> seconds
   std::map<std::tuple<int, int, double, int>, double> duration_cache;
+  /// With symmetry not reduced: per rank, whether its TP group's collectives may reuse the
+  /// cache (isolated_tp_groups.hpp); empty: none may.
+  std::vector<bool> isolated_tp;
   simgrid::s4u::BarrierPtr step_end;
   std::vector<GpuAccount> accounts;  ///< one per stage actor
   std::vector<double> step_ends;     ///< each step's end, seconds (recorded at step_end)
