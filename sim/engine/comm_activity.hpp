@@ -1,18 +1,26 @@
 #pragma once
 // A communication in flight on the simulated platform (a collective's plan, or a reference
 // per-message run): a handle to the SimGrid actor that drives it. Several may run at once;
-// they then share links through SimGrid's network model.
+// they then share links through SimGrid's network model. Waiting for one wakes on a
+// semaphore (timer_wait.hpp), not by joining its actor: a join is a sleep in the solver.
 
 #include <simgrid/forward.h>
 
 #include <memory>
+#include <vector>
 
 namespace trainsim::engine {
 
-/// Start and end of a communication, in simulated seconds (end < 0 until it completes).
+/// Start and end of a communication, in simulated seconds (end < 0 until it completes),
+/// and the actors waiting for its end.
 struct CommTiming {
   double start_s = 0;
   double end_s = -1;
+  /// Released at the end (finish): each waiting actor's (CommActivity::wait, wait_for).
+  mutable std::vector<simgrid::s4u::SemaphorePtr> waiters;
+
+  /// Called by the communication's actor as it completes, at `end_s`: wakes the waiters.
+  void finish(double end);
 };
 
 class CommActivity {

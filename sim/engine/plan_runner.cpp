@@ -11,6 +11,7 @@
 
 #include "sim/engine/algorithm_selection.hpp"
 #include "sim/engine/redundant_legs.hpp"
+#include "sim/engine/timer_wait.hpp"
 
 namespace trainsim::engine {
 
@@ -164,7 +165,7 @@ void run_phase(const Platform& platform, const CommPhase& phase, const std::vect
     }
     for (const sg4::ActorPtr& helper : helpers) helper->join();
   }
-  if (phase.latency_s > phase_legs.paid_s) sg4::this_actor::sleep_for(phase.latency_s - phase_legs.paid_s);
+  if (phase.latency_s > phase_legs.paid_s) timer_sleep(phase.latency_s - phase_legs.paid_s);
 }
 
 // Starts an actor on endpoint 0 that runs the phases one after the other.
@@ -181,7 +182,7 @@ CommActivity start_phases(const Platform& platform, std::shared_ptr<const Prepar
     for (size_t p = 0; p < shared->plan.phases.size(); ++p)
       run_phase(platform, shared->plan.phases[p], shared->left_out.empty() ? none : shared->left_out[p],
                 options.tasks_per_actor);
-    timing->end_s = sg4::Engine::get_clock();
+    timing->finish(sg4::Engine::get_clock());
   });
   return CommActivity(actor, timing);
 }

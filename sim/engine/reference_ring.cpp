@@ -68,7 +68,7 @@ CommActivity start_per_message_ring_all_reduce(const Platform& platform, const s
       }
     }
     for (const auto& r : ranks) r->join();
-    timing->end_s = sg4::Engine::get_clock();
+    timing->finish(sg4::Engine::get_clock());
   });
   return CommActivity(actor, timing);
 }

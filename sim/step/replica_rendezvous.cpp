@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "sim/engine/timer_wait.hpp"
+
 namespace trainsim {
 
 namespace sg4 = simgrid::s4u;
@@ -20,12 +22,12 @@ bool ReplicaRendezvous::arrive(const Key& key, int participants, const std::func
   }
   std::unique_lock lock(*mutex_);
   Entry& e = entries_[key];
-  if (!e.started) e.started = sg4::ConditionVariable::create();
   e.participants = participants;
   if (++e.arrived < participants) return false;
   e.starter = who;
   e.activity = start();
-  e.started->notify_all();
+  for (const sg4::SemaphorePtr& w : e.waiting) w->release();
+  e.waiting.clear();
   return true;
 }
 
@@ -41,12 +43,13 @@ const engine::CommActivity* ReplicaRendezvous::started(const Key& key) const {
 
 const engine::CommActivity* ReplicaRendezvous::wait_started(const Key& key, double timeout_s) {
   std::unique_lock lock(*mutex_);
-  Entry& e = entries_.at(key);  // the caller arrived: the entry exists
+  Entry& e = entries_.at(key);  // the caller arrived: the entry exists (std::map: it stays put)
   if (!e.activity) {
-    if (timeout_s < 0)
-      while (!e.activity) e.started->wait(lock);
-    else
-      e.started->wait_for(lock, timeout_s);
+    // Woken by the start or the timeout, on a semaphore (engine/timer_wait.hpp).
+    const sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+    e.waiting.push_back(wake);
+    lock.unlock();
+    engine::acquire_for(wake, timeout_s);
   }
   return e.activity ? &*e.activity : nullptr;
 }

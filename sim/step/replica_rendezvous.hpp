@@ -8,13 +8,14 @@
 // (--full, or a class's representative each when GPUs differ: replica_classes.hpp) the early
 // ones go on computing and wait for it when they need it.
 
-#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
 #include <functional>
 #include <map>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 #include "sim/engine/comm_activity.hpp"
 
@@ -57,7 +58,8 @@ class ReplicaRendezvous {
     int left = 0;
     int starter = -1;
     std::optional<engine::CommActivity> activity;
-    simgrid::s4u::ConditionVariablePtr started;
+    /// The members waiting for the start (wait_started), released by the last arrival.
+    std::vector<simgrid::s4u::SemaphorePtr> waiting;
   };
 
   simgrid::s4u::MutexPtr mutex_;

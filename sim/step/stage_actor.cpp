@@ -10,6 +10,7 @@
 
 #include "models/moe_dispatch.hpp"
 #include "sim/engine/plan_runner.hpp"
+#include "sim/engine/timer_wait.hpp"
 #include "sim/schedule/combined_1f1b.hpp"
 #include "sim/schedule/pipeline_schedule.hpp"
 #include "sim/step/simulated_scope.hpp"
@@ -460,7 +461,7 @@ double StageActor::compute_slowed(double seconds) {
       w_.rendezvous.wait_started(*awaited, remaining);
       const double elapsed = sg4::Engine::get_clock() - before;
       if (elapsed <= 0 && !w_.rendezvous.started(*awaited)) {  // too short for the clock to advance
-        sg4::this_actor::sleep_for(remaining);
+        engine::timer_sleep(remaining);
         break;
       }
       remaining -= elapsed;
@@ -472,7 +473,7 @@ double StageActor::compute_slowed(double seconds) {
     running->wait_for(remaining * slowdown);
     const double elapsed = sg4::Engine::get_clock() - before;
     if (elapsed <= 0 && !running->done()) {  // too short for the clock to advance
-      sg4::this_actor::sleep_for(remaining * slowdown);
+      engine::timer_sleep(remaining * slowdown);
       break;
     }
     remaining -= elapsed / slowdown;
@@ -597,13 +598,13 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
       std::optional<CommActivity> started;
       if (tp) {
         started = engine::start_collective(w_.platform, call);
-        if (beside > 0) sg4::this_actor::sleep_for(beside);
+        if (beside > 0) engine::timer_sleep(beside);
       } else {
         // The compute beside it runs from this member's ask; the collective from the last's.
         const auto [rendezvous, actors] =
             next_group_rendezvous(c.group == CommGroup::ep ? LayerGroup::ep : LayerGroup::etp);
         w_.rendezvous.arrive(rendezvous, actors, [&] { return engine::start_collective(w_.platform, call); });
-        if (beside > 0) sg4::this_actor::sleep_for(beside);
+        if (beside > 0) engine::timer_sleep(beside);
         started = *w_.rendezvous.wait_started(rendezvous);
         w_.rendezvous.leave(rendezvous);
       }
