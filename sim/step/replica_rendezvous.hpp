@@ -8,8 +8,8 @@
 // (--full, or a class's representative each when GPUs differ: replica_classes.hpp) the early
 // ones go on computing and wait for it when they need it.
 
-#include <simgrid/s4u/Semaphore.hpp>
 #include <simgrid/s4u/Mutex.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 
 #include <functional>
 #include <map>
