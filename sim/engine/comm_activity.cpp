@@ -1,14 +1,12 @@
 #include "sim/engine/comm_activity.hpp"
 
-#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "sim/engine/timer_wait.hpp"
 
 namespace trainsim::engine {
 
-CommActivity::CommActivity(simgrid::s4u::ActorPtr actor, std::shared_ptr<const CommTiming> timing)
-    : actor_(std::move(actor)), timing_(std::move(timing)) {}
+CommActivity::CommActivity(std::shared_ptr<const CommTiming> timing) : timing_(std::move(timing)) {}
 CommActivity::~CommActivity() = default;
 CommActivity::CommActivity(const CommActivity&) = default;
 CommActivity& CommActivity::operator=(const CommActivity&) = default;

@@ -1,6 +1,6 @@
 #pragma once
 // A communication in flight on the simulated platform (a collective's plan, or a reference
-// per-message run): a handle to the SimGrid actor that drives it. Several may run at once;
+// per-message run), driven by a SimGrid actor: a handle to its timing. Several may run at once;
 // they then share links through SimGrid's network model. Waiting for one wakes on a
 // semaphore (timer_wait.hpp), not by joining its actor: a join is a sleep in the solver.
 
@@ -25,7 +25,7 @@ struct CommTiming {
 
 class CommActivity {
  public:
-  CommActivity(simgrid::s4u::ActorPtr actor, std::shared_ptr<const CommTiming> timing);
+  explicit CommActivity(std::shared_ptr<const CommTiming> timing);
   ~CommActivity();
   CommActivity(const CommActivity&);
   CommActivity& operator=(const CommActivity&);
@@ -42,7 +42,6 @@ class CommActivity {
   double duration_s() const { return timing_->end_s - timing_->start_s; }
 
  private:
-  simgrid::s4u::ActorPtr actor_;
   std::shared_ptr<const CommTiming> timing_;
 };
 

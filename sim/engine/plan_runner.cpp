@@ -176,7 +176,7 @@ CommActivity start_phases(const Platform& platform, std::shared_ptr<const Prepar
   sg4::Host* where = platform.host(0);
   // Shared, not captured by value: SimGrid copies the actor's function (a whole plan: 300 MB
   // for a tree all-reduce on 1,048,576 GPUs).
-  auto actor = sg4::Actor::create(name, where, [&platform, shared, timing, options]() {
+  sg4::Actor::create(name, where, [&platform, shared, timing, options]() {
     timing->start_s = sg4::Engine::get_clock();
     const std::vector<bool> none;
     for (size_t p = 0; p < shared->plan.phases.size(); ++p)
@@ -184,7 +184,7 @@ CommActivity start_phases(const Platform& platform, std::shared_ptr<const Prepar
                 options.tasks_per_actor);
     timing->finish(sg4::Engine::get_clock());
   });
-  return CommActivity(actor, timing);
+  return CommActivity(timing);
 }
 
 void mark_endpoints(const std::vector<Leg>& legs, const std::vector<bool>& left_out, std::vector<bool>& endpoints) {

@@ -41,7 +41,7 @@ CommActivity start_per_message_ring_all_reduce(const Platform& platform, const s
   call.gpus = gpus;
   call.bytes = bytes;
   const double base_s = nccl_base_latency_s(call, platform);
-  auto actor = sg4::Actor::create("per-message-ring", platform.host(0), [&platform, channels, bytes, timing, base_s]() {
+  sg4::Actor::create("per-message-ring", platform.host(0), [&platform, channels, bytes, timing, base_s]() {
     timing->start_s = sg4::Engine::get_clock();
     if (base_s > 0) sg4::this_actor::sleep_for(base_s);
     std::vector<sg4::ActorPtr> ranks;
@@ -70,7 +70,7 @@ CommActivity start_per_message_ring_all_reduce(const Platform& platform, const s
     for (const auto& r : ranks) r->join();
     timing->finish(sg4::Engine::get_clock());
   });
-  return CommActivity(actor, timing);
+  return CommActivity(timing);
 }
 
 }  // namespace trainsim::engine
