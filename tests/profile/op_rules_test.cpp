@@ -129,9 +129,9 @@ TEST(ProfileOpRules, CopiesAndFusedAdam) {
   params.list = {{128, 128}, {128}};
   const OpMapping adam = map_op(op("aten::_fused_adam_", {params, params}), {});
   EXPECT_EQ(adam.row->shape, (RowShape{"adam", "fp32", 128 * 128 + 128, 1, 0, 1}));
-  GpuActivity d2d{GpuActivityKind::memcpy, "Memcpy DtoD (Device -> Device)", 13, 7, 12881920};
+  GpuActivity d2d{GpuActivityKind::memcpy, "Memcpy DtoD (Device -> Device)", 13, 7, 12881920, "", 0};
   EXPECT_EQ(map_memcpy(d2d).row->shape, (RowShape{"copy_d2d", "u8", 12881920, 1, 0, 1}));
-  GpuActivity pageable{GpuActivityKind::memcpy, "Memcpy DtoH (Device -> Pageable)", 2, 8, 984};
+  GpuActivity pageable{GpuActivityKind::memcpy, "Memcpy DtoH (Device -> Pageable)", 2, 8, 984, "", 0};
   EXPECT_FALSE(map_memcpy(pageable).row);
 }
 

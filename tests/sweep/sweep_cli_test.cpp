@@ -204,7 +204,9 @@ TEST(SweepCli, NeighbourColumnsHoldTheNeighboursStep) {
     (beside ? with : without) += 1;
     const std::string step = row.size() > static_cast<size_t>(at) ? row[static_cast<size_t>(at)] : "";
     EXPECT_EQ(step.empty(), !beside) << line;
-    if (beside) EXPECT_GT(std::stod(step), 1.0) << line;  // the 70B neighbour's step, seconds
+    if (beside) {
+      EXPECT_GT(std::stod(step), 1.0) << line;  // the 70B neighbour's step, seconds
+    }
   }
   EXPECT_EQ(with, 2);
   EXPECT_EQ(without, 2);
