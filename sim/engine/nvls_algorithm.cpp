@@ -1,6 +1,6 @@
 #include "sim/engine/nvls_algorithm.hpp"
 
-#include <algorithm>
+#include <utility>
 
 #include "sim/core/error.hpp"
 #include "sim/engine/domain_collective.hpp"
@@ -9,9 +9,7 @@
 namespace trainsim::engine {
 
 bool nvls_possible(const std::vector<int>& gpus, const Platform& platform) {
-  if (!(platform.nvls_Bps() > 0) || gpus.empty()) return false;
-  const int domain = platform.domain_of(gpus.front());
-  return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return platform.domain_of(g) == domain; });
+  return platform.nvls_Bps() > 0 && !gpus.empty() && platform.in_one_domain(gpus);
 }
 
 double nvls_latency_s(int ranks, const Platform& platform) {

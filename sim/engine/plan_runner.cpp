@@ -257,6 +257,12 @@ void mark_message_links(const Platform& platform, int src_gpu, int dst_gpu, std:
   }
 }
 
+void mark_group_links(const Platform& platform, const std::vector<int>& gpus, std::vector<bool>& links) {
+  for (const int a : gpus)
+    for (const int b : gpus)
+      if (a != b) mark_message_links(platform, a, b, links);
+}
+
 CommActivity start_prepared_plan(const Platform& platform, std::shared_ptr<const PreparedPlan> prepared,
                                  const std::string& name, PlanRunOptions options) {
   return start_phases(platform, std::move(prepared), name, options);

@@ -76,6 +76,8 @@ std::vector<PreparedPlan> prepare_plans_together(const Platform& platform, std::
 /// Marks in `links` (per link number, sized to the platform's links) every link a message
 /// from `src_gpu` to `dst_gpu` crosses, over all its legs (Platform::hops).
 void mark_message_links(const Platform& platform, int src_gpu, int dst_gpu, std::vector<bool>& links);
+/// mark_message_links for a message between any two of `gpus`, each way.
+void mark_group_links(const Platform& platform, const std::vector<int>& gpus, std::vector<bool>& links);
 
 /// Starts a prepared plan now, leaving out its legs as prepared (without finding them again).
 CommActivity start_prepared_plan(const Platform& platform, std::shared_ptr<const PreparedPlan> prepared,

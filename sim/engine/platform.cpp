@@ -174,6 +174,10 @@ Hops Platform::hops(int src_gpu, int dst_gpu) const {
   return Hops(Hop{nic_endpoint(src_node, src_nic), nic_endpoint(dst_node, dst_nic)});
 }
 
+bool Platform::in_one_domain(const std::vector<int>& gpus) const {
+  return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return domain_of(g) == domain_of(gpus.front()); });
+}
+
 int Platform::leaf_of_endpoint(int endpoint) const {
   const int e = endpoint - gpu_count();
   return layout_.leaf_of_nic(e / layout_.nics_per_node, e % layout_.nics_per_node);

@@ -89,6 +89,8 @@ class Platform {
   int local_index(int gpu) const { return gpu % cluster_.gpus_per_node; }
   /// The NVLink domain of `gpu` (its node on DGX/HGX; its rack on GB200 NVL72).
   int domain_of(int gpu) const { return gpu / cluster_.domain_gpus(); }
+  /// Whether `gpus` (not empty) share one NVLink domain.
+  bool in_one_domain(const std::vector<int>& gpus) const;
   /// Compute NICs in one NVLink domain.
   int nics_per_domain() const { return layout_.nics_per_node * cluster_.nodes_per_domain(); }
   int endpoint_count() const { return static_cast<int>(hosts_.size()); }

@@ -30,14 +30,16 @@
 
 namespace trainsim {
 
-/// Per GPU of `platform`: whether a message other than its own TP group's may cross its
-/// NVLink port (either way). Accumulates over jobs sharing the platform (call once per job).
-void mark_ports_beyond_tp(const Scenario& s, const RankMapping& mapping, const engine::Platform& platform,
-                          std::vector<bool>& touched);
+/// Per link number of `platform`'s routes: whether a message other than a TP group's inside
+/// its NVLink domain may cross it (engine::mark_message_links). Accumulates over jobs sharing
+/// the platform (call once per job).
+void mark_links_beyond_tp(const Scenario& s, const RankMapping& mapping, const engine::Platform& platform,
+                          std::vector<bool>& links);
 
-/// Per rank of the job (`mapping`): whether its TP group lies in one NVLink domain and
-/// none of its GPUs' ports is `touched` (mark_ports_beyond_tp over every job on the platform).
+/// Per rank of the job (`mapping`): whether its TP group lies in one NVLink domain and none
+/// of its GPUs' NVLink ports is among `links` (mark_links_beyond_tp over every job on the
+/// platform).
 std::vector<bool> isolated_tp_groups(const RankMapping& mapping, const engine::Platform& platform,
-                                     const std::vector<bool>& touched);
+                                     const std::vector<bool>& links);
 
 }  // namespace trainsim

@@ -93,9 +93,7 @@ std::vector<bool> foreign_links(const Scenario& s, const RankMapping& mapping, c
                                 const engine::Platform& platform) {
   std::vector<bool> links(static_cast<size_t>(platform.routes().link_count()), false);
   for (const std::vector<int>& group : other_traffic_groups(s, mapping, scope))
-    for (const int a : group)
-      for (const int b : group)
-        if (a != b) engine::mark_message_links(platform, a, b, links);
+    engine::mark_group_links(platform, group, links);
   return links;
 }
 

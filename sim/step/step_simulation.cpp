@@ -69,9 +69,9 @@ void start_link_sampler(std::optional<LinkSampler>& sampler, const Scenario& s, 
 // the TP groups that may reuse collective durations (isolated_tp_groups.hpp).
 void find_isolated_tp_groups(const std::vector<StepWorld*>& worlds, const StepOptions& options, bool samples_links) {
   if (options.reduce_symmetry || !options.reuse_isolated_tp || samples_links) return;
-  std::vector<bool> touched;
-  for (const StepWorld* w : worlds) mark_ports_beyond_tp(w->scenario, w->mapping, w->platform, touched);
-  for (StepWorld* w : worlds) w->isolated_tp = isolated_tp_groups(w->mapping, w->platform, touched);
+  std::vector<bool> links;
+  for (const StepWorld* w : worlds) mark_links_beyond_tp(w->scenario, w->mapping, w->platform, links);
+  for (StepWorld* w : worlds) w->isolated_tp = isolated_tp_groups(w->mapping, w->platform, links);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

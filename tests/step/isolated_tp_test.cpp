@@ -36,9 +36,9 @@ const Settings k_whole_node{{"model.preset", "llama3-8b"}, {"model.layers", "8"}
 long isolated_ranks(const Scenario& s) {
   const engine::Platform platform = engine::Platform::without_simgrid(s.cluster);
   const RankMapping mapping(s.parallel, s.cluster);
-  std::vector<bool> touched;
-  mark_ports_beyond_tp(s, mapping, platform, touched);
-  const std::vector<bool> isolated = isolated_tp_groups(mapping, platform, touched);
+  std::vector<bool> links;
+  mark_links_beyond_tp(s, mapping, platform, links);
+  const std::vector<bool> isolated = isolated_tp_groups(mapping, platform, links);
   return std::count(isolated.begin(), isolated.end(), true);
 }
 
