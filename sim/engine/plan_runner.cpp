@@ -7,9 +7,11 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 #include <vector>
 
 #include "sim/engine/algorithm_selection.hpp"
+#include "sim/engine/plan_workers.hpp"
 #include "sim/engine/redundant_legs.hpp"
 #include "sim/engine/timer_wait.hpp"
 
@@ -156,19 +158,23 @@ void run_phase(const Platform& platform, const CommPhase& phase, const std::vect
   if (tasks.size() <= per_actor) {
     run_tasks(platform, legs, tasks, left_out, 0, tasks.size());
   } else {
-    std::vector<sg4::ActorPtr> helpers;
-    for (size_t first = 0; first < tasks.size(); first += per_actor) {
+    // Each helper releases `done` as its tasks end (a join would be a sleep in the solver:
+    // timer_wait.hpp).
+    const sg4::SemaphorePtr done = sg4::Semaphore::create(0);
+    size_t helpers = 0;
+    for (size_t first = 0; first < tasks.size(); first += per_actor, ++helpers) {
       const size_t last = std::min(tasks.size(), first + per_actor);
-      helpers.push_back(sg4::Actor::create("plan-tasks", sg4::this_actor::get_host(), [&, first, last] {
+      run_on_worker(sg4::this_actor::get_host(), "plan-tasks", [&, first, last] {
         run_tasks(platform, legs, tasks, left_out, first, last);
-      }));
+        done->release();
+      });
     }
-    for (const sg4::ActorPtr& helper : helpers) helper->join();
+    for (size_t h = 0; h < helpers; ++h) done->acquire();
   }
   if (phase.latency_s > phase_legs.paid_s) timer_sleep(phase.latency_s - phase_legs.paid_s);
 }
 
-// Starts an actor on endpoint 0 that runs the phases one after the other.
+// Runs the phases one after the other in an actor on endpoint 0 (plan_workers.hpp).
 CommActivity start_phases(const Platform& platform, std::shared_ptr<const PreparedPlan> shared, const std::string& name,
                           PlanRunOptions options) {
   auto timing = std::make_shared<CommTiming>();
@@ -176,7 +182,7 @@ CommActivity start_phases(const Platform& platform, std::shared_ptr<const Prepar
   sg4::Host* where = platform.host(0);
   // Shared, not captured by value: SimGrid copies the actor's function (a whole plan: 300 MB
   // for a tree all-reduce on 1,048,576 GPUs).
-  sg4::Actor::create(name, where, [&platform, shared, timing, options]() {
+  run_on_worker(where, name, [&platform, shared, timing, options]() {
     timing->start_s = sg4::Engine::get_clock();
     const std::vector<bool> none;
     for (size_t p = 0; p < shared->plan.phases.size(); ++p)
