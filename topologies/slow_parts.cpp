@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 #include <unordered_map>
+#include <utility>
 
 #include "sim/core/portable_random.hpp"
 #include "topologies/fabric_layout.hpp"
@@ -67,11 +68,17 @@ std::vector<int> down_spines(const VariationSpec& v, int total_spines, std::uint
 }
 
 ClusterSpec with_slow_parts(ClusterSpec cluster, const VariationSpec& v, std::uint64_t seed) {
+  const ClusterSpec fabric = cluster;
+  return with_slow_parts(std::move(cluster), v, seed, fabric);
+}
+
+ClusterSpec with_slow_parts(ClusterSpec cluster, const VariationSpec& v, std::uint64_t seed,
+                            const ClusterSpec& fabric) {
   cluster.slow_gpus = slow_gpus(v, cluster.total_gpus(), seed);
   cluster.slow_gpu_speed = cluster.slow_gpus.empty() ? 1.0 : v.slow_gpu_speed;
   cluster.slow_nics = slow_nics(v, cluster.nodes * cluster.nics_per_node, seed);
   cluster.slow_nic_speed = cluster.slow_nics.empty() ? 1.0 : v.slow_nic_speed;
-  const FabricLayout layout = fabric_layout(cluster);
+  const FabricLayout layout = fabric_layout(fabric);
   cluster.down_uplinks = down_uplinks(v, layout.leaves * layout.leaf_uplinks, seed);
   cluster.down_spines = down_spines(v, layout.spines, seed);
   return cluster;

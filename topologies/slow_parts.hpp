@@ -34,6 +34,11 @@ std::vector<int> down_spines(const VariationSpec& v, int total_spines, std::uint
 /// simulation draws them, so that every reader of the cluster sees the same parts.
 ClusterSpec with_slow_parts(ClusterSpec cluster, const VariationSpec& v, std::uint64_t seed);
 
+/// As above, but the uplinks and spines down drawn and numbered on `fabric`'s switches: the
+/// cluster with a neighbour job's nodes beside the job's (Scenario::fabric), whose ids the
+/// job's cluster then holds.
+ClusterSpec with_slow_parts(ClusterSpec cluster, const VariationSpec& v, std::uint64_t seed, const ClusterSpec& fabric);
+
 /// Per leaf of `layout` (the cluster's), how many of its uplink cables are down: those in
 /// cluster.down_uplinks and those to its pod's or rail's spines in cluster.down_spines, each
 /// cable once. Empty when none is down or the leaves have no uplinks.

@@ -33,7 +33,7 @@ double step_time_in_child(const Scenario& s, const ComputeModel& compute, bool r
 }  // namespace
 
 std::optional<VariationCost> variation_cost(const Scenario& s, const ComputeModel& compute, bool reduce_symmetry) {
-  const ClusterSpec parts = with_slow_parts(s.cluster, s.variations, s.run.seed);
+  const ClusterSpec parts = with_slow_parts(s.cluster, s.variations, s.run.seed, s.fabric());
   if (parts.slow_gpus.empty() && parts.slow_nics.empty() && parts.down_uplinks.empty() && parts.down_spines.empty() &&
       !s.neighbour)
     return std::nullopt;

@@ -40,6 +40,15 @@ struct Scenario {
   /// when there is none. Shared: a scenario's copies point at the same neighbour.
   std::shared_ptr<const Scenario> neighbour;
 
+  /// The cluster the simulation's platform is: this one, with the neighbour's nodes beside
+  /// its own when there is one (topologies/neighbour_placement.hpp places them). Its switches
+  /// are the ones variations.down_uplink_ids and down_spine_ids name.
+  ClusterSpec fabric() const {
+    ClusterSpec c = cluster;
+    if (neighbour) c.nodes += neighbour->cluster.nodes;
+    return c;
+  }
+
   /// GPU memory per device: the cluster's `gpu_memory` if set, else the GPU preset's.
   double gpu_memory_bytes() const { return cluster.gpu.memory_bytes; }
 

@@ -449,6 +449,38 @@ void check_one_left(const Scenario& s, const char* key, const std::vector<int>& 
       throw InputError(s.source, key, str(ids[i]), "lists every " + what + " " + str(ids[i] / per_group) + ": " + why);
 }
 
+// Uplinks and spines down, drawn or listed, on `fabric`'s switches: the scenario's cluster, or
+// with a neighbour the fabric both jobs share (Scenario::fabric), whose ids they name.
+void check_down_parts(const Scenario& s, const ClusterSpec& fabric) {
+  const VariationSpec& v = s.variations;
+  const std::string shared = s.neighbour ? "; the fabric of the job's nodes and its neighbour's" : "";
+  if (v.any_down_uplink()) {
+    const FabricLayout layout = fabric_layout(fabric);
+    if (layout.leaf_uplinks == 0)
+      throw InputError(s.source, v.down_uplink_ids.empty() ? "variations.down_uplinks" : "variations.down_uplink_ids",
+                       v.down_uplink_ids.empty() ? str(v.down_uplink_count) : str(v.down_uplink_ids.front()),
+                       "this fabric has no leaf uplinks (one leaf switch, the single-switch fabric or the ideal "
+                       "one)");
+    check_parts(s, "uplinks down", "leaf uplinks", "down_uplink", v.down_uplink_count, v.down_uplink_ids,
+                static_cast<long long>(layout.leaves) * layout.leaf_uplinks,
+                " (leaf x " + str(layout.leaf_uplinks) + " uplinks per leaf + index" + shared + ")");
+    check_one_left(s, "variations.down_uplink_ids", v.down_uplink_ids, layout.leaf_uplinks, "uplink of leaf",
+                   "a leaf keeps one at least");
+  }
+  if (v.any_down_spine()) {
+    const FabricLayout layout = fabric_layout(fabric);
+    if (layout.spines == 0 || layout.leaf_uplinks == 0)
+      throw InputError(s.source, v.down_spine_ids.empty() ? "variations.down_spines" : "variations.down_spine_ids",
+                       v.down_spine_ids.empty() ? str(v.down_spine_count) : str(v.down_spine_ids.front()),
+                       "this fabric has no spine switches (one leaf per pod or rail, the single-switch fabric or "
+                       "the ideal one)");
+    check_parts(s, "spines down", "spine switches", "down_spine", v.down_spine_count, v.down_spine_ids, layout.spines,
+                " (pod or rail x " + str(layout.leaf_uplinks) + " spines per pod or rail + index" + shared + ")");
+    check_one_left(s, "variations.down_spine_ids", v.down_spine_ids, layout.leaf_uplinks, "spine of pod or rail",
+                   "its leaves keep one at least");
+  }
+}
+
 // [variations]: slow GPUs and NICs and uplinks down, drawn or listed, within the cluster;
 // stragglers in a run.
 void check_variations(const Scenario& s) {
@@ -457,31 +489,8 @@ void check_variations(const Scenario& s) {
               static_cast<long long>(s.cluster.nodes) * s.cluster.gpus_per_node, "");
   check_parts(s, "slow NICs", "NICs", "slow_nic", v.slow_nic_count, v.slow_nic_ids,
               static_cast<long long>(s.cluster.nodes) * s.cluster.nics_per_node, " (node x nics_per_node + index)");
-  if (v.any_down_uplink()) {
-    const FabricLayout layout = fabric_layout(s.cluster);
-    if (layout.leaf_uplinks == 0)
-      throw InputError(s.source, v.down_uplink_ids.empty() ? "variations.down_uplinks" : "variations.down_uplink_ids",
-                       v.down_uplink_ids.empty() ? str(v.down_uplink_count) : str(v.down_uplink_ids.front()),
-                       "this fabric has no leaf uplinks (one leaf switch, the single-switch fabric or the ideal "
-                       "one)");
-    check_parts(s, "uplinks down", "leaf uplinks", "down_uplink", v.down_uplink_count, v.down_uplink_ids,
-                static_cast<long long>(layout.leaves) * layout.leaf_uplinks,
-                " (leaf x " + str(layout.leaf_uplinks) + " uplinks per leaf + index)");
-    check_one_left(s, "variations.down_uplink_ids", v.down_uplink_ids, layout.leaf_uplinks, "uplink of leaf",
-                   "a leaf keeps one at least");
-  }
-  if (v.any_down_spine()) {
-    const FabricLayout layout = fabric_layout(s.cluster);
-    if (layout.spines == 0 || layout.leaf_uplinks == 0)
-      throw InputError(s.source, v.down_spine_ids.empty() ? "variations.down_spines" : "variations.down_spine_ids",
-                       v.down_spine_ids.empty() ? str(v.down_spine_count) : str(v.down_spine_ids.front()),
-                       "this fabric has no spine switches (one leaf per pod or rail, the single-switch fabric or "
-                       "the ideal one)");
-    check_parts(s, "spines down", "spine switches", "down_spine", v.down_spine_count, v.down_spine_ids, layout.spines,
-                " (pod or rail x " + str(layout.leaf_uplinks) + " spines per pod or rail + index)");
-    check_one_left(s, "variations.down_spine_ids", v.down_spine_ids, layout.leaf_uplinks, "spine of pod or rail",
-                   "its leaves keep one at least");
-  }
+  // With a neighbour, its nodes are known only once it is loaded: check_neighbour.
+  if (v.neighbour.empty()) check_down_parts(s, s.cluster);
   if (v.straggler_mtbf_s > 0 && !s.run.simulates_run())
     throw InputError(s.source, "variations.straggler_mtbf", seconds(v.straggler_mtbf_s),
                      "stragglers appear during a run: set run.duration or run.train_steps");
@@ -510,12 +519,6 @@ void check_neighbour(const Scenario& s) {
   if (!s.neighbour) return;
   const Scenario& n = *s.neighbour;
   const std::string& file = s.variations.neighbour;
-  // Slow GPUs and NICs are the job's own (their ids its ranks' and nodes'); a cable or spine
-  // id names a switch of the job's fabric, which the shared one numbers afresh.
-  const VariationSpec& v = s.variations;
-  if (v.any_down_uplink() || v.any_down_spine() || v.straggler_mtbf_s > 0)
-    throw InputError(s.source, "variations.neighbour", file,
-                     "a neighbour is not simulated beside uplinks or spines down or stragglers yet");
   if (s.run.simulates_run())
     throw InputError(s.source, "variations.neighbour", file,
                      "a neighbour shares a step's time, not a run's: not with run.duration or run.train_steps");
@@ -551,6 +554,9 @@ void check_neighbour(const Scenario& s) {
   const long long gpus = static_cast<long long>(a.nodes + b.nodes) * a.gpus_per_node;
   require(s, gpus <= k_max_cluster_endpoints, "variations.neighbour", a.nodes + b.nodes,
           "the two jobs' " + str(gpus) + " GPUs: trainsim simulates at most " + str(k_max_cluster_endpoints));
+  // Slow GPUs and NICs are the job's own (their ids its ranks' and nodes'); a cable or spine
+  // id names a switch of the fabric both jobs' nodes make.
+  check_down_parts(s, s.fabric());
 }
 
 void check_scenario_rules(const Scenario& s) {

@@ -35,7 +35,8 @@ bool uses_slow_nic(const RankMapping& mapping, int rank, const std::vector<bool>
 
 }  // namespace
 
-std::vector<ReplicaClass> replica_classes(const Scenario& s, const RankMapping& mapping, bool reduce_symmetry) {
+std::vector<ReplicaClass> replica_classes(const Scenario& s, const RankMapping& mapping, const ClusterSpec& fabric,
+                                          bool reduce_symmetry) {
   const int replicas = s.parallel.dp * s.parallel.cp;
   const int pp = s.parallel.pp;
   // Each paced rank's slowdown: a slow GPU's kernels take 1 / speed as long.
@@ -51,17 +52,20 @@ std::vector<ReplicaClass> replica_classes(const Scenario& s, const RankMapping& 
       if (nic / s.cluster.nics_per_node < s.cluster.nodes)
         slow_node[static_cast<size_t>(nic / s.cluster.nics_per_node)] = true;
   }
-  const FabricLayout layout = fabric_layout(s.cluster);
-  if (const std::vector<int> down = down_cables_per_leaf(s.cluster, layout); !down.empty()) {
-    // What each node's NICs find above them: their leaf's cables down and their pod's or
-    // rail's spines down. Where every node finds the same (a spine of a two-level fat tree
-    // down: every leaf loses a cable), the cluster stays symmetric.
+  const FabricLayout layout = fabric_layout(fabric);
+  if (const std::vector<int> down = down_cables_per_leaf(fabric, layout); !down.empty()) {
+    // What each of the job's nodes' NICs find above them (on the platform node the mapping
+    // puts it): their leaf's cables down and their pod's or rail's spines down. Where every
+    // node finds the same (a spine of a two-level fat tree down: every leaf loses a cable),
+    // the cluster stays symmetric.
     std::vector<int> spines_down(static_cast<size_t>(layout.groups), 0);
-    for (const int spine : s.cluster.down_spines) ++spines_down[static_cast<size_t>(spine / layout.leaf_uplinks)];
+    for (const int spine : fabric.down_spines) ++spines_down[static_cast<size_t>(spine / layout.leaf_uplinks)];
+    const int gpus_per_node = s.cluster.gpus_per_node;
     const auto above = [&](int node) {
+      const int placed = mapping.gpu_of(node * gpus_per_node) / gpus_per_node;
       std::vector<int> seen;
       for (int nic = 0; nic < layout.nics_per_node; ++nic) {
-        const int leaf = layout.leaf_of_nic(node, nic);
+        const int leaf = layout.leaf_of_nic(placed, nic);
         seen.push_back(down[static_cast<size_t>(leaf)]);
         seen.push_back(spines_down[static_cast<size_t>(layout.group_of_leaf(leaf))]);
       }

@@ -32,8 +32,11 @@ struct ReplicaClass {
 };
 
 /// The classes, the class of replica 0 first; with `reduce_symmetry` false, one class per
-/// replica (every replica simulated).
-std::vector<ReplicaClass> replica_classes(const Scenario& s, const RankMapping& mapping, bool reduce_symmetry);
+/// replica (every replica simulated). `fabric`: the cluster the platform is (Scenario::fabric:
+/// `s.cluster`, or with a neighbour job's nodes too), whose uplinks and spines down count; the
+/// job's nodes sit on it where `mapping` places them.
+std::vector<ReplicaClass> replica_classes(const Scenario& s, const RankMapping& mapping, const ClusterSpec& fabric,
+                                          bool reduce_symmetry);
 
 /// The ranks of `slow_gpu`'s pipeline stage whose compute waits on it layer by layer: the
 /// GPUs its TP, CP, EP and expert-TP groups connect, ascending.

@@ -6,17 +6,18 @@
 
 namespace trainsim {
 
-SimulatedScope simulated_scope(const Scenario& s, const RankMapping& mapping, const StepOptions& options) {
+SimulatedScope simulated_scope(const Scenario& s, const RankMapping& mapping, const ClusterSpec& fabric,
+                               const StepOptions& options) {
   const int all_replicas = s.parallel.dp * s.parallel.cp;
   SimulatedScope scope;
-  scope.classes = replica_classes(s, mapping, options.reduce_symmetry);
+  scope.classes = replica_classes(s, mapping, fabric, options.reduce_symmetry);
   scope.replicate_p2p = options.reduce_symmetry && s.cluster.oversubscription > 1 && all_replicas > 1 &&
                         all_replicas * s.parallel.tp <= options.max_replicated_transfers;
   // A slow NIC or an uplink down breaks the symmetry between a TP group's ranks (each has its
   // own NIC, on its own rail's leaf): each one's traffic runs.
   scope.one_transfer_per_tp_group = options.reduce_symmetry && s.cluster.nics_per_node >= s.cluster.gpus_per_node &&
                                     s.cluster.oversubscription <= 1.0 && s.cluster.slow_nics.empty() &&
-                                    s.cluster.down_uplinks.empty() && s.cluster.down_spines.empty();
+                                    fabric.down_uplinks.empty() && fabric.down_spines.empty();
   return scope;
 }
 

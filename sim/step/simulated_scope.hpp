@@ -28,7 +28,9 @@ struct SimulatedScope {
   int replicas() const { return static_cast<int>(classes.size()); }
 };
 
-SimulatedScope simulated_scope(const Scenario& s, const RankMapping& mapping, const StepOptions& options);
+/// `fabric`: the cluster the platform is (replica_classes).
+SimulatedScope simulated_scope(const Scenario& s, const RankMapping& mapping, const ClusterSpec& fabric,
+                               const StepOptions& options);
 
 /// The rank of data-parallel replica `replica` (dp and cp coordinates), pipeline stage
 /// `stage`, tensor-parallel index 0.

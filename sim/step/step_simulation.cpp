@@ -87,10 +87,10 @@ StepResult simulate_beside_neighbour(const Scenario& s, const ComputeModel& comp
   const Scenario& n = *s.neighbour;
   const NeighbourNodes nodes = place_neighbour(s.cluster.nodes, n.cluster.nodes, s.variations.neighbour_placement,
                                                s.cluster.physical_domain_gpus() / s.cluster.gpus_per_node);
-  ClusterSpec both = s.cluster;
-  both.nodes = s.cluster.nodes + n.cluster.nodes;
-  // The job's slow GPUs and NICs (its own ranks' and nodes' ids: the replica classes read
-  // them so) where its nodes lie on the shared platform.
+  // The shared platform, its uplinks and spines down (ids of its own switches: with_slow_parts)
+  // and the job's slow GPUs and NICs (its own ranks' and nodes' ids: the replica classes read
+  // them so) where its nodes lie on it.
+  ClusterSpec both = s.fabric();
   const auto placed = [&](int id, int per_node) {
     return nodes.job[static_cast<size_t>(id / per_node)] * per_node + id % per_node;
   };
@@ -107,14 +107,15 @@ StepResult simulate_beside_neighbour(const Scenario& s, const ComputeModel& comp
   theirs.observer = nullptr;  // the traces are the job's
   const GradientPlans every_leg;
   const engine::Platform platform(both, {});
-  StepWorld world{s, options, costs, *schedule, platform, mapping, simulated_scope(s, mapping, options), every_leg};
+  StepWorld world{s,        options, costs, *schedule, platform, mapping, simulated_scope(s, mapping, both, options),
+                  every_leg};
   StepWorld beside{n,
                    theirs,
                    their_costs,
                    *their_schedule,
                    platform,
                    their_mapping,
-                   simulated_scope(n, their_mapping, theirs),
+                   simulated_scope(n, their_mapping, both, theirs),
                    every_leg};
   beside.foreground = &world;
   const bool samples_links = options.observer && options.observer->wants_link_samples();
@@ -142,13 +143,13 @@ StepResult simulate_step(const Scenario& scenario, const ComputeModel& compute, 
   // The [variations]' slow parts, drawn once: the platform, the replica classes and the
   // summary read them from the cluster.
   Scenario s = scenario;
-  s.cluster = with_slow_parts(s.cluster, s.variations, s.run.seed);
+  s.cluster = with_slow_parts(s.cluster, s.variations, s.run.seed, s.fabric());
   if (s.neighbour) return simulate_beside_neighbour(s, compute, options, wall_start);
   const auto schedule = make_pipeline_schedule(s.parallel);
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
   engine::Simulation simulation;
   const RankMapping mapping(s.parallel, s.cluster);
-  const SimulatedScope scope = simulated_scope(s, mapping, options);
+  const SimulatedScope scope = simulated_scope(s, mapping, s.cluster, options);
   // Link samples average over every link of a class: those need the whole platform.
   const bool samples_links = options.observer && options.observer->wants_link_samples();
   const bool sparse = options.sparse_platform && options.reduce_symmetry && !samples_links;

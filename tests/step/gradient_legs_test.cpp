@@ -33,7 +33,7 @@ double left_out_share(const Scenario& s) {
   const auto schedule = make_pipeline_schedule(s.parallel);
   const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
   const RankMapping mapping(s.parallel, s.cluster);
-  const SimulatedScope scope = simulated_scope(s, mapping, StepOptions{});
+  const SimulatedScope scope = simulated_scope(s, mapping, s.cluster, StepOptions{});
   const engine::Platform planning = engine::Platform::without_simgrid(s.cluster);
   std::vector<bool> endpoints;
   const GradientPlans plans(planning, gradient_plan_keys(s, mapping, costs),

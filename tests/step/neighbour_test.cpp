@@ -7,13 +7,16 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/step/replica_classes.hpp"
 #include "tests/step/step_outputs.hpp"
 #include "tests/step/test_scenario.hpp"
 #include "topologies/neighbour_placement.hpp"
 #include "topologies/rank_mapping.hpp"
+#include "topologies/slow_parts.hpp"
 
 namespace trainsim {
 namespace {
@@ -138,6 +141,54 @@ TEST(NeighbourStep, TheJobsSlowGpusAndNicsBesideANeighbour) {
             simulate(scenario(job("interleaved"))).step_s * 1.001);
 }
 
+// Uplinks and spines down name the switches of the fabric both jobs' nodes make: 4 leaves of
+// 4 nodes, 8 uplinks each (ids leaf x 8 + index), 8 spines. Placed after each other the job has
+// leaves 0 and 1 and the neighbour leaves 2 and 3 (which the job's cluster alone lacks).
+TEST(NeighbourStep, UplinksAndSpinesDownOnTheFabricBothJobsShare) {
+  const Both after = simulate(scenario(job("after")));
+  const Both mixed = simulate(scenario(job("interleaved")));
+  const auto down = [](const std::string& placement, const std::string& key, const std::string& ids) {
+    return scenario(testing::merged(job(placement), {{key, ids}}));
+  };
+  // Seven of leaf 3's eight uplinks down: the neighbour's ring crosses them, the job's does not.
+  const Both theirs = simulate(down("after", "variations.down_uplink_ids", "24,25,26,27,28,29,30"));
+  EXPECT_NEAR(theirs.step_s / after.step_s, 1.0, 1e-9);
+  EXPECT_GT(theirs.neighbour_step_s, after.neighbour_step_s * 2);
+  // Leaf 0's: the job's.
+  const Both ours = simulate(down("after", "variations.down_uplink_ids", "0,1,2,3,4,5,6"));
+  EXPECT_GT(ours.step_s, after.step_s * 2);
+  EXPECT_NEAR(ours.neighbour_step_s / after.neighbour_step_s, 1.0, 1e-9);
+  // Interleaved, every leaf holds nodes of both: uplinks of leaf 0, or one of leaf 1 (whose job
+  // nodes 2 and 3, platform nodes 4 and 6, have their replicas set apart), and a spine down (a
+  // cable of every leaf) cost both, and the reduced simulation equals --full.
+  for (const auto& [key, ids] :
+       std::vector<std::pair<std::string, std::string>>{{"variations.down_uplink_ids", "0,1,2,3,4,5,6"},
+                                                        {"variations.down_uplink_ids", "13"},
+                                                        {"variations.down_spine_ids", "3"}}) {
+    const Scenario s = down("interleaved", key, ids);
+    const Both reduced = simulate(s);
+    const Both full = simulate(s, false);
+    EXPECT_GT(reduced.step_s, mixed.step_s * 1.01) << key << " = " << ids;
+    EXPECT_GT(reduced.neighbour_step_s, mixed.neighbour_step_s * 1.01) << key << " = " << ids;
+    EXPECT_NEAR(reduced.step_s / full.step_s, 1.0, 1e-9) << key << " = " << ids;
+    EXPECT_NEAR(reduced.neighbour_step_s / full.neighbour_step_s, 1.0, 1e-9) << key << " = " << ids;
+    EXPECT_EQ(reduced.neighbour_steps, full.neighbour_steps) << key << " = " << ids;
+  }
+}
+
+TEST(NeighbourStep, AnUplinkDownSetsApartTheReplicasOfTheJobsNodesUnderIt) {
+  // Interleaved, the job's node j is platform node 2j: leaf 1 (platform nodes 4 to 7) holds
+  // the job's nodes 2 and 3, where replicas 2 and 3 run (TP 8 fills a node, no pipeline).
+  Scenario s = scenario(testing::merged(job("interleaved"), {{"variations.down_uplink_ids", "13"}}));
+  s.cluster = with_slow_parts(s.cluster, s.variations, s.run.seed, s.fabric());
+  const NeighbourNodes nodes = place_neighbour(8, 8, NeighbourPlacement::interleaved);
+  const RankMapping mapping(s.parallel, s.cluster, nodes.job);
+  const std::vector<ReplicaClass> classes = replica_classes(s, mapping, s.fabric(), true);
+  std::vector<std::vector<int>> members;
+  for (const ReplicaClass& c : classes) members.push_back(c.members);
+  EXPECT_EQ(members, (std::vector<std::vector<int>>{{0, 1, 4, 5, 6, 7}, {2}, {3}}));
+}
+
 TEST(NeighbourStep, TheNeighbourStepsUntilTheJobIsDone) {
   // A short neighbour beside a longer job plays several steps, each counted.
   Settings s = job("after");
@@ -211,7 +262,12 @@ TEST(NeighbourStep, WhatCannotShareTheFabricIsRefused) {
                  "cannot have a neighbour of its own");
   const std::string slow = neighbour_file("slow", std::string(k_heavy) + "[variations]\nslow_gpus = 1\n");
   expect_refused(with(job("after"), "variations.neighbour", slow), "variations", "must be empty");
-  expect_refused(with(job("after"), "variations.down_uplinks", "1"), "variations.neighbour", "not simulated beside");
+  // Ids of the shared fabric's switches: 32 uplinks and 8 spines, where the job alone has 16 and 8.
+  expect_refused(with(job("after"), "variations.down_uplink_ids", "32"), "variations.down_uplink_ids",
+                 "ids run from 0 to 31 on this cluster (leaf x 8 uplinks per leaf + index; the fabric of the job's "
+                 "nodes and its neighbour's)");
+  expect_refused(with(job("after"), "variations.down_spine_ids", "8"), "variations.down_spine_ids",
+                 "ids run from 0 to 7");
   expect_refused(with(job("after"), "run.train_steps", "100"), "variations.neighbour", "not a run's");
 }
 

@@ -94,18 +94,18 @@ TEST(ReplicaClasses, OneRepresentativePerClass) {
   // tp 2 x pp 2 on 16 GPUs: dp 4. GPU 5 is TP rank 1 of replica 1's... stage the mapping says.
   const Scenario uniform = scenario(k_dense);
   const RankMapping mapping(uniform.parallel, uniform.cluster);
-  const std::vector<ReplicaClass> one = replica_classes(uniform, mapping, true);
+  const std::vector<ReplicaClass> one = replica_classes(uniform, mapping, uniform.cluster, true);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].members, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(one[0].stage_slowdown, (std::vector<double>{1.0, 1.0}));
-  EXPECT_EQ(replica_classes(uniform, mapping, false).size(), 4u);  // --full: each its own
+  EXPECT_EQ(replica_classes(uniform, mapping, uniform.cluster, false).size(), 4u);  // --full: each its own
 
   Scenario slow = scenario(k_dense, {{"variations.slow_gpu_ids", "5+13"}, {"variations.slow_gpu_speed", "0.8"}});
-  EXPECT_EQ(replica_classes(slow, mapping, true).size(), 1u);  // the parts not resolved: uniform
+  EXPECT_EQ(replica_classes(slow, mapping, slow.cluster, true).size(), 1u);  // the parts not resolved: uniform
   slow.cluster = with_slow_parts(slow.cluster, slow.variations, slow.run.seed);
   EXPECT_EQ(slow.cluster.slow_gpus, (std::vector<int>{5, 13}));
   EXPECT_DOUBLE_EQ(slow.cluster.slow_gpu_speed, 0.8);
-  const std::vector<ReplicaClass> classes = replica_classes(slow, mapping, true);
+  const std::vector<ReplicaClass> classes = replica_classes(slow, mapping, slow.cluster, true);
   ASSERT_EQ(classes.size(), 2u);
   const int stage5 = mapping.coordinate(5, ParallelAxis::pp);
   const int stage13 = mapping.coordinate(13, ParallelAxis::pp);
@@ -335,7 +335,7 @@ TEST(SpinesDownStep, EveryLeafLosesItsCableToTheSpineAndTheClusterStaysSymmetric
   EXPECT_LT(reduced.step_time_s, uniform.step_time_s * 8.0 / 7.0);  // less than the cable's share
   down.cluster = with_slow_parts(down.cluster, down.variations, down.run.seed);
   EXPECT_EQ(down_cables_per_leaf(down.cluster, fabric_layout(down.cluster)), (std::vector<int>{1, 1}));
-  EXPECT_EQ(replica_classes(down, RankMapping(down.parallel, down.cluster), true).size(), 1u);
+  EXPECT_EQ(replica_classes(down, RankMapping(down.parallel, down.cluster), down.cluster, true).size(), 1u);
   // The same cable down by both keys counts once; drawn spines are seeded.
   Scenario both = scenario(base, {{"variations.down_spine_ids", "5"}, {"variations.down_uplink_ids", "5"}});
   both.cluster = with_slow_parts(both.cluster, both.variations, both.run.seed);
@@ -360,7 +360,7 @@ TEST(SpinesDownStep, ARailsSpinesDownSlowOnlyThatRailsTraffic) {
   EXPECT_EQ(per_leaf[0], 16);
   EXPECT_EQ(per_leaf[1], 16);
   EXPECT_EQ(per_leaf[2], 0);  // rail 1's leaves
-  EXPECT_EQ(replica_classes(down, RankMapping(down.parallel, down.cluster), true).size(), 1u);
+  EXPECT_EQ(replica_classes(down, RankMapping(down.parallel, down.cluster), down.cluster, true).size(), 1u);
   // Each rail's rings cross a leaf's uplinks one flow each way: half of them carry it.
   EXPECT_NEAR(simulate(down).step_time_s / simulate(scenario(base)).step_time_s, 1.0, 1e-9);
 }
