@@ -55,6 +55,11 @@ int RankMapping::coordinate(int rank, ParallelAxis axis) const {
   return rank / stride_of(axis) % size_of(axis);
 }
 
+int RankMapping::rank_at(int tp, int cp, int dp, int pp) const {
+  return tp * stride_of(ParallelAxis::tp) + cp * stride_of(ParallelAxis::cp) + dp * stride_of(ParallelAxis::dp) +
+         pp * stride_of(ParallelAxis::pp);
+}
+
 int RankMapping::stage_index(int rank) const {
   return coordinate(rank, ParallelAxis::tp) +
          parallel_.tp * (coordinate(rank, ParallelAxis::cp) + parallel_.cp * coordinate(rank, ParallelAxis::dp));

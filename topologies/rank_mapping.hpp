@@ -50,6 +50,11 @@ class RankMapping {
   int domain_of(int rank) const { return rank / domain_gpus_; }
   /// The rank's index along `axis` (0 .. size-1).
   int coordinate(int rank, ParallelAxis axis) const;
+  /// How many ranks `axis` has (parallel.tp, cp, pp or dp).
+  int size(ParallelAxis axis) const { return size_of(axis); }
+  /// The rank at these coordinates (each 0 .. its axis' size - 1): what group_of walks to,
+  /// without building a group.
+  int rank_at(int tp, int cp, int dp, int pp) const;
   /// Every group of `axis`: ranks that differ only in that axis' coordinate, ascending.
   std::vector<std::vector<int>> groups(GroupAxis axis) const;
   /// The group of `axis` that `rank` belongs to.

@@ -22,12 +22,8 @@ SimulatedScope simulated_scope(const Scenario& s, const RankMapping& mapping, co
 }
 
 int rank_of(const RankMapping& mapping, int replica, int stage) {
-  const std::vector<int> pipeline = mapping.group_of(0, GroupAxis::pp);
-  const int stage_rank = pipeline[static_cast<size_t>(stage)];
-  const std::vector<int> dp_group = mapping.group_of(stage_rank, GroupAxis::dp);
-  const int dp = static_cast<int>(dp_group.size());
-  const int with_dp = dp_group[static_cast<size_t>(replica % dp)];
-  return mapping.group_of(with_dp, GroupAxis::cp)[static_cast<size_t>(replica / dp)];
+  const int dp = mapping.size(ParallelAxis::dp);
+  return mapping.rank_at(0, replica / dp, replica % dp, stage);
 }
 
 namespace {

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <vector>
+
 #include "sim/core/error.hpp"
 #include "topologies/rank_mapping.hpp"
 
@@ -38,6 +42,27 @@ TEST(RankMapping, FollowsTheScenarioOrder) {
   const RankMapping m(p, nodes_of_eight(1));
   EXPECT_EQ(m.group_of(0, GroupAxis::dp), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(m.group_of(0, GroupAxis::tp), (std::vector<int>{0, 4}));
+}
+
+TEST(RankMapping, RankAtIsTheRankWithThoseCoordinatesInEveryOrder) {
+  ParallelSpec p = layout(2, 3, 4);
+  p.cp = 2;
+  std::array<ParallelAxis, 4> order{ParallelAxis::tp, ParallelAxis::cp, ParallelAxis::dp, ParallelAxis::pp};
+  std::sort(order.begin(), order.end());
+  do {
+    p.order = order;
+    const RankMapping m(p, nodes_of_eight(6));
+    EXPECT_EQ(m.size(ParallelAxis::cp), 2);
+    for (int rank = 0; rank < m.world_size(); ++rank)
+      EXPECT_EQ(m.rank_at(m.coordinate(rank, ParallelAxis::tp), m.coordinate(rank, ParallelAxis::cp),
+                          m.coordinate(rank, ParallelAxis::dp), m.coordinate(rank, ParallelAxis::pp)),
+                rank);
+    // What group_of walks to: TP rank 1 of pipeline stage 2's DP group, CP index 1.
+    const int stage = m.group_of(0, GroupAxis::pp)[2];
+    const int with_dp = m.group_of(stage, GroupAxis::dp)[3];
+    const int with_cp = m.group_of(with_dp, GroupAxis::cp)[1];
+    EXPECT_EQ(m.rank_at(1, 1, 3, 2), m.group_of(with_cp, GroupAxis::tp)[1]);
+  } while (std::next_permutation(order.begin(), order.end()));
 }
 
 TEST(RankMapping, ExpertGroupsAreCarvedOutOfDataParallel) {
