@@ -4,12 +4,16 @@
 // (--full), side by side in one run (the targets: 1, 16 and 256 slow GPUs <= 10 s at
 // 16,384 GPUs and <= 60 s at 131,072; --full <= 30 s at 16,384).
 //
-//   trainsim-bench-variations [--scenario FILE] [--full-up-to GPUS] [--slow LIST] [GPUS...]
+//   trainsim-bench-variations [--scenario FILE] [--full-up-to GPUS] [--slow LIST] [--repeat N] [GPUS...]
 //     (defaults: scenarios/examples/llama3-405b-16k-h100.ini at its own size, --full up to
-//      1,024 GPUs, --slow 0,1,16,256; each simulation runs in its own process)
+//      1,024 GPUs, --slow 0,1,16,256, --repeat 1; each simulation runs in its own process,
+//      N times with --repeat: the wall column is then the fastest run's and the slowest
+//      follows it, the spread a shared machine adds)
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,6 +46,7 @@ struct Args {
   std::string path = std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/examples/llama3-405b-16k-h100.ini";
   long full_up_to = 1024;
   std::vector<long> slow{0, 1, 16, 256};
+  long repeat = 1;
   std::vector<long> gpus;
 };
 
@@ -63,6 +68,10 @@ Args parse_args(int argc, char** argv) {
       a.path = value();
     } else if (arg == "--full-up-to") {
       a.full_up_to = number_arg(arg, value());
+    } else if (arg == "--repeat") {
+      a.repeat = number_arg(arg, value());
+      if (a.repeat < 1)
+        throw trainsim::InputError("trainsim-bench-variations", arg, std::to_string(a.repeat), "expected at least 1");
     } else if (arg == "--slow") {
       a.slow.clear();
       const std::string list = value();
@@ -75,27 +84,48 @@ Args parse_args(int argc, char** argv) {
   return a;
 }
 
+// One configuration simulated `repeat` times, each in its own process: its step (the same
+// every time: the simulation is deterministic), the fastest and slowest wall, the largest RSS.
+struct Measured {
+  double step = 0, fastest = 0, slowest = 0, rss = 0;
+};
+
+Measured measure(const std::string& path, const std::vector<std::string>& overrides, bool full, long repeat) {
+  Measured m;
+  for (long r = 0; r < repeat; ++r) {
+    double step = 0, wall = 0, rss = 0;
+    std::sscanf(trainsim::forked_call([&] { return simulate_one(path, overrides, full); }).c_str(), "%lf %lf %lf",
+                &step, &wall, &rss);
+    if (r > 0 && step != m.step) throw std::logic_error("trainsim-bench-variations: the step differed between runs");
+    m.step = step;
+    m.fastest = r == 0 ? wall : std::min(m.fastest, wall);
+    m.slowest = std::max(m.slowest, wall);
+    m.rss = std::max(m.rss, rss);
+  }
+  return m;
+}
+
 int run_bench(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
   const trainsim::Scenario base = trainsim::load_scenario(a.path);
   std::vector<long> sizes = a.gpus;
   if (sizes.empty()) sizes.push_back(base.cluster.total_gpus());
   std::printf("scenario       %s (slow GPUs at 90 %% speed, drawn with run.seed)\n", a.path.c_str());
+  if (a.repeat > 1)
+    std::printf("repeat         %ld runs each: wall is the fastest run's, the slowest in parentheses\n", a.repeat);
   std::printf("     gpus   slow  step time (s)  wall (s)  peak RSS (MB)  --full step (s)  --full wall (s)\n");
   for (const long gpus : sizes) {
     for (const long slow : a.slow) {
       const std::vector<std::string> overrides{"cluster.nodes=" + std::to_string(gpus / base.cluster.gpus_per_node),
                                                "variations.slow_gpus=" + std::to_string(slow),
                                                "variations.slow_gpu_speed=0.9"};
-      double step = 0, wall = 0, rss = 0;
-      std::sscanf(trainsim::forked_call([&] { return simulate_one(a.path, overrides, false); }).c_str(), "%lf %lf %lf",
-                  &step, &wall, &rss);
-      std::printf("%9ld  %5ld  %13.4f  %8.2f  %13.0f", gpus, slow, step, wall, rss);
+      const Measured reduced = measure(a.path, overrides, false, a.repeat);
+      std::printf("%9ld  %5ld  %13.4f  %8.2f  %13.0f", gpus, slow, reduced.step, reduced.fastest, reduced.rss);
+      if (a.repeat > 1) std::printf("  (slowest %.2f)", reduced.slowest);
       if (gpus <= a.full_up_to) {
-        double full_step = 0, full_wall = 0, full_rss = 0;
-        std::sscanf(trainsim::forked_call([&] { return simulate_one(a.path, overrides, true); }).c_str(), "%lf %lf %lf",
-                    &full_step, &full_wall, &full_rss);
-        std::printf("  %15.4f  %15.2f", full_step, full_wall);
+        const Measured full = measure(a.path, overrides, true, a.repeat);
+        std::printf("  %15.4f  %15.2f", full.step, full.fastest);
+        if (a.repeat > 1) std::printf("  (slowest %.2f)", full.slowest);
       }
       std::printf("\n");
       std::fflush(stdout);
