@@ -21,9 +21,9 @@ SimulatedScope simulated_scope(const Scenario& s, const RankMapping& mapping, co
   return scope;
 }
 
-int rank_of(const RankMapping& mapping, int replica, int stage) {
+int rank_of(const RankMapping& mapping, int replica, int stage, int tp_index) {
   const int dp = mapping.size(ParallelAxis::dp);
-  return mapping.rank_at(0, replica / dp, replica % dp, stage);
+  return mapping.rank_at(tp_index, replica / dp, replica % dp, stage);
 }
 
 namespace {

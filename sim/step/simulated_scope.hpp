@@ -33,8 +33,8 @@ SimulatedScope simulated_scope(const Scenario& s, const RankMapping& mapping, co
                                const StepOptions& options);
 
 /// The rank of data-parallel replica `replica` (dp and cp coordinates), pipeline stage
-/// `stage`, tensor-parallel index 0.
-int rank_of(const RankMapping& mapping, int replica, int stage);
+/// `stage`, tensor-parallel index `tp_index`.
+int rank_of(const RankMapping& mapping, int replica, int stage, int tp_index = 0);
 
 /// The platform endpoints the stage actors can touch (engine/endpoint_selection.hpp): each
 /// simulated stage's GPU and its TP, EP, expert-TP and CP groups, the pipeline between the

@@ -936,12 +936,11 @@ void StageActor::send_output(const PipelineTask& t) {
   plan.phases.resize(1);
   // With replicate_p2p, every replica of this one's class sends at its time.
   const std::vector<int> alone{replica_};
-  const int dp = w_.mapping.size(ParallelAxis::dp);
   for (const int r : w_.simulated.replicate_p2p ? class_.members : alone) {
     for (int i = 0; i < (w_.simulated.one_transfer_per_tp_group ? 1 : w_.scenario.parallel.tp); ++i) {
       // TP rank i of replica r's stages.
-      const int src = w_.mapping.gpu_of(w_.mapping.rank_at(i, r / dp, r % dp, stage_));
-      const int dst = w_.mapping.gpu_of(w_.mapping.rank_at(i, r / dp, r % dp, target_stage));
+      const int src = w_.mapping.gpu_of(rank_of(w_.mapping, r, stage_, i));
+      const int dst = w_.mapping.gpu_of(rank_of(w_.mapping, r, target_stage, i));
       plan.phases[0].transfers.push_back({src, dst, bytes});
       plan.phases[0].latency_s = std::max(plan.phases[0].latency_s, w_.platform.latency_s(src, dst));
     }
