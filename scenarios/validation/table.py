@@ -26,11 +26,18 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 METRICS = {
     "tflops_per_gpu": ("hardware_tflops_per_gpu_full_attention", "TFLOP/s/GPU"),
     "tokens_per_s_per_gpu": ("tokens_per_s_per_gpu", "tokens/s/GPU"),
+    "model_tflops_per_gpu": ("model_tflops_per_gpu", "model TFLOP/s/GPU"),
 }
 GPU_TITLES = {
     "a100-80g": "A100 80GB (Megatron-LM, Narayanan et al. SC21 Table 1)",
     "h100-sxm": "H100 SXM (NeMo / Megatron-Bridge 25.11, DGX-H100)",
     "b200": "B200 (NeMo / Megatron-Bridge 25.11, DGX-B200)",
+}
+# Files with a "# check: " line: same-stack measurements of a mechanism (public.md D5), shown
+# in groups of their own and never in a throughput row's table.
+CHECK_TITLES = {
+    "h100-sxm": "H100 SXM, mixture of experts: same-stack measurements (public.md D5; checks, not fitted)",
+    "gb200": "GB200 NVL72, mixture of experts: same-stack measurements (public.md D5; checks, not fitted)",
 }
 
 
@@ -41,6 +48,11 @@ def published(path):
             if m and m.group(1) in METRICS:
                 return m.group(1), float(m.group(2))
     return None
+
+
+def is_check(path):
+    with open(path, encoding="utf-8") as f:
+        return any(line.startswith("# check: ") for line in f)
 
 
 def resolved(trainsim, path):
@@ -76,6 +88,7 @@ def rows(trainsim):
             "gpu": keys["cluster.gpu"],
             "model": keys["model.preset"] if keys.get("model.preset") else name,
             "moe": moe,
+            "check": is_check(path),
             "gpus": result["gpus"],
             "layout": "TP %s PP %s CP %s EP %s" % (keys["parallel.tp"], keys["parallel.pp"], keys["parallel.cp"],
                                                   keys["parallel.ep"]),
@@ -98,9 +111,13 @@ def tables(all_rows):
     groups = []
     for gpu in GPU_TITLES:
         for moe in (False, True):
-            group = [r for r in all_rows if r["gpu"] == gpu and r["moe"] == moe]
+            group = [r for r in all_rows if r["gpu"] == gpu and r["moe"] == moe and not r["check"]]
             if group:
                 groups.append((GPU_TITLES[gpu] + (", mixture of experts" if moe else ""), group))
+    for gpu, title in CHECK_TITLES.items():
+        group = [r for r in all_rows if r["gpu"] == gpu and r["check"]]
+        if group:
+            groups.append((title, group))
     for title, group in groups:
         text.append("**%s**\n" % title)
         text.append("| scenario | GPUs | layout | published | simulated | error |")
