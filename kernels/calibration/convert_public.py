@@ -124,10 +124,17 @@ DERIVED (stated assumptions; every rule names its figures)
                            device-reported maximum SM clocks (2062 vs 1965 MHz, the same table)
                            match within 1 %. It replaces the datasheet ratio 2500/2250.
   derived:b200-mamf-fp8-ratio  B200 fp8 GEMMs at SimuMax's shapes beyond XLA's 4096 (per layout:
-                           gemm, gemm_dgrad, gemm_wgrad): SimuMax's measured bf16 time x
-                           1745.0/3432.5 (B200 bf16 / fp8 MAMF, the same table; XLA's own
-                           fp8/bf16 time ratio at 4096^3 is 0.512). As the H100's mamf-fp8-ratio,
-                           it carries the measured sustained bf16 rate over to fp8.
+                           gemm, gemm_dgrad, gemm_wgrad), and at every shape of SimuMax's
+                           grouped (expert) GEMMs (grouped_gemm, _dgrad, _wgrad; XLA times no
+                           grouped GEMM): SimuMax's measured bf16 time x 1745.0/3432.5 (B200
+                           bf16 / fp8 MAMF, the same table; XLA's own fp8/bf16 time ratio at
+                           4096^3 is 0.512). As the H100's mamf-fp8-ratio, it carries the
+                           measured sustained bf16 rate over to fp8. The one MXFP8 grouped GEMM
+                           measured on B200 (pytorch/ao torchao/prototype/moe_training/README.md
+                           @ 0b1bb117, BSD-3-Clause, "MXFP8 Kernel Breakdown by Pass": DeepSeek-V3's
+                           131,072 rows in 8 groups, K 7,168, N 2,048; public.md D5) takes
+                           1838.1 us forward, 1838.1 us for the data gradient and 2412.4 us for
+                           the weight gradient; this rule gives 1757, 1887 and 1879 us there.
   derived:b200-mamf-ratio  GB200 rows no GB200 measurement covers (every GEMM kind, bf16, tf32,
                            fp8; attention at the B200's measured shapes): the B200 table's row
                            (measured, or b200-mamf-fp8-ratio) x B200 MAMF / GB200 MAMF of the
@@ -225,7 +232,8 @@ RULES = {
                       "Dao 2023), the H200 cuDNN efficiency curve below it, the H200's backward/forward ratio",
     "gb200-mamf-ratio": "B200 fused attention at sequences shorter than any B200 measurement = GB200 cuDNN time x "
                         "1822.0/1745.0 (the measured bf16 MAMF of GB200 and B200; stas00/ml-engineering)",
-    "b200-mamf-fp8-ratio": "B200 fp8 GEMM at a SimuMax shape beyond XLA's 4096 = SimuMax's measured bf16 time of the "
+    "b200-mamf-fp8-ratio": "B200 fp8 GEMM at a SimuMax shape beyond XLA's 4096, and every SimuMax grouped GEMM shape, "
+                           "= SimuMax's measured bf16 time of the "
                            "same layout x 1745.0/3432.5 (B200 bf16 / fp8 MAMF; XLA's own fp8/bf16 ratio at 4096^3 "
                            "is 0.51 too)",
     "b200-mamf-ratio": "GB200 row = the B200 table's row (measured, or b200-mamf-fp8-ratio) x B200 MAMF / GB200 MAMF "
@@ -717,18 +725,20 @@ def roofline_memory_rows(gpu, present):
 def b200_table_rows():
     """The B200 table's rows before the memory-bound rule, and its refs. GEMMs: XLA's and
     SimuMax's measurements side by side (B200_SOURCE_RULES), fp8 at SimuMax's shapes beyond
-    XLA's edge from SimuMax's bf16 time; attention: every B200 measurement, GB200's only at
+    XLA's edge and at SimuMax's grouped shapes from SimuMax's bf16 time; attention: every B200 measurement, GB200's only at
     shorter sequences; SimuMax's grouped GEMMs."""
     simumax_gemm = simumax_gemm_rows()
-    fp8 = [gemm_row("fp8", r.m, r.n, r.k, 1, r.time_s * BLACKWELL_MAMF["b200"]["bf16"] / BLACKWELL_MAMF["b200"]["fp8"],
+    grouped = simumax_grouped_rows()
+    fp8 = [gemm_row("fp8", r.m, r.n, r.k, r.batch,
+                    r.time_s * BLACKWELL_MAMF["b200"]["bf16"] / BLACKWELL_MAMF["b200"]["fp8"],
                     "derived:b200-mamf-fp8-ratio", r.kernel)
-           for r in simumax_gemm if max(r.m, r.n, r.k) > XLA_EDGE]
+           for r in simumax_gemm + grouped if r.batch > 1 or max(r.m, r.n, r.k) > XLA_EDGE]
     attention = cudnn_b200_rows() + simumax_attention_rows()
     shortest = min(r.m for r in attention)
     gb200 = [row.with_time(row.time_s / mamf_ratio("b200", "gb200", "bf16"), "derived:gb200-mamf-ratio")
              for e in cudnn_llama("gb200") if e[0] < shortest
              for row in attention_rows(*e, origin="derived:gb200-mamf-ratio")]
-    rows = xla_rows("sm_100_B200", ("bf16", "tf32", "fp8")) + simumax_gemm + fp8 + simumax_grouped_rows() + \
+    rows = xla_rows("sm_100_B200", ("bf16", "tf32", "fp8")) + simumax_gemm + fp8 + grouped + \
         attention + gb200
     return rows, [("xla", "sm_100_B200"), ("simumax", "8x B200 node, Transformer Engine 2.11, bf16"),
                   ("cudnn-b200", "B200, cuDNN 9.10"), ("cudnn", "GB200, cuDNN 9.22, for the derived B200 rows"),

@@ -439,13 +439,20 @@ TEST(CalibratedComputeModel, B200GroupedRowsTimeGptOssExperts) {
   EXPECT_LT(tflops, 1300);
   const double batched = up.flops / model.op_time_s(gemm_op(4096, 5760, 2880, 16, OpKind::batched_gemm)) / 1e12;
   EXPECT_GT(batched, 1.2 * tflops);
-  // fp8 experts: no grouped fp8 row, so XLA's fp8 batched rows time them.
-  const CalibratedComputeModel fp8 = table_model("b200", Precision::fp8);
-  Op up8 = up;
-  up8.precision = Precision::fp8;
-  Op batched8 = up8;
-  batched8.kind = OpKind::batched_gemm;
-  EXPECT_EQ(fp8.op_time_s(up8), fp8.op_time_s(batched8));
+  // fp8 and mxfp8 experts: the fp8 grouped rows, SimuMax's bf16 ones at B200's fp8/bf16
+  // MAMF ratio (rule b200-mamf-fp8-ratio), not XLA's fp8 batched rows (each call alone, at
+  // the boost clock).
+  for (const Precision p : {Precision::fp8, Precision::mxfp8}) {
+    const CalibratedComputeModel fp8 = table_model("b200", p);
+    Op up8 = up;
+    up8.precision = p;
+    Op batched8 = up8;
+    batched8.kind = OpKind::batched_gemm;
+    EXPECT_TRUE(fp8.covers(up8));
+    // (between the rows the fp8 curve interpolates with its own 1-byte operands)
+    EXPECT_NEAR(fp8.op_time_s(up8) / model.op_time_s(up), 1745.0 / 3432.5, 0.05);
+    EXPECT_GT(fp8.op_time_s(up8), 1.2 * fp8.op_time_s(batched8));
+  }
 }
 
 TEST(CalibratedComputeModel, AcceptsScatteredGemmRows) {
