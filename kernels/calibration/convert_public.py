@@ -124,20 +124,27 @@ DERIVED (stated assumptions; every rule names its figures)
                            device-reported maximum SM clocks (2062 vs 1965 MHz, the same table)
                            match within 1 %. It replaces the datasheet ratio 2500/2250.
   derived:b200-mamf-fp8-ratio  B200 fp8 GEMMs at SimuMax's shapes beyond XLA's 4096 (per layout:
-                           gemm, gemm_dgrad, gemm_wgrad), and at every shape of SimuMax's
-                           grouped (expert) GEMMs (grouped_gemm, _dgrad, _wgrad; XLA times no
-                           grouped GEMM): SimuMax's measured bf16 time x 1745.0/3432.5 (B200
-                           bf16 / fp8 MAMF, the same table; XLA's own fp8/bf16 time ratio at
-                           4096^3 is 0.512). As the H100's mamf-fp8-ratio, it carries the
-                           measured sustained bf16 rate over to fp8. The one MXFP8 grouped GEMM
-                           measured on B200 (pytorch/ao torchao/prototype/moe_training/README.md
-                           @ 0b1bb117, BSD-3-Clause, "MXFP8 Kernel Breakdown by Pass": DeepSeek-V3's
-                           131,072 rows in 8 groups, K 7,168, N 2,048; public.md D5) takes
-                           1838.1 us forward, 1838.1 us for the data gradient and 2412.4 us for
-                           the weight gradient; this rule gives 1757, 1887 and 1879 us there.
+                           gemm, gemm_dgrad, gemm_wgrad): SimuMax's measured bf16 time x
+                           1745.0/3432.5 (B200 bf16 / fp8 MAMF, the same table; XLA's own
+                           fp8/bf16 time ratio at 4096^3 is 0.512). As the H100's mamf-fp8-ratio,
+                           it carries the measured sustained bf16 rate over to fp8.
+  derived:b200-xla-fp8-ratio  B200 fp8 grouped (expert) GEMMs at every shape of SimuMax's grouped
+                           rows (grouped_gemm, _dgrad, _wgrad; no source times an fp8 grouped
+                           GEMM at these shapes): SimuMax's measured bf16 time x XLA's measured
+                           fp8/bf16 time ratio of its batch-4 rows at the per-group shape (each
+                           of m, n, k clamped to 256..4096, log-linear between grid points),
+                           never below the MAMF ratio 1745.0/3432.5. The ratio is the shape's
+                           own: 0.53 at 2048^3, 0.61 at 2048 x 1024 x 2048, 0.509 at 4096^3, so
+                           fine-grained experts gain less from fp8 than large GEMMs do. The one
+                           MXFP8 grouped GEMM measured on B200 (pytorch/ao
+                           torchao/prototype/moe_training/README.md @ 0b1bb117, BSD-3-Clause,
+                           "MXFP8 Kernel Breakdown by Pass": DeepSeek-V3's 131,072 rows in 8
+                           groups, K 7,168, N 2,048; public.md D5) takes 1838.1 us forward,
+                           1838.1 us for the data gradient and 2412.4 us for the weight
+                           gradient; this rule gives 1754, 1888 and 1830 us there.
   derived:b200-mamf-ratio  GB200 rows no GB200 measurement covers (every GEMM kind, bf16, tf32,
                            fp8; attention at the B200's measured shapes): the B200 table's row
-                           (measured, or b200-mamf-fp8-ratio) x B200 MAMF / GB200 MAMF of the
+                           (measured, or b200-*-fp8-ratio) x B200 MAMF / GB200 MAMF of the
                            dtype, 1745.0/1822.0 for bf16 (tf32 and attention too), 3432.5/3615.6
                            for fp8: measured rates of the same silicon at 1,000 and 1,200 W,
                            instead of the datasheet peak ratio 2250/2500.
@@ -186,6 +193,7 @@ Shape fields and byte counts follow kernels/README.md ("Calibration table format
 
 import argparse
 import csv
+import math
 import os
 import statistics
 import sys
@@ -232,11 +240,13 @@ RULES = {
                       "Dao 2023), the H200 cuDNN efficiency curve below it, the H200's backward/forward ratio",
     "gb200-mamf-ratio": "B200 fused attention at sequences shorter than any B200 measurement = GB200 cuDNN time x "
                         "1822.0/1745.0 (the measured bf16 MAMF of GB200 and B200; stas00/ml-engineering)",
-    "b200-mamf-fp8-ratio": "B200 fp8 GEMM at a SimuMax shape beyond XLA's 4096, and every SimuMax grouped GEMM shape, "
-                           "= SimuMax's measured bf16 time of the "
+    "b200-mamf-fp8-ratio": "B200 fp8 GEMM at a SimuMax shape beyond XLA's 4096 = SimuMax's measured bf16 time of the "
                            "same layout x 1745.0/3432.5 (B200 bf16 / fp8 MAMF; XLA's own fp8/bf16 ratio at 4096^3 "
                            "is 0.51 too)",
-    "b200-mamf-ratio": "GB200 row = the B200 table's row (measured, or b200-mamf-fp8-ratio) x B200 MAMF / GB200 MAMF "
+    "b200-xla-fp8-ratio": "B200 fp8 grouped GEMM = SimuMax's measured bf16 grouped time x XLA's measured fp8/bf16 time "
+                          "ratio of its batch-4 rows at the per-group shape (m, n, k clamped to 256..4096, log-linear), "
+                          "at least the MAMF ratio 1745.0/3432.5",
+    "b200-mamf-ratio": "GB200 row = the B200 table's row (measured, b200-mamf-fp8-ratio or b200-xla-fp8-ratio) x B200 MAMF / GB200 MAMF "
                        "of its dtype: bf16, tf32, attention and grouped GEMMs 1745.0/1822.0, fp8 3432.5/3615.6 "
                        "(measured rates; the device-reported maximum SM clocks, 1965 and 2062 MHz, give 0.953)",
     "gb300-over-gb200": "GB300 fused attention at shapes GB300 was not timed at = the GB200 table's row x the "
@@ -644,6 +654,30 @@ def simumax_attention_rows():
 # ---------------------------------------------------------------------------------------
 # Derivations
 
+XLA_GRID = [256, 512, 1024, 2048, 4096]  # XLA's m, n and k (every combination, batches 1, 2, 4)
+
+
+def xla_fp8_ratio(entries, m, n, k, batch=4):
+    """fp8 time over bf16 time of XLA's measured rows (one section's xla_entries) at batch
+    `batch`, interpolated log-linearly in (log2 m, log2 n, log2 k), each clamped to XLA's grid
+    (a shape beyond 4096 takes the edge's ratio, where large shapes approach the MAMF ratio)."""
+    def bracket(x):
+        x = min(max(x, XLA_GRID[0]), XLA_GRID[-1])
+        for lo, hi in zip(XLA_GRID, XLA_GRID[1:]):
+            if x <= hi:
+                return lo, hi, (math.log2(x) - math.log2(lo)) / (math.log2(hi) - math.log2(lo))
+        raise AssertionError(x)
+    (m0, m1, fm), (n0, n1, fn), (k0, k1, fk) = bracket(m), bracket(n), bracket(k)
+    log_ratio = 0.0
+    for mi, wm in ((m0, 1 - fm), (m1, fm)):
+        for ni, wn in ((n0, 1 - fn), (n1, fn)):
+            for ki, wk in ((k0, 1 - fk), (k1, fk)):
+                if wm * wn * wk > 0:
+                    log_ratio += wm * wn * wk * math.log(entries[("fp8", batch, mi, ni, ki)] /
+                                                         entries[("bf16", batch, mi, ni, ki)])
+    return math.exp(log_ratio)
+
+
 def gb300_over_gb200():
     """(forward, backward): the median GB300/GB200 cuDNN time ratio over the shared shapes."""
     gb200 = {e[:5]: e[5:] for e in cudnn_llama("gb200")}
@@ -725,14 +759,17 @@ def roofline_memory_rows(gpu, present):
 def b200_table_rows():
     """The B200 table's rows before the memory-bound rule, and its refs. GEMMs: XLA's and
     SimuMax's measurements side by side (B200_SOURCE_RULES), fp8 at SimuMax's shapes beyond
-    XLA's edge and at SimuMax's grouped shapes from SimuMax's bf16 time; attention: every B200 measurement, GB200's only at
+    XLA's edge and at SimuMax's grouped shapes from SimuMax's bf16 time (b200-mamf-fp8-ratio,
+    b200-xla-fp8-ratio); attention: every B200 measurement, GB200's only at
     shorter sequences; SimuMax's grouped GEMMs."""
     simumax_gemm = simumax_gemm_rows()
     grouped = simumax_grouped_rows()
-    fp8 = [gemm_row("fp8", r.m, r.n, r.k, r.batch,
-                    r.time_s * BLACKWELL_MAMF["b200"]["bf16"] / BLACKWELL_MAMF["b200"]["fp8"],
-                    "derived:b200-mamf-fp8-ratio", r.kernel)
-           for r in simumax_gemm + grouped if r.batch > 1 or max(r.m, r.n, r.k) > XLA_EDGE]
+    mamf = BLACKWELL_MAMF["b200"]["bf16"] / BLACKWELL_MAMF["b200"]["fp8"]
+    fp8 = [gemm_row("fp8", r.m, r.n, r.k, 1, r.time_s * mamf, "derived:b200-mamf-fp8-ratio", r.kernel)
+           for r in simumax_gemm if max(r.m, r.n, r.k) > XLA_EDGE]
+    xla = xla_entries("sm_100_B200")
+    fp8 += [gemm_row("fp8", r.m, r.n, r.k, r.batch, r.time_s * max(mamf, xla_fp8_ratio(xla, r.m, r.n, r.k)),
+                     "derived:b200-xla-fp8-ratio", r.kernel) for r in grouped]
     attention = cudnn_b200_rows() + simumax_attention_rows()
     shortest = min(r.m for r in attention)
     gb200 = [row.with_time(row.time_s / mamf_ratio("b200", "gb200", "bf16"), "derived:gb200-mamf-ratio")
