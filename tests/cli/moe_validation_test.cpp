@@ -19,10 +19,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "support/published_figure.hpp"
 #include "support/run_trainsim.hpp"
 
 namespace trainsim {
@@ -30,24 +31,6 @@ namespace {
 
 std::string scenario(const std::string& name) {
   return testing::source_path("scenarios/validation/" + name + ".ini");
-}
-
-struct Published {
-  std::string metric;  ///< the --json field the figure compares with
-  double value = 0;    ///< 0: none
-};
-
-// The "# published_<metric> = N" line of a validation scenario: tokens/s per GPU (the A2 rows
-// and the step times of public.md D5, converted in each file) or model TFLOP/s per GPU (the
-// Megatron-LM MoE recipes of D5).
-Published published_figure(const std::string& file) {
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);)
-    for (const char* metric : {"tokens_per_s_per_gpu", "model_tflops_per_gpu"}) {
-      const std::string tag = std::string("# published_") + metric + " = ";
-      if (line.rfind(tag, 0) == 0) return {metric, std::stod(line.substr(tag.size()))};
-    }
-  return {};
 }
 
 // The last non-empty line `trainsim memory` printed: "fits: ..." or "does NOT fit: ...".
@@ -80,14 +63,14 @@ void simulates(const std::string& name, double bound) {
   const auto r = testing::run_trainsim({"run", file, "--json"});
   ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
   const nlohmann::json result = nlohmann::json::parse(r.out);
-  const Published figure = published_figure(file);
-  ASSERT_GT(figure.value, 0) << name << ": no published_<metric> line";
-  const double simulated = result.at(figure.metric).get<double>();
+  const std::optional<testing::PublishedFigure> figure = testing::published_figure(file);
+  ASSERT_TRUE(figure && figure->value > 0) << name << ": no published_<metric> line";
+  const double simulated = result.at(figure->field).get<double>();
   EXPECT_GT(simulated, 0) << name;
   std::printf("%s: simulated %.1f %s, published %.1f, error %+.1f %%, step %.3f s\n", name.c_str(), simulated,
-              figure.metric.c_str(), figure.value, 100 * (simulated / figure.value - 1),
+              figure->field.c_str(), figure->value, 100 * (simulated / figure->value - 1),
               result.at("step_time_s").get<double>());
-  EXPECT_LE(std::abs(simulated / figure.value - 1), bound) << name;
+  EXPECT_LE(std::abs(simulated / figure->value - 1), bound) << name;
 }
 
 // The simulated tokens/s per GPU of a validation scenario.

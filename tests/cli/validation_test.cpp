@@ -21,11 +21,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 
 #include "sim/scenario/scenario_loader.hpp"
+#include "support/published_figure.hpp"
 #include "support/run_trainsim.hpp"
 
 namespace trainsim {
@@ -36,24 +36,6 @@ bool held_to_published(const std::string& gpu) {
   return gpu == "a100-80g" || gpu == "h100-sxm";
 }
 
-struct Published {
-  std::string metric;  ///< the --json field the figure compares with
-  double value = 0;
-};
-
-// The "# published_<metric> = N" line of a validation scenario, if it has one.
-std::optional<Published> published(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) {
-    for (const auto& [tag, metric] : {std::pair{"# published_tflops_per_gpu = ", "hardware_tflops_per_gpu_full_attention"},
-                                      std::pair{"# published_tokens_per_s_per_gpu = ", "tokens_per_s_per_gpu"}}) {
-      const std::string t = tag;
-      if (line.rfind(t, 0) == 0) return Published{metric, std::stod(line.substr(t.size()))};
-    }
-  }
-  return std::nullopt;
-}
-
 TEST(Validation, PublishedRunsPerGpuType) {
   std::map<std::string, std::vector<double>> errors;  // by GPU type
   std::vector<std::filesystem::path> files;
@@ -61,14 +43,14 @@ TEST(Validation, PublishedRunsPerGpuType) {
     if (entry.path().extension() == ".ini") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   for (const auto& file : files) {
-    const auto figure = published(file);
+    const auto figure = testing::published_figure(file.string());
     if (!figure) continue;
     const Scenario s = load_scenario(file.string());
     if (s.model.is_moe()) continue;
     const auto r = testing::run_trainsim({"run", file.string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << file << ": " << r.err;
     const nlohmann::json result = nlohmann::json::parse(r.out);
-    const double simulated = result.at(figure->metric).get<double>();
+    const double simulated = result.at(figure->field).get<double>();
     const double error = simulated / figure->value - 1.0;
     const std::string gpu = s.cluster.gpu.name;
     errors[gpu].push_back(std::abs(error));
