@@ -49,6 +49,8 @@ constexpr double k_hopper_tp_overlap_slowdown = 0.40;
 // NVLink 5: 1.8 TB/s per GPU, i.e. 900 GB/s per direction (DGX B200 user guide and
 // datasheet: 14.4 TB/s aggregate for 8 GPUs; MLPerf system descriptions of B200 nodes:
 // "18x 5th Gen NVLink, 14.4 TB/s aggregated bandwidth").
+// SMs: 148 on the B200 (the device query in pytorch/ao#4002, an NVIDIA B200: "Number of SMs:
+// 148"); the other three unstated (0) until a source states them.
 // TP-overlap slowdown: no published Blackwell run with TP overlap to fit it on; Blackwell
 // keeps the H100's value (a stated assumption, not fitted).
 struct BlackwellFigures {
@@ -58,6 +60,7 @@ struct BlackwellFigures {
   double tf32_pflops;
   double fp4_pflops;
   double tdp_w;
+  int sms;
 };
 
 GpuSpec blackwell(const BlackwellFigures& f) {
@@ -71,16 +74,17 @@ GpuSpec blackwell(const BlackwellFigures& f) {
   g.peak_tf32_flops = f.tf32_pflops * 1e15;
   g.hbm_bandwidth_Bps = 8e12;
   g.nvlink_bandwidth_Bps = 900e9;
+  g.sms = f.sms;
   g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;
   set_power(g, f.tdp_w);
   return g;
 }
 
 constexpr BlackwellFigures k_blackwell[] = {
-    {"b200", 183359, 2.25, 1.1, 9, 1000},
-    {"gb200", 189471, 2.5, 1.25, 10, 1200},
-    {"b300", 275040, 2.25, 1.1, 14, 1100},
-    {"gb300", 284208, 2.5, 1.25, 15, 1400},
+    {"b200", 183359, 2.25, 1.1, 9, 1000, 148},
+    {"gb200", 189471, 2.5, 1.25, 10, 1200, 0},
+    {"b300", 275040, 2.25, 1.1, 14, 1100, 0},
+    {"gb300", 284208, 2.5, 1.25, 15, 1400, 0},
 };
 }  // namespace
 

@@ -39,7 +39,6 @@ StageActor::StageActor(StepWorld& world, int stage, int replica_class, int accou
       rank_(rank_of(world.mapping, replica_, stage)),
       leader_rank_(rank_of(world.mapping, 0, stage)),
       slowdown_(class_.stage_slowdown[static_cast<size_t>(stage)]),
-      ep_overlap_slowdown_(ep_overlap_slowdown(world.scenario)),
       tp_reuse_(world.options.reduce_symmetry ||
                 (!world.isolated_tp.empty() && world.isolated_tp[static_cast<size_t>(rank_)])),
       tp_group_(world.mapping.group_of(rank_, GroupAxis::tp)),
@@ -66,6 +65,7 @@ StageActor::StageActor(StepWorld& world, int stage, int replica_class, int accou
   const auto local =
       std::count_if(ep_gpus.begin(), ep_gpus.end(), [&](int gpu) { return world.platform.domain_of(gpu) == domain; });
   ep_remote_share_ = remote_peer_share(world.scenario.model, world.scenario.parallel, static_cast<int>(local));
+  ep_overlap_slowdown_ = ep_overlap_slowdown(world.scenario, static_cast<size_t>(local) < ep_gpus.size());
   const double peers = static_cast<double>(ep_gpus.size()) - 1;
   if (peers > 0) ep_sent_share_ = (static_cast<double>(local) - 1 + (peers + 1 - local) * ep_remote_share_) / peers;
 }

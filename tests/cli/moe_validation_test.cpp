@@ -127,7 +127,7 @@ TEST(MoeValidation, DgxB200Qwen3_235bA22b) {
 TEST(MoeValidation, SameStackMeasurements) {
   for (const auto& [name, bound] : std::vector<std::pair<std::string, double>>{
            {"d5-h100-qwen3-30b-a3b-hybridep", 0.30},
-           {"d5-h100-qwen3-30b-a3b-hybridep-overlap", 0.45},
+           {"d5-h100-qwen3-30b-a3b-hybridep-overlap", 0.50},
            {"d5-h100-qwen3-30b-a3b-alltoall", 0.25},
            {"d5-h100-qwen3-30b-a3b-alltoall-overlap", 0.55},
            {"d5-h100-qwen3-30b-a3b-recipe-bf16", 0.40},

@@ -176,21 +176,34 @@ TEST(MoeA2aOverlap, DelayedWeightGradientsRunBesideTheDispatchGradient) {
   for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(full[i], b[i], 1e-9 * b[0]) << "field " << i;
 }
 
-// What compute beside a pair's collective loses: DeepEP's 24 SMs of an H100's 132; NCCL's
-// all-to-all, and DeepEP on a GPU of no stated SM count, training.overlap_slowdown.
-TEST(MoeA2aOverlap, DeepEpTakesItsSmsFromTheComputeBesideIt) {
+// What compute beside a pair's collective loses: the dispatcher's SMs of an H100's 132
+// (DeepEP 20; HybridEP 24 inside a node, 8 across nodes); NCCL's all-to-all, and any
+// dispatcher on a GPU of no stated SM count, training.overlap_slowdown.
+TEST(MoeA2aOverlap, TheDispatcherTakesItsSmsFromTheComputeBesideIt) {
   const Settings on{{"parallel.moe_a2a_overlap", "true"}};
-  const Scenario nccl = scenario(small_qwen("1"), on);
-  const Scenario deepep = scenario(small_qwen("1"), testing::merged(on, {{"parallel.moe_dispatcher", "deepep"}}));
-  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(nccl), nccl.training.overlap_slowdown);
-  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(deepep), 24.0 / 108.0);
-  const Scenario b200 = scenario(
-      small_qwen("1"), testing::merged(on, {{"parallel.moe_dispatcher", "deepep"}, {"cluster.preset", "dgx-b200"}}));
-  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(b200), b200.training.overlap_slowdown);
+  const auto with = [&](const char* dispatcher, const char* preset, const Settings& extra = {}) {
+    return scenario(
+        small_qwen("1"),
+        testing::merged(testing::merged(on, extra),
+                        {{"parallel.moe_dispatcher", dispatcher}, {"cluster.preset", preset}, {"cluster.nodes", "2"}}));
+  };
+  const Scenario nccl = with("alltoall", "dgx-h100");
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(nccl, false), nccl.training.overlap_slowdown);
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(with("deepep", "dgx-h100"), true), 20.0 / 112.0);
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(with("hybridep", "dgx-h100"), false), 24.0 / 108.0);
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(with("hybridep", "dgx-h100"), true), 8.0 / 124.0);
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(with("hybridep", "dgx-b200"), false), 24.0 / 124.0);  // 148 SMs
+  const Scenario gb200 = with("deepep", "gb200-nvl72");
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(gb200, false), gb200.training.overlap_slowdown);
   // Its compute runs slower beside the dispatcher than without the overlap.
-  const std::vector<double> alone = step_of(scenario(small_qwen("1"), {{"parallel.moe_dispatcher", "deepep"}}), true);
-  const std::vector<double> beside = step_of(deepep, true);
+  const std::vector<double> alone = step_of(with("deepep", "dgx-h100", {{"parallel.moe_a2a_overlap", "false"}}), true);
+  const std::vector<double> beside = step_of(with("deepep", "dgx-h100"), true);
   EXPECT_GT(beside[1] + beside[2], alone[1] + alone[2]);
+  // The step takes HybridEP's SMs, not training.overlap_slowdown, which moves NCCL's step alone.
+  const Settings slower{{"training.overlap_slowdown", "0.5"}};
+  EXPECT_DOUBLE_EQ(step_of(with("hybridep", "dgx-h100"), true)[0],
+                   step_of(with("hybridep", "dgx-h100", slower), true)[0]);
+  EXPECT_GT(step_of(with("alltoall", "dgx-h100", slower), true)[0], step_of(nccl, true)[0]);
 }
 
 // The shipped example of the one measured overlap (public.md D5, 16 H100, HybridEP, EP 16
