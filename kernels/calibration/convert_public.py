@@ -413,9 +413,11 @@ def xla_entries(section):
     return out
 
 
-def xla_rows(section, dtypes):
+def xla_rows(section, dtypes, entries=None):
+    """Rows of XLA's measured GEMMs of `section` in `dtypes` (tf32 at batch 1 only); `entries`:
+    that section's xla_entries when the caller has read them already."""
     rows = []
-    for (dtype, b, m, n, k), t in sorted(xla_entries(section).items()):
+    for (dtype, b, m, n, k), t in sorted((entries or xla_entries(section)).items()):
         if dtype in dtypes and (dtype != "tf32" or b == 1):
             rows.append(gemm_row(dtype, m, n, k, b, t, "measured:xla"))
     return rows
@@ -775,7 +777,7 @@ def b200_table_rows():
     gb200 = [row.with_time(row.time_s / mamf_ratio("b200", "gb200", "bf16"), "derived:gb200-mamf-ratio")
              for e in cudnn_llama("gb200") if e[0] < shortest
              for row in attention_rows(*e, origin="derived:gb200-mamf-ratio")]
-    rows = xla_rows("sm_100_B200", ("bf16", "tf32", "fp8")) + simumax_gemm + fp8 + grouped + \
+    rows = xla_rows("sm_100_B200", ("bf16", "tf32", "fp8"), xla) + simumax_gemm + fp8 + grouped + \
         attention + gb200
     return rows, [("xla", "sm_100_B200"), ("simumax", "8x B200 node, Transformer Engine 2.11, bf16"),
                   ("cudnn-b200", "B200, cuDNN 9.10"), ("cudnn", "GB200, cuDNN 9.22, for the derived B200 rows"),

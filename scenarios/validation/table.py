@@ -41,18 +41,17 @@ CHECK_TITLES = {
 }
 
 
-def published(path):
+def header(path):
+    """(metric, published value) of the file's "# published_<metric> = N" line, or None; and
+    whether it is a same-stack check (a "# check: " line). One read of the file."""
+    figure, check = None, False
     with open(path, encoding="utf-8") as f:
         for line in f:
             m = re.match(r"# published_(\w+) = ([0-9.]+)", line)
-            if m and m.group(1) in METRICS:
-                return m.group(1), float(m.group(2))
-    return None
-
-
-def is_check(path):
-    with open(path, encoding="utf-8") as f:
-        return any(line.startswith("# check: ") for line in f)
+            if m and m.group(1) in METRICS and figure is None:
+                figure = m.group(1), float(m.group(2))
+            check = check or line.startswith("# check: ")
+    return figure, check
 
 
 def resolved(trainsim, path):
@@ -74,7 +73,7 @@ def rows(trainsim):
         if not name.endswith(".ini"):
             continue
         path = os.path.join(HERE, name)
-        figure = published(path)
+        figure, is_check = header(path)
         if figure is None:
             continue
         kind, value = figure
@@ -88,7 +87,7 @@ def rows(trainsim):
             "gpu": keys["cluster.gpu"],
             "model": keys["model.preset"] if keys.get("model.preset") else name,
             "moe": moe,
-            "check": is_check(path),
+            "check": is_check,
             "gpus": result["gpus"],
             "layout": "TP %s PP %s CP %s EP %s" % (keys["parallel.tp"], keys["parallel.pp"], keys["parallel.cp"],
                                                   keys["parallel.ep"]),
