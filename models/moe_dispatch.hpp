@@ -14,7 +14,8 @@
 //   deepseek-ai/DeepEP README and docs/README_Hybrid-EP.md, public.md D5): the kernel sends a
 //   token once to each rank holding any of its experts, with its weights in the same buffer,
 //   and lays it out by source; the receiver permutes it into its local experts' order. The
-//   counts come from the kernel's own notify step, and the host still waits for them.
+//   counts come from DeepEP's own notify step, and from HybridEP's metadata scan of the routing
+//   maps it all-gathers over the group first; the host still waits for them.
 //
 // On balance (forced or uniform routing) a token's top_k distinct experts fall on
 // ep (1 - C(E - E/ep, k) / C(E, k)) distinct ranks of the expert group (the chance a rank
@@ -50,5 +51,9 @@ inline constexpr double k_routing_probability_bytes = 4.0;
 
 /// Bytes of one per-expert token count (routing_map.sum(0).long(): int64).
 inline constexpr double k_token_count_bytes = 8.0;
+
+/// Bytes of one (token, expert) entry of the routing map HybridEP all-gathers: a bool
+/// (hybrid_ep_buffer.py @ 94a9f8f6 asserts routing_map.dtype == torch.bool).
+inline constexpr double k_routing_map_bytes = 1.0;
 
 }  // namespace trainsim

@@ -46,7 +46,10 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, in
 // dispatcher cuts them (models/moe_dispatch.hpp: top_k copies, or one per destination rank),
 // the busiest rank the most. Megatron-Core's alltoall dispatcher adds, per layer, the routing
 // probabilities' all-to-all (forward, and their gradients' in the backward) and, forward
-// only, the all-gather of the per-expert token counts. DeepEP's and HybridEP's kernels run on
+// only, the all-gather of the per-expert token counts; HybridEP, forward only, all-gathers
+// every rank's routing map over the group before its metadata scan (HybridEPBuffer::
+// metadata_preprocessing, allgather_routing_map: deepseek-ai/DeepEP hybrid-ep @ 94a9f8f6,
+// csrc/hybrid_ep/hybrid_ep.cu; the backward reuses the forward's handle). DeepEP's and HybridEP's kernels run on
 // the fabric at NCCL's measured all-to-all rate: their published rates are within a few per
 // cent of it (H800 intranode dispatch 153 GB/s of 200 per direction, 0.765, against NCCL's
 // 334.90 of 450 on H100, 0.744; HybridEP's Torch API in bf16 on B200 536 GB/s of 900, 0.596,
@@ -63,18 +66,20 @@ void add_layer_expert_comm(PassCost& cost, const Scenario& s, int moe_layers, in
   const ModelSpec& m = s.model;
   if (!m.is_moe() || moe_layers == 0) return;
   const double copies_bytes = tokens_bytes * dispatched_rows_per_token(m, p) * expert_load;
+  const double element = s.training.precision == Precision::fp32 ? 4.0 : 2.0;
+  const double tokens = tokens_bytes / (m.hidden * element);
   if (p.ep > 1) {
     if (forward && p.moe_dispatcher == MoeDispatcher::alltoall)
       add_collective(cost, CollectiveOp::all_gather, p.ep * m.experts * k_token_count_bytes, moe_layers, layers,
                      CommGroup::ep);
+    if (forward && p.moe_dispatcher == MoeDispatcher::hybridep)
+      add_collective(cost, CollectiveOp::all_gather, p.ep * tokens * m.experts * k_routing_map_bytes, moe_layers,
+                     layers, CommGroup::ep);
     add_collective(cost, CollectiveOp::all_to_all, copies_bytes, 2 * moe_layers, layers, CommGroup::ep);
     cost.collectives.back().tokens = true;
-    if (p.moe_dispatcher == MoeDispatcher::alltoall) {
-      const double element = s.training.precision == Precision::fp32 ? 4.0 : 2.0;
-      const double rows = tokens_bytes / (m.hidden * element) * m.top_k * expert_load;
-      add_collective(cost, CollectiveOp::all_to_all, rows * k_routing_probability_bytes, moe_layers, layers,
-                     CommGroup::ep);
-    }
+    if (p.moe_dispatcher == MoeDispatcher::alltoall)
+      add_collective(cost, CollectiveOp::all_to_all, tokens * m.top_k * expert_load * k_routing_probability_bytes,
+                     moe_layers, layers, CommGroup::ep);
   }
   if (!p.expert_folding() || p.expert_tp_size() == 1) return;
   const double gathered = p.expert_tp_size() * tokens_bytes * m.top_k * expert_load;

@@ -1,6 +1,7 @@
 // The MoE token dispatchers' collectives (parallel.moe_dispatcher; models/moe_dispatch.hpp):
 // Megatron-Core's alltoall path adds the probabilities' all-to-all and the token counts'
-// all-gather to the tokens' two all-to-alls; DeepEP and HybridEP send fewer rows.
+// all-gather to the tokens' two all-to-alls; DeepEP and HybridEP send fewer rows, and HybridEP
+// all-gathers the routing maps.
 
 #include <gtest/gtest.h>
 
@@ -50,17 +51,22 @@ TEST(MoeDispatcher, AlltoallSendsTokensProbabilitiesAndCounts) {
   EXPECT_EQ(ep_collectives(c.backward, CollectiveOp::all_to_all), (Calls{{4, token_bytes}, {2, rows * 4.0}}));
 }
 
+// DeepEP and HybridEP: the tokens' two all-to-alls, each token once per destination rank; HybridEP's
+// forward all-gathers the routing maps first (one bool per token and expert of each of the 8 ranks).
 TEST(MoeDispatcher, DeepEpAndHybridEpSendEachTokenOncePerRank) {
+  using Calls = std::vector<std::pair<int, double>>;
   for (const char* d : {"deepep", "hybridep"}) {
     const Scenario s = scenario(k_qwen, {{"parallel.moe_dispatcher", d}});
     const StepCosts costs = costs_of(s);
     const ChunkCosts& c = costs.stages[0].chunks[0];
     const double bytes = 4096 * expected_destination_ranks(128, 8, 8) * 2048 * 2.0;
-    for (const PassCost* pass : {&c.forward, &c.backward}) {
-      EXPECT_TRUE(ep_collectives(*pass, CollectiveOp::all_gather).empty()) << d;
-      EXPECT_EQ(ep_collectives(*pass, CollectiveOp::all_to_all), (std::vector<std::pair<int, double>>{{4, bytes}}))
-          << d;
-    }
+    const bool hybridep = std::string(d) == "hybridep";
+    EXPECT_EQ(ep_collectives(c.forward, CollectiveOp::all_gather),
+              hybridep ? (Calls{{2, 8 * 4096 * 128 * 1.0}}) : Calls{})
+        << d;
+    EXPECT_TRUE(ep_collectives(c.backward, CollectiveOp::all_gather).empty()) << d;
+    for (const PassCost* pass : {&c.forward, &c.backward})
+      EXPECT_EQ(ep_collectives(*pass, CollectiveOp::all_to_all), (Calls{{4, bytes}})) << d;
   }
 }
 
