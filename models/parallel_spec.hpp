@@ -54,6 +54,10 @@ struct ParallelSpec {
   int expert_tp = 0;
   CpAlgo cp_algo = CpAlgo::ring;
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  /// The SMs the flex dispatcher's dispatch and combine kernels run on (Megatron-Core's
+  /// moe_flex_dispatcher_num_sms, formerly moe_hybridep_num_sms / moe_deepep_num_sms). 0: the
+  /// backend's default (sim/step/stage_costs.hpp, dispatcher_sms).
+  int moe_dispatcher_sms = 0;
   bool sequence_parallel = false;
   int zero = 0;  ///< ZeRO stage 0-3; 3 is FSDP-style full sharding
   Fsdp fsdp = Fsdp::none;

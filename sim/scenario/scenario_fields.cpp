@@ -601,8 +601,9 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "model.head_dim", "head dimension when not hidden / heads (0: hidden / heads)",
           [](auto& s) -> auto& { return s.model.explicit_head_dim; }, 0),
-      bool_field("model.qk_norm", "RMSNorm on each query and key head (Qwen3)",
-                 [](auto& s) -> auto& { return s.model.qk_norm; }),
+      bool_field(
+          "model.qk_norm", "RMSNorm on each query and key head (Qwen3)",
+          [](auto& s) -> auto& { return s.model.qk_norm; }),
       int_field(
           "model.q_lora_rank", "MLA: rank of the query projection (0: full rank)",
           [](auto& s) -> auto& { return s.model.q_lora_rank; }, 0),
@@ -616,17 +617,20 @@ std::vector<ScenarioField> scenario_fields() {
           "model.qk_nope_head_dim", "MLA: part of each query and key head without rotary embedding",
           [](auto& s) -> auto& { return s.model.qk_nope_head_dim; }, 0),
       int_field(
-          "model.v_head_dim", "MLA: each value head's dimension", [](auto& s) -> auto& { return s.model.v_head_dim; }, 0),
+          "model.v_head_dim", "MLA: each value head's dimension", [](auto& s) -> auto& { return s.model.v_head_dim; },
+          0),
       int_field(
           "model.sliding_window", "tokens a query attends over (0: the whole sequence)",
           [](auto& s) -> auto& { return s.model.sliding_window; }, 0),
       int_field(
           "model.full_attention_interval", "with a window, every N-th layer attends fully (0: none)",
           [](auto& s) -> auto& { return s.model.full_attention_interval; }, 0),
-      bool_field("model.attention_sinks", "a learned sink logit per head (GPT-OSS)",
-                 [](auto& s) -> auto& { return s.model.attention_sinks; }),
-      bool_field("model.parallel_block", "attention and MLP side by side on one norm (GPT-J, PaLM)",
-                 [](auto& s) -> auto& { return s.model.parallel_block; }),
+      bool_field(
+          "model.attention_sinks", "a learned sink logit per head (GPT-OSS)",
+          [](auto& s) -> auto& { return s.model.attention_sinks; }),
+      bool_field(
+          "model.parallel_block", "attention and MLP side by side on one norm (GPT-J, PaLM)",
+          [](auto& s) -> auto& { return s.model.parallel_block; }),
       int_field(
           "model.moe_ffn_hidden", "routed experts' inner size (0: model.ffn_hidden)",
           [](auto& s) -> auto& { return s.model.moe_ffn_hidden; }, 0),
@@ -642,8 +646,9 @@ std::vector<ScenarioField> scenario_fields() {
       int_field(
           "model.moe_layer_interval", "after the dense layers, every N-th layer is MoE, the others dense",
           [](auto& s) -> auto& { return s.model.moe_layer_interval; }, 1),
-      bool_field("model.router_bias", "the router has a bias per expert",
-                 [](auto& s) -> auto& { return s.model.router_bias; }),
+      bool_field(
+          "model.router_bias", "the router has a bias per expert",
+          [](auto& s) -> auto& { return s.model.router_bias; }),
       int_field(
           "model.mtp_depth", "multi-token prediction modules (DeepSeek-V3: 1)",
           [](auto& s) -> auto& { return s.model.mtp_depth; }, 0, k_max_mtp_depth, k_max_mtp_depth_why),
@@ -658,7 +663,8 @@ std::vector<ScenarioField> scenario_fields() {
       enum_field(
           "training.precision", "number format", [](auto& s) -> auto& { return s.training.precision; }, k_precisions),
       enum_field(
-          "training.grad_precision", "gradient accumulation and reduction format (auto: fp32 for bf16/fp8, as Megatron-LM)",
+          "training.grad_precision",
+          "gradient accumulation and reduction format (auto: fp32 for bf16/fp8, as Megatron-LM)",
           [](auto& s) -> auto& { return s.training.grad_precision; }, k_grad_precisions),
       enum_field(
           "training.optimizer", "optimizer (sgd: with momentum)", [](auto& s) -> auto& { return s.training.optimizer; },
@@ -677,7 +683,8 @@ std::vector<ScenarioField> scenario_fields() {
           "layers per pipeline stage whose activations go to host memory (Megatron's cpu_offloading_num_layers)",
           [](auto& s) -> auto& { return s.training.offload_activations; }, 0, k_max_layers, k_max_layers_why),
       bool_field(
-          "training.fused_cross_entropy", "the loss keeps 16-bit logits holding their gradient (TE's fused cross entropy)",
+          "training.fused_cross_entropy",
+          "the loss keeps 16-bit logits holding their gradient (TE's fused cross entropy)",
           [](auto& s) -> auto& { return s.training.fused_cross_entropy; }),
       enum_field(
           "training.attention", "attention kernel", [](auto& s) -> auto& { return s.training.attention; }, k_attention),
@@ -708,10 +715,12 @@ std::vector<ScenarioField> scenario_fields() {
           "training.microbatch_host_overhead", "host time the GPU waits for per micro-batch and model-chunk pass",
           [](auto& s) -> auto& { return s.training.microbatch_host_overhead_s; }),
       host_latency_field(
-          "training.kernel_host_time", "host time per op dispatched, its first kernel's launch included (auto: the host's)",
+          "training.kernel_host_time",
+          "host time per op dispatched, its first kernel's launch included (auto: the host's)",
           [](auto& s) -> auto& { return s.training.kernel_host_time_s; }),
       host_latency_field(
-          "training.kernel_launch_time", "host time per further kernel an op launches from its own loop (auto: the host's)",
+          "training.kernel_launch_time",
+          "host time per further kernel an op launches from its own loop (auto: the host's)",
           [](auto& s) -> auto& { return s.training.kernel_launch_time_s; }),
       cuda_graphs_field(),
 
@@ -737,6 +746,12 @@ std::vector<ScenarioField> scenario_fields() {
           "parallel.moe_dispatcher",
           "MoE token dispatcher: alltoall (Megatron-Core's NCCL path), deepep or hybridep (its flex dispatcher)",
           [](auto& s) -> auto& { return s.parallel.moe_dispatcher; }, k_moe_dispatchers),
+      int_field(
+          "parallel.moe_dispatcher_sms",
+          "SMs of deepep's or hybridep's dispatch and combine kernels (0 = the backend's default: DeepEP 20, HybridEP "
+          "24 "
+          "in one NVLink domain and 8 across)",
+          [](auto& s) -> auto& { return s.parallel.moe_dispatcher_sms; }, 0, 1024, "beyond any GPU's SMs"),
       bool_field(
           "parallel.sequence_parallel", "Megatron sequence parallelism",
           [](auto& s) -> auto& { return s.parallel.sequence_parallel; }),
@@ -928,8 +943,9 @@ std::vector<ScenarioField> scenario_fields() {
           "variations.slow_gpus", "slow GPUs drawn at random with run.seed (or list them: slow_gpu_ids)",
           [](auto& s) -> auto& { return s.variations.slow_gpu_count; }, 0),
       id_list_field(
-          "variations.slow_gpu_ids", "slow GPUs listed by id (rank r runs on GPU r), joined by '+' or ','; none: none listed",
-          "GPU", [](auto& s) -> auto& { return s.variations.slow_gpu_ids; }),
+          "variations.slow_gpu_ids",
+          "slow GPUs listed by id (rank r runs on GPU r), joined by '+' or ','; none: none listed", "GPU",
+          [](auto& s) -> auto& { return s.variations.slow_gpu_ids; }),
       speed_field(
           "variations.slow_gpu_speed",
           "a slow GPU's compute speed over the others' (0.9 or 90%: its kernels take 1/0.9 as long)",

@@ -220,6 +220,13 @@ void check_context_and_experts(const Scenario& s) {
     throw InputError(s.source, "parallel.moe_dispatcher",
                      p.moe_dispatcher == MoeDispatcher::deepep ? "deepep" : "hybridep",
                      "a token dispatcher needs model.experts > 1");
+  if (p.moe_dispatcher_sms > 0 && p.moe_dispatcher == MoeDispatcher::alltoall)
+    throw InputError(s.source, "parallel.moe_dispatcher_sms", str(p.moe_dispatcher_sms),
+                     "sets the flex dispatcher's SMs (Megatron-Core's moe_flex_dispatcher_num_sms): needs "
+                     "parallel.moe_dispatcher = deepep or hybridep");
+  if (p.moe_dispatcher_sms > 0 && s.cluster.gpu.sms > 0 && p.moe_dispatcher_sms >= s.cluster.gpu.sms)
+    throw InputError(s.source, "parallel.moe_dispatcher_sms", str(p.moe_dispatcher_sms),
+                     "must be below the GPU's " + str(s.cluster.gpu.sms) + " SMs (" + s.cluster.gpu.name + ")");
   // The expert layers fold the stage's tp x cp x dp ranks as expert_tp x ep x expert-dp
   // (Megatron-Core's MoE parallel folding; with expert_tp = tp and cp = 1, EP is carved out
   // of the data-parallel ranks as in Megatron-LM and DeepSpeed-MoE).

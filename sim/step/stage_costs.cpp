@@ -385,7 +385,9 @@ int dispatcher_sms(MoeDispatcher dispatcher, bool across_domains) {
 
 double ep_overlap_slowdown(const Scenario& s, bool across_domains) {
   const int sms = s.cluster.gpu.sms;
-  const int taken = dispatcher_sms(s.parallel.moe_dispatcher, across_domains);
+  const int taken = s.parallel.moe_dispatcher == MoeDispatcher::alltoall || s.parallel.moe_dispatcher_sms == 0
+                        ? dispatcher_sms(s.parallel.moe_dispatcher, across_domains)
+                        : s.parallel.moe_dispatcher_sms;
   if (taken > 0 && sms > taken) return static_cast<double>(taken) / (sms - taken);
   return s.training.overlap_slowdown;
 }

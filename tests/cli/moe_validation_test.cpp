@@ -121,13 +121,13 @@ TEST(MoeValidation, DgxB200Qwen3_235bA22b) {
 // The same-stack measurements of public.md D5 (scenarios/validation/d5-*.ini: checks, not
 // throughput rows), each held, as the A2 rows are, within the next 5 % above this build's
 // error (scenarios/validation/README.md): Qwen3 30B-A3B on 16 H100 with HybridEP +28.4 %, with
-// its overlap +46.3 %, with NCCL's alltoall +23.6 %, with its overlap +50.3 %; Megatron-LM's
+// its overlap +37.2 %, with NCCL's alltoall +23.6 %, with its overlap +50.3 %; Megatron-LM's
 // recipes on 32 H100 in BF16 +35.0 % and FP8 +37.4 %, on 16 GB200 in BF16 +13.6 % and MXFP8
 // +31.8 %.
 TEST(MoeValidation, SameStackMeasurements) {
   for (const auto& [name, bound] : std::vector<std::pair<std::string, double>>{
            {"d5-h100-qwen3-30b-a3b-hybridep", 0.30},
-           {"d5-h100-qwen3-30b-a3b-hybridep-overlap", 0.50},
+           {"d5-h100-qwen3-30b-a3b-hybridep-overlap", 0.40},
            {"d5-h100-qwen3-30b-a3b-alltoall", 0.25},
            {"d5-h100-qwen3-30b-a3b-alltoall-overlap", 0.55},
            {"d5-h100-qwen3-30b-a3b-recipe-bf16", 0.40},

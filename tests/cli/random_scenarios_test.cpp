@@ -171,7 +171,9 @@ Point architecture_point(std::uint32_t seed) {
     // Powers of two: ep divides the stage's tp x cp x dp / expert_tp ranks and the experts.
     ep = std::min(d.pick({1, 2, 4, 8}), tp * cp * dp / expert_tp);
     sets.push_back("parallel.ep=" + std::to_string(ep));
-    sets.push_back("parallel.moe_dispatcher=" + d.pick<std::string>({"alltoall", "deepep", "hybridep"}));
+    const std::string dispatcher = d.pick<std::string>({"alltoall", "deepep", "hybridep"});
+    sets.push_back("parallel.moe_dispatcher=" + dispatcher);
+    if (dispatcher != "alltoall") sets.push_back("parallel.moe_dispatcher_sms=" + std::to_string(d.pick({0, 16, 32})));
     sets.push_back("training.cuda_graphs=" + d.pick<std::string>({"none", "attn,moe_router,moe_preprocess"}));
   } else {
     sets.push_back("training.cuda_graphs=" + d.pick<std::string>({"none", "attn+mlp", "full_iteration"}));

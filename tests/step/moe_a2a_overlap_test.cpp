@@ -193,6 +193,9 @@ TEST(MoeA2aOverlap, TheDispatcherTakesItsSmsFromTheComputeBesideIt) {
   EXPECT_DOUBLE_EQ(ep_overlap_slowdown(with("hybridep", "dgx-h100"), false), 24.0 / 108.0);
   EXPECT_DOUBLE_EQ(ep_overlap_slowdown(with("hybridep", "dgx-h100"), true), 8.0 / 124.0);
   EXPECT_DOUBLE_EQ(ep_overlap_slowdown(with("hybridep", "dgx-b200"), false), 24.0 / 124.0);  // 148 SMs
+  // parallel.moe_dispatcher_sms (Megatron-Core's moe_flex_dispatcher_num_sms) replaces the default.
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(with("hybridep", "dgx-h100", {{"parallel.moe_dispatcher_sms", "32"}}), true),
+                   32.0 / 100.0);
   const Scenario gb200 = with("deepep", "gb200-nvl72");
   EXPECT_DOUBLE_EQ(ep_overlap_slowdown(gb200, false), gb200.training.overlap_slowdown);
   // Its compute runs slower beside the dispatcher than without the overlap.
