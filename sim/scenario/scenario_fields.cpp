@@ -748,9 +748,7 @@ std::vector<ScenarioField> scenario_fields() {
           [](auto& s) -> auto& { return s.parallel.moe_dispatcher; }, k_moe_dispatchers),
       int_field(
           "parallel.moe_dispatcher_sms",
-          "SMs of deepep's or hybridep's dispatch and combine kernels (0 = the backend's default: DeepEP 20, HybridEP "
-          "24 "
-          "in one NVLink domain and 8 across)",
+          "SMs of deepep's or hybridep's dispatch and combine kernels (0: DeepEP 20, HybridEP 24 or 8 across domains)",
           [](auto& s) -> auto& { return s.parallel.moe_dispatcher_sms; }, 0, 1024, "beyond any GPU's SMs"),
       bool_field(
           "parallel.sequence_parallel", "Megatron sequence parallelism",
