@@ -49,11 +49,11 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, in
 // only, the all-gather of the per-expert token counts; HybridEP, forward only, all-gathers
 // every rank's routing map over the group before its metadata scan (HybridEPBuffer::
 // metadata_preprocessing, allgather_routing_map: deepseek-ai/DeepEP hybrid-ep @ 94a9f8f6,
-// csrc/hybrid_ep/hybrid_ep.cu; the backward reuses the forward's handle). DeepEP's and HybridEP's kernels run on
-// the fabric at NCCL's measured all-to-all rate: their published rates are within a few per
-// cent of it (H800 intranode dispatch 153 GB/s of 200 per direction, 0.765, against NCCL's
-// 334.90 of 450 on H100, 0.744; HybridEP's Torch API in bf16 on B200 536 GB/s of 900, 0.596,
-// against NCCL's 0.641; public.md D5). `moe_layers` of the `layers` are MoE layers
+// csrc/hybrid_ep/hybrid_ep.cu; the backward reuses the forward's handle). DeepEP's and
+// HybridEP's kernels run on the fabric at NCCL's measured all-to-all rate: their published
+// rates are within a few per cent of it (H800 intranode dispatch 153 GB/s of 200 per
+// direction, 0.765, against NCCL's 334.90 of 450 on H100, 0.744; HybridEP's Torch API in bf16
+// on B200 536 GB/s of 900, 0.596, against NCCL's 0.641; public.md D5). `moe_layers` of the `layers` are MoE layers
 // (DeepSeek-V3's first layers are dense): their collectives are spread over the pass's layers.
 // With expert parallel folding and expert_tp > 1, after the dispatch the tokens a rank
 // received are all-gathered over its expert_tp group, and the experts' outputs
@@ -385,9 +385,9 @@ int dispatcher_sms(MoeDispatcher dispatcher, bool across_domains) {
 
 double ep_overlap_slowdown(const Scenario& s, bool across_domains) {
   const int sms = s.cluster.gpu.sms;
-  const int taken = s.parallel.moe_dispatcher == MoeDispatcher::alltoall || s.parallel.moe_dispatcher_sms == 0
-                        ? dispatcher_sms(s.parallel.moe_dispatcher, across_domains)
-                        : s.parallel.moe_dispatcher_sms;
+  // parallel.moe_dispatcher_sms is refused with alltoall (scenario_rules.cpp).
+  const int taken = s.parallel.moe_dispatcher_sms > 0 ? s.parallel.moe_dispatcher_sms
+                                                      : dispatcher_sms(s.parallel.moe_dispatcher, across_domains);
   if (taken > 0 && sms > taken) return static_cast<double>(taken) / (sms - taken);
   return s.training.overlap_slowdown;
 }
