@@ -143,7 +143,7 @@ std::vector<PassSegments> pass_segments(const PassOps& ops, const ComputeModel& 
   return out;
 }
 
-// The layer's time as the step charges it: each segment at the later of the GPU and the host.
+// The layer's time as the step charges it: its segments through the launch queue.
 double charged_seconds(const std::vector<PassSegments>& passes) {
   double total = 0;
   for (const PassSegments& p : passes)
@@ -228,10 +228,11 @@ std::string host_table(const std::vector<PassSegments>& passes, HostLaunchCost h
   char line[256];
   std::snprintf(line, sizeof line,
                 "host (%s): %.1f us per op and %.1f us per further kernel (training.kernel_host_time, "
-                "kernel_launch_time)\n"
-                "each segment runs from one host sync to the next, in the later of its GPU and host times\n",
+                "kernel_launch_time)\n",
                 host_name(cpu), host.op_s * 1e6, host.launch_s * 1e6);
-  out << line;
+  out << line
+      << "kernels run in launch order, each once launched; a pass with host syncs runs from a sync to the same\n"
+         "sync of the next layer, one without at the later of its GPU and host times\n";
   if (!graphs.none())
     out << "CUDA graphs: " << graph_scopes_text(graphs) << " (training.cuda_graphs): one dispatch per graph\n";
   std::snprintf(line, sizeof line, "%-10s %-28s %5s %8s %11s %11s %11s %11s %11s\n", "pass", "segment from", "ops",

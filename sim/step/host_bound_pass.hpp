@@ -9,13 +9,19 @@
 // after a device-to-host synchronization (Op::host_sync) the queue is empty and the host
 // starts from behind.
 //
-// Model: the ops of one layer's pass, cut at each host_sync op into segments; a segment takes
-// max(its GPU time, its host time): the host launches the segment's kernels
-// while the GPU runs them, and the later of the two finishes it. Before a host_sync op the
-// host waits for the GPU, so the segments add up. Inside a segment the launch queue evens out
-// the kernels' differences (the host may run ahead of short kernels on long ones). The host
-// work of a segment does not overlap the collectives the step plays between the layer's ops
-// (the MoE all-to-alls): an upper bound there.
+// Model: the ops of one layer's pass, cut at each host_sync op into segments, played through
+// one launch queue (a CUDA stream runs its kernels in launch order, each once the host has
+// launched it and the one before it has ended: CUDA C++ Programming Guide, "Streams"): the
+// host spends its dispatch on an op's first kernel and its launch call on each further one
+// (an op's GPU time shared evenly among its kernels); a kernel starts at the later of its
+// launch and the end of the kernel before it. At a host_sync op the host waits for the GPU to
+// drain, so the GPU starts the next stretch idle, waiting for the host's next launch. A pass
+// with syncs is played as the period a stack of such layers repeats: from one sync to the
+// same sync of the next layer (the ops after the last sync run on into the next layer's ops
+// before its first sync, the queue carried over); a pass without one at the later of its GPU
+// and host times, as a long run of such layers settles to. The host work of a segment does
+// not overlap the collectives the step plays between the layer's ops (the MoE all-to-alls):
+// an upper bound there.
 
 #include <cstddef>
 #include <vector>
@@ -55,13 +61,15 @@ struct HostSegment {
   bool after_sync = false;  ///< its first op is a host_sync op: the launch queue starts empty
   double gpu_s = 0;         ///< the GPU's busy time
   double host_s = 0;        ///< the host's time launching it
-  /// The GPU idle, waiting for the host's launches.
-  double gpu_waits_s() const { return host_s > gpu_s ? host_s - gpu_s : 0.0; }
   /// The host idle at the sync that ends the segment, waiting for the GPU to drain (0 when
   /// no sync follows: the host runs ahead into what comes next).
   double host_waits_s = 0;
-  /// The segment's time: the later of the two.
-  double time_s() const { return gpu_s > host_s ? gpu_s : host_s; }
+  /// The segment's time in the launch queue: from the end of the segment before it (the
+  /// sync, where one starts it) to its last kernel's end, or to the sync that ends it.
+  double wall_s = 0;
+  /// The GPU idle, waiting for the host's launches.
+  double gpu_waits_s() const { return wall_s > gpu_s ? wall_s - gpu_s : 0.0; }
+  double time_s() const { return wall_s; }
 };
 
 /// The segments of `ops` (one layer's ops of one pass, in launch order), cut before each

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/step/host_bound_pass.hpp"
@@ -52,12 +53,43 @@ TEST(HostBoundPass, ASyncKeepsTheHostFromRunningAheadOverIt) {
   const GivenTimes gpu;
   // Before the sync: one long kernel (1 ms, 1 launch); after: 10 launches of 1 us kernels.
   // Without the sync the long kernel would hide the 10 launches (330 us < 1.01 ms); with it
-  // the host waits for the long kernel and then launches the short ones one by one.
+  // the host waits for the long kernel and then launches the short ones one by one, and the
+  // next layer's long kernel waits for its own launch behind them: 11 launches of 30 us
+  // against 10 us of the short kernels.
   std::vector<Op> ops{op("attention", 1e-3, 1), op("moe.permute", 1 * k_us, 1, true)};
   for (int i = 0; i < 9; ++i) ops.push_back(op("small", 1 * k_us, 1));
-  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), 10 * (30 - 1) * k_us, 1e-12);
+  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), (11 * 30 - 10) * k_us, 1e-12);
   ops[1].host_sync = false;
   EXPECT_DOUBLE_EQ(host_bound_excess_s(ops, gpu, 1.0, k_host), 0.0);
+}
+
+TEST(HostBoundPass, AfterASyncTheGpuWaitsForTheFirstLaunch) {
+  const GivenTimes gpu;
+  // A layer of two long kernels with a sync before the second: the host always runs ahead,
+  // yet at each sync the queue drains and the GPU waits 30 us for the next launch.
+  std::vector<Op> ops{op("attention", 1e-3, 1), op("moe.permute", 1e-3, 1, true)};
+  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), 30 * k_us, 1e-12);
+  // The first op a sync: the same period, one wait.
+  std::swap(ops[0], ops[1]);
+  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), 30 * k_us, 1e-12);
+  // Two syncs, two waits.
+  ops[1].host_sync = true;
+  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), 60 * k_us, 1e-12);
+}
+
+TEST(HostBoundPass, TheQueueRunsKernelsInLaunchOrder) {
+  const GivenTimes gpu;
+  // After the sync, 10 short kernels (1 us, 30 us of host each), then a 500 us one: the GPU
+  // waits for each short one's launch and then for the long one's, which starts at 330 us.
+  // The same kernels the other way round: the long one's 500 us hide the ten launches, the
+  // GPU waits for the first launch only.
+  std::vector<Op> ops{op("moe.permute", 1 * k_us, 1, true)};
+  for (int i = 0; i < 9; ++i) ops.push_back(op("small", 1 * k_us, 1));
+  ops.push_back(op("long", 500 * k_us, 1));
+  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), (330 + 500 - 510) * k_us, 1e-12);
+  std::vector<Op> reversed{op("long", 500 * k_us, 1, true)};
+  for (int i = 0; i < 10; ++i) reversed.push_back(op("small", 1 * k_us, 1));
+  EXPECT_NEAR(host_bound_excess_s(reversed, gpu, 1.0, k_host), 30 * k_us, 1e-12);
 }
 
 TEST(HostBoundPass, TheBusiestExpertRanksGpuTimeCounts) {
@@ -79,8 +111,9 @@ TEST(HostBoundPass, AnOpsFurtherKernelsCostTheLaunchCallOnly) {
 
 TEST(HostBoundPass, SegmentsSayWhoWaitsForWhom) {
   const GivenTimes gpu;
-  // 1 ms of GPU before the sync (one launch: the host waits 970 us at the sync), then 10
-  // launches of 1 us kernels (the GPU waits 290 us for the host).
+  // Played from the sync: 13 launches of 30 us for 10 us of kernels (the GPU waits 381 us
+  // for the host), then the next layer's 1 ms kernel, launched at 420 us, which the GPU
+  // starts 29 us after its last short kernel; the host waits 1 ms for it at the next sync.
   std::vector<Op> ops{op("attention", 1e-3, 1), op("moe.permute", 1 * k_us, 4, true)};
   for (int i = 0; i < 9; ++i) ops.push_back(op("small", 1 * k_us, 1));
   const std::vector<HostSegment> s = host_segments(ops, gpu, 1.0, k_host);
@@ -88,17 +121,18 @@ TEST(HostBoundPass, SegmentsSayWhoWaitsForWhom) {
   EXPECT_EQ(s[0].first_op, 0U);
   EXPECT_EQ(s[0].ops, 1U);
   EXPECT_FALSE(s[0].after_sync);
-  EXPECT_NEAR(s[0].host_waits_s, 970 * k_us, 1e-12);
-  EXPECT_DOUBLE_EQ(s[0].gpu_waits_s(), 0.0);
+  EXPECT_NEAR(s[0].host_waits_s, 1000 * k_us, 1e-12);
+  EXPECT_NEAR(s[0].gpu_waits_s(), 29 * k_us, 1e-12);
   EXPECT_EQ(s[1].first_op, 1U);
   EXPECT_EQ(s[1].ops, 10U);
   EXPECT_EQ(s[1].kernels, 13);
   EXPECT_TRUE(s[1].after_sync);
   EXPECT_NEAR(s[1].host_s, 13 * 30 * k_us, 1e-12);
-  EXPECT_NEAR(s[1].gpu_waits_s(), 13 * 30 * k_us - 10 * k_us, 1e-12);
-  EXPECT_DOUBLE_EQ(s[1].host_waits_s, 0.0);  // no sync after it
-  EXPECT_NEAR(s[0].time_s() + s[1].time_s(), 1e-3 + 13 * 30 * k_us, 1e-12);
-  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), s[1].gpu_waits_s(), 1e-15);
+  EXPECT_NEAR(s[1].time_s(), 391 * k_us, 1e-12);
+  EXPECT_NEAR(s[1].gpu_waits_s(), 381 * k_us, 1e-12);
+  EXPECT_DOUBLE_EQ(s[1].host_waits_s, 0.0);  // no sync after it: the host runs on
+  EXPECT_NEAR(s[0].time_s() + s[1].time_s(), 1420 * k_us, 1e-12);
+  EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), s[0].gpu_waits_s() + s[1].gpu_waits_s(), 1e-15);
 }
 
 TEST(HostBoundPass, TheScenarioSetsTheHostCostsOrTheHostTypeDoes) {
