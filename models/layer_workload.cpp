@@ -59,7 +59,7 @@ Dims dims_of(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) 
   }
   d.heads_local = static_cast<double>(m.heads) / p.tp;
   d.kv_local = static_cast<double>(m.kv_heads) / p.tp;
-  d.element = tr.precision == Precision::fp32 ? 4.0 : 2.0;
+  d.element = activation_element_bytes(tr.precision);
   d.grad_element = gradient_element_bytes(tr);
   d.linear = tr.precision;
   // Transformer Engine's userbuffers (Megatron-LM --tp-comm-overlap) decompose each

@@ -106,6 +106,12 @@ struct TrainingSpec {
   CudaGraphs cuda_graphs;
 };
 
+/// Bytes of one activation element as the layers hand them on (training.precision): 4 in
+/// fp32, else 2 (bf16 and fp16; fp8 GEMMs take bf16 activations and cast them themselves).
+inline double activation_element_bytes(Precision precision) {
+  return precision == Precision::fp32 ? 4.0 : 2.0;
+}
+
 /// Bytes of one gradient element (training.grad_precision).
 inline double gradient_element_bytes(const TrainingSpec& tr) {
   switch (tr.grad_precision) {

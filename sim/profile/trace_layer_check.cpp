@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "models/training_spec.hpp"
+
 namespace trainsim::profile {
 
 namespace {
@@ -61,7 +63,7 @@ bool ends_with(const std::string& s, const char* tail) {
 Wanted wanted_row(const Op& op, const LayerTraceSpec& spec) {
   Wanted w;
   const bool backward = op.pass == OpPass::backward;
-  const double element = spec.precision == Precision::fp32 ? 4.0 : 2.0;  // models/layer_workload.cpp
+  const double element = activation_element_bytes(spec.precision);
   const auto memory = [&](const std::string& kernel, double per_element) {
     w.kernel = backward ? kernel + "_bwd" : kernel;
     w.dtypes = memory_dtypes(spec.precision);

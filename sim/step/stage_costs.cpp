@@ -12,6 +12,7 @@
 #include "models/model_state_memory.hpp"
 #include "models/moe_dispatch.hpp"
 #include "models/stage_parameters.hpp"
+#include "models/training_spec.hpp"
 #include "sim/step/host_bound_pass.hpp"
 
 namespace trainsim {
@@ -66,7 +67,7 @@ void add_layer_expert_comm(PassCost& cost, const Scenario& s, int moe_layers, in
   const ModelSpec& m = s.model;
   if (!m.is_moe() || moe_layers == 0) return;
   const double copies_bytes = tokens_bytes * dispatched_rows_per_token(m, p) * expert_load;
-  const double element = s.training.precision == Precision::fp32 ? 4.0 : 2.0;
+  const double element = activation_element_bytes(s.training.precision);
   const double tokens = tokens_bytes / (m.hidden * element);
   if (p.ep > 1) {
     if (forward && p.moe_dispatcher == MoeDispatcher::alltoall)
@@ -403,7 +404,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
   const PassOps output = output_ops(m, s.training, par);
   const SplitBackward embedding_bwd = split(embedding.backward, defer);
   const SplitBackward output_bwd = split(output.backward, defer);
-  const double element = s.training.precision == Precision::fp32 ? 4.0 : 2.0;
+  const double element = activation_element_bytes(s.training.precision);
   // One [b, s/cp, h] activation: the TP collectives' and the pipeline sends' size.
   const double activation_bytes = static_cast<double>(s.training.micro_batch) * m.seq_len / par.cp * m.hidden * element;
 
