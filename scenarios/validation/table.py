@@ -37,6 +37,7 @@ GPU_TITLES = {
 # in groups of their own and never in a throughput row's table.
 CHECK_TITLES = {
     "h100-sxm": "H100 SXM, mixture of experts: same-stack measurements (public.md D5; checks, not fitted)",
+    "b200": "B200, mixture of experts: same-stack measurements (public.md D5; checks, not fitted)",
     "gb200": "GB200 NVL72, mixture of experts: same-stack measurements (public.md D5; checks, not fitted)",
 }
 

@@ -123,7 +123,8 @@ TEST(MoeValidation, DgxB200Qwen3_235bA22b) {
 // error (scenarios/validation/README.md): Qwen3 30B-A3B on 16 H100 with HybridEP +27.7 %, with
 // its overlap +36.4 %, with NCCL's alltoall +23.2 %, with its overlap +50.3 %; Megatron-LM's
 // recipes on 32 H100 in BF16 +34.4 % and FP8 +36.8 %, on 16 GB200 in BF16 +12.9 % and MXFP8
-// +30.5 %.
+// +30.5 %; Megatron-Bridge's HybridEP recipe on 8 B200 in BF16 +12.7 % and MXFP8 +25.0 % (held
+// to 30 %: the error sits on the boundary).
 TEST(MoeValidation, SameStackMeasurements) {
   for (const auto& [name, bound] : std::vector<std::pair<std::string, double>>{
            {"d5-h100-qwen3-30b-a3b-hybridep", 0.30},
@@ -134,6 +135,8 @@ TEST(MoeValidation, SameStackMeasurements) {
            {"d5-h100-qwen3-30b-a3b-recipe-fp8", 0.40},
            {"d5-gb200-qwen3-30b-a3b-recipe-bf16", 0.15},
            {"d5-gb200-qwen3-30b-a3b-recipe-mxfp8", 0.35},
+           {"d5-b200-qwen3-30b-a3b-hybridep-bf16", 0.15},
+           {"d5-b200-qwen3-30b-a3b-hybridep-mxfp8", 0.30},
        })
     simulates_and_fits(name, bound);
 }
