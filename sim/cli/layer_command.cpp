@@ -147,7 +147,7 @@ std::vector<PassSegments> pass_segments(const PassOps& ops, const ComputeModel& 
 double charged_seconds(const std::vector<PassSegments>& passes) {
   double total = 0;
   for (const PassSegments& p : passes)
-    for (const HostSegment& s : p.segments) total += s.time_s();
+    for (const HostSegment& s : p.segments) total += s.time_s;
   return total;
 }
 
@@ -246,7 +246,7 @@ std::string host_table(const std::vector<PassSegments>& passes, HostLaunchCost h
       const std::string from = (*p.ops)[s.first_op].name + (s.after_sync ? " (sync)" : "");
       std::snprintf(line, sizeof line, "%-10s %-28s %5zu %8d %11s %11s %11s %11s %11s\n", pass_name(p.pass),
                     from.c_str(), s.ops, s.kernels, us(s.gpu_s).c_str(), us(s.host_s).c_str(),
-                    us(s.gpu_waits_s()).c_str(), us(s.host_waits_s).c_str(), us(s.time_s()).c_str());
+                    us(s.gpu_waits_s()).c_str(), us(s.host_waits_s).c_str(), us(s.time_s).c_str());
       out << line;
       total.ops += s.ops;
       total.kernels += s.kernels;
@@ -254,7 +254,7 @@ std::string host_table(const std::vector<PassSegments>& passes, HostLaunchCost h
       total.host_s += s.host_s;
       total.host_waits_s += s.host_waits_s;
       waits += s.gpu_waits_s();
-      time += s.time_s();
+      time += s.time_s;
     }
     std::snprintf(line, sizeof line, "%-10s %-28s %5zu %8d %11s %11s %11s %11s %11s\n\n", pass_name(p.pass), "total",
                   total.ops, total.kernels, us(total.gpu_s).c_str(), us(total.host_s).c_str(), us(waits).c_str(),
@@ -388,7 +388,7 @@ nlohmann::ordered_json host_json(const std::vector<PassSegments>& passes, HostLa
                           {"host_s", s.host_s},
                           {"gpu_waits_s", s.gpu_waits_s()},
                           {"host_waits_s", s.host_waits_s},
-                          {"time_s", s.time_s()}});
+                          {"time_s", s.time_s}});
   j["segments"] = segments;
   j["charged_layer_s"] = charged_seconds(passes);
   return j;

@@ -32,7 +32,7 @@ struct LaunchQueue {
   double host_s = 0;  // when the host has dispatched what it has so far
   double gpu_s = 0;   // when the GPU ends the last kernel launched so far
   // The host dispatches `op` (`first_s` before its first kernel, `each_s` before each further
-  // one) and the GPU runs its `gpu_s` in its kernels, each once launched.
+  // one) and the GPU runs its `gpu_time_s` in its kernels, each once launched.
   void issue(const Op& op, double gpu_time_s, double first_s, double each_s) {
     const int kernels = std::max(1, op.kernels);
     for (int k = 0; k < kernels; ++k) {
@@ -42,9 +42,9 @@ struct LaunchQueue {
   }
 };
 
-// Plays `segments` (cut from `ops`, with their GPU and host totals) through one launch queue
-// from the first sync round to it again, and sets each one's wall and host waits.
-void play_period(const std::vector<Op>& ops, const ComputeModel& compute, double expert_load, HostLaunchCost host,
+// Plays `segments` (cut from `ops`, whose GPU seconds are `gpu_s`) through one launch queue
+// from the first sync round to it again, and sets each one's time and host waits.
+void play_period(const std::vector<Op>& ops, const std::vector<double>& gpu_s, HostLaunchCost host,
                  std::vector<HostSegment>& segments) {
   const std::size_t n = segments.size();
   std::size_t first = 0;
@@ -55,19 +55,18 @@ void play_period(const std::vector<Op>& ops, const ComputeModel& compute, double
     HostSegment& s = segments[(first + j) % n];
     for (std::size_t i = s.first_op; i < s.first_op + s.ops; ++i) {
       const Op& op = ops[i];
-      const double gpu_s = op_load(op, expert_load) * compute.time_s(op);
       // Eager: the dispatch before the first kernel, the launch call before each further one;
       // a graph: one dispatch (at its first op) launches all its kernels.
       const bool eager = op.graph_scope < 0;
       const double first_s = eager ? (host.op_s > 0 ? host.op_s : 0.0) : graph_host_seconds(ops, i, host);
-      q.issue(op, gpu_s, first_s, eager && host.op_s > 0 ? host.launch_s : 0.0);
+      q.issue(op, gpu_s[i], first_s, eager && host.op_s > 0 ? host.launch_s : 0.0);
     }
     const bool sync_follows = segments[(first + j + 1) % n].after_sync;
     s.host_waits_s = sync_follows ? std::max(0.0, q.gpu_s - q.host_s) : 0.0;
     // At a sync the host waits for the GPU to drain: both clocks meet there.
     const double seg_end_s = sync_follows ? std::max(q.host_s, q.gpu_s) : q.gpu_s;
     if (sync_follows) q.host_s = q.gpu_s = seg_end_s;
-    s.wall_s = seg_end_s - end_s;
+    s.time_s = seg_end_s - end_s;
     end_s = seg_end_s;
   }
 }
@@ -77,9 +76,11 @@ void play_period(const std::vector<Op>& ops, const ComputeModel& compute, double
 std::vector<HostSegment> host_segments(const std::vector<Op>& ops, const ComputeModel& compute, double expert_load,
                                        HostLaunchCost host) {
   std::vector<HostSegment> segments;
+  std::vector<double> gpu_s(ops.size());
   bool synced = false;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
+    gpu_s[i] = op_load(op, expert_load) * compute.time_s(op);
     if (segments.empty() || op.host_sync) {
       segments.push_back({});
       segments.back().first_op = i;
@@ -89,14 +90,14 @@ std::vector<HostSegment> host_segments(const std::vector<Op>& ops, const Compute
     HostSegment& s = segments.back();
     ++s.ops;
     s.kernels += op.kernels;
-    s.gpu_s += op_load(op, expert_load) * compute.time_s(op);
+    s.gpu_s += gpu_s[i];
     s.host_s += graph_host_seconds(ops, i, host);
   }
   if (synced) {
-    play_period(ops, compute, expert_load, host, segments);
+    play_period(ops, gpu_s, host, segments);
   } else {
     // No sync: a run of such layers settles to the later of the two.
-    for (HostSegment& s : segments) s.wall_s = std::max(s.gpu_s, s.host_s);
+    for (HostSegment& s : segments) s.time_s = std::max(s.gpu_s, s.host_s);
   }
   return segments;
 }

@@ -66,10 +66,9 @@ struct HostSegment {
   double host_waits_s = 0;
   /// The segment's time in the launch queue: from the end of the segment before it (the
   /// sync, where one starts it) to its last kernel's end, or to the sync that ends it.
-  double wall_s = 0;
+  double time_s = 0;
   /// The GPU idle, waiting for the host's launches.
-  double gpu_waits_s() const { return wall_s > gpu_s ? wall_s - gpu_s : 0.0; }
-  double time_s() const { return wall_s; }
+  double gpu_waits_s() const { return time_s > gpu_s ? time_s - gpu_s : 0.0; }
 };
 
 /// The segments of `ops` (one layer's ops of one pass, in launch order), cut before each

@@ -54,8 +54,9 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, in
 // HybridEP's kernels run on the fabric at NCCL's measured all-to-all rate: their published
 // rates are within a few per cent of it (H800 intranode dispatch 153 GB/s of 200 per
 // direction, 0.765, against NCCL's 334.90 of 450 on H100, 0.744; HybridEP's Torch API in bf16
-// on B200 536 GB/s of 900, 0.596, against NCCL's 0.641; public.md D5). `moe_layers` of the `layers` are MoE layers
-// (DeepSeek-V3's first layers are dense): their collectives are spread over the pass's layers.
+// on B200 536 GB/s of 900, 0.596, against NCCL's 0.641; public.md D5). `moe_layers` of the
+// `layers` are MoE layers (DeepSeek-V3's first layers are dense): their collectives are
+// spread over the pass's layers.
 // With expert parallel folding and expert_tp > 1, after the dispatch the tokens a rank
 // received are all-gathered over its expert_tp group, and the experts' outputs
 // reduce-scattered back before the combine (the backward runs the conjugates); each rank

@@ -124,9 +124,9 @@ int dispatcher_sms(MoeDispatcher dispatcher, bool across_domains);
 
 /// How much slower compute runs beside a layer's expert-parallel collective that overlaps it
 /// (parallel.moe_a2a_overlap), as a fraction: the dispatcher's kernels hold
-/// parallel.moe_dispatcher_sms (where set; else dispatcher_sms) of
-/// the GPU's SMs, which the compute then lacks, sms / (sms - taken) as long, on a GPU whose SM
-/// count is stated (GpuSpec::sms); NCCL's all-to-all and GPUs of no stated count slow it by
+/// parallel.moe_dispatcher_sms (where set; else dispatcher_sms) of the GPU's SMs, which the
+/// compute then lacks, sms / (sms - taken) as long, on a GPU whose SM count is stated
+/// (GpuSpec::sms); NCCL's all-to-all and GPUs of no stated count slow it by
 /// training.overlap_slowdown. `across_domains`: the GPU's expert group spans NVLink domains.
 double ep_overlap_slowdown(const Scenario& scenario, bool across_domains);
 

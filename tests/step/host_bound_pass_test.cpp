@@ -128,10 +128,10 @@ TEST(HostBoundPass, SegmentsSayWhoWaitsForWhom) {
   EXPECT_EQ(s[1].kernels, 13);
   EXPECT_TRUE(s[1].after_sync);
   EXPECT_NEAR(s[1].host_s, 13 * 30 * k_us, 1e-12);
-  EXPECT_NEAR(s[1].time_s(), 391 * k_us, 1e-12);
+  EXPECT_NEAR(s[1].time_s, 391 * k_us, 1e-12);
   EXPECT_NEAR(s[1].gpu_waits_s(), 381 * k_us, 1e-12);
   EXPECT_DOUBLE_EQ(s[1].host_waits_s, 0.0);  // no sync after it: the host runs on
-  EXPECT_NEAR(s[0].time_s() + s[1].time_s(), 1420 * k_us, 1e-12);
+  EXPECT_NEAR(s[0].time_s + s[1].time_s, 1420 * k_us, 1e-12);
   EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, k_host), s[0].gpu_waits_s() + s[1].gpu_waits_s(), 1e-15);
 }
 
