@@ -174,15 +174,17 @@ void run_phase(const Platform& platform, const CommPhase& phase, const std::vect
   if (phase.latency_s > phase_legs.paid_s) timer_sleep(phase.latency_s - phase_legs.paid_s);
 }
 
-// Runs the phases one after the other in an actor on endpoint 0 (plan_workers.hpp).
+// Runs the phases one after the other in an actor on endpoint 0 (plan_workers.hpp), once
+// `after` (if any) has completed.
 CommActivity start_phases(const Platform& platform, std::shared_ptr<const PreparedPlan> shared, const std::string& name,
-                          PlanRunOptions options) {
+                          PlanRunOptions options, QueuedAfter after) {
   auto timing = std::make_shared<CommTiming>();
   timing->start_s = sg4::Engine::get_clock();
   sg4::Host* where = platform.host(0);
   // Shared, not captured by value: SimGrid copies the actor's function (a whole plan: 300 MB
   // for a tree all-reduce on 1,048,576 GPUs).
-  run_on_worker(where, name, [&platform, shared, timing, options]() {
+  run_on_worker(where, name, [&platform, shared, timing, options, after]() {
+    if (after) after->wait();
     timing->start_s = sg4::Engine::get_clock();
     const std::vector<bool> none;
     for (size_t p = 0; p < shared->plan.phases.size(); ++p)
@@ -270,18 +272,18 @@ void mark_group_links(const Platform& platform, const std::vector<int>& gpus, st
 }
 
 CommActivity start_prepared_plan(const Platform& platform, std::shared_ptr<const PreparedPlan> prepared,
-                                 const std::string& name, PlanRunOptions options) {
-  return start_phases(platform, std::move(prepared), name, options);
+                                 const std::string& name, PlanRunOptions options, QueuedAfter after) {
+  return start_phases(platform, std::move(prepared), name, options, std::move(after));
 }
 
 CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name,
-                        PlanSurroundings surroundings, PlanRunOptions options) {
+                        PlanSurroundings surroundings, PlanRunOptions options, QueuedAfter after) {
   if (surroundings == PlanSurroundings::alone)
     return start_phases(platform, std::make_shared<const PreparedPlan>(prepare_lone_plan(platform, std::move(plan))),
-                        name, options);
+                        name, options, std::move(after));
   auto every_leg = std::make_shared<PreparedPlan>();
   every_leg->plan = std::move(plan);
-  return start_phases(platform, std::move(every_leg), name, options);
+  return start_phases(platform, std::move(every_leg), name, options, std::move(after));
 }
 
 CommActivity start_collective(const Platform& platform, const CollectiveCall& call, PlanSurroundings surroundings) {

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,10 +45,15 @@ struct PlanRunOptions {
 /// simulation 3.9-4.0 s instead of 5.0-5.2 s with 1,024, two runs each back to back).
 inline constexpr PlanRunOptions k_lone_plan_run{64};
 
-/// Starts `plan` now (at t = 0 when called before Simulation::run). `platform` must
-/// outlive the simulation.
+/// A communication a plan queues behind: the plan starts once it has completed, as NCCL runs
+/// the collectives issued to one communicator one after another on its stream (none: now).
+using QueuedAfter = std::optional<CommActivity>;
+
+/// Starts `plan` now (at t = 0 when called before Simulation::run), or once `after` has
+/// completed. `platform` must outlive the simulation.
 CommActivity start_plan(const Platform& platform, CommPlan plan, const std::string& name = "plan",
-                        PlanSurroundings surroundings = PlanSurroundings::shared, PlanRunOptions options = {});
+                        PlanSurroundings surroundings = PlanSurroundings::shared, PlanRunOptions options = {},
+                        QueuedAfter after = {});
 
 /// A plan with the legs of each phase it leaves out (redundant_legs.hpp).
 struct PreparedPlan {
@@ -79,9 +85,11 @@ void mark_message_links(const Platform& platform, int src_gpu, int dst_gpu, std:
 /// mark_message_links for a message between any two of `gpus`, each way.
 void mark_group_links(const Platform& platform, const std::vector<int>& gpus, std::vector<bool>& links);
 
-/// Starts a prepared plan now, leaving out its legs as prepared (without finding them again).
+/// Starts a prepared plan now (or once `after` has completed), leaving out its legs as
+/// prepared (without finding them again).
 CommActivity start_prepared_plan(const Platform& platform, std::shared_ptr<const PreparedPlan> prepared,
-                                 const std::string& name = "plan", PlanRunOptions options = {});
+                                 const std::string& name = "plan", PlanRunOptions options = {},
+                                 QueuedAfter after = {});
 
 /// plan_collective() then start_plan(). Throws InputError for an invalid call.
 CommActivity start_collective(const Platform& platform, const CollectiveCall& call,

@@ -339,12 +339,15 @@ GradientGroups StageActor::gradient_groups() const {
   return {w_.mapping, w_.scenario.parallel, w_.simulated.one_transfer_per_tp_group};
 }
 
-// Starts the gradient-group plan of `key`: as prepared with the step's others, or with
-// every leg (GradientPlans).
-CommActivity StageActor::start_gradient_plan(const GradientPlanKey& key, const std::string& name) {
+// Starts the gradient-group plan of `key` (once `after` has completed): as prepared with the
+// step's others, or with every leg (GradientPlans).
+CommActivity StageActor::start_gradient_plan(const GradientPlanKey& key, const std::string& name,
+                                             engine::QueuedAfter after) {
   clock_.settle();
-  if (auto prepared = w_.gradient_plans.find(key)) return engine::start_prepared_plan(w_.platform, prepared, name);
-  return engine::start_plan(w_.platform, gradient_plan(key, gradient_groups(), w_.platform), name);
+  if (auto prepared = w_.gradient_plans.find(key))
+    return engine::start_prepared_plan(w_.platform, prepared, name, {}, std::move(after));
+  return engine::start_plan(w_.platform, gradient_plan(key, gradient_groups(), w_.platform), name,
+                            engine::PlanSurroundings::shared, {}, std::move(after));
 }
 
 // A collective of `bytes` on `scope` of the gradient (dp x cp) group of every simulated TP
@@ -982,14 +985,29 @@ double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, d
 // HYBRID_SHARD; Megatron-Core's distributed optimizer instances): one plan, phase after phase;
 // the across-shards part only for the step's `last` micro-batch.
 //
-// Every simulated replica asks for it; it starts when the last one does (ReplicaRendezvous).
+// Every simulated replica asks for it; it starts when the last one does (ReplicaRendezvous)
+// and the stage's reduction before it has ended: the buckets' reductions are issued to one
+// communicator, whose collectives NCCL runs one after another on its stream (Megatron-LM
+// megatron/core/distributed/param_and_grad_buffer.py @ d98e8a64, start_grad_sync: every
+// bucket group's reduce-scatter or all-reduce on the same group, async, drawn as "NCCL
+// Stream: --RS-- --AR--"), not side by side sharing the links.
 void StageActor::start_reduction(double dense_bytes, double expert_bytes, bool last) {
   const ParallelSpec& par = w_.scenario.parallel;
   const GradientPlanKey key = reduction_key(par, leader_rank_, dense_bytes, expert_bytes, last);
   clock_.settle();
   dp_inflight_.push_back(next_rendezvous());
   w_.rendezvous.arrive(
-      dp_inflight_.back(), w_.simulated.replicas(), [&] { return start_gradient_plan(key, "dp"); }, replica_);
+      dp_inflight_.back(), w_.simulated.replicas(),
+      [&] {
+        engine::QueuedAfter after;
+        if (const auto queued = w_.reduction_queue.find(leader_rank_);
+            queued != w_.reduction_queue.end() && !queued->second.done())
+          after = queued->second;
+        const CommActivity started = start_gradient_plan(key, "dp", after);
+        w_.reduction_queue.insert_or_assign(leader_rank_, started);
+        return started;
+      },
+      replica_);
   double bus = bus_bytes(key.op, dense_bytes + expert_bytes, gradient_group_size(key.scope));
   if (key.then_across_shards)
     bus += bus_bytes(CollectiveOp::all_reduce,

