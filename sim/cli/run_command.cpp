@@ -17,6 +17,7 @@
 #include "sim/cli/formatted_number.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
+#include "sim/cli/simulated_replicas.hpp"
 #include "sim/cli/step_progress.hpp"
 #include "sim/cli/variation_report.hpp"
 #include "sim/core/error.hpp"
@@ -131,7 +132,8 @@ std::string joined_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-TraceMetadata trace_metadata(const Scenario& s, const ScenarioOptions& o, bool reduce_symmetry) {
+TraceMetadata trace_metadata(const Scenario& s, const ScenarioOptions& o, bool reduce_symmetry,
+                             const std::string& simulated_gpus) {
   TraceMetadata m;
   m.trainsim_version = k_version;
   m.simgrid_version = simgrid_runtime_version();
@@ -142,20 +144,15 @@ TraceMetadata trace_metadata(const Scenario& s, const ScenarioOptions& o, bool r
   m.scenario_resolved = resolved_ini(s);
   m.seed = s.run.seed;
   m.reduce_symmetry = reduce_symmetry;
-  m.simulated_gpus =
-      reduce_symmetry
-          ? "one data-parallel replica (replica 0): for each pipeline stage, tensor-parallel rank 0 of its group; the "
-            "other replicas and TP ranks do identical work (symmetry reduction, sim/step/step_simulation.hpp)"
-          : "every data-parallel replica: for each replica and pipeline stage, tensor-parallel rank 0 of its group "
-            "(--full)";
+  m.simulated_gpus = simulated_gpus;
   return m;
 }
 
-TraceContents trace_contents(const Scenario& s, const ScenarioOptions& o, bool reduce_symmetry, TraceLevel level,
-                             const TraceRecorder& recorder, const StepResult& r, const std::optional<RunResult>& run,
-                             const std::string& compute) {
+TraceContents trace_contents(const Scenario& s, const ScenarioOptions& o, bool reduce_symmetry,
+                             const std::string& simulated_gpus, TraceLevel level, const TraceRecorder& recorder,
+                             const StepResult& r, const std::optional<RunResult>& run, const std::string& compute) {
   TraceContents c;
-  c.metadata = trace_metadata(s, o, reduce_symmetry);
+  c.metadata = trace_metadata(s, o, reduce_symmetry, simulated_gpus);
   c.level = level;
   c.summary = r;
   c.compute_model = compute;
@@ -251,11 +248,12 @@ Command run_command() {
     const StepResult r = simulate_step(s, *compute, options);
     if (progress) progress->finish();
     if (tracing) {
-      const TraceContents contents =
-          trace_contents(s, o, options.reduce_symmetry, level, recorder, r, run, compute->description());
+      const SimulatedReplicas replicas = simulated_replicas(s, options.reduce_symmetry);
+      const TraceContents contents = trace_contents(s, o, options.reduce_symmetry, replicas.description, level,
+                                                    recorder, r, run, compute->description());
       if (!trace_path.empty()) write_hdf5_trace(trace_path, contents);
       if (!chrome_path.empty())
-        write_chrome_trace(chrome_path, contents.events, s.cluster.gpus_per_node, contents.metadata);
+        write_chrome_trace(chrome_path, contents.events, s.cluster.gpus_per_node, contents.metadata, replicas.notes);
     }
     if (!chakra_dir.empty()) {
       const workload::StepExport exported(recording, mapping, s.parallel, !s.parallel.pp_sends_overlap());

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -33,7 +34,7 @@ std::string micros(double seconds) {
 }  // namespace
 
 void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& events, int gpus_per_node,
-                        const TraceMetadata& metadata) {
+                        const TraceMetadata& metadata, const TrackNotes& notes) {
   const int per_node = gpus_per_node > 0 ? gpus_per_node : 1;
   AtomicOutputFile file(path);
   {
@@ -54,7 +55,12 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
       out << (first ? "" : ",\n") << j.dump();
       first = false;
     };
-    for (const TraceEvent& e : events) threads.insert({e.rank, stream_index(e.stream)});
+    std::map<int, std::string> rank_notes;  // a rank's (replica, stage) note, if any
+    for (const TraceEvent& e : events) {
+      threads.insert({e.rank, stream_index(e.stream)});
+      if (const auto note = notes.find({e.replica, e.stage}); note != notes.end())
+        rank_notes.emplace(e.rank, " (" + note->second + ")");
+    }
     std::set<int> nodes;
     for (const auto& [rank, stream] : threads) {
       const int node = rank / per_node;
@@ -71,7 +77,7 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
             {"name", "thread_name"},
             {"pid", node},
             {"tid", tid},
-            {"args", {{"name", "rank " + std::to_string(rank) + " " + stream_name}}}});
+            {"args", {{"name", "rank " + std::to_string(rank) + " " + stream_name + rank_notes[rank]}}}});
       line({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", node}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
     }
     for (const TraceEvent& e : events) {

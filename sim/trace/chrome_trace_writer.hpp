@@ -11,9 +11,10 @@
 
 namespace trainsim {
 
-/// `gpus_per_node` maps a global rank to its node (pid) and local GPU. Throws
-/// trainsim::Error when the file cannot be written.
+/// `gpus_per_node` maps a global rank to its node (pid) and local GPU; a rank's tracks are
+/// named "rank R STREAM", followed by `notes`' note on its (replica, stage) in parentheses
+/// where there is one. Throws trainsim::Error when the file cannot be written.
 void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& events, int gpus_per_node,
-                        const TraceMetadata& metadata);
+                        const TraceMetadata& metadata, const TrackNotes& notes = {});
 
 }  // namespace trainsim

@@ -3,8 +3,10 @@
 // returns. The schema is documented in analysis/README.md; its version is k_trace_schema_version.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/memory_budget.hpp"
@@ -64,6 +66,10 @@ struct TraceEvent {
   double flops = 0;     ///< FLOPs executed, recomputation included (summed when aggregated)
   int count = 1;        ///< activities this row stands for
 };
+
+/// A note on the tracks of one simulated (replica, pipeline stage): what the replica stands
+/// for when GPUs differ ([variations]: sim/cli/simulated_replicas.hpp). Keyed by (replica, stage).
+using TrackNotes = std::map<std::pair<int, int>, std::string>;
 
 struct TraceContents {
   TraceMetadata metadata;

@@ -180,6 +180,45 @@ TEST(TraceCli, LongRunKeepsTheFirstRecordsAndCountsThemAll) {
   EXPECT_LT(t.run->checkpoints.back().end_s, 3600.0 / 4);  // the first ones (of 432,000 in the hour)
 }
 
+TEST(TraceCli, ASlowGpusTracksSayWhatTheirReplicaStandsFor) {
+  // GPU 7 at half speed (TP rank 1 of stage 1, replica 1; TP rank 0 there is rank 6): the
+  // Chrome trace names the tracks of each simulated replica with what it stands for and
+  // marks the slow stage's; both traces say which replicas the events are of.
+  const std::string h5 = temp_path("slow.h5");
+  const std::string chrome = temp_path("slow.json");
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--trace", h5, "--chrome-trace", chrome, "--set",
+                          "variations.slow_gpu_ids=7", "--set", "variations.slow_gpu_speed=0.5"})
+                .exit_code,
+            0);
+  const auto j = nlohmann::json::parse(test::file_bytes(chrome));
+  std::set<std::string> compute_tracks;
+  for (const auto& e : j["traceEvents"]) {
+    const std::string name = e["ph"] == "M" && e["name"] == "thread_name" ? e["args"]["name"].get<std::string>() : "";
+    if (!name.empty() && name.find(" compute") == name.find(' ', 5)) compute_tracks.insert(name);  // "rank R compute"
+  }
+  EXPECT_EQ(compute_tracks, (std::set<std::string>{"rank 0 compute (replica 0 standing for 1)",
+                                                   "rank 2 compute (replica 0 standing for 1)",
+                                                   "rank 4 compute (replica 1 standing for 1)",
+                                                   "rank 6 compute (replica 1 standing for 1; compute 2.000x as long)"}));
+  const std::string described = read_hdf5_trace(h5).metadata.simulated_gpus;
+  EXPECT_NE(described.find("2 classes, replicas 0 (standing for 1), 1 (standing for 1)"), std::string::npos)
+      << described;
+  EXPECT_EQ(j["otherData"]["simulated_gpus"].get<std::string>(), described);
+  // --full: every replica, the slow stage's tracks marked, the others' left as they were.
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--full", "--chrome-trace", chrome, "--set", "variations.slow_gpu_ids=7",
+                          "--set", "variations.slow_gpu_speed=0.5"})
+                .exit_code,
+            0);
+  std::set<std::string> noted;
+  const auto full = nlohmann::json::parse(test::file_bytes(chrome));
+  for (const auto& e : full["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name" &&
+        e["args"]["name"].get<std::string>().find('(') != std::string::npos)
+      noted.insert(e["args"]["name"].get<std::string>());
+  EXPECT_EQ(noted.count("rank 6 compute (replica 1; compute 2.000x as long)"), 1u);
+  for (const std::string& name : noted) EXPECT_EQ(name.rfind("rank 6 ", 0), 0u) << name;
+}
+
 TEST(TraceCli, ChromeTraceHasOneProcessPerNodeAndTheSameEvents) {
   const std::string h5 = temp_path("tiny.h5");
   const std::string chrome = temp_path("tiny.json");
