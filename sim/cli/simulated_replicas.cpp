@@ -60,9 +60,11 @@ SimulatedReplicas simulated_replicas(const Scenario& scenario, bool reduce_symme
     out.description = "one data-parallel replica per class of replicas that compute alike ([variations], "
                       "sim/step/replica_classes.hpp): " +
                       std::to_string(classes.size()) + " classes, replicas " + listed + ": " + k_per_replica +
-                      "; a Chrome trace's tracks say what their replica stands for and which stages compute slower";
+                      "; a Chrome trace's tracks say what their replica stands for, which stages compute slower "
+                      "and which have a slow NIC in their groups";
   } else {
-    out.description += "; a Chrome trace's tracks say which stages compute slower";
+    out.description += "; a Chrome trace's tracks say which stages compute slower and which have a slow NIC in their "
+                       "groups";
   }
   return out;
 }
