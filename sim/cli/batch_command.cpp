@@ -17,7 +17,6 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/jobs_option.hpp"
 #include "sim/core/error.hpp"
-#include "sim/sweep/output_folder.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
 
@@ -81,7 +80,7 @@ Command batch_command() {
         vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
     const bool trace = vm.count("trace") > 0;
     sweep::SweepPlan plan = sweep::batch_plan(vm["scenarios"].as<std::vector<std::string>>(), overrides);
-    sweep::prepare_output_folder(options.out_dir, "trainsim batch", "--out");
+    sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim batch", "--out");
     if (trace) plan = sweep::with_traces(std::move(plan));
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(trace, options.out_dir));
     out << "trainsim batch: " << t.points << " scenarios (" << t.reused << " already done), " << t.ok << " ok, "

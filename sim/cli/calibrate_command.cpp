@@ -78,7 +78,7 @@ Command calibrate_command() {
     if (o.trace.empty())
       throw InputError(k_command, "--from-profile", "",
                        "give the profiler trace to read: --from-profile TRACE.json.gz");
-    if (vm.count("out")) check_output_path(o.out, "--out");
+    if (vm.count("out")) check_output_path(o.out, "--out", {o.trace});
     if (vm.count("gpu") && o.gpu.empty()) throw InputError(k_command, "--gpu", "", "needs a GPU name");
 
     const profile::ProfilerTrace trace = profile::read_profiler_trace(o.trace);

@@ -324,10 +324,10 @@ Command drill_command() {
     std::string trace_path;
     if (vm.count("trace")) {
       trace_path = vm["trace"].as<std::string>();
-      check_output_path(trace_path, "--trace");
     }
 
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
+    if (vm.count("trace")) check_output_path(trace_path, "--trace", {s.source});
     Context ctx;
     ctx.scenario = s.source;
     dr::DrillSpec spec;

@@ -1,6 +1,9 @@
 // The trainsim executable: dispatches to one subcommand. Bad input, and an output that cannot
-// be written, exit 2 with one line on stderr; an internal failure exits 1.
+// be written (standard output included), exit 2 with one line on stderr; an internal failure
+// exits 1.
 
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -18,6 +21,23 @@ namespace {
 using trainsim::cli::Command;
 
 constexpr int k_exit_bad_input = 2;
+
+// Writes `text` to standard output and flushes it: false when a write failed (a full disk
+// under `> file`, a closed stdout), which must not pass as success (`cat`, `sort` and `gcc`
+// exit non-zero then too). errno is the system's reason.
+bool write_stdout(const std::string& text) {
+  errno = 0;
+  std::cout << text;
+  std::cout.flush();
+  return static_cast<bool>(std::cout);
+}
+
+int stdout_failed() {
+  const int error = errno;
+  std::cerr << "trainsim: cannot write the results to standard output: "
+            << (error != 0 ? std::strerror(error) : "write failed") << "\n";
+  return k_exit_bad_input;
+}
 
 std::vector<Command> commands() {
   return {trainsim::cli::run_command(),        trainsim::cli::scale_command(),    trainsim::cli::memory_command(),
@@ -39,12 +59,13 @@ std::string help_text(const std::vector<Command>& cmds) {
 int run_cli(const std::vector<std::string>& args) {
   const std::vector<Command> cmds = commands();
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::cout << help_text(cmds);
+    if (!write_stdout(help_text(cmds))) return stdout_failed();
     return args.empty() ? k_exit_bad_input : 0;
   }
   if (args[0] == "--version") {
-    std::cout << "trainsim " << trainsim::k_version << " (SimGrid " << trainsim::simgrid_runtime_version() << ", HDF5 "
-              << trainsim::hdf5_runtime_version() << ")\n";
+    if (!write_stdout("trainsim " + std::string(trainsim::k_version) + " (SimGrid " +
+                      trainsim::simgrid_runtime_version() + ", HDF5 " + trainsim::hdf5_runtime_version() + ")\n"))
+      return stdout_failed();
     return 0;
   }
   try {
@@ -52,7 +73,7 @@ int run_cli(const std::vector<std::string>& args) {
       if (c.name != args[0]) continue;
       std::ostringstream out;  // nothing reaches stdout unless the command completes
       const int code = c.run({args.begin() + 1, args.end()}, out);
-      std::cout << out.str();
+      if (!write_stdout(out.str())) return stdout_failed();
       return code;
     }
     std::vector<std::string> names;

@@ -25,7 +25,6 @@
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_bound.hpp"
 #include "sim/sweep/layout_search.hpp"
-#include "sim/sweep/output_folder.hpp"
 #include "sim/sweep/pruned_search.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
@@ -261,7 +260,7 @@ Command plan_command() {
       options.gate = [&](const sweep::SweepPoint& next, const std::vector<sweep::PointResult>& results) {
         return sweep::prune_gate(next, results, bounds, top);
       };
-    sweep::prepare_output_folder(options.out_dir, "trainsim plan", "--out");
+    sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim plan", "--out");
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(false, options.out_dir));
     const std::vector<Ranked> ranked = rank(sweep::load_results(plan, options.out_dir));
     out << (o.json ? json(s, search, plan, ranked, bounds, t.pending, options.out_dir)

@@ -201,6 +201,10 @@ Command replay_command() {
     if (!o.chrome_trace.empty()) check_output_path(o.chrome_trace, "--chrome-trace");
     if (!o.trace.empty()) check_output_path(o.trace, "--trace");
     const wl::Workload w = wl::read_workload(o.prefix);
+    std::vector<std::string> inputs;
+    for (const wl::RankTrace& t : w.ranks) inputs.push_back(t.path);
+    if (!o.chrome_trace.empty()) check_output_path(o.chrome_trace, "--chrome-trace", inputs);
+    if (!o.trace.empty()) check_output_path(o.trace, "--trace", inputs);
     const int ranks = static_cast<int>(w.ranks.size());
     const ClusterSpec cluster = cluster_of(o, ranks);
     if (const std::string faults = w.tolerated().describe(); !faults.empty())

@@ -3,6 +3,8 @@
 // folder and relative table paths resolved against the scenario file's folder.
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "sim/compute/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -13,5 +15,9 @@ namespace trainsim::cli {
 /// Throws InputError naming the scenario file and cluster.calibration for a missing or
 /// malformed table.
 std::unique_ptr<ComputeModel> scenario_compute_model(const Scenario& scenario);
+
+/// The files a scenario is read from: the scenario file and the calibration table it uses
+/// (named, or the shipped one `auto` picks), for check_output_path's inputs.
+std::vector<std::string> scenario_input_files(const Scenario& scenario);
 
 }  // namespace trainsim::cli

@@ -21,7 +21,6 @@
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/scenario/value_parsers.hpp"
-#include "sim/sweep/output_folder.hpp"
 #include "sim/sweep/point_preflight.hpp"
 #include "sim/sweep/slurm_script.hpp"
 #include "sim/sweep/sweep_run.hpp"
@@ -83,6 +82,7 @@ std::string write_slurm_scripts(const sweep::SweepPlan& plan, const std::string&
   if (ec) throw Error("cannot find the trainsim executable: " + ec.message());
   o.sweep_path = fs::absolute(path).lexically_normal().string();
   o.out_dir = fs::absolute(run.out_dir).lexically_normal().string();
+  sweep::write_sweep_manifest(plan, o.out_dir);
   fs::create_directories(o.out_dir + "/slurm", ec);
   if (ec) throw Error("cannot create " + o.out_dir + "/slurm: " + ec.message());
   const sweep::SlurmScripts scripts = sweep::slurm_scripts(o);
@@ -145,7 +145,7 @@ Command sweep_command() {
                            std::to_string(n * 280 / 1000000 + 1) + " MB): rerun with --yes to compute them");
     sweep::SweepPlan plan = sweep::sweep_plan(spec);
     sweep::require_a_valid_point(spec, plan);
-    sweep::prepare_output_folder(options.out_dir, "trainsim sweep", "--out");
+    sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim sweep", "--out");
     if (trace) plan = sweep::with_traces(std::move(plan));
     if (vm.count("slurm")) {
       if (vm.count("shard")) throw InputError("trainsim sweep", "--shard", "", "--slurm chooses the shards itself");

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/cli/command.hpp"
+#include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/scenario/scenario_loader.hpp"
@@ -144,8 +145,8 @@ Command topology_command() {
       out << scenario_usage("topology", summary, extra);
       return 0;
     }
-    if (!dot_path.empty()) check_output_path(dot_path, "--dot");
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
+    if (!dot_path.empty()) check_output_path(dot_path, "--dot", scenario_input_files(s));
     const ClusterGraph graph = build_cluster_graph(s.cluster);
     const TopologySummary t = summarize_topology(s.cluster, graph);
     const RankMapping mapping(s.parallel, s.cluster);

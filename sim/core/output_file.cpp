@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* k_temporary_suffix = ".tmp";
+static_assert(k_temporary_prefix.front() == '.', "temporaries are hidden files");
 // Linux's own bound on links followed in one path resolution (MAXSYMLINKS in namei.c).
 constexpr int k_max_link_hops = 40;
 constexpr std::size_t k_copy_chunk_bytes = 1 << 20;
@@ -41,7 +42,7 @@ std::string host_and_pid() {
 // Creates and removes a file in `dir`: the one test that holds for root too (access(2) passes
 // on /proc and on some read-only mounts). Empty when it worked, else the system's reason.
 std::optional<std::string> refuses_new_files(const fs::path& dir) {
-  const std::string probe = (dir / (".trainsim-probe." + host_and_pid() + k_temporary_suffix)).string();
+  const std::string probe = (dir / temporary_file_name("write-probe")).string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return system_reason(errno);
   ::close(fd);
@@ -99,8 +100,7 @@ std::string write_through_temporary(const OutputTarget& t) {
   std::error_code ec;
   fs::path dir = fs::temp_directory_path(ec);
   if (ec) dir = "/tmp";
-  return (dir / ("trainsim." + fs::path(t.resolved).filename().string() + "." + host_and_pid() + k_temporary_suffix))
-      .string();
+  return (dir / temporary_file_name(fs::path(t.resolved).filename().string())).string();
 }
 
 // write(2) of all of `size` bytes, retried on EINTR and short writes; 0 or the errno.
@@ -172,6 +172,18 @@ void check_output_path(const std::string& path, const std::string& option) {
   (void)output_target(path, option);
 }
 
+void check_output_path(const std::string& path, const std::string& option, const std::vector<std::string>& inputs) {
+  const OutputTarget target = output_target(path, option);
+  struct stat out {};
+  if (target.write_through || ::stat(target.resolved.c_str(), &out) != 0) return;  // a new file, a device
+  for (const std::string& input : inputs) {
+    struct stat in {};
+    if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      throw InputError("", option, path,
+                       "is the input '" + input + "' (links followed): an output never replaces what the command reads");
+  }
+}
+
 AtomicOutputFile::AtomicOutputFile(std::string final_path) {
   Resolution r = resolve(final_path);
   target_ = std::move(r.target);
@@ -229,14 +241,25 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   file.commit();
 }
 
+std::string temporary_file_name(const std::string& file_name) {
+  return std::string(k_temporary_prefix) + file_name + "." + host_and_pid() + k_temporary_suffix;
+}
+
 std::string temporary_name(const std::string& path) {
-  return path + "." + host_and_pid() + k_temporary_suffix;
+  const fs::path p = path;
+  return (p.parent_path() / temporary_file_name(p.filename().string())).string();
 }
 
 bool is_temporary_name(const std::string& file_name) {
-  const std::string suffix = k_temporary_suffix;
-  return file_name.size() > suffix.size() &&
-         file_name.compare(file_name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const std::string_view name = file_name;
+  const std::string_view suffix = k_temporary_suffix;
+  return name.size() > k_temporary_prefix.size() + suffix.size() && name.starts_with(k_temporary_prefix) &&
+         name.ends_with(suffix);
+}
+
+std::string temporary_target_name(const std::string& file_name) {
+  if (!is_temporary_name(file_name)) return {};
+  return file_name.substr(k_temporary_prefix.size());
 }
 
 }  // namespace trainsim

@@ -14,6 +14,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace trainsim {
 
@@ -32,6 +33,12 @@ OutputTarget output_target(const std::string& path, const std::string& option);
 
 /// output_target, for callers that only check.
 void check_output_path(const std::string& path, const std::string& option);
+
+/// check_output_path, and an InputError (key `option`) when `path` is one of `inputs`: the
+/// same file once symbolic links are followed (device and inode, so a hard link too). No
+/// command writes over what it reads (issue 54: `calibrate --from-profile P --out P` replaced
+/// a profiler trace with a table). Inputs that do not exist are skipped.
+void check_output_path(const std::string& path, const std::string& option, const std::vector<std::string>& inputs);
 
 /// One output file under construction: write temp_path(), then commit(). Unless committed,
 /// the temporary file is removed when the object goes.
@@ -66,11 +73,23 @@ class AtomicOutputFile {
 /// Writes `text` to `path` through an AtomicOutputFile. Throws OutputError.
 void write_file_atomically(const std::string& path, const std::string& text);
 
-/// The temporary name of `path` in its own folder: path.HOST.PID.tmp (unique per process, also
-/// across the nodes of a shared file system).
+/// What every temporary name starts with. A user's own files never carry it (a hidden name
+/// with trainsim's mark), so a clean-up that removes names of this pattern removes only what
+/// some trainsim process created (`*.tmp` alone took users' files: issue 54).
+inline constexpr std::string_view k_temporary_prefix = ".trainsim-tmp.";
+
+/// The temporary name of the file `file_name`: .trainsim-tmp.NAME.HOST.PID.tmp (unique per
+/// process, also across the nodes of a shared file system).
+std::string temporary_file_name(const std::string& file_name);
+
+/// The temporary name of `path` in its own folder (temporary_file_name of its file name).
 std::string temporary_name(const std::string& path);
 
 /// Whether a file name is such a temporary name (left behind by a killed writer).
 bool is_temporary_name(const std::string& file_name);
+
+/// The part of a temporary name after the prefix (NAME.HOST.PID.tmp), or "" for another name:
+/// what a clean-up reads to tell whose temporary it is.
+std::string temporary_target_name(const std::string& file_name);
 
 }  // namespace trainsim

@@ -9,12 +9,28 @@
 #include <system_error>
 
 #include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
 
 namespace trainsim::sweep {
 
 namespace fs = std::filesystem;
 
-void prepare_output_folder(const std::string& dir, const std::string& command, const std::string& option) {
+namespace {
+
+// The first entry of `dir` that trainsim did not write there, or "" when there is none.
+std::string foreign_entry(const std::string& dir) {
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!is_temporary_name(name)) return name;
+  }
+  return {};
+}
+
+}  // namespace
+
+void prepare_output_folder(const std::string& dir, const std::string& command, const std::string& option,
+                           const std::string& marker) {
   if (dir.empty()) throw InputError(command, option, dir, "needs a folder name");
   std::error_code ec;
   const fs::file_status st = fs::status(dir, ec);
@@ -23,9 +39,14 @@ void prepare_output_folder(const std::string& dir, const std::string& command, c
   if (!fs::exists(st)) {
     fs::create_directories(dir, ec);
     if (ec) throw InputError(command, option, dir, "cannot create the folder: " + ec.message());
+  } else if (!fs::exists(fs::path(dir) / marker, ec)) {
+    if (const std::string entry = foreign_entry(dir); !entry.empty())
+      throw InputError(command, option, dir,
+                       "holds '" + entry + "' and is not a trainsim output folder (no " + marker +
+                           "): give a new or empty folder, so that nothing of yours is written over");
   }
   // A probe file rather than access(2): root passes access() on a read-only mount or /proc.
-  const std::string probe = (fs::path(dir) / (".trainsim-write-test." + std::to_string(::getpid()))).string();
+  const std::string probe = temporary_name((fs::path(dir) / "write-probe").string());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0) {
     const std::string reason = std::strerror(errno);

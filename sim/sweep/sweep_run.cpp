@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/core/progress_line.hpp"
+#include "sim/sweep/output_folder.hpp"
 #include "sim/sweep/read_file.hpp"
 #include "sim/sweep/results_table.hpp"
 #include "sim/sweep/worker_pool.hpp"
@@ -26,7 +27,8 @@ std::string manifest_path(const std::string& out_dir) {
   return out_dir + "/sweep-points.json";
 }
 
-// Temporary files of writers that were killed: never renamed, never complete. Only those
+// Temporary files of writers that were killed: never renamed, never complete. Only trainsim's
+// own (is_temporary_name: its prefix, never a user's `*.tmp`), and of those only the ones
 // `mine` accepts: other shards may be writing theirs into the same folder right now.
 void remove_temporaries(const std::string& dir, const std::function<bool(const std::string&)>& mine) {
   std::error_code ec;
@@ -82,19 +84,37 @@ std::vector<PointResult> load_results(const SweepPlan& plan, const std::string& 
   return results;
 }
 
+void prepare_sweep_folder(const SweepPlan& plan, const std::string& out_dir, const std::string& command,
+                          const std::string& option) {
+  prepare_output_folder(out_dir, command, option, fs::path(manifest_path(out_dir)).filename().string());
+  std::vector<std::string> inputs = {plan.source};
+  for (const SweepPoint& p : plan.points)
+    if (inputs.back() != p.scenario_path) inputs.push_back(p.scenario_path);
+  for (const std::string& output : {manifest_path(out_dir), out_dir + "/results.csv", out_dir + "/results.h5"})
+    check_output_path(output, option, inputs);
+}
+
+void write_sweep_manifest(const SweepPlan& plan, const std::string& out_dir) {
+  write_file_atomically(manifest_path(out_dir), plan_json(plan));
+}
+
 SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, const PointEvaluator& evaluate) {
   std::error_code ec;
+  fs::create_directories(options.out_dir, ec);
+  if (ec) throw Error("cannot create " + options.out_dir + ": " + ec.message());
+  // The manifest first: it marks the folder as ours (prepare_sweep_folder) for the shards
+  // that may start beside this one.
+  write_sweep_manifest(plan, options.out_dir);
   fs::create_directories(points_dir(options.out_dir), ec);
   if (ec) throw Error("cannot create " + points_dir(options.out_dir) + ": " + ec.message());
-  // Point temporaries are named after their point (000042.json.HOST.PID.tmp); this run owns
-  // its share's. The tables are written only by unsharded runs and by --merge.
+  // Point temporaries are named after their point (.trainsim-tmp.000042.json.HOST.PID.tmp);
+  // this run owns its share's. The tables are written only by unsharded runs and by --merge.
   const bool sharded = options.shard_count > 1;
   remove_temporaries(points_dir(options.out_dir), [&](const std::string& name) {
-    const int index = std::atoi(name.c_str());
+    const int index = std::atoi(temporary_target_name(name).c_str());
     return index % options.shard_count == options.shard_index;
   });
   if (!sharded) remove_temporaries(options.out_dir, [](const std::string&) { return true; });
-  write_file_atomically(manifest_path(options.out_dir), plan_json(plan));
 
   std::vector<PointResult> results = load_results(plan, options.out_dir);
   std::vector<SweepPoint> todo;

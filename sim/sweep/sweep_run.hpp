@@ -57,6 +57,18 @@ struct SweepTally {
 /// so that a redirected run shows it is alive and how long it has left.
 void report_progress_on_stderr(SweepRunOptions& options, const std::string& label);
 
+/// Checks (and creates) a sweep's, batch's or plan's output folder before anything is
+/// simulated: prepare_output_folder with the manifest, sweep-points.json, as the mark of a
+/// folder of ours (a new or empty folder, or one an earlier run of ours wrote); and the
+/// tables and manifest it will write are none of `plan`'s inputs (its sweep file, its
+/// scenarios: check_output_path).
+void prepare_sweep_folder(const SweepPlan& plan, const std::string& out_dir, const std::string& command,
+                          const std::string& option);
+
+/// Writes `plan`'s manifest into `out_dir`: the first file of a sweep folder, before any point
+/// (`--slurm` writes it before its scripts, so that the array's tasks find the folder theirs).
+void write_sweep_manifest(const SweepPlan& plan, const std::string& out_dir);
+
 /// Runs `plan` into options.out_dir (created if missing). Throws trainsim::Error if the
 /// folder cannot be written or a child cannot be started.
 SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, const PointEvaluator& evaluate);

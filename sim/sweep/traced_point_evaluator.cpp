@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/run/run_json.hpp"
 #include "sim/step/step_fields.hpp"
 #include "sim/sweep/read_file.hpp"
@@ -95,7 +96,8 @@ PointEvaluator traced_point_evaluator(std::string trainsim_exe, std::string out_
     std::vector<std::string> argv = {exe, "run", point.scenario_path};
     for (const std::string& o : point.overrides) argv.insert(argv.end(), {"--set", o});
     argv.insert(argv.end(), {"--json", "--trace", dir + "/" + trace});
-    const Finished f = run_program(argv, dir + "/" + name + ".out.tmp", dir + "/" + name + ".err.tmp");
+    const Finished f =
+        run_program(argv, temporary_name(dir + "/" + name + ".out"), temporary_name(dir + "/" + name + ".err"));
     PointResult r;
     if (f.exit_code == 2) {
       r.status = PointStatus::skipped;

@@ -209,5 +209,26 @@ TEST(CalibrateCommand, ReadmeSampleIsCurrent) {
   for (std::string line; std::getline(quoted, line);) EXPECT_NE(r.out.find(line + "\n"), std::string::npos) << line;
 }
 
+// Issue 54: `--out` naming the trace itself replaced hours of profiling with a table. The
+// same file through a symbolic link or a hard link is the input too.
+TEST(CalibrateCommand, OutThatIsTheTraceIsRefusedAndTheTraceKept) {
+  const std::string trace = gemm_trace_file("self", testing::Compression::gzip);
+  const std::string bytes = slurp(trace);
+  const std::string link = trace + ".link", hard = trace + ".hard";
+  fs::remove(link);
+  fs::remove(hard);
+  fs::create_symlink(trace, link);
+  fs::create_hard_link(trace, hard);
+  for (const std::string& out : {trace, link, hard}) {
+    SCOPED_TRACE(out);
+    const auto r = run_trainsim({"calibrate", "--from-profile", trace, "--out", out});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(lines(r.err), 1U) << r.err;
+    EXPECT_NE(r.err.find("--out = '" + out + "': is the input '" + trace + "'"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(trace), bytes);
+  }
+  EXPECT_TRUE(fs::is_symlink(link));
+}
+
 }  // namespace
 }  // namespace trainsim

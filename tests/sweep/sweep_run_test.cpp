@@ -112,13 +112,28 @@ TEST(SweepRun, ResumeKeepsCompletePointsAndRedoesDamagedOnes) {
   // A point half written by a writer without rename, and a killed writer's temporary.
   const std::string whole = read_file_or_empty(p1);
   std::ofstream(p1, std::ios::trunc) << whole.substr(0, whole.size() / 2);
-  std::ofstream(dir + "/points/000002.json.999.tmp") << "{";
+  const std::string killed = dir + "/points/.trainsim-tmp.000002.json.node7.999.tmp";
+  std::ofstream(killed) << "{";
   fs::remove(dir + "/points/000003.json");
   const SweepTally t = run(plan, dir, 2);
   EXPECT_EQ(t.reused, 2);  // 0 (ok) and 2 (skipped); 1 was damaged, 3 missing
   EXPECT_EQ(inode(p0), kept);
-  EXPECT_FALSE(fs::exists(dir + "/points/000002.json.999.tmp"));
+  EXPECT_FALSE(fs::exists(killed));
   EXPECT_EQ(csv(dir), reference);
+}
+
+// Issue 54: a clean-up of killed writers' temporaries took every `*.tmp` in the folder, a
+// user's own included. Only names with trainsim's prefix are its own.
+TEST(SweepRun, ResumeKeepsTheUsersOwnTmpFiles) {
+  const SweepPlan plan = plan_of("cluster.nodes = 1,2\n");
+  const std::string dir = fresh_dir("users-tmp");
+  run(plan, dir, 1);
+  const std::vector<std::string> users = {dir + "/notes.tmp", dir + "/points/000001.json.999.tmp",
+                                          dir + "/.results.csv.tmp"};
+  for (const std::string& f : users) std::ofstream(f) << "mine";
+  run(plan, dir, 1);
+  EXPECT_EQ(merge_sweep(dir).points, 2);
+  for (const std::string& f : users) EXPECT_EQ(read_file_or_empty(f), "mine") << f;
 }
 
 TEST(SweepRun, ShardsThenMergeGiveTheWholeTable) {

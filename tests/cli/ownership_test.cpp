@@ -1,0 +1,149 @@
+// What a user owns stays theirs (issue 54), through the real executable: an output that is one
+// of the command's inputs is refused, a results folder of the user's is refused rather than
+// written into or cleaned, only trainsim's own temporaries are ever removed, and a failed
+// write on standard output is an error, not success.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "support/run_trainsim.hpp"
+#include "support/test_folders.hpp"
+
+namespace trainsim {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_trainsim;
+using testing::run_trainsim_after;
+using testing::source_path;
+
+const std::string k_tiny = source_path("tests/trace/tiny.ini");
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void expect_one_line_error(const testing::RunResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// A copy of the tiny scenario in a folder of the test's own.
+fs::path scenario_copy(const fs::path& dir) {
+  const fs::path s = dir / "job.ini";
+  fs::copy_file(k_tiny, s);
+  return s;
+}
+
+TEST(Ownership, TraceNamingTheScenarioIsRefusedAndTheScenarioKept) {
+  const fs::path dir = testing::fresh_test_dir("own_self");
+  const fs::path s = scenario_copy(dir);
+  const std::string text = slurp(s);
+  fs::create_symlink("job.ini", dir / "latest.ini");
+  for (const std::string option : {"--trace", "--chrome-trace"})
+    for (const fs::path& out : {s, dir / "latest.ini"}) {
+      SCOPED_TRACE(option + " " + out.string());
+      expect_one_line_error(run_trainsim({"run", s.string(), option, out.string()}),
+                            option + " = '" + out.string() + "': is the input '" + s.string() + "'");
+    }
+  expect_one_line_error(run_trainsim({"topology", s.string(), "--dot", s.string()}), "is the input");
+  expect_one_line_error(run_trainsim({"drill", s.string(), "--steps", "2", "--trace", s.string()}), "is the input");
+  EXPECT_EQ(slurp(s), text);
+  EXPECT_TRUE(fs::is_symlink(dir / "latest.ini"));
+}
+
+TEST(Ownership, TraceNamingTheCalibrationTableIsRefused) {
+  const fs::path dir = testing::fresh_test_dir("own_table");
+  const fs::path table = dir / "kernels.csv";
+  fs::copy_file(source_path("kernels/calibration/h100-sxm.csv"), table);
+  const std::string bytes = slurp(table);
+  const fs::path s = dir / "job.ini";
+  std::ofstream(s) << slurp(k_tiny) << "\n";
+  const auto r = run_trainsim({"run", s.string(), "--set", "cluster.calibration=kernels.csv", "--chrome-trace",
+                               table.string()});
+  expect_one_line_error(r, "is the input '" + (dir / "kernels.csv").string() + "'");
+  EXPECT_EQ(slurp(table), bytes);
+}
+
+TEST(Ownership, AFolderOfTheUsersIsRefusedAndLeftAsItWas) {
+  const fs::path dir = testing::fresh_test_dir("own_folder");
+  const fs::path mine = dir / "mine";
+  fs::create_directories(mine);
+  std::ofstream(mine / "notes.tmp") << "draft";
+  std::ofstream(mine / "results.csv") << "my own table";
+  const fs::path sweep = dir / "sweep.ini";
+  std::ofstream(sweep) << "[sweep]\nbase = " << k_tiny << "\n[vary]\ncluster.nodes = 4, 8\n";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"batch", k_tiny, "--out", mine.string()},
+        std::vector<std::string>{"sweep", sweep.string(), "--out", mine.string()},
+        std::vector<std::string>{"sweep", sweep.string(), "--slurm", "--out", mine.string()}}) {
+    SCOPED_TRACE(args.front());
+    expect_one_line_error(run_trainsim(args), "is not a trainsim output folder (no sweep-points.json)");
+  }
+  EXPECT_EQ(slurp(mine / "notes.tmp"), "draft");
+  EXPECT_EQ(slurp(mine / "results.csv"), "my own table");
+  EXPECT_EQ(std::distance(fs::directory_iterator(mine), fs::directory_iterator()), 2);
+}
+
+TEST(Ownership, AnEmptyFolderOrOneOfOursIsUsedAndTheUsersTmpFilesKept) {
+  const fs::path dir = testing::fresh_test_dir("own_ours");
+  const fs::path out = dir / "results";
+  fs::create_directories(out);
+  ASSERT_EQ(run_trainsim({"batch", k_tiny, "--jobs", "1", "--out", out.string()}).exit_code, 0);
+  // Files a user put into the folder since, and a killed writer's temporary of ours.
+  std::ofstream(out / "notes.tmp") << "draft";
+  std::ofstream(out / "points" / "000000.json.1234.tmp") << "mine";
+  std::ofstream(out / ".trainsim-tmp.results.csv.node3.4321.tmp") << "half";
+  const auto r = run_trainsim({"batch", k_tiny, "--jobs", "1", "--out", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(out / "notes.tmp"), "draft");
+  EXPECT_EQ(slurp(out / "points" / "000000.json.1234.tmp"), "mine");
+  EXPECT_FALSE(fs::exists(out / ".trainsim-tmp.results.csv.node3.4321.tmp"));
+}
+
+TEST(Ownership, SweepOutputNamingItsScenarioIsRefused) {
+  const fs::path dir = testing::fresh_test_dir("own_sweep");
+  const fs::path out = dir / "results";
+  ASSERT_EQ(run_trainsim({"batch", k_tiny, "--jobs", "1", "--out", out.string()}).exit_code, 0);
+  // The folder is ours, but its table is now the scenario (a hard link): never written over.
+  fs::remove(out / "results.csv");
+  fs::copy_file(k_tiny, dir / "job.ini");
+  fs::create_hard_link(dir / "job.ini", out / "results.csv");
+  const std::string text = slurp(dir / "job.ini");
+  expect_one_line_error(run_trainsim({"batch", (dir / "job.ini").string(), "--out", out.string()}),
+                        "is the input '" + (dir / "job.ini").string() + "'");
+  EXPECT_EQ(slurp(dir / "job.ini"), text);
+}
+
+TEST(Ownership, StandardOutputThatFailsIsAnErrorNotSuccess) {
+  // A full disk (/dev/full: every write fails with ENOSPC) and a closed standard output.
+  const std::string full = "exec sh -c 'exec \"$0\" \"$@\" >/dev/full' ";
+  const std::string closed = "exec sh -c 'exec \"$0\" \"$@\" >&-' ";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", k_tiny, "--json"}, std::vector<std::string>{"memory", k_tiny},
+        std::vector<std::string>{"check", k_tiny}, std::vector<std::string>{"--version"}}) {
+    SCOPED_TRACE(args.front());
+    const auto r = run_trainsim_after(full, args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err, std::string("trainsim: cannot write the results to standard output: ") + std::strerror(ENOSPC) +
+                         "\n");
+    const auto c = run_trainsim_after(closed, args);
+    EXPECT_EQ(c.exit_code, 2) << c.err;
+    EXPECT_EQ(c.err, std::string("trainsim: cannot write the results to standard output: ") + std::strerror(EBADF) +
+                         "\n");
+  }
+}
+
+}  // namespace
+}  // namespace trainsim
