@@ -31,10 +31,10 @@
 #include "sim/step/observer_pair.hpp"
 #include "sim/step/step_fields.hpp"
 #include "sim/step/step_simulation.hpp"
-#include "sim/sweep/output_folder.hpp"
 #include "sim/trace/chrome_trace_writer.hpp"
 #include "sim/trace/hdf5_trace_writer.hpp"
 #include "sim/trace/trace_recorder.hpp"
+#include "sim/workload/export_folder.hpp"
 #include "sim/workload/step_export.hpp"
 #include "topologies/rank_mapping.hpp"
 #include "trainsim/version.hpp"
@@ -211,21 +211,23 @@ Command run_command() {
       if (o.variables.count("trace-links"))
         throw InputError("trainsim run", "--trace-links", "", "needs --trace FILE (link samples go into its /links)");
     }
-    // Bad output paths are input errors, found before anything is simulated.
-    if (o.variables.count("trace")) check_output_path(trace_path, "--trace");
-    if (o.variables.count("chrome-trace")) check_output_path(chrome_path, "--chrome-trace");
     const std::string chakra_dir = o.variables.count("chakra-out") ? o.variables["chakra-out"].as<std::string>() : "";
     if (o.variables.count("ranks") && chakra_dir.empty())
       throw InputError("trainsim run", "--ranks", o.variables["ranks"].as<std::string>(),
                        "needs --chakra-out DIR (it picks the ranks whose traces are written)");
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
+    // Bad output paths, and outputs that are inputs, are input errors found before anything
+    // is simulated.
+    const std::vector<std::string> inputs = scenario_input_files(s);
+    if (o.variables.count("trace")) check_output_path(trace_path, "--trace", inputs);
+    if (o.variables.count("chrome-trace")) check_output_path(chrome_path, "--chrome-trace", inputs);
     const RankMapping mapping(s.parallel, s.cluster);
     std::vector<int> chakra_ranks;  // every rank unless --ranks picks some
     if (o.variables.count("ranks"))
       chakra_ranks = workload::parse_rank_list(o.variables["ranks"].as<std::string>(), mapping.world_size());
     else if (!chakra_dir.empty())
       for (int rank = 0; rank < mapping.world_size(); ++rank) chakra_ranks.push_back(rank);
-    if (!chakra_dir.empty()) sweep::prepare_output_folder(chakra_dir, "trainsim run", "--chakra-out");
+    if (!chakra_dir.empty()) workload::ExportFolder::check(chakra_dir, "trainsim run", "--chakra-out");
     const auto compute = scenario_compute_model(s);
     StepOptions options;
     options.reduce_symmetry = !o.variables.count("full");
@@ -257,10 +259,10 @@ Command run_command() {
     }
     if (!chakra_dir.empty()) {
       const workload::StepExport exported(recording, mapping, s.parallel, !s.parallel.pp_sends_overlap());
-      const std::string prefix = workload::export_prefix(chakra_dir);
-      for (const int rank : chakra_ranks)
-        workload::write_chakra_trace(prefix + "." + std::to_string(rank) + ".et", exported.rank_nodes(rank), rank,
-                                     mapping.world_size());
+      workload::ExportFolder folder(chakra_dir);
+      for (const int rank : chakra_ranks) folder.add_rank(rank, exported.rank_nodes(rank), mapping.world_size());
+      folder.commit();
+      const std::string prefix = folder.prefix();
       if (!o.json)
         std::cerr << "trainsim run: wrote " << chakra_ranks.size() << " Chakra trace(s), " << prefix
                   << ".<rank>.et (trainsim replay " << prefix << ")\n";

@@ -7,6 +7,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/workload/chakra_reader.hpp"
+#include "sim/workload/export_folder.hpp"
 
 namespace trainsim::workload {
 
@@ -120,9 +121,15 @@ Workload read_workload(const std::string& prefix) {
   if (!std::filesystem::exists(rank_path(prefix, 0)))
     throw InputError(rank_path(prefix, 0), "", "",
                      "no such file: a workload PREFIX names the files PREFIX.0.et, PREFIX.1.et, ... (one per rank)");
+  // A trainsim export is checked whole against its manifest first (export_folder.hpp): a set
+  // cut short or changed since is refused, never replayed as a smaller job.
+  const int exported = verify_export_manifest(prefix);
   for (int r = 0; std::filesystem::exists(rank_path(prefix, r)); ++r) {
     if (r == k_max_workload_ranks)
       throw InputError(rank_path(prefix, r), "", "", "more than 4,096 ranks, the most a workload may have");
+    if (r == exported)
+      throw InputError(rank_path(prefix, r), "", "",
+                       "not part of the export (its manifest lists ranks 0 to " + std::to_string(exported - 1) + ")");
     w.ranks.push_back(read_rank_trace(rank_path(prefix, r), r));
   }
   check_workload(w);

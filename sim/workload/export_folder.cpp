@@ -1,0 +1,230 @@
+#include "sim/workload/export_folder.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <system_error>
+
+#include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
+
+namespace trainsim::workload {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* k_format = "trainsim chakra export";
+constexpr int k_version = 1;
+// A manifest lists at most 4,096 ranks (the most a workload may have) at about 80 bytes each.
+constexpr std::uintmax_t k_max_manifest_bytes = 1 << 20;
+constexpr std::size_t k_crc_chunk_bytes = 1 << 20;
+
+std::string folder_of(const std::string& prefix) {
+  const fs::path parent = fs::path(prefix).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+// The size and CRC-32 (zlib's) of a file; nullopt when it cannot be read.
+std::optional<std::pair<std::uint64_t, std::uint32_t>> size_and_crc(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::vector<char> buffer(k_crc_chunk_bytes);
+  uLong crc = ::crc32(0L, Z_NULL, 0);
+  std::uint64_t bytes = 0;
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const auto n = static_cast<std::size_t>(in.gcount());
+    crc = ::crc32(crc, reinterpret_cast<const Bytef*>(buffer.data()), static_cast<uInt>(n));
+    bytes += n;
+  }
+  if (in.bad()) return std::nullopt;
+  return std::make_pair(bytes, static_cast<std::uint32_t>(crc));
+}
+
+// The manifest of `folder` as JSON, nullopt when there is none. Throws InputError for one
+// that is not a manifest of ours.
+std::optional<nlohmann::json> read_manifest(const std::string& folder) {
+  const std::string path = (fs::path(folder) / k_export_manifest).string();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  if (fs::file_size(path, ec) > k_max_manifest_bytes)
+    throw InputError(path, "", "", "larger than 1 MiB: not the manifest of a trainsim export");
+  std::ifstream in(path, std::ios::binary);
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  const auto bad = [&](const std::string& what) {
+    return InputError(path, "", "", "not the manifest of a trainsim export: " + what);
+  };
+  if (j.is_discarded() || !j.is_object()) throw bad("not a JSON object");
+  if (j.value("format", "") != k_format || j.value("version", 0) != k_version)
+    throw bad("expected format '" + std::string(k_format) + "', version " + std::to_string(k_version));
+  if (!j.contains("prefix") || !j["prefix"].is_string() || !j.contains("ranks") || !j["ranks"].is_array())
+    throw bad("needs 'prefix' and 'ranks'");
+  for (const nlohmann::json& r : j["ranks"]) {
+    if (!r.is_object() || !r.contains("rank") || !r["rank"].is_number_integer() || !r.contains("file") ||
+        !r["file"].is_string() || !r.contains("bytes") || !r["bytes"].is_number_unsigned() || !r.contains("crc32") ||
+        !r["crc32"].is_number_unsigned())
+      throw bad("each rank needs 'rank', 'file', 'bytes' and 'crc32'");
+    const std::string file = r["file"].get<std::string>();
+    if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..")
+      throw bad("a rank's 'file' must be a file name in the folder");
+  }
+  return j;
+}
+
+// The names an export wrote into `folder`: its manifest and the files the manifest lists.
+std::set<std::string> export_names(const nlohmann::json& manifest) {
+  std::set<std::string> names = {k_export_manifest};
+  for (const nlohmann::json& r : manifest["ranks"]) names.insert(r["file"].get<std::string>());
+  return names;
+}
+
+// Removes what an export wrote into `folder` (and temporaries of ours), then the folder if
+// that emptied it: a file someone added is left where it is.
+void remove_export(const std::string& folder) {
+  std::set<std::string> names;
+  try {
+    if (const auto m = read_manifest(folder)) names = export_names(*m);
+  } catch (const InputError&) {
+    return;  // not ours after all: leave it whole
+  }
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
+    const std::string name = e.path().filename().string();
+    if (names.count(name) || is_temporary_name(name)) fs::remove(e.path(), ec);
+  }
+  fs::remove(folder, ec);  // only when empty
+}
+
+}  // namespace
+
+void ExportFolder::check(const std::string& dir, const std::string& command, const std::string& option) {
+  if (dir.empty()) throw InputError(command, option, dir, "needs a folder name");
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (fs::exists(st) && !fs::is_directory(st))
+    throw InputError(command, option, dir, "names a file, not a folder: give a folder for the traces");
+  if (fs::exists(st)) {
+    std::optional<nlohmann::json> manifest;
+    try {
+      manifest = read_manifest(dir);
+    } catch (const InputError& e) {
+      throw InputError(command, option, dir, std::string("holds a damaged export manifest (") + e.what() + ")");
+    }
+    const std::set<std::string> ours = manifest ? export_names(*manifest) : std::set<std::string>{};
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+      const std::string name = e.path().filename().string();
+      if (ours.count(name) || is_temporary_name(name)) continue;
+      throw InputError(command, option, dir,
+                       "holds '" + name + "', which no export of trainsim wrote: give a new or empty folder, or " +
+                           "an earlier export's, so that nothing of yours is replaced");
+    }
+  }
+  const fs::path parent = fs::absolute(dir, ec).lexically_normal().parent_path();
+  fs::create_directories(parent, ec);
+  if (ec) throw InputError(command, option, dir, "cannot create the folder '" + parent.string() + "': " + ec.message());
+  // The set is built beside DIR: its parent must take a new folder (a probe, since root
+  // passes access(2) on read-only mounts).
+  const std::string probe = temporary_name((parent / "export-probe").string());
+  if (!fs::create_directory(probe, ec) || ec)
+    throw InputError(command, option, dir,
+                     "cannot create a folder in '" + parent.string() + "': " + (ec ? ec.message() : "it exists"));
+  fs::remove(probe, ec);
+}
+
+ExportFolder::ExportFolder(std::string dir) : dir_(std::move(dir)) {
+  while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
+  temp_dir_ = temporary_name(dir_);
+  std::error_code ec;
+  fs::remove_all(temp_dir_, ec);  // an earlier process of the same host and pid
+  if (!fs::create_directory(temp_dir_, ec))
+    throw OutputError(dir_, "cannot create " + temp_dir_ + ": " + (ec ? ec.message() : "it exists"));
+}
+
+ExportFolder::~ExportFolder() {
+  std::error_code ec;
+  if (!committed_) fs::remove_all(temp_dir_, ec);  // a folder of this process' own name
+}
+
+void ExportFolder::add_rank(int rank, const std::vector<ExportNode>& nodes, int world) {
+  world_ = world;
+  const std::string file = fs::path(export_prefix(temp_dir_)).filename().string() + "." + std::to_string(rank) + ".et";
+  const std::string path = (fs::path(temp_dir_) / file).string();
+  const std::string final_path = (fs::path(dir_) / file).string();  // what messages name
+  try {
+    write_chakra_trace(path, nodes, rank, world);
+  } catch (const OutputError& e) {
+    throw OutputError(final_path, e.reason());
+  }
+  const auto sc = size_and_crc(path);
+  if (!sc) throw OutputError(final_path, "cannot read it back from " + temp_dir_);
+  written_.push_back({rank, file, sc->first, sc->second});
+}
+
+void ExportFolder::commit() {
+  nlohmann::ordered_json m;
+  m["format"] = k_format;
+  m["version"] = k_version;
+  m["prefix"] = fs::path(export_prefix(dir_)).filename().string();
+  m["world_size"] = world_;
+  m["ranks"] = nlohmann::ordered_json::array();
+  for (const Written& w : written_)
+    m["ranks"].push_back({{"rank", w.rank}, {"file", w.file}, {"bytes", w.bytes}, {"crc32", w.crc32}});
+  write_file_atomically((fs::path(temp_dir_) / k_export_manifest).string(), m.dump(1) + "\n");
+
+  std::error_code ec;
+  if (!fs::exists(dir_, ec)) {
+    fs::rename(temp_dir_, dir_, ec);
+    if (ec) throw OutputError(dir_, "cannot rename " + temp_dir_ + " into place: " + ec.message());
+    committed_ = true;
+    return;
+  }
+  // An earlier export (or an empty folder) goes aside first: DIR is the old set or the new
+  // one, never a mix; for a moment it is absent.
+  const std::string aside = temporary_name(dir_ + ".replaced");
+  fs::rename(dir_, aside, ec);
+  if (ec) throw OutputError(dir_, "cannot move the earlier export aside to " + aside + ": " + ec.message());
+  fs::rename(temp_dir_, dir_, ec);
+  if (ec) {
+    std::error_code back;
+    fs::rename(aside, dir_, back);
+    throw OutputError(dir_, "cannot rename " + temp_dir_ + " into place: " + ec.message());
+  }
+  committed_ = true;
+  remove_export(aside);
+}
+
+int verify_export_manifest(const std::string& prefix) {
+  const std::string folder = folder_of(prefix);
+  const std::optional<nlohmann::json> m = read_manifest(folder);
+  if (!m || (*m)["prefix"].get<std::string>() != fs::path(prefix).filename().string()) return -1;
+  const std::string manifest = (fs::path(folder) / k_export_manifest).string();
+  std::vector<int> ranks;
+  for (const nlohmann::json& r : (*m)["ranks"]) {
+    const std::string path = (fs::path(folder) / r["file"].get<std::string>()).string();
+    const auto sc = size_and_crc(path);
+    if (!sc)
+      throw InputError(path, "", "", "missing or unreadable, though " + manifest + " lists it: the export is incomplete");
+    if (sc->first != r["bytes"].get<std::uint64_t>() || sc->second != r["crc32"].get<std::uint32_t>())
+      throw InputError(path, "", "",
+                       "is not the file the export wrote (" + std::to_string(sc->first) + " bytes, CRC-32 " +
+                           std::to_string(sc->second) + "; " + manifest + " says " +
+                           std::to_string(r["bytes"].get<std::uint64_t>()) + " bytes, CRC-32 " +
+                           std::to_string(r["crc32"].get<std::uint32_t>()) + ")");
+    ranks.push_back(r["rank"].get<int>());
+  }
+  std::sort(ranks.begin(), ranks.end());
+  for (size_t i = 0; i < ranks.size(); ++i)
+    if (ranks[i] != static_cast<int>(i))
+      throw InputError(manifest, "ranks", std::to_string(ranks[i]),
+                       "the export lacks rank " + std::to_string(i) +
+                           " (written with --ranks): a replay needs ranks 0 to N-1");
+  return static_cast<int>(ranks.size());
+}
+
+}  // namespace trainsim::workload

@@ -1,0 +1,69 @@
+#pragma once
+// The folder of an export (`trainsim run --chakra-out DIR`): the rank traces appear whole, as a
+// set, or not at all (issue 54: an export cut by a full disk, kill -9 or Ctrl-C left a folder
+// that `replay` read as a job of fewer ranks).
+//
+// The set is written into a temporary folder beside DIR (.trainsim-tmp.DIR.HOST.PID.tmp), its
+// manifest last (chakra-export.json: the world's size, and each rank's file with its size and
+// CRC-32), then renamed into place. An existing DIR is replaced only when it is empty or an
+// earlier export's, and then only what that export wrote is removed. `replay` of a prefix whose
+// folder has a manifest for it checks every file against it (read_workload,
+// verify_export_manifest); traces from elsewhere have no manifest and are read as before.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/workload/step_export.hpp"
+
+namespace trainsim::workload {
+
+/// The manifest's file name in an export folder.
+inline constexpr const char* k_export_manifest = "chakra-export.json";
+
+/// One export into `dir`, under construction. Unless committed, the temporary folder and
+/// everything in it go when the object goes.
+class ExportFolder {
+ public:
+  /// Checks `dir` before anything is simulated: InputError(command, option, dir, rule) when
+  /// it names a file, when it exists and holds anything an export of ours did not write, or
+  /// when its parent folder is missing or refuses a new folder.
+  static void check(const std::string& dir, const std::string& command, const std::string& option);
+
+  /// Creates the temporary folder. Throws OutputError.
+  explicit ExportFolder(std::string dir);
+  ~ExportFolder();
+  ExportFolder(const ExportFolder&) = delete;
+  ExportFolder& operator=(const ExportFolder&) = delete;
+
+  /// Writes `rank`'s trace into the temporary folder. Throws OutputError.
+  void add_rank(int rank, const std::vector<ExportNode>& nodes, int world);
+  /// Writes the manifest and renames the folder into place (replacing an earlier export).
+  /// Throws OutputError; nothing of the new set is left behind then.
+  void commit();
+
+  /// The prefix the traces will have once committed: `<dir>/step`.
+  std::string prefix() const { return export_prefix(dir_); }
+
+ private:
+  struct Written {
+    int rank = 0;
+    std::string file;  ///< file name in the folder
+    std::uint64_t bytes = 0;
+    std::uint32_t crc32 = 0;
+  };
+
+  std::string dir_;
+  std::string temp_dir_;
+  int world_ = 0;
+  std::vector<Written> written_;
+  bool committed_ = false;
+};
+
+/// When the folder of `prefix` holds an export manifest for it: throws InputError (the
+/// manifest or the rank file, the rule) unless every rank file it lists is there with its
+/// size and CRC-32, and the ranks are 0 to N-1 (`--ranks 0-7` exports replay; `--ranks 3,9`
+/// ones do not). Returns the number of ranks the manifest lists, or -1 without a manifest.
+int verify_export_manifest(const std::string& prefix);
+
+}  // namespace trainsim::workload
