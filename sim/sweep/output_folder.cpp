@@ -39,11 +39,6 @@ void prepare_output_folder(const std::string& dir, const std::string& command, c
   if (!fs::exists(st)) {
     fs::create_directories(dir, ec);
     if (ec) throw InputError(command, option, dir, "cannot create the folder: " + ec.message());
-  } else if (!fs::exists(fs::path(dir) / marker, ec)) {
-    if (const std::string entry = foreign_entry(dir); !entry.empty())
-      throw InputError(command, option, dir,
-                       "holds '" + entry + "' and is not a trainsim output folder (no " + marker +
-                           "): give a new or empty folder, so that nothing of yours is written over");
   }
   // A probe file rather than access(2): root passes access() on a read-only mount or /proc.
   const std::string probe = temporary_name((fs::path(dir) / "write-probe").string());
@@ -54,6 +49,11 @@ void prepare_output_folder(const std::string& dir, const std::string& command, c
   }
   ::close(fd);
   ::unlink(probe.c_str());
+  if (!fs::exists(fs::path(dir) / marker, ec))
+    if (const std::string entry = foreign_entry(dir); !entry.empty())
+      throw InputError(command, option, dir,
+                       "holds '" + entry + "' and is not a trainsim output folder (no " + marker +
+                           "): give a new or empty folder, so that nothing of yours is written over");
 }
 
 }  // namespace trainsim::sweep
