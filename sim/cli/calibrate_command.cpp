@@ -12,11 +12,14 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/compute/calibration_peaks.hpp"
+#include "sim/compute/calibration_table.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/profile/profile_calibration.hpp"
@@ -46,8 +49,40 @@ po::options_description visible_options(Options& o) {
       "a PyTorch profiler (Kineto) trace, .json or .json.gz, recorded with record_shapes=True")(
       "out", po::value(&o.out)->value_name("FILE"), "write the table here (default: stdout)")(
       "gpu", po::value(&o.gpu)->value_name("NAME"),
-      "the table's '# gpu:' line (default: the trace's deviceProperties name; needed when it has none)");
+      "the table's '# gpu:' line (default: the trace's deviceProperties name; needed when it has none); a trainsim "
+      "GPU preset's name (h100-sxm) bounds the rows by its datasheet peaks");
   return d;
+}
+
+// The rules `run` applies to a table (sim/compute/calibration_table.cpp, calibration_peaks.cpp),
+// applied to the one this trace gives before it is written, so that calibrate never writes a
+// table that run refuses. The GPU name goes into the header line by line: a control character
+// (a line end) would split it. The rows are bounded by the peaks of the GPU preset the name
+// names (--gpu h100-sxm), else by the fastest GPU trainsim knows: a kernel duration near zero
+// gives a rate no GPU reaches (or `inf`).
+void check_table(const std::string& table, const std::string& gpu, const std::string& trace, const std::string& key) {
+  std::string shown;  // the name with its control characters escaped, so the error stays one line
+  bool control = false;
+  for (const char c : gpu) {
+    const bool is_control = static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+    control = control || is_control;
+    if (c == '\n') shown += "\\n";
+    else if (c == '\r') shown += "\\r";
+    else if (is_control) shown += "?";
+    else shown += c;
+  }
+  if (control)
+    throw InputError(trace, key, shown,
+                     "a GPU name without control characters (a line end would split the table's header)");
+  try {
+    std::istringstream in(table);
+    const CalibrationTable read = parse_calibration_table(in, trace);
+    const std::optional<GpuSpec> preset = gpu_preset(gpu);
+    check_calibration_peaks(read, preset ? *preset : fastest_gpu_preset_bounds());
+  } catch (const InputError& e) {
+    throw InputError(trace, "the table it gives, " + e.key(), e.value(),
+                     e.rule() + " (from the trace's kernel durations, shapes or names)");
+  }
 }
 
 std::string utc_now() {
@@ -91,6 +126,7 @@ Command calibrate_command() {
     std::string tool = std::string(k_command) + " --from-profile " + o.trace;
     if (!o.gpu.empty()) tool += " --gpu '" + o.gpu + "'";
     const std::string table = profile::profile_table_text(calibration, {utc_now(), tool});
+    check_table(table, calibration.gpu, o.trace, o.gpu.empty() ? "deviceProperties name" : "--gpu");
     std::string summary_text = profile::profile_summary_text(calibration, k_unmapped_lines);
     if (vm.count("out")) {
       write_file_atomically(o.out, table);

@@ -20,6 +20,7 @@
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/formatted_number.hpp"
 #include "sim/compute/roofline_compute_model.hpp"
+#include "sim/core/checked_output.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/nearest_name.hpp"
@@ -215,6 +216,11 @@ Command replay_command() {
     const RooflineComputeModel roofline(datasheet_roofline(cluster.gpu, Precision::bf16));
     if (o.compute_from_ops) options.compute = &roofline;
     const wl::ReplayResult r = wl::replay_workload(w, cluster, options);
+    for (const wl::RankReplay& rr : r.ranks) {  // before any output; each >= 0 by construction (replay_simulation.cpp)
+      checked_output("compute_s", rr.compute_s);
+      checked_output("exposed_comm_s", rr.exposed_comm_s);
+      checked_output("idle_s", rr.idle_s);
+    }
     if (!o.trace.empty()) write_hdf5_trace(o.trace, trace_contents(o, r, cluster, ranks, roofline));
     if (!o.chrome_trace.empty())
       write_chrome_trace(o.chrome_trace, timeline_events(r), cluster.gpus_per_node, trace_metadata(o, cluster));

@@ -249,6 +249,9 @@ Command run_command() {
     const std::optional<VariationCost> variation = variation_cost(s, *compute, options.reduce_symmetry);
     const StepResult r = simulate_step(s, *compute, options);
     if (progress) progress->finish();
+    // Before any output (the traces, the table, --json): an impossible number is a bug of ours.
+    check_step_fields(r);
+    if (run) check_run_fields(*run);
     if (tracing) {
       const SimulatedReplicas replicas = simulated_replicas(s, options.reduce_symmetry);
       const TraceContents contents = trace_contents(s, o, options.reduce_symmetry, replicas.description, level,

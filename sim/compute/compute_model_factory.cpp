@@ -1,8 +1,10 @@
 #include "sim/compute/compute_model_factory.hpp"
 
 #include <filesystem>
+#include <utility>
 
 #include "sim/compute/calibrated_compute_model.hpp"
+#include "sim/compute/calibration_peaks.hpp"
 #include "sim/compute/calibration_table.hpp"
 #include "sim/compute/roofline_compute_model.hpp"
 #include "sim/core/error.hpp"
@@ -37,7 +39,9 @@ std::unique_ptr<ComputeModel> make_compute_model(const GpuSpec& gpu, Precision p
       if (!std::filesystem::exists(path)) return std::make_unique<RooflineComputeModel>(roofline);
       break;
   }
-  return std::make_unique<CalibratedComputeModel>(read_calibration_table(path), precision, roofline);
+  CalibrationTable table = read_calibration_table(path);
+  check_calibration_peaks(table, gpu);
+  return std::make_unique<CalibratedComputeModel>(std::move(table), precision, roofline);
 }
 
 }  // namespace trainsim

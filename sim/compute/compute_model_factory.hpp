@@ -36,7 +36,8 @@ std::string calibration_table_path(const std::string& directory, const std::stri
 /// The compute model for `gpu` training in `precision`. Ops the table does not cover, and
 /// every op without a table, are timed by datasheet_roofline(gpu, precision).
 /// Throws InputError for a `file` table that is missing or malformed, or an automatic one
-/// that exists but is malformed.
+/// that exists but is malformed, and for a row faster than `gpu`'s datasheet peaks
+/// (check_calibration_peaks, calibration_peaks.hpp).
 std::unique_ptr<ComputeModel> make_compute_model(const GpuSpec& gpu, Precision precision,
                                                  const CalibrationChoice& choice);
 

@@ -55,6 +55,15 @@ std::string csv_line(const ProfileRow& r) {
          real(r.op.bytes / r.time_s / 1e9);
 }
 
+// Text from the trace (its file name, op and kernel names) on one `#` line: a control
+// character becomes a space, since a line end would end the comment and start a row the
+// reader refuses.
+std::string one_line(std::string text) {
+  for (char& ch : text)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = ' ';
+  return text;
+}
+
 std::string joined(const std::vector<std::string>& items) {
   std::string s;
   for (const std::string& i : items) s += (s.empty() ? "" : ", ") + i;
@@ -74,8 +83,8 @@ std::string unmapped_line(const UnmappedKernel& u, const ProfileSummary& s, std:
   char head[64];
   std::snprintf(head, sizeof head, "%5.1f %% %6d x ", s.gpu_time_s > 0 ? 100.0 * u.time_s / s.gpu_time_s : 0.0,
                 u.count);
-  return head + short_kernel_name(u.name, width) + " (" + u.launched_by + ": " +
-         (u.communication ? "communication" : u.reason) + ")";
+  return one_line(head + short_kernel_name(u.name, width) + " (" + u.launched_by + ": " +
+                  (u.communication ? "communication" : u.reason) + ")");
 }
 
 }  // namespace
@@ -102,11 +111,11 @@ std::string short_kernel_name(const std::string& name, std::size_t width) {
 
 std::string profile_table_text(const ProfileCalibration& c, const TableProvenance& p) {
   std::ostringstream out;
-  const std::string trace_name = std::filesystem::path(c.file).filename().string();
+  const std::string trace_name = one_line(std::filesystem::path(c.file).filename().string());
   out << "# gpu: " << c.gpu << "\n"
       << "# source: measured (PyTorch profiler trace " << trace_name << ")\n"
       << "# date_utc: " << p.date_utc << "\n"
-      << "# tool: " << p.tool << "\n"
+      << "# tool: " << one_line(p.tool) << "\n"
       << "# timing: median over calls of the GPU time of the kernels each PyTorch op call launched (the trace's "
          "CUPTI timestamps); calls of one kernel, dtype and shape merged\n";
   if (c.integer_microseconds) out << "# time_resolution: 1 us (the trace's durations are whole microseconds)\n";
@@ -127,7 +136,7 @@ std::string profile_table_text(const ProfileCalibration& c, const TableProvenanc
   }
   out << "kernel,dtype,m,n,k,batch,time_s,flops,bytes,tflops,gbps\n";
   for (const ProfileRow& r : c.rows) {
-    out << "# " << r.calls << (r.calls == 1 ? " call" : " calls") << " of " << joined(r.ops);
+    out << "# " << r.calls << (r.calls == 1 ? " call" : " calls") << " of " << one_line(joined(r.ops));
     if (r.calls > 1) out << ", " << us(r.min_s) << " .. " << us(r.max_s);
     out << "\n" << csv_line(r) << "\n";
   }

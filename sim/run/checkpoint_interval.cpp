@@ -1,8 +1,17 @@
 #include "sim/run/checkpoint_interval.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace trainsim {
+
+long long checkpoint_steps(double interval_s, double step_s, bool round_up) {
+  if (!(interval_s > 0)) return -1;
+  double steps = interval_s / step_s;
+  if (!(steps < k_max_checkpoint_steps)) steps = k_max_checkpoint_steps;  // also an infinite interval
+  const double whole = round_up ? std::ceil(steps) : std::round(steps);
+  return std::max(1LL, static_cast<long long>(whole));
+}
 
 double young_interval_s(double delta_s, double mtti_s) {
   return std::sqrt(2.0 * delta_s * mtti_s);

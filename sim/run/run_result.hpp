@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/checked_output.hpp"
+
 namespace trainsim {
 
 /// One interruption of the run: a failure, a planned maintenance stop, or a straggler's drain.
@@ -99,6 +101,12 @@ void for_each_run_field(Result& r, Visit&& visit) {
   visit("min_dp", r.min_dp);
   visit("global_batch_min", r.global_batch_min);
   visit("global_batch_max", r.global_batch_max);
+}
+
+/// Every scalar field through checked_output (sim/core/checked_output.hpp), as
+/// check_step_fields does for a step: where a run's results are printed or written.
+inline void check_run_fields(const RunResult& r) {
+  for_each_run_field(r, [](const char* name, const auto& value) { checked_output(name, static_cast<double>(value)); });
 }
 
 }  // namespace trainsim

@@ -194,12 +194,9 @@ bool resize(RunState& st, int dp) {
   // Whole steps nearest the interval; an automatic asynchronous interval is a floor (no
   // checkpoint before the last one's write is done), so it is rounded up.
   const bool floor_interval = st.s.checkpoint.automatic && st.s.checkpoint.mode == CheckpointMode::async;
-  const double steps = interval / st.size.step_time_s;
   st.per_segment = st.s.checkpoint.interval_steps > 0
                        ? st.s.checkpoint.interval_steps
-                       : (interval > 0 ? std::max<long long>(1, floor_interval ? static_cast<long long>(std::ceil(steps))
-                                                                              : std::llround(steps))
-                                       : -1);
+                       : checkpoint_steps(interval, st.size.step_time_s, floor_interval);
   st.clock.use(st.s.failures.mtbf_s > 0 ? nodes_for_dp(st.s, dp) : 0, now());
   st.result.min_dp = st.result.min_dp == 0 ? dp : std::min(st.result.min_dp, dp);
   st.result.global_batch_min = st.result.global_batch_min == 0

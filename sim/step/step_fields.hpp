@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "sim/core/checked_output.hpp"
 #include "sim/step/step_result.hpp"
 
 namespace trainsim {
@@ -68,6 +69,15 @@ inline std::string flat_step_field_name(const char* group, const char* name) {
   const std::string g = group;
   if (g == "breakdown_s") return "breakdown_" + std::string(name) + "_s";
   return g + "_" + name;
+}
+
+/// Every metric through checked_output (sim/core/checked_output.hpp) under its flat name, so
+/// that an impossible one stops the command: called where a step's results are printed or
+/// written (run's table and --json, sweep and batch rows, the trace's /summary).
+inline void check_step_fields(const StepResult& r) {
+  for_each_step_field(r, [](const char* group, const char* name, const auto& value) {
+    checked_output(flat_step_field_name(group, name), static_cast<double>(value));
+  });
 }
 
 }  // namespace trainsim

@@ -21,6 +21,8 @@ const std::vector<std::string>& summary_metric_names() {
 }
 
 std::vector<double> summary_metrics(const StepResult& r, const std::optional<RunResult>& run) {
+  check_step_fields(r);
+  if (run) check_run_fields(*run);
   std::vector<double> values;
   for_each_step_field(
       r, [&values](const char*, const char*, const auto& value) { values.push_back(static_cast<double>(value)); });

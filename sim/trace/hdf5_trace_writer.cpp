@@ -78,6 +78,7 @@ void write_run(hid_t root, const std::optional<RunResult>& run) {
     write_attribute(group.get(), "status", status);
     if (run) {
       // The same list as --json's "run" object, so the two cannot drift apart.
+      check_run_fields(*run);
       for_each_run_field(*run, [&group](const char* name, const auto& value) {
         hdf5::write_number_attribute(group.get(), name, value);
       });

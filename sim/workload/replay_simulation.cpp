@@ -360,9 +360,13 @@ ReplayResult replay_workload(const Workload& w, const ClusterSpec& cluster, cons
   out.replay_time_s = *std::max_element(r.finish.begin(), r.finish.end());
   for (size_t k = 0; k < size; ++k) {
     RankReplay rr;
+    // Lengths end - start are rounded: a kernel of 2^64 - 1 us that starts at 15 us has the
+    // length of its end, so the 15 us before it count twice, in it and in the nodes that ran
+    // then, and compute + exposed_comm passed the replay time by them (idle -7 us). Idle is
+    // what is left, never below 0; where nothing rounds away, the subtraction as it was.
     for (const auto& [s, e] : r.compute[k]) rr.compute_s += e - s;
     rr.exposed_comm_s = exposed(r.comm[k], r.compute[k]);
-    rr.idle_s = out.replay_time_s - rr.compute_s - rr.exposed_comm_s;
+    rr.idle_s = std::max(0.0, out.replay_time_s - rr.compute_s - rr.exposed_comm_s);
     rr.finish_s = r.finish[k];
     rr.comm_s = r.comm_s[k];
     out.ranks.push_back(rr);

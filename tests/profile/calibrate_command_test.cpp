@@ -167,6 +167,54 @@ TEST(CalibrateCommand, NeedsAGpuNameWhenTheTraceHasNone) {
   EXPECT_EQ(named.out.rfind("# gpu: a100-40g\n", 0), 0U);
 }
 
+// calibrate writes no table that run would refuse (issue 54): the reader's rules and the GPU's
+// peaks are applied to the table before it is written.
+
+// The generated trace with every GEMM kernel's duration set to `dur_us`.
+std::string trace_with_gemm_duration(const std::string& name, double dur_us) {
+  nlohmann::json trace = testing::gemm_trace().root();
+  for (auto& e : trace["traceEvents"])
+    if (e.value("cat", "") == "kernel" && e.value("name", "").find("gemm") != std::string::npos) e["dur"] = dur_us;
+  return testing::write_temp_file(name, trace.dump());
+}
+
+TEST(CalibrateCommand, RefusesAGpuNameWithALineEnd) {
+  nlohmann::json trace = testing::gemm_trace().root();
+  trace["deviceProperties"][0]["name"] = "NVIDIA A100\nkernel,dtype,m,n,k,batch,time_s,flops,bytes,tflops,gbps";
+  expect_refused(testing::write_temp_file("gpu-line-end.json", trace.dump()),
+                 "deviceProperties name = 'NVIDIA A100\\nkernel,dtype");
+  const std::string trace_file = gemm_trace_file("gpu-option", testing::Compression::plain);
+  const auto r = run_trainsim({"calibrate", "--from-profile", trace_file, "--gpu", "A100\rB"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(lines(r.err), 1U) << r.err;
+  EXPECT_NE(r.err.find("--gpu = 'A100\\rB': a GPU name without control characters"), std::string::npos) << r.err;
+}
+
+TEST(CalibrateCommand, RefusesKernelDurationsNearZero) {
+  // 1e-300 us: the rates overflow to inf, which the reader refuses as not finite.
+  expect_refused(trace_with_gemm_duration("zero-gemm.json", 1e-300), "column 10 (tflops) = 'inf': must be finite");
+  // 1e-6 us: a finite rate no GPU trainsim knows reaches (1.5e9 TFLOP/s).
+  expect_refused(trace_with_gemm_duration("tiny-gemm.json", 1e-6),
+                 "faster than the datasheet peak for tf32 of the fastest GPU trainsim knows");
+}
+
+TEST(CalibrateCommand, BoundsRowsByTheNamedGpuPresetsPeaks) {
+  // The GEMM (1.5 GFLOP) in 4 us: 377 TFLOP/s, above the A100's TF32 peak of 156 but below the
+  // fastest GPU's (1,250): accepted for an unnamed GPU, refused for --gpu a100-80g.
+  const std::string trace = trace_with_gemm_duration("fast-gemm.json", 4);
+  const auto unnamed = run_trainsim({"calibrate", "--from-profile", trace});
+  EXPECT_EQ(unnamed.exit_code, 0) << unnamed.err;
+  const auto named = run_trainsim({"calibrate", "--from-profile", trace, "--gpu", "a100-80g"});
+  EXPECT_EQ(named.exit_code, 2);
+  EXPECT_EQ(named.out, "");
+  EXPECT_EQ(lines(named.err), 1U) << named.err;
+  EXPECT_NE(named.err.find("(gemm, tf32) = '377.487 TFLOP/s': faster than the datasheet peak for tf32 of a100-80g, "
+                           "156 TFLOP/s"),
+            std::string::npos)
+      << named.err;
+}
+
 TEST(CalibrateCommand, NeedsATrace) {
   const auto r = run_trainsim({"calibrate"});
   EXPECT_EQ(r.exit_code, 2);

@@ -189,6 +189,35 @@ TEST(ChakraReplay, ComputeFromOps) {
   EXPECT_NEAR(end_us, twice * 1e6, 0.01);
 }
 
+// compute + exposed_comm + idle = the replay time, each >= 0, whatever the nodes' durations: a
+// rank's last kernel of up to 2^64 - 1 us (the largest duration_micros) after a collective and
+// short kernels. Its length rounds to its end, so the time before it counted twice and idle
+// came out negative (-7 us; -1.5e-16 s for a kernel of 1.23 s).
+TEST(ChakraReplay, IdleIsNeverNegative) {
+  const auto dir = testing::fresh_test_dir("chakra-idle");
+  const std::string prefix = (dir / "i").string();
+  const std::uint64_t longest = ~std::uint64_t{0};
+  for (const std::uint64_t last : {longest, longest / 3, std::uint64_t{123456789123}, std::uint64_t{1234567},
+                                   std::uint64_t{0}}) {
+    // Rank 0: a short kernel, a collective, then `last` us of compute, its last node.
+    write_bytes(prefix + ".0.et", encode_trace({make_node(1, pb::COMP_NODE, {}, 7), make_collective(2, 0, 1 << 20, {1}),
+                                                make_node(3, pb::COMP_NODE, {2}, 3), make_node(4, pb::COMP_NODE, {3}, last)}));
+    write_bytes(prefix + ".1.et", encode_trace({make_node(1, pb::COMP_NODE, {}, 0), make_collective(2, 0, 1 << 20, {1}),
+                                                make_node(3, pb::COMP_NODE, {2}, 5)}));
+    const nlohmann::json j = replay_json(prefix);
+    const double time = j["replay_time_s"].get<double>();
+    EXPECT_GE(j["per_gpu_s"]["idle"].get<double>(), 0.0) << last;
+    for (const auto& r : j["per_rank"]) {
+      EXPECT_GE(r["idle_s"].get<double>(), 0.0) << last << " " << r.dump();
+      EXPECT_GE(r["exposed_comm_s"].get<double>(), 0.0) << last;
+      EXPECT_LE(r["compute_s"].get<double>(), time) << last << " " << r.dump();
+      EXPECT_NEAR(r["compute_s"].get<double>() + r["exposed_comm_s"].get<double>() + r["idle_s"].get<double>(), time,
+                  1e-12 * time)
+          << last;
+    }
+  }
+}
+
 TEST(ChakraReplay, RefusesACycle) {
   const auto dir = testing::fresh_test_dir("chakra-cycle");
   const std::string prefix = (dir / "c").string();
