@@ -67,10 +67,10 @@ std::optional<std::vector<std::string>> arguments_sbatch_reads(const std::string
   // would look for a controller.
   const std::string text = sweep::read_file_or_empty(script);
   const auto first_line_end = text.find('\n') + 1;
-  std::ofstream(scratch + "/copy.sbatch")
-      << text.substr(0, first_line_end) << "#SBATCH --trainsim-test-stops-here\n"
-      << text.substr(first_line_end);
-  const std::string command = "cd '" + scratch + "' && SLURM_CONF=slurm.conf timeout 20 sbatch -vvv copy.sbatch >log 2>&1";
+  std::ofstream(scratch + "/copy.sbatch") << text.substr(0, first_line_end) << "#SBATCH --trainsim-test-stops-here\n"
+                                          << text.substr(first_line_end);
+  const std::string command =
+      "cd '" + scratch + "' && SLURM_CONF=slurm.conf timeout 20 sbatch -vvv copy.sbatch >log 2>&1";
   (void)std::system(command.c_str());
   std::vector<std::string> arguments;
   std::istringstream log(sweep::read_file_or_empty(scratch + "/log"));

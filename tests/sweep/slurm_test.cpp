@@ -146,8 +146,7 @@ TEST(SweepSlurm, OutputLinesCarryTheWholeFolderAsSbatchReadsThem) {
     const std::string array = sweep::read_file_or_empty(dir + "/sweep.sbatch");
     const std::string merge = sweep::read_file_or_empty(dir + "/slurm/merge.sbatch");
     // Job 77, task 3 of the array; job 78 the merge.
-    EXPECT_EQ(testing::expand_sbatch_pattern(output_pattern(array), {{'A', "77"}, {'a', "3"}}),
-              dir + "/slurm/77_3.out")
+    EXPECT_EQ(testing::expand_sbatch_pattern(output_pattern(array), {{'A', "77"}, {'a', "3"}}), dir + "/slurm/77_3.out")
         << array;
     EXPECT_EQ(testing::expand_sbatch_pattern(output_pattern(merge), {{'j', "78"}}), dir + "/slurm/merge_78.out")
         << merge;
