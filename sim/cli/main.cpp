@@ -14,6 +14,7 @@
 #include "sim/core/large_stack_call.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/nearest_name.hpp"
+#include "sim/core/stop_signals.hpp"
 #include "trainsim/version.hpp"
 
 namespace {
@@ -82,6 +83,11 @@ int run_cli(const std::vector<std::string>& args) {
     std::cerr << "trainsim: unknown command '" << args[0] << "'"
               << (nearest ? "; did you mean '" + *nearest + "'?" : std::string()) << " (trainsim --help lists them)\n";
     return k_exit_bad_input;
+  } catch (const trainsim::Interrupted& e) {
+    // Ended as the signal would have ended it, once the command has cleaned up: a shell
+    // then stops a loop or script that ran it (SIGINT), and $? says 128 + the signal.
+    std::cerr << "trainsim: " << e.what() << "\n";
+    trainsim::end_by_signal(e.signal_number());
   } catch (const trainsim::InputError& e) {
     std::cerr << "trainsim: " << e.what() << "\n";
     return k_exit_bad_input;

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -20,6 +21,7 @@
 #include "sim/cli/jobs_option.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
+#include "sim/core/shell_quote.hpp"
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/sweep/point_preflight.hpp"
 #include "sim/sweep/slurm_script.hpp"
@@ -61,10 +63,16 @@ std::string tally_text(const sweep::SweepTally& t, const std::string& out_dir) {
   return out.str();
 }
 
-// Writes DIR/sweep.sbatch and DIR/slurm/merge.sbatch (sim/sweep/slurm_script.hpp) with
-// absolute paths, since the tasks run from Slurm's working directory on other nodes.
-std::string write_slurm_scripts(const sweep::SweepPlan& plan, const std::string& path,
-                                const sweep::SweepRunOptions& run, const po::variables_map& vm) {
+// The Slurm scripts of `plan` (sim/sweep/slurm_script.hpp), with absolute paths, since the
+// tasks run from Slurm's working directory on other nodes. Made before anything is written:
+// a path the scripts cannot carry is refused with the folder untouched.
+struct SlurmSubmission {
+  sweep::SlurmScriptOptions options;
+  sweep::SlurmScripts scripts;
+};
+
+SlurmSubmission slurm_submission(const sweep::SweepPlan& plan, const std::string& path,
+                                 const sweep::SweepRunOptions& run, const po::variables_map& vm) {
   namespace fs = std::filesystem;
   sweep::SlurmScriptOptions o;
   o.shards = std::max(1, std::min(static_cast<int>(plan.points.size()), 64));
@@ -82,15 +90,24 @@ std::string write_slurm_scripts(const sweep::SweepPlan& plan, const std::string&
   if (ec) throw Error("cannot find the trainsim executable: " + ec.message());
   o.sweep_path = fs::absolute(path).lexically_normal().string();
   o.out_dir = fs::absolute(run.out_dir).lexically_normal().string();
-  sweep::write_sweep_manifest(plan, o.out_dir);
-  fs::create_directories(o.out_dir + "/slurm", ec);
-  if (ec) throw Error("cannot create " + o.out_dir + "/slurm: " + ec.message());
-  const sweep::SlurmScripts scripts = sweep::slurm_scripts(o);
-  write_file_atomically(o.out_dir + "/slurm/merge.sbatch", scripts.merge_script);
-  write_file_atomically(o.out_dir + "/sweep.sbatch", scripts.array_script);
+  return {o, sweep::slurm_scripts(o)};
+}
+
+// Writes DIR/sweep-points.json (so that the array's tasks find the folder theirs),
+// DIR/sweep.sbatch and DIR/slurm/merge.sbatch; returns what to tell the user, whose submit
+// line is quoted for pasting into a shell.
+std::string write_slurm_scripts(const SlurmSubmission& s, const sweep::SweepPlan& plan, const std::string& path) {
+  const std::string& dir = s.options.out_dir;
+  sweep::write_sweep_manifest(plan, dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/slurm", ec);
+  if (ec) throw Error("cannot create " + dir + "/slurm: " + ec.message());
+  write_file_atomically(dir + "/slurm/merge.sbatch", s.scripts.merge_script);
+  write_file_atomically(dir + "/sweep.sbatch", s.scripts.array_script);
   std::ostringstream out;
-  out << "trainsim sweep: " << path << ": " << plan.points.size() << " points in " << o.shards << " array tasks of "
-      << o.jobs << " CPU(s), then a merge\nsubmit: sbatch " << o.out_dir << "/sweep.sbatch\n";
+  out << "trainsim sweep: " << path << ": " << plan.points.size() << " points in " << s.options.shards
+      << " array tasks of " << s.options.jobs << " CPU(s), then a merge\nsubmit: sbatch "
+      << shell_quoted(dir + "/sweep.sbatch") << "\n";
   return out.str();
 }
 
@@ -145,11 +162,15 @@ Command sweep_command() {
                            std::to_string(n * 280 / 1000000 + 1) + " MB): rerun with --yes to compute them");
     sweep::SweepPlan plan = sweep::sweep_plan(spec);
     sweep::require_a_valid_point(spec, plan);
-    sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim sweep", "--out");
-    if (trace) plan = sweep::with_traces(std::move(plan));
+    std::optional<SlurmSubmission> slurm;
     if (vm.count("slurm")) {
       if (vm.count("shard")) throw InputError("trainsim sweep", "--shard", "", "--slurm chooses the shards itself");
-      out << write_slurm_scripts(plan, path, options, vm);
+      slurm = slurm_submission(plan, path, options, vm);
+    }
+    sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim sweep", "--out");
+    if (trace) plan = sweep::with_traces(std::move(plan));
+    if (slurm) {
+      out << write_slurm_scripts(*slurm, plan, path);
       return 0;
     }
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(trace, options.out_dir));

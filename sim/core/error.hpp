@@ -49,4 +49,16 @@ class OutputError : public Error {
   std::string reason_;
 };
 
+/// A command stopped by a stop signal (sim/core/stop_signals.hpp) once it has cleaned up: the
+/// CLI prints the message (what was done, how to go on) and ends by the same signal.
+class Interrupted : public Error {
+ public:
+  Interrupted(int signal_number, const std::string& message) : Error(message), signal_number_(signal_number) {}
+
+  int signal_number() const { return signal_number_; }
+
+ private:
+  int signal_number_;
+};
+
 }  // namespace trainsim

@@ -8,6 +8,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/large_stack_call.hpp"
+#include "sim/core/stop_signals.hpp"
 
 namespace trainsim {
 
@@ -45,9 +46,11 @@ std::string forked_call(const std::function<std::string()>& fn) {
   int fds[2];
   if (::pipe(fds) != 0) throw Error(std::string("forked_call: pipe: ") + std::strerror(errno));
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw Error(std::string("forked_call: fork: ") + std::strerror(errno));
   if (pid == 0) {
+    end_with_parent(parent);  // a stopped sweep worker's simulations stop with it
     ::close(fds[0]);
     std::string message;
     try {

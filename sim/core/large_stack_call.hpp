@@ -25,7 +25,9 @@ inline constexpr std::size_t k_simulation_stack_bytes = std::size_t{1} << 30;
 /// Prepares the process' heap for the simulation (simulation_heap.hpp), then runs `fn` on a
 /// new thread with a `stack_bytes` stack (at most a quarter of the process' address-space
 /// limit, when `ulimit -v` sets one) and waits for it; an exception `fn` throws is rethrown
-/// here. Throws trainsim::Error when the thread cannot be created.
+/// here. The new thread has the caller's signal mask; the caller blocks every signal while it
+/// waits, so that signals sent to the process go to `fn`'s thread. Throws trainsim::Error
+/// when the thread cannot be created.
 void large_stack_call(const std::function<void()>& fn, std::size_t stack_bytes = k_simulation_stack_bytes);
 
 }  // namespace trainsim

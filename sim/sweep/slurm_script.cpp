@@ -1,30 +1,75 @@
 #include "sim/sweep/slurm_script.hpp"
 
+#include <cctype>
+
 #include "sim/core/error.hpp"
+#include "sim/core/shell_quote.hpp"
 
 namespace trainsim::sweep {
 
 namespace {
 
-std::string quoted(const std::string& s) {
-  if (s.find('\n') != std::string::npos) throw InputError("trainsim sweep", "--slurm", s, "a path with a newline");
-  std::string q = "'";
-  for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
+// How sbatch reads a script's options, from Slurm's own source (SchedMD/slurm
+// src/sbatch/opt.c get_argument and _opt_batch_script @ 284c3b95, the same rules in the
+// slurm-22-05-8-1 tag @ d525b687 but for '\ '): the script is read line by line; an #SBATCH
+// line is cut into arguments at whitespace, a quote (" or ') groups characters up to the
+// same quote, a backslash makes the next character literal (inside quotes too), and an
+// unquoted # ends the line. Then --output is a filename pattern (src/common/print_fields.c
+// expand_stdio_fields @ 284c3b95): %% is a %, %A and %a the array's job and task, and a
+// backslash anywhere turns every replacement off.
+
+// `value` as one sbatch argument: unchanged when it holds none of the characters above,
+// else in double quotes with " and \ escaped.
+std::string sbatch_quoted(const std::string& value) {
+  bool plain = true;
+  for (const char c : value)
+    plain = plain && !std::isspace(static_cast<unsigned char>(c)) && c != '"' && c != '\'' && c != '\\' && c != '#';
+  if (plain) return value;
+  std::string q = "\"";
+  for (const char c : value) q += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return q + "\"";
+}
+
+// `folder` as the literal start of a filename pattern.
+std::string pattern_literal(const std::string& folder) {
+  std::string p;
+  for (const char c : folder) p += c == '%' ? std::string("%%") : std::string(1, c);
+  return p;
+}
+
+// The #SBATCH line that sends a job's output to `folder`/`file_pattern`.
+std::string output_directive(const std::string& folder, const std::string& file_pattern) {
+  return "#SBATCH --output=" + sbatch_quoted(pattern_literal(folder) + "/" + file_pattern) + "\n";
+}
+
+// Refuses the paths the scripts cannot carry, naming `option`: a line end (sbatch reads the
+// script line by line; a comment line would end early), and in the log folder a backslash
+// (the log pattern would lose %A_%a: every task would write one file).
+void require_carriable(const std::string& path, const std::string& option, bool holds_logs) {
+  if (path.find('\n') != std::string::npos)
+    throw InputError("trainsim sweep --slurm", option, path,
+                     "a Slurm script cannot carry a path with a line end (sbatch reads it line by line)");
+  if (holds_logs && path.find('\\') != std::string::npos)
+    throw InputError("trainsim sweep --slurm", option, path,
+                     "Slurm's log pattern cannot carry a backslash (sbatch would then leave %A_%a unexpanded and "
+                     "every task would write one log): choose a folder without one");
 }
 
 }  // namespace
 
 SlurmScripts slurm_scripts(const SlurmScriptOptions& o) {
-  const std::string exe = quoted(o.trainsim_exe);
-  const std::string dir = quoted(o.out_dir);
+  require_carriable(o.trainsim_exe, "trainsim executable", false);
+  require_carriable(o.sweep_path, "SWEEP", false);
+  require_carriable(o.out_dir, "--out", true);
+  const std::string exe = shell_quoted(o.trainsim_exe);
+  const std::string dir = shell_quoted(o.out_dir);
   const std::string logs = o.out_dir + "/slurm";
   const std::string n = std::to_string(o.shards);
   SlurmScripts s;
   s.array_script =
       "#!/bin/bash\n"
       "# Written by trainsim sweep --slurm. Submit with: sbatch " +
-      quoted(o.out_dir + "/sweep.sbatch") +
+      shell_quoted(o.out_dir + "/sweep.sbatch") +
       "\n"
       "# Task i computes shard i of " +
       n +
@@ -34,29 +79,21 @@ SlurmScripts slurm_scripts(const SlurmScriptOptions& o) {
       n +
       "\n"
       "#SBATCH --cpus-per-task=" +
-      std::to_string(o.jobs) +
-      "\n"
-      "#SBATCH --output=" +
-      logs +
-      "/%A_%a.out\n"
+      std::to_string(o.jobs) + "\n" + output_directive(logs, "%A_%a.out") +
       "set -euo pipefail\n"
       "if [ \"${SLURM_ARRAY_TASK_ID}\" = 1 ]; then\n"
       "  sbatch --parsable --dependency=afterany:\"${SLURM_ARRAY_JOB_ID}\" " +
-      quoted(logs + "/merge.sbatch") +
+      shell_quoted(logs + "/merge.sbatch") +
       "\n"
       "fi\n"
       "exec " +
-      exe + " sweep " + quoted(o.sweep_path) + " --shard \"${SLURM_ARRAY_TASK_ID}/" + n + "\" --jobs " +
+      exe + " sweep " + shell_quoted(o.sweep_path) + " --shard \"${SLURM_ARRAY_TASK_ID}/" + n + "\" --jobs " +
       std::to_string(o.jobs) + " --out " + dir + (o.trace ? " --trace" : "") + "\n";
   s.merge_script =
       "#!/bin/bash\n"
       "# The merge of a trainsim sweep's shards: rebuilds results.csv and results.h5.\n"
-      "#SBATCH --job-name=trainsim-sweep-merge\n"
-      "#SBATCH --output=" +
-      logs +
-      "/merge_%j.out\n"
-      "exec " +
-      exe + " sweep --merge " + dir + "\n";
+      "#SBATCH --job-name=trainsim-sweep-merge\n" +
+      output_directive(logs, "merge_%j.out") + "exec " + exe + " sweep --merge " + dir + "\n";
   return s;
 }
 

@@ -23,8 +23,10 @@ struct SlurmScripts {
   std::string merge_script;  ///< written to out_dir/slurm/merge.sbatch
 };
 
-/// The two scripts. Paths are single-quoted for the shell. Throws InputError if a path
-/// contains a character the scripts cannot quote (a newline).
+/// The two scripts. Paths are quoted for the shell (shell_quote.hpp) and the #SBATCH
+/// --output lines for sbatch's own reader (slurm_script.cpp says how it reads them). Throws
+/// InputError naming the path if one cannot be carried: a line end in any, a backslash in
+/// out_dir (sbatch's log pattern would lose %A_%a).
 SlurmScripts slurm_scripts(const SlurmScriptOptions& options);
 
 }  // namespace trainsim::sweep

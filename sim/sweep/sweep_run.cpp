@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/core/progress_line.hpp"
+#include "sim/core/stop_signals.hpp"
 #include "sim/sweep/output_folder.hpp"
 #include "sim/sweep/read_file.hpp"
 #include "sim/sweep/results_table.hpp"
@@ -137,7 +138,7 @@ SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, cons
   if (!sharded) write_tables(options.out_dir, plan, results);
   std::function<StartGate(const SweepPoint&)> gate;
   if (options.gate) gate = [&](const SweepPoint& p) { return options.gate(p, results); };
-  run_in_children(
+  const PoolEnd end = run_in_children(
       todo, options.jobs, points_dir(options.out_dir), evaluate,
       [&](const PointResult& r) {
         // Points are stored by position; a plan's indices are its positions.
@@ -154,11 +155,26 @@ SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, cons
       },
       gate);
   progress.finish();
+  // Stopped by a signal: the stopped points' temporary files go (the rest of the folder is
+  // every finished point, which a rerun reuses), the tables show what is done.
+  for (const int index : end.stopped_points) {
+    const auto of_point = [index](const std::string& name) {
+      return std::atoi(temporary_target_name(name).c_str()) == index;
+    };
+    remove_temporaries(points_dir(options.out_dir), of_point);
+    remove_temporaries(options.out_dir + "/traces", of_point);
+  }
   results = load_results(plan, options.out_dir);
   if (!sharded) write_tables(options.out_dir, plan, results);
   SweepTally t = count(plan, results);
   t.in_shard = in_shard;
   t.reused = reused;
+  if (end.stop_signal != 0)
+    throw Interrupted(end.stop_signal, options.progress_label + ": stopped by " + signal_name(end.stop_signal) +
+                                           " with " + std::to_string(t.ok + t.skipped + t.failed) + " of " +
+                                           std::to_string(t.points) + " points done and " +
+                                           std::to_string(end.stopped_points.size()) +
+                                           " stopped; the same command again computes the rest");
   return t;
 }
 

@@ -8,7 +8,8 @@
 //
 // Point files are the only state. A rerun of the same command reuses every point file whose
 // fingerprint matches and whose status is ok or skipped; failed, missing or damaged points,
-// and temporary files a killed writer left, are redone. The tables are rebuilt (atomically)
+// and temporary files a killed writer left, are redone; so are points a stop signal
+// (kill PID, Ctrl-C) stopped. The tables are rebuilt (atomically)
 // as points finish, at most once a second, and at the end, always from all point files in
 // point order: so they are the same whatever --jobs, the completion order or the sharding.
 // Sharded runs (--shard i/n, possibly at once on several nodes sharing the folder) write
@@ -70,7 +71,9 @@ void prepare_sweep_folder(const SweepPlan& plan, const std::string& out_dir, con
 void write_sweep_manifest(const SweepPlan& plan, const std::string& out_dir);
 
 /// Runs `plan` into options.out_dir (created if missing). Throws trainsim::Error if the
-/// folder cannot be written or a child cannot be started.
+/// folder cannot be written or a child cannot be started. A stop signal (SIGINT, SIGTERM,
+/// SIGHUP; run_in_children) stops it: the stopped points' temporary files are removed, the
+/// tables written from the finished points, and Interrupted thrown (the folder resumes).
 SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, const PointEvaluator& evaluate);
 
 /// Rebuilds results.csv and results.h5 of `out_dir` from its manifest and point files

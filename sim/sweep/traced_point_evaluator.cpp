@@ -12,6 +12,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
+#include "sim/core/stop_signals.hpp"
 #include "sim/run/run_json.hpp"
 #include "sim/step/step_fields.hpp"
 #include "sim/sweep/read_file.hpp"
@@ -31,9 +32,11 @@ struct Finished {
 // drain), and waits for it.
 Finished run_program(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path) {
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw Error(std::string("sweep: fork: ") + std::strerror(errno));
   if (pid == 0) {
+    end_with_parent(parent);  // `trainsim run` stops writing its trace when its worker is stopped
     const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out < 0 || err < 0) ::_exit(127);

@@ -4,12 +4,14 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <map>
 
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
+#include "sim/core/stop_signals.hpp"
 #include "sim/sweep/read_file.hpp"
 
 namespace trainsim::sweep {
@@ -71,38 +73,78 @@ PointResult collect(const SweepPoint& point, int status, const std::string& poin
   return failed;
 }
 
+// Stops the running children: SIGTERM (they take its default action, restore_in_child;
+// SIGCONT so that one stopped by Ctrl-Z takes it too), then waits for each. Their points stay
+// pending: nothing is written for them.
+void stop_children(const std::map<pid_t, size_t>& running) {
+  for (const auto& [pid, position] : running) {
+    ::kill(pid, SIGTERM);
+    ::kill(pid, SIGCONT);
+  }
+  for (const auto& [pid, position] : running) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
 }  // namespace
 
-void run_in_children(const std::vector<SweepPoint>& points, int jobs, const std::string& points_dir,
-                     const PointEvaluator& evaluate, const std::function<void(const PointResult&)>& on_done,
-                     const std::function<StartGate(const SweepPoint&)>& gate) {
+PoolEnd run_in_children(const std::vector<SweepPoint>& points, int jobs, const std::string& points_dir,
+                        const PointEvaluator& evaluate, const std::function<void(const PointResult&)>& on_done,
+                        const std::function<StartGate(const SweepPoint&)>& gate) {
+  const StopWaiter signals;
   std::map<pid_t, size_t> running;  // child -> position in points
+  PoolEnd end;
+  const auto stop = [&](int signal) {
+    stop_children(running);
+    end.stop_signal = signal;
+    for (const auto& [pid, position] : running) end.stopped_points.push_back(points[position].index);
+  };
   size_t next = 0;
   bool stopped = false;
-  while ((next < points.size() && !stopped) || !running.empty()) {
-    while (!stopped && next < points.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
-      const StartGate g = gate ? gate(points[next]) : StartGate::start;
-      if (g == StartGate::stop) stopped = true;
-      if (g == StartGate::stop || (g == StartGate::wait && !running.empty())) break;
-      std::fflush(nullptr);  // the child must not write the parent's buffered output again
-      const pid_t pid = ::fork();
-      if (pid < 0) throw Error(std::string("sweep: fork: ") + std::strerror(errno));
-      if (pid == 0) run_child(points[next], evaluate, points_dir);
-      running[pid] = next++;
+  try {
+    while ((next < points.size() && !stopped) || !running.empty()) {
+      while (!stopped && next < points.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
+        const StartGate g = gate ? gate(points[next]) : StartGate::start;
+        if (g == StartGate::stop) stopped = true;
+        if (g == StartGate::stop || (g == StartGate::wait && !running.empty())) break;
+        std::fflush(nullptr);  // the child must not write the parent's buffered output again
+        const pid_t parent = ::getpid();
+        const pid_t pid = ::fork();
+        if (pid < 0) throw Error(std::string("sweep: fork: ") + std::strerror(errno));
+        if (pid == 0) {
+          signals.restore_in_child();
+          end_with_parent(parent);
+          run_child(points[next], evaluate, points_dir);
+        }
+        running[pid] = next++;
+      }
+      if (running.empty()) continue;  // stopped: nothing left to wait for
+      // Every finished child, then (none finished) the next signal: SIGCHLD or a stop.
+      int status = 0;
+      const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+      if (pid < 0 && errno != EINTR) throw Error(std::string("sweep: waitpid: ") + std::strerror(errno));
+      if (pid <= 0) {
+        if (const int signal = signals.wait(); signal != SIGCHLD) {
+          stop(signal);
+          return end;
+        }
+        continue;
+      }
+      const auto it = running.find(pid);
+      if (it == running.end()) continue;  // not one of ours
+      const SweepPoint& point = points[it->second];
+      running.erase(it);
+      on_done(collect(point, status, points_dir));
     }
-    if (running.empty()) continue;  // stopped: nothing left to wait for
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      throw Error(std::string("sweep: waitpid: ") + std::strerror(errno));
-    }
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;  // not one of ours
-    const SweepPoint& point = points[it->second];
-    running.erase(it);
-    on_done(collect(point, status, points_dir));
+  } catch (...) {
+    stop_children(running);  // no child outlives the pool
+    throw;
   }
+  // A stop that came while the last points were collected: nothing runs any more.
+  if (const auto signal = signals.pending_stop()) end.stop_signal = *signal;
+  return end;
 }
 
 }  // namespace trainsim::sweep

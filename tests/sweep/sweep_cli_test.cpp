@@ -76,23 +76,8 @@ TEST(SweepCli, SameResultsForOneAndTwoJobsAndInvalidPointsSkipped) {
   EXPECT_TRUE(fs::exists(one + "/results.h5"));
 }
 
-int count_point_files(const std::string& dir) {
-  int n = 0;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir + "/points", ec))
-    if (e.path().extension() == ".json") ++n;
-  return n;
-}
-
-std::map<std::string, ino_t> point_inodes(const std::string& dir) {
-  std::map<std::string, ino_t> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir + "/points", ec)) {
-    struct stat st {};
-    if (e.path().extension() == ".json" && ::stat(e.path().c_str(), &st) == 0) out[e.path().string()] = st.st_ino;
-  }
-  return out;
-}
+using testing::count_point_files;
+using testing::point_inodes;
 
 TEST(SweepCli, ResumesAfterKill9WithoutRecomputing) {
   const std::string sweep = tiny_sweep("training.grad_accum = 1..12 +1\nparallel.tp = 1,2\n");

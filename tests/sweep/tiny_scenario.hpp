@@ -3,7 +3,10 @@
 // two layers of Llama 3 8B on 2 GPUs, datasheet roofline, ideal fabric; and the folders and
 // sweep files the sweep tests build around it.
 
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "support/run_trainsim.hpp"
@@ -28,6 +31,26 @@ inline std::string fresh_dir(const std::string& name) {
 inline std::string tiny_sweep_file(const std::string& sections) {
   const std::string base = write_temp_file("tiny.ini", tiny_scenario_text());
   return write_temp_file("sweep.ini", "[sweep]\nbase = " + base + "\n" + sections);
+}
+
+// The finished points of a sweep folder: its point files.
+inline int count_point_files(const std::string& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/points", ec))
+    if (e.path().extension() == ".json") ++n;
+  return n;
+}
+
+// Each point file's inode: a file rewritten (rather than reused) gets a new one.
+inline std::map<std::string, ino_t> point_inodes(const std::string& dir) {
+  std::map<std::string, ino_t> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/points", ec)) {
+    struct stat st {};
+    if (e.path().extension() == ".json" && ::stat(e.path().c_str(), &st) == 0) out[e.path().string()] = st.st_ino;
+  }
+  return out;
 }
 
 }  // namespace trainsim::testing
