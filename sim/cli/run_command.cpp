@@ -5,7 +5,6 @@
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -27,6 +26,7 @@
 #include "sim/core/units.hpp"
 #include "sim/run/run_in_processes.hpp"
 #include "sim/run/run_json.hpp"
+#include "sim/scenario/ini_reader.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/observer_pair.hpp"
 #include "sim/step/step_fields.hpp"
@@ -119,13 +119,6 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
 // compression): a 16,384-GPU step has far fewer, since one replica is simulated.
 constexpr std::int64_t k_max_trace_events = 2'000'000;
 
-std::string file_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string joined_lines(const std::vector<std::string>& lines) {
   std::string out;
   for (const std::string& l : lines) out += l + "\n";
@@ -139,7 +132,7 @@ TraceMetadata trace_metadata(const Scenario& s, const ScenarioOptions& o, bool r
   m.simgrid_version = simgrid_runtime_version();
   m.hdf5_version = hdf5_runtime_version();
   m.scenario_path = o.scenario_path;
-  m.scenario_text = file_text(o.scenario_path);
+  m.scenario_text = read_ini_file_text(o.scenario_path);
   m.scenario_overrides = joined_lines(o.overrides);
   m.scenario_resolved = resolved_ini(s);
   m.seed = s.run.seed;

@@ -38,10 +38,19 @@ Category category_of(const std::string& cat) {
   return Category::other;
 }
 
+// Kineto writes ids and dimensions as JSON integers; a float there (1e300) is not one, and
+// converting it would be undefined behaviour (found by tests/fuzz).
 std::optional<std::int64_t> integer_arg(const json& args, const char* key) {
   const auto it = args.find(key);
-  if (it == args.end() || !it->is_number()) return std::nullopt;
+  if (it == args.end() || !it->is_number_integer()) return std::nullopt;
   return it->get<std::int64_t>();
+}
+
+// A string field of an event or device, "" when absent or not a string (json::value would
+// throw type_error 302 for a number there: found by tests/fuzz).
+std::string text_of(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 std::string string_at(const json& array, std::size_t i) {
@@ -52,7 +61,7 @@ std::string string_at(const json& array, std::size_t i) {
 std::vector<std::int64_t> dims_of(const json& dims) {
   std::vector<std::int64_t> out;
   for (const json& d : dims)
-    if (d.is_number()) out.push_back(d.get<std::int64_t>());
+    if (d.is_number_integer()) out.push_back(d.get<std::int64_t>());
   return out;
 }
 
@@ -106,10 +115,10 @@ void refuse_other_vendors(const json& root, const json& events, const std::strin
     }
   for (const json& e : events) {
     if (!e.is_object()) continue;
-    const std::string cat = lower(e.value("cat", ""));
+    const std::string cat = lower(text_of(e, "cat"));
     if (cat.rfind("mtia", 0) == 0) throw InputError(file, "cat", cat, "a Meta MTIA accelerator's trace" + rule_tail);
-    if (category_of(cat) == Category::runtime && lower(e.value("name", "")).rfind("hip", 0) == 0)
-      throw InputError(file, "cuda_runtime name", e.value("name", ""),
+    if (category_of(cat) == Category::runtime && lower(text_of(e, "name")).rfind("hip", 0) == 0)
+      throw InputError(file, "cuda_runtime name", text_of(e, "name"),
                        "a HIP call: an AMD (ROCm) GPU's trace" + rule_tail);
   }
 }
@@ -124,6 +133,10 @@ ProfilerTrace parse_profiler_trace(const std::string& text, const std::string& f
     throw InputError(file, "", "",
                      "not JSON (parse error at byte " + std::to_string(e.byte) +
                          "): a PyTorch profiler trace is Chrome trace JSON, plain or gzip");
+  } catch (const json::out_of_range&) {
+    // nlohmann::json throws out_of_range 406, not a parse error, for a number beyond a double
+    // (1e800: found by tests/fuzz).
+    throw InputError(file, "", "", "a number in the JSON is beyond the range of a double");
   }
   const auto events_it = root.is_object() ? root.find("traceEvents") : root.end();
   if (!root.is_object() || events_it == root.end() || !events_it->is_array())
@@ -136,13 +149,13 @@ ProfilerTrace parse_profiler_trace(const std::string& text, const std::string& f
   trace.file = file;
   if (const auto props = root.find("deviceProperties");
       props != root.end() && props->is_array() && !props->empty() && (*props)[0].is_object())
-    trace.gpu_name = (*props)[0].value("name", "");
+    trace.gpu_name = text_of((*props)[0], "name");
   for (const json& e : events) {
-    if (!e.is_object() || e.value("ph", "") != "X") continue;
+    if (!e.is_object() || text_of(e, "ph") != "X") continue;
     const auto ts = e.find("ts");
     const auto dur = e.find("dur");
     if (ts == e.end() || dur == e.end() || !ts->is_number() || !dur->is_number()) continue;
-    const Category cat = category_of(e.value("cat", ""));
+    const Category cat = category_of(text_of(e, "cat"));
     static const json no_args = json::object();
     const json& args = e.contains("args") && e["args"].is_object() ? e["args"] : no_args;
     const double start = ts->get<double>();
@@ -151,7 +164,7 @@ ProfilerTrace parse_profiler_trace(const std::string& text, const std::string& f
       case Category::op:
       case Category::annotation: {
         TraceOp op;
-        op.name = e.value("name", "");
+        op.name = text_of(e, "name");
         op.annotation = cat == Category::annotation;
         op.thread = thread_of(e);
         op.start_us = start;
@@ -166,7 +179,7 @@ ProfilerTrace parse_profiler_trace(const std::string& text, const std::string& f
         const auto correlation = integer_arg(args, "correlation");
         if (!correlation) break;
         trace.runtime_calls.push_back(
-            {e.value("name", ""), thread_of(e), start, end, *correlation, integer_arg(args, "External id")});
+            {text_of(e, "name"), thread_of(e), start, end, *correlation, integer_arg(args, "External id")});
         break;
       }
       case Category::kernel:
@@ -176,7 +189,7 @@ ProfilerTrace parse_profiler_trace(const std::string& text, const std::string& f
         g.kind = cat == Category::kernel   ? GpuActivityKind::kernel
                  : cat == Category::memcpy ? GpuActivityKind::memcpy
                                            : GpuActivityKind::memset;
-        g.name = e.value("name", "");
+        g.name = text_of(e, "name");
         g.stream = thread_of(e);
         g.start_us = start;
         g.duration_us = dur->get<double>();

@@ -10,7 +10,9 @@
 #include <set>
 #include <sstream>
 
+#include "sim/core/bounded_read.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/utf8_text.hpp"
 
 namespace trainsim {
 
@@ -21,37 +23,6 @@ std::string trim(std::string s) {
   const auto first = s.find_first_not_of(" \t\r");
   const auto last = s.find_last_not_of(" \t\r");
   return first == std::string::npos ? std::string() : s.substr(first, last - first + 1);
-}
-
-// The offset of the first byte that does not belong to valid UTF-8 (RFC 3629: no overlong
-// forms, no surrogates, nothing above U+10FFFF), or npos.
-std::size_t first_invalid_utf8(const std::string& text) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  for (std::size_t i = 0; i < text.size();) {
-    const unsigned char c = byte(i);
-    std::size_t n = 0;                   // continuation bytes
-    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      n = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      n = 2;
-      lo = c == 0xE0 ? 0xA0 : 0x80;  // no overlong forms
-      hi = c == 0xED ? 0x9F : 0xBF;  // no surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 3;
-      lo = c == 0xF0 ? 0x90 : 0x80;
-      hi = c == 0xF4 ? 0x8F : 0xBF;  // nothing above U+10FFFF
-    } else if (c >= 0x80) {
-      return i;
-    }
-    if (i + n >= text.size() && n > 0) return i;
-    for (std::size_t k = 1; k <= n; ++k) {
-      const unsigned char b = byte(i + k);
-      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return i;
-    }
-    i += n + 1;
-  }
-  return std::string::npos;
 }
 
 // Scenario and sweep files are UTF-8 text: everything downstream writes their keys and values
@@ -103,11 +74,9 @@ std::string printable(const std::string& line) {
   return end < line.size() ? out + "..." : out;
 }
 
-std::vector<IniEntry> read_ini_stream(std::istream& stream, const std::string& path) {
-  std::ostringstream whole;
-  whole << stream.rdbuf();
-  require_utf8(whole.str(), path, "the file");
-  const std::string text = as_plain_text(whole.str(), path, "the file");
+std::vector<IniEntry> parse_ini(const std::string& raw, const std::string& path) {
+  require_utf8(raw, path, "the file");
+  const std::string text = as_plain_text(raw, path, "the file");
   std::istringstream in(text);
   po::parsed_options parsed(nullptr);
   try {
@@ -137,18 +106,21 @@ std::vector<IniEntry> read_ini_stream(std::istream& stream, const std::string& p
 
 }  // namespace
 
-std::vector<IniEntry> read_ini_file(const std::string& path) {
+std::string read_ini_file_text(const std::string& path) {
   // An ifstream opens a directory and reads nothing from it: say what it is.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "", "is a directory, not a file");
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "", "cannot open the scenario file");
-  return read_ini_stream(in, path);
+  return read_capped(in, k_max_ini_file_bytes, path, "the scenario or sweep file");
+}
+
+std::vector<IniEntry> read_ini_file(const std::string& path) {
+  return parse_ini(read_ini_file_text(path), path);
 }
 
 std::vector<IniEntry> read_ini_text(const std::string& text, const std::string& origin) {
-  std::istringstream in(text);
-  return read_ini_stream(in, origin);
+  return parse_ini(text, origin);
 }
 
 IniEntry parse_override(const std::string& assignment) {

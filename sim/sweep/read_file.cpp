@@ -1,16 +1,15 @@
 #include "sim/sweep/read_file.hpp"
 
 #include <fstream>
-#include <sstream>
+
+#include "sim/core/bounded_read.hpp"
 
 namespace trainsim::sweep {
 
 std::string read_file_or_empty(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return {};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_capped(in, k_max_sweep_file_bytes, path, "a file of the sweep's folder");
 }
 
 }  // namespace trainsim::sweep

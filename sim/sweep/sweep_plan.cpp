@@ -2,24 +2,15 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/scenario/ini_reader.hpp"
 
 namespace trainsim::sweep {
 
 namespace {
-
-std::string read_scenario_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "", "cannot open the scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string count_text(std::size_t count) {
   return count == std::numeric_limits<std::size_t>::max() ? std::string("more than 2^64") : std::to_string(count);
@@ -62,7 +53,7 @@ SweepPlan sweep_plan(const SweepSpec& spec) {
   SweepPlan plan;
   plan.source = spec.source;
   for (const SweepParameter& p : spec.parameters) plan.parameter_names.push_back(p.key);
-  const std::string text = read_scenario_text(spec.base_path);
+  const std::string text = read_ini_file_text(spec.base_path);
   const size_t n = spec.parameters.size();
   const size_t count = point_count(spec);
   if (count > 1000000)
@@ -94,7 +85,7 @@ SweepPlan sweep_plan(const SweepSpec& spec) {
 SweepPlan override_plan(const std::string& source, const std::string& scenario_path,
                         const std::vector<std::string>& overrides, const std::vector<std::string>& parameter_names,
                         const std::vector<std::vector<std::string>>& rows) {
-  const std::string text = read_scenario_text(scenario_path);
+  const std::string text = read_ini_file_text(scenario_path);
   SweepPlan plan;
   plan.source = source;
   plan.parameter_names = parameter_names;
@@ -121,7 +112,7 @@ SweepPlan batch_plan(const std::vector<std::string>& scenario_paths, const std::
     pt.scenario_path = scenario_paths[i];
     pt.values = {scenario_paths[i]};
     pt.overrides = overrides;
-    pt.fingerprint = point_fingerprint(read_scenario_text(scenario_paths[i]), overrides);
+    pt.fingerprint = point_fingerprint(read_ini_file_text(scenario_paths[i]), overrides);
     plan.points.push_back(std::move(pt));
   }
   return plan;

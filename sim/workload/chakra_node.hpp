@@ -55,6 +55,7 @@ struct ChakraNode {
   std::optional<CommType> comm_type;
   /// comm_size, in bytes; for a collective, the size nccl-tests reports (engine/collective.hpp).
   double comm_bytes = 0;
+  bool comm_size_given = false;  ///< the node has a comm_size attribute (a receive may lack one)
   std::optional<std::int64_t> comm_src;
   std::optional<std::int64_t> comm_dst;
   std::int64_t comm_tag = 0;

@@ -1,17 +1,20 @@
 #include "sim/workload/chakra_reader.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
-#include <zlib.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
 
 #include "chakra_et.pb.h"
+#include "sim/core/bounded_read.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/utf8_text.hpp"
 #include "sim/workload/attribute_value.hpp"
 
 namespace trainsim::workload {
@@ -22,30 +25,6 @@ namespace pb = trainsim::chakra;
 
 std::string node_key(std::uint64_t id) {
   return "node " + std::to_string(id);
-}
-
-// The whole file, decompressed when it is gzip (zlib reads a plain file through unchanged).
-std::string read_bytes(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) throw InputError(path, "", "", "cannot open the trace file");
-  std::string bytes;
-  char buf[1 << 16];
-  for (;;) {
-    const int n = gzread(f, buf, sizeof buf);
-    if (n < 0) {
-      int code = 0;
-      const std::string why = gzerror(f, &code);
-      gzclose(f);
-      throw InputError(path, "", "", "cannot read the trace file (" + why + ")");
-    }
-    if (n == 0) break;
-    if (bytes.size() + static_cast<size_t>(n) > k_max_trace_bytes)
-      throw InputError(path, "", "", "larger than 4 GiB decompressed, the most a trace may be");
-    bytes.append(buf, static_cast<size_t>(n));
-  }
-  // A gzip stream cut short reads as its first part; zlib says so at the close.
-  if (gzclose(f) == Z_BUF_ERROR) throw InputError(path, "", "", "truncated gzip stream");
-  return bytes;
 }
 
 // One record: its bytes, or nullopt at the end of the file.
@@ -85,6 +64,16 @@ class RecordStream {
   size_t pos_ = 0;
 };
 
+// A name trainsim keeps is printed (messages, --json, traces): it must be UTF-8 text. The
+// proto's `bytes` fields take any bytes (chakra_et.proto), so the check is here.
+void require_utf8(const std::string& text, const std::string& path, const std::string& key, const std::string& what) {
+  const std::size_t at = first_invalid_utf8(text);
+  if (at != std::string_view::npos)
+    throw InputError(path, key, "",
+                     "the " + what + " is not UTF-8 text (byte " + std::to_string(at + 1) + " of " +
+                         std::to_string(text.size()) + ")");
+}
+
 bool parse(google::protobuf::MessageLite& m, std::string_view bytes) {
   return m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
 }
@@ -102,6 +91,7 @@ ChakraNode convert(const pb::Node& m, const std::string& path, std::vector<std::
   n.name = m.name();
   n.type = static_cast<int>(m.type());
   const std::string key = node_key(n.id);
+  require_utf8(n.name, path, key, "name");
   if (!pb::NodeType_IsValid(n.type) || n.type == pb::INVALID_NODE)
     throw InputError(path, key, std::to_string(n.type),
                      "unknown node type (the schema's are 1 METADATA_NODE to 10 CHECKPOINT_NODE)");
@@ -125,6 +115,7 @@ ChakraNode convert(const pb::Node& m, const std::string& path, std::vector<std::
       const std::int64_t v = integer();
       if (v < 0) throw InputError(path, key, "comm_size = " + std::to_string(v), "must be >= 0 bytes");
       n.comm_bytes = static_cast<double>(v);
+      n.comm_size_given = true;
     } else if (name == "num_ops" || name == "tensor_size") {
       const std::int64_t v = integer();
       if (v < 0) throw InputError(path, key, name + " = " + std::to_string(v), "must be >= 0");
@@ -137,6 +128,7 @@ ChakraNode convert(const pb::Node& m, const std::string& path, std::vector<std::
       n.comm_tag = integer();
     } else if (name == "pg_name") {
       n.pg_name = attribute_text(a);
+      require_utf8(n.pg_name, path, key, name);
     } else if (name == "involved_dim") {
       const auto f = attribute_flags(a);
       if (!f) throw InputError(path, key, name, "attribute must hold a list of bools");
@@ -155,9 +147,7 @@ ChakraNode convert(const pb::Node& m, const std::string& path, std::vector<std::
     case pb::COMM_SEND_NODE:
       n.kind = NodeKind::send;
       if (!n.comm_dst) throw InputError(path, key, "", "a send without a peer (no comm_dst attribute)");
-      if (n.comm_bytes == 0 && std::none_of(m.attr().begin(), m.attr().end(),
-                                            [](const pb::Attribute& a) { return a.name() == "comm_size"; }))
-        throw InputError(path, key, "", "a send without comm_size");
+      if (!n.comm_size_given) throw InputError(path, key, "", "a send without comm_size");
       break;
     case pb::COMM_RECV_NODE:
       n.kind = NodeKind::recv;
@@ -216,38 +206,20 @@ std::vector<std::uint32_t> topological_positions(const RankTrace& t,
 }  // namespace
 
 RankTrace read_rank_trace(const std::string& path, int rank) {
-  return parse_rank_trace(read_bytes(path), path, rank);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "", "cannot open the trace file");
+  return parse_rank_trace(read_capped(in, k_max_trace_bytes, path, "the trace file"), path, rank);
 }
 
 RankTrace parse_rank_trace(const std::string& bytes, const std::string& path, int rank) {
-  std::string data;
-  std::string_view view = bytes;
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-      static_cast<unsigned char>(bytes[1]) == 0x8b) {
-    // Gzip given as bytes (the fuzz target and tests): inflate in memory.
-    z_stream z{};
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw InputError(path, "", "", "cannot inflate the gzip stream");
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-    z.avail_in = static_cast<uInt>(bytes.size());
-    char buf[1 << 16];
-    int rc = Z_OK;
-    while (rc != Z_STREAM_END) {
-      z.next_out = reinterpret_cast<Bytef*>(buf);
-      z.avail_out = sizeof buf;
-      rc = inflate(&z, Z_NO_FLUSH);
-      if (rc != Z_OK && rc != Z_STREAM_END) {
-        inflateEnd(&z);
-        throw InputError(path, "", "", "truncated or corrupt gzip stream");
-      }
-      data.append(buf, sizeof buf - z.avail_out);
-      if (data.size() > k_max_trace_bytes) {
-        inflateEnd(&z);
-        throw InputError(path, "", "", "larger than 4 GiB decompressed, the most a trace may be");
-      }
-    }
-    inflateEnd(&z);
-    view = data;
-  }
+  // A record protobuf cannot parse is refused with trainsim's one line (below); protobuf's own
+  // line on stderr is silenced while this lives (LogSilencer, not SetLogHandler, which its
+  // header keeps to a program's start: google/protobuf/stubs/logging.h of protobuf 3.21).
+  const google::protobuf::LogSilencer quiet;
+  // Gzip is recognised by its magic bytes, not by the file name; inflated in memory, capped.
+  const bool gzip = starts_as_gzip(bytes);
+  const std::string data = gzip ? gunzip_capped(bytes, k_max_trace_bytes, path, "the trace file") : std::string();
+  const std::string_view view = gzip ? std::string_view(data) : std::string_view(bytes);
   RankTrace t;
   t.path = path;
   t.rank = rank;
@@ -270,7 +242,7 @@ RankTrace parse_rank_trace(const std::string& bytes, const std::string& path, in
     const Record r = records.next("after " + after);
     if (r.at_end) break;
     if (t.nodes.size() == k_max_trace_nodes)
-      throw InputError(path, "", "", "more than 16,777,216 nodes, the most a trace may have");
+      throw InputError(path, "", "", "more than 2,097,152 nodes, the most a trace may have");
     m.Clear();
     if (!parse(m, r.bytes)) throw InputError(path, "after " + after, "", "a record that is not a Chakra Node message");
     data_ids.emplace_back();

@@ -62,6 +62,9 @@ struct Replay {
   std::size_t events_dropped = 0;
   std::vector<double> finish;
   std::vector<bool> ended;  // per rank: played to its last node
+  // per rank: the collectives and receives reached and not yet completed (node -> sequence
+  // number), what a deadlock leaves the rank waiting for
+  std::vector<std::map<std::uint32_t, std::uint64_t>> waiting_at;
   std::vector<std::vector<double>> durations;  // per rank and node: a compute node's seconds
 
   // A played node on the timeline (named `name`, else `fallback`), while there is room.
@@ -76,6 +79,7 @@ struct Replay {
 
   void deliver(const std::vector<Member>& members) {
     for (const auto& [rank, node] : members) {
+      waiting_at[static_cast<size_t>(rank)].erase(node);
       finished[static_cast<size_t>(rank)].push_back(node);
       wake[static_cast<size_t>(rank)]->release();
     }
@@ -111,6 +115,7 @@ struct Replay {
   void arrive_collective(int rank, std::uint32_t node, std::uint64_t seq) {
     const ChakraNode& n = w.ranks[static_cast<size_t>(rank)].nodes[node];
     const std::vector<int>& group = groups.at(n.pg_name);
+    waiting_at[static_cast<size_t>(rank)][node] = seq;
     std::vector<Member>& arrived = coll_arrivals[{n.pg_name, seq}];
     arrived.push_back({rank, node});
     if (arrived.size() < group.size()) return;
@@ -145,6 +150,7 @@ struct Replay {
     const auto key = std::make_tuple(src, dst, n.comm_tag, seq);
     Message& m = messages[key];
     if (!is_send) {
+      waiting_at[static_cast<size_t>(rank)][node] = seq;
       if (m.arrived) {
         messages.erase(key);
         deliver({{rank, node}});
@@ -180,7 +186,38 @@ struct Replay {
   }
 
   void play(int rank);
+  std::string waits(int rank) const;
 };
+
+// What a rank left waiting by a deadlock waits for: each collective or receive it reached and
+// that did not complete, with the ranks that never reached the other end.
+std::string Replay::waits(int rank) const {
+  const RankTrace& t = w.ranks[static_cast<size_t>(rank)];
+  std::string out = "rank " + std::to_string(rank) + " waits at";
+  bool first = true;
+  for (const auto& [node, seq] : waiting_at[static_cast<size_t>(rank)]) {
+    const ChakraNode& n = t.nodes[node];
+    out += std::string(first ? " " : " and ") + node_key(n);
+    first = false;
+    if (n.kind == NodeKind::recv) {
+      out += " for a receive from rank " + std::to_string(*n.comm_src) + " with tag " + std::to_string(n.comm_tag) +
+             ", which rank " + std::to_string(*n.comm_src) + " has not sent";
+      continue;
+    }
+    const std::vector<int>& group = groups.at(n.pg_name);
+    const auto it = coll_arrivals.find({n.pg_name, seq});
+    std::string absent;
+    for (const int r : group) {
+      const bool came = it != coll_arrivals.end() && std::any_of(it->second.begin(), it->second.end(),
+                                                                 [r](const Member& m) { return m.first == r; });
+      if (!came) absent += (absent.empty() ? "" : ", ") + std::to_string(r);
+    }
+    out += " for collective " + std::to_string(seq + 1) + " of process group " +
+           (n.pg_name.empty() ? std::string("(every rank)") : "'" + n.pg_name + "'") + ", not reached by rank " +
+           absent;
+  }
+  return first ? out + " nothing it could name" : out;
+}
 
 void Replay::play(int rank) {
   const RankTrace& t = w.ranks[static_cast<size_t>(rank)];
@@ -348,13 +385,21 @@ ReplayResult replay_workload(const Workload& w, const ClusterSpec& cluster, cons
   r.comm_s.resize(size);
   r.finish.assign(size, 0);
   r.ended.assign(size, false);
+  r.waiting_at.resize(size);
   for (int rank = 0; rank < ranks; ++rank)
     sg4::Actor::create("rank" + std::to_string(rank), platform.host(rank), [&r, rank]() { r.play(rank); });
   sim.run();
+  std::vector<int> stuck;
   for (int rank = 0; rank < ranks; ++rank)
-    if (!r.ended[static_cast<size_t>(rank)])
-      throw InputError(w.ranks[static_cast<size_t>(rank)].path, "", "",
-                       "the replay deadlocks: the ranks wait for one another's sends, receives or collectives");
+    if (!r.ended[static_cast<size_t>(rank)]) stuck.push_back(rank);
+  if (!stuck.empty()) {
+    // One line, however many ranks: the first few named.
+    constexpr size_t k_named = 4;
+    std::string why;
+    for (size_t k = 0; k < std::min(stuck.size(), k_named); ++k) why += (k ? "; " : "") + r.waits(stuck[k]);
+    if (stuck.size() > k_named) why += "; and " + std::to_string(stuck.size() - k_named) + " more ranks";
+    throw InputError(w.prefix, "", "", "the replay deadlocks: " + why);
+  }
 
   ReplayResult out;
   out.replay_time_s = *std::max_element(r.finish.begin(), r.finish.end());

@@ -1,5 +1,6 @@
 #include "sim/workload/workload.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -19,6 +20,11 @@ std::string rank_path(const std::string& prefix, int rank) {
 
 std::string node_key(const ChakraNode& n) {
   return "node " + std::to_string(n.id);
+}
+
+// A comm_size as it was written: a whole number of bytes.
+std::string bytes_text(double bytes) {
+  return std::to_string(static_cast<std::int64_t>(bytes));
 }
 
 void check_peers(const Workload& w) {
@@ -50,6 +56,18 @@ void check_peers(const Workload& w) {
   for (const auto& [key, list] : sends) {
     const auto it = recvs.find(key);
     const size_t matched = it == recvs.end() ? 0 : it->second.size();
+    for (size_t k = 0; k < std::min(list.size(), matched); ++k) {
+      // Both ends state the size where both have comm_size (a receive may lack it: some
+      // producers leave it out, and the send's size is the transfer's then).
+      const ChakraNode& send = *list[k];
+      const ChakraNode& recv = *it->second[k];
+      if (send.comm_size_given && recv.comm_size_given && send.comm_bytes != recv.comm_bytes)
+        throw InputError(file_of[&send]->path, node_key(send), "comm_size = " + bytes_text(send.comm_bytes),
+                         "the send's size differs from its receive's, " + file_of[&recv]->path + " " + node_key(recv) +
+                             " comm_size = " + bytes_text(recv.comm_bytes) +
+                             " (matched in order per source, destination and tag " + std::to_string(send.comm_tag) +
+                             ")");
+    }
     if (list.size() > matched) refuse(list[matched], true, std::get<1>(key));
   }
   for (const auto& [key, list] : recvs) {

@@ -7,16 +7,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "support/address_sanitizer.hpp"
 #include "support/run_trainsim.hpp"
-
-// ASan reserves terabytes of address space: `ulimit -v` cannot hold a sanitized build.
-#if defined(__SANITIZE_ADDRESS__)
-#define TRAINSIM_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TRAINSIM_UNDER_ASAN 1
-#endif
-#endif
 
 namespace trainsim {
 namespace {
@@ -53,6 +45,22 @@ void expect_refused(const std::vector<std::string>& args, const std::vector<std:
 
 TEST_F(ResourceLimits, CollectiveFromZeroBytes) {
   expect_refused({"collective", "-b", "0"}, {"--minbytes", "must be >= 1", "never grows"});
+}
+
+// A file without end (stat says 0 bytes) is read up to the reader's cap and refused there.
+TEST_F(ResourceLimits, ScenarioFileWithoutEnd) {
+  expect_refused({"run", "/dev/zero"},
+                 {"/dev/zero: the scenario or sweep file holds more than 16 MiB, the most trainsim reads"});
+}
+
+TEST_F(ResourceLimits, SweepFileWithoutEnd) {
+  expect_refused({"sweep", "/dev/zero"},
+                 {"/dev/zero: the scenario or sweep file holds more than 16 MiB, the most trainsim reads"});
+}
+
+TEST_F(ResourceLimits, CalibrationTableWithoutEnd) {
+  expect_refused({"run", k_default, "--set", "cluster.calibration=/dev/zero"},
+                 {"/dev/zero: the calibration table holds more than 64 MiB, the most trainsim reads"});
 }
 
 TEST_F(ResourceLimits, CollectiveOfZeroBytesOnly) {

@@ -13,6 +13,8 @@
 #include "profile/kineto_fixture.hpp"
 #include "profile/trace_support.hpp"
 #include "sim/compute/calibration_table.hpp"
+#include "support/address_sanitizer.hpp"
+#include "support/gzip_bomb.hpp"
 #include "support/run_trainsim.hpp"
 
 namespace trainsim {
@@ -276,6 +278,22 @@ TEST(CalibrateCommand, OutThatIsTheTraceIsRefusedAndTheTraceKept) {
     EXPECT_EQ(slurp(trace), bytes);
   }
   EXPECT_TRUE(fs::is_symlink(link));
+}
+
+// About 6 MB of gzip inflating to 6 GiB (the case): refused once 256 MiB are inflated,
+// in seconds, under a 4 GB address-space limit, with one line.
+TEST(CalibrateCommand, GzipBombRefusedAtTheCap) {
+#ifdef TRAINSIM_UNDER_ASAN
+  GTEST_SKIP() << "ulimit -v cannot hold an AddressSanitizer build";
+#endif
+  const std::string trace = fresh_dir("bomb") + "/trace.json.gz";
+  testing::write_gzip_bomb(trace, std::size_t{6} << 30);
+  const auto r = testing::run_trainsim_limited({"calibrate", "--from-profile", trace}, 4'000'000, 20);
+  ASSERT_NE(r.exit_code, 124) << "timed out";
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "trainsim: " + trace + ": the profiler trace inflates to more than 256 MiB, the most trainsim reads\n");
 }
 
 }  // namespace

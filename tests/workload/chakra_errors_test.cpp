@@ -137,6 +137,22 @@ TEST(ChakraErrors, ReceiveWithoutItsSend) {
       "w.1.et: node 4: a receive without its send in w.0.et (matched in order per source, destination and tag 0)");
 }
 
+TEST(ChakraErrors, SendAndReceiveOfDifferentSizes) {
+  EXPECT_EQ(workload_error({{make_node(1, pb::COMP_NODE, {}, 1), make_send(2, 1, 1024, {1})}, {make_recv(7, 0, 4096)}}),
+            "w.0.et: node 2 = 'comm_size = 1024': the send's size differs from its receive's, w.1.et node 7 "
+            "comm_size = 4096 (matched in order per source, destination and tag 0)");
+  // A receive without comm_size (some producers leave it out) takes the send's.
+  pb::Node unsized = make_node(7, pb::COMM_RECV_NODE);
+  add_int32(unsized, "comm_src", 0);
+  EXPECT_EQ(workload_error({{make_send(2, 1, 1024)}, {unsized}}), "(accepted)");
+}
+
+TEST(ChakraErrors, NodeNameNotUtf8) {
+  pb::Node n = make_node(3, pb::COMP_NODE, {}, 1);
+  n.set_name("ok\xc3");  // a two-byte sequence cut short
+  EXPECT_EQ(error_of(encode_trace({n})), "bad.0.et: node 3: the name is not UTF-8 text (byte 3 of 3)");
+}
+
 TEST(ChakraErrors, PeerOutsideTheWorkload) {
   EXPECT_EQ(workload_error({{make_send(1, 5, 64)}, {}}),
             "w.0.et: node 1 = 'comm_dst = 5': the peer must be another rank of the workload (0 to 1)");

@@ -1,0 +1,15 @@
+#pragma once
+// Whether input text is UTF-8: everything trainsim prints or writes as JSON, HDF5 strings or
+// one-line messages must be, so readers check the text they keep (scenario files, Chakra node
+// and process-group names) at the boundary.
+
+#include <cstddef>
+#include <string_view>
+
+namespace trainsim {
+
+/// The offset of the first byte that does not belong to valid UTF-8 (RFC 3629: no overlong
+/// forms, no surrogates, nothing above U+10FFFF), or std::string_view::npos.
+std::size_t first_invalid_utf8(std::string_view text);
+
+}  // namespace trainsim
