@@ -20,6 +20,7 @@
 #include "sim/cli/formatted_number.hpp"
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/full_platform_limit.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
 #include "sim/core/progress_line.hpp"
@@ -41,10 +42,9 @@ namespace eng = trainsim::engine;
 
 constexpr const char* k_command = "trainsim collective";
 
-// The largest collective simulated: the scenario rules' largest cluster, 2^20 GPUs
-// (sim/scenario/scenario_rules.hpp). Memory grows linearly with the GPUs since issue 18
-// (sim/README.md, "Benchmarks and scale": a 1 GiB all-reduce on 2^20 GPUs needs 2.8 GB as a tree, 3.4 GB as a ring).
-constexpr int k_max_gpus = static_cast<int>(k_max_cluster_endpoints);
+// The largest collective simulated: every GPU is an actor on a platform of the whole cluster
+// (full_platform_limit.hpp says what 2^17 costs and why 2^20 did not fit 4 GB).
+constexpr int k_max_gpus = k_max_full_platform_gpus;
 
 // The largest size: 1 TiB, beyond any GPU's memory (H200: 141 GB), so beyond any buffer
 // nccl-tests could allocate; it keeps byte counts exact in doubles and in uint64 JSON.
@@ -161,7 +161,7 @@ ClusterSpec cluster_of(const Options& o, bool gpus_given, int& gpus) {
   if (gpus_given && o.gpus > k_max_gpus)
     throw InputError(k_command, "--gpus", std::to_string(o.gpus),
                      "at most " + std::to_string(k_max_gpus) +
-                         " GPUs (2^20, the largest cluster a scenario may have; memory grows with the GPUs)");
+                         " GPUs (2^17: every GPU is simulated, and memory grows with the GPUs)");
   if (!o.scenario.empty() && !o.cluster.empty())
     throw InputError(k_command, "--cluster", o.cluster, "give either a SCENARIO or --cluster, not both");
   ClusterSpec c;
@@ -169,7 +169,11 @@ ClusterSpec cluster_of(const Options& o, bool gpus_given, int& gpus) {
     if (!o.fabric.empty())
       throw InputError(k_command, "--fabric", o.fabric, "set cluster.fabric with --set for a SCENARIO");
     c = load_scenario(o.scenario, o.overrides).cluster;
-    gpus = gpus_given ? o.gpus : std::min(c.total_gpus(), k_max_gpus);
+    if (!gpus_given && c.total_gpus() > k_max_gpus)
+      throw InputError(k_command, "--gpus", "",
+                       "the scenario's cluster has " + std::to_string(c.total_gpus()) + " GPUs, more than the " +
+                           std::to_string(k_max_gpus) + " a collective simulates: give --gpus N");
+    gpus = gpus_given ? o.gpus : c.total_gpus();
     if (gpus > c.total_gpus())
       throw InputError(k_command, "--gpus", std::to_string(gpus),
                        "the scenario's cluster has " + std::to_string(c.total_gpus()) + " GPUs");

@@ -18,6 +18,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/command_line.hpp"
+#include "sim/cli/full_platform_limit.hpp"
 #include "sim/cli/formatted_number.hpp"
 #include "sim/compute/roofline_compute_model.hpp"
 #include "sim/core/checked_output.hpp"
@@ -102,10 +103,13 @@ ClusterSpec cluster_of(const Options& o, int ranks) {
     throw InputError(k_command, "--cluster", o.cluster, rule);
   }
   ClusterSpec c = *preset;
-  const int max_nodes = static_cast<int>(k_max_cluster_endpoints) / c.gpus_per_node;
+  // Every GPU of the cluster is built, whatever the ranks (full_platform_limit.hpp).
+  const int max_nodes = k_max_full_platform_gpus / c.gpus_per_node;
   if (o.nodes_given) {
     if (o.nodes < 1 || o.nodes > max_nodes)
-      throw InputError(k_command, "--nodes", std::to_string(o.nodes), "must be 1 to " + std::to_string(max_nodes));
+      throw InputError(k_command, "--nodes", std::to_string(o.nodes),
+                       "must be 1 to " + std::to_string(max_nodes) + " (" + std::to_string(k_max_full_platform_gpus) +
+                           " GPUs, the most a replay's cluster has: every GPU is simulated)");
     c.nodes = o.nodes;
   } else {
     // Whole NVLink domains (whole nodes on DGX/HGX; whole racks on NVL72), as collective does.
