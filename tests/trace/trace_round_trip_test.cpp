@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 #include <type_traits>
 
 #include "sim/core/error.hpp"
@@ -30,9 +31,12 @@ std::string temp_path(const std::string& name) {
 RunResult sample_run() {
   RunResult r;
   int i = 0;
-  for_each_run_field(r, [&i](const char*, auto& value) {
+  for_each_run_field(r, [&i](const char* name, auto& value) {
     ++i;
-    value = static_cast<std::decay_t<decltype(value)>>(i * 1000 + 0.25);
+    // Fractions within [0, 1], as the writer checks (sim/core/checked_output.hpp).
+    const std::string_view n = name;
+    const bool fraction = n.ends_with("_ratio") || n.ends_with("_fraction");
+    value = static_cast<std::decay_t<decltype(value)>>(fraction ? i / 1000.0 : i * 1000 + 0.25);
   });
   r.interruptions = {{3600.5, 3, "Faulty GPU", false, 1234.125, 700.0, 4},
                      {7200.25, -1, "planned maintenance", true, 0.0, 900.5, 4},
