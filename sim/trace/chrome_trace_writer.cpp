@@ -1,7 +1,9 @@
 #include "sim/trace/chrome_trace_writer.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -24,10 +26,18 @@ int stream_index(const std::string& stream) {
   return static_cast<int>(k_streams.size());
 }
 
-// Microseconds with nanosecond resolution; fixed formatting keeps equal inputs byte-equal.
-std::string micros(double seconds) {
+// A time in whole nanoseconds, the trace's resolution. A slice's start and end are rounded,
+// and its duration is their difference: rounding the duration on its own let a slice end 1 ns
+// after its neighbour began, and Perfetto drops such overlapping slices (issue 55).
+long long nanoseconds(double seconds) {
+  return std::llround(seconds * 1e9);
+}
+
+// Microseconds with nanosecond resolution, from whole nanoseconds: exact, and equal inputs
+// byte-equal.
+std::string micros(long long ns) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3f", seconds * 1e6);
+  std::snprintf(buf, sizeof buf, "%s%lld.%03lld", ns < 0 ? "-" : "", std::llabs(ns) / 1000, std::llabs(ns) % 1000);
   return buf;
 }
 
@@ -87,7 +97,8 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
       out << (first ? "" : ",\n") << "{\"ph\":\"X\",\"name\":"
           << nlohmann::json(e.kind).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
           << ",\"cat\":" << nlohmann::json(e.stream).dump() << ",\"pid\":" << node << ",\"tid\":" << tid
-          << ",\"ts\":" << micros(e.start_s) << ",\"dur\":" << micros(e.end_s - e.start_s)
+          << ",\"ts\":" << micros(nanoseconds(e.start_s))
+          << ",\"dur\":" << micros(nanoseconds(e.end_s) - nanoseconds(e.start_s))
           << ",\"args\":{\"step\":" << e.step << ",\"stage\":" << e.stage << ",\"replica\":" << e.replica
           << ",\"layer\":" << e.layer << ",\"microbatch\":" << e.microbatch
           << ",\"bytes\":" << nlohmann::json(e.bytes).dump() << ",\"flops\":" << nlohmann::json(e.flops).dump()
