@@ -25,6 +25,12 @@ constexpr int k_version = 1;
 constexpr std::uintmax_t k_max_manifest_bytes = 1 << 20;
 constexpr std::size_t k_crc_chunk_bytes = 1 << 20;
 
+// `dir` without the slashes that may end it ("out/" is the folder "out"; "/" stays).
+std::string without_trailing_slashes(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
 std::string folder_of(const std::string& prefix) {
   const fs::path parent = fs::path(prefix).parent_path();
   return parent.empty() ? "." : parent.string();
@@ -103,42 +109,42 @@ void remove_export(const std::string& folder) {
 
 }  // namespace
 
-void ExportFolder::check(const std::string& dir, const std::string& command, const std::string& option) {
-  if (dir.empty()) throw InputError(command, option, dir, "needs a folder name");
+void ExportFolder::check(const std::string& given, const std::string& command, const std::string& option) {
+  if (given.empty()) throw InputError(command, option, given, "needs a folder name");
+  const std::string dir = without_trailing_slashes(given);
   std::error_code ec;
   const fs::file_status st = fs::status(dir, ec);
   if (fs::exists(st) && !fs::is_directory(st))
-    throw InputError(command, option, dir, "names a file, not a folder: give a folder for the traces");
+    throw InputError(command, option, given, "names a file, not a folder: give a folder for the traces");
   if (fs::exists(st)) {
     std::optional<nlohmann::json> manifest;
     try {
       manifest = read_manifest(dir);
     } catch (const InputError& e) {
-      throw InputError(command, option, dir, std::string("holds a damaged export manifest (") + e.what() + ")");
+      throw InputError(command, option, given, std::string("holds a damaged export manifest (") + e.what() + ")");
     }
     const std::set<std::string> ours = manifest ? export_names(*manifest) : std::set<std::string>{};
     for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
       const std::string name = e.path().filename().string();
       if (ours.count(name) || is_temporary_name(name)) continue;
-      throw InputError(command, option, dir,
+      throw InputError(command, option, given,
                        "holds '" + name + "', which no export of trainsim wrote: give a new or empty folder, or " +
                            "an earlier export's, so that nothing of yours is replaced");
     }
   }
   const fs::path parent = fs::absolute(dir, ec).lexically_normal().parent_path();
   fs::create_directories(parent, ec);
-  if (ec) throw InputError(command, option, dir, "cannot create the folder '" + parent.string() + "': " + ec.message());
+  if (ec) throw InputError(command, option, given, "cannot create the folder '" + parent.string() + "': " + ec.message());
   // The set is built beside DIR: its parent must take a new folder (a probe, since root
   // passes access(2) on read-only mounts).
   const std::string probe = temporary_name((parent / "export-probe").string());
   if (!fs::create_directory(probe, ec) || ec)
-    throw InputError(command, option, dir,
+    throw InputError(command, option, given,
                      "cannot create a folder in '" + parent.string() + "': " + (ec ? ec.message() : "it exists"));
   fs::remove(probe, ec);
 }
 
-ExportFolder::ExportFolder(std::string dir) : dir_(std::move(dir)) {
-  while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
+ExportFolder::ExportFolder(std::string dir) : dir_(without_trailing_slashes(std::move(dir))) {
   temp_dir_ = temporary_name(dir_);
   std::error_code ec;
   fs::remove_all(temp_dir_, ec);  // an earlier process of the same host and pid
