@@ -25,10 +25,11 @@ constexpr int k_version = 1;
 constexpr std::uintmax_t k_max_manifest_bytes = 1 << 20;
 constexpr std::size_t k_crc_chunk_bytes = 1 << 20;
 
-// `dir` without the slashes that may end it ("out/" is the folder "out"; "/" stays).
-std::string without_trailing_slashes(std::string dir) {
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return dir;
+// `dir` as the folder it names: "out/", "out/." and "x/../out" are "out" ("/" stays).
+std::string folder_name(const std::string& dir) {
+  std::string name = fs::path(dir).lexically_normal().string();
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  return name;
 }
 
 std::string folder_of(const std::string& prefix) {
@@ -111,8 +112,17 @@ void remove_export(const std::string& folder) {
 
 void ExportFolder::check(const std::string& given, const std::string& command, const std::string& option) {
   if (given.empty()) throw InputError(command, option, given, "needs a folder name");
-  const std::string dir = without_trailing_slashes(given);
+  const std::string dir = folder_name(given);
   std::error_code ec;
+  // The folder is renamed aside and replaced: never the current folder or one holding it (a
+  // shell left in a removed folder), nor the root.
+  fs::path whole = fs::absolute(dir, ec).lexically_normal();
+  if (whole.filename().empty()) whole = whole.parent_path();  // "out/." and "out/" are "out"
+  const fs::path here = fs::current_path(ec).lexically_normal();
+  const auto [end, rest] = std::mismatch(whole.begin(), whole.end(), here.begin(), here.end());
+  if (whole == whole.root_path() || end == whole.end())
+    throw InputError(command, option, given,
+                     "is the current folder or holds it: give the traces a folder of their own (it is replaced whole)");
   const fs::file_status st = fs::status(dir, ec);
   if (fs::exists(st) && !fs::is_directory(st))
     throw InputError(command, option, given, "names a file, not a folder: give a folder for the traces");
@@ -132,7 +142,7 @@ void ExportFolder::check(const std::string& given, const std::string& command, c
                            "an earlier export's, so that nothing of yours is replaced");
     }
   }
-  const fs::path parent = fs::absolute(dir, ec).lexically_normal().parent_path();
+  const fs::path parent = whole.parent_path();
   fs::create_directories(parent, ec);
   if (ec) throw InputError(command, option, given, "cannot create the folder '" + parent.string() + "': " + ec.message());
   // The set is built beside DIR: its parent must take a new folder (a probe, since root
@@ -144,7 +154,7 @@ void ExportFolder::check(const std::string& given, const std::string& command, c
   fs::remove(probe, ec);
 }
 
-ExportFolder::ExportFolder(std::string dir) : dir_(without_trailing_slashes(std::move(dir))) {
+ExportFolder::ExportFolder(std::string dir) : dir_(folder_name(std::move(dir))) {
   temp_dir_ = temporary_name(dir_);
   std::error_code ec;
   fs::remove_all(temp_dir_, ec);  // an earlier process of the same host and pid

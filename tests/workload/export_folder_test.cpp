@@ -99,6 +99,17 @@ TEST(ExportFolder, AFolderOfTheUsersIsRefusedAndLeftAsItWas) {
   std::ofstream(out / "analysis.ipynb") << "{}";
   expect_one_line_error(run_trainsim({"run", k_tiny, "--chakra-out", out.string()}), "'analysis.ipynb'");
   EXPECT_TRUE(fs::exists(out / "step.7.et"));
+  // The current folder (empty or not) is never replaced: the shell in it would be left in a
+  // removed folder.
+  const fs::path empty = dir / "empty";
+  fs::create_directories(empty);
+  for (const std::string& name : std::vector<std::string>{".", "./", empty.string(), dir.string()}) {
+    SCOPED_TRACE(name);
+    expect_one_line_error(run_trainsim_after("cd '" + empty.string() + "' && exec ",
+                                             {"run", k_tiny, "--chakra-out", name}),
+                          "is the current folder or holds it");
+  }
+  EXPECT_TRUE(fs::is_directory(empty));
 }
 
 }  // namespace
