@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "support/run_trainsim.hpp"
@@ -127,6 +128,32 @@ TEST(Cli, ScalingRejectsAnUnevenSplit) {
 
 namespace trainsim {
 namespace {
+
+// Issue 55: a layout that does not fit printed like one that does in --json, and a script
+// took it. --json says whether it fits, and stderr says it does not in every output mode.
+TEST(Cli, RunSaysWhetherTheLayoutFits) {
+  const std::string scenario = testing::source_path("scenarios/default.ini");
+  const auto fits = testing::run_trainsim({"run", scenario, "--json"});
+  ASSERT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_EQ(fits.err, "");
+  const auto j = nlohmann::json::parse(fits.out);
+  EXPECT_TRUE(j["fits"].get<bool>());
+  EXPECT_EQ(j["headroom_bytes"].get<double>(),
+            j["capacity_bytes"].get<double>() - j["peak_memory_bytes"].get<double>());
+  EXPECT_GT(j["headroom_bytes"].get<double>(), 0);
+
+  const auto big = testing::run_trainsim({"run", scenario, "--json", "--set", "training.micro_batch=16"});
+  ASSERT_EQ(big.exit_code, 0) << big.err;
+  const auto b = nlohmann::json::parse(big.out);
+  EXPECT_FALSE(b["fits"].get<bool>());
+  EXPECT_LT(b["headroom_bytes"].get<double>(), 0);
+  const auto table = testing::run_trainsim({"run", scenario, "--set", "training.micro_batch=16"});
+  for (const std::string& err : {big.err, table.err}) {
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_EQ(err.rfind("trainsim run: warning: peak memory ", 0), 0u) << err;
+    EXPECT_NE(err.find("the step would not run as configured"), std::string::npos) << err;
+  }
+}
 
 TEST(Cli, RunWithADurationSimulatesTheRun) {
   const auto r = testing::run_trainsim({"run", testing::source_path("scenarios/default.ini"), "--json", "--set",
