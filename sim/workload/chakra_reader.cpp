@@ -205,10 +205,14 @@ std::vector<std::uint32_t> topological_positions(const RankTrace& t,
 
 }  // namespace
 
-RankTrace read_rank_trace(const std::string& path, int rank) {
+std::string read_rank_trace_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "", "cannot open the trace file");
-  return parse_rank_trace(read_capped(in, k_max_trace_bytes, path, "the trace file"), path, rank);
+  return read_capped(in, k_max_trace_bytes, path, "the trace file");
+}
+
+RankTrace read_rank_trace(const std::string& path, int rank) {
+  return parse_rank_trace(read_rank_trace_bytes(path), path, rank);
 }
 
 RankTrace parse_rank_trace(const std::string& bytes, const std::string& path, int rank) {

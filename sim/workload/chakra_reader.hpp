@@ -30,6 +30,10 @@ inline constexpr std::size_t k_max_trace_nodes = std::size_t{1} << 21;
 /// dropped and counted).
 RankTrace read_rank_trace(const std::string& path, int rank);
 
+/// The bytes of one rank's file as it is stored (gzip or not), at most k_max_trace_bytes.
+/// Throws InputError for a file that cannot be opened or passes the cap.
+std::string read_rank_trace_bytes(const std::string& path);
+
 /// Parses one rank's trace from its bytes (gzip or not); `path` names it in errors.
 RankTrace parse_rank_trace(const std::string& bytes, const std::string& path, int rank);
 

@@ -37,21 +37,14 @@ std::string folder_of(const std::string& prefix) {
   return parent.empty() ? "." : parent.string();
 }
 
-// The size and CRC-32 (zlib's) of a file; nullopt when it cannot be read.
-std::optional<std::pair<std::uint64_t, std::uint32_t>> size_and_crc(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::vector<char> buffer(k_crc_chunk_bytes);
+// zlib's CRC-32 of `bytes`, fed in pieces (its length argument is 32 bits).
+std::uint32_t crc32_of(std::string_view bytes) {
   uLong crc = ::crc32(0L, Z_NULL, 0);
-  std::uint64_t bytes = 0;
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    const auto n = static_cast<std::size_t>(in.gcount());
-    crc = ::crc32(crc, reinterpret_cast<const Bytef*>(buffer.data()), static_cast<uInt>(n));
-    bytes += n;
+  for (std::size_t at = 0; at < bytes.size(); at += k_crc_chunk_bytes) {
+    const std::size_t n = std::min(k_crc_chunk_bytes, bytes.size() - at);
+    crc = ::crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + at), static_cast<uInt>(n));
   }
-  if (in.bad()) return std::nullopt;
-  return std::make_pair(bytes, static_cast<std::uint32_t>(crc));
+  return static_cast<std::uint32_t>(crc);
 }
 
 // The manifest of `folder` as JSON, nullopt when there is none. Throws InputError for one
@@ -172,14 +165,13 @@ void ExportFolder::add_rank(int rank, const std::vector<ExportNode>& nodes, int 
   const std::string file = fs::path(export_prefix(temp_dir_)).filename().string() + "." + std::to_string(rank) + ".et";
   const std::string path = (fs::path(temp_dir_) / file).string();
   const std::string final_path = (fs::path(dir_) / file).string();  // what messages name
+  const std::string bytes = chakra_trace_bytes(nodes, rank, world);
   try {
-    write_chakra_trace(path, nodes, rank, world);
+    write_file_atomically(path, bytes);
   } catch (const OutputError& e) {
     throw OutputError(final_path, e.reason());
   }
-  const auto sc = size_and_crc(path);
-  if (!sc) throw OutputError(final_path, "cannot read it back from " + temp_dir_);
-  written_.push_back({rank, file, sc->first, sc->second});
+  written_.push_back({rank, file, bytes.size(), crc32_of(bytes)});
 }
 
 void ExportFolder::commit() {
@@ -215,32 +207,35 @@ void ExportFolder::commit() {
   remove_export(aside);
 }
 
-int verify_export_manifest(const std::string& prefix) {
+std::optional<ExportManifest> read_export_manifest(const std::string& prefix) {
   const std::string folder = folder_of(prefix);
   const std::optional<nlohmann::json> m = read_manifest(folder);
-  if (!m || (*m)["prefix"].get<std::string>() != fs::path(prefix).filename().string()) return -1;
-  const std::string manifest = (fs::path(folder) / k_export_manifest).string();
-  std::vector<int> ranks;
-  for (const nlohmann::json& r : (*m)["ranks"]) {
-    const std::string path = (fs::path(folder) / r["file"].get<std::string>()).string();
-    const auto sc = size_and_crc(path);
-    if (!sc)
-      throw InputError(path, "", "", "missing or unreadable, though " + manifest + " lists it: the export is incomplete");
-    if (sc->first != r["bytes"].get<std::uint64_t>() || sc->second != r["crc32"].get<std::uint32_t>())
-      throw InputError(path, "", "",
-                       "is not the file the export wrote (" + std::to_string(sc->first) + " bytes, CRC-32 " +
-                           std::to_string(sc->second) + "; " + manifest + " says " +
-                           std::to_string(r["bytes"].get<std::uint64_t>()) + " bytes, CRC-32 " +
-                           std::to_string(r["crc32"].get<std::uint32_t>()) + ")");
-    ranks.push_back(r["rank"].get<int>());
-  }
-  std::sort(ranks.begin(), ranks.end());
-  for (size_t i = 0; i < ranks.size(); ++i)
-    if (ranks[i] != static_cast<int>(i))
-      throw InputError(manifest, "ranks", std::to_string(ranks[i]),
-                       "the export lacks rank " + std::to_string(i) +
+  if (!m || (*m)["prefix"].get<std::string>() != fs::path(prefix).filename().string()) return std::nullopt;
+  ExportManifest out;
+  out.path = (fs::path(folder) / k_export_manifest).string();
+  std::vector<std::pair<int, ExportManifest::File>> by_rank;
+  for (const nlohmann::json& r : (*m)["ranks"])
+    by_rank.push_back({r["rank"].get<int>(), {r["bytes"].get<std::uint64_t>(), r["crc32"].get<std::uint32_t>()}});
+  std::stable_sort(by_rank.begin(), by_rank.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [rank, file] : by_rank) {
+    const int expected = static_cast<int>(out.ranks.size());
+    if (rank != expected)
+      throw InputError(out.path, "ranks", std::to_string(rank),
+                       "the export lacks rank " + std::to_string(expected) +
                            " (written with --ranks): a replay needs ranks 0 to N-1");
-  return static_cast<int>(ranks.size());
+    out.ranks.push_back(file);
+  }
+  return out;
+}
+
+void check_exported_file(const ExportManifest& m, int rank, const std::string& path, std::string_view bytes) {
+  const ExportManifest::File& want = m.ranks.at(static_cast<std::size_t>(rank));
+  const std::uint32_t crc = crc32_of(bytes);
+  if (bytes.size() != want.bytes || crc != want.crc32)
+    throw InputError(path, "", "",
+                     "is not the file the export wrote (" + std::to_string(bytes.size()) + " bytes, CRC-32 " +
+                         std::to_string(crc) + "; " + m.path + " says " + std::to_string(want.bytes) + " bytes, CRC-32 " +
+                         std::to_string(want.crc32) + ")");
 }
 
 }  // namespace trainsim::workload

@@ -7,11 +7,14 @@
 // manifest last (chakra-export.json: the world's size, and each rank's file with its size and
 // CRC-32), then renamed into place. An existing DIR is replaced only when it is empty or an
 // earlier export's, and then only what that export wrote is removed. `replay` of a prefix whose
-// folder has a manifest for it checks every file against it (read_workload,
-// verify_export_manifest); traces from elsewhere have no manifest and are read as before.
+// folder has a manifest for it checks every file against it as it reads them (read_workload:
+// read_export_manifest, check_exported_file); traces from elsewhere have no manifest and are
+// read as before.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/workload/step_export.hpp"
@@ -60,10 +63,23 @@ class ExportFolder {
   bool committed_ = false;
 };
 
-/// When the folder of `prefix` holds an export manifest for it: throws InputError (the
-/// manifest or the rank file, the rule) unless every rank file it lists is there with its
-/// size and CRC-32, and the ranks are 0 to N-1 (`--ranks 0-7` exports replay; `--ranks 3,9`
-/// ones do not). Returns the number of ranks the manifest lists, or -1 without a manifest.
-int verify_export_manifest(const std::string& prefix);
+/// An export's manifest as `replay` checks against it: each rank's file, by rank.
+struct ExportManifest {
+  struct File {
+    std::uint64_t bytes = 0;
+    std::uint32_t crc32 = 0;
+  };
+  std::string path;         ///< the manifest file, for messages
+  std::vector<File> ranks;  ///< ranks 0 to N-1
+};
+
+/// The manifest the folder of `prefix` holds for it, or nullopt when there is none (traces
+/// from elsewhere). Throws InputError for a manifest that is not one of ours, and for ranks
+/// that are not 0 to N-1 (`--ranks 0-7` exports replay; `--ranks 3,9` ones do not).
+std::optional<ExportManifest> read_export_manifest(const std::string& prefix);
+
+/// Throws InputError (`path`, the rule) unless `bytes` are rank `rank`'s file as the export
+/// wrote it: its size and CRC-32 (rank < m.ranks.size()).
+void check_exported_file(const ExportManifest& m, int rank, const std::string& path, std::string_view bytes);
 
 }  // namespace trainsim::workload

@@ -9,7 +9,6 @@
 
 #include "chakra_et.pb.h"
 #include "sim/core/error.hpp"
-#include "sim/core/output_file.hpp"
 #include "sim/step/gradient_groups.hpp"
 #include "sim/workload/comm_types.hpp"
 
@@ -329,7 +328,7 @@ pb::NodeType node_type(NodeKind k) {
 
 }  // namespace
 
-void write_chakra_trace(const std::string& path, const std::vector<ExportNode>& nodes, int rank, int world) {
+std::string chakra_trace_bytes(const std::vector<ExportNode>& nodes, int rank, int world) {
   std::ostringstream bytes;
   pb::GlobalMetadata meta;
   meta.set_version("0.0.4");
@@ -368,9 +367,7 @@ void write_chakra_trace(const std::string& path, const std::vector<ExportNode>& 
     }
     google::protobuf::util::SerializeDelimitedToOstream(n, &bytes);
   }
-  AtomicOutputFile file(path);
-  file.append(bytes.str());
-  file.commit();
+  return bytes.str();
 }
 
 std::string export_prefix(const std::string& dir) {

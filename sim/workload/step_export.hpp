@@ -92,9 +92,9 @@ class StepExport {
 /// (option "--ranks").
 std::vector<int> parse_rank_list(const std::string& text, int world);
 
-/// Writes `nodes` as `path` (GlobalMetadata then the nodes, each varint-length-delimited;
-/// atomically, sim/core/output_file.hpp).
-void write_chakra_trace(const std::string& path, const std::vector<ExportNode>& nodes, int rank, int world);
+/// `nodes` as the bytes of a rank's trace file: GlobalMetadata then the nodes, each
+/// varint-length-delimited (ExportFolder writes them, export_folder.hpp).
+std::string chakra_trace_bytes(const std::vector<ExportNode>& nodes, int rank, int world);
 
 /// The file prefix of an export into `dir`: `<dir>/step`, whose traces are step.<rank>.et.
 std::string export_prefix(const std::string& dir);

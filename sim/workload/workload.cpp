@@ -139,17 +139,24 @@ Workload read_workload(const std::string& prefix) {
   if (!std::filesystem::exists(rank_path(prefix, 0)))
     throw InputError(rank_path(prefix, 0), "", "",
                      "no such file: a workload PREFIX names the files PREFIX.0.et, PREFIX.1.et, ... (one per rank)");
-  // A trainsim export is checked whole against its manifest first (export_folder.hpp): a set
-  // cut short or changed since is refused, never replayed as a smaller job.
-  const int exported = verify_export_manifest(prefix);
+  // A trainsim export is checked against its manifest (export_folder.hpp), each file as it is
+  // read: a set cut short or changed since is refused, never replayed as a smaller job.
+  const std::optional<ExportManifest> exported = read_export_manifest(prefix);
+  const int listed = exported ? static_cast<int>(exported->ranks.size()) : -1;
   for (int r = 0; std::filesystem::exists(rank_path(prefix, r)); ++r) {
+    const std::string path = rank_path(prefix, r);
     if (r == k_max_workload_ranks)
-      throw InputError(rank_path(prefix, r), "", "", "more than 4,096 ranks, the most a workload may have");
-    if (r == exported)
-      throw InputError(rank_path(prefix, r), "", "",
-                       "not part of the export (its manifest lists ranks 0 to " + std::to_string(exported - 1) + ")");
-    w.ranks.push_back(read_rank_trace(rank_path(prefix, r), r));
+      throw InputError(path, "", "", "more than 4,096 ranks, the most a workload may have");
+    if (r == listed)
+      throw InputError(path, "", "",
+                       "not part of the export (its manifest lists ranks 0 to " + std::to_string(listed - 1) + ")");
+    const std::string bytes = read_rank_trace_bytes(path);
+    if (exported) check_exported_file(*exported, r, path, bytes);
+    w.ranks.push_back(parse_rank_trace(bytes, path, r));
   }
+  if (exported && static_cast<int>(w.ranks.size()) < listed)
+    throw InputError(rank_path(prefix, static_cast<int>(w.ranks.size())), "", "",
+                     "missing or unreadable, though " + exported->path + " lists it: the export is incomplete");
   check_workload(w);
   return w;
 }
