@@ -39,17 +39,6 @@ std::string host_and_pid() {
   return std::string(host) + "." + std::to_string(::getpid());
 }
 
-// Creates and removes a file in `dir`: the one test that holds for root too (access(2) passes
-// on /proc and on some read-only mounts). Empty when it worked, else the system's reason.
-std::optional<std::string> refuses_new_files(const fs::path& dir) {
-  const std::string probe = (dir / temporary_file_name("write-probe")).string();
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return system_reason(errno);
-  ::close(fd);
-  ::unlink(probe.c_str());
-  return std::nullopt;
-}
-
 // The target of `path`, or the rule it breaks.
 struct Resolution {
   OutputTarget target;
@@ -75,7 +64,7 @@ Resolution resolve(const std::string& path) {
     case fs::file_type::regular: {
       const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
       if (!fs::is_directory(parent, ec)) return {r.target, "the directory '" + parent.string() + "' does not exist"};
-      if (const auto reason = refuses_new_files(parent))
+      if (const auto reason = refuses_new_files(parent.string()))
         return {r.target, "cannot create a file in the directory '" + parent.string() + "': " + *reason};
       return r;
     }
@@ -161,11 +150,20 @@ OutputTarget output_target(const std::string& path, const std::string& option) {
   if (!r.problem.empty()) throw InputError("", option, path, r.problem);
   if (r.target.write_through) {
     const fs::path dir = fs::path(write_through_temporary(r.target)).parent_path();
-    if (const auto reason = refuses_new_files(dir))
+    if (const auto reason = refuses_new_files(dir.string()))
       throw InputError("", option, path,
                        "needs a temporary file in '" + dir.string() + "' (TMPDIR), which refuses one: " + *reason);
   }
   return r.target;
+}
+
+std::optional<std::string> refuses_new_files(const std::string& dir) {
+  const std::string probe = (fs::path(dir) / temporary_file_name("write-probe")).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return system_reason(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return std::nullopt;
 }
 
 void check_output_path(const std::string& path, const std::string& option) {

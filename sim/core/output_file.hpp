@@ -12,6 +12,7 @@
 //   work; a failed write (full disk, read-only file system): OutputError, no temporary file
 //   left behind.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,11 @@ struct OutputTarget {
 /// missing or refuses a new file (probed, since root passes access(2) on /proc). Call it
 /// before simulating.
 OutputTarget output_target(const std::string& path, const std::string& option);
+
+/// Whether the folder `dir` takes a new file: nullopt when it does, else the system's reason.
+/// It creates and removes a file of trainsim's temporary name: the one test that holds for
+/// root too (access(2) passes on /proc and on some read-only mounts).
+std::optional<std::string> refuses_new_files(const std::string& dir);
 
 /// output_target, for callers that only check.
 void check_output_path(const std::string& path, const std::string& option);

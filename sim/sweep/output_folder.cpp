@@ -1,10 +1,5 @@
 #include "sim/sweep/output_folder.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <system_error>
 
@@ -40,15 +35,8 @@ void prepare_output_folder(const std::string& dir, const std::string& command, c
     fs::create_directories(dir, ec);
     if (ec) throw InputError(command, option, dir, "cannot create the folder: " + ec.message());
   }
-  // A probe file rather than access(2): root passes access() on a read-only mount or /proc.
-  const std::string probe = temporary_name((fs::path(dir) / "write-probe").string());
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) {
-    const std::string reason = std::strerror(errno);
-    throw InputError(command, option, dir, "cannot write into the folder: " + reason);
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
+  if (const auto reason = refuses_new_files(dir))
+    throw InputError(command, option, dir, "cannot write into the folder: " + *reason);
   if (!fs::exists(fs::path(dir) / marker, ec))
     if (const std::string entry = foreign_entry(dir); !entry.empty())
       throw InputError(command, option, dir,

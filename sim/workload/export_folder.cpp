@@ -138,13 +138,9 @@ void ExportFolder::check(const std::string& given, const std::string& command, c
   const fs::path parent = whole.parent_path();
   fs::create_directories(parent, ec);
   if (ec) throw InputError(command, option, given, "cannot create the folder '" + parent.string() + "': " + ec.message());
-  // The set is built beside DIR: its parent must take a new folder (a probe, since root
-  // passes access(2) on read-only mounts).
-  const std::string probe = temporary_name((parent / "export-probe").string());
-  if (!fs::create_directory(probe, ec) || ec)
-    throw InputError(command, option, given,
-                     "cannot create a folder in '" + parent.string() + "': " + (ec ? ec.message() : "it exists"));
-  fs::remove(probe, ec);
+  // The set is built beside DIR: its parent must take a new entry.
+  if (const auto reason = refuses_new_files(parent.string()))
+    throw InputError(command, option, given, "cannot create a folder in '" + parent.string() + "': " + *reason);
 }
 
 ExportFolder::ExportFolder(std::string dir) : dir_(folder_name(std::move(dir))) {
