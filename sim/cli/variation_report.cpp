@@ -1,6 +1,7 @@
 #include "sim/cli/variation_report.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 #include <vector>
 
@@ -87,7 +88,9 @@ std::string variation_lines(const Scenario& s, const StepResult& r, const Variat
   }
   if (r.neighbour) {
     const NeighbourStep& n = *r.neighbour;
-    out << "neighbour             " << s.variations.neighbour << ": " << n.gpus << " GPUs on the nodes "
+    // The file's name, not the absolute path the loader made of it: the report reads the
+    // same from any checkout or install location.
+    out << "neighbour             " << std::filesystem::path(s.variations.neighbour).filename().string() << ": " << n.gpus << " GPUs on the nodes "
         << (s.variations.neighbour_placement == NeighbourPlacement::after ? "after the job's" : "between the job's")
         << "; its step " << formatted("%.4f s", n.step_time_s) << " ("
         << formatted("%+.2f %%", 100 * (n.step_time_s / cost.neighbour_alone_step_time_s - 1)) << " against "
