@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "sim/core/output_file.hpp"
+#include "sim/trace/pipeline_flows.hpp"
 
 namespace trainsim {
 
@@ -90,7 +91,20 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
             {"args", {{"name", "rank " + std::to_string(rank) + " " + stream_name + rank_notes[rank]}}}});
       line({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", node}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
     }
-    for (const TraceEvent& e : events) {
+    // Each pipeline transfer as a flow from the pass that sent it to the transfer the next stage
+    // waited for, bound to both slices by id (Perfetto's JSON importer: an "X" event with
+    // "bind_id" and "flow_out" begins a flow on itself, one with "flow_in" ends it there; ids
+    // 1, 2, ... in the order of the transfers).
+    std::map<std::size_t, std::pair<std::size_t, const char*>> flow_of;  // event -> (id, direction)
+    std::size_t id = 0;
+    for (const PipelineFlow& f : pipeline_flows(events)) {
+      if (flow_of.count(f.from) || flow_of.count(f.to)) continue;  // a slice binds one flow
+      ++id;
+      flow_of.emplace(f.from, std::pair{id, "flow_out"});
+      flow_of.emplace(f.to, std::pair{id, "flow_in"});
+    }
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      const TraceEvent& e = events[i];
       const int node = e.rank / per_node;
       const int tid = (e.rank % per_node) * k_threads_per_gpu + stream_index(e.stream);
       // A replayed trace's node names are the producer's bytes: invalid UTF-8 is replaced.
@@ -102,7 +116,10 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
           << ",\"args\":{\"step\":" << e.step << ",\"stage\":" << e.stage << ",\"replica\":" << e.replica
           << ",\"layer\":" << e.layer << ",\"microbatch\":" << e.microbatch
           << ",\"bytes\":" << nlohmann::json(e.bytes).dump() << ",\"flops\":" << nlohmann::json(e.flops).dump()
-          << ",\"count\":" << e.count << "}}";
+          << ",\"count\":" << e.count << "}";
+      if (const auto flow = flow_of.find(i); flow != flow_of.end())
+        out << ",\"bind_id\":" << flow->second.first << ",\"" << flow->second.second << "\":true";
+      out << "}";
       first = false;
       if (out.tellp() > (1 << 20)) spill();
     }

@@ -2,7 +2,9 @@
 // Writes trace events in the Chrome trace event format (JSON object form, "X" complete
 // events, timestamps in microseconds), which Perfetto and chrome://tracing open: one
 // process per node, one thread per GPU stream (thread id = GPU index in node x 8 + stream
-// index). Written as sim/core/output_file.hpp writes every output.
+// index). Each pipeline transfer is a flow (Perfetto draws it as an arrow) from the pass that
+// sent it to the transfer on the receiving stage (sim/trace/pipeline_flows.hpp). Written as
+// sim/core/output_file.hpp writes every output.
 
 #include <string>
 #include <vector>

@@ -278,5 +278,52 @@ TEST(TraceCli, ChromeTraceSlicesNeverOverlapTheirNeighbours) {
   EXPECT_GT(neighbours, 100u);
 }
 
+
+// Issue 55: Perfetto draws an arrow for each pipeline transfer, from the pass that sent it to
+// the transfer the next stage waited for: one flow per transfer, its two ends on the sending
+// and the receiving stage, the send ended before the transfer began, ids unique.
+TEST(TraceCli, ChromeTraceHasOneFlowPerPipelineTransfer) {
+  const std::string h5 = temp_path("flows.h5");
+  const std::string chrome = temp_path("flows.json");
+  // The default scenario (pp 4, 16 micro-batches) and an interleaved one (chunks wrap around
+  // from the last stage to the first).
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{}, std::vector<std::string>{"--set", "parallel.schedule=interleaved", "--set",
+                                                             "parallel.virtual_stages=2"}}) {
+    std::vector<std::string> args{"run", source_path("scenarios/default.ini"), "--trace", h5, "--chrome-trace",
+                                  chrome};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto run = run_trainsim(args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const TraceContents t = read_hdf5_trace(h5);
+    size_t transfers = 0;
+    for (const TraceEvent& e : t.events) transfers += e.kind == "pp_transfer" ? 1 : 0;
+    ASSERT_GT(transfers, 0u);
+    const auto j = nlohmann::json::parse(test::file_bytes(chrome));
+    std::map<long long, nlohmann::json> out, in;  // bind_id -> slice
+    for (const auto& e : j["traceEvents"]) {
+      if (!e.contains("bind_id")) continue;
+      ASSERT_EQ(e["ph"], "X");
+      const long long id = e["bind_id"].get<long long>();
+      auto& ends = e.value("flow_out", false) ? out : in;
+      EXPECT_TRUE(e.value("flow_out", false) != e.value("flow_in", false)) << e.dump();
+      EXPECT_TRUE(ends.emplace(id, e).second) << "bind_id " << id << " twice";
+    }
+    EXPECT_EQ(out.size(), transfers);
+    EXPECT_EQ(in.size(), transfers);
+    const auto ns = [](const nlohmann::json& v) { return std::llround(v.get<double>() * 1000); };
+    for (const auto& [id, to] : in) {
+      ASSERT_TRUE(out.count(id)) << "flow " << id << " has no start";
+      const auto& from = out.at(id);
+      EXPECT_EQ(to["name"], "pp_transfer");
+      EXPECT_EQ(from["cat"], "compute");
+      EXPECT_TRUE(from["name"] == "forward" || from["name"] == "backward") << from.dump();
+      EXPECT_EQ(from["args"]["microbatch"], to["args"]["microbatch"]);
+      EXPECT_NE(from["args"]["stage"], to["args"]["stage"]);
+      EXPECT_LE(ns(from["ts"]) + ns(from["dur"]), ns(to["ts"])) << "flow " << id;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace trainsim
