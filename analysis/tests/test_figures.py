@@ -1,13 +1,18 @@
 """What the figures of trainsim_analysis show, checked on their matplotlib objects, on traces made
-by `trainsim run --trace` of small variants of the tiny scenario: bars labelled by layout, the
-symmetry-reduction note and distinct legend colours on the link figure, the pipeline bubble as
-/summary counts it (TP communication excluded), model chunks told apart with the legend outside
-the data, and every checkpoint of a run counted on its timeline.
+by `trainsim run --trace` of small variants of the tiny scenario: bars labelled by layout and
+titled with model, GPU and batch, the symmetry-reduction note, distinct legend colours and window
+means on the link figure, the pipeline bubble as /summary counts it (TP communication excluded),
+passes numbered by micro-batch in the legend's colours, model chunks told apart with the legend
+outside the data, scaling ratios on axes from 0, every checkpoint of a run counted on its
+timeline, and a replayed Chakra trace (`trainsim replay --trace`) analysed without negative
+communication or NaN.
 
 Run: /usr/bin/python3 analysis/tests/test_figures.py --trainsim build/trainsim --scenario tests/trace/tiny.ini
 """
 
 import argparse
+import colorsys
+import json
 import shutil
 import subprocess
 import sys
@@ -24,7 +29,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import trainsim_analysis as ta  # noqa: E402
-from trainsim_analysis import plots  # noqa: E402
+from trainsim_analysis import plots, timeline_figures  # noqa: E402
 
 ARGS = None
 # Variants of the tiny scenario (8 GPUs on 4 nodes: tp 2 pp 2 dp 2, 1F1B, 4 layers): the name, the
@@ -86,6 +91,15 @@ class Figures(unittest.TestCase):
         shutil.copy(cls.paths["tiny"], cls.paths["tiny_copy"])
         cls.paths["run"] = tmp / "run.h5"
         trainsim(cls.paths["run"], RUN_SETTINGS, ["--trace-level", "steps"])
+        # The tiny step exported as Chakra traces and replayed on one 8-GPU node.
+        export = tmp / "export"
+        trainsim(tmp / "exported.h5", [], ["--trace-level", "summary", "--chakra-out", str(export)])
+        cls.paths["replay"] = tmp / "replay.h5"
+        args = [ARGS.trainsim, "replay", str(export / "step"), "--cluster", "dgx-h100", "--nodes", "1", "--json",
+                "--trace", str(cls.paths["replay"])]
+        done = subprocess.run(args, capture_output=True, text=True)
+        assert done.returncode == 0, f"{' '.join(args)}: {done.stderr}"
+        cls.replay_json = json.loads(done.stdout)
         cls.traces = {name: ta.load_trace(path) for name, path in cls.paths.items()}
 
     @classmethod
@@ -165,17 +179,69 @@ class Figures(unittest.TestCase):
         self.assertEqual(self.annotations(fig), [])
 
     def test_link_legend_entries_have_distinct_colours(self):
+        # Each link class a line in the legend, each of the busiest links a row of the window map.
         self.assertGreater(self.traces["sixteen"].links["link"].nunique(), 10)
         for name in ["tiny", "interleaved", "full", "sixteen"]:
+            links = self.traces[name].links["link"].unique()
             fig = ta.plot_link_utilization(self.traces[name])
             entries = legend_entries(fig)
-            self.assertEqual(len(entries), self.traces[name].links["link"].nunique(), name)
+            self.assertEqual(len(entries), sum(n.startswith("class:") for n in links), name)
             self.assertGreater(len(entries), 1, name)
             colours = [handle_style(h)[0] for _, h in entries]
             self.assertEqual(len(set(colours)), len(colours), f"{name}: {entries}")
+            rows = [t.get_text() for t in fig.axes[1].get_yticklabels()]
+            self.assertEqual(sorted(rows), sorted(n for n in links if not n.startswith("class:")), name)
+
+    # Issue 55: link utilization averaged over windows, not 0/100 % spikes of every sample.
+
+    def test_link_windows_average_the_samples(self):
+        trace = self.traces["sixteen"]
+        links = trace.links
+        for windows in [None, 1, 7]:
+            w = ta.link_windows(trace, windows)
+            count = w["window"].nunique()
+            self.assertEqual(count, windows or max(1, min(60, links.groupby("link").size().max() // 5)))
+            self.assertEqual(int(w.groupby("link")["samples"].sum().min()), int(links.groupby("link").size().min()))
+            t0, t1 = links["time_s"].min(), links["time_s"].max()
+            width = (t1 - t0) / count
+            for r in w.sample(min(len(w), 25), random_state=1).itertuples():
+                index = np.minimum(((links["time_s"] - t0) // width).astype(int), count - 1)
+                expected = links[(links["link"] == r.link) & (index == r.window)]["utilization"].mean()
+                self.assertAlmostEqual(r.utilization, expected, places=12, msg=(r.link, r.window))
+                self.assertAlmostEqual(r.start_s, t0 + r.window * width, places=12)
+        # Averaging flattens the spikes: no window is above the highest sample, the mean is kept.
+        w = ta.link_windows(trace)
+        self.assertLessEqual(w["utilization"].max(), links["utilization"].max() + 1e-12)
+        per_link = links.groupby("link")["utilization"].mean()
+        weighted = w.assign(x=w["utilization"] * w["samples"]).groupby("link")["x"].sum() / w.groupby("link")[
+            "samples"].sum()
+        for link in per_link.index:
+            self.assertAlmostEqual(weighted[link], per_link[link], places=12)
+
+    def test_link_figure_draws_the_window_means_from_zero(self):
+        trace = self.traces["tiny"]
+        w = ta.link_windows(trace)
+        fig = ta.plot_link_utilization(trace)
+        top, bottom = fig.axes[0], fig.axes[1]
+        self.assertEqual(top.get_ylim()[0], 0.0)
+        self.assertIn("mean over", top.get_title())
+        self.assertIn("windows", top.get_title())
+        for line in top.get_lines():
+            name = "class:" + line.get_label().split(" links")[0]
+            expected = 100 * w[w["link"] == name].sort_values("window")["utilization"].to_numpy()
+            np.testing.assert_allclose(line.get_ydata()[:-1], expected, rtol=0, atol=1e-9)
+            self.assertEqual(line.get_drawstyle(), "steps-post")
+        meshes = [c for c in bottom.collections if c.get_gid() == "link-windows"]
+        self.assertEqual(len(meshes), 1)
+        self.assertEqual(meshes[0].get_clim(), (0, 100))
+        busiest = sorted(n for n in w["link"].unique() if not n.startswith("class:"))
+        grid = np.asarray(meshes[0].get_array()).reshape(len(busiest), -1)
+        for i, name in enumerate(busiest):
+            expected = 100 * w[w["link"] == name].sort_values("window")["utilization"].to_numpy()
+            np.testing.assert_allclose(grid[i], expected, atol=1e-9)
 
     def test_line_styles_stay_distinct_past_the_palette(self):
-        styles = plots._line_styles(45)
+        styles = timeline_figures._line_styles(45)
         self.assertEqual(len(set(styles)), 45)
         self.assertEqual(len({c for c, _ in styles[:20]}), 20)
 
@@ -252,6 +318,119 @@ class Figures(unittest.TestCase):
         for label, fraction in zip(labels, bubble["bubble_fraction"]):
             self.assertIn(f"bubble {100 * fraction:.1f} %", label)
         self.assertIn(f"{100 * float(trace.summary['bubble_fraction']):.1f} %", fig.axes[0].get_title())
+
+    # Issue 55: passes numbered by micro-batch, in the legend's colours (not pale).
+
+    def test_pipeline_passes_are_numbered_by_micro_batch(self):
+        for name in ["tiny", "interleaved", "pp4_interleaved"]:
+            trace = self.traces[name]
+            passes = ta.pipeline_passes(trace)
+            # One pass per stage, kind, chunk and micro-batch: its slices joined.
+            compute = trace.events[(trace.events["step"] == 0) & (trace.events["replica"] == 0)
+                                   & (trace.events["stream"] == "compute")]
+            keys = compute.groupby(["stage", "kind", "layer", "microbatch"]).ngroups
+            self.assertEqual(len(passes), keys, name)
+            self.assertEqual(int(passes["slices"].sum()), len(compute), name)
+            fig = ta.plot_pipeline_timeline(trace)
+            numbers = {}
+            for t in fig.axes[0].texts:
+                if t.get_gid() == "microbatch":
+                    numbers[(round(t.get_position()[0], 12), round(t.get_position()[1] + 0.1))] = t.get_text()
+            main = passes[passes["kind"].isin(["forward", "backward"])]
+            for r in main.itertuples():
+                where = (round(r.start_s + r.duration_s / 2, 12), r.stage)
+                self.assertEqual(numbers.get(where), str(r.microbatch), f"{name}: {r}")
+
+    def test_pipeline_bars_have_the_legend_colours(self):
+        for name in ["tiny", "interleaved"]:
+            fig = ta.plot_pipeline_timeline(self.traces[name])
+            entries = dict(legend_entries(fig))
+            for c in fig.axes[0].collections:
+                label = c.get_label()
+                if label.split(",")[0] in timeline_figures.KIND_COLORS:
+                    for face in c.get_facecolor():
+                        self.assertEqual(tuple(face), handle_style(entries[label])[0], f"{name}: {label}")
+            # Later chunks darker, never paler, than the kind's colour (the legend's chunk 0).
+            for label, handle in entries.items():
+                kind = label.split(",")[0]
+                if kind not in timeline_figures.KIND_COLORS:
+                    continue
+                base = mcolors.to_rgb(timeline_figures.KIND_COLORS[kind])
+                face = handle_style(handle)[0][:3]
+                self.assertLessEqual(colorsys.rgb_to_hls(*face)[1], colorsys.rgb_to_hls(*base)[1] + 1e-9, label)
+                self.assertEqual(handle_style(handle)[0][3], 1.0, label)
+                if label.endswith("chunk 0") or "," not in label:
+                    self.assertEqual(face, base, label)
+
+    # Issue 55: breakdown and scaling titled with GPU, model and batch; ratios from 0.
+
+    def test_breakdown_title_names_model_gpu_and_batch(self):
+        trace = self.traces["tiny"]
+        fig = ta.plot_step_breakdown([trace, self.traces["pp4"]])
+        title = fig.axes[0].get_title()
+        self.assertIn("on h100-sxm", title)
+        self.assertIn(f"global batch {trace.summary['global_batch_samples']:,.0f} x 512 tokens", title)
+        self.assertIn(str(trace.summary["model"]), title)
+        self.assertEqual(fig.axes[0].get_ylim()[0], 0.0)
+        colours = [handle_style(h)[0] for _, h in legend_entries(fig)]
+        self.assertEqual(len(set(colours)), len(colours))
+
+    def test_scaling_ratios_start_at_zero_and_the_title_says_what(self):
+        traces = [self.traces[n] for n in ["tiny", "sixteen"]]
+        table = ta.scaling_table(traces)
+        self.assertEqual(list(table["gpus"]), [8, 16])
+        fig = ta.plot_scaling(table)
+        left, right = fig.axes
+        self.assertEqual(right.get_ylim()[0], 0.0)
+        self.assertGreaterEqual(right.get_ylim()[1], 100.0)
+        lines = {line.get_label().split(" (")[0]: line for line in right.get_lines()}
+        efficiency = (table["tokens_per_s"] / table["gpus"]) / (table["tokens_per_s"][0] / 8)
+        np.testing.assert_allclose(lines["scaling efficiency"].get_ydata(), 100 * efficiency)
+        np.testing.assert_allclose(lines["MFU"].get_ydata(), 100 * table["mfu"])
+        title = fig._suptitle.get_text()
+        self.assertIn("on h100-sxm", title)
+        self.assertIn("global batch 8 to 16 x 512 tokens", title)
+        self.assertEqual([float(t) for t in left.get_xticks()], [8.0, 16.0])
+        fig = ta.plot_scaling(table[["gpus", "tokens_per_s"]])
+        self.assertIn("not in the table", fig._suptitle.get_text())
+
+    # Issue 55: a replayed trace analysed without negative communication or NaN.
+
+    def test_replay_time_per_rank_is_the_replays(self):
+        trace = self.traces["replay"]
+        self.assertTrue(trace.is_replay)
+        per_rank = ta.replay_per_rank(trace)
+        expected = self.replay_json["per_rank"]
+        self.assertEqual(len(per_rank), len(expected))
+        for row, want in zip(per_rank.itertuples(), expected):
+            for key in ["compute_s", "exposed_comm_s", "idle_s"]:
+                self.assertAlmostEqual(getattr(row, key), want[key], places=12, msg=(row.rank, key))
+        bubble = ta.bubble_per_stage(trace)
+        self.assertEqual(sorted(bubble["rank"]), list(range(len(expected))))
+        self.assertFalse(bubble.isna().any().any(), bubble)
+        self.assertTrue((bubble["comm_s"] >= 0).all() and (bubble["bubble_s"] >= 0).all(), bubble)
+        np.testing.assert_allclose(bubble["compute_s"] + bubble["comm_s"] + bubble["bubble_s"], bubble["step_s"])
+        breakdown = trace.breakdown
+        self.assertEqual(list(breakdown.index), ta.REPLAY_BREAKDOWN)
+        for key in ta.REPLAY_BREAKDOWN:
+            self.assertAlmostEqual(breakdown[key], self.replay_json["per_gpu_s"][key], places=12)
+
+    def test_replay_figures_say_what_does_not_apply(self):
+        trace = self.traces["replay"]
+        fig = ta.plot_pipeline_timeline(trace)
+        ax = fig.axes[0]
+        text = ax.get_title() + " ".join(t.get_text() for t in ax.get_yticklabels())
+        self.assertNotIn("nan", text.lower())
+        self.assertIn("not applicable", ax.get_title())
+        self.assertEqual(len(ax.get_yticklabels()), int(trace.summary["gpus"]))
+        fig = ta.plot_step_breakdown([trace, self.traces["tiny"]])
+        ax = fig.axes[0]
+        self.assertNotIn("nan", ax.get_title().lower())
+        self.assertIn("a replay (no model)", ax.get_title())
+        tops = {}
+        for p in ax.patches:
+            tops[round(p.get_x(), 6)] = max(tops.get(round(p.get_x(), 6), 0.0), p.get_y() + p.get_height())
+        self.assertAlmostEqual(sorted(tops.items())[0][1], float(trace.summary["step_time_s"]), places=9)
 
     # Run timeline: every checkpoint counted.
 

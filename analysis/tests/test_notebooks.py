@@ -67,6 +67,15 @@ class Notebooks(unittest.TestCase):
                                "--set", "model.layers=8", "--set", "parallel.schedule=interleaved",
                                "--set", "parallel.virtual_stages=2"], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
+        # The tiny step exported as Chakra traces and replayed (trainsim replay --trace), in a folder of its own.
+        (tmp / "replay").mkdir()
+        cls.replay = tmp / "replay" / "tiny_replay.h5"
+        done = subprocess.run([ARGS.trainsim, "run", ARGS.scenario, "--chakra-out", str(tmp / "export")],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        done = subprocess.run([ARGS.trainsim, "replay", str(tmp / "export" / "step"), "--cluster", "dgx-h100",
+                               "--nodes", "1", "--trace", str(cls.replay)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
         # The run notebook's traces, in a folder of their own (the others' inputs stay as they are).
         (tmp / "run_traces").mkdir()
         cls.run_traces = []
@@ -142,6 +151,16 @@ class Notebooks(unittest.TestCase):
         found = re.search(r"bubble: ([0-9.]+)% of the step, /summary's bubble_fraction: ([0-9.]+)%", text)
         self.assertIsNotNone(found, text)
         self.assertAlmostEqual(float(found.group(1)), float(found.group(2)), delta=0.2)
+
+    def test_pipeline_timeline_and_breakdown_of_a_replay(self):
+        # Issue 55: a replay's analysis gave comm_s -187 s and "bubble_fraction: nan%".
+        text = self.run_notebook("pipeline_timeline.ipynb", TRAINSIM_TRACE=str(self.replay))
+        self.assertIn("idle (waiting on other ranks):", text)
+        self.assertIn("bubble_fraction: not applicable to a replayed trace", text)
+        self.assertNotIn("nan", text.lower())
+        text = self.run_notebook("step_breakdown.ipynb", TRAINSIM_TRACES=f"{self.replay}:{self.traces[0]}")
+        self.assertIn("exposed_comm", text)
+        self.assertNotIn("nan", text.lower())
 
     def test_step_breakdown_same_gpu_count(self):
         # Two traces of 8 GPUs, two layouts: two rows, labelled apart.

@@ -9,7 +9,10 @@ from .trace import (
     distinct_labels,
     busy_intervals,
     bubble_per_stage,
-    scaling_table,
+    replay_per_rank,
+    REPLAY_SOURCE,
+    REPLAY_BREAKDOWN,
+    NOT_APPLICABLE_TO_REPLAY,
     run_table,
     run_phases,
     run_progress,
@@ -17,11 +20,23 @@ from .trace import (
 )
 from .layer import Layer, load_layer
 from .drill import Drill, load_drill, DRILL_SCHEMA_MAJOR
-from .plots import (
+from .step_figures import (
     plot_step_breakdown,
-    plot_pipeline_timeline,
     plot_scaling,
+    scaling_table,
+    scaling_efficiency,
+    run_context,
+    context_title,
+)
+from .timeline_figures import (
+    plot_pipeline_timeline,
+    plot_replay_timeline,
+    pipeline_passes,
     plot_link_utilization,
+    link_windows,
+    SYMMETRY_NOTE,
+)
+from .plots import (
     plot_run_timeline,
     plot_goodput_vs_interval,
     plot_layer,
@@ -29,7 +44,6 @@ from .plots import (
     plot_drill_divergence,
     checkpoint_bins,
     save_figure,
-    SYMMETRY_NOTE,
 )
 
 __all__ = [
@@ -40,6 +54,10 @@ __all__ = [
     "distinct_labels",
     "busy_intervals",
     "bubble_per_stage",
+    "replay_per_rank",
+    "REPLAY_SOURCE",
+    "REPLAY_BREAKDOWN",
+    "NOT_APPLICABLE_TO_REPLAY",
     "scaling_table",
     "run_table",
     "run_phases",
@@ -52,6 +70,12 @@ __all__ = [
     "DRILL_SCHEMA_MAJOR",
     "plot_step_breakdown",
     "plot_pipeline_timeline",
+    "plot_replay_timeline",
+    "pipeline_passes",
+    "link_windows",
+    "scaling_efficiency",
+    "run_context",
+    "context_title",
     "plot_scaling",
     "plot_link_utilization",
     "plot_run_timeline",

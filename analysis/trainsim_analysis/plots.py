@@ -1,36 +1,20 @@
-"""Figures from loaded traces (matplotlib, Agg backend: no display needed)."""
+"""Figures from loaded traces (matplotlib, Agg backend: no display needed): saving them, the run-level
+simulation, a layer, a drill. A step's figures: step_figures (breakdown, scaling) and timeline_figures
+(pipeline, links)."""
 
 from pathlib import Path
-from typing import Iterable, Optional, Union
+from typing import Optional, Union
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.colors as mcolors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .drill import Drill  # noqa: E402
 from .layer import Layer  # noqa: E402
-from .trace import (  # noqa: E402
-    BREAKDOWN, Trace, bubble_per_stage, busy_intervals, distinct_labels, run_phases, run_progress,
-)
-
-_KIND_COLORS = {
-    "forward": "#4c72b0",
-    "backward": "#dd8452",
-    "weight": "#c44e52",
-    "recompute": "#8172b3",
-    "optimizer": "#55a868",
-}
-_CATEGORY_COLORS = dict(
-    zip(
-        BREAKDOWN,
-        ["#937860", "#4c72b0", "#dd8452", "#8172b3", "#55a868", "#da8bc3", "#ccb974", "#64b5cd", "#8c613c",
-         "#2ca02c", "#797979", "#c7c7c7"],
-    )
-)
+from .trace import Trace, run_phases, run_progress  # noqa: E402
 
 
 def save_figure(fig, path: Union[str, Path]) -> Path:
@@ -40,222 +24,6 @@ def save_figure(fig, path: Union[str, Path]) -> Path:
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     return path
-
-
-def plot_step_breakdown(traces: Iterable[Trace], labels: Optional[Iterable[str]] = None):
-    """Stacked bars: where a GPU's step time goes (seconds), one bar per trace, labelled by its GPU
-    count and layout (distinct_labels: traces of one layout by what else differs), or by `labels`."""
-    traces = list(traces)
-    frame = pd.DataFrame([t.breakdown for t in traces]).fillna(0.0)
-    frame = frame.loc[:, (frame != 0).any(axis=0)]  # categories no trace has (e.g. ep_comm without MoE) stay out
-    names = list(labels) if labels is not None else distinct_labels(traces, sep="\n")
-    if len(names) != len(traces):
-        raise ValueError(f"{len(names)} labels for {len(traces)} traces")
-    x = np.arange(len(frame))  # one position per trace: equal labels never merge bars
-    fig, ax = plt.subplots(figsize=(max(4, 1.7 * len(frame) + 3), 4.5))
-    bottom = np.zeros(len(frame))
-    for category in frame.columns:
-        values = frame[category].to_numpy()
-        ax.bar(x, values, bottom=bottom, label=category, color=_CATEGORY_COLORS.get(category), width=0.7)
-        bottom += values
-    ax.set_xticks(x)
-    ax.set_xticklabels(names, fontsize="small")
-    ax.set_ylabel("seconds per step, per GPU")
-    ax.set_title("Step breakdown")
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
-    return fig
-
-
-# Pipeline timeline: each stream of a stage's GPU beside its compute, coloured as the step breakdown.
-_STREAM_COLORS = {"tp_comm": "#da8bc3", "pp_comm": "#ccb974", "dp_comm": "#64b5cd", "data": "#937860"}
-_CHUNK_HATCHES = ["", "////", "....", "xxxx", "\\\\\\\\", "++++", "oooo", "----"]
-
-
-def _chunk_color(color: str, chunk: int, chunks: int):
-    """`color` for model chunk 0, lighter for each later chunk (mixed with white, up to 60 %)."""
-    rgb = np.array(mcolors.to_rgb(color))
-    mix = 0.6 * chunk / max(1, chunks - 1) if chunks > 1 else 0.0
-    return tuple(rgb + (1.0 - rgb) * mix)
-
-
-def plot_pipeline_timeline(trace: Trace, step: int = 0, replica: int = 0):
-    """Gantt chart of one step per pipeline stage: compute passes coloured by kind (forward,
-    backward, ...) and, with an interleaved schedule, by model chunk (lighter and hatched for each
-    later chunk), labelled with their micro-batch; under them a thin strip of the GPU's other
-    streams as busy_intervals() counts them (TP collectives, pipeline transfers received and, where
-    sends block, sent, the gradient reductions' wait before the optimizer, data waits). The white gaps
-    are the bubble, as /summary's `bubble_fraction` counts it (bubble_per_stage): each stage's
-    share of the step is in its axis label. The legend sits outside the axes."""
-    e = trace.events
-    if e.empty:
-        raise ValueError(f"{trace.path}: /events is empty (trace level {trace.attrs.get('trace_level')})")
-    e = e[(e["step"] == step) & (e["replica"] == replica)]
-    if e.empty:
-        raise ValueError(f"{trace.path}: no events of step {step}, replica {replica}")
-    compute = e[e["stream"] == "compute"]
-    other = e[e["stream"] != "compute"]
-    stages = sorted(e["stage"].unique())
-    chunks = max(int(trace.layout.get("virtual_stages", 1)), int(compute["layer"].max()) + 1 if len(compute) else 1)
-    fig, ax = plt.subplots(figsize=(13, 0.75 * len(stages) + 1.8))
-    handles = {}
-    order = list(_KIND_COLORS)
-    kinds = sorted(compute["kind"].unique(), key=lambda k: (order.index(k) if k in order else len(order), k))
-    for kind in kinds:
-        rows = compute[compute["kind"] == kind]
-        for chunk, chunk_rows in rows.groupby("layer"):
-            chunk = int(chunk)
-            base = _KIND_COLORS.get(kind, "#999999")
-            color = _chunk_color(base, max(chunk, 0), chunks)
-            hatch = _CHUNK_HATCHES[chunk % len(_CHUNK_HATCHES)] if chunk > 0 else ""
-            label = f"{kind}, chunk {chunk}" if chunks > 1 and chunk >= 0 else kind
-            for stage, stage_rows in chunk_rows.groupby("stage"):
-                bars = ax.broken_barh(
-                    list(zip(stage_rows["start_s"], stage_rows["duration_s"])),
-                    (stage - 0.4, 0.6),
-                    facecolors=[color],
-                    edgecolors=[_chunk_color(base, 0, 1) if hatch else "white"],
-                    linewidth=0.0 if hatch else 0.3,
-                    hatch=hatch or None,
-                    label=label,
-                )
-                handles.setdefault(label, bars)
-    try:  # the communication as the bubble counts it (blocking sends on the sender too)
-        other = busy_intervals(trace, e)
-        other = other[other["stream"] != "compute"].assign(duration_s=lambda f: f["end_s"] - f["start_s"])
-    except (KeyError, ValueError):
-        pass
-    for stream, rows in other.groupby("stream"):
-        color = _STREAM_COLORS.get(stream, "#7f7f7f")
-        for stage, stage_rows in rows.groupby("stage"):
-            bars = ax.broken_barh(list(zip(stage_rows["start_s"], stage_rows["duration_s"])), (stage + 0.22, 0.16),
-                                  facecolors=color, linewidth=0, label=stream)
-            handles.setdefault(stream, bars)
-    # Micro-batch numbers on bars wide enough to hold them (dark on the lighter chunks).
-    span = (e["end_s"].max() - e["start_s"].min()) if not e.empty else 1.0
-    for _, r in compute[compute["microbatch"] >= 0].iterrows():
-        if r["duration_s"] > span / 150:
-            light = int(r["layer"]) >= max(1, chunks // 2) and chunks > 1
-            ax.text(r["start_s"] + r["duration_s"] / 2, r["stage"] - 0.1, str(int(r["microbatch"])), ha="center",
-                    va="center", fontsize=6, color="black" if light else "white",
-                    bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.6) if light else None)
-    handles["bubble (waiting on the pipeline)"] = plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="#999999")
-    ax.legend(handles.values(), handles.keys(), loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small",
-              borderaxespad=0.0)
-    labels = [f"stage {s}" for s in stages]
-    title = "bubble: white where a stage has neither compute (above) nor communication (below)"
-    try:
-        bubble = bubble_per_stage(trace, replica=replica)
-        bubble = bubble[bubble["step"] == step].set_index("stage")
-        labels = [f"stage {s}\nbubble {100 * bubble.loc[s, 'bubble_fraction']:.1f} %" if s in bubble.index
-                  else f"stage {s}" for s in stages]
-        title += (f": {100 * bubble['bubble_s'].sum() / bubble['step_s'].sum():.1f} % of the step "
-                  f"(/summary's bubble_fraction: {100 * float(trace.summary['bubble_fraction']):.1f} %)")
-    except ValueError:  # aggregated events: the bubble cannot be told from them
-        pass
-    ax.set_yticks(stages)
-    ax.set_yticklabels(labels, fontsize="small")
-    ax.set_ylim(max(stages) + 0.6, min(stages) - 0.6)  # stage 0 on top
-    ax.set_xlabel("simulated time (s)")
-    ax.set_title(f"Pipeline timeline, step {step}: {trace.label}\n{title}", fontsize="medium")
-    return fig
-
-
-def plot_scaling(table: pd.DataFrame):
-    """Throughput and MFU against GPU count, from scaling_table() or a sweep table with
-    columns gpus, tokens_per_s and (optionally) mfu."""
-    table = table.sort_values("gpus")
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.plot(table["gpus"], table["tokens_per_s"], "o-", label="simulated")
-    base = table.iloc[0]
-    ideal = base["tokens_per_s"] * table["gpus"] / base["gpus"]
-    left.plot(table["gpus"], ideal, "--", color="grey", label="linear from the smallest")
-    left.set_xlabel("GPUs")
-    left.set_ylabel("tokens/s")
-    left.set_xscale("log", base=2)
-    left.set_yscale("log")
-    left.legend()
-    left.set_title("Throughput")
-    if "mfu" in table:
-        right.plot(table["gpus"], 100 * table["mfu"], "o-")
-        right.set_ylabel("MFU (%)")
-    right.set_xlabel("GPUs")
-    right.set_xscale("log", base=2)
-    right.set_title("Model FLOPs utilization")
-    return fig
-
-
-def _busy_fraction(events: pd.DataFrame, bins: int):
-    """Per stream: the fraction of the simulated GPUs busy with it, per time bin."""
-    start, end = events["start_s"].min(), events["end_s"].max()
-    width = (end - start) / bins if end > start else 1.0
-    edges = [start + i * width for i in range(bins + 1)]
-    gpus = max(1, events["rank"].nunique())
-    out = {}
-    for stream, rows in events.groupby("stream"):
-        busy = [0.0] * bins
-        for s, e in zip(rows["start_s"], rows["end_s"]):
-            first, last = int((s - start) / width), min(bins - 1, int((e - start) / width))
-            for b in range(max(0, first), last + 1):
-                busy[b] += max(0.0, min(e, edges[b + 1]) - max(s, edges[b]))
-        out[stream] = [x / (width * gpus) for x in busy]
-    centers = [(edges[i] + edges[i + 1]) / 2 for i in range(bins)]
-    return pd.DataFrame(out, index=centers)
-
-
-def _line_styles(count: int):
-    """`count` distinct (colour, line style) pairs: tab20's colours, then again dashed, dotted, ..."""
-    colors = list(plt.get_cmap("tab20").colors)
-    colors = colors[0::2] + colors[1::2]  # the darker ten first
-    styles = ["-", "--", ":", "-."]
-    return [(colors[i % len(colors)], styles[(i // len(colors)) % len(styles)]) for i in range(count)]
-
-
-#: the note on a link figure of a trace simulated with the symmetry reduction
-SYMMETRY_NOTE = ("Symmetry reduction (trainsim's default): one data-parallel replica is simulated, and a "
-                 "tensor-parallel collective loads NVLink only the first\ntime its size occurs (later ones reuse its "
-                 "simulated time), so NVLink shows close to 0 %{nvlink} though the collectives run on it. Run with "
-                 "--full to see every collective on the links.")
-
-
-def plot_link_utilization(trace: Trace, bins: int = 200):
-    """Link utilization over time from /links (schema 1.1: the busiest links, thin, and each link
-    class's mean, thick and dashed; every series its own colour and line style). For a trace
-    simulated with the symmetry reduction, a note under the axes says that NVLink carries only the
-    simulated collectives (about 0 %). For a schema 1.0 trace, which has no /links, the
-    communication streams' activity over time from /events, a proxy that says so in its title."""
-    fig, ax = plt.subplots(figsize=(11, 4.5))
-    reduced = int(trace.attrs.get("reduce_symmetry", 0)) == 1
-    if not trace.links.empty:
-        links = trace.links
-        names = sorted(links["link"].unique(), key=lambda n: (n.startswith("class:"), n))
-        for (color, style), name in zip(_line_styles(len(names)), names):
-            rows = links[links["link"] == name]
-            mean = name.startswith("class:")
-            label = f"{name} (mean)" if mean else name
-            if reduced and rows["class"].iloc[0] == "nvlink":
-                label += ": symmetry-reduced"
-            ax.plot(rows["time_s"], 100 * rows["utilization"], color=color,
-                    linestyle="--" if mean and style == "-" else style, linewidth=2.0 if mean else 1.0, label=label)
-        ax.set_title(f"Link utilization: {trace.label}")
-        ax.set_ylabel("utilization (%)")
-    else:
-        comm = trace.events[trace.events["stream"].isin(["tp_comm", "pp_comm", "dp_comm"])]
-        if comm.empty:
-            raise ValueError(f"{trace.path}: neither /links nor communication events to plot")
-        busy = _busy_fraction(comm, bins)
-        for (color, style), stream in zip(_line_styles(len(busy.columns)), busy.columns):
-            ax.plot(busy.index, 100 * busy[stream], label=stream, linewidth=1, color=color, linestyle=style)
-        ax.set_title("Communication activity over time (proxy: /links is not produced by this trace)")
-        ax.set_ylabel("simulated GPUs communicating (%)")
-    ax.set_xlabel("simulated time (s)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", borderaxespad=0.0)
-    if reduced:
-        nvlink = trace.links[trace.links["link"] == "class:nvlink"] if not trace.links.empty else pd.DataFrame()
-        mean = f" (mean here {100 * nvlink['utilization'].mean():.2g} %)" if len(nvlink) else ""
-        ax.annotate(SYMMETRY_NOTE.format(nvlink=mean), xy=(0.0, -0.2), xycoords="axes fraction", va="top",
-                    ha="left", fontsize="small", color="#8b0000", gid="symmetry-note",
-                    bbox=dict(boxstyle="round,pad=0.4", fc="#fff4e5", ec="#d9a066"))
-    return fig
 
 
 _PHASE_COLORS = {

@@ -24,6 +24,15 @@ BREAKDOWN = [
 ]
 
 
+#: the root attribute `source` of a replayed Chakra trace (schema 1.5)
+REPLAY_SOURCE = "trainsim replay"
+
+#: a replay's breakdown per GPU (replay_per_rank), as `trainsim replay` prints it
+REPLAY_BREAKDOWN = ["compute", "exposed_comm", "idle"]
+
+#: what /summary cannot say of a replayed trace (no model, batch or schedule): its NaN metrics in words
+NOT_APPLICABLE_TO_REPLAY = "not applicable to a replayed trace (it carries no model, batch or pipeline schedule)"
+
 #: /run's status when a run-level simulation ran (schema 1.2)
 RUN_SIMULATED = "simulated"
 
@@ -105,8 +114,19 @@ class Trace:
     checkpoints: pd.DataFrame = field(default_factory=lambda: _empty(CHECKPOINT_COLUMNS))
 
     @property
+    def is_replay(self) -> bool:
+        """A replayed Chakra trace (`trainsim replay --trace`): /summary has its time, GPUs and exposed
+        communication only (the other metrics NaN), every rank is stage 0 of replica 0."""
+        return self.attrs.get("source") == REPLAY_SOURCE
+
+    @property
     def breakdown(self) -> pd.Series:
-        """Seconds per GPU and step by category (sums to the step time)."""
+        """Seconds per GPU and step by category (sums to the step time). A replay's /summary has no
+        breakdown (NaN): its categories are then REPLAY_BREAKDOWN, the mean over ranks of
+        replay_per_rank(), as `trainsim replay` prints them."""
+        if self.is_replay:
+            per_rank = replay_per_rank(self)
+            return pd.Series({c: float(per_rank[f"{c}_s"].mean()) for c in REPLAY_BREAKDOWN}, name=self.label)
         cats = breakdown_categories(self.summary)
         return pd.Series({c: float(self.summary[f"breakdown_{c}_s"]) for c in cats}, name=self.label)
 
@@ -286,6 +306,68 @@ def busy_intervals(trace: Trace, events: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True).sort_values(["stage", "start_s"]).reset_index(drop=True)
 
 
+def _merged(intervals) -> List[tuple]:
+    """(start, end) intervals merged where they overlap or touch, in order."""
+    out = []
+    for s, e in sorted(intervals):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def _covered_outside(a, b) -> float:
+    """Seconds of the union of `a` outside the union of `b` (both (start, end) intervals)."""
+    a, b = _merged(a), _merged(b)
+    total, k = 0.0, 0
+    for s, e in a:
+        total += e - s
+        while k < len(b) and b[k][1] <= s:
+            k += 1
+        j = k
+        while j < len(b) and b[j][0] < e:
+            total -= min(e, b[j][1]) - max(s, b[j][0])
+            j += 1
+    return total
+
+
+def replay_per_rank(trace: Trace) -> pd.DataFrame:
+    """A replayed trace's time per rank, as `trainsim replay --json` counts it (`per_rank`):
+    compute_s (its kernels), exposed_comm_s (its collectives and sends while it computes nothing),
+    idle_s (the rest of the replay: waiting on other ranks, e.g. a pipeline stage on the one before;
+    never below 0), step_s (the replay's time). Raises ValueError for a trace that is not a replay,
+    or whose events were capped (`events_observed` above the rows)."""
+    if not trace.is_replay:
+        raise ValueError(f"{trace.path}: not a replayed trace (source {trace.attrs.get('source')!r})")
+    e = trace.events
+    observed = int(trace.events_attrs.get("events_observed", len(e)))
+    if observed > len(e):
+        raise ValueError(f"{trace.path}: {observed - len(e)} of the replay's {observed} nodes were left out "
+                         f"({trace.events_attrs.get('rule')}); the time per rank needs every one")
+    step_s = float(trace.summary["step_time_s"])
+    rows = []
+    for rank, g in e.groupby("rank"):
+        compute = g[g["stream"] == "compute"]
+        comm = g[g["stream"] != "compute"]
+        compute_s = float(compute["duration_s"].sum())
+        exposed = _covered_outside(zip(comm["start_s"], comm["end_s"]), zip(compute["start_s"], compute["end_s"]))
+        rows.append({"rank": int(rank), "step_s": step_s, "compute_s": compute_s, "exposed_comm_s": exposed,
+                     "idle_s": max(0.0, step_s - compute_s - exposed)})
+    return pd.DataFrame(rows, columns=["rank", "step_s", "compute_s", "exposed_comm_s", "idle_s"])
+
+
+def _replay_bubble(trace: Trace) -> pd.DataFrame:
+    """bubble_per_stage() of a replay: one row per rank (a replay has no stages: each is stage 0)."""
+    r = replay_per_rank(trace)
+    busy = r["compute_s"] + r["exposed_comm_s"]
+    return pd.DataFrame({
+        "step": 0, "replica": 0, "stage": 0, "rank": r["rank"], "step_s": r["step_s"], "compute_s": r["compute_s"],
+        "comm_s": r["exposed_comm_s"], "busy_s": busy, "bubble_s": r["idle_s"],
+        "bubble_fraction": (r["idle_s"] / r["step_s"]).where(r["step_s"] > 0, 0.0),
+    })
+
+
 def bubble_per_stage(trace: Trace, replica: Optional[int] = None) -> pd.DataFrame:
     """The pipeline bubble of each simulated GPU (one per pipeline stage and replica: every replica
     in the trace, or only `replica`), step by step, as /summary's `bubble_fraction` counts it
@@ -299,7 +381,13 @@ def bubble_per_stage(trace: Trace, replica: Optional[int] = None) -> pd.DataFram
 
     Columns: step, replica, stage, rank, step_s, compute_s (sum of compute passes), comm_s (busy
     outside compute), busy_s, bubble_s, bubble_fraction (of step_s). Needs /events at level
-    `events` with the step's rows not aggregated (count 1); raises ValueError otherwise."""
+    `events` with the step's rows not aggregated (count 1); raises ValueError otherwise.
+
+    A replayed trace has no pipeline schedule (its /summary's bubble_fraction is NaN): one row per
+    rank (stage 0) from replay_per_rank(): comm_s its exposed communication, bubble_s its idle
+    time, the time it waited on other ranks."""
+    if trace.is_replay:
+        return _replay_bubble(trace)
     e = trace.events
     if e.empty:
         raise ValueError(f"{trace.path}: /events is empty (trace level {trace.attrs.get('trace_level')})")
@@ -331,24 +419,6 @@ def bubble_per_stage(trace: Trace, replica: Optional[int] = None) -> pd.DataFram
                 "bubble_s": step_s - covered, "bubble_fraction": (step_s - covered) / step_s if step_s > 0 else 0.0,
             })
     return pd.DataFrame(rows)
-
-
-def scaling_table(traces: Iterable[Trace]) -> pd.DataFrame:
-    """One row per trace: gpus, step_time_s, tokens_per_s, tokens_per_s_per_gpu, mfu, sorted by gpus."""
-    rows = []
-    for t in traces:
-        s = t.summary
-        rows.append(
-            {
-                "trace": t.path,
-                "gpus": int(s["gpus"]),
-                "step_time_s": float(s["step_time_s"]),
-                "tokens_per_s": float(s["tokens_per_s"]),
-                "tokens_per_s_per_gpu": float(s["tokens_per_s_per_gpu"]),
-                "mfu": float(s["mfu"]),
-            }
-        )
-    return pd.DataFrame(rows).sort_values("gpus").reset_index(drop=True)
 
 
 def run_table(traces: Iterable[Trace]) -> pd.DataFrame:
