@@ -112,11 +112,10 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
           << nlohmann::json(e.kind).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
           << ",\"cat\":" << nlohmann::json(e.stream).dump() << ",\"pid\":" << node << ",\"tid\":" << tid
           << ",\"ts\":" << micros(nanoseconds(e.start_s))
-          << ",\"dur\":" << micros(nanoseconds(e.end_s) - nanoseconds(e.start_s))
-          << ",\"args\":{\"step\":" << e.step << ",\"stage\":" << e.stage << ",\"replica\":" << e.replica
-          << ",\"layer\":" << e.layer << ",\"microbatch\":" << e.microbatch
-          << ",\"bytes\":" << nlohmann::json(e.bytes).dump() << ",\"flops\":" << nlohmann::json(e.flops).dump()
-          << ",\"count\":" << e.count << "}";
+          << ",\"dur\":" << micros(nanoseconds(e.end_s) - nanoseconds(e.start_s)) << ",\"args\":{\"step\":" << e.step
+          << ",\"stage\":" << e.stage << ",\"replica\":" << e.replica << ",\"layer\":" << e.layer
+          << ",\"microbatch\":" << e.microbatch << ",\"bytes\":" << nlohmann::json(e.bytes).dump()
+          << ",\"flops\":" << nlohmann::json(e.flops).dump() << ",\"count\":" << e.count << "}";
       if (const auto flow = flow_of.find(i); flow != flow_of.end())
         out << ",\"bind_id\":" << flow->second.first << ",\"" << flow->second.second << "\":true";
       out << "}";
