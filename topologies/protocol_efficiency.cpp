@@ -57,13 +57,20 @@ double MeasuredCollective::latency_s(int ranks, double steps) const {
 
 ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
   ProtocolEfficiency e;
-  if (c.fabric == Fabric::ideal) return e;
+  if (c.fabric == Fabric::ideal) {
+    e.nvlink_source = e.network_source = "line rate (the ideal fabric)";
+    return e;
+  }
   const std::string& gpu = c.gpu.name;
   // NVLink 3 (A100): all-reduce busbw 234.89 GB/s of 300 GB/s per direction = 0.783
   // (public.md D2, stas00/ml-engineering; NCCL's own sm80 cap is 235 GB/s, public.md D1).
   // A100's NVSwitch cannot reduce (NCCL's nvlsEfficiency is 0 for Ampere: NVIDIA/nccl
   // src/graph/tuning.cc at 5067397c).
-  if (gpu.rfind("a100", 0) == 0) e.nvlink = 234.89 / 300.0;
+  if (gpu.rfind("a100", 0) == 0) {
+    e.nvlink = 234.89 / 300.0;
+    e.nvlink_source =
+        "nccl-tests all-reduce on 8 x A100, 234.89 GB/s busbw (stas00/ml-engineering@744d01e1 network/README.md)";
+  }
   // NVLink 4 (H100, H200): ring busbw ~370 GB/s of 450 GB/s ("~20% protocol overhead",
   // public.md D2, NVIDIA/nccl-tests#212 and NVIDIA/nccl#1442, sjeaugey) = 0.822. All-gather
   // and reduce-scatter measure within 2 % of it (361.4 / 362.9 on 8 H200): one ratio.
@@ -71,6 +78,10 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
   // carries over; DeepEP's 153 GB/s intranode dispatch of 200 per direction, 0.765, public.md D5).
   if (gpu.rfind("h100", 0) == 0 || gpu.rfind("h200", 0) == 0 || gpu == "h800") {
     e.nvlink = 370.0 / 450.0;
+    e.nvlink_source =
+        gpu == "h800" ? "the H100's NVLink 4 figure, a stated assumption: nccl-tests ring ~370 GB/s busbw on 8 x H100 "
+                        "(NVIDIA/nccl-tests#212)"
+                      : "nccl-tests ring ~370 GB/s busbw on 8 x H100 (NVIDIA/nccl-tests#212, NVIDIA/nccl#1442)";
     e.nvls = k_nvlink4_nvls;
     e.nvls_tree = k_nvlink4_nvls_tree;
     e.all_to_all = k_nvlink4_all_to_all;
@@ -91,6 +102,9 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
   // no NVLink 5 row has that stage as its bound (2 DGX B200 nodes are bound by the NICs).
   if (is_blackwell(gpu)) {
     nvlink5_measured(e);
+    e.nvlink_source =
+        "NCCL all-reduce on 8 x B200, 0.7424 of 900 GiB/s "
+        "(MooreThreads/SimuMax@4dcaae5 configs/system/b200_bf16_ceperm.json)";
     const bool nvl_rack = c.physical_domain_gpus() > c.gpus_per_node;
     e.nvls = nvl_rack ? 471.5 / 900.0 : 830.0 / (2.0 * 7.0 / 8.0) * (1.0 + 1.0 / 8.0) / 900.0;
     e.nvls_tree = e.nvls * k_nvlink4_nvls_tree / k_nvlink4_nvls;
@@ -99,19 +113,32 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
   // (public.md D2, NVIDIA/nccl-tests#119, sjeaugey).
   // InfiniBand NDR 400 Gb/s: "46-48 GB/s per NIC" of 50 GB/s, midpoint 47 -> 0.94
   // (public.md D2, NVIDIA/nccl-tests#290, AddyLaddy).
-  if (c.nic_bandwidth_Bps == 200e9 / 8) e.network = 24.0 / 25.0;
-  if (c.nic_bandwidth_Bps == 400e9 / 8) e.network = 47.0 / 50.0;
+  if (c.nic_bandwidth_Bps == 200e9 / 8) {
+    e.network = 24.0 / 25.0;
+    e.network_source = "nccl-tests, ~24 GB/s all-reduce busbw per 200 Gb/s HDR NIC (NVIDIA/nccl-tests#119)";
+  }
+  if (c.nic_bandwidth_Bps == 400e9 / 8) {
+    e.network = 47.0 / 50.0;
+    e.network_source = "nccl-tests, 46-48 GB/s per 400 Gb/s NDR NIC (NVIDIA/nccl-tests#290)";
+  }
   // InfiniBand XDR 800 Gb/s (Quantum-X800, ConnectX-8 on GB300 NVL72): public.md has no NCCL
   // measurement at 800 Gb/s, so it keeps NDR's 0.94, a stated assumption.
-  if (c.nic_bandwidth_Bps == 800e9 / 8) e.network = 47.0 / 50.0;
+  if (c.nic_bandwidth_Bps == 800e9 / 8) {
+    e.network = 47.0 / 50.0;
+    e.network_source =
+        "NDR's figure, a stated assumption (no 800 Gb/s measurement): nccl-tests, 46-48 GB/s per 400 Gb/s NIC "
+        "(NVIDIA/nccl-tests#290)";
+  }
   // Ethernet AI fabrics, whatever their speed (400 or 800 Gb/s), at the effective data
   // throughput NVIDIA states for them at scale (NVIDIA newsroom, "NVIDIA Ethernet Networking
   // Accelerates World's Largest AI Supercomputer, Built by xAI", 28 Oct 2024): Spectrum-X
   // "maintained 95% data throughput enabled by Spectrum-X congestion control", where
   // "standard Ethernet ... creates thousands of flow collisions while delivering only 60%
   // data throughput". Vendor figures, not NCCL measurements: stated, not fitted.
-  if (c.network == Network::spectrum_x) e.network = 0.95;
-  if (c.network == Network::roce) e.network = 0.60;
+  if (c.network == Network::spectrum_x || c.network == Network::roce) {
+    e.network = c.network == Network::spectrum_x ? 0.95 : 0.60;
+    e.network_source = "NVIDIA's stated Ethernet data throughput (NVIDIA newsroom, 28 Oct 2024), not a measurement";
+  }
   return e;
 }
 

@@ -4,6 +4,7 @@
 // simulated links carry line rate x efficiency. Calibrated per fabric generation, never
 // per scenario (../shared/validation/public.md, preamble).
 
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct MeasuredCollective {
 struct ProtocolEfficiency {
   double nvlink = 1.0;   ///< achieved / line rate on NVLink (ring bus bandwidth / per-direction line rate)
   double network = 1.0;  ///< achieved / line rate per NIC
+  /// Where `nvlink` and `network` come from, as a user can look it up (the measurement and its
+  /// publication, or why there is none); printed by `trainsim topology`.
+  std::string_view nvlink_source = "line rate (no measurement)";
+  std::string_view network_source = "line rate (no measurement)";
   /// NVLink SHARP (NVLS) all-reduce inside one NVLink domain: achieved algorithm bandwidth
   /// over the ideal line rate / (1 + 1/n) (each GPU sends and receives S (1 + 1/n) bytes,
   /// the switch reducing and multicasting). 0: the domain's switches cannot reduce.

@@ -36,9 +36,9 @@ GPU_TITLES = {
 # Files with a "# check: " line: same-stack measurements of a mechanism (public.md D5), shown
 # in groups of their own and never in a throughput row's table.
 CHECK_TITLES = {
-    "h100-sxm": "H100 SXM, mixture of experts: same-stack measurements (public.md D5; checks, not fitted)",
-    "b200": "B200, mixture of experts: same-stack measurements (public.md D5; checks, not fitted)",
-    "gb200": "GB200 NVL72, mixture of experts: same-stack measurements (public.md D5; checks, not fitted)",
+    "h100-sxm": "H100 SXM, mixture of experts: same-stack measurements (Megatron-Bridge SKILL.md @ 067f987d, Megatron-LM moe_recipes @ d48bd6be; checks, not fitted)",
+    "b200": "B200, mixture of experts: same-stack measurements (Megatron-Bridge#4439; checks, not fitted)",
+    "gb200": "GB200 NVL72, mixture of experts: same-stack measurements (Megatron-LM moe_recipes @ d48bd6be; checks, not fitted)",
 }
 
 

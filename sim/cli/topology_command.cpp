@@ -98,8 +98,9 @@ std::string text_report(const Scenario& s, const TopologySummary& t, const RankM
       << t.cores << " core (" << l.switch_radix << " ports)\n";
   out << "links           " << t.links << " (" << t.network_links << " in the network)\n";
   out << "bisection       " << gbps(t.bisection_Bps) << " GB/s per direction, line rate\n";
-  out << "efficiency      NVLink " << fixed3(e.nvlink) << ", network " << fixed3(e.network)
-      << " of line rate (NCCL measurements, public.md D2)\n";
+  out << "efficiency      NVLink " << fixed3(e.nvlink) << ", network " << fixed3(e.network) << " of line rate\n"
+      << "                NVLink: " << e.nvlink_source << "\n"
+      << "                network: " << e.network_source << "\n";
   out << "rank groups    ";
   for (const AxisGroups& a : axes(s.parallel))
     out << " " << a.name << " " << m.groups(a.axis).size() << " x " << a.size << ";";

@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "sim/scenario/scenario_fields.hpp"
 #include "support/run_trainsim.hpp"
@@ -100,6 +103,46 @@ TEST(Docs, SimReadmeDrillSampleIsCurrent) {
     return s;
   };
   EXPECT_EQ(strip_wall(r.out), strip_wall(sample));
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// A clone has only the repository: every README.md and every scenario file under scenarios/
+// states the source of a figure where it uses it (publication, repository@commit, issue),
+// never by sending the reader to the team's notes beside the checkout (issue 55, item 7).
+TEST(Docs, ProvenanceIsStatedWhereItIsUsed) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(testing::source_path("")).lexically_normal();
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    const fs::path rel = it->path().lexically_relative(root);
+    if (it->is_directory()) {
+      // Not the project's: .git and other hidden folders, build trees, and the team's shared
+      // folder where a checkout holds one.
+      if (rel.filename().string().starts_with(".") || fs::exists(it->path() / "CMakeCache.txt") || rel == "shared")
+        it.disable_recursion_pending();
+      continue;
+    }
+    if (rel.filename() == "README.md" || (*rel.begin() == "scenarios" && rel.extension() == ".ini"))
+      files.push_back(rel);
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_NE(std::find(files.begin(), files.end(), fs::path("README.md")), files.end());
+  ASSERT_NE(std::find(files.begin(), files.end(), fs::path("scenarios/default.ini")), files.end());
+  std::string offending;
+  for (const fs::path& rel : files) {
+    std::ifstream in(root / rel);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n)
+      for (const char* note : {"public.md", "DESIGN.md", "STYLE.md"})
+        if (line.find(note) != std::string::npos)
+          offending += rel.string() + ":" + std::to_string(n) + ": cites " + note + "\n";
+  }
+  EXPECT_EQ(offending, "") << "state the primary source instead (public.md, DESIGN.md and STYLE.md are not in a clone)";
 }
 
 }  // namespace
