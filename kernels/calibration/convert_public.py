@@ -232,9 +232,10 @@ REFS = {
 
 # The rule of each derived origin, for the table headers (the docstring has the reasoning).
 RULES = {
-    "h100-gemm-rate": "H200 GEMM = the H100's measured time at the shape (same compute dies; public.md D4 Gaps)",
+    "h100-gemm-rate": "H200 GEMM = the H100's measured time at the shape (same compute dies, 989 TFLOP/s bf16 "
+                      "both: NVIDIA H100 and H200 datasheets)",
     "mamf-fp8-ratio": "fp8 GEMM = the H100's measured bf16 time x bf16 MAMF / fp8 MAMF (794.5/1402.6 H100, "
-                      "794.5/1453.4 H200; public.md D3)",
+                      "794.5/1453.4 H200; stas00/ml-engineering compute/accelerator/README.md, MAMF table)",
     "h200-cudnn": "H100 fused attention = the H200's measured cuDNN time at the shape (same tensor cores)",
     "fa2-efficiency": "A100 fused attention: 73 % of 312 TFLOP/s at the longest sequence (FlashAttention-2, "
                       "Dao 2023), the H200 cuDNN efficiency curve below it, the H200's backward/forward ratio",
