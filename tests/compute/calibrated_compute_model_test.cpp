@@ -563,18 +563,31 @@ TEST(ComputeModelFactory, AutoPicksEachBlackwellGpusTable) {
   EXPECT_EQ(gb300->op_time_s(gemm_op(2048, 8192, 512)), gb200->op_time_s(gemm_op(2048, 8192, 512)));
 }
 
+TEST(ComputeModelFactory, AutoNamesItsTableAsShownNotWhereItLies) {
+  // Results name `auto`'s table relative to the data folder (sim/cli/data_folder.hpp), so
+  // that they are the same wherever trainsim is installed; `file` tables keep their path.
+  CalibrationChoice choice = calibration_choice("auto", k_tables);
+  choice.shown_directory = "<data>/calibration";
+  const std::string d = make_compute_model(*gpu_preset("h200"), Precision::bf16, choice)->description();
+  EXPECT_EQ(d.rfind("calibration table <data>/calibration/h200.csv (", 0), 0u) << d;
+  EXPECT_EQ(d.find(k_tables), std::string::npos) << d;
+  const CalibrationChoice file{CalibrationMode::file, k_tables + "/h200.csv", "", "<data>/calibration"};
+  const std::string f = make_compute_model(*gpu_preset("h200"), Precision::bf16, file)->description();
+  EXPECT_NE(f.find(k_tables + "/h200.csv"), std::string::npos) << f;
+}
+
 TEST(ComputeModelFactory, FallsBackToTheRooflineAndSaysSo) {
   CalibrationChoice choice;
   choice.directory = "/nonexistent";
   const auto missing = make_compute_model(*gpu_preset("h200"), Precision::bf16, choice);
   EXPECT_NE(missing->description().find("no calibration table"), std::string::npos);
-  choice = {CalibrationMode::none, "", k_tables};
+  choice = {CalibrationMode::none, "", k_tables, ""};
   const auto none = make_compute_model(*gpu_preset("h200"), Precision::bf16, choice);
   EXPECT_NE(none->description().find("no calibration table"), std::string::npos);
 }
 
 TEST(ComputeModelFactory, AnExplicitTableMustExist) {
-  const CalibrationChoice choice{CalibrationMode::file, "/nonexistent/h200.csv", ""};
+  const CalibrationChoice choice{CalibrationMode::file, "/nonexistent/h200.csv", "", ""};
   EXPECT_THROW(make_compute_model(*gpu_preset("h200"), Precision::bf16, choice), InputError);
 }
 
