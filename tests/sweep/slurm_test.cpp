@@ -93,6 +93,53 @@ TEST(SweepSlurm, ARealSbatchRefusalIsShownAndExitsNonZero) {
   EXPECT_TRUE(slurm.shell("squeue -h", 5).empty());
 }
 
+// The failure issue 55 met: tasks that fail (here their executable is gone when they start)
+// leave their points never run; the merge, after them with afterok, never runs; --status says so.
+TEST(SweepSlurm, FailedTasksAndNoMerge) {
+  const std::string root = testing::write_temp_file("slurm", "");
+  fs::remove_all(root);
+  const testing::LocalSlurm slurm(root + "/cluster");
+  if (!slurm.ready()) GTEST_SKIP() << "no local Slurm: " << slurm.why();
+  fs::create_directories(root + "/bin");
+  fs::copy_file(TRAINSIM_EXE, root + "/bin/trainsim");
+  const std::string sweep = testing::tiny_sweep_file("[vary]\nparallel.tp = 1,2\n");
+  const std::string dir = root + "/out";
+  int code = 0;
+  // Held at submission (an option Slurm takes), so that the copy can go before a task starts.
+  const std::string w = slurm.shell("'" + root + "/bin/trainsim' sweep '" + sweep +
+                                        "' --slurm --slurm-option=--hold --out '" + dir + "' 2>&1",
+                                    60, &code);
+  ASSERT_EQ(code, 0) << w;
+  const std::string prefix = "submitted: array job ";
+  const auto at = w.find(prefix);
+  ASSERT_NE(at, std::string::npos) << w;
+  const std::string array = w.substr(at + prefix.size(), w.find(',', at) - at - prefix.size());
+  fs::remove(root + "/bin/trainsim");
+  slurm.shell("scontrol release " + array, 20, &code);
+  ASSERT_EQ(code, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && !slurm.shell("squeue -h -r -j " + array, 5).empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The merge, whose dependency can no longer be met, is cancelled (--kill-on-invalid-dep).
+  const std::string merge_prefix = "then merge job ";
+  const auto merge_at = w.find(merge_prefix);
+  ASSERT_NE(merge_at, std::string::npos) << w;
+  const std::string merge = w.substr(merge_at + merge_prefix.size(), w.find(' ', merge_at + merge_prefix.size()) -
+                                                                         merge_at - merge_prefix.size());
+  // (Slurm checks dependencies on its scheduling pass: about a minute here.)
+  const auto queued = [&] { return slurm.shell("squeue -h -o %i", 5).find(merge + "\n") != std::string::npos; };
+  const auto merge_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(100);
+  while (std::chrono::steady_clock::now() < merge_deadline && queued())
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_FALSE(queued()) << "merge job " << merge << " still queued: " << slurm.shell("squeue", 5);
+  const auto status = testing::run_trainsim({"sweep", "--status", dir});
+  EXPECT_EQ(status.exit_code, 1) << status.out;
+  EXPECT_NE(status.out.find("2 points: 0 ok, 0 skipped, 0 failed, 2 never run"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("has not run: Slurm starts it once every array task has succeeded"), std::string::npos)
+      << status.out;
+  EXPECT_FALSE(fs::exists(dir + "/results.csv"));
+}
+
 // Folder names a shell must not split or run: a space, a quote, a command substitution
 // and a backquoted command (each would create `pwned` in the shell's folder if run).
 const std::vector<std::string> k_shell_names = {"with space", "it's", "$(touch pwned)", "`touch pwned`"};
