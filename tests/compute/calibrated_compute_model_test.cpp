@@ -563,19 +563,6 @@ TEST(ComputeModelFactory, AutoPicksEachBlackwellGpusTable) {
   EXPECT_EQ(gb300->op_time_s(gemm_op(2048, 8192, 512)), gb200->op_time_s(gemm_op(2048, 8192, 512)));
 }
 
-TEST(ComputeModelFactory, AutoNamesItsTableAsShownNotWhereItLies) {
-  // Results name `auto`'s table relative to the data folder (sim/cli/data_folder.hpp), so
-  // that they are the same wherever trainsim is installed; `file` tables keep their path.
-  CalibrationChoice choice = calibration_choice("auto", k_tables);
-  choice.shown_directory = "<data>/calibration";
-  const std::string d = make_compute_model(*gpu_preset("h200"), Precision::bf16, choice)->description();
-  EXPECT_EQ(d.rfind("calibration table <data>/calibration/h200.csv (", 0), 0u) << d;
-  EXPECT_EQ(d.find(k_tables), std::string::npos) << d;
-  const CalibrationChoice file{CalibrationMode::file, k_tables + "/h200.csv", "", "<data>/calibration"};
-  const std::string f = make_compute_model(*gpu_preset("h200"), Precision::bf16, file)->description();
-  EXPECT_NE(f.find(k_tables + "/h200.csv"), std::string::npos) << f;
-}
-
 TEST(ComputeModelFactory, FallsBackToTheRooflineAndSaysSo) {
   CalibrationChoice choice;
   choice.directory = "/nonexistent";
