@@ -1,16 +1,45 @@
 #include "sim/cli/scenario_compute_model.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
+
+#include "sim/cli/data_folder.hpp"
 
 #include "sim/compute/compute_model_factory.hpp"
 #include "sim/compute/launch_gap_compute_model.hpp"
+#include "sim/core/error.hpp"
 
 namespace trainsim::cli {
 
 namespace {
 
+// `auto`'s tables: the data folder's calibration/ (data_folder.hpp), named "<data>/calibration"
+// in results. A GPU type whose table the build ships must find it: where it cannot (a binary
+// copied without its data, a wrong TRAINSIM_DATA), one line names the table and every place
+// looked, instead of timing the step by the datasheet roofline unasked (issue 55).
+CalibrationChoice automatic_calibration(const Scenario& s, CalibrationChoice choice) {
+  const DataFolder data = find_data_folder();
+  choice.directory = data.path.empty() ? "" : (std::filesystem::path(data.path) / "calibration").string();
+  choice.shown_directory = "<data>/calibration";
+  const std::string gpu = s.cluster.gpu.table_gpu();
+  const std::vector<std::string> shipped = shipped_calibration_tables();
+  if (std::find(shipped.begin(), shipped.end(), gpu) == shipped.end()) return choice;
+  std::error_code ec;
+  if (!choice.directory.empty() && std::filesystem::exists(calibration_table_path(choice.directory, gpu), ec))
+    return choice;
+  std::string looked;
+  for (const std::string& place : data.looked) looked += (looked.empty() ? "" : ", ") + place;
+  throw InputError(s.source, "cluster.calibration", s.cluster.calibration,
+                   "no calibration/" + gpu + ".csv, the " + gpu + " kernel table trainsim ships, in a data folder (" +
+                       (data.path.empty() ? "looked in " + looked : "found " + data.path) +
+                       "): install with cmake --install, set TRAINSIM_DATA to the folder holding calibration/, or "
+                       "set cluster.calibration = none for the datasheet roofline");
+}
+
 CalibrationChoice scenario_calibration(const Scenario& s) {
-  CalibrationChoice choice = calibration_choice(s.cluster.calibration, TRAINSIM_CALIBRATION_DIR, s.source);
+  CalibrationChoice choice = calibration_choice(s.cluster.calibration, "", s.source);
+  if (choice.mode == CalibrationMode::automatic) return automatic_calibration(s, choice);
   if (choice.mode == CalibrationMode::file) {
     const std::filesystem::path table(choice.table_path);
     if (table.is_relative()) choice.table_path = (std::filesystem::path(s.source).parent_path() / table).string();

@@ -1,6 +1,6 @@
 #pragma once
-// The compute model a scenario asks for (cluster.calibration), with the shipped tables'
-// folder and relative table paths resolved against the scenario file's folder.
+// The compute model a scenario asks for (cluster.calibration): `auto` from the data folder's
+// tables (data_folder.hpp), relative table paths resolved against the scenario file's folder.
 
 #include <memory>
 #include <string>
@@ -13,7 +13,7 @@ namespace trainsim::cli {
 
 /// The kernels' model, plus training.kernel_gap per kernel launched when it is > 0.
 /// Throws InputError naming the scenario file and cluster.calibration for a missing or
-/// malformed table.
+/// malformed table, `auto`'s included when the build ships one for the GPU type.
 std::unique_ptr<ComputeModel> scenario_compute_model(const Scenario& scenario);
 
 /// The files a scenario is read from: the scenario file and the calibration table it uses

@@ -1,7 +1,8 @@
-// `trainsim sweep SWEEP.ini [--jobs N] [--out DIR] [--shard i/n | --slurm] [--trace]` and
-// `trainsim sweep --merge DIR`: a base scenario simulated at every point of a sweep file
-// (sim/sweep/sweep_spec.hpp), each point in its own process, resumable, with one results
-// table (sim/sweep/sweep_run.hpp).
+// `trainsim sweep SWEEP.ini [--jobs N] [--out DIR] [--shard i/n | --slurm] [--trace]`,
+// `trainsim sweep --merge DIR` and `trainsim sweep --status DIR`: a base scenario simulated at
+// every point of a sweep file (sim/sweep/sweep_spec.hpp), each point in its own process,
+// resumable, with one results table (sim/sweep/sweep_run.hpp); or submitted to Slurm
+// (sim/sweep/slurm_script.hpp, slurm_submission.hpp).
 
 #include <algorithm>
 #include <boost/program_options/options_description.hpp>
@@ -14,6 +15,8 @@
 #include <optional>
 #include <ostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/cli_point_evaluator.hpp"
@@ -25,6 +28,8 @@
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/sweep/point_preflight.hpp"
 #include "sim/sweep/slurm_script.hpp"
+#include "sim/sweep/slurm_submission.hpp"
+#include "sim/sweep/sweep_status.hpp"
 #include "sim/sweep/sweep_run.hpp"
 #include "sim/sweep/sweep_spec.hpp"
 
@@ -36,8 +41,10 @@ namespace po = boost::program_options;
 
 constexpr const char* k_usage =
     "usage: trainsim sweep SWEEP.ini [--jobs N] [--out DIR] [--shard i/n] [--trace] [--yes]\n"
-    "       trainsim sweep SWEEP.ini --slurm [--shards N] [--jobs N] [--out DIR] [--trace]\n"
-    "       trainsim sweep --merge DIR\n\n";
+    "       trainsim sweep SWEEP.ini --slurm [--slurm-option=OPTION]... [--shards N] [--jobs N] [--out DIR] "
+    "[--trace]\n"
+    "       trainsim sweep --merge DIR\n"
+    "       trainsim sweep --status DIR\n\n";
 
 // "i/n" with 1 <= i <= n: the i-th of n shards (points with index % n == i - 1).
 std::pair<int, int> parse_shard(const std::string& text) {
@@ -66,12 +73,12 @@ std::string tally_text(const sweep::SweepTally& t, const std::string& out_dir) {
 // The Slurm scripts of `plan` (sim/sweep/slurm_script.hpp), with absolute paths, since the
 // tasks run from Slurm's working directory on other nodes. Made before anything is written:
 // a path the scripts cannot carry is refused with the folder untouched.
-struct SlurmSubmission {
+struct SlurmPlan {
   sweep::SlurmScriptOptions options;
   sweep::SlurmScripts scripts;
 };
 
-SlurmSubmission slurm_submission(const sweep::SweepPlan& plan, const std::string& path,
+SlurmPlan slurm_plan(const sweep::SweepPlan& plan, const std::string& path,
                                  const sweep::SweepRunOptions& run, const po::variables_map& vm) {
   namespace fs = std::filesystem;
   sweep::SlurmScriptOptions o;
@@ -85,6 +92,7 @@ SlurmSubmission slurm_submission(const sweep::SweepPlan& plan, const std::string
   }
   o.jobs = vm.count("jobs") ? run.jobs : 1;
   o.trace = vm.count("trace") > 0;
+  if (vm.count("slurm-option")) o.sbatch_options = vm["slurm-option"].as<std::vector<std::string>>();
   std::error_code ec;
   o.trainsim_exe = fs::read_symlink("/proc/self/exe", ec).string();
   if (ec) throw Error("cannot find the trainsim executable: " + ec.message());
@@ -94,9 +102,10 @@ SlurmSubmission slurm_submission(const sweep::SweepPlan& plan, const std::string
 }
 
 // Writes DIR/sweep-points.json (so that the array's tasks find the folder theirs),
-// DIR/sweep.sbatch and DIR/slurm/merge.sbatch; returns what to tell the user, whose submit
-// line is quoted for pasting into a shell.
-std::string write_slurm_scripts(const SlurmSubmission& s, const sweep::SweepPlan& plan, const std::string& path) {
+// DIR/sweep.sbatch and DIR/slurm/merge.sbatch, and submits them (the array, then the merge
+// after it); returns what to tell the user. Throws trainsim::Error with sbatch's own message
+// when a submission fails (exit 1): `sweep --status DIR` says the same.
+std::string write_and_submit(const SlurmPlan& s, const sweep::SweepPlan& plan, const std::string& path) {
   const std::string& dir = s.options.out_dir;
   sweep::write_sweep_manifest(plan, dir);
   std::error_code ec;
@@ -104,10 +113,18 @@ std::string write_slurm_scripts(const SlurmSubmission& s, const sweep::SweepPlan
   if (ec) throw Error("cannot create " + dir + "/slurm: " + ec.message());
   write_file_atomically(dir + "/slurm/merge.sbatch", s.scripts.merge_script);
   write_file_atomically(dir + "/sweep.sbatch", s.scripts.array_script);
+  const sweep::SlurmSubmission submitted = sweep::submit_slurm_sweep(dir);
+  const std::string status = "trainsim sweep --status " + shell_quoted(dir);
+  if (submitted.array_job.empty()) throw Error("sweep --slurm: nothing submitted: " + submitted.error);
+  if (submitted.merge_job.empty())
+    throw Error("sweep --slurm: array job " + submitted.array_job + " submitted, but not its merge: " +
+                submitted.error + "; once the array has ended, trainsim sweep --merge " + shell_quoted(dir) +
+                " writes the tables");
   std::ostringstream out;
   out << "trainsim sweep: " << path << ": " << plan.points.size() << " points in " << s.options.shards
-      << " array tasks of " << s.options.jobs << " CPU(s), then a merge\nsubmit: sbatch "
-      << shell_quoted(dir + "/sweep.sbatch") << "\n";
+      << " array tasks of " << s.options.jobs << " CPU(s), then a merge\nsubmitted: array job "
+      << submitted.array_job << ", then merge job " << submitted.merge_job
+      << " once every task has succeeded\nstatus: " << status << "\n";
   return out.str();
 }
 
@@ -124,7 +141,10 @@ Command sweep_command() {
         "out,o", po::value<std::string>(), "output folder (default: SWEEP-results, after the sweep file's name)")(
         "shard", po::value<std::string>(), "compute only shard i of n (i/n); then trainsim sweep --merge DIR")(
         "merge", po::value<std::string>(), "rebuild DIR's results.csv and results.h5 from its point files")(
-        "slurm", "write DIR/sweep.sbatch, a Slurm job array of the shards and a final merge, and exit")(
+        "slurm", "write DIR/sweep.sbatch, a Slurm job array of the shards, and a final merge; submit both")(
+        "slurm-option", po::value<std::vector<std::string>>(),
+        "an sbatch option for every script, as --slurm-option=--partition=gpu (repeatable)")(
+        "status", po::value<std::string>(), "say how far DIR is: points never run, failed, the Slurm merge")(
         "shards", po::value<std::string>(), "array tasks of --slurm (default: the points, at most 64)")(
         "trace", "also write each point's HDF5 trace, DIR/traces/NNNNNN.h5 (trainsim run --trace)")(
         "yes", "compute a sweep of more than 10,000 points");
@@ -134,6 +154,13 @@ Command sweep_command() {
     if (vm.count("help")) {
       out << k_usage << summary << "\n\n" << visible;
       return 0;
+    }
+    if (vm.count("status")) {
+      if (vm.count("sweep") || vm.count("merge"))
+        throw InputError("trainsim sweep", "--status", "", "takes a folder alone, not a sweep file or --merge");
+      const sweep::SweepStatus st = sweep::sweep_status(vm["status"].as<std::string>());
+      out << st.text;
+      return st.done ? 0 : 1;
     }
     if (vm.count("merge")) {
       if (vm.count("sweep")) throw InputError("trainsim sweep", "--merge", "", "takes a folder, not a sweep file");
@@ -162,15 +189,17 @@ Command sweep_command() {
                            std::to_string(n * 280 / 1000000 + 1) + " MB): rerun with --yes to compute them");
     sweep::SweepPlan plan = sweep::sweep_plan(spec);
     sweep::require_a_valid_point(spec, plan);
-    std::optional<SlurmSubmission> slurm;
+    std::optional<SlurmPlan> slurm;
     if (vm.count("slurm")) {
       if (vm.count("shard")) throw InputError("trainsim sweep", "--shard", "", "--slurm chooses the shards itself");
-      slurm = slurm_submission(plan, path, options, vm);
+      slurm = slurm_plan(plan, path, options, vm);
+    } else if (vm.count("slurm-option")) {
+      throw InputError("trainsim sweep", "--slurm-option", "", "applies to --slurm only");
     }
     sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim sweep", "--out");
     if (trace) plan = sweep::with_traces(std::move(plan));
     if (slurm) {
-      out << write_slurm_scripts(*slurm, plan, path);
+      out << write_and_submit(*slurm, plan, path);
       return 0;
     }
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(trace, options.out_dir));

@@ -14,9 +14,9 @@ namespace trainsim {
 CalibrationChoice calibration_choice(const std::string& value, const std::string& directory, const std::string& file,
                                      const std::string& key) {
   if (value.empty()) throw InputError(file, key, value, "must be 'auto', 'none' or the path of a calibration table");
-  if (value == "auto") return {CalibrationMode::automatic, "", directory};
-  if (value == "none") return {CalibrationMode::none, "", directory};
-  return {CalibrationMode::file, value, directory};
+  if (value == "auto") return {CalibrationMode::automatic, "", directory, ""};
+  if (value == "none") return {CalibrationMode::none, "", directory, ""};
+  return {CalibrationMode::file, value, directory, ""};
 }
 
 std::string calibration_table_path(const std::string& directory, const std::string& gpu_name) {
@@ -41,6 +41,9 @@ std::unique_ptr<ComputeModel> make_compute_model(const GpuSpec& gpu, Precision p
   }
   CalibrationTable table = read_calibration_table(path);
   check_calibration_peaks(table, gpu);
+  // Checked under its real path (errors name it); described under the name results show.
+  if (choice.mode == CalibrationMode::automatic && !choice.shown_directory.empty())
+    table.file = calibration_table_path(choice.shown_directory, gpu.table_gpu());
   return std::make_unique<CalibratedComputeModel>(std::move(table), precision, roofline);
 }
 

@@ -21,7 +21,10 @@ enum class CalibrationMode {
 struct CalibrationChoice {
   CalibrationMode mode = CalibrationMode::automatic;
   std::string table_path;  ///< for `file`
-  std::string directory;   ///< for `automatic`: the tables' folder (the source tree's kernels/calibration)
+  std::string directory;   ///< for `automatic`: the tables' folder (the data folder's calibration/)
+  /// For `automatic`: how results name `directory` ("<data>/calibration"), so that they are
+  /// the same wherever the data folder lies; empty: `directory` itself.
+  std::string shown_directory;
 };
 
 /// The choice a scenario value names: "auto" (automatic, tables in `directory`), "none",

@@ -55,12 +55,42 @@ void require_carriable(const std::string& path, const std::string& option, bool 
                      "every task would write one log): choose a folder without one");
 }
 
+// Refuses an --slurm-option sbatch could not read as one option on an #SBATCH line, or one
+// that would undo what the scripts rely on: the array's size (--shards), the log names
+// (--out), the CPUs of --jobs, the merge's dependency (slurm_submission.hpp).
+void require_sbatch_option(const std::string& option) {
+  const auto refuse = [&option](const std::string& rule) {
+    throw InputError("trainsim sweep --slurm", "--slurm-option", option, rule);
+  };
+  if (option.empty() || option[0] != '-')
+    refuse("expected an sbatch option, one argument starting with '-': --slurm-option=--partition=gpu");
+  if (option.find_first_of("\n\r") != std::string::npos)
+    refuse("a Slurm script cannot carry a line end (sbatch reads it line by line)");
+  struct Owned {
+    const char* long_name;
+    const char* short_name;
+    const char* set_by;
+  };
+  for (const Owned& o : {Owned{"--array", "-a", "--shards"}, Owned{"--output", "-o", "--out"},
+                         Owned{"--cpus-per-task", "-c", "--jobs"}, Owned{"--dependency", "-d", "the submission"}}) {
+    const bool is_long = option.substr(0, option.find('=')) == o.long_name;
+    const bool is_short = option.rfind("--", 0) != 0 && option.rfind(o.short_name, 0) == 0;
+    if (is_long || is_short)
+      refuse(std::string("trainsim writes ") + o.long_name + " itself (" + o.set_by + " sets it)");
+  }
+}
+
 }  // namespace
 
 SlurmScripts slurm_scripts(const SlurmScriptOptions& o) {
   require_carriable(o.trainsim_exe, "trainsim executable", false);
   require_carriable(o.sweep_path, "SWEEP", false);
   require_carriable(o.out_dir, "--out", true);
+  std::string user_lines;
+  for (const std::string& option : o.sbatch_options) {
+    require_sbatch_option(option);
+    user_lines += "#SBATCH " + sbatch_quoted(option) + "\n";
+  }
   const std::string exe = shell_quoted(o.trainsim_exe);
   const std::string dir = shell_quoted(o.out_dir);
   const std::string logs = o.out_dir + "/slurm";
@@ -68,32 +98,30 @@ SlurmScripts slurm_scripts(const SlurmScriptOptions& o) {
   SlurmScripts s;
   s.array_script =
       "#!/bin/bash\n"
-      "# Written by trainsim sweep --slurm. Submit with: sbatch " +
-      shell_quoted(o.out_dir + "/sweep.sbatch") +
-      "\n"
-      "# Task i computes shard i of " +
-      n +
-      "; task 1 also submits the merge, which runs after every task has ended.\n"
+      "# Written and submitted by trainsim sweep --slurm, with slurm/merge.sbatch after it (it\n"
+      "# starts once every task has succeeded). Task i computes shard i of " +
+      n + ".\n"
       "#SBATCH --job-name=trainsim-sweep\n"
       "#SBATCH --array=1-" +
       n +
       "\n"
       "#SBATCH --cpus-per-task=" +
-      std::to_string(o.jobs) + "\n" + output_directive(logs, "%A_%a.out") +
+      std::to_string(o.jobs) + "\n" + output_directive(logs, "%A_%a.out") + user_lines +
       "set -euo pipefail\n"
-      "if [ \"${SLURM_ARRAY_TASK_ID}\" = 1 ]; then\n"
-      "  sbatch --parsable --dependency=afterany:\"${SLURM_ARRAY_JOB_ID}\" " +
-      shell_quoted(logs + "/merge.sbatch") +
-      "\n"
-      "fi\n"
       "exec " +
       exe + " sweep " + shell_quoted(o.sweep_path) + " --shard \"${SLURM_ARRAY_TASK_ID}/" + n + "\" --jobs " +
       std::to_string(o.jobs) + " --out " + dir + (o.trace ? " --trace" : "") + "\n";
   s.merge_script =
       "#!/bin/bash\n"
-      "# The merge of a trainsim sweep's shards: rebuilds results.csv and results.h5.\n"
+      "# The merge of a trainsim sweep's shards: rebuilds results.csv and results.h5, and records\n"
+      "# its exit status in slurm/merge_JOB.exit for trainsim sweep --status.\n"
       "#SBATCH --job-name=trainsim-sweep-merge\n" +
-      output_directive(logs, "merge_%j.out") + "exec " + exe + " sweep --merge " + dir + "\n";
+      output_directive(logs, "merge_%j.out") + user_lines + exe + " sweep --merge " + dir +
+      "\n"
+      "status=$?\n"
+      "printf '%s\\n' \"$status\" > " +
+      shell_quoted(logs + "/merge_") + "\"${SLURM_JOB_ID}\".exit\n"
+      "exit \"$status\"\n";
   return s;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
-// The Slurm submission of a sweep (`trainsim sweep SWEEP.ini --slurm`): a job-array script
+// The Slurm scripts of a sweep (`trainsim sweep SWEEP.ini --slurm`): a job-array script
 // whose task i runs `trainsim sweep SWEEP.ini --shard i/n`, and a merge script that
-// rebuilds the tables once every task has ended. Task 1 submits the merge with
-// --dependency=afterany on the array, so one `sbatch DIR/sweep.sbatch` runs everything.
-// Failed shards leave failed or pending points: rerunning the same sbatch resumes them.
+// rebuilds the tables and records its exit status. Both carry the user's --slurm-option
+// lines (partition, account, time...). The tasks submit nothing: the submitting side puts
+// the merge after the array (slurm_submission.hpp). Failed shards leave failed or pending
+// points: submitting again resumes them.
 
 #include <string>
+#include <vector>
 
 namespace trainsim::sweep {
 
@@ -16,6 +18,8 @@ struct SlurmScriptOptions {
   int shards = 1;            ///< array tasks
   int jobs = 1;              ///< points at once per task, and --cpus-per-task
   bool trace = false;        ///< pass --trace to the shards
+  /// sbatch options for every script (--slurm-option), one argument each: `--partition=gpu`.
+  std::vector<std::string> sbatch_options;
 };
 
 struct SlurmScripts {
@@ -26,7 +30,8 @@ struct SlurmScripts {
 /// The two scripts. Paths are quoted for the shell (shell_quote.hpp) and the #SBATCH
 /// --output lines for sbatch's own reader (slurm_script.cpp says how it reads them). Throws
 /// InputError naming the path if one cannot be carried: a line end in any, a backslash in
-/// out_dir (sbatch's log pattern would lose %A_%a).
+/// out_dir (sbatch's log pattern would lose %A_%a); and naming --slurm-option for an option
+/// that does not start with '-', holds a line end, or is one trainsim writes itself.
 SlurmScripts slurm_scripts(const SlurmScriptOptions& options);
 
 }  // namespace trainsim::sweep

@@ -178,11 +178,27 @@ SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, cons
   return t;
 }
 
-SweepTally merge_sweep(const std::string& out_dir) {
+namespace {
+
+// `out_dir`'s plan, from its manifest; InputError (key `option`) when it has none.
+SweepPlan folder_plan(const std::string& out_dir, const std::string& option) {
   const std::string manifest = read_file_or_empty(manifest_path(out_dir));
   if (manifest.empty())
-    throw InputError(out_dir, "--merge", out_dir, "no sweep-points.json here: not a sweep's output folder");
-  const SweepPlan plan = parse_plan(manifest, manifest_path(out_dir));
+    throw InputError(out_dir, option, out_dir, "no sweep-points.json here: not a sweep's output folder");
+  return parse_plan(manifest, manifest_path(out_dir));
+}
+
+}  // namespace
+
+SweepTally sweep_tally(const std::string& out_dir) {
+  const SweepPlan plan = folder_plan(out_dir, "--status");
+  SweepTally t = count(plan, load_results(plan, out_dir));
+  t.in_shard = t.points;
+  return t;
+}
+
+SweepTally merge_sweep(const std::string& out_dir) {
+  const SweepPlan plan = folder_plan(out_dir, "--merge");
   remove_temporaries(out_dir, [](const std::string&) { return true; });
   const std::vector<PointResult> results = load_results(plan, out_dir);
   write_tables(out_dir, plan, results);

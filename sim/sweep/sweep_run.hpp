@@ -81,6 +81,10 @@ SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, cons
 /// manifest.
 SweepTally merge_sweep(const std::string& out_dir);
 
+/// The tally of `out_dir` from its manifest and point files, writing nothing (`trainsim sweep
+/// --status`). Throws InputError if `out_dir` has no manifest.
+SweepTally sweep_tally(const std::string& out_dir);
+
 /// The results of `plan` found in `out_dir/points` (pending where none is complete and current).
 std::vector<PointResult> load_results(const SweepPlan& plan, const std::string& out_dir);
 

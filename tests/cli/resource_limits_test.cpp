@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/address_sanitizer.hpp"
@@ -79,8 +80,12 @@ TEST_F(ResourceLimits, CollectiveOnAHundredMillionGpus) {
 // under the old 2^20 limit, aborted in SimGrid's stack allocation under this memory limit).
 // A minute where the answer is a simulation of every GPU (16 s measured on a quiet 2-core
 // machine: tests run two at a time).
-testing::RunResult at_limit(const std::vector<std::string>& args) {
-  const auto r = run_trainsim_limited(args, k_memory_kib, 60);
+// `before`: shell commands run first (the stub sbatch of the Slurm case put on PATH).
+testing::RunResult at_limit(const std::vector<std::string>& args, const std::string& before = "") {
+  const auto r = before.empty() ? run_trainsim_limited(args, k_memory_kib, 60)
+                                : testing::run_trainsim_after(before + "ulimit -v " + std::to_string(k_memory_kib) +
+                                                                  " && exec timeout -k 5 60 ",
+                                                              args);
   EXPECT_NE(r.exit_code, 124) << "timed out";
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r;
@@ -132,7 +137,12 @@ TEST_F(ResourceLimits, SweepOfAMillionPointsIsPlannedWithinTheLimit) {
   const std::string sweep = testing::write_temp_file(
       "million.ini", "[sweep]\nbase = " + k_default + "\n[vary]\ncluster.nodes = 1..1000 +1\nrun.seed = 1..1000 +1\n");
   const std::string out = testing::write_temp_file("million.d", "") + "x";
-  at_limit({"sweep", sweep, "--yes", "--slurm", "--out", out});
+  // Submitted to an sbatch that only answers a job id.
+  const std::string stub = testing::write_temp_file("stub.d", "") + "x";
+  std::filesystem::create_directories(stub);
+  std::ofstream(stub + "/sbatch") << "#!/bin/sh\necho 1\n";
+  std::filesystem::permissions(stub + "/sbatch", std::filesystem::perms::owner_all);
+  at_limit({"sweep", sweep, "--yes", "--slurm", "--out", out}, "export PATH='" + stub + "':\"$PATH\"; ");
   std::filesystem::remove_all(out);
   const std::string more = testing::write_temp_file(
       "million-and-one.ini",

@@ -568,13 +568,13 @@ TEST(ComputeModelFactory, FallsBackToTheRooflineAndSaysSo) {
   choice.directory = "/nonexistent";
   const auto missing = make_compute_model(*gpu_preset("h200"), Precision::bf16, choice);
   EXPECT_NE(missing->description().find("no calibration table"), std::string::npos);
-  choice = {CalibrationMode::none, "", k_tables};
+  choice = {CalibrationMode::none, "", k_tables, ""};
   const auto none = make_compute_model(*gpu_preset("h200"), Precision::bf16, choice);
   EXPECT_NE(none->description().find("no calibration table"), std::string::npos);
 }
 
 TEST(ComputeModelFactory, AnExplicitTableMustExist) {
-  const CalibrationChoice choice{CalibrationMode::file, "/nonexistent/h200.csv", ""};
+  const CalibrationChoice choice{CalibrationMode::file, "/nonexistent/h200.csv", "", ""};
   EXPECT_THROW(make_compute_model(*gpu_preset("h200"), Precision::bf16, choice), InputError);
 }
 

@@ -35,10 +35,11 @@ std::string unique_name(const std::string& stem) {
   return ::testing::TempDir() + "trainsim_" + name + "_" + std::to_string(::getpid()) + "_" + stem;
 }
 
-RunResult run_command(const std::string& prefix, const std::vector<std::string>& args) {
+RunResult run_command(const std::string& prefix, const std::vector<std::string>& args,
+                      const std::string& exe = TRAINSIM_EXE) {
   const std::string out_path = unique_name("stdout.txt");
   const std::string err_path = unique_name("stderr.txt");
-  std::string command = prefix + quote(TRAINSIM_EXE);
+  std::string command = prefix + quote(exe);
   for (const auto& a : args) command += " " + quote(a);
   command += " >" + quote(out_path) + " 2>" + quote(err_path) + " </dev/null";
   const int status = std::system(command.c_str());
@@ -64,6 +65,11 @@ RunResult run_trainsim_limited(const std::vector<std::string>& args, long memory
 
 RunResult run_trainsim_after(const std::string& shell_prefix, const std::vector<std::string>& args) {
   return run_command(shell_prefix, args);
+}
+
+RunResult run_executable(const std::string& shell_prefix, const std::string& executable,
+                         const std::vector<std::string>& args) {
+  return run_command(shell_prefix, args, executable);
 }
 
 std::string write_temp_file(const std::string& name, const std::string& text) {

@@ -24,6 +24,10 @@ RunResult run_trainsim_limited(const std::vector<std::string>& args, long memory
 /// it ("exec qemu-x86_64 -cpu Nehalem ").
 RunResult run_trainsim_after(const std::string& shell_prefix, const std::vector<std::string>& args);
 
+/// The same for another trainsim executable (an installed or copied one), by its path.
+RunResult run_executable(const std::string& shell_prefix, const std::string& executable,
+                         const std::vector<std::string>& args);
+
 /// Writes `text` to a fresh file under the test temp dir and returns its path.
 std::string write_temp_file(const std::string& name, const std::string& text);
 

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "sim/sweep/read_file.hpp"
+#include "stub_sbatch.hpp"
 #include "support/run_trainsim.hpp"
 #include "tiny_scenario.hpp"
 
@@ -100,8 +101,10 @@ TEST(SweepMistakes, LargeSweepNeedsYes) {
   const std::string out = fresh_dir("out");
   expect_refused({"sweep", sweep, "--out", out}, out, sweep, {"10100 points", "more than 10,000", "--yes"});
   expect_refused({"sweep", sweep, "--slurm", "--out", out}, out, sweep, {"--yes"});
-  // With --yes it starts: --slurm writes its scripts (and computes nothing here).
-  const auto r = run_trainsim({"sweep", sweep, "--slurm", "--yes", "--out", out});
+  // With --yes it starts: --slurm writes its scripts and submits them (to a stub sbatch;
+  // nothing is computed here).
+  const testing::StubSbatch stub(fresh_dir("stub"));
+  const auto r = testing::run_trainsim_after(stub.shell_prefix(), {"sweep", sweep, "--slurm", "--yes", "--out", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(out + "/sweep.sbatch"));
 }

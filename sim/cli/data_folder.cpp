@@ -1,0 +1,56 @@
+#include "sim/cli/data_folder.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+namespace trainsim::cli {
+
+namespace fs = std::filesystem;
+
+DataFolder find_data_folder(const std::optional<std::string>& env, const std::string& executable) {
+  DataFolder d;
+  const auto matches = [](const fs::path& folder) {
+    std::error_code ec;
+    return fs::is_directory(folder / "calibration", ec);
+  };
+  if (env) {
+    d.looked.push_back("$TRAINSIM_DATA (" + *env + ")");
+    if (matches(*env)) d.path = *env;
+    return d;
+  }
+  d.looked.push_back("$TRAINSIM_DATA (unset)");
+  if (executable.empty()) {
+    d.looked.push_back("the executable's folder (/proc/self/exe cannot be read)");
+    return d;
+  }
+  const fs::path bin = fs::path(executable).parent_path();
+  // TRAINSIM_DATA_FROM_BIN: the install's data folder relative to its bin folder
+  // (CMAKE_INSTALL_DATADIR/trainsim from CMAKE_INSTALL_BINDIR, sim/cli/CMakeLists.txt).
+  for (const fs::path& folder : {(bin / TRAINSIM_DATA_FROM_BIN).lexically_normal(), bin / "share" / "trainsim"}) {
+    d.looked.push_back(folder.string());
+    if (matches(folder)) {
+      d.path = folder.string();
+      return d;
+    }
+  }
+  return d;
+}
+
+DataFolder find_data_folder() {
+  const char* env = std::getenv("TRAINSIM_DATA");
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return find_data_folder(env && *env ? std::optional<std::string>(env) : std::nullopt, ec ? "" : exe.string());
+}
+
+std::vector<std::string> shipped_calibration_tables() {
+  // TRAINSIM_SHIPPED_TABLES: the stems of kernels/calibration/*.csv, comma-separated.
+  std::vector<std::string> names;
+  std::istringstream list(TRAINSIM_SHIPPED_TABLES);
+  for (std::string name; std::getline(list, name, ',');)
+    if (!name.empty()) names.push_back(name);
+  return names;
+}
+
+}  // namespace trainsim::cli

@@ -1,0 +1,97 @@
+#include "sim/sweep/slurm_submission.hpp"
+
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/output_file.hpp"
+#include "sim/core/shell_quote.hpp"
+#include "sim/sweep/read_file.hpp"
+
+namespace trainsim::sweep {
+
+namespace {
+
+std::string record_path(const std::string& out_dir) {
+  return out_dir + "/slurm/submission.json";
+}
+
+// `text`'s lines joined by " / " without trailing blanks: sbatch's message on one line.
+std::string one_line(const std::string& text) {
+  std::string line;
+  std::string pending;
+  for (const char c : text) {
+    if (c == '\n' || c == '\r') {
+      pending = line.empty() ? "" : " / ";
+      continue;
+    }
+    if (!pending.empty()) line += pending;
+    pending.clear();
+    line += c;
+  }
+  while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+  return line;
+}
+
+// The job id `sbatch --parsable` printed: "ID" or "ID;CLUSTER"; empty when it is not one.
+std::string parsable_job_id(const std::string& out) {
+  std::string id;
+  for (const char c : out) {
+    if (c == ';' || c == '\n' || c == '\r') break;
+    if (!std::isdigit(static_cast<unsigned char>(c))) return "";
+    id += c;
+  }
+  return id;
+}
+
+void record(const std::string& out_dir, const SlurmSubmission& s) {
+  nlohmann::ordered_json j;
+  j["array_job"] = s.array_job;
+  j["merge_job"] = s.merge_job;
+  j["error"] = s.error;
+  write_file_atomically(record_path(out_dir), j.dump(2) + "\n");
+}
+
+// Runs sbatch with `args`; the job id, or "" with `error` set to what went wrong.
+std::string sbatch(const std::vector<std::string>& args, const ProgramRunner& run, std::string& error) {
+  std::vector<std::string> argv = {"sbatch", "--parsable"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const ProgramResult r = run(argv);
+  const std::string id = r.exit_code == 0 ? parsable_job_id(r.out) : "";
+  if (!id.empty()) return id;
+  std::string command;
+  for (const std::string& a : argv) command += (command.empty() ? "" : " ") + shell_quoted(a);
+  const std::string said = one_line(r.err.empty() ? r.out : r.err);
+  error = command + " failed (exit status " + std::to_string(r.exit_code) +
+          (r.exit_code == 0 ? ", no job id printed" : "") + ")" + (said.empty() ? "" : ": " + said);
+  return "";
+}
+
+}  // namespace
+
+SlurmSubmission submit_slurm_sweep(const std::string& out_dir, const ProgramRunner& run) {
+  SlurmSubmission s;
+  s.array_job = sbatch({out_dir + "/sweep.sbatch"}, run, s.error);
+  if (!s.array_job.empty())
+    s.merge_job = sbatch({"--dependency=afterok:" + s.array_job, "--kill-on-invalid-dep=yes",
+                          out_dir + "/slurm/merge.sbatch"},
+                         run, s.error);
+  record(out_dir, s);
+  return s;
+}
+
+std::optional<SlurmSubmission> read_slurm_submission(const std::string& out_dir) {
+  const std::string text = read_file_or_empty(record_path(out_dir));
+  if (text.empty()) return std::nullopt;
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  const auto field = [&j](const char* key) {
+    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+  };
+  return SlurmSubmission{field("array_job"), field("merge_job"), field("error")};
+}
+
+std::string merge_exit_path(const std::string& out_dir, const std::string& merge_job) {
+  return out_dir + "/slurm/merge_" + merge_job + ".exit";
+}
+
+}  // namespace trainsim::sweep
