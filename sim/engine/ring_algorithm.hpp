@@ -30,13 +30,13 @@
 // (redundant_legs.hpp). Channel-major, a 128-host task held one channel across two domains
 // of 64: a domain's channels shared its NVLink ports and made one component with nothing to
 // repeat, and none could be left out. So DeepSeek-V3 with 64 of a gradient group's GPUs in
-// each GB300 rack (TP 1 in Megatron-Core's order, data parallelism inner) took 46 s to
+// each GB300 rack (TP 1 in Megatron-Core's order, data parallelism inner) took 35 s to
 // simulate a step at 1,024 GPUs, and more than 15 minutes at 8,192
 // (bench/scenarios/deepseek-v3-gb300-megatron-order.ini, trainsim-bench-megatron-order).
 // Both orders cut each channel's ring into tasks that progress at their own bottleneck's rate
-// (the cut moves where the parts meet); the reduced simulation keeps within 0.03 % of --full
-// with either, and the step moved by -0.84 % at most on the cases measured (sim/README.md,
-// "Benchmarks and scale").
+// (the cut moves where the parts meet): the step moved by -0.81 % at most on the cases
+// measured, and the reduced simulation keeps within 0.03 % of --full on them (0.06 % before;
+// sim/README.md, "Benchmarks and scale").
 
 #include <cstddef>
 #include <vector>
