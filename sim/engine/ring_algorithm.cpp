@@ -1,6 +1,7 @@
 #include "sim/engine/ring_algorithm.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace trainsim::engine {
 
@@ -57,6 +58,15 @@ CommPlan RingAlgorithm::plan(const CollectiveCall& call, const Platform& platfor
       if (call.op == CollectiveOp::broadcast && dst == root_gpu) continue;
       phase.transfers.push_back({ring[i], dst, edge_bytes});
     }
+  }
+  if (channels.size() > k_channel_major_rings) {
+    // Hop by hop: by the sender's index in its NVLink domain, then its domain, then the receiver.
+    const int domain = platform.cluster().domain_gpus();
+    const auto key = [domain](const Transfer& t) {
+      return std::make_tuple(t.src_gpu % domain, t.src_gpu / domain, t.dst_gpu);
+    };
+    std::stable_sort(phase.transfers.begin(), phase.transfers.end(),
+                     [&](const Transfer& a, const Transfer& b) { return key(a) < key(b); });
   }
   phase.latency_s = steps * max_edge_latency_s(phase.transfers, platform);
   return CommPlan{{std::move(phase)}};

@@ -18,12 +18,35 @@
 // ("channels"), each entering every node at a different GPU, so that every NIC carries
 // one ring. Channel c visits a node's GPUs rotated by c and leaves it toward the next
 // node's GPU c, rail-aligned (with PXN on rail-optimized fabrics, platform.hpp).
+//
+// Order of the transfers (the plan runner packs them in this order into parallel tasks of
+// at most 128 hosts, plan_runner.hpp): channel by channel, each in ring order, for up to
+// k_channel_major_rings channels (a DGX or HGX node's 8 GPUs: their times are kept); beyond,
+// hop by hop: the transfers out of the GPUs at one index of their NVLink domain, every
+// channel's and every domain's, then the next index. The same hop of every channel then
+// travels in one task (SimGrid sees one element per hop and link instead of one per
+// channel), and the domains' ports at one index carry the same tasks, so that the legs of
+// the domains nothing else loads repeat another domain's and are left out
+// (redundant_legs.hpp). Channel-major, a 128-host task held one channel across two domains
+// of 64: a domain's channels shared its NVLink ports and made one component with nothing to
+// repeat, and none could be left out. So DeepSeek-V3 with 64 of a gradient group's GPUs in
+// each GB300 rack (TP 1 in Megatron-Core's order, data parallelism inner) took 35 s to
+// simulate a step at 1,024 GPUs, and more than 15 minutes at 8,192
+// (bench/scenarios/deepseek-v3-gb300-megatron-order.ini, trainsim-bench-megatron-order).
+// Both orders cut each channel's ring into tasks that progress at their own bottleneck's rate
+// (the cut moves where the parts meet): the step moved by -0.81 % at most on the cases
+// measured, and the reduced simulation keeps within 0.03 % of --full on them (0.06 % before;
+// sim/README.md, "Benchmarks and scale").
 
+#include <cstddef>
 #include <vector>
 
 #include "sim/engine/collective_algorithm.hpp"
 
 namespace trainsim::engine {
+
+/// Rings with more channels than this list their transfers hop by hop (above).
+inline constexpr size_t k_channel_major_rings = 8;
 
 class RingAlgorithm final : public CollectiveAlgorithm {
  public:

@@ -18,29 +18,16 @@
 #include "sim/step/simulated_scope.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/step_simulation.hpp"
+#include "tests/step/gradient_legs_share.hpp"
 #include "tests/step/step_outputs.hpp"
 #include "tests/step/test_scenario.hpp"
 
 namespace trainsim {
 namespace {
 
+using testing::left_out_share;
 using testing::scenario;
 using testing::Settings;
-
-// The share of the gradient-group plans' legs the step leaves out.
-double left_out_share(const Scenario& s) {
-  const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
-  const auto schedule = make_pipeline_schedule(s.parallel);
-  const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
-  const RankMapping mapping(s.parallel, s.cluster);
-  const SimulatedScope scope = simulated_scope(s, mapping, s.cluster, StepOptions{});
-  const engine::Platform planning = engine::Platform::without_simgrid(s.cluster);
-  std::vector<bool> endpoints;
-  const GradientPlans plans(planning, gradient_plan_keys(s, mapping, costs),
-                            {mapping, s.parallel, scope.one_transfer_per_tp_group},
-                            foreign_links(s, mapping, scope, planning), &endpoints);
-  return plans.legs() > 0 ? static_cast<double>(plans.left_out_legs()) / static_cast<double>(plans.legs()) : 0.0;
-}
 
 void expect_reduced_equals_every_leg(const Scenario& s, const std::string& what) {
   testing::expect_same_with_and_without(s, &StepOptions::reduce_gradient_legs, what);
