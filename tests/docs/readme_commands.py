@@ -48,6 +48,7 @@ NOT_RUN = [
     ("trainsim-calibrate", "runs on a GPU"),
     ("cmake ", "builds trainsim: what CI itself runs"),
     ("ctest ", "runs the tests: what CI itself runs"),
+    ("/shared/sweep", "submits to a Slurm cluster: the SweepSlurm tests run it against a local one"),
     ("/opt/trainsim", "an install: Install.AMovedInstallTreeGivesTheBuildTreesOutput runs one in a scratch prefix"),
     ("build-fuzz/", "a fuzzing campaign: the fuzz build runs its corpus in CI"),
     ("trainsim-bench-", "a benchmark: its figures are one machine's timings"),

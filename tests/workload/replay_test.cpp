@@ -245,23 +245,5 @@ TEST(ChakraReplay, TooFewGpus) {
   EXPECT_NE(r.err.find("8 GPUs, fewer than the workload's 9 ranks"), std::string::npos) << r.err;
 }
 
-// README.md's excerpt of the ring's replay is what this build prints.
-TEST(ChakraReplay, ReadmeSampleIsCurrent) {
-  const std::string prefix =
-      testing::shared_data_path("chakra/astra-sim/custom_ring_allreduce_8npus_1MB/custom_allreduce");
-  TRAINSIM_SKIP_WITHOUT(prefix + ".0.et");
-  std::ifstream f(testing::source_path("README.md"));
-  const std::string readme((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const auto at = readme.find("\nreplay time ");
-  ASSERT_NE(at, std::string::npos);
-  const auto end = readme.find("```", at);
-  const std::string excerpt = readme.substr(at + 1, end - at - 1);
-  const auto r = run_trainsim({"replay", prefix, "--cluster", "dgx-h100"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find(excerpt), std::string::npos) << "README.md has:\n"
-                                                    << excerpt << "\nthe build prints:\n"
-                                                    << r.out;
-}
-
 }  // namespace
 }  // namespace trainsim::workload
