@@ -53,6 +53,7 @@ SweepTally count(const SweepPlan& plan, const std::vector<PointResult>& results)
   t.points = static_cast<int>(plan.points.size());
   for (const PointResult& r : results) {
     t.ok += r.status == PointStatus::ok;
+    t.does_not_fit += r.status == PointStatus::does_not_fit;
     t.skipped += r.status == PointStatus::skipped;
     t.failed += r.status == PointStatus::failed;
     t.pending += r.status == PointStatus::pending;
@@ -171,7 +172,7 @@ SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, cons
   t.reused = reused;
   if (end.stop_signal != 0)
     throw Interrupted(end.stop_signal, options.progress_label + ": stopped by " + signal_name(end.stop_signal) +
-                                           " with " + std::to_string(t.ok + t.skipped + t.failed) + " of " +
+                                           " with " + std::to_string(t.ok + t.does_not_fit + t.skipped + t.failed) + " of " +
                                            std::to_string(t.points) + " points done and " +
                                            std::to_string(end.stopped_points.size()) +
                                            " stopped; the same command again computes the rest");
