@@ -138,14 +138,35 @@ std::vector<std::string> key_values(const Candidate& c, const std::vector<std::s
   return values;
 }
 
+// The fixed value of `key`, or nothing.
+const std::string* fixed_value(const LayoutSearch& search, const std::string& key) {
+  for (const auto& [k, v] : search.fixed)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+// Whether `values` (for search.keys, the memory savers left out) keep every fixed key.
+bool keeps_fixed(const LayoutSearch& search, const std::vector<std::string>& values) {
+  for (size_t k = 0; k < values.size(); ++k) {
+    const std::string* v = fixed_value(search, search.keys[k]);
+    if (v != nullptr && !values[k].empty() && *v != values[k]) return false;
+  }
+  return true;
+}
+
 // Tries the memory savers on `values` cheapest first and records the first that fits, or
-// counts the layout as too big, or as invalid when the rules refuse every rung.
+// counts the layout as too big, or as invalid when the rules refuse every rung. A fixed
+// ZeRO stage or recomputation leaves only its rungs.
 void try_memory_savers(LayoutSearch& search, const std::string& scenario_path, const Scenario& base,
                        std::vector<std::string> values) {
   const bool zero_open = is_open(search.searched, "parallel.zero");
   const size_t zero_slot = values.size() - 1;
+  const std::string* fixed_zero = fixed_value(search, "parallel.zero");
+  const std::string* fixed_recompute = fixed_value(search, "training.recompute");
   bool loaded = false;
   for (const auto& [zero, recompute] : memory_savers(base, zero_open)) {
+    if ((fixed_zero && zero_open && *fixed_zero != zero) || (fixed_recompute && *fixed_recompute != recompute))
+      continue;
     if (zero_open) values[zero_slot] = zero;
     std::vector<std::string> all = search.resolved_overrides;
     for (size_t k = 0; k < values.size(); ++k) all.push_back(search.keys[k] + "=" + values[k]);
@@ -167,6 +188,43 @@ void try_memory_savers(LayoutSearch& search, const std::string& scenario_path, c
     return;
   }
   ++(loaded ? search.too_big : search.invalid);
+}
+
+// The keys of `keys` that `overrides` set (the last one of each; auto is the search's, not a
+// fixed value), in `keys` order. Data parallelism and gradient accumulation are not among
+// them: given with --set they size the global batch, as in the scenario file, and each layout
+// derives its own.
+std::vector<std::pair<std::string, std::string>> fixed_keys(const std::vector<std::string>& keys,
+                                                            const std::vector<std::string>& overrides) {
+  std::map<std::string, std::string> given;
+  for (const std::string& text : overrides) {
+    const IniEntry o = parse_override(text);
+    given[o.name] = o.value;
+  }
+  std::vector<std::pair<std::string, std::string>> fixed;
+  for (const std::string& key : keys) {
+    if (key == "parallel.dp" || key == "training.grad_accum") continue;
+    if (const auto it = given.find(key); it != given.end() && it->second != "auto") fixed.push_back(*it);
+  }
+  return fixed;
+}
+
+// The search's base: the scenario with the overrides the search does not set, so that the
+// global batch (micro-batch x accumulation x the derived dp) is the scenario's own whatever
+// the fixed keys; with them too where the scenario's own split is no split of its GPUs
+// without them (pp 4 on 16 GPUs with --set parallel.pp=2).
+Scenario load_fixed_base(const std::string& scenario_path, const LayoutSearch& search) {
+  std::vector<std::string> without;
+  for (const std::string& text : search.resolved_overrides) {
+    const std::string name = parse_override(text).name;
+    if (std::ranges::none_of(search.fixed, [&](const auto& f) { return f.first == name; })) without.push_back(text);
+  }
+  try {
+    return load_search_base(scenario_path, without, search.searched);
+  } catch (const InputError&) {
+    if (search.fixed.empty()) throw;
+    return load_search_base(scenario_path, search.resolved_overrides, search.searched);
+  }
 }
 
 }  // namespace
@@ -220,15 +278,19 @@ LayoutSearch search_layouts(const std::string& scenario_path, const std::vector<
   LayoutSearch search;
   search.resolved_overrides = resolve_open_keys(scenario_path, overrides, search.searched);
   const std::vector<std::string>& open = search.searched;
-  const Scenario base = load_search_base(scenario_path, search.resolved_overrides, open);
   search.keys = {"parallel.tp",          "parallel.pp",         "parallel.dp",       "parallel.sequence_parallel",
                  "training.micro_batch", "training.grad_accum", "parallel.schedule", "parallel.virtual_stages"};
   for (const char* key : {"parallel.cp", "parallel.ep", "parallel.zero"})
     if (is_open(open, key)) search.keys.push_back(key);
   search.keys.push_back("training.recompute");
+  search.fixed = fixed_keys(search.keys, overrides);
+  search.base = load_fixed_base(scenario_path, search);
+  const Scenario& base = search.base;
   for (const Candidate& c : candidates(base, open)) {
+    std::vector<std::string> values = key_values(c, open);
+    if (!keeps_fixed(search, values)) continue;
     ++search.considered;
-    try_memory_savers(search, scenario_path, base, key_values(c, open));
+    try_memory_savers(search, scenario_path, base, std::move(values));
   }
   return search;
 }

@@ -138,7 +138,16 @@ SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, cons
   auto last_write = std::chrono::steady_clock::now();
   if (!sharded) write_tables(options.out_dir, plan, results);
   std::function<StartGate(const SweepPoint&)> gate;
-  if (options.gate) gate = [&](const SweepPoint& p) { return options.gate(p, results); };
+  // The points a gate stops are never computed: the progress line's total drops to those
+  // started, so that a pruned search ends at N/N rather than N/all.
+  int started = 0;
+  if (options.gate)
+    gate = [&](const SweepPoint& p) {
+      const StartGate g = options.gate(p, results);
+      if (g == StartGate::start) ++started;
+      if (g == StartGate::stop) progress.set_total(reused + started, tally());
+      return g;
+    };
   const PoolEnd end = run_in_children(
       todo, options.jobs, points_dir(options.out_dir), evaluate,
       [&](const PointResult& r) {
