@@ -240,6 +240,21 @@ std::string plan_json(const PlanReport& r) {
     layouts.push_back(o);
   }
   j["layouts"] = layouts;
+  // Searched layouts simulated over the GPU's memory: after the ranked ones, never among them.
+  nlohmann::ordered_json over = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < r.results.size(); ++i) {
+    const sweep::PointResult& res = r.results[i];
+    if (res.status != sweep::PointStatus::does_not_fit || (!r.own_searched && static_cast<int>(i) == r.own_point))
+      continue;
+    nlohmann::ordered_json o;
+    for (size_t k = 0; k < r.plan->parameter_names.size(); ++k)
+      o[r.plan->parameter_names[k]] = r.plan->points[i].values[k];
+    o["step_time_s"] = sweep::metric_value(res, "step_time_s");
+    o["peak_memory_bytes"] = sweep::metric_value(res, "peak_memory_bytes");
+    o["headroom_bytes"] = sweep::headroom_bytes(res);
+    over.push_back(o);
+  }
+  j["do_not_fit"] = over;
   nlohmann::ordered_json own;
   if (r.own_point >= 0) {
     const sweep::SweepPoint& p = r.plan->points[static_cast<size_t>(r.own_point)];

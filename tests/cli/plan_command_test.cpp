@@ -260,6 +260,10 @@ TEST(PlanCommand, ExplainsEachLayoutAndWritesTheBestAsScenarios) {
     EXPECT_GE(l["exposed_comm_fraction"].get<double>(), 0.0) << l.dump();
     EXPECT_DOUBLE_EQ(l["headroom_bytes"].get<double>(), capacity - l["peak_memory_bytes"].get<double>());
   }
+  // Layouts simulated over the GPU's memory are listed apart, never ranked.
+  ASSERT_TRUE(j["do_not_fit"].is_array());
+  EXPECT_EQ(j["do_not_fit"].size(), j["simulated_do_not_fit"].get<size_t>());
+  for (const auto& l : j["do_not_fit"]) EXPECT_LT(l["headroom_bytes"].get<double>(), 0.0) << l.dump();
   ASSERT_EQ(j["scenario_files"].size(), 2u);
   EXPECT_EQ(j["scenario_files"][0].get<std::string>(), out + "/rank-1.ini");
   EXPECT_FALSE(std::filesystem::exists(out + "/rank-3.ini"));
