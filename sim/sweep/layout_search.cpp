@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "models/memory_budget.hpp"
 #include "sim/core/error.hpp"
@@ -64,14 +65,31 @@ std::vector<int> expert_sizes(const Scenario& s, const std::vector<std::string>&
 
 // Schedules for pp stages and ga micro-batches: 1F1B, and Megatron-LM's interleaved
 // schedule where the micro-batches come in groups of pp, with 2 chunks per stage, or, with
-// virtual_stages open, 2, 4 and 8.
-std::vector<std::pair<std::string, int>> schedules(int pp, int ga, bool chunks_open) {
+// virtual_stages open, 2, 4 and 8, or the chunks --set fixed.
+std::vector<std::pair<std::string, int>> schedules(int pp, int ga, bool chunks_open, std::optional<int> fixed_chunks) {
   if (pp == 1) return {{"1f1b", 1}};
   std::vector<std::pair<std::string, int>> v{{"1f1b", 1}};
   if (ga % pp != 0) return v;
-  for (const int chunks : chunks_open ? std::vector<int>{2, 4, 8} : std::vector<int>{2})
-    v.push_back({"interleaved", chunks});
+  const std::vector<int> chunks = fixed_chunks ? std::vector<int>{*fixed_chunks}
+                                  : chunks_open ? std::vector<int>{2, 4, 8}
+                                                : std::vector<int>{2};
+  for (const int c : chunks)
+    if (c > 1) v.push_back({"interleaved", c});
   return v;
+}
+
+// The integer --set fixed for `key`, if any (a value that is no integer: none, and the rules
+// refuse it where the layout loads).
+std::optional<int> fixed_int(const LayoutSearch& search, const std::string& key) {
+  for (const auto& [k, v] : search.fixed)
+    if (k == key) {
+      try {
+        return std::stoi(v);
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    }
+  return std::nullopt;
 }
 
 // What saves memory, cheapest first: ZeRO-1 and -2 cost no time over plain data
@@ -102,22 +120,29 @@ struct Candidate {
 
 // Every split of `base`'s GPUs and batch, in the order the search reports them: context and
 // expert sizes, then tensor, pipeline, micro-batch and schedule.
-std::vector<Candidate> candidates(const Scenario& base, const std::vector<std::string>& open) {
+// A fixed tensor size, micro-batch or chunk count is tried even where the search would not
+// (tp 16 across two 8-GPU nodes, micro-batch 8): the scenario rules judge it.
+std::vector<Candidate> candidates(const Scenario& base, const LayoutSearch& search) {
+  const std::vector<std::string>& open = search.searched;
+  const std::optional<int> fixed_tp = fixed_int(search, "parallel.tp");
+  const std::optional<int> fixed_mb = fixed_int(search, "training.micro_batch");
+  const std::optional<int> fixed_chunks = fixed_int(search, "parallel.virtual_stages");
   const long long batch =
       static_cast<long long>(base.training.micro_batch) * base.training.grad_accum * base.parallel.dp;
   const int gpus = base.cluster.total_gpus();
   std::vector<Candidate> out;
   for (const int cp : context_sizes(base, open))
     for (const int ep : expert_sizes(base, open))
-      for (const int tp : tensor_sizes(base)) {
-        if (gpus % (tp * cp) != 0) continue;
+      for (const int tp : fixed_tp ? std::vector<int>{*fixed_tp} : tensor_sizes(base)) {
+        if (tp < 1 || gpus % (tp * cp) != 0) continue;
         for (const int pp : divisors(gpus / (tp * cp))) {
           if (pp > base.model.layers) break;
           const int dp = gpus / (tp * cp * pp);
-          for (const int mb : {1, 2, 4}) {
-            if (batch % (static_cast<long long>(mb) * dp) != 0) continue;
+          for (const int mb : fixed_mb ? std::vector<int>{*fixed_mb} : std::vector<int>{1, 2, 4}) {
+            if (mb < 1 || batch % (static_cast<long long>(mb) * dp) != 0) continue;
             const int ga = static_cast<int>(batch / (static_cast<long long>(mb) * dp));
-            for (const auto& [schedule, chunks] : schedules(pp, ga, is_open(open, "parallel.virtual_stages")))
+            for (const auto& [schedule, chunks] :
+                 schedules(pp, ga, is_open(open, "parallel.virtual_stages"), fixed_chunks))
               out.push_back({tp, pp, dp, cp, ep, mb, ga, chunks, schedule});
           }
         }
@@ -286,8 +311,10 @@ LayoutSearch search_layouts(const std::string& scenario_path, const std::vector<
   search.fixed = fixed_keys(search.keys, overrides);
   search.base = load_fixed_base(scenario_path, search);
   const Scenario& base = search.base;
-  for (const Candidate& c : candidates(base, open)) {
+  for (const Candidate& c : candidates(base, search)) {
     std::vector<std::string> values = key_values(c, open);
+    // Sequence parallelism follows tp (on with tp > 1) unless --set fixes it.
+    if (const std::string* sp = fixed_value(search, "parallel.sequence_parallel")) values[3] = *sp;
     if (!keeps_fixed(search, values)) continue;
     ++search.considered;
     try_memory_savers(search, scenario_path, base, std::move(values));

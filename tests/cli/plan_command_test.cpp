@@ -331,6 +331,18 @@ TEST(PlanCommand, SearchesAroundAFixedKey) {
   ASSERT_GT(j["layouts"].size(), 2u);
   for (const auto& l : j["layouts"]) EXPECT_EQ(l["parallel.pp"].get<std::string>(), "4") << l.dump();
   EXPECT_EQ(j["fixed"]["parallel.pp"].get<std::string>(), "4");
+
+  // A fixed value the search would not try on its own (4 chunks a stage; it tries 2) is tried.
+  std::vector<std::string> chunks_args = small_plan(out + "-chunks");
+  chunks_args.insert(chunks_args.end(), {"--set", "parallel.virtual_stages=4", "--json", "--top", "3"});
+  const auto chunks = run_trainsim(chunks_args);
+  ASSERT_EQ(chunks.exit_code, 0) << chunks.err;
+  const auto c = nlohmann::json::parse(chunks.out);
+  ASSERT_FALSE(c["layouts"].empty());
+  for (const auto& l : c["layouts"]) {
+    EXPECT_EQ(l["parallel.virtual_stages"].get<std::string>(), "4") << l.dump();
+    EXPECT_EQ(l["parallel.schedule"].get<std::string>(), "interleaved") << l.dump();
+  }
 }
 
 // Nothing fits: exit 2 and one line that names the keys kept and the --set that would search
