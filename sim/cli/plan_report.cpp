@@ -122,7 +122,7 @@ std::string own_text(const PlanReport& r) {
   if (res.status == sweep::PointStatus::ok && r.own_searched)
     out << step << ", rank " << rank_of(r, r.own_point) << " of " << r.ranked.size();
   else if (res.status == sweep::PointStatus::ok)
-    out << step << ", would rank " << would_rank(r) << " among the " << r.ranked.size()
+    out << step << ", would rank " << would_rank(r) << " beside the " << r.ranked.size()
         << " ranked (not a layout the search tries: " << (r.search->fixed.empty() ? "" : "fixed keys, ")
         << "its own recomputation or schedule)";
   else if (res.status == sweep::PointStatus::does_not_fit)
