@@ -207,6 +207,11 @@ TEST(SweepCli, PointsOverTheGpusMemoryAreSaidNotToFit) {
   EXPECT_NE(r.out.find("2 points: 1 ok, 1 do not fit in GPU memory, 0 skipped, 0 failed, 0 pending"),
             std::string::npos)
       << r.out;
+  // sweep --status counts them the same way.
+  const auto status = run_trainsim({"sweep", "--status", dir});
+  EXPECT_NE(status.out.find("2 points: 1 ok, 1 do not fit in GPU memory, 0 skipped, 0 failed, 0 never run"),
+            std::string::npos)
+      << status.out << status.err;
   const std::string text = csv(dir);
   EXPECT_NE(text.find(",ok,,true,8e+10,"), std::string::npos) << text;
   EXPECT_NE(text.find(",does_not_fit,peak memory "), std::string::npos) << text;
