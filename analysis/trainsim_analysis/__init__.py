@@ -1,5 +1,5 @@
-"""Load trainsim HDF5 traces (schema: analysis/README.md), `trainsim layer --json` and `trainsim drill --trace`
-outputs into pandas, and plot them."""
+"""Load trainsim HDF5 traces (schema: analysis/README.md), results tables of sweep, batch and plan,
+`trainsim layer --json` and `trainsim drill --trace` outputs into pandas, and plot them."""
 
 from .trace import (
     Trace,
@@ -19,6 +19,7 @@ from .trace import (
     SCHEMA_MAJOR,
 )
 from .layer import Layer, load_layer
+from .results import load_results, rank_layouts, best_layout, FIT_COLUMNS
 from .drill import Drill, load_drill, DRILL_SCHEMA_MAJOR
 from .step_figures import (
     plot_step_breakdown,
@@ -65,6 +66,10 @@ __all__ = [
     "SCHEMA_MAJOR",
     "Layer",
     "load_layer",
+    "load_results",
+    "rank_layouts",
+    "best_layout",
+    "FIT_COLUMNS",
     "Drill",
     "load_drill",
     "DRILL_SCHEMA_MAJOR",

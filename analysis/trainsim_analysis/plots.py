@@ -198,8 +198,14 @@ def plot_goodput_vs_interval(table: pd.DataFrame):
     """Effective training time ratio against the checkpoint interval, one point per run (several
     runs at one interval, e.g. seeds, are averaged by the line), the best interval marked. `table`:
     run_table(traces), or a sweep's results.csv (columns run_checkpoint_interval_s and
-    run_effective_training_time_ratio). With the checkpoint cost and MTTI in the table, Young's
+    run_effective_training_time_ratio; rows with status does_not_fit are left out). With the
+    checkpoint cost and MTTI in the table, Young's
     interval sqrt(2 x cost x MTTI) (Young 1974) is drawn for reference."""
+    # A sweep's rows that do not fit in GPU memory are never the best interval (issue 55).
+    if "status" in table:
+        table = table[table["status"].astype(str) != "does_not_fit"]
+    if "fits" in table:
+        table = table[table["fits"].astype(str).str.lower() != "false"]
     frame = pd.DataFrame({"interval_s": _run_column(table, "checkpoint_interval_s"),
                           "ratio": _run_column(table, "effective_training_time_ratio")}).dropna()
     if frame.empty:

@@ -17,6 +17,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/jobs_option.hpp"
 #include "sim/core/error.hpp"
+#include "sim/sweep/result_columns.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
 
@@ -27,20 +28,25 @@ namespace {
 namespace po = boost::program_options;
 
 std::string table(const sweep::SweepPlan& plan, const std::vector<sweep::PointResult>& results) {
+  constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-40s %-8s %6s %10s %12s %6s\n", "scenario", "status", "gpus", "step_s", "tokens/s",
-                "mfu");
+  std::snprintf(line, sizeof line, "%-40s %-12s %6s %10s %12s %6s %8s %9s\n", "scenario", "status", "gpus", "step_s",
+                "tokens/s", "mfu", "mem GiB", "free GiB");
   out += line;
   for (size_t i = 0; i < plan.points.size(); ++i) {
     const sweep::PointResult& r = results[i];
     const std::string name = plan.points[i].scenario_path;
-    if (r.status == sweep::PointStatus::ok)
-      std::snprintf(line, sizeof line, "%-40s %-8s %6.0f %10.4f %12.0f %5.1f%%\n", name.c_str(), "ok",
-                    sweep::metric_value(r, "gpus"), sweep::metric_value(r, "step_time_s"),
-                    sweep::metric_value(r, "tokens_per_s"), 100 * sweep::metric_value(r, "mfu"));
+    // A step that does not fit is simulated all the same: its numbers, and its status says it
+    // would not run (free GiB, the headroom, negative).
+    if (r.simulated())
+      std::snprintf(line, sizeof line, "%-40s %-12s %6.0f %10.4f %12.0f %5.1f%% %8.1f %9.1f\n", name.c_str(),
+                    sweep::status_name(r.status).c_str(), sweep::metric_value(r, "gpus"),
+                    sweep::metric_value(r, "step_time_s"), sweep::metric_value(r, "tokens_per_s"),
+                    100 * sweep::metric_value(r, "mfu"), sweep::metric_value(r, "peak_memory_bytes") / k_gib,
+                    sweep::headroom_bytes(r) / k_gib);
     else
-      std::snprintf(line, sizeof line, "%-40s %-8s %s\n", name.c_str(), sweep::status_name(r.status).c_str(),
+      std::snprintf(line, sizeof line, "%-40s %-12s %s\n", name.c_str(), sweep::status_name(r.status).c_str(),
                     r.reason.c_str());
     out += line;
   }
@@ -84,7 +90,7 @@ Command batch_command() {
     if (trace) plan = sweep::with_traces(std::move(plan));
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(trace, options.out_dir));
     out << "trainsim batch: " << t.points << " scenarios (" << t.reused << " already done), " << t.ok << " ok, "
-        << t.skipped << " invalid, " << t.failed << " failed\n\n"
+        << (t.does_not_fit > 0 ? std::to_string(t.does_not_fit) + " do not fit in GPU memory, " : "") << t.skipped << " invalid, " << t.failed << " failed\n\n"
         << table(plan, sweep::load_results(plan, options.out_dir)) << "\nresults: " << options.out_dir
         << "/results.csv, " << options.out_dir << "/results.h5, one summary per scenario in " << options.out_dir
         << "/points/\n";

@@ -1,206 +1,108 @@
-// `trainsim plan SCENARIO [--out DIR] [--jobs N] [--top K] [--json]`: which parallel layout
-// to run the scenario's model, cluster and global batch with. Every split of the GPUs into
-// tensor, pipeline and data parallelism, micro-batch size and schedule whose memory fits
-// (with the least recomputation that makes it fit: sim/sweep/layout_search.hpp) is bounded
-// from its costs alone (sim/step/step_bound.hpp), then simulated in order of its bound, as a
-// sweep (resumable, in parallel: DIR/results.csv), until no layout left can reach the top K
-// (sim/sweep/pruned_search.hpp; --exhaustive simulates every one), and ranked by throughput.
+// `trainsim plan SCENARIO [--out DIR] [--jobs N] [--top K] [--write-top K] [--json]`: which
+// parallel layout to run the scenario's model, cluster and global batch with. Every split of
+// the GPUs into tensor, pipeline and data parallelism, micro-batch size and schedule whose
+// memory fits (with the least recomputation that makes it fit: sim/sweep/layout_search.hpp;
+// keys given with --set stay fixed) is bounded from its costs alone (sim/step/step_bound.hpp),
+// then simulated in order of its bound, as a sweep (resumable, in parallel: DIR/results.csv),
+// until no layout left can reach the top K (sim/sweep/pruned_search.hpp; --exhaustive
+// simulates every one), and ranked by throughput (plan_report.hpp). The scenario's own layout
+// is simulated first, as its file says, and ranked beside them; the best layouts are written
+// as scenario files (DIR/rank-1.ini, ...) that `trainsim run` takes.
 
 #include <algorithm>
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <nlohmann/json.hpp>
-#include <numeric>
 #include <ostream>
-#include <sstream>
 
 #include "sim/cli/cli_point_evaluator.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/jobs_option.hpp"
+#include "sim/cli/plan_layouts.hpp"
+#include "sim/cli/plan_report.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
+#include "sim/core/units.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_bound.hpp"
-#include "sim/sweep/layout_search.hpp"
 #include "sim/sweep/pruned_search.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
+#include "trainsim/version.hpp"
 
 namespace trainsim::cli {
 
 namespace {
 
-constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
-
-// A simulated layout, for ranking.
-struct Ranked {
-  size_t point = 0;  ///< index into the plan
-  double tokens_per_s = 0;
-  double step_time_s = 0;
-  double mfu = 0;
-  double peak_memory_bytes = 0;
+// The layouts to simulate, in order: the scenario's own first (always simulated, so that it
+// is reported as its file says; the pruning's stop still holds, since it only counts layouts
+// faster than a bound), then the searched ones by their step-time bound.
+struct Ordered {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<double> bounds;
+  int own_point = -1;
+  bool own_searched = false;
 };
 
-// The value of layout key `key` in a point's values (plan.parameter_names are the search's
-// keys); "" if the search did not set it.
-const std::string& value_of(const sweep::SweepPlan& plan, const sweep::SweepPoint& p, const std::string& key) {
-  static const std::string none;
-  const auto& keys = plan.parameter_names;
-  const auto it = std::find(keys.begin(), keys.end(), key);
-  return it == keys.end() ? none : p.values[static_cast<size_t>(it - keys.begin())];
+double bound_of(const sweep::SweepPoint& p) {
+  const Scenario layout = load_scenario(p.scenario_path, p.overrides);
+  return step_time_lower_bound_s(layout, *scenario_compute_model(layout));
 }
 
-// Fastest first; equal throughput keeps the enumeration order (deterministic).
-std::vector<Ranked> rank(const std::vector<sweep::PointResult>& results) {
-  std::vector<Ranked> ranked;
-  for (size_t i = 0; i < results.size(); ++i) {
-    const sweep::PointResult& r = results[i];
-    if (r.status != sweep::PointStatus::ok) continue;
-    ranked.push_back({i, sweep::metric_value(r, "tokens_per_s"), sweep::metric_value(r, "step_time_s"),
-                      sweep::metric_value(r, "mfu"), sweep::metric_value(r, "peak_memory_bytes")});
-  }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const Ranked& a, const Ranked& b) { return a.tokens_per_s > b.tokens_per_s; });
-  return ranked;
-}
-
-// Whether point `p` is the layout `s` itself runs, matched on tp, pp, micro-batch and schedule
-// (the search tries 1F1B and interleaved).
-bool is_own(const Scenario& s, const sweep::SweepPlan& plan, const sweep::SweepPoint& p) {
-  const std::string schedule = s.parallel.schedule == Schedule::interleaved   ? "interleaved"
-                               : s.parallel.schedule == Schedule::one_f_one_b ? "1f1b"
-                                                                              : "";
-  return value_of(plan, p, "parallel.tp") == std::to_string(s.parallel.tp) &&
-         value_of(plan, p, "parallel.pp") == std::to_string(s.parallel.pp) &&
-         value_of(plan, p, "training.micro_batch") == std::to_string(s.training.micro_batch) &&
-         (s.parallel.pp == 1 || value_of(plan, p, "parallel.schedule") == schedule);
-}
-
-// The rank (1-based) of the layout `s` itself runs; 0 when it is not among the simulated ones.
-int own_rank(const Scenario& s, const sweep::SweepPlan& plan, const std::vector<Ranked>& ranked) {
-  for (size_t i = 0; i < ranked.size(); ++i)
-    if (is_own(s, plan, plan.points[ranked[i].point])) return static_cast<int>(i) + 1;
-  return 0;
-}
-
-// Whether the layout `s` runs fits (it is in the plan), simulated or left out by its bound.
-bool own_fits(const Scenario& s, const sweep::SweepPlan& plan) {
-  return std::any_of(plan.points.begin(), plan.points.end(),
-                     [&](const sweep::SweepPoint& p) { return is_own(s, plan, p); });
-}
-
-// The open keys searched, shown as extra columns: (key, column title).
-std::vector<std::pair<std::string, std::string>> searched_columns(const sweep::LayoutSearch& search) {
-  std::vector<std::pair<std::string, std::string>> columns;
-  for (const auto& [key, title] : std::vector<std::pair<std::string, std::string>>{
-           {"parallel.cp", "cp"}, {"parallel.ep", "ep"}, {"parallel.zero", "zero"}})
-    if (std::find(search.searched.begin(), search.searched.end(), key) != search.searched.end())
-      columns.push_back({key, title});
-  return columns;
-}
-
-// "(cp 1, ep 1, zero 1 kept)", naming only what the plan did not search.
-std::string kept_text(const Scenario& s, const sweep::LayoutSearch& search) {
-  const auto open = [&](const char* key) {
-    return std::find(search.searched.begin(), search.searched.end(), key) != search.searched.end();
-  };
-  std::vector<std::string> kept;
-  if (!open("parallel.cp")) kept.push_back("cp " + std::to_string(s.parallel.cp));
-  if (!open("parallel.ep")) kept.push_back("ep " + std::to_string(s.parallel.ep));
-  if (!open("parallel.zero")) kept.push_back("zero " + std::to_string(s.parallel.zero));
-  std::string text;
-  for (const std::string& k : kept) text += (text.empty() ? "" : ", ") + k;
-  std::string searched;
-  for (const std::string& k : search.searched) searched += (searched.empty() ? "" : ", ") + k;
-  if (kept.empty()) return "(searched: " + searched + ")";
-  return "(" + text + " kept" + (searched.empty() ? "" : "; searched: " + searched) + ")";
-}
-
-std::string table(const Scenario& s, const sweep::LayoutSearch& search, const sweep::SweepPlan& plan,
-                  const std::vector<Ranked>& ranked, int top, int pruned, const std::string& out_dir) {
-  std::ostringstream out;
-  char line[256];
-  const long long batch = static_cast<long long>(s.training.micro_batch) * s.training.grad_accum * s.parallel.dp;
-  const auto extra = searched_columns(search);
-  out << "trainsim plan: " << s.model.name << " on " << s.cluster.total_gpus() << " x " << s.cluster.gpu.name
-      << ", global batch " << batch << " samples " << kept_text(s, search) << "\n"
-      << "layouts: " << search.considered << " considered, " << search.invalid << " refused by the scenario rules, "
-      << search.too_big << " do not fit in memory, " << plan.points.size() - static_cast<size_t>(pruned)
-      << " simulated";
-  if (pruned > 0)
-    out << ", " << pruned << " left out by their step-time bound (none can reach the top " << top
-        << "; --exhaustive simulates them)";
-  out << " (" << out_dir << "/results.csv)\n\n";
-  std::snprintf(line, sizeof line, "%4s %4s %4s %5s", "rank", "tp", "pp", "dp");
-  out << line;
-  for (const auto& column : extra) {
-    std::snprintf(line, sizeof line, " %4s", column.second.c_str());
-    out << line;
-  }
-  std::snprintf(line, sizeof line, " %4s %5s  %-14s %-9s %9s %11s %6s %8s\n", "mb", "accum", "schedule", "recompute",
-                "step_s", "tokens/s", "mfu", "mem GiB");
-  out << line;
-  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < top; ++i) {
-    const sweep::SweepPoint& p = plan.points[ranked[i].point];
-    const std::string schedule = value_of(plan, p, "parallel.schedule") == "interleaved"
-                                     ? "interleaved x" + value_of(plan, p, "parallel.virtual_stages")
-                                     : value_of(plan, p, "parallel.schedule");
-    std::snprintf(line, sizeof line, "%4zu %4s %4s %5s", i + 1, value_of(plan, p, "parallel.tp").c_str(),
-                  value_of(plan, p, "parallel.pp").c_str(), value_of(plan, p, "parallel.dp").c_str());
-    out << line;
-    for (const auto& column : extra) {
-      std::snprintf(line, sizeof line, " %4s", value_of(plan, p, column.first).c_str());
-      out << line;
+Ordered order_layouts(const std::string& path, const sweep::LayoutSearch& search, const OwnLayout& own) {
+  std::vector<std::vector<std::string>> rows;
+  for (const sweep::Layout& l : search.fitting) rows.push_back(l.values);
+  const sweep::SweepPlan enumerated = sweep::override_plan("plan", path, search.resolved_overrides, search.keys, rows);
+  std::vector<double> bounds;
+  for (const sweep::SweepPoint& p : enumerated.points) bounds.push_back(bound_of(p));
+  Ordered o;
+  if (own.values) {
+    const auto it = std::find(rows.begin(), rows.end(), *own.values);
+    o.own_searched = it != rows.end();
+    o.own_point = 0;
+    o.rows.push_back(*own.values);
+    if (o.own_searched) {
+      o.bounds.push_back(bounds[static_cast<size_t>(it - rows.begin())]);
+    } else {
+      const auto p = sweep::override_plan("plan", path, search.resolved_overrides, search.keys, {*own.values});
+      try {
+        o.bounds.push_back(bound_of(p.points.front()));
+      } catch (const InputError&) {
+        o.bounds.push_back(0);  // refused: its point is skipped, with the rule as the reason
+      }
     }
-    std::snprintf(line, sizeof line, " %4s %5s  %-14s %-9s %9.4f %11.0f %5.1f%% %8.1f\n",
-                  value_of(plan, p, "training.micro_batch").c_str(), value_of(plan, p, "training.grad_accum").c_str(),
-                  schedule.c_str(), value_of(plan, p, "training.recompute").c_str(), ranked[i].step_time_s,
-                  ranked[i].tokens_per_s, 100 * ranked[i].mfu, ranked[i].peak_memory_bytes / k_gib);
-    out << line;
   }
-  if (ranked.empty()) {
-    out << "no layout fits: more GPUs, a smaller micro-batch, ZeRO or offload (trainsim memory shows where)\n";
-    return out.str();
+  for (const size_t i : sweep::bound_order(bounds)) {
+    if (own.values && rows[i] == *own.values) continue;
+    o.rows.push_back(rows[i]);
+    o.bounds.push_back(bounds[i]);
   }
-  const int own = own_rank(s, plan, ranked);
-  out << "\nthe scenario's own split (tp " << s.parallel.tp << ", pp " << s.parallel.pp << ", micro_batch "
-      << s.training.micro_batch << "), with the least recomputation that fits: "
-      << (own > 0             ? "rank " + std::to_string(own) + " of " + std::to_string(ranked.size()) + " simulated"
-          : own_fits(s, plan) ? "not in the top " + std::to_string(top) + " (its step-time bound left it out)"
-                              : std::string("not among the simulated ones (it does not fit, or the rules refuse it)"))
-      << "\n";
-  return out.str();
+  return o;
 }
 
-std::string json(const Scenario& s, const sweep::LayoutSearch& search, const sweep::SweepPlan& plan,
-                 const std::vector<Ranked>& ranked, const std::vector<double>& bounds, int pruned,
-                 const std::string& out_dir) {
-  nlohmann::ordered_json j;
-  j["scenario"] = s.source;
-  j["considered"] = search.considered;
-  j["refused"] = search.invalid;
-  j["too_big"] = search.too_big;
-  j["simulated"] = plan.points.size() - static_cast<size_t>(pruned);
-  j["pruned"] = pruned;
-  j["results"] = out_dir + "/results.csv";
-  nlohmann::ordered_json layouts = nlohmann::ordered_json::array();
-  for (const Ranked& r : ranked) {
-    const sweep::SweepPoint& p = plan.points[r.point];
-    nlohmann::ordered_json o;
-    for (size_t k = 0; k < plan.parameter_names.size(); ++k) o[plan.parameter_names[k]] = p.values[k];
-    o["step_time_bound_s"] = bounds[r.point];
-    o["tokens_per_s"] = r.tokens_per_s;
-    o["step_time_s"] = r.step_time_s;
-    o["mfu"] = r.mfu;
-    o["peak_memory_bytes"] = r.peak_memory_bytes;
-    layouts.push_back(o);
+// Writes the best `count` layouts as scenario files into the plan's folder.
+std::vector<std::string> write_best(const PlanReport& r, int count) {
+  std::vector<std::string> written;
+  for (size_t i = 0; i < r.ranked.size() && static_cast<int>(i) < count; ++i) {
+    const RankedLayout& l = r.ranked[i];
+    const sweep::SweepPoint& p = r.plan->points[l.point];
+    const std::string path = ranked_scenario_path(r.out_dir, static_cast<int>(i) + 1);
+    char numbers[256];
+    std::snprintf(numbers, sizeof numbers, "step %.4f s, %.0f tokens/s, MFU %.1f %%, peak %s of %s a GPU", l.step_time_s,
+                  l.tokens_per_s, 100 * l.mfu, units::format_bytes_binary(l.peak_memory_bytes).c_str(),
+                  units::format_bytes_binary(l.peak_memory_bytes + l.headroom_bytes).c_str());
+    std::string given;
+    for (const std::string& o : r.overrides) given += " --set " + o;
+    write_layout_scenario(path, r.scenario_path, layout_overrides(r.scenario_path, r.overrides, *r.plan, p),
+                          {"trainsim plan " + r.scenario_path + given + ": rank " + std::to_string(i + 1) + " of " +
+                               std::to_string(r.ranked.size()) + " (trainsim " + k_version + ")",
+                           numbers, "every key resolved; simulate it with: trainsim run " + path});
+    written.push_back(path);
   }
-  j["layouts"] = layouts;
-  j["own_rank"] = own_rank(s, plan, ranked);
-  return j.dump(2) + "\n";
+  return written;
 }
 
 }  // namespace
@@ -216,6 +118,8 @@ Command plan_command() {
                         "output folder of the simulated layouts (default: SCENARIO-plan)")(
         "jobs,j", po::value<std::string>()->value_name("N"), "layouts simulated at once (default: the core count)")(
         "top", po::value<int>()->value_name("K")->default_value(10), "layouts listed")(
+        "write-top", po::value<int>()->value_name("K")->default_value(1),
+        "write the best K layouts as scenario files DIR/rank-1.ini ... (0: none)")(
         "exhaustive", "simulate every fitting layout, not only those whose step-time bound can reach the top K");
     const ScenarioOptions o = parse_scenario_options("plan", args, extra);
     if (o.help) {
@@ -224,47 +128,54 @@ Command plan_command() {
     }
     const int top = o.variables["top"].as<int>();
     if (top < 1) throw InputError("trainsim plan", "--top", std::to_string(top), "must be at least 1");
+    const int write_top = o.variables["write-top"].as<int>();
+    if (write_top < 0) throw InputError("trainsim plan", "--write-top", std::to_string(write_top), "must be at least 0");
     sweep::SweepRunOptions options;
     options.jobs = jobs_option(o.variables, "trainsim plan");
     options.out_dir = o.variables.count("out") ? o.variables["out"].as<std::string>()
                                                : std::filesystem::path(o.scenario_path).stem().string() + "-plan";
     sweep::report_progress_on_stderr(options, "plan");
-    // Keys the scenario leaves open (`auto`) load at their defaults; the search varies them.
-    std::vector<std::string> open;
-    const Scenario s =
-        sweep::load_search_base(o.scenario_path, sweep::resolve_open_keys(o.scenario_path, o.overrides, open), open);
     // Layouts are ranked by the step's throughput: a scenario's run-level simulation (its
     // [run] duration or step target) is left out of the plan's points.
     std::vector<std::string> overrides = o.overrides;
     overrides.insert(overrides.end(), {"run.duration=0s", "run.train_steps=0"});
     const sweep::LayoutSearch search = sweep::search_layouts(o.scenario_path, overrides);
-    std::vector<std::vector<std::string>> rows;
-    for (const sweep::Layout& l : search.fitting) rows.push_back(l.values);
-    // Every layout's step-time bound; the layouts simulated in its order.
-    const sweep::SweepPlan enumerated =
-        sweep::override_plan("plan", o.scenario_path, search.resolved_overrides, search.keys, rows);
-    std::vector<double> enumerated_bounds;
-    for (const sweep::SweepPoint& p : enumerated.points) {
-      const Scenario layout = load_scenario(p.scenario_path, p.overrides);
-      enumerated_bounds.push_back(step_time_lower_bound_s(layout, *scenario_compute_model(layout)));
-    }
-    std::vector<std::vector<std::string>> ordered;
-    std::vector<double> bounds;
-    for (const size_t i : sweep::bound_order(enumerated_bounds)) {
-      ordered.push_back(rows[i]);
-      bounds.push_back(enumerated_bounds[i]);
-    }
+    PlanReport report;
+    report.base = &search.base;
+    report.search = &search;
+    report.top = top;
+    report.out_dir = options.out_dir;
+    report.scenario_path = o.scenario_path;
+    report.overrides = o.overrides;
+    // Nothing fits: said before anything is simulated or written.
+    if (search.fitting.empty()) throw InputError(o.scenario_path, "", "", no_layout_fits(report));
+
+    const OwnLayout own = own_layout(o.scenario_path, overrides, search);
+    const Ordered ordered = order_layouts(o.scenario_path, search, own);
     const sweep::SweepPlan plan =
-        sweep::override_plan("plan", o.scenario_path, search.resolved_overrides, search.keys, ordered);
+        sweep::override_plan("plan", o.scenario_path, search.resolved_overrides, search.keys, ordered.rows);
+    report.plan = &plan;
+    report.bounds = ordered.bounds;
+    report.own_point = ordered.own_point;
+    report.own_searched = ordered.own_searched;
+    report.own_refused = own.refused;
     if (!o.variables.count("exhaustive"))
       options.gate = [&](const sweep::SweepPoint& next, const std::vector<sweep::PointResult>& results) {
-        return sweep::prune_gate(next, results, bounds, top);
+        return sweep::prune_gate(next, results, report.bounds, top, ordered.own_searched ? -1 : ordered.own_point);
       };
     sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim plan", "--out");
+    const int files = std::min<int>(write_top, static_cast<int>(plan.points.size()));
+    for (int k = 1; k <= files; ++k)
+      check_output_path(ranked_scenario_path(options.out_dir, k), "--write-top", {o.scenario_path});
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(false, options.out_dir));
-    const std::vector<Ranked> ranked = rank(sweep::load_results(plan, options.out_dir));
-    out << (o.json ? json(s, search, plan, ranked, bounds, t.pending, options.out_dir)
-                   : table(s, search, plan, ranked, top, t.pending, options.out_dir));
+    report.results = sweep::load_results(plan, options.out_dir);
+    // The scenario's own layout, where the search did not try it, is reported beside the
+    // ranking (where it would rank), not in it: the table is the search's.
+    report.ranked = rank_layouts(report.results, ordered.own_searched ? -1 : ordered.own_point);
+    report.pruned = t.pending;
+    report.written = write_best(report, write_top);
+    out << (o.json ? plan_json(report) : plan_table(report));
+    if (report.ranked.empty()) throw InputError(o.scenario_path, "", "", no_layout_fits(report));
     return t.failed > 0 ? 1 : 0;
   };
   return c;

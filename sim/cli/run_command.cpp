@@ -28,6 +28,7 @@
 #include "sim/run/run_json.hpp"
 #include "sim/scenario/ini_reader.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/step/memory_fit.hpp"
 #include "sim/step/observer_pair.hpp"
 #include "sim/step/step_fields.hpp"
 #include "sim/step/step_simulation.hpp"
@@ -82,20 +83,11 @@ std::string json(const Scenario& s, const StepResult& r, const std::string& comp
   j["sim_wall_s"] = r.sim_wall_s;
   // Whether the step's peak fits the GPU, so that a script never takes a layout that does not
   // for one that does (issue 55): the headroom is negative when it does not.
-  const double capacity = static_cast<double>(s.gpu_memory_bytes());
-  j["fits"] = r.peak_memory_bytes <= capacity;
-  j["capacity_bytes"] = capacity;
-  j["headroom_bytes"] = capacity - r.peak_memory_bytes;
+  const MemoryFit fit = memory_fit(s, r);
+  j["fits"] = fit.fits;
+  j["capacity_bytes"] = fit.capacity_bytes;
+  j["headroom_bytes"] = fit.headroom_bytes;
   return j.dump(2) + "\n";
-}
-
-// The warning of a step whose peak memory passes the GPU's, or nothing.
-std::optional<std::string> memory_warning(const Scenario& s, const StepResult& r) {
-  if (r.peak_memory_bytes <= static_cast<double>(s.gpu_memory_bytes())) return std::nullopt;
-  return "peak memory " + units::format_bytes_binary(r.peak_memory_bytes) + " per GPU exceeds the " +
-         s.cluster.gpu.name + "'s " + units::format_bytes_binary(s.gpu_memory_bytes()) +
-         ": the step would not run as configured (trainsim memory shows where; recomputation, ZeRO or more pipeline "
-         "stages help)";
 }
 
 std::string table(const Scenario& s, const StepResult& r, const std::string& compute,
@@ -281,14 +273,14 @@ Command run_command() {
 
     if (o.json) {
       // The table says it in a warning line; JSON's reader may not look: stderr too.
-      if (const auto w = memory_warning(s, r)) std::cerr << "trainsim run: warning: " << *w << "\n";
+      if (const auto w = memory_fit_warning(s, r)) std::cerr << "trainsim run: warning: " << *w << "\n";
       auto j = nlohmann::ordered_json::parse(json(s, r, compute->description()));
       if (variation) j["variations"] = variation_json(s, r, *variation);
       if (run) j["run"] = run_json(*run, false);
       out << j.dump(2) << "\n";
     } else {
       std::vector<std::string> warnings = mapping.warnings();
-      if (const auto w = memory_warning(s, r)) {
+      if (const auto w = memory_fit_warning(s, r)) {
         warnings.push_back(*w);
         std::cerr << "trainsim run: warning: " << *w << "\n";
       }

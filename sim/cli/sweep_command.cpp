@@ -64,7 +64,10 @@ constexpr std::size_t k_points_without_yes = 10000;
 
 std::string tally_text(const sweep::SweepTally& t, const std::string& out_dir) {
   std::ostringstream out;
-  out << t.points << " points: " << t.ok << " ok, " << t.skipped << " skipped, " << t.failed << " failed, " << t.pending
+  out << t.points << " points: " << t.ok << " ok, ";
+  // Simulated, but not runnable as configured: said only where there are some.
+  if (t.does_not_fit > 0) out << t.does_not_fit << " do not fit in GPU memory, ";
+  out << t.skipped << " skipped, " << t.failed << " failed, " << t.pending
       << " pending\n"
       << "results: " << out_dir << "/results.csv, " << out_dir << "/results.h5\n";
   return out.str();

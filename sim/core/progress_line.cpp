@@ -47,6 +47,12 @@ void ProgressLine::advance_to(int done) {
   draw("");
 }
 
+void ProgressLine::set_total(int total, const std::string& note) {
+  if (total == total_) return;
+  total_ = total;
+  draw(note);
+}
+
 void ProgressLine::draw(const std::string& note) {
   if (!out_) return;
   const int done = reused_ + computed_;

@@ -30,6 +30,10 @@ class ProgressLine {
   /// Sets the items done so far (a share of a whole, say) and redraws if the count changed.
   void advance_to(int done);
 
+  /// Fewer items after all (a search that stops early, sim/sweep/pruned_search.hpp): `total`
+  /// becomes the count and the time left, and the line is redrawn with `note` if it changed.
+  void set_total(int total, const std::string& note = "");
+
   /// Ends the line (a newline) if anything was drawn.
   void finish();
 

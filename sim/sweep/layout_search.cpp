@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "models/memory_budget.hpp"
 #include "sim/core/error.hpp"
@@ -64,14 +65,31 @@ std::vector<int> expert_sizes(const Scenario& s, const std::vector<std::string>&
 
 // Schedules for pp stages and ga micro-batches: 1F1B, and Megatron-LM's interleaved
 // schedule where the micro-batches come in groups of pp, with 2 chunks per stage, or, with
-// virtual_stages open, 2, 4 and 8.
-std::vector<std::pair<std::string, int>> schedules(int pp, int ga, bool chunks_open) {
+// virtual_stages open, 2, 4 and 8, or the chunks --set fixed.
+std::vector<std::pair<std::string, int>> schedules(int pp, int ga, bool chunks_open, std::optional<int> fixed_chunks) {
   if (pp == 1) return {{"1f1b", 1}};
   std::vector<std::pair<std::string, int>> v{{"1f1b", 1}};
   if (ga % pp != 0) return v;
-  for (const int chunks : chunks_open ? std::vector<int>{2, 4, 8} : std::vector<int>{2})
-    v.push_back({"interleaved", chunks});
+  const std::vector<int> chunks = fixed_chunks ? std::vector<int>{*fixed_chunks}
+                                  : chunks_open ? std::vector<int>{2, 4, 8}
+                                                : std::vector<int>{2};
+  for (const int c : chunks)
+    if (c > 1) v.push_back({"interleaved", c});
   return v;
+}
+
+// The integer --set fixed for `key`, if any (a value that is no integer: none, and the rules
+// refuse it where the layout loads).
+std::optional<int> fixed_int(const LayoutSearch& search, const std::string& key) {
+  for (const auto& [k, v] : search.fixed)
+    if (k == key) {
+      try {
+        return std::stoi(v);
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    }
+  return std::nullopt;
 }
 
 // What saves memory, cheapest first: ZeRO-1 and -2 cost no time over plain data
@@ -102,22 +120,29 @@ struct Candidate {
 
 // Every split of `base`'s GPUs and batch, in the order the search reports them: context and
 // expert sizes, then tensor, pipeline, micro-batch and schedule.
-std::vector<Candidate> candidates(const Scenario& base, const std::vector<std::string>& open) {
+// A fixed tensor size, micro-batch or chunk count is tried even where the search would not
+// (tp 16 across two 8-GPU nodes, micro-batch 8): the scenario rules judge it.
+std::vector<Candidate> candidates(const Scenario& base, const LayoutSearch& search) {
+  const std::vector<std::string>& open = search.searched;
+  const std::optional<int> fixed_tp = fixed_int(search, "parallel.tp");
+  const std::optional<int> fixed_mb = fixed_int(search, "training.micro_batch");
+  const std::optional<int> fixed_chunks = fixed_int(search, "parallel.virtual_stages");
   const long long batch =
       static_cast<long long>(base.training.micro_batch) * base.training.grad_accum * base.parallel.dp;
   const int gpus = base.cluster.total_gpus();
   std::vector<Candidate> out;
   for (const int cp : context_sizes(base, open))
     for (const int ep : expert_sizes(base, open))
-      for (const int tp : tensor_sizes(base)) {
-        if (gpus % (tp * cp) != 0) continue;
+      for (const int tp : fixed_tp ? std::vector<int>{*fixed_tp} : tensor_sizes(base)) {
+        if (tp < 1 || gpus % (tp * cp) != 0) continue;
         for (const int pp : divisors(gpus / (tp * cp))) {
           if (pp > base.model.layers) break;
           const int dp = gpus / (tp * cp * pp);
-          for (const int mb : {1, 2, 4}) {
-            if (batch % (static_cast<long long>(mb) * dp) != 0) continue;
+          for (const int mb : fixed_mb ? std::vector<int>{*fixed_mb} : std::vector<int>{1, 2, 4}) {
+            if (mb < 1 || batch % (static_cast<long long>(mb) * dp) != 0) continue;
             const int ga = static_cast<int>(batch / (static_cast<long long>(mb) * dp));
-            for (const auto& [schedule, chunks] : schedules(pp, ga, is_open(open, "parallel.virtual_stages")))
+            for (const auto& [schedule, chunks] :
+                 schedules(pp, ga, is_open(open, "parallel.virtual_stages"), fixed_chunks))
               out.push_back({tp, pp, dp, cp, ep, mb, ga, chunks, schedule});
           }
         }
@@ -138,14 +163,35 @@ std::vector<std::string> key_values(const Candidate& c, const std::vector<std::s
   return values;
 }
 
+// The fixed value of `key`, or nothing.
+const std::string* fixed_value(const LayoutSearch& search, const std::string& key) {
+  for (const auto& [k, v] : search.fixed)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+// Whether `values` (for search.keys, the memory savers left out) keep every fixed key.
+bool keeps_fixed(const LayoutSearch& search, const std::vector<std::string>& values) {
+  for (size_t k = 0; k < values.size(); ++k) {
+    const std::string* v = fixed_value(search, search.keys[k]);
+    if (v != nullptr && !values[k].empty() && *v != values[k]) return false;
+  }
+  return true;
+}
+
 // Tries the memory savers on `values` cheapest first and records the first that fits, or
-// counts the layout as too big, or as invalid when the rules refuse every rung.
+// counts the layout as too big, or as invalid when the rules refuse every rung. A fixed
+// ZeRO stage or recomputation leaves only its rungs.
 void try_memory_savers(LayoutSearch& search, const std::string& scenario_path, const Scenario& base,
                        std::vector<std::string> values) {
   const bool zero_open = is_open(search.searched, "parallel.zero");
   const size_t zero_slot = values.size() - 1;
+  const std::string* fixed_zero = fixed_value(search, "parallel.zero");
+  const std::string* fixed_recompute = fixed_value(search, "training.recompute");
   bool loaded = false;
   for (const auto& [zero, recompute] : memory_savers(base, zero_open)) {
+    if ((fixed_zero && zero_open && *fixed_zero != zero) || (fixed_recompute && *fixed_recompute != recompute))
+      continue;
     if (zero_open) values[zero_slot] = zero;
     std::vector<std::string> all = search.resolved_overrides;
     for (size_t k = 0; k < values.size(); ++k) all.push_back(search.keys[k] + "=" + values[k]);
@@ -167,6 +213,43 @@ void try_memory_savers(LayoutSearch& search, const std::string& scenario_path, c
     return;
   }
   ++(loaded ? search.too_big : search.invalid);
+}
+
+// The keys of `keys` that `overrides` set (the last one of each; auto is the search's, not a
+// fixed value), in `keys` order. Data parallelism and gradient accumulation are not among
+// them: given with --set they size the global batch, as in the scenario file, and each layout
+// derives its own.
+std::vector<std::pair<std::string, std::string>> fixed_keys(const std::vector<std::string>& keys,
+                                                            const std::vector<std::string>& overrides) {
+  std::map<std::string, std::string> given;
+  for (const std::string& text : overrides) {
+    const IniEntry o = parse_override(text);
+    given[o.name] = o.value;
+  }
+  std::vector<std::pair<std::string, std::string>> fixed;
+  for (const std::string& key : keys) {
+    if (key == "parallel.dp" || key == "training.grad_accum") continue;
+    if (const auto it = given.find(key); it != given.end() && it->second != "auto") fixed.push_back(*it);
+  }
+  return fixed;
+}
+
+// The search's base: the scenario with the overrides the search does not set, so that the
+// global batch (micro-batch x accumulation x the derived dp) is the scenario's own whatever
+// the fixed keys; with them too where the scenario's own split is no split of its GPUs
+// without them (pp 4 on 16 GPUs with --set parallel.pp=2).
+Scenario load_fixed_base(const std::string& scenario_path, const LayoutSearch& search) {
+  std::vector<std::string> without;
+  for (const std::string& text : search.resolved_overrides) {
+    const std::string name = parse_override(text).name;
+    if (std::ranges::none_of(search.fixed, [&](const auto& f) { return f.first == name; })) without.push_back(text);
+  }
+  try {
+    return load_search_base(scenario_path, without, search.searched);
+  } catch (const InputError&) {
+    if (search.fixed.empty()) throw;
+    return load_search_base(scenario_path, search.resolved_overrides, search.searched);
+  }
 }
 
 }  // namespace
@@ -220,15 +303,21 @@ LayoutSearch search_layouts(const std::string& scenario_path, const std::vector<
   LayoutSearch search;
   search.resolved_overrides = resolve_open_keys(scenario_path, overrides, search.searched);
   const std::vector<std::string>& open = search.searched;
-  const Scenario base = load_search_base(scenario_path, search.resolved_overrides, open);
   search.keys = {"parallel.tp",          "parallel.pp",         "parallel.dp",       "parallel.sequence_parallel",
                  "training.micro_batch", "training.grad_accum", "parallel.schedule", "parallel.virtual_stages"};
   for (const char* key : {"parallel.cp", "parallel.ep", "parallel.zero"})
     if (is_open(open, key)) search.keys.push_back(key);
   search.keys.push_back("training.recompute");
-  for (const Candidate& c : candidates(base, open)) {
+  search.fixed = fixed_keys(search.keys, overrides);
+  search.base = load_fixed_base(scenario_path, search);
+  const Scenario& base = search.base;
+  for (const Candidate& c : candidates(base, search)) {
+    std::vector<std::string> values = key_values(c, open);
+    // Sequence parallelism follows tp (on with tp > 1) unless --set fixes it.
+    if (const std::string* sp = fixed_value(search, "parallel.sequence_parallel")) values[3] = *sp;
+    if (!keeps_fixed(search, values)) continue;
     ++search.considered;
-    try_memory_savers(search, scenario_path, base, key_values(c, open));
+    try_memory_savers(search, scenario_path, base, std::move(values));
   }
   return search;
 }

@@ -14,6 +14,8 @@ std::string status_name(PointStatus status) {
   switch (status) {
     case PointStatus::ok:
       return "ok";
+    case PointStatus::does_not_fit:
+      return "does_not_fit";
     case PointStatus::skipped:
       return "skipped";
     case PointStatus::failed:
@@ -38,6 +40,7 @@ std::string point_result_json(const PointResult& r) {
     metrics[names[i]] =
         std::isnan(r.metrics[i]) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.metrics[i]);
   j["metrics"] = metrics;
+  j["capacity_bytes"] = std::isnan(r.capacity_bytes) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.capacity_bytes);
   return j.dump(1) + "\n";
 }
 
@@ -50,6 +53,8 @@ std::optional<PointResult> parse_point_result(const std::string& text) {
     const std::string status = j.at("status").get<std::string>();
     if (status == "ok")
       r.status = PointStatus::ok;
+    else if (status == "does_not_fit")
+      r.status = PointStatus::does_not_fit;
     else if (status == "skipped")
       r.status = PointStatus::skipped;
     else if (status == "failed")
@@ -58,7 +63,10 @@ std::optional<PointResult> parse_point_result(const std::string& text) {
       return std::nullopt;
     r.reason = j.at("reason").get<std::string>();
     r.trace = j.at("trace").get<std::string>();
-    if (r.status == PointStatus::ok)
+    // A file without capacity_bytes is an older build's: redone, so that its fit is known.
+    const auto& capacity = j.at("capacity_bytes");
+    r.capacity_bytes = capacity.is_null() ? std::numeric_limits<double>::quiet_NaN() : capacity.get<double>();
+    if (r.simulated())
       for (const std::string& name : summary_metric_names()) {
         const auto& v = j.at("metrics").at(name);
         r.metrics.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());

@@ -24,7 +24,9 @@ std::vector<std::size_t> bound_order(const std::vector<double>& bounds);
 /// Whether `next` (bounds[next.index], ascending along the plan) starts: stop once `top`
 /// earlier layouts simulated a step time below its bound; wait while earlier layouts still
 /// running could make it so; else start. `results` by point index, pending where unknown.
+/// Point `beside` (-1: none) is simulated but no candidate for the top (the scenario's own
+/// layout, where the search does not try it): it never counts, and its bound may be any.
 StartGate prune_gate(const SweepPoint& next, const std::vector<PointResult>& results,
-                     const std::vector<double>& bounds, int top);
+                     const std::vector<double>& bounds, int top, int beside = -1);
 
 }  // namespace trainsim::sweep

@@ -1,6 +1,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "sim/sweep/result_columns.hpp"
 #include "sim/sweep/results_table.hpp"
 #include "sim/sweep/step_summary.hpp"
 
@@ -29,6 +30,7 @@ std::string results_csv(const SweepPlan& plan, const std::vector<PointResult>& r
   std::string out = "point";
   for (const std::string& p : plan.parameter_names) out += "," + field(p);
   out += ",status,reason";
+  for (const ResultColumn& c : result_columns()) out += "," + c.name;
   for (const std::string& m : metrics) out += "," + m;
   out += ",trace\n";
   for (size_t i = 0; i < plan.points.size(); ++i) {
@@ -37,6 +39,7 @@ std::string results_csv(const SweepPlan& plan, const std::vector<PointResult>& r
     out += std::to_string(pt.index);
     for (const std::string& v : pt.values) out += "," + field(v);
     out += "," + status_name(r.status) + "," + field(r.reason);
+    for (const ResultColumn& c : result_columns()) out += "," + (c.text ? field(c.text(r)) : number(c.number(r)));
     for (size_t m = 0; m < metrics.size(); ++m) out += "," + (m < r.metrics.size() ? number(r.metrics[m]) : "");
     out += "," + field(r.trace) + "\n";
   }

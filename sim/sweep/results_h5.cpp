@@ -2,9 +2,12 @@
 //   /point                int64
 //   /params/<key>         variable-length strings, one dataset per varied key
 //   /status, /reason, /trace   variable-length strings
+//   /fits, /capacity_bytes, /headroom_bytes   the columns of result_columns.hpp: text ones
+//                         as variable-length strings, numbers as float64 (NaN where unknown)
 //   /metrics/<name>       float64, NaN where the point has no result
 //   attributes on /: source (the sweep file or "batch"), parameters (the varied keys,
-//   comma-separated), metrics (the metric names, comma-separated), trainsim_version.
+//   comma-separated), columns (result_columns.hpp's, comma-separated), metrics (the metric
+//   names, comma-separated), trainsim_version.
 // pandas: pd.DataFrame({k: f["metrics"][k][()] for k in f["metrics"]}) and so on.
 
 #include <hdf5.h>
@@ -13,6 +16,7 @@
 #include <limits>
 
 #include "sim/core/output_file.hpp"
+#include "sim/sweep/result_columns.hpp"
 #include "sim/sweep/results_table.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/trace/hdf5_handle.hpp"
@@ -74,6 +78,9 @@ void write_contents(hid_t root, const SweepPlan& plan, const std::vector<PointRe
   const auto& metrics = summary_metric_names();
   write_attribute(root, "source", plan.source);
   write_attribute(root, "parameters", joined(plan.parameter_names));
+  std::vector<std::string> column_names;
+  for (const ResultColumn& c : result_columns()) column_names.push_back(c.name);
+  write_attribute(root, "columns", joined(column_names));
   write_attribute(root, "metrics", joined(metrics));
   write_attribute(root, "trainsim_version", k_version);
 
@@ -89,6 +96,16 @@ void write_contents(hid_t root, const SweepPlan& plan, const std::vector<PointRe
   write_strings(root, "status", status);
   write_strings(root, "reason", reason);
   write_strings(root, "trace", trace);
+  for (const ResultColumn& c : result_columns()) {
+    std::vector<std::string> texts;
+    std::vector<double> numbers;
+    for (const PointResult& r : results) {
+      if (c.text) texts.push_back(c.text(r));
+      else numbers.push_back(c.number(r));
+    }
+    if (c.text) write_strings(root, c.name, texts);
+    else write_numbers(root, c.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, numbers);
+  }
 
   Handle params(H5Gcreate2(root, "params", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "create group params");
   for (size_t k = 0; k < plan.parameter_names.size(); ++k) {

@@ -13,10 +13,7 @@ PointEvaluator step_point_evaluator(ComputeModelFactory compute_model) {
     const auto compute = make(s);
     // The run first: its simulations run in child processes (one SimGrid engine each).
     const std::optional<RunResult> run = simulate_run_if_any(s, *compute);
-    PointResult r;
-    r.status = PointStatus::ok;
-    r.metrics = summary_metrics(simulate_step(s, *compute), run);
-    return r;
+    return simulated_point(simulate_step(s, *compute), run, static_cast<double>(s.gpu_memory_bytes()));
   };
 }
 

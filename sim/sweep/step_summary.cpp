@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "sim/core/units.hpp"
+#include "sim/step/memory_fit.hpp"
 #include "sim/step/step_fields.hpp"
 
 namespace trainsim::sweep {
@@ -34,6 +36,19 @@ std::vector<double> summary_metrics(const StepResult& r, const std::optional<Run
   values.push_back(r.neighbour ? r.neighbour->step_time_s : none_here);
   values.push_back(r.neighbour ? r.neighbour->tokens_per_s_per_gpu : none_here);
   return values;
+}
+
+PointResult simulated_point(const StepResult& r, const std::optional<RunResult>& run, double capacity_bytes) {
+  PointResult p;
+  p.metrics = summary_metrics(r, run);
+  p.capacity_bytes = capacity_bytes;
+  p.status = PointStatus::ok;
+  if (!memory_fit(r.peak_memory_bytes, capacity_bytes).fits) {
+    p.status = PointStatus::does_not_fit;
+    p.reason = "peak memory " + units::format_bytes_binary(r.peak_memory_bytes) + " per GPU exceeds the GPU's " +
+               units::format_bytes_binary(capacity_bytes);
+  }
+  return p;
 }
 
 double metric_value(const PointResult& r, const std::string& name) {

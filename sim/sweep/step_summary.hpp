@@ -24,7 +24,11 @@ const std::vector<std::string>& summary_metric_names();
 /// The values of `r` and `run` in the order of summary_metric_names().
 std::vector<double> summary_metrics(const StepResult& r, const std::optional<RunResult>& run);
 
-/// The metric `name` (one of summary_metric_names()) of an ok point; 0 when absent.
+/// A simulated point: the metrics of `r` and `run`, the GPU's `capacity_bytes`, and its status:
+/// ok, or does_not_fit (sim/step/memory_fit.hpp) with the reason in one line.
+PointResult simulated_point(const StepResult& r, const std::optional<RunResult>& run, double capacity_bytes);
+
+/// The metric `name` (one of summary_metric_names()) of a simulated point; 0 when absent.
 double metric_value(const PointResult& r, const std::string& name);
 
 /// The prefix of the run-level columns.

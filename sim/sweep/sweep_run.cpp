@@ -53,6 +53,7 @@ SweepTally count(const SweepPlan& plan, const std::vector<PointResult>& results)
   t.points = static_cast<int>(plan.points.size());
   for (const PointResult& r : results) {
     t.ok += r.status == PointStatus::ok;
+    t.does_not_fit += r.status == PointStatus::does_not_fit;
     t.skipped += r.status == PointStatus::skipped;
     t.failed += r.status == PointStatus::failed;
     t.pending += r.status == PointStatus::pending;
@@ -137,7 +138,16 @@ SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, cons
   auto last_write = std::chrono::steady_clock::now();
   if (!sharded) write_tables(options.out_dir, plan, results);
   std::function<StartGate(const SweepPoint&)> gate;
-  if (options.gate) gate = [&](const SweepPoint& p) { return options.gate(p, results); };
+  // The points a gate stops are never computed: the progress line's total drops to those
+  // started, so that a pruned search ends at N/N rather than N/all.
+  int started = 0;
+  if (options.gate)
+    gate = [&](const SweepPoint& p) {
+      const StartGate g = options.gate(p, results);
+      if (g == StartGate::start) ++started;
+      if (g == StartGate::stop) progress.set_total(reused + started, tally());
+      return g;
+    };
   const PoolEnd end = run_in_children(
       todo, options.jobs, points_dir(options.out_dir), evaluate,
       [&](const PointResult& r) {
@@ -171,7 +181,7 @@ SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, cons
   t.reused = reused;
   if (end.stop_signal != 0)
     throw Interrupted(end.stop_signal, options.progress_label + ": stopped by " + signal_name(end.stop_signal) +
-                                           " with " + std::to_string(t.ok + t.skipped + t.failed) + " of " +
+                                           " with " + std::to_string(t.ok + t.does_not_fit + t.skipped + t.failed) + " of " +
                                            std::to_string(t.points) + " points done and " +
                                            std::to_string(end.stopped_points.size()) +
                                            " stopped; the same command again computes the rest");

@@ -48,6 +48,7 @@ struct SweepTally {
   int in_shard = 0;  ///< this run's share
   int reused = 0;    ///< of the share, complete before this run
   int ok = 0;        ///< over the whole plan, after this run (other shards' files included)
+  int does_not_fit = 0;  ///< simulated, but the peak memory passes the GPU's
   int skipped = 0;
   int failed = 0;
   int pending = 0;

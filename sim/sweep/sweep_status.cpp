@@ -39,8 +39,11 @@ std::string merge_line(const std::string& dir, const std::string& job, bool& ok)
 SweepStatus sweep_status(const std::string& dir) {
   const SweepTally t = sweep_tally(dir);
   std::ostringstream out;
-  out << dir << ": " << t.points << " points: " << t.ok << " ok, " << t.skipped << " skipped, " << t.failed
-      << " failed, " << t.pending << " never run\n";
+  out << dir << ": " << t.points << " points: " << t.ok << " ok, ";
+  // Simulated, but over the GPU's memory (issue 55): said only where there are some, as the
+  // sweep's own tally says it.
+  if (t.does_not_fit > 0) out << t.does_not_fit << " do not fit in GPU memory, ";
+  out << t.skipped << " skipped, " << t.failed << " failed, " << t.pending << " never run\n";
   bool merged = true;
   if (const auto s = read_slurm_submission(dir)) {
     if (s->array_job.empty()) {

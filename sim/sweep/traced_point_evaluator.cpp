@@ -66,9 +66,9 @@ std::string first_line(const std::string& text) {
   return line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : line;
 }
 
-// The metrics of summary_metric_names() from `trainsim run --json`: the StepResult and
-// RunResult read back through their field lists, then flattened as the in-process evaluator does.
-std::vector<double> metrics_of(const nlohmann::json& j) {
+// The point from `trainsim run --json`: the StepResult and RunResult read back through their
+// field lists, then flattened as the in-process evaluator does, with the GPU's capacity.
+PointResult point_of(const nlohmann::json& j) {
   StepResult step;
   for_each_step_field(step, [&j](const char* group, const char* name, auto& value) {
     (group == nullptr ? j.at(name) : j.at(group).at(name)).get_to(value);
@@ -84,7 +84,7 @@ std::vector<double> metrics_of(const nlohmann::json& j) {
     n.at("tokens_per_s_per_gpu").get_to(beside.tokens_per_s_per_gpu);
     step.neighbour = beside;
   }
-  return summary_metrics(step, run);
+  return simulated_point(step, run, j.at("capacity_bytes").get<double>());
 }
 
 }  // namespace
@@ -101,20 +101,20 @@ PointEvaluator traced_point_evaluator(std::string trainsim_exe, std::string out_
     argv.insert(argv.end(), {"--json", "--trace", dir + "/" + trace});
     const Finished f =
         run_program(argv, temporary_name(dir + "/" + name + ".out"), temporary_name(dir + "/" + name + ".err"));
-    PointResult r;
     if (f.exit_code == 2) {
+      PointResult r;
       r.status = PointStatus::skipped;
       r.reason = first_line(f.err);
       return r;
     }
     if (f.exit_code != 0)
       throw Error("trainsim run exited with status " + std::to_string(f.exit_code) + ": " + first_line(f.err));
+    PointResult r;
     try {
-      r.metrics = metrics_of(nlohmann::json::parse(f.out));
+      r = point_of(nlohmann::json::parse(f.out));
     } catch (const nlohmann::json::exception& e) {
       throw Error(std::string("trainsim run --json: unexpected output: ") + e.what());
     }
-    r.status = PointStatus::ok;
     r.trace = trace;
     return r;
   };

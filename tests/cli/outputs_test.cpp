@@ -138,5 +138,22 @@ TEST(Outputs, SweepTablesThroughALinkKeepTheLink) {
   EXPECT_NE(header.find("status"), std::string::npos) << header;
 }
 
+// Issue 55: plan writes its best layout as a scenario file into its folder; planning that file
+// into the same folder would replace the input, so it is refused before anything is simulated.
+TEST(Outputs, PlanNeverWritesItsScenarioOverItsInput) {
+  const fs::path out = test_dir() / "plan";
+  ASSERT_EQ(run_trainsim({"plan", k_tiny, "--jobs", "1", "--top", "1", "--out", out.string()}).exit_code, 0);
+  const fs::path best = out / "rank-1.ini";
+  ASSERT_TRUE(fs::exists(best));
+  std::ifstream before_in(best);
+  const std::string before((std::istreambuf_iterator<char>(before_in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(temporaries_in(out), 0);
+  const auto r = run_trainsim({"plan", best.string(), "--jobs", "1", "--top", "1", "--out", out.string()});
+  expect_one_line_error(r, "--write-top");
+  std::ifstream after_in(best);
+  const std::string after((std::istreambuf_iterator<char>(after_in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(after, before);
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "support/run_trainsim.hpp"
 
@@ -16,15 +18,23 @@ namespace {
 using testing::run_trainsim;
 using testing::source_path;
 
+// The default scenario with pp 2 in the file (a --set would fix it: the search keeps keys
+// given on the command line).
+std::string default_with_pp2() {
+  std::ifstream in(source_path("scenarios/default.ini"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string ini = text.str();
+  const auto at = ini.find("pp = 4");
+  ini.replace(at, 6, "pp = 2");
+  return testing::write_temp_file("plan-default-pp2.ini", ini);
+}
+
 // Llama 3 8B on 16 H100 (2 nodes); the default scenario's tp 8 and grad_accum 16 with pp 2
 // give dp 1: a global batch of 16 samples.
 std::vector<std::string> small_plan(const std::string& out) {
-  return {"plan",   source_path("scenarios/default.ini"),
-          "--set",  "model.preset=llama3-8b",
-          "--set",  "cluster.nodes=2",
-          "--set",  "parallel.pp=2",
-          "--jobs", "2",
-          "--out",  out};
+  return {"plan", default_with_pp2(), "--set", "model.preset=llama3-8b", "--set", "cluster.nodes=2",
+          "--jobs", "2", "--out", out};
 }
 
 TEST(PlanCommand, RanksEveryFittingLayoutByThroughput) {
@@ -57,7 +67,9 @@ TEST(PlanCommand, RanksEveryFittingLayoutByThroughput) {
   EXPECT_GE(j["own_rank"].get<int>(), 1);
   EXPECT_TRUE(std::filesystem::exists(out + "/results.csv"));
   // Progress reaches stderr when it is not a terminal (here a file), as a sweep's does.
-  EXPECT_NE(r.err.find("plan: " + std::to_string(layouts.size()) + "/" + std::to_string(layouts.size()) + " points done"),
+  // (The scenario's own layout is simulated beside the search's when the search does not try it.)
+  const size_t points = layouts.size() + (j["own"]["searched"].get<bool>() ? 0 : 1);
+  EXPECT_NE(r.err.find("plan: " + std::to_string(points) + "/" + std::to_string(points) + " points done"),
             std::string::npos)
       << r.err;
 
@@ -89,7 +101,7 @@ TEST(PlanCommand, RanksEveryFittingLayoutByThroughput) {
   const auto text = run_trainsim(text_args);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("rank"), std::string::npos);
-  EXPECT_NE(text.out.find("the scenario's own split"), std::string::npos);
+  EXPECT_NE(text.out.find("the scenario's own layout"), std::string::npos);
 }
 
 // Pruned by the step-time bound, the search lists the exhaustive search's top K, layout for
@@ -228,6 +240,140 @@ TEST(PlanCommand, OpenChunksWithTheMoeAllToAllOverlap) {
       EXPECT_EQ(l["parallel.schedule"].get<std::string>(), "interleaved") << l.dump();
     }
   EXPECT_GT(pipelined, 0);
+}
+
+// Issue 55: each ranked layout says why it is as fast as it is (bubble, exposed
+// communication) and how much memory it leaves; the best ones are written as scenario files
+// that `trainsim run` takes as they are, and give the step the plan ranked them by.
+TEST(PlanCommand, ExplainsEachLayoutAndWritesTheBestAsScenarios) {
+  const std::string out = testing::write_temp_file("plan-explain", "") + "-dir";
+  std::filesystem::remove_all(out);
+  std::vector<std::string> args = small_plan(out);
+  args.insert(args.end(), {"--json", "--top", "3", "--write-top", "2"});
+  const auto r = run_trainsim(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const double capacity = 85520809984.0;  // the H100's 80 GB
+  for (const auto& l : j["layouts"]) {
+    EXPECT_GE(l["bubble_fraction"].get<double>(), 0.0) << l.dump();
+    EXPECT_LT(l["bubble_fraction"].get<double>(), 1.0) << l.dump();
+    EXPECT_GE(l["exposed_comm_fraction"].get<double>(), 0.0) << l.dump();
+    EXPECT_DOUBLE_EQ(l["headroom_bytes"].get<double>(), capacity - l["peak_memory_bytes"].get<double>());
+  }
+  // Layouts simulated over the GPU's memory are listed apart, never ranked.
+  ASSERT_TRUE(j["do_not_fit"].is_array());
+  EXPECT_EQ(j["do_not_fit"].size(), j["simulated_do_not_fit"].get<size_t>());
+  for (const auto& l : j["do_not_fit"]) EXPECT_LT(l["headroom_bytes"].get<double>(), 0.0) << l.dump();
+  ASSERT_EQ(j["scenario_files"].size(), 2u);
+  EXPECT_EQ(j["scenario_files"][0].get<std::string>(), out + "/rank-1.ini");
+  EXPECT_FALSE(std::filesystem::exists(out + "/rank-3.ini"));
+  for (size_t i = 0; i < 2; ++i) {
+    const auto run = run_trainsim({"run", j["scenario_files"][i].get<std::string>(), "--json"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_DOUBLE_EQ(nlohmann::json::parse(run.out)["step_time_s"].get<double>(),
+                     j["layouts"][i]["step_time_s"].get<double>());
+  }
+
+  std::vector<std::string> text_args = small_plan(out);
+  const auto text = run_trainsim(text_args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(" bubble exp.comm  mem GiB free GiB"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("run the best: trainsim run " + out + "/rank-1.ini"), std::string::npos) << text.out;
+}
+
+// The scenario's own layout is simulated as its file says (its recomputation, its schedule),
+// never a searched layout that only shares its tp, pp and micro-batch: the step it reports is
+// `trainsim run`'s.
+TEST(PlanCommand, ReportsTheScenariosOwnLayoutWithItsOwnKeys) {
+  const std::string out = testing::write_temp_file("plan-own", "") + "-dir";
+  std::filesystem::remove_all(out);
+  std::vector<std::string> args = small_plan(out);
+  args.push_back("--json");
+  // (the default scenario recomputes selectively; the search takes none where that fits)
+  const auto r = run_trainsim(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["own"]["training.recompute"].get<std::string>(), "selective");
+  EXPECT_EQ(j["own"]["parallel.pp"].get<std::string>(), "2");
+  const auto run = run_trainsim({"run", default_with_pp2(), "--json", "--set", "model.preset=llama3-8b", "--set",
+                                 "cluster.nodes=2"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_DOUBLE_EQ(j["own"]["step_time_s"].get<double>(), nlohmann::json::parse(run.out)["step_time_s"].get<double>());
+  EXPECT_FALSE(j["own"]["searched"].get<bool>());
+  EXPECT_GE(j["own_rank"].get<int>(), 1);
+
+  // A key opened with --set KEY=auto keeps the file's value in the scenario's own layout (the
+  // default scenario's ZeRO-1), never the search's stand-in.
+  args.insert(args.end(), {"--set", "parallel.zero=auto", "--top", "1"});
+  const auto open = run_trainsim(args);
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  const auto k = nlohmann::json::parse(open.out);
+  EXPECT_EQ(k["own"]["parallel.zero"].get<std::string>(), "1");
+  EXPECT_DOUBLE_EQ(k["own"]["step_time_s"].get<double>(), j["own"]["step_time_s"].get<double>());
+}
+
+// A layout key given with --set is kept and the search goes around it, even where the
+// scenario's own split does not divide the GPUs with it (pp 4 with the file's tp 8 on 16
+// GPUs): today's plan refused it. The global batch stays the scenario's.
+TEST(PlanCommand, SearchesAroundAFixedKey) {
+  const std::string out = testing::write_temp_file("plan-fixed", "") + "-dir";
+  std::filesystem::remove_all(out);
+  std::vector<std::string> args = small_plan(out);
+  args.insert(args.end(), {"--set", "parallel.pp=4", "--exhaustive"});
+  const auto table = run_trainsim(args);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("global batch 16 samples (cp 1, zero 1 kept; pp 4 fixed by --set)"), std::string::npos)
+      << table.out;
+  args.push_back("--json");
+  const auto r = run_trainsim(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_GT(j["layouts"].size(), 2u);
+  for (const auto& l : j["layouts"]) EXPECT_EQ(l["parallel.pp"].get<std::string>(), "4") << l.dump();
+  EXPECT_EQ(j["fixed"]["parallel.pp"].get<std::string>(), "4");
+
+  // A fixed value the search would not try on its own (4 chunks a stage; it tries 2) is tried.
+  std::vector<std::string> chunks_args = small_plan(out + "-chunks");
+  chunks_args.insert(chunks_args.end(), {"--set", "parallel.virtual_stages=4", "--json", "--top", "3"});
+  const auto chunks = run_trainsim(chunks_args);
+  ASSERT_EQ(chunks.exit_code, 0) << chunks.err;
+  const auto c = nlohmann::json::parse(chunks.out);
+  ASSERT_FALSE(c["layouts"].empty());
+  for (const auto& l : c["layouts"]) {
+    EXPECT_EQ(l["parallel.virtual_stages"].get<std::string>(), "4") << l.dump();
+    EXPECT_EQ(l["parallel.schedule"].get<std::string>(), "interleaved") << l.dump();
+  }
+}
+
+// Nothing fits: exit 2 and one line that names the keys kept and the --set that would search
+// them, before anything is written (today: exit 0 and an empty table).
+TEST(PlanCommand, NoLayoutFitsIsAnErrorThatSaysWhatToSearch) {
+  const std::string out = testing::write_temp_file("plan-none", "") + "-dir";
+  std::filesystem::remove_all(out);
+  const auto r = run_trainsim({"plan", source_path("scenarios/default.ini"), "--set", "cluster.nodes=1", "--set",
+                               "parallel.pp=1", "--set", "parallel.zero=0", "--out", out});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("no layout fits in GPU memory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("zero 0 kept"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--set parallel.zero=auto"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pp 1 fixed by --set"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// With pruning, the progress line counts the layouts simulated, not the ones left out.
+TEST(PlanCommand, ProgressLeavesOutPrunedLayouts) {
+  const std::string out = testing::write_temp_file("plan-progress", "") + "-dir";
+  std::filesystem::remove_all(out);
+  std::vector<std::string> args = small_plan(out);
+  args.insert(args.end(), {"--json", "--top", "2"});
+  const auto r = run_trainsim(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_GT(j["pruned"].get<int>(), 0);
+  const int points = j["simulated"].get<int>() + (j["own"]["searched"].get<bool>() ? 0 : 1);
+  const std::string done = std::to_string(points) + "/" + std::to_string(points) + " points done";
+  EXPECT_NE(r.err.find("plan: " + done), std::string::npos) << r.err;
 }
 
 TEST(PlanCommand, RejectsBadOptions) {

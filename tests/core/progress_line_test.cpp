@@ -57,6 +57,22 @@ TEST(ProgressLine, AdvanceToRedrawsWhenTheCountMoves) {
   EXPECT_NE(text.find("\rrun simulation: 100/100 % done\033[K\n"), std::string::npos) << text;
 }
 
+// Issue 55: a search that stops early (plan's pruning) ends at N/N, not N of all it might have
+// done; the line is redrawn with the new total.
+TEST(ProgressLine, SetTotalWhenFewerItemsAfterAll) {
+  std::ostringstream out;
+  ProgressLine line(&out, "plan", "points", 10);
+  line.item_done();
+  line.set_total(2, ", 0 skipped");
+  line.set_total(2, ", 0 skipped");  // unchanged: not redrawn
+  line.item_done();
+  line.finish();
+  const std::string text = out.str();
+  EXPECT_NE(text.find("\rplan: 1/2 points done, 0 skipped, about "), std::string::npos) << text;
+  EXPECT_NE(text.find("\rplan: 2/2 points done\033[K\n"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\r'), 4) << text;
+}
+
 // Issue 19: a sweep whose stderr is a file or a pipe wrote nothing until it ended.
 TEST(ProgressLine, LogLinesAtMostOnePerIntervalAndTheLast) {
   std::ostringstream out;

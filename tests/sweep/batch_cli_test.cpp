@@ -34,6 +34,29 @@ TEST(BatchCli, OneResultPerScenarioAndOneTable) {
   EXPECT_NE(csv.find("\n2," + bad + ",skipped,"), std::string::npos) << csv;
 }
 
+// Issue 55: a scenario over its GPU's memory is simulated and listed, with status
+// does_not_fit and a negative headroom, and counted apart from the ones that fit.
+TEST(BatchCli, AScenarioThatDoesNotFitIsSaidSo) {
+  const std::string fits = testing::write_temp_file("fits.ini", testing::tiny_scenario_text());
+  const std::string tight =
+      testing::write_temp_file("tight.ini", testing::tiny_scenario_text() + "gpu_memory = 4GiB\n");
+  const std::string dir = testing::write_temp_file("out", "");
+  fs::remove_all(dir);
+  const auto r = testing::run_trainsim({"batch", fits, tight, "--jobs", "2", "--out", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 scenarios (0 already done), 1 ok, 1 do not fit in GPU memory, 0 invalid, 0 failed"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("mem GiB  free GiB"), std::string::npos) << r.out;
+  const auto row = r.out.find(tight);
+  ASSERT_NE(row, std::string::npos) << r.out;
+  const std::string line = r.out.substr(row, r.out.find('\n', row) - row);
+  EXPECT_NE(line.find(" does_not_fit "), std::string::npos) << line;
+  EXPECT_NE(line.find(" -"), std::string::npos) << line;  // the headroom
+  const std::string csv = sweep::read_file_or_empty(dir + "/results.csv");
+  EXPECT_NE(csv.find("\n1," + tight + ",does_not_fit,"), std::string::npos) << csv;
+}
+
 TEST(BatchCli, NeedsAScenario) {
   EXPECT_EQ(testing::run_trainsim({"batch"}).exit_code, 2);
 }

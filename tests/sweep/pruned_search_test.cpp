@@ -61,5 +61,15 @@ TEST(PrunedSearch, WaitsForWhatCouldStillDecide) {
   EXPECT_EQ(prune_gate(point(3), results, bounds, 3), StartGate::start);
 }
 
+// The scenario's own layout, simulated beside the search (`trainsim plan`), is no candidate
+// for the top: however fast, it never stops a searched layout, and it always starts.
+TEST(PrunedSearch, TheLayoutBesideTheSearchNeverCounts) {
+  const std::vector<double> bounds{9.0, 1.0, 2.0};
+  const std::vector<PointResult> results{simulated(0, 0.5), simulated(1, 1.5), pending(2)};
+  EXPECT_EQ(prune_gate(point(2), results, bounds, 2), StartGate::stop);
+  EXPECT_EQ(prune_gate(point(2), results, bounds, 2, 0), StartGate::start);
+  EXPECT_EQ(prune_gate(point(0), {pending(0), pending(1), pending(2)}, bounds, 1, 0), StartGate::start);
+}
+
 }  // namespace
 }  // namespace trainsim::sweep

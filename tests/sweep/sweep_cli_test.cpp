@@ -68,7 +68,7 @@ TEST(SweepCli, SameResultsForOneAndTwoJobsAndInvalidPointsSkipped) {
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_EQ(csv(one), csv(two));
   const std::string text = csv(one);
-  EXPECT_EQ(text.rfind("point,parallel.tp,training.grad_accum,status,reason,step_time_s,", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("point,parallel.tp,training.grad_accum,status,reason,fits,capacity_bytes,headroom_bytes,step_time_s,", 0), 0u) << text;
   // tp 3 does not divide 2 GPUs: skipped, with the scenario loader's one-line reason.
   EXPECT_NE(text.find("\n4,3,1,skipped,"), std::string::npos) << text;
   EXPECT_NE(text.find("not divisible by tp*pp*cp = 3"), std::string::npos) << text;
@@ -195,6 +195,33 @@ TEST(SweepCli, NeighbourColumnsHoldTheNeighboursStep) {
   }
   EXPECT_EQ(with, 2);
   EXPECT_EQ(without, 2);
+}
+
+// Issue 55: a point over the GPU's memory was "ok" like any other. Now it is simulated (its
+// step is there) with status does_not_fit, and the table says fits, capacity and headroom.
+TEST(SweepCli, PointsOverTheGpusMemoryAreSaidNotToFit) {
+  const std::string sweep = tiny_sweep("cluster.gpu_memory = 80GB, 4GiB\n");
+  const std::string dir = fresh_dir("fit");
+  const auto r = run_trainsim({"sweep", sweep, "--jobs", "2", "--out", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 points: 1 ok, 1 do not fit in GPU memory, 0 skipped, 0 failed, 0 pending"),
+            std::string::npos)
+      << r.out;
+  // sweep --status counts them the same way.
+  const auto status = run_trainsim({"sweep", "--status", dir});
+  EXPECT_NE(status.out.find("2 points: 1 ok, 1 do not fit in GPU memory, 0 skipped, 0 failed, 0 never run"),
+            std::string::npos)
+      << status.out << status.err;
+  const std::string text = csv(dir);
+  EXPECT_NE(text.find(",ok,,true,8e+10,"), std::string::npos) << text;
+  EXPECT_NE(text.find(",does_not_fit,peak memory "), std::string::npos) << text;
+  EXPECT_NE(text.find(",false,4294967296,-"), std::string::npos) << text;
+  const auto step = column(text, "step_time_s");
+  ASSERT_EQ(step.size(), 2u);
+  EXPECT_GT(step[1], 0);  // simulated all the same
+  const auto headroom = column(text, "headroom_bytes");
+  const auto peak = column(text, "peak_memory_bytes");
+  EXPECT_DOUBLE_EQ(headroom[0], 80e9 - peak[0]);
 }
 
 TEST(SweepCli, BadSweepFileExits2WithOneLine) {

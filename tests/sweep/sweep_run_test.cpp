@@ -14,7 +14,9 @@
 #include <fstream>
 
 #include "sim/core/error.hpp"
+#include "sim/sweep/point_result.hpp"
 #include "sim/sweep/read_file.hpp"
+#include "sim/sweep/result_columns.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
 #include "sim/sweep/sweep_spec.hpp"
@@ -166,6 +168,67 @@ TEST(SweepRun, Hdf5TableHasEveryColumn) {
   for (const char* name : {"/point", "/status", "/reason", "/trace", "/params/cluster.nodes"})
     EXPECT_GT(H5Lexists(file, name, H5P_DEFAULT), 0) << name;
   H5Fclose(file);
+}
+
+// Issue 55: a point that does not fit the GPU's memory is simulated all the same (every
+// metric), stored as does_not_fit, reused on a rerun, and every table says whether each
+// point fits, the GPU's capacity and the headroom, from one column list.
+PointResult by_memory(const SweepPoint& p) {
+  const double v = std::stod(p.values.front());
+  PointResult r;
+  r.status = PointStatus::ok;
+  r.metrics.assign(summary_metric_names().size(), 1.0);
+  for (size_t k = 0; k < summary_metric_names().size(); ++k)
+    if (summary_metric_names()[k] == "peak_memory_bytes") r.metrics[k] = v * 1e9;
+  r.capacity_bytes = 2.5e9;
+  if (v > 2.5) r.status = PointStatus::does_not_fit;
+  return r;
+}
+
+TEST(SweepRun, PointsThatDoNotFitAreKeptAndSaidInEveryTable) {
+  const SweepPlan plan = plan_of("cluster.nodes = 1,2,4\n");
+  const std::string dir = fresh_dir("fit");
+  const SweepTally t = run(plan, dir, 2, by_memory);
+  EXPECT_EQ(t.ok, 2);
+  EXPECT_EQ(t.does_not_fit, 1);
+  EXPECT_EQ(run(plan, dir, 2, by_memory).reused, 3);  // complete: never recomputed
+
+  const std::string text = csv(dir);
+  EXPECT_NE(text.find(",status,reason,fits,capacity_bytes,headroom_bytes,step_time_s,"), std::string::npos) << text;
+  EXPECT_NE(text.find(",ok,,true,2.5e+09,1.5e+09,"), std::string::npos) << text;
+  EXPECT_NE(text.find(",does_not_fit,,false,2.5e+09,-1.5e+09,"), std::string::npos) << text;
+
+  const hid_t file = H5Fopen((dir + "/results.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  for (const ResultColumn& c : result_columns())
+    EXPECT_GT(H5Lexists(file, ("/" + c.name).c_str(), H5P_DEFAULT), 0) << c.name;
+  const hid_t set = H5Dopen2(file, "/headroom_bytes", H5P_DEFAULT);
+  std::vector<double> v(3);
+  ASSERT_GE(H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+  EXPECT_DOUBLE_EQ(v[2], -1.5e9);
+  H5Dclose(set);
+  H5Fclose(file);
+}
+
+TEST(SweepRun, PointFilesKeepTheFitAndOlderOnesAreRedone) {
+  PointResult r;
+  r.index = 3;
+  r.fingerprint = "f";
+  r.status = PointStatus::does_not_fit;
+  r.reason = "peak memory 3 GiB per GPU exceeds the GPU's 2 GiB";
+  r.metrics.assign(summary_metric_names().size(), 2.0);
+  r.capacity_bytes = 2e9;
+  const auto back = parse_point_result(point_result_json(r));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->status, PointStatus::does_not_fit);
+  EXPECT_EQ(back->capacity_bytes, 2e9);
+  EXPECT_EQ(back->metrics, r.metrics);
+  EXPECT_TRUE(back->complete());
+  // A point file of a build before the fit columns has no capacity: it is computed again.
+  std::string old = point_result_json(r);
+  old.erase(old.find(",\n \"capacity_bytes\""), old.find('}', old.find("\"capacity_bytes\"")) - old.find(",\n \"capacity_bytes\""));
+  EXPECT_EQ(old.find("capacity_bytes"), std::string::npos) << old;
+  EXPECT_FALSE(parse_point_result(old)) << old;
 }
 
 }  // namespace
