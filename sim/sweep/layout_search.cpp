@@ -101,8 +101,11 @@ struct Candidate {
 };
 
 // Every split of `base`'s GPUs and batch, in the order the search reports them: context and
-// expert sizes, then tensor, pipeline, micro-batch and schedule.
-std::vector<Candidate> candidates(const Scenario& base, const std::vector<std::string>& open) {
+// expert sizes, then tensor, pipeline, micro-batch and schedule. The global batch is the
+// base's (training.global_batch, or micro_batch x grad_accum x dp), so each split's
+// grad_accum is global_batch / (micro_batch x dp); the splits where that does not divide are
+// counted in `indivisible` and left out.
+std::vector<Candidate> candidates(const Scenario& base, const std::vector<std::string>& open, int& indivisible) {
   const long long batch =
       static_cast<long long>(base.training.micro_batch) * base.training.grad_accum * base.parallel.dp;
   const int gpus = base.cluster.total_gpus();
@@ -115,7 +118,10 @@ std::vector<Candidate> candidates(const Scenario& base, const std::vector<std::s
           if (pp > base.model.layers) break;
           const int dp = gpus / (tp * cp * pp);
           for (const int mb : {1, 2, 4}) {
-            if (batch % (static_cast<long long>(mb) * dp) != 0) continue;
+            if (batch % (static_cast<long long>(mb) * dp) != 0) {
+              ++indivisible;
+              continue;
+            }
             const int ga = static_cast<int>(batch / (static_cast<long long>(mb) * dp));
             for (const auto& [schedule, chunks] : schedules(pp, ga, is_open(open, "parallel.virtual_stages")))
               out.push_back({tp, pp, dp, cp, ep, mb, ga, chunks, schedule});
@@ -226,7 +232,7 @@ LayoutSearch search_layouts(const std::string& scenario_path, const std::vector<
   for (const char* key : {"parallel.cp", "parallel.ep", "parallel.zero"})
     if (is_open(open, key)) search.keys.push_back(key);
   search.keys.push_back("training.recompute");
-  for (const Candidate& c : candidates(base, open)) {
+  for (const Candidate& c : candidates(base, open, search.batch_indivisible)) {
     ++search.considered;
     try_memory_savers(search, scenario_path, base, key_values(c, open));
   }
