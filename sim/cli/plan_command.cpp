@@ -11,6 +11,7 @@
 #include <boost/program_options/value_semantic.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <ostream>
@@ -22,6 +23,7 @@
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/error.hpp"
+#include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_bound.hpp"
 #include "sim/sweep/layout_search.hpp"
@@ -133,7 +135,11 @@ std::string table(const Scenario& s, const sweep::LayoutSearch& search, const sw
   if (pruned > 0)
     out << ", " << pruned << " left out by their step-time bound (none can reach the top " << top
         << "; --exhaustive simulates them)";
-  out << " (" << out_dir << "/results.csv)\n\n";
+  out << " (" << out_dir << "/results.csv)\n";
+  if (search.batch_indivisible > 0)
+    out << "left out: " << search.batch_indivisible << " splits whose micro_batch x dp does not divide the global batch\n";
+  if (const auto caveat = accuracy_caveat(validation_family(s))) out << "caveat: " << *caveat << "\n";
+  out << "\n";
   std::snprintf(line, sizeof line, "%4s %4s %4s %5s", "rank", "tp", "pp", "dp");
   out << line;
   for (const auto& column : extra) {
@@ -185,6 +191,7 @@ std::string json(const Scenario& s, const sweep::LayoutSearch& search, const swe
   j["too_big"] = search.too_big;
   j["simulated"] = plan.points.size() - static_cast<size_t>(pruned);
   j["pruned"] = pruned;
+  j["batch_indivisible"] = search.batch_indivisible;
   j["results"] = out_dir + "/results.csv";
   nlohmann::ordered_json layouts = nlohmann::ordered_json::array();
   for (const Ranked& r : ranked) {
@@ -200,6 +207,8 @@ std::string json(const Scenario& s, const sweep::LayoutSearch& search, const swe
   }
   j["layouts"] = layouts;
   j["own_rank"] = own_rank(s, plan, ranked);
+  j["validation_family"] = validation_family(s).id;
+  j["caveats"] = accuracy_caveat(validation_family(s)).value_or("");
   return j.dump(2) + "\n";
 }
 
@@ -238,6 +247,8 @@ Command plan_command() {
     std::vector<std::string> overrides = o.overrides;
     overrides.insert(overrides.end(), {"run.duration=0s", "run.train_steps=0"});
     const sweep::LayoutSearch search = sweep::search_layouts(o.scenario_path, overrides);
+    // Every layout is the scenario's model on its GPUs: one validation family, said once.
+    if (const auto caveat = accuracy_caveat(validation_family(s))) std::cerr << "trainsim plan: caveat: " << *caveat << "\n";
     std::vector<std::vector<std::string>> rows;
     for (const sweep::Layout& l : search.fitting) rows.push_back(l.values);
     // Every layout's step-time bound; the layouts simulated in its order.

@@ -1,5 +1,6 @@
 #include "sim/sweep/point_result.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -24,6 +25,13 @@ std::string status_name(PointStatus status) {
   return "pending";
 }
 
+std::vector<std::string> distinct_caveats(const std::vector<PointResult>& results) {
+  std::vector<std::string> out;
+  for (const PointResult& r : results)
+    if (!r.caveats.empty() && std::find(out.begin(), out.end(), r.caveats) == out.end()) out.push_back(r.caveats);
+  return out;
+}
+
 std::string point_result_json(const PointResult& r) {
   nlohmann::ordered_json j;
   j["index"] = r.index;
@@ -38,6 +46,8 @@ std::string point_result_json(const PointResult& r) {
     metrics[names[i]] =
         std::isnan(r.metrics[i]) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.metrics[i]);
   j["metrics"] = metrics;
+  j["validation_family"] = r.validation_family;
+  j["caveats"] = r.caveats;
   return j.dump(1) + "\n";
 }
 
@@ -58,11 +68,14 @@ std::optional<PointResult> parse_point_result(const std::string& text) {
       return std::nullopt;
     r.reason = j.at("reason").get<std::string>();
     r.trace = j.at("trace").get<std::string>();
-    if (r.status == PointStatus::ok)
+    if (r.status == PointStatus::ok) {
       for (const std::string& name : summary_metric_names()) {
         const auto& v = j.at("metrics").at(name);
         r.metrics.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
       }
+      r.validation_family = j.at("validation_family").get<std::string>();
+      r.caveats = j.at("caveats").get<std::string>();
+    }
     return r;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

@@ -21,10 +21,18 @@ struct PointResult {
   std::string reason;           ///< why skipped or failed; empty when ok
   std::vector<double> metrics;  ///< summary_metric_names() order when ok, else empty
   std::string trace;            ///< path of the point's trace, empty when none was written
+  /// The scenario's validation family and its accuracy caveat (sim/scenario/accuracy_caveats.hpp)
+  /// when ok; the caveat is empty where the family's published runs are within 10 %.
+  std::string validation_family;
+  std::string caveats;
 
   /// ok and skipped points are complete: a rerun reuses them. Failed points are retried.
   bool complete() const { return status == PointStatus::ok || status == PointStatus::skipped; }
 };
+
+/// The distinct caveats of `results`, each once, in the order of the points: what a sweep or
+/// batch says on stderr beside its table.
+std::vector<std::string> distinct_caveats(const std::vector<PointResult>& results);
 
 /// The point file's text (JSON).
 std::string point_result_json(const PointResult& r);

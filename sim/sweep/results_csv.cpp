@@ -30,7 +30,7 @@ std::string results_csv(const SweepPlan& plan, const std::vector<PointResult>& r
   for (const std::string& p : plan.parameter_names) out += "," + field(p);
   out += ",status,reason";
   for (const std::string& m : metrics) out += "," + m;
-  out += ",trace\n";
+  out += ",trace,validation_family,caveats\n";
   for (size_t i = 0; i < plan.points.size(); ++i) {
     const SweepPoint& pt = plan.points[i];
     const PointResult& r = results[i];
@@ -38,7 +38,7 @@ std::string results_csv(const SweepPlan& plan, const std::vector<PointResult>& r
     for (const std::string& v : pt.values) out += "," + field(v);
     out += "," + status_name(r.status) + "," + field(r.reason);
     for (size_t m = 0; m < metrics.size(); ++m) out += "," + (m < r.metrics.size() ? number(r.metrics[m]) : "");
-    out += "," + field(r.trace) + "\n";
+    out += "," + field(r.trace) + "," + field(r.validation_family) + "," + field(r.caveats) + "\n";
   }
   return out;
 }

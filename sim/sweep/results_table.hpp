@@ -1,6 +1,7 @@
 #pragma once
 // A sweep's results as one table, one row per point in the sweep's order: the point index,
-// the varied values (text, as passed), status, reason, every summary metric, the trace path.
+// the varied values (text, as passed), status, reason, every summary metric, the trace path,
+// the validation family and the accuracy caveat (sim/scenario/accuracy_caveats.hpp).
 // Rows of points not yet computed have status "pending" and empty (CSV) or NaN (HDF5) metrics.
 
 #include <string>

@@ -1,6 +1,7 @@
 #include "sim/sweep/step_point_evaluator.hpp"
 
 #include "sim/run/run_in_processes.hpp"
+#include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "sim/sweep/step_summary.hpp"
@@ -16,6 +17,8 @@ PointEvaluator step_point_evaluator(ComputeModelFactory compute_model) {
     PointResult r;
     r.status = PointStatus::ok;
     r.metrics = summary_metrics(simulate_step(s, *compute), run);
+    r.validation_family = validation_family(s).id;
+    r.caveats = accuracy_caveat(validation_family(s)).value_or("");
     return r;
   };
 }

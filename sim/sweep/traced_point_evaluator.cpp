@@ -110,7 +110,10 @@ PointEvaluator traced_point_evaluator(std::string trainsim_exe, std::string out_
     if (f.exit_code != 0)
       throw Error("trainsim run exited with status " + std::to_string(f.exit_code) + ": " + first_line(f.err));
     try {
-      r.metrics = metrics_of(nlohmann::json::parse(f.out));
+      const nlohmann::json j = nlohmann::json::parse(f.out);
+      r.metrics = metrics_of(j);
+      r.validation_family = j.at("validation_family").get<std::string>();
+      r.caveats = j.at("caveats").get<std::string>();
     } catch (const nlohmann::json::exception& e) {
       throw Error(std::string("trainsim run --json: unexpected output: ") + e.what());
     }
