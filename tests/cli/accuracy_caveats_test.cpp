@@ -67,8 +67,12 @@ TEST(AccuracyCaveats, TableIsCurrent) {
     if (m.runs > 0)
       same = same && std::abs(f.min_error_pct - m.min_pct) <= 1.0 && std::abs(f.max_error_pct - m.max_pct) <= 1.0 &&
              std::abs(f.mean_abs_error_pct - m.abs_sum_pct / m.runs) <= 1.0;
-    EXPECT_TRUE(same) << f.id << " is stale: the table says " << f.runs << " runs, " << f.min_error_pct << " to "
-                      << f.max_error_pct << " %, mean " << f.mean_abs_error_pct << " %; measured "
+    Measured listed;
+    listed.runs = f.runs;
+    listed.min_pct = f.min_error_pct;
+    listed.max_pct = f.max_error_pct;
+    listed.abs_sum_pct = f.mean_abs_error_pct * f.runs;
+    EXPECT_TRUE(same) << f.id << " is stale: the table says " << row_text(f, listed) << " this build measures "
                       << row_text(f, m);
     stale = stale || !same;
   }
