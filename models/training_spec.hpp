@@ -45,6 +45,10 @@ enum class GradPrecision { automatic, fp32, bf16, fp16 };
 struct TrainingSpec {
   int micro_batch = 1;  ///< b: samples per micro-batch per pipeline
   int grad_accum = 1;   ///< a: micro-batches per optimizer step (= m, the pipeline's micro-batch count)
+  /// Samples per optimizer step as the scenario gives them (training.global_batch), which the
+  /// loader turns into grad_accum = global_batch / (micro_batch x dp); 0: not given, the batch
+  /// is micro_batch x grad_accum x dp.
+  long long global_batch = 0;
   Precision precision = Precision::bf16;
   Optimizer optimizer = Optimizer::adam;
   Recompute recompute = Recompute::none;

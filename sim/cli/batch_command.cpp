@@ -89,9 +89,13 @@ Command batch_command() {
     sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim batch", "--out");
     if (trace) plan = sweep::with_traces(std::move(plan));
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(trace, options.out_dir));
+    const std::vector<sweep::PointResult> results = sweep::load_results(plan, options.out_dir);
+    for (const std::string& caveat : sweep::distinct_caveats(results))
+      std::cerr << "trainsim batch: caveat: " << caveat << "\n";
     out << "trainsim batch: " << t.points << " scenarios (" << t.reused << " already done), " << t.ok << " ok, "
-        << (t.does_not_fit > 0 ? std::to_string(t.does_not_fit) + " do not fit in GPU memory, " : "") << t.skipped << " invalid, " << t.failed << " failed\n\n"
-        << table(plan, sweep::load_results(plan, options.out_dir)) << "\nresults: " << options.out_dir
+        << (t.does_not_fit > 0 ? std::to_string(t.does_not_fit) + " do not fit in GPU memory, " : "") << t.skipped
+        << " invalid, " << t.failed << " failed\n\n"
+        << table(plan, results) << "\nresults: " << options.out_dir
         << "/results.csv, " << options.out_dir << "/results.h5, one summary per scenario in " << options.out_dir
         << "/points/\n";
     return t.failed > 0 ? 1 : 0;

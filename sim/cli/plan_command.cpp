@@ -14,6 +14,7 @@
 #include <boost/program_options/value_semantic.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <ostream>
 
 #include "sim/cli/cli_point_evaluator.hpp"
@@ -26,6 +27,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/core/units.hpp"
+#include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_bound.hpp"
 #include "sim/sweep/pruned_search.hpp"
@@ -167,6 +169,9 @@ Command plan_command() {
     const int files = std::min<int>(write_top, static_cast<int>(plan.points.size()));
     for (int k = 1; k <= files; ++k)
       check_output_path(ranked_scenario_path(options.out_dir, k), "--write-top", {o.scenario_path});
+    // Every layout is the scenario's model on its GPUs: one validation family, said once.
+    if (const auto caveat = accuracy_caveat(validation_family(*report.base)))
+      std::cerr << "trainsim plan: caveat: " << *caveat << "\n";
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(false, options.out_dir));
     report.results = sweep::load_results(plan, options.out_dir);
     // The scenario's own layout, where the search did not try it, is reported beside the

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "sim/core/shell_quote.hpp"
+#include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/sweep/result_columns.hpp"
 #include "sim/sweep/step_summary.hpp"
@@ -196,7 +197,12 @@ std::string plan_table(const PlanReport& r) {
   if (r.pruned > 0)
     out << ", " << r.pruned << " left out by their step-time bound (none can reach the top " << r.top
         << "; --exhaustive simulates them)";
-  out << " (" << r.out_dir << "/results.csv)\n\n" << column_header(*r.search);
+  out << " (" << r.out_dir << "/results.csv)\n";
+  if (r.search->batch_indivisible > 0)
+    out << "left out: " << r.search->batch_indivisible
+        << " splits whose micro_batch x dp does not divide the global batch\n";
+  if (const auto caveat = accuracy_caveat(validation_family(s))) out << "caveat: " << *caveat << "\n";
+  out << "\n" << column_header(*r.search);
   for (size_t i = 0; i < r.ranked.size() && static_cast<int>(i) < r.top; ++i) out << row(r, i);
   out << "\nbubble: the pipeline's idle share of the step; exp.comm: communication not hidden behind compute; "
          "free GiB: the GPU's memory less the peak\n"
@@ -217,7 +223,10 @@ std::string plan_json(const PlanReport& r) {
   j["simulated"] = simulated(r);
   j["simulated_do_not_fit"] = do_not_fit(r);
   j["pruned"] = r.pruned;
+  j["batch_indivisible"] = r.search->batch_indivisible;
   j["results"] = r.out_dir + "/results.csv";
+  j["validation_family"] = validation_family(*r.base).id;
+  j["caveats"] = accuracy_caveat(validation_family(*r.base)).value_or("");
   nlohmann::ordered_json fixed = nlohmann::ordered_json::object();
   for (const auto& [key, value] : r.search->fixed) fixed[key] = value;
   j["fixed"] = fixed;

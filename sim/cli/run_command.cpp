@@ -26,6 +26,7 @@
 #include "sim/core/units.hpp"
 #include "sim/run/run_in_processes.hpp"
 #include "sim/run/run_json.hpp"
+#include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/ini_reader.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/memory_fit.hpp"
@@ -87,6 +88,9 @@ std::string json(const Scenario& s, const StepResult& r, const std::string& comp
   j["fits"] = fit.fits;
   j["capacity_bytes"] = fit.capacity_bytes;
   j["headroom_bytes"] = fit.headroom_bytes;
+  // How far to trust it (issue 55): the validation family, and what its published runs say.
+  j["validation_family"] = validation_family(s).id;
+  j["caveats"] = accuracy_caveat(validation_family(s)).value_or("");
   return j.dump(2) + "\n";
 }
 
@@ -97,6 +101,7 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
   out << "trainsim run: " << s.model.name << " on " << r.gpus << " x " << s.cluster.gpu.name << ", tp " << p.tp
       << " pp " << p.pp << " dp " << p.dp << " cp " << p.cp << "\n";
   for (const std::string& w : warnings) out << "warning: " << w << "\n";
+  if (const auto caveat = accuracy_caveat(validation_family(s))) out << "caveat: " << *caveat << "\n";
   out << "\nstep time             " << formatted("%.4f s", r.step_time_s) << "  (" << r.steps << " step(s) simulated in "
       << formatted("%.2f s", r.sim_wall_s) << ")\n"
       << "tokens/s              " << formatted("%.0f", r.tokens_per_s) << "  (" << formatted("%.1f", r.tokens_per_s_per_gpu)
@@ -118,7 +123,8 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
       << "energy                " << formatted("%.1f kJ per step", r.energy_per_step_j / 1e3) << ", "
       << formatted("%.3f J per token", r.energy_per_token_j) << ", " << formatted("%.1f kW average", r.avg_power_w / 1e3)
       << "\n"
-      << "compute model         " << compute << "\n";
+      << "compute model         " << compute << "\n"
+      << "validation            " << validation_summary(validation_family(s)) << "\n";
   return out.str();
 }
 
@@ -271,6 +277,8 @@ Command run_command() {
                   << ".<rank>.et (trainsim replay " << prefix << ")\n";
     }
 
+    // Where the validation says the result is far off: stderr in every output mode.
+    if (const auto caveat = accuracy_caveat(validation_family(s))) std::cerr << "trainsim run: caveat: " << *caveat << "\n";
     if (o.json) {
       // The table says it in a warning line; JSON's reader may not look: stderr too.
       if (const auto w = memory_fit_warning(s, r)) std::cerr << "trainsim run: warning: " << *w << "\n";

@@ -17,6 +17,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/forked_call.hpp"
 #include "sim/core/progress_line.hpp"
+#include "sim/scenario/ini_reader.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/step/step_simulation.hpp"
@@ -187,7 +188,10 @@ Command scale_command() {
     const std::vector<int> sizes = parse_nodes(nodes_text);
     ProgressLine progress(terminal_stderr(), "scale", "sizes", static_cast<int>(sizes.size()));
     for (const int nodes : sizes) {
+      // A --set training.global_batch is the base's batch, which each size's grad_accum
+      // carries (kept or rescaled): the size's own grad_accum replaces it.
       std::vector<std::string> overrides = o.overrides;
+      std::erase_if(overrides, [](const std::string& text) { return parse_override(text).name == "training.global_batch"; });
       for (std::string& extra_override : point_overrides(base, nodes, strong, nodes_text))
         overrides.push_back(extra_override);
       points.push_back(simulate_point(o.scenario_path, overrides, nodes));

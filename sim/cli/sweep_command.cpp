@@ -206,6 +206,8 @@ Command sweep_command() {
       return 0;
     }
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(trace, options.out_dir));
+    for (const std::string& caveat : sweep::distinct_caveats(sweep::load_results(plan, options.out_dir)))
+      std::cerr << "trainsim sweep: caveat: " << caveat << "\n";
     out << "trainsim sweep: " << path;
     if (options.shard_count > 1) out << ", shard " << options.shard_index + 1 << "/" << options.shard_count;
     out << ": " << t.in_shard << " points to compute, " << t.reused << " already done\n"

@@ -660,6 +660,10 @@ std::vector<ScenarioField> scenario_fields() {
           "training.grad_accum", "a: micro-batches per step per pipeline",
           [](auto& s) -> auto& { return s.training.grad_accum; }, 1, k_max_simulated_microbatches,
           k_simulated_microbatches_why),
+      int_field(
+          "training.global_batch",
+          "samples per step, instead of grad_accum: grad_accum = global_batch / (micro_batch x dp) (0: from grad_accum)",
+          [](auto& s) -> auto& { return s.training.global_batch; }, 0),
       enum_field(
           "training.precision", "number format", [](auto& s) -> auto& { return s.training.precision; }, k_precisions),
       enum_field(

@@ -71,6 +71,54 @@ void derive_data_parallel(Scenario& s, bool dp_given) {
   p.dp = gpus / static_cast<int>(model_parallel);
 }
 
+// training.global_batch (issue 55 item 9): the batch users think in, turned into the
+// micro-batches each pipeline runs per step, grad_accum = global_batch / (micro_batch x dp)
+// (Megatron-LM's num_microbatches = global_batch_size / (micro_batch_size x data_parallel_size),
+// megatron/core/num_microbatches_calculator.py), with dp as given or derived. Given beside
+// grad_accum, the two must agree.
+void derive_grad_accum(Scenario& s, const std::map<std::string, const IniEntry*>& given) {
+  TrainingSpec& t = s.training;
+  if (t.global_batch == 0) return;
+  const std::string origin = given.at("training.global_batch")->origin;
+  const std::string value = std::to_string(t.global_batch);
+  // micro_batch < 2^31 and dp <= 2^20 (check_cluster_size): the product fits.
+  const long long round = static_cast<long long>(t.micro_batch) * s.parallel.dp;
+  const std::string shape = "training.micro_batch x parallel.dp = " + std::to_string(t.micro_batch) + " x " +
+                            std::to_string(s.parallel.dp) + " = " + std::to_string(round);
+  if (given.count("training.grad_accum")) {
+    // In double: the product of three ints can pass any integer type; exact below 2^53.
+    const double batch = static_cast<double>(round) * t.grad_accum;
+    if (batch != static_cast<double>(t.global_batch)) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.0f", batch);
+      throw InputError(origin, "training.global_batch", value,
+                       "disagrees with training.grad_accum = " + std::to_string(t.grad_accum) +
+                           ": micro_batch x grad_accum x dp = " + std::to_string(t.micro_batch) + " x " +
+                           std::to_string(t.grad_accum) + " x " + std::to_string(s.parallel.dp) + " = " + text +
+                           " samples (give one of the two)");
+    }
+    return;
+  }
+  if (t.global_batch % round != 0)
+    throw InputError(origin, "training.global_batch", value,
+                     "must be a multiple of " + shape + " (grad_accum = global_batch / (micro_batch x dp))");
+  const long long grad_accum = t.global_batch / round;
+  if (grad_accum > k_max_simulated_microbatches)
+    throw InputError(origin, "training.global_batch", value,
+                     "gives grad_accum = " + std::to_string(grad_accum) + " (global_batch / " + shape + "): " +
+                         k_simulated_microbatches_why);
+  t.grad_accum = static_cast<int>(grad_accum);
+}
+
+// The key a --set of `o` replaces besides its own: training.global_batch and grad_accum are
+// two ways of giving one batch, so either, set on the command line or by a sweep, replaces
+// the file's other (global_batch = 0 gives the batch back to grad_accum and replaces nothing).
+std::string batch_partner(const IniEntry& o) {
+  if (o.name == "training.grad_accum") return "training.global_batch";
+  if (o.name == "training.global_batch" && o.value != "0") return "training.grad_accum";
+  return "";
+}
+
 }  // namespace
 
 const std::vector<std::string>& plan_open_keys() {
@@ -132,6 +180,7 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
   if (!given.count("model.kv_heads") && !given.count("model.preset")) s.model.kv_heads = s.model.heads;
   check_cluster_size(s);
   derive_data_parallel(s, given.count("parallel.dp") > 0);
+  derive_grad_accum(s, given);
   check_scenario_rules(s);
   load_neighbour(s, neighbour_allowed);
   return s;
@@ -152,7 +201,10 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (entries.empty()) throw InputError(path, "", "", "not a scenario file: it has no 'key = value' lines");
   for (const std::string& text : overrides) {
     IniEntry o = parse_override(text);
-    std::erase_if(entries, [&](const IniEntry& e) { return e.name == o.name; });
+    const std::string partner = batch_partner(o);
+    std::erase_if(entries, [&](const IniEntry& e) {
+      return e.name == o.name || (!partner.empty() && e.name == partner && e.origin == path);
+    });
     entries.push_back(std::move(o));
   }
   return load_scenario(entries, path);

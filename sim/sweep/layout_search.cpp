@@ -119,10 +119,13 @@ struct Candidate {
 };
 
 // Every split of `base`'s GPUs and batch, in the order the search reports them: context and
-// expert sizes, then tensor, pipeline, micro-batch and schedule.
+// expert sizes, then tensor, pipeline, micro-batch and schedule. The global batch is the
+// base's (training.global_batch, or micro_batch x grad_accum x dp), so each split's
+// grad_accum is global_batch / (micro_batch x dp); the splits where that does not divide are
+// counted in `indivisible` and left out.
 // A fixed tensor size, micro-batch or chunk count is tried even where the search would not
 // (tp 16 across two 8-GPU nodes, micro-batch 8): the scenario rules judge it.
-std::vector<Candidate> candidates(const Scenario& base, const LayoutSearch& search) {
+std::vector<Candidate> candidates(const Scenario& base, const LayoutSearch& search, int& indivisible) {
   const std::vector<std::string>& open = search.searched;
   const std::optional<int> fixed_tp = fixed_int(search, "parallel.tp");
   const std::optional<int> fixed_mb = fixed_int(search, "training.micro_batch");
@@ -139,7 +142,11 @@ std::vector<Candidate> candidates(const Scenario& base, const LayoutSearch& sear
           if (pp > base.model.layers) break;
           const int dp = gpus / (tp * cp * pp);
           for (const int mb : fixed_mb ? std::vector<int>{*fixed_mb} : std::vector<int>{1, 2, 4}) {
-            if (mb < 1 || batch % (static_cast<long long>(mb) * dp) != 0) continue;
+            if (mb < 1) continue;
+            if (batch % (static_cast<long long>(mb) * dp) != 0) {
+              ++indivisible;
+              continue;
+            }
             const int ga = static_cast<int>(batch / (static_cast<long long>(mb) * dp));
             for (const auto& [schedule, chunks] :
                  schedules(pp, ga, is_open(open, "parallel.virtual_stages"), fixed_chunks))
@@ -311,7 +318,10 @@ LayoutSearch search_layouts(const std::string& scenario_path, const std::vector<
   search.fixed = fixed_keys(search.keys, overrides);
   search.base = load_fixed_base(scenario_path, search);
   const Scenario& base = search.base;
-  for (const Candidate& c : candidates(base, search)) {
+  int indivisible = 0;
+  const std::vector<Candidate> splits = candidates(base, search, indivisible);
+  search.batch_indivisible = indivisible;
+  for (const Candidate& c : splits) {
     std::vector<std::string> values = key_values(c, open);
     // Sequence parallelism follows tp (on with tp > 1) unless --set fixes it.
     if (const std::string* sp = fixed_value(search, "parallel.sequence_parallel")) values[3] = *sp;

@@ -39,6 +39,9 @@ struct LayoutSearch {
   int considered = 0;                 ///< splits and batch shapes tried
   int invalid = 0;                    ///< refused by the scenario rules (heads over tp, layers over pp, ...)
   int too_big = 0;                    ///< valid, but no recomputation (or ZeRO stage, if open) makes them fit
+  /// Splits left out because micro_batch x dp does not divide the global batch (their
+  /// grad_accum would not be whole); not in `considered`.
+  int batch_indivisible = 0;
 };
 
 /// `overrides` with each plan-searchable key that `scenario_path` (with `overrides`) leaves

@@ -1,5 +1,6 @@
 #include "sim/sweep/point_result.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -26,6 +27,13 @@ std::string status_name(PointStatus status) {
   return "pending";
 }
 
+std::vector<std::string> distinct_caveats(const std::vector<PointResult>& results) {
+  std::vector<std::string> out;
+  for (const PointResult& r : results)
+    if (!r.caveats.empty() && std::find(out.begin(), out.end(), r.caveats) == out.end()) out.push_back(r.caveats);
+  return out;
+}
+
 std::string point_result_json(const PointResult& r) {
   nlohmann::ordered_json j;
   j["index"] = r.index;
@@ -41,6 +49,8 @@ std::string point_result_json(const PointResult& r) {
         std::isnan(r.metrics[i]) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.metrics[i]);
   j["metrics"] = metrics;
   j["capacity_bytes"] = std::isnan(r.capacity_bytes) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.capacity_bytes);
+  j["validation_family"] = r.validation_family;
+  j["caveats"] = r.caveats;
   return j.dump(1) + "\n";
 }
 
@@ -66,11 +76,14 @@ std::optional<PointResult> parse_point_result(const std::string& text) {
     // A file without capacity_bytes is an older build's: redone, so that its fit is known.
     const auto& capacity = j.at("capacity_bytes");
     r.capacity_bytes = capacity.is_null() ? std::numeric_limits<double>::quiet_NaN() : capacity.get<double>();
-    if (r.simulated())
+    if (r.simulated()) {
       for (const std::string& name : summary_metric_names()) {
         const auto& v = j.at("metrics").at(name);
         r.metrics.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
       }
+      r.validation_family = j.at("validation_family").get<std::string>();
+      r.caveats = j.at("caveats").get<std::string>();
+    }
     return r;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

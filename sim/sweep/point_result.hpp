@@ -27,12 +27,20 @@ struct PointResult {
   /// when unknown (not simulated, or an evaluator that does not say).
   double capacity_bytes = std::numeric_limits<double>::quiet_NaN();
   std::string trace;            ///< path of the point's trace, empty when none was written
+  /// The scenario's validation family and its accuracy caveat (sim/scenario/accuracy_caveats.hpp)
+  /// when ok; the caveat is empty where the family's published runs are within 10 %.
+  std::string validation_family;
+  std::string caveats;
 
   /// Whether the point was simulated and has every metric.
   bool simulated() const { return status == PointStatus::ok || status == PointStatus::does_not_fit; }
   /// ok, does_not_fit and skipped points are complete: a rerun reuses them. Failed points are retried.
   bool complete() const { return simulated() || status == PointStatus::skipped; }
 };
+
+/// The distinct caveats of `results`, each once, in the order of the points: what a sweep or
+/// batch says on stderr beside its table.
+std::vector<std::string> distinct_caveats(const std::vector<PointResult>& results);
 
 /// The point file's text (JSON).
 std::string point_result_json(const PointResult& r);

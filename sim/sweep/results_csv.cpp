@@ -32,7 +32,7 @@ std::string results_csv(const SweepPlan& plan, const std::vector<PointResult>& r
   out += ",status,reason";
   for (const ResultColumn& c : result_columns()) out += "," + c.name;
   for (const std::string& m : metrics) out += "," + m;
-  out += ",trace\n";
+  out += ",trace,validation_family,caveats\n";
   for (size_t i = 0; i < plan.points.size(); ++i) {
     const SweepPoint& pt = plan.points[i];
     const PointResult& r = results[i];
@@ -41,7 +41,7 @@ std::string results_csv(const SweepPlan& plan, const std::vector<PointResult>& r
     out += "," + status_name(r.status) + "," + field(r.reason);
     for (const ResultColumn& c : result_columns()) out += "," + (c.text ? field(c.text(r)) : number(c.number(r)));
     for (size_t m = 0; m < metrics.size(); ++m) out += "," + (m < r.metrics.size() ? number(r.metrics[m]) : "");
-    out += "," + field(r.trace) + "\n";
+    out += "," + field(r.trace) + "," + field(r.validation_family) + "," + field(r.caveats) + "\n";
   }
   return out;
 }

@@ -4,6 +4,7 @@
 //   /status, /reason, /trace   variable-length strings
 //   /fits, /capacity_bytes, /headroom_bytes   the columns of result_columns.hpp: text ones
 //                         as variable-length strings, numbers as float64 (NaN where unknown)
+//   /validation_family, /caveats   variable-length strings (sim/scenario/accuracy_caveats.hpp)
 //   /metrics/<name>       float64, NaN where the point has no result
 //   attributes on /: source (the sweep file or "batch"), parameters (the varied keys,
 //   comma-separated), columns (result_columns.hpp's, comma-separated), metrics (the metric
@@ -85,12 +86,14 @@ void write_contents(hid_t root, const SweepPlan& plan, const std::vector<PointRe
   write_attribute(root, "trainsim_version", k_version);
 
   std::vector<long long> index;
-  std::vector<std::string> status, reason, trace;
+  std::vector<std::string> status, reason, trace, family, caveats;
   for (size_t i = 0; i < plan.points.size(); ++i) {
     index.push_back(plan.points[i].index);
     status.push_back(status_name(results[i].status));
     reason.push_back(results[i].reason);
     trace.push_back(results[i].trace);
+    family.push_back(results[i].validation_family);
+    caveats.push_back(results[i].caveats);
   }
   write_numbers(root, "point", H5T_STD_I64LE, H5T_NATIVE_LLONG, index);
   write_strings(root, "status", status);
@@ -106,6 +109,8 @@ void write_contents(hid_t root, const SweepPlan& plan, const std::vector<PointRe
     if (c.text) write_strings(root, c.name, texts);
     else write_numbers(root, c.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, numbers);
   }
+  write_strings(root, "validation_family", family);
+  write_strings(root, "caveats", caveats);
 
   Handle params(H5Gcreate2(root, "params", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "create group params");
   for (size_t k = 0; k < plan.parameter_names.size(); ++k) {

@@ -1,7 +1,8 @@
 #pragma once
 // A sweep's results as one table, one row per point in the sweep's order: the point index,
 // the varied values (text, as passed), status, reason, the columns of result_columns.hpp (fits,
-// capacity_bytes, headroom_bytes), every summary metric, the trace path.
+// capacity_bytes, headroom_bytes), every summary metric, the trace path, the validation family
+// and the accuracy caveat (sim/scenario/accuracy_caveats.hpp).
 // Rows of points not yet computed have status "pending" and empty (CSV) or NaN (HDF5) metrics.
 
 #include <string>

@@ -1,6 +1,7 @@
 #include "sim/sweep/step_point_evaluator.hpp"
 
 #include "sim/run/run_in_processes.hpp"
+#include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/step/step_simulation.hpp"
 #include "sim/sweep/step_summary.hpp"
@@ -13,7 +14,10 @@ PointEvaluator step_point_evaluator(ComputeModelFactory compute_model) {
     const auto compute = make(s);
     // The run first: its simulations run in child processes (one SimGrid engine each).
     const std::optional<RunResult> run = simulate_run_if_any(s, *compute);
-    return simulated_point(simulate_step(s, *compute), run, static_cast<double>(s.gpu_memory_bytes()));
+    PointResult r = simulated_point(simulate_step(s, *compute), run, static_cast<double>(s.gpu_memory_bytes()));
+    r.validation_family = validation_family(s).id;
+    r.caveats = accuracy_caveat(validation_family(s)).value_or("");
+    return r;
   };
 }
 

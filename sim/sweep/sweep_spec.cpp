@@ -1,6 +1,8 @@
 #include "sim/sweep/sweep_spec.hpp"
 
 #include <filesystem>
+#include <optional>
+#include <utility>
 
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
@@ -100,6 +102,20 @@ SweepSpec sweep_spec_from(const std::vector<IniEntry>& entries, const std::strin
       if (p.key == key)
         throw InputError(path, "set." + key, fixed.substr(fixed.find('=') + 1), "the key is also in [vary]");
   }
+  // training.global_batch and grad_accum give one batch two ways (sim/scenario/scenario_loader.cpp):
+  // a sweep that gives both would set every point's batch twice.
+  const auto given = [&](const std::string& key) -> std::optional<std::pair<std::string, std::string>> {
+    for (const SweepParameter& p : spec.parameters)
+      if (p.key == key) return std::pair<std::string, std::string>{"vary." + key, p.values.front()};
+    for (const std::string& fixed : spec.fixed_overrides)
+      if (fixed.substr(0, fixed.find('=')) == key)
+        return std::pair<std::string, std::string>{"set." + key, fixed.substr(fixed.find('=') + 1)};
+    return std::nullopt;
+  };
+  if (const auto batch = given("training.global_batch"); batch && given("training.grad_accum"))
+    throw InputError(path, batch->first, batch->second,
+                     "the sweep also gives training.grad_accum (" + given("training.grad_accum")->first +
+                         "): both give the batch, grad_accum = global_batch / (micro_batch x dp); keep one");
   if (spec.mode == SweepMode::zip) {
     for (const SweepParameter& p : spec.parameters)
       if (p.values.size() != spec.parameters.front().values.size())

@@ -111,7 +111,10 @@ PointEvaluator traced_point_evaluator(std::string trainsim_exe, std::string out_
       throw Error("trainsim run exited with status " + std::to_string(f.exit_code) + ": " + first_line(f.err));
     PointResult r;
     try {
-      r = point_of(nlohmann::json::parse(f.out));
+      const nlohmann::json j = nlohmann::json::parse(f.out);
+      r = point_of(j);
+      r.validation_family = j.at("validation_family").get<std::string>();
+      r.caveats = j.at("caveats").get<std::string>();
     } catch (const nlohmann::json::exception& e) {
       throw Error(std::string("trainsim run --json: unexpected output: ") + e.what());
     }

@@ -116,6 +116,20 @@ TEST(Cli, WeakScalingKeepsTheWorkPerReplica) {
   EXPECT_GT(p[1]["efficiency"].get<double>(), 0.8);
 }
 
+// training.global_batch on the command line is the base's batch: each size's own grad_accum
+// replaces it (strong: rescaled, weak: kept), never refused as a disagreement.
+TEST(Cli, ScalingTakesAGlobalBatch) {
+  for (const char* mode : {"strong", "weak"}) {
+    const auto r = testing::run_trainsim({"scale", testing::source_path("scenarios/default.ini"), "--nodes", "8,16",
+                                          "--mode", mode, "--json", "--set", "model.layers=8", "--set",
+                                          "training.global_batch=64"});
+    ASSERT_EQ(r.exit_code, 0) << mode << ": " << r.err;
+    const auto p = nlohmann::json::parse(r.out)["points"];
+    EXPECT_EQ(p[0]["grad_accum"].get<int>(), 32) << mode;  // 64 / (micro_batch 1 x dp 2)
+    EXPECT_EQ(p[1]["global_batch_samples"].get<double>(), std::string(mode) == "strong" ? 64 : 128) << mode;
+  }
+}
+
 TEST(Cli, ScalingRejectsAnUnevenSplit) {
   const auto r = testing::run_trainsim({"scale", testing::source_path("scenarios/default.ini"), "--nodes", "8,12"});
   EXPECT_EQ(r.exit_code, 2);

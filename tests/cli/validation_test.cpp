@@ -38,13 +38,9 @@ bool held_to_published(const std::string& gpu) {
 
 TEST(Validation, PublishedRunsPerGpuType) {
   std::map<std::string, std::vector<double>> errors;  // by GPU type
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(testing::source_path("scenarios/validation")))
-    if (entry.path().extension() == ".ini") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  for (const auto& file : files) {
-    const auto figure = testing::published_figure(file.string());
-    if (!figure) continue;
+  for (const auto& [path, published] : testing::published_validation_runs()) {
+    const std::filesystem::path file(path);
+    const testing::PublishedFigure* figure = &published;
     const Scenario s = load_scenario(file.string());
     if (s.model.is_moe()) continue;
     const auto r = testing::run_trainsim({"run", file.string(), "--json"});

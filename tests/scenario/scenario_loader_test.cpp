@@ -34,6 +34,47 @@ TEST(ScenarioLoader, DataParallelIsDerived) {
   EXPECT_EQ(s.parallel.dp, 4);
 }
 
+// training.global_batch (issue 55 item 9): grad_accum = global_batch / (micro_batch x dp),
+// with dp derived (32 GPUs over tp 4 x pp 2: dp 4).
+TEST(ScenarioLoader, GlobalBatchGivesGradAccum) {
+  const auto with = [](std::initializer_list<std::pair<const char*, const char*>> more) {
+    std::vector<IniEntry> e = entries(
+        {{"model.preset", "llama3-8b"}, {"cluster.nodes", "4"}, {"parallel.tp", "4"}, {"parallel.pp", "2"}});
+    for (const auto& [k, v] : more) e.push_back({k, v, "test.ini"});
+    return load_scenario(e, "test.ini");
+  };
+  EXPECT_EQ(with({{"training.global_batch", "64"}}).training.grad_accum, 16);
+  EXPECT_EQ(with({{"training.global_batch", "64"}, {"training.micro_batch", "2"}}).training.grad_accum, 8);
+  // Both, agreeing: accepted.
+  EXPECT_EQ(with({{"training.global_batch", "64"}, {"training.grad_accum", "16"}}).training.grad_accum, 16);
+  EXPECT_THROW(with({{"training.global_batch", "64"}, {"training.grad_accum", "8"}}), InputError);
+  EXPECT_THROW(with({{"training.global_batch", "6"}}), InputError);  // 4 ranks cannot split 6 samples
+  // 0 is "not given": grad_accum sets the batch.
+  EXPECT_EQ(with({{"training.global_batch", "0"}, {"training.grad_accum", "3"}}).training.grad_accum, 3);
+}
+
+// A --set (or a sweep's value) of either key replaces the file's other; the resolved scenario
+// reads back the same.
+TEST(ScenarioLoader, GlobalBatchAndGradAccumOverridesReplaceEachOther) {
+  const std::string with_accum = testing::write_temp_file(
+      "accum.ini", "[model]\npreset = llama3-8b\n[training]\ngrad_accum = 8\n[parallel]\ntp = 4\npp = 2\n"
+                   "[cluster]\nnodes = 4\n");
+  const Scenario a = load_scenario(with_accum, {"training.global_batch=32"});
+  EXPECT_EQ(a.training.grad_accum, 8);  // 32 / (1 x 4)
+  EXPECT_EQ(load_scenario(with_accum, {"training.global_batch=64"}).training.grad_accum, 16);
+  const std::string with_batch = testing::write_temp_file(
+      "batch.ini", "[model]\npreset = llama3-8b\n[training]\nglobal_batch = 64\n[parallel]\ntp = 4\npp = 2\n"
+                   "[cluster]\nnodes = 4\n");
+  EXPECT_EQ(load_scenario(with_batch, {}).training.grad_accum, 16);
+  EXPECT_EQ(load_scenario(with_batch, {"training.grad_accum=2"}).training.grad_accum, 2);
+  // A sweep over the nodes keeps the batch: 8 nodes, dp 8, grad_accum 8.
+  EXPECT_EQ(load_scenario(with_batch, {"cluster.nodes=8"}).training.grad_accum, 8);
+  const std::string resolved = testing::write_temp_file("resolved.ini", resolved_ini(load_scenario(with_batch, {})));
+  const Scenario back = load_scenario(resolved, {});
+  EXPECT_EQ(back.training.grad_accum, 16);
+  EXPECT_EQ(back.training.global_batch, 64);
+}
+
 TEST(ScenarioLoader, ExplicitShapeWithoutPreset) {
   const Scenario s = load_scenario(entries({{"model.layers", "4"},
                                             {"model.hidden", "512"},

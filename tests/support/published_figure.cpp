@@ -1,7 +1,11 @@
 #include "support/published_figure.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <utility>
+
+#include "support/run_trainsim.hpp"
 
 namespace trainsim::testing {
 
@@ -16,6 +20,17 @@ std::optional<PublishedFigure> published_figure(const std::string& file) {
     }
   }
   return std::nullopt;
+}
+
+std::vector<std::pair<std::string, PublishedFigure>> published_validation_runs() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(source_path("scenarios/validation")))
+    if (entry.path().extension() == ".ini") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  std::vector<std::pair<std::string, PublishedFigure>> runs;
+  for (const std::string& file : files)
+    if (const auto figure = published_figure(file)) runs.emplace_back(file, *figure);
+  return runs;
 }
 
 }  // namespace trainsim::testing

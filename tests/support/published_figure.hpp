@@ -5,6 +5,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace trainsim::testing {
 
@@ -17,5 +19,9 @@ struct PublishedFigure {
 /// hardware_tflops_per_gpu_full_attention), tokens_per_s_per_gpu or model_tflops_per_gpu;
 /// std::nullopt when it names none.
 std::optional<PublishedFigure> published_figure(const std::string& file);
+
+/// Every scenarios/validation/*.ini with a published figure, in name order, with its figure:
+/// the published runs the validation tests simulate.
+std::vector<std::pair<std::string, PublishedFigure>> published_validation_runs();
 
 }  // namespace trainsim::testing

@@ -165,7 +165,8 @@ TEST(SweepRun, Hdf5TableHasEveryColumn) {
   EXPECT_TRUE(std::isnan(v[1]));  // skipped
   EXPECT_DOUBLE_EQ(v[2], 4.1);
   H5Dclose(set);
-  for (const char* name : {"/point", "/status", "/reason", "/trace", "/params/cluster.nodes"})
+  for (const char* name :
+       {"/point", "/status", "/reason", "/trace", "/params/cluster.nodes", "/validation_family", "/caveats"})
     EXPECT_GT(H5Lexists(file, name, H5P_DEFAULT), 0) << name;
   H5Fclose(file);
 }

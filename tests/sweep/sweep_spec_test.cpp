@@ -80,6 +80,10 @@ TEST(SweepSpec, ZipOfDifferentLengths) {
 TEST(SweepSpec, KeyBothVariedAndFixed) {
   expect_rejected("[vary]\ncluster.nodes = 1,2\n[set]\ncluster.nodes = 4\n", "set.cluster.nodes", "also in [vary]");
 }
+TEST(SweepSpec, GlobalBatchBesideGradAccum) {
+  expect_rejected("[vary]\ntraining.grad_accum = 2,4\n[set]\ntraining.global_batch = 64\n", "set.training.global_batch",
+                  "also gives training.grad_accum (vary.training.grad_accum)");
+}
 TEST(SweepSpec, BadRange) {
   expect_rejected("[vary]\ncluster.nodes = 1..8\n", "vary.cluster.nodes", "a..b xK");
 }

@@ -1,0 +1,96 @@
+#include "sim/scenario/accuracy_caveats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "sim/core/error.hpp"
+
+namespace trainsim {
+
+namespace {
+
+// The families, from two facts of the scenario:
+// - dense or mixture of experts (model.experts > 1): the validation tables show the two apart
+//   by an order of magnitude (dense rows within 16 %, every MoE run 13 to 185 % fast), since
+//   what a real MoE layer pays beyond its GEMMs is not all priced yet (README.md, "How close
+//   it is");
+// - the GPU's generation, which decides the kernel table, the NVLink generation and the host
+//   that issues the kernels: Ampere (a100-80g), Hopper (h100-sxm; h200 and h800 share its
+//   kernels and NVLink generation), Blackwell on x86 hosts (b200, b300) and Grace-Blackwell
+//   (gb200, gb300: Grace's slower host cost per call, topologies/host_cost.hpp, and NVL72's
+//   NVLink domain).
+// Precision is not a third fact: each family's runs hold one or two formats (A100 fp16, H100
+// and B200 dense fp8, MoE bf16, fp8 and MXFP8), too few to tell them apart.
+//
+// The figures: each family's published runs in scenarios/validation/ (every file with a
+// `# published_<metric>` line, the same-stack checks `d5-*.ini` included), simulated with
+// this build: the runs, the least and the largest throughput error and the mean absolute
+// error, in percent. tests/cli/accuracy_caveats_test.cpp recomputes them and fails when one
+// is off by more than a point; its failure prints the rows below as they should read
+// (regenerate: `build/tests/trainsim_tests --gtest_filter=AccuracyCaveats.TableIsCurrent`).
+const std::vector<ValidationFamily>& table() {
+  static const std::vector<ValidationFamily> families{
+      {"dense-ampere", "dense on Ampere (A100)", 10, -9.9, 3.6, 4.7},
+      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 3, -1.8, 2.9, 2.3},
+      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -15.9, -5.2, 10.6},
+      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 0, 0, 0, 0},
+      {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 8, 23.2, 185.4, 56.8},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 6, 12.7, 114.6, 61.0},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 12.9, 30.5, 21.7},
+  };
+  return families;
+}
+
+// The generation part of a family id; every GPU preset has one
+// (AccuracyCaveats.EveryGpuPresetHasAFamily).
+const char* generation(const std::string& gpu) {
+  if (gpu == "a100-80g") return "ampere";
+  if (gpu == "h100-sxm" || gpu == "h200" || gpu == "h800") return "hopper";
+  if (gpu == "b200" || gpu == "b300") return "blackwell";
+  if (gpu == "gb200" || gpu == "gb300") return "grace-blackwell";
+  throw Error("no validation family for GPU " + gpu + " (sim/scenario/accuracy_caveats.cpp)");
+}
+
+std::string percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f", v);
+  return buf;
+}
+
+}  // namespace
+
+const std::vector<ValidationFamily>& validation_families() {
+  return table();
+}
+
+const ValidationFamily& validation_family(const Scenario& s) {
+  const std::string id = std::string(s.model.is_moe() ? "moe-" : "dense-") + generation(s.cluster.gpu.name);
+  for (const ValidationFamily& f : table())
+    if (f.id == id) return f;
+  throw Error("validation family " + id + " is not in the table (sim/scenario/accuracy_caveats.cpp)");
+}
+
+std::optional<std::string> accuracy_caveat(const ValidationFamily& f) {
+  if (f.runs == 0)
+    return "accuracy unmeasured: no published run of " + f.description +
+           " is in scenarios/validation/, so nothing says how close this result is";
+  if (std::max(std::abs(f.min_error_pct), std::abs(f.max_error_pct)) <= k_caveat_threshold_pct) return std::nullopt;
+  const std::string reading = f.min_error_pct > 0   ? ": read this throughput as an upper bound"
+                              : f.max_error_pct < 0 ? ": read this throughput as a lower bound"
+                                                    : "";
+  char mean[32];
+  std::snprintf(mean, sizeof mean, "%.1f", f.mean_abs_error_pct);
+  return "accuracy: " + f.description + " is off by " + percent(f.min_error_pct) + " to " +
+         percent(f.max_error_pct) + " % in throughput on its " + std::to_string(f.runs) +
+         " published runs (mean absolute " + mean + " %; scenarios/validation/README.md)" + reading;
+}
+
+std::string validation_summary(const ValidationFamily& f) {
+  if (f.runs == 0) return f.description + ": no published run";
+  return f.description + ": " + std::to_string(f.runs) + " published run" + (f.runs == 1 ? "" : "s") + " off by " +
+         percent(f.min_error_pct) + " to " + percent(f.max_error_pct) + " %";
+}
+
+}  // namespace trainsim

@@ -1,0 +1,47 @@
+#pragma once
+// How far to trust a result: the validation family a scenario falls in, and what the
+// published runs of that family say of trainsim's accuracy (issue 55 item 6). The families
+// and their measured errors are one table (accuracy_caveats.cpp), the figures of
+// scenarios/validation/README.md grouped by family; tests/cli/accuracy_caveats_test.cpp
+// recomputes every figure from the validation scenarios and fails when one is stale, printing
+// the table's rows as they should read.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/scenario/scenario.hpp"
+
+namespace trainsim {
+
+/// One family of scenarios and what its published runs measured: the throughput error of
+/// each run (simulated / published - 1, in percent; positive: trainsim is too fast).
+struct ValidationFamily {
+  std::string id;           ///< "moe-hopper": the value of the `validation_family` outputs
+  std::string description;  ///< "MoE on Hopper (H100, H200, H800)"
+  int runs = 0;             ///< published runs of scenarios/validation/ in it; 0: unmeasured
+  double min_error_pct = 0;
+  double max_error_pct = 0;
+  double mean_abs_error_pct = 0;
+};
+
+/// A family is caveated when a published run of it is off by more than this many percent, or
+/// when no published run measures it.
+inline constexpr double k_caveat_threshold_pct = 10.0;
+
+/// Every family, in the table's order.
+const std::vector<ValidationFamily>& validation_families();
+
+/// The family `s` falls in (classified from the scenario's facts: accuracy_caveats.cpp says
+/// which and why).
+const ValidationFamily& validation_family(const Scenario& s);
+
+/// One line saying how far the family's published runs are off, when a run is off by more
+/// than k_caveat_threshold_pct or none was measured; nothing otherwise.
+std::optional<std::string> accuracy_caveat(const ValidationFamily& family);
+
+/// The family and its measured error in a few words, for a results table:
+/// "dense on Hopper (H100, H200, H800): 3 published runs off by -1.8 to +2.9 %".
+std::string validation_summary(const ValidationFamily& family);
+
+}  // namespace trainsim

@@ -1,0 +1,137 @@
+// Accuracy in the output (issue 55 item 6): every result names its validation family, and a
+// family whose published runs are off by more than 10 % (or that none measures) says so on
+// stderr and in a `caveats` field. The family table (sim/scenario/accuracy_caveats.cpp) is
+// kept current here: every published run of scenarios/validation/ (the rows that
+// validation_test.cpp and moe_validation_test.cpp hold, the same-stack checks d5-*.ini
+// included) is simulated as a user would, and each family's error is recomputed against the
+// table's figures, within a point.
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "sim/scenario/accuracy_caveats.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "support/published_figure.hpp"
+#include "support/run_trainsim.hpp"
+#include "topologies/gpu_spec.hpp"
+
+namespace trainsim {
+namespace {
+
+struct Measured {
+  int runs = 0;
+  double min_pct = 1e300, max_pct = -1e300, abs_sum_pct = 0;
+};
+
+// The table's row as it should read: what to paste into accuracy_caveats.cpp.
+std::string row_text(const ValidationFamily& f, const Measured& m) {
+  char line[256];
+  if (m.runs == 0)
+    std::snprintf(line, sizeof line, "{\"%s\", \"%s\", 0, 0, 0, 0},", f.id.c_str(), f.description.c_str());
+  else
+    std::snprintf(line, sizeof line, "{\"%s\", \"%s\", %d, %.1f, %.1f, %.1f},", f.id.c_str(), f.description.c_str(),
+                  m.runs, m.min_pct, m.max_pct, m.abs_sum_pct / m.runs);
+  return line;
+}
+
+TEST(AccuracyCaveats, TableIsCurrent) {
+  std::map<std::string, Measured> measured;
+  for (const auto& [path, figure] : testing::published_validation_runs()) {
+    const std::filesystem::path file(path);
+    const Scenario s = load_scenario(file.string());
+    const auto r = testing::run_trainsim({"run", file.string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << file << ": " << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    // The family `run --json` names is the classification's.
+    EXPECT_EQ(j.at("validation_family").get<std::string>(), validation_family(s).id) << file.filename();
+    const double error_pct = 100 * (j.at(figure.field).get<double>() / figure.value - 1);
+    Measured& m = measured[validation_family(s).id];
+    ++m.runs;
+    m.min_pct = std::min(m.min_pct, error_pct);
+    m.max_pct = std::max(m.max_pct, error_pct);
+    m.abs_sum_pct += std::abs(error_pct);
+  }
+  std::string regenerated;
+  bool stale = false;
+  for (const ValidationFamily& f : validation_families()) {
+    const Measured m = measured[f.id];
+    regenerated += "      " + row_text(f, m) + "\n";
+    bool same = f.runs == m.runs;
+    if (m.runs > 0)
+      same = same && std::abs(f.min_error_pct - m.min_pct) <= 1.0 && std::abs(f.max_error_pct - m.max_pct) <= 1.0 &&
+             std::abs(f.mean_abs_error_pct - m.abs_sum_pct / m.runs) <= 1.0;
+    Measured listed;
+    listed.runs = f.runs;
+    listed.min_pct = f.min_error_pct;
+    listed.max_pct = f.max_error_pct;
+    listed.abs_sum_pct = f.mean_abs_error_pct * f.runs;
+    EXPECT_TRUE(same) << f.id << " is stale: the table says " << row_text(f, listed) << " this build measures "
+                      << row_text(f, m);
+    stale = stale || !same;
+  }
+  if (stale) std::printf("sim/scenario/accuracy_caveats.cpp, table(), as this build measures it:\n%s", regenerated.c_str());
+  EXPECT_GE(measured.size(), 6u);  // every family with published runs has some
+}
+
+TEST(AccuracyCaveats, EveryGpuPresetHasAFamily) {
+  for (const std::string& name : gpu_preset_names())
+    for (const int experts : {1, 8}) {
+      Scenario s;
+      s.cluster.gpu = *gpu_preset(name);
+      s.model.experts = experts;
+      EXPECT_NO_THROW(validation_family(s)) << name;
+      EXPECT_EQ(validation_family(s).id.rfind(experts > 1 ? "moe-" : "dense-", 0), 0u) << name;
+    }
+}
+
+TEST(AccuracyCaveats, CaveatOnlyWhereRunsAreOffOrMissing) {
+  for (const ValidationFamily& f : validation_families()) {
+    const bool off = f.runs == 0 || std::max(std::abs(f.min_error_pct), std::abs(f.max_error_pct)) > 10;
+    EXPECT_EQ(accuracy_caveat(f).has_value(), off) << f.id;
+    if (off) {
+      EXPECT_EQ(accuracy_caveat(f)->find('\n'), std::string::npos) << f.id;  // one line
+    }
+  }
+}
+
+int lines_with(const std::string& text, const std::string& word) {
+  int n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) n += line.find(word) != std::string::npos;
+  return n;
+}
+
+TEST(AccuracyCaveats, RunSaysItInEveryOutputMode) {
+  // MoE on B200: its published runs are 13 to 115 % fast.
+  const std::string moe = testing::source_path("scenarios/validation/nemo-b200-qwen3-30b-a3b.ini");
+  const auto j = testing::run_trainsim({"run", moe, "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const nlohmann::json result = nlohmann::json::parse(j.out);
+  EXPECT_EQ(result.at("validation_family").get<std::string>(), "moe-blackwell");
+  const std::string caveat = result.at("caveats").get<std::string>();
+  EXPECT_NE(caveat.find("MoE on Blackwell"), std::string::npos) << caveat;
+  EXPECT_EQ(lines_with(j.err, "trainsim run: caveat: "), 1) << j.err;
+  EXPECT_NE(j.err.find(caveat), std::string::npos) << j.err;
+  const auto t = testing::run_trainsim({"run", moe});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(lines_with(t.err, "trainsim run: caveat: "), 1) << t.err;
+  EXPECT_EQ(lines_with(t.out, "caveat: " + caveat), 1) << t.out;
+  EXPECT_EQ(lines_with(t.out, "validation            MoE on Blackwell"), 1) << t.out;
+  // Dense on H100: within 3 % on its runs, no caveat, the family still named.
+  const auto d = testing::run_trainsim({"run", testing::source_path("scenarios/default.ini"), "--json"});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const nlohmann::json dense = nlohmann::json::parse(d.out);
+  EXPECT_EQ(dense.at("validation_family").get<std::string>(), "dense-hopper");
+  EXPECT_EQ(dense.at("caveats").get<std::string>(), "");
+  EXPECT_EQ(d.err, "");
+}
+
+}  // namespace
+}  // namespace trainsim
