@@ -30,6 +30,10 @@ def _fits(values: pd.Series) -> pd.Series:
     return text.map({"true": True, "false": False}).astype("boolean")
 
 
+# Text columns of every table; the varied values are text too, as given.
+TEXT_COLUMNS = ("status", "reason", "trace", "fits", "validation_family", "caveats")
+
+
 def _from_h5(path: str) -> pd.DataFrame:
     import h5py
 
@@ -47,6 +51,9 @@ def _from_h5(path: str) -> pd.DataFrame:
         for name in [m for m in str(f.attrs["metrics"]).split(",") if m]:
             table[name] = f["metrics"][name][()].astype(np.float64)
         table["trace"] = _text(f["trace"][()])
+        for name in ("validation_family", "caveats"):  # newer tables (accuracy caveats)
+            if name in f:
+                table[name] = _text(f[name][()])
     return pd.DataFrame(table)
 
 
@@ -62,7 +69,7 @@ def load_results(path) -> pd.DataFrame:
         # Varied values stay text, as given (1f1b, interleaved, 8).
         table = pd.read_csv(path, dtype=str, keep_default_na=False)
         numeric = [c for c in table.columns
-                   if c not in ("status", "reason", "trace", "fits") and c not in _parameters(table)]
+                   if c not in TEXT_COLUMNS and c not in _parameters(table)]
         for c in numeric:
             table[c] = pd.to_numeric(table[c].replace("", np.nan))
         table["point"] = table["point"].astype(np.int64)
