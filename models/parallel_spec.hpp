@@ -2,7 +2,7 @@
 // How one training job is split across GPUs: the parallel axes and the pipeline schedule.
 
 #include <algorithm>
-#include <array>
+#include "models/rank_order.hpp"
 
 namespace trainsim {
 
@@ -17,7 +17,6 @@ enum class StageSplit { cost, even, even_with_ends };
 /// Megatron-LM's default batched isend/irecv then wait), or `automatic` (overlapped with the
 /// interleaved schedule, where NeMo enables overlap_p2p_comm, blocking otherwise).
 enum class PipelineSendOverlap { automatic, overlapped, blocking };
-enum class ParallelAxis { tp, cp, pp, dp };
 /// How context-parallel ranks see each other's keys and values: `ring` passes K/V blocks
 /// around the CP ring while the attention kernels run (Liu et al. 2023, Ring Attention;
 /// Transformer Engine cp_comm_type = p2p); `all_gather` gathers the whole sequence's K and V
@@ -50,7 +49,8 @@ struct ParallelSpec {
   /// expert's MLP is split over. 0: the dense tp. Megatron-Core's MoE parallel folding: the
   /// expert layers decompose a stage's tp x cp x dp ranks afresh as expert_tp x ep x expert
   /// data parallel (Liu et al. 2025, "MoE Parallel Folding", arXiv:2504.14960; Megatron-Core's
-  /// expert rank generator, order tp-ep-dp-pp), so EP may span the dense TP and CP ranks.
+  /// expert rank generator reading `order`: models/rank_order.hpp), so EP may span the dense
+  /// TP and CP ranks.
   int expert_tp = 0;
   CpAlgo cp_algo = CpAlgo::ring;
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
@@ -97,8 +97,9 @@ struct ParallelSpec {
   /// ZeRO-3 / FSDP: layers gathered as one unit, and units gathered ahead of their use.
   int zero3_unit_layers = 1;
   int zero3_prefetch = 1;
-  /// Rank-mapping order, innermost (fastest-varying) axis first.
-  std::array<ParallelAxis, 4> order{ParallelAxis::tp, ParallelAxis::cp, ParallelAxis::pp, ParallelAxis::dp};
+  /// Rank-mapping order, innermost (fastest-varying) axis first: Megatron-Core's
+  /// tp-cp-ep-dp-pp unless set (models/rank_order.hpp).
+  RankOrder order;
 
   /// True if pipeline senders go on while their activations travel.
   bool pp_sends_overlap() const {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "models/rank_generator.hpp"
 #include "sim/core/error.hpp"
 
 namespace trainsim {
@@ -26,25 +27,29 @@ RankMapping::RankMapping(const ParallelSpec& parallel, const ClusterSpec& cluste
                          std::to_string(cluster.total_gpus()));
   if (!nodes_.empty() && static_cast<int>(nodes_.size()) != cluster.nodes)
     throw std::logic_error("RankMapping: one platform node per node of the job");
+  if (const auto rule = rank_order_rule(parallel_)) throw InputError("", "parallel.order", parallel_.order.text(), *rule);
   int stride = 1;
   for (const ParallelAxis a : parallel_.order) {
     stride_[index_of(a)] = stride;
     stride *= size_of(a);
   }
+  // Megatron-Core's expert rank generator reads the same order with expert_tp at tp's place,
+  // ep, expert data parallel at dp's place and cp of size 1 (parallel_state.py @ d98e8a64,
+  // initialize_model_parallel). An axis the order leaves out has size 1: its stride is unused.
+  if (parallel_.order.carves_experts_from_stages() || !parallel_.whole_expert_groups()) return;
+  stride = 1;
+  for (const ParallelAxis a : parallel_.order) {
+    expert_stride_[index_of(a)] = stride;
+    stride *= expert_size_of(a);
+  }
 }
 
 int RankMapping::size_of(ParallelAxis axis) const {
-  switch (axis) {
-    case ParallelAxis::tp:
-      return parallel_.tp;
-    case ParallelAxis::cp:
-      return parallel_.cp;
-    case ParallelAxis::pp:
-      return parallel_.pp;
-    case ParallelAxis::dp:
-      return parallel_.dp;
-  }
-  return 1;
+  return dense_axis_size(parallel_, axis);
+}
+
+int RankMapping::expert_size_of(ParallelAxis axis) const {
+  return expert_axis_size(parallel_, axis);
 }
 
 int RankMapping::stride_of(ParallelAxis axis) const {
@@ -73,9 +78,22 @@ int RankMapping::rank_at_stage_index(int rank, int index) const {
          cp * stride_of(ParallelAxis::cp) + dp * stride_of(ParallelAxis::dp);
 }
 
-// The stage index i = etp_c + ETP (ep_c + EP edp_c): the group of `axis` varies one of the
-// three and keeps the others.
+// Megatron-Core's order: the group of `axis` varies the rank's coordinate on that axis of the
+// expert generator (expert_tp at tp's place, expert data parallel at dp's) and keeps the rest.
+// A former order: the stage index i = etp_c + ETP (ep_c + EP edp_c); the group of `axis`
+// varies one of the three and keeps the others.
 std::vector<int> RankMapping::expert_group_of(int rank, GroupAxis axis) const {
+  if (!parallel_.order.carves_experts_from_stages()) {
+    const ParallelAxis a =
+        axis == GroupAxis::etp ? ParallelAxis::tp : (axis == GroupAxis::ep ? ParallelAxis::ep : ParallelAxis::dp);
+    const int stride = expert_stride_[index_of(a)];
+    const int count = expert_size_of(a);
+    const int origin = rank - rank / stride % count * stride;
+    std::vector<int> ranks;
+    ranks.reserve(static_cast<size_t>(count));
+    for (int k = 0; k < count; ++k) ranks.push_back(origin + k * stride);
+    return ranks;
+  }
   const int etp = parallel_.expert_tp_size();
   const int ep = parallel_.ep;
   const int i = stage_index(rank);

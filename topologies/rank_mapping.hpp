@@ -3,13 +3,17 @@
 // communication group of each parallel axis.
 //
 // Rank r runs on GPU r (GPU g = node * gpus_per_node + local index). A rank's coordinate on
-// each axis follows the scenario's order, innermost (fastest-varying) first: with the
-// default tp-cp-pp-dp, ranks 0..tp-1 form the first TP group (Megatron-LM's layout).
-// The expert axes decompose the ranks of each pipeline stage afresh (Megatron-Core's MoE
-// parallel folding): a rank's index in its stage, tp + TP (cp + CP dp) from its coordinates,
-// splits as expert_tp fastest, then ep, then expert data parallel (Megatron-Core's expert
-// rank generator, order tp-ep-dp-pp). With expert_tp = tp and cp = 1, an EP group is ep
-// consecutive DP indices with the other coordinates fixed (Megatron-LM, DeepSpeed-MoE).
+// each axis follows the scenario's order (models/rank_order.hpp), innermost (fastest-varying)
+// first, as Megatron-Core's RankGenerator reads it: with the default tp-cp-ep-dp-pp, ranks
+// 0..tp-1 form the first TP group and pipeline parallelism is outermost. The dense groups
+// (tp, cp, dp, pp) come from the order with ep of size 1; the expert groups (expert_tp, ep,
+// expert data parallel) from the same order read by Megatron-Core's expert rank generator:
+// expert_tp at tp's place, ep at its own, expert data parallel at dp's, cp of size 1 (MoE
+// parallel folding, Liu et al. 2025, arXiv:2504.14960). With expert_tp = tp and cp = 1 an EP
+// group is ep consecutive DP indices with the other coordinates fixed.
+// A former order (a permutation of tp, cp, pp, dp) carves the expert axes out of each
+// pipeline stage's ranks: a rank's stage index, tp + TP (cp + CP dp), splits as expert_tp
+// fastest, then ep, then expert data parallel.
 
 #include <array>
 #include <string>
@@ -26,7 +30,8 @@ enum class GroupAxis { tp, cp, pp, dp, ep, etp, edp };
 
 class RankMapping {
  public:
-  /// Throws InputError when tp*cp*pp*dp differs from the cluster's GPU count. `nodes`: the
+  /// Throws InputError when tp*cp*pp*dp differs from the cluster's GPU count, or the order
+  /// breaks one of Megatron-Core's rules (rank_order_rule). `nodes`: the
   /// node of a larger cluster each of the job's nodes is (a neighbour job beside it,
   /// topologies/variation_spec.hpp); empty: node i is node i.
   RankMapping(const ParallelSpec& parallel, const ClusterSpec& cluster, std::vector<int> nodes = {});
@@ -50,7 +55,8 @@ class RankMapping {
   int domain_of(int rank) const { return rank / domain_gpus_; }
   /// The rank's index along `axis` (0 .. size-1).
   int coordinate(int rank, ParallelAxis axis) const;
-  /// How many ranks `axis` has (parallel.tp, cp, pp or dp).
+  /// How many ranks `axis` has (parallel.tp, cp, pp or dp; 1 for ep, which the dense ranks
+  /// do not have).
   int size(ParallelAxis axis) const { return size_of(axis); }
   /// The rank at these coordinates (each 0 .. its axis' size - 1): what group_of walks to,
   /// without building a group.
@@ -68,6 +74,8 @@ class RankMapping {
 
  private:
   int size_of(ParallelAxis axis) const;
+  /// The axis' size in Megatron-Core's expert rank generator.
+  int expert_size_of(ParallelAxis axis) const;
   int stride_of(ParallelAxis axis) const;
   /// The rank at `stage_index` in the stage `rank` is in.
   int rank_at_stage_index(int rank, int stage_index) const;
@@ -77,7 +85,8 @@ class RankMapping {
   int gpus_per_node_ = 1;
   int domain_gpus_ = 1;
   int world_size_ = 1;
-  std::array<int, 4> stride_{};  ///< indexed by ParallelAxis
+  std::array<int, 5> stride_{1, 1, 1, 1, 1};         ///< indexed by ParallelAxis
+  std::array<int, 5> expert_stride_{1, 1, 1, 1, 1};  ///< the expert generator's (Megatron-Core's orders only)
   std::vector<int> nodes_;       ///< the platform node of each of the job's nodes; empty: the same
 };
 

@@ -15,6 +15,7 @@
 #include "sim/scenario/scenario_loader.hpp"
 #include "topologies/cluster_graph.hpp"
 #include "topologies/fabric_layout.hpp"
+#include "topologies/group_span.hpp"
 #include "topologies/protocol_efficiency.hpp"
 #include "topologies/rank_mapping.hpp"
 #include "topologies/topology_summary.hpp"
@@ -71,6 +72,24 @@ std::vector<AxisGroups> axes(const ParallelSpec& p) {
   return v;
 }
 
+// "1 node" or "1-2 nodes".
+std::string count(int lo, int hi, const std::string& what) {
+  return (lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi)) + " " + what +
+         (hi == 1 ? "" : "s");
+}
+
+std::string span_lines(const RankMapping& m, const RankOrder& order) {
+  std::ostringstream out;
+  out << "group spans     nodes and NVLink domains one group's GPUs are on (order " << order.text() << ")\n";
+  for (const GroupSpan& g : group_spans(m)) {
+    char name[16];
+    std::snprintf(name, sizeof name, "%-10s", g.name.c_str());
+    out << "  " << name << " " << count(g.size, g.size, "rank") << " on " << count(g.min_nodes, g.max_nodes, "node")
+        << ", " << count(g.min_domains, g.max_domains, "NVLink domain") << "\n";
+  }
+  return out.str();
+}
+
 std::string text_report(const Scenario& s, const TopologySummary& t, const RankMapping& m) {
   const ClusterSpec& c = s.cluster;
   const FabricLayout l = fabric_layout(c);
@@ -105,6 +124,7 @@ std::string text_report(const Scenario& s, const TopologySummary& t, const RankM
   for (const AxisGroups& a : axes(s.parallel))
     out << " " << a.name << " " << m.groups(a.axis).size() << " x " << a.size << ";";
   out << "\n";
+  out << span_lines(m, s.parallel.order);
   for (const std::string& w : m.warnings()) out << "warning: " << w << "\n";
   return out.str();
 }
@@ -127,6 +147,15 @@ std::string json_report(const Scenario& s, const TopologySummary& t, const RankM
   nlohmann::json groups;
   for (const AxisGroups& a : axes(s.parallel)) groups[a.name] = {{"groups", m.groups(a.axis).size()}, {"size", a.size}};
   j["rank_groups"] = groups;
+  j["order"] = s.parallel.order.text();
+  nlohmann::json spans;
+  for (const GroupSpan& g : group_spans(m))
+    spans[g.name] = {{"size", g.size},
+                     {"nodes", g.max_nodes},
+                     {"nvlink_domains", g.max_domains},
+                     {"min_nodes", g.min_nodes},
+                     {"min_nvlink_domains", g.min_domains}};
+  j["group_spans"] = spans;
   j["warnings"] = m.warnings();
   return j.dump(2) + "\n";
 }

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <set>
 
 #include "models/model_presets.hpp"
 #include "sim/core/units.hpp"
@@ -192,8 +191,6 @@ const parse::EnumNames<FfnActivation> k_activations{
 const parse::EnumNames<NormKind> k_norms{{{"layernorm", NormKind::layernorm}, {"rmsnorm", NormKind::rmsnorm}}};
 const parse::EnumNames<PositionEmbedding> k_positions{
     {{"learned", PositionEmbedding::learned}, {"rope", PositionEmbedding::rope}}};
-const parse::EnumNames<ParallelAxis> k_axes{
-    {{"tp", ParallelAxis::tp}, {"cp", ParallelAxis::cp}, {"pp", ParallelAxis::pp}, {"dp", ParallelAxis::dp}}};
 
 std::string join(const std::vector<std::string>& names) {
   std::string s;
@@ -249,26 +246,17 @@ ScenarioField gpu_field() {
 ScenarioField order_field() {
   ScenarioField f;
   f.name = "parallel.order";
-  f.help = "rank mapping, innermost axis first: a permutation of tp, cp, pp, dp joined by '-'";
+  f.help = "rank mapping, innermost axis first, as Megatron-Core's order: tp, cp, ep, dp, pp (some of them) joined "
+           "by '-'; default tp-cp-ep-dp-pp";
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
-    const std::string rule = "expected a permutation of tp, cp, pp, dp joined by '-' (e.g. tp-cp-pp-dp)";
-    std::array<ParallelAxis, 4> order{};
-    std::set<std::string> seen;
-    size_t i = 0;
-    for (const std::string_view piece : parse::pieces(text, "-")) {
-      const auto axis = k_axes.parse(piece);
-      if (!axis || i >= order.size() || !seen.insert(k_axes.name_of(*axis)).second) return rule;
-      order[i++] = *axis;
-    }
-    if (i != order.size()) return rule;
-    s.parallel.order = order;
+    const auto order = RankOrder::parse(text);
+    if (!order)
+      return "expected some of tp, cp, ep, dp, pp, each once, joined by '-' (Megatron-Core's order, e.g. "
+             "tp-cp-ep-dp-pp or tp-pp-dp)";
+    s.parallel.order = *order;
     return std::nullopt;
   };
-  f.show = [](const Scenario& s) {
-    std::string text;
-    for (size_t i = 0; i < s.parallel.order.size(); ++i) text += (i ? "-" : "") + k_axes.name_of(s.parallel.order[i]);
-    return text;
-  };
+  f.show = [](const Scenario& s) { return s.parallel.order.text(); };
   return f;
 }
 

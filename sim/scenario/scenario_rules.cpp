@@ -245,6 +245,10 @@ void check_context_and_experts(const Scenario& s) {
           "differs from parallel.tp = " + str(p.tp) + ": needs parallel.sequence_parallel = true");
 }
 
+void check_rank_order(const Scenario& s) {
+  if (const auto rule = rank_order_rule(s.parallel)) throw InputError(s.source, "parallel.order", s.parallel.order.text(), *rule);
+}
+
 // MoE all-to-all overlap as Megatron-Core allows it (TransformerConfig.__post_init__ at
 // NVIDIA/Megatron-LM d98e8a64: expert parallelism, no full recomputation, a bf16 or fp16
 // model, virtual pipeline stages with pipelining), and where trainsim models it: the pairs'
@@ -572,6 +576,7 @@ void check_scenario_rules(const Scenario& s) {
   check_tensor_parallel(s);
   check_pipeline(s);
   check_context_and_experts(s);
+  check_rank_order(s);
   check_hybrid_sharding(s);
   check_megatron_fsdp(s);
   check_cuda_graphs(s);

@@ -286,8 +286,9 @@ TEST(Cli, RunSaysWhatANeighbourCostsBothJobs) {
 
 TEST(Cli, RunSaysWhatSlowGpusCost) {
   // Two slow GPUs at 80 %: the step against the uniform cluster's, the GPUs listed, and the
-  // other replicas' wait at the gradient reductions; the same under --full.
-  const std::vector<std::string> slow{"--set", "variations.slow_gpu_ids=3+9", "--set", "variations.slow_gpu_speed=0.8"};
+  // other replicas' wait at the gradient reductions; the same under --full. GPUs 3 and 19 are
+  // stages 0 and 1 of replica 0 under Megatron-Core's order (TP 8 innermost, then DP 2).
+  const std::vector<std::string> slow{"--set", "variations.slow_gpu_ids=3+19", "--set", "variations.slow_gpu_speed=0.8"};
   std::vector<std::string> args{"run", source_path("scenarios/default.ini")};
   args.insert(args.end(), slow.begin(), slow.end());
   const auto text = run_trainsim(args);
@@ -299,7 +300,7 @@ TEST(Cli, RunSaysWhatSlowGpusCost) {
   const auto reduced = nlohmann::json::parse(run_trainsim(args).out);
   const auto uniform = nlohmann::json::parse(run_trainsim({"run", source_path("scenarios/default.ini"), "--json"}).out);
   EXPECT_EQ(reduced["slow_gpus"].get<int>(), 2);
-  EXPECT_EQ(reduced["variations"]["slow_gpu_ids"], nlohmann::json::parse("[3, 9]"));
+  EXPECT_EQ(reduced["variations"]["slow_gpu_ids"], nlohmann::json::parse("[3, 19]"));
   EXPECT_EQ(reduced["variations"]["uniform_step_time_s"].get<double>(), uniform["step_time_s"].get<double>());
   EXPECT_GT(reduced["variations"]["step_time_increase"].get<double>(), 0.01);
   EXPECT_GT(reduced["straggler_wait_s"].get<double>(), 0);

@@ -198,9 +198,10 @@ TEST(TraceCli, ASlowGpusTracksSayWhatTheirReplicaStandsFor) {
     const std::string name = e["ph"] == "M" && e["name"] == "thread_name" ? e["args"]["name"].get<std::string>() : "";
     if (!name.empty() && name.find(" compute") == name.find(' ', 5)) compute_tracks.insert(name);  // "rank R compute"
   }
+  // Megatron-Core's order (TP, then DP, then PP): stage 0 on ranks 0-3, stage 1 on 4-7.
   EXPECT_EQ(compute_tracks, (std::set<std::string>{"rank 0 compute (replica 0 standing for 1)",
-                                                   "rank 2 compute (replica 0 standing for 1)",
-                                                   "rank 4 compute (replica 1 standing for 1)",
+                                                   "rank 2 compute (replica 1 standing for 1)",
+                                                   "rank 4 compute (replica 0 standing for 1)",
                                                    "rank 6 compute (replica 1 standing for 1; compute 2.000x as long)"}));
   const std::string described = read_hdf5_trace(h5).metadata.simulated_gpus;
   EXPECT_NE(described.find("2 classes, replicas 0 (standing for 1), 1 (standing for 1)"), std::string::npos)
@@ -237,8 +238,9 @@ TEST(TraceCli, ChromeTraceHasOneProcessPerNodeAndTheSameEvents) {
     if (e["ph"] == "M" && e["name"] == "process_name") process_names.insert(e["pid"].get<int>());
   }
   EXPECT_EQ(complete, t.events.size());
-  // One replica of tp 2 x pp 2 on 2-GPU nodes: TP rank 0 of each stage, on nodes 0 and 1.
-  EXPECT_EQ(process_names, (std::set<int>{0, 1}));
+  // One replica of tp 2 x pp 2 (dp 2) on 2-GPU nodes: TP rank 0 of each stage, on nodes 0
+  // and 2 (Megatron-Core's order puts the two replicas' stage 0 on nodes 0 and 1).
+  EXPECT_EQ(process_names, (std::set<int>{0, 2}));
 }
 
 // Issue 55: a slice's start and its duration were rounded apart, so a slice could end 1 ns

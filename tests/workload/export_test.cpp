@@ -109,11 +109,11 @@ TEST(ChakraExport, FilesAreWhatTheReaderExpects) {
   // 8 micro-batches each way between the two stages, on each of the 8 pipelines.
   EXPECT_EQ(sends, 2u * 8u * 8u);
   EXPECT_EQ(receives, sends);
-  // Rank order tp-cp-pp-dp: TP pairs (0,1), (2,3), ...; data-parallel groups of 4, one per
-  // TP rank and stage, named by their lowest rank.
+  // Megatron-Core's rank order tp-cp-ep-dp-pp: TP pairs (0,1), (2,3), ...; data-parallel
+  // groups of 4, one per TP rank and stage (stage 0 on ranks 0-7), named by their lowest rank.
   EXPECT_TRUE(groups.count("tp@0") && groups.count("tp@14")) << groups.size();
-  EXPECT_TRUE(groups.count("dp@0") && groups.count("dp@1") && groups.count("dp@2") && groups.count("dp@3"));
-  EXPECT_EQ(w.group_ranks("dp@1"), (std::vector<int>{1, 5, 9, 13}));
+  EXPECT_TRUE(groups.count("dp@0") && groups.count("dp@1") && groups.count("dp@8") && groups.count("dp@9"));
+  EXPECT_EQ(w.group_ranks("dp@1"), (std::vector<int>{1, 3, 5, 7}));
   // The stage's compute adds up to its records: every node of rank 0 but the communication.
   std::uint64_t compute_us = 0;
   for (const ChakraNode& n : w.ranks[0].nodes)
