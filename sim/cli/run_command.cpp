@@ -270,6 +270,7 @@ Command run_command() {
       const workload::StepExport exported(recording, mapping, s.parallel, !s.parallel.pp_sends_overlap());
       workload::ExportFolder folder(chakra_dir);
       for (const int rank : chakra_ranks) folder.add_rank(rank, exported.rank_nodes(rank), mapping.world_size());
+      folder.add_comm_groups(exported.comm_groups());
       folder.commit();
       const std::string prefix = folder.prefix();
       if (!o.json)

@@ -119,7 +119,7 @@ GpuAccount& StageActor::account() {
 }
 
 void StageActor::observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end,
-                         double bytes, double flops, ActivityComm comm) {
+                         double bytes, double flops, ActivityComm comm, double hbm_bytes) {
   // Shorter than a picosecond is a rounding remainder (a pass's last slot leaves its
   // compute split to the last bit), not an activity.
   if (!w_.options.observer || end - start < k_shortest_record_s) return;
@@ -136,6 +136,7 @@ void StageActor::observe(ActivityStream stream, std::string kind, const Pipeline
   r.end_s = end;
   r.bytes = bytes;
   r.flops = flops;
+  r.hbm_bytes = hbm_bytes;
   r.comm = std::move(comm);
   w_.options.observer->on_activity(r);
 }
@@ -147,9 +148,10 @@ std::vector<ActivityCollective> StageActor::group_collectives(CollectiveOp op, d
 
 namespace {
 
-// The FLOPs a pass executes per second of its compute: its records' rate.
-double flops_rate(const PassCost& pass) {
-  return pass.compute_s > 0 ? pass.executed_flops / pass.compute_s : 0.0;
+// The FLOPs and HBM bytes a pass executes per second of its compute: its records' rate.
+StageActor::WorkRate work_rate(const PassCost& pass) {
+  if (pass.compute_s <= 0) return {};
+  return {pass.executed_flops / pass.compute_s, pass.executed_bytes / pass.compute_s};
 }
 
 }  // namespace
@@ -170,20 +172,20 @@ double StageActor::compute_pass(const char* kind, const PipelineTask& t, const P
   const double before_attention =
       pass.compute_s - pass.overlapped_s - (pass.cp_gather_bytes > 0 ? pass.attention_s : 0.0);
   // The pass's FLOPs in proportion to the compute time each record covers.
-  const double flops_per_s = flops_rate(pass);
+  const WorkRate rate = work_rate(pass);
   if (by_units) {
     // Each unit's compute is its own record: the gathers waited for lie between them.
-    double spent = compute_by_units(kind, t, before_attention, with_buckets, flops_per_s, gathers);
+    double spent = compute_by_units(kind, t, before_attention, with_buckets, rate, gathers);
     if (pass.cp_gather_bytes > 0) {
-      open_record(kind, t, flops_per_s);
-      spent += compute_attention_with_cp(kind, t, pass, flops_per_s);
+      open_record(kind, t, rate);
+      spent += compute_attention_with_cp(kind, t, pass, rate);
       close_record();
     }
     return spent;
   }
-  open_record(kind, t, flops_per_s);
+  open_record(kind, t, rate);
   double spent = with_buckets ? compute_with_buckets(t, before_attention, 1.0) : compute(before_attention);
-  if (pass.cp_gather_bytes > 0) spent += compute_attention_with_cp(kind, t, pass, flops_per_s);
+  if (pass.cp_gather_bytes > 0) spent += compute_attention_with_cp(kind, t, pass, rate);
   close_record();
   return spent;
 }
@@ -191,19 +193,19 @@ double StageActor::compute_pass(const char* kind, const PipelineTask& t, const P
 // The attention kernels of a pass under context parallelism, with the K/V exchange the
 // scenario's cp_algo makes. Called with a compute record open; leaves one open.
 double StageActor::compute_attention_with_cp(const char* kind, const PipelineTask& t, const PassCost& pass,
-                                             double flops_per_s) {
+                                             WorkRate rate) {
   if (w_.scenario.parallel.cp_algo == CpAlgo::ring) return compute_with_ring_exchange(t, pass);
   // All-gather CP (Llama 3 §3.3.2): the whole sequence's K and V are gathered before the
   // attention kernels and, in the backward, their gradients reduce-scattered after them;
   // neither overlaps compute. Each stops the compute record.
   close_record();
   exposed_cp_collective(t, CollectiveOp::all_gather, pass.cp_gather_bytes, "cp_allgather");
-  open_record(kind, t, flops_per_s);
+  open_record(kind, t, rate);
   const double spent = compute(pass.attention_s);
   if (pass.cp_reduce_bytes > 0) {
     close_record();
     exposed_cp_collective(t, CollectiveOp::reduce_scatter, pass.cp_reduce_bytes, "cp_reducescatter");
-    open_record(kind, t, flops_per_s);
+    open_record(kind, t, rate);
   }
   return spent;
 }
@@ -229,14 +231,14 @@ void StageActor::exposed_cp_collective(const PipelineTask& t, CollectiveOp op, d
           {{{op, ActivityGroup::cp, GradientScope::whole, bytes, 0}}});
 }
 
-void StageActor::open_record(const char* kind, const PipelineTask& t, double flops_per_s) {
+void StageActor::open_record(const char* kind, const PipelineTask& t, WorkRate rate) {
   const double now = clock_.now();
-  record_ = ComputeRecord{kind, &t, now, now, flops_per_s, 0};
+  record_ = ComputeRecord{kind, &t, now, now, rate, 0};
 }
 
 void StageActor::observe_record() {
   observe(ActivityStream::compute, record_->kind, record_->task, record_->start_s, record_->end_s, 0,
-          record_->flops_per_s * record_->seconds);
+          record_->rate.flops_per_s * record_->seconds, {}, record_->rate.bytes_per_s * record_->seconds);
 }
 
 void StageActor::close_record() {
@@ -248,9 +250,9 @@ void StageActor::close_record() {
 // ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; PyTorch FSDP): with `gather`, each unit's
 // parameters are all-gathered before it computes, zero3_prefetch units ahead; waiting for one
 // is zero_comm. With `with_buckets`, each unit's gradients are reduced as it ends. Each unit's
-// compute is reported as a `kind` record of flops_per_s x its seconds.
+// compute is reported as a `kind` record of `rate` x its seconds.
 double StageActor::compute_by_units(const char* kind, const PipelineTask& t, double seconds, bool with_buckets,
-                                    double flops_per_s, bool gather) {
+                                    WorkRate rate, bool gather) {
   const int units = costs_.zero3_units[static_cast<size_t>(t.chunk)];
   const int prefetch = w_.scenario.parallel.zero3_prefetch;
   const double unit_bytes = costs_.zero3_unit_bytes + costs_.zero3_unit_expert_bytes;
@@ -279,7 +281,7 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
   for (int u = 0; u < units; ++u) {
     issue_until(u + 1);  // this unit's, if no earlier prefetch started it
     if (!gather) {
-      open_record(kind, t, flops_per_s);
+      open_record(kind, t, rate);
       spent += compute_with_buckets(t, seconds / units, 1.0 / units);
       close_record();
       continue;
@@ -298,7 +300,7 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
             {group_collectives(CollectiveOp::all_gather, costs_.zero3_unit_bytes, costs_.zero3_unit_expert_bytes,
                                gather_scope())});
     issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
-    open_record(kind, t, flops_per_s);
+    open_record(kind, t, rate);
     spent += with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute(seconds / units);
     close_record();
   }
@@ -881,10 +883,10 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
     advance();
     if (next_piece < pieces.size() && chains[pieces[next_piece].first].groups_done >= pieces[next_piece].second) {
       PairChain& chain = chains[pieces[next_piece].first];
-      const double flops_per_s = flops_rate(*chain.pass);
+      const WorkRate rate = work_rate(*chain.pass);
       const size_t piece = pieces[next_piece].second;
       std::swap(layer_comm_, chain.tp);  // its TP collectives play inside its compute
-      open_record(chain.kind, *chain.task, flops_per_s);
+      open_record(chain.kind, *chain.task, rate);
       chain.compute_s += compute(chain.pieces[piece] - chain.held[piece]);
       ++chain.leads_done;
       if (chain.held[piece] > 0) {  // the weight gradients beside the dispatch gradient

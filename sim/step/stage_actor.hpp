@@ -46,9 +46,15 @@ class StageActor {
   /// steps until its foreground job has played all of its).
   void operator()();
 
+  /// A pass's work per second of its compute: its FLOPs and HBM bytes over its compute time.
+  struct WorkRate {
+    double flops_per_s = 0;
+    double bytes_per_s = 0;
+  };
+
  private:
   // A record of compute being run: from `start` to the end of the last compute in it, with
-  // flops_per_s x the compute seconds it holds. Closed where a collective interrupts the
+  // `rate` x the compute seconds it holds. Closed where a collective interrupts the
   // compute (a layer's TP collectives, a ZeRO-3 gather waited for), so that the trace shows
   // each where it ran.
   struct ComputeRecord {
@@ -56,7 +62,7 @@ class StageActor {
     const PipelineTask* task = nullptr;
     double start_s = 0;
     double end_s = 0;
-    double flops_per_s = 0;
+    WorkRate rate;
     double seconds = 0;  // compute held, unslowed
   };
 
@@ -88,28 +94,28 @@ class StageActor {
     std::vector<double> held;
     std::vector<std::vector<const GroupCollective*>> groups;
     std::optional<LayerComm> tp;  ///< its TP collectives, played inside its pieces
-    size_t leads_done = 0;  ///< pieces whose part before `held` has run
+    size_t leads_done = 0;        ///< pieces whose part before `held` has run
     size_t groups_done = 0;
     double compute_s = 0;  ///< the time its pieces took
   };
 
   GpuAccount& account();
   void observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end, double bytes,
-               double flops, ActivityComm comm = {});
+               double flops, ActivityComm comm = {}, double hbm_bytes = 0);
   /// The collectives of a gradient-group collective as start_gradient_group_collective runs it.
   std::vector<ActivityCollective> group_collectives(engine::CollectiveOp op, double bytes, double expert_bytes,
                                                     GradientScope scope) const;
 
   // Compute: a pass's, with the communication that runs inside it.
   double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
-  double compute_attention_with_cp(const char* kind, const PipelineTask& t, const PassCost& pass, double flops_per_s);
+  double compute_attention_with_cp(const char* kind, const PipelineTask& t, const PassCost& pass, WorkRate rate);
   engine::CommActivity start_cp_collective(engine::CollectiveOp op, double bytes);
   void exposed_cp_collective(const PipelineTask& t, engine::CollectiveOp op, double bytes, const char* name);
-  void open_record(const char* kind, const PipelineTask& t, double flops_per_s);
+  void open_record(const char* kind, const PipelineTask& t, WorkRate rate);
   void observe_record();
   void close_record();
-  double compute_by_units(const char* kind, const PipelineTask& t, double seconds, bool with_buckets,
-                          double flops_per_s, bool gather);
+  double compute_by_units(const char* kind, const PipelineTask& t, double seconds, bool with_buckets, WorkRate rate,
+                          bool gather);
   double compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass);
   const engine::CommActivity* running_beside() const;
   double compute_slowed(double seconds);

@@ -32,6 +32,7 @@ void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double rep
     cost.model_flops += repeat * op.model_flops;
     cost.causal_model_flops += repeat * op.causal_model_flops;
     cost.executed_flops += repeat * scale * op.flops;
+    cost.executed_bytes += repeat * scale * op.bytes;
   }
 }
 

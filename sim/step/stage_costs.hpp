@@ -46,12 +46,13 @@ struct MoeLayerSplit {
 
 /// One micro-batch through one model chunk, one pass, on one GPU.
 struct PassCost {
-  double compute_s = 0;       ///< all of the pass's kernels, those beside overlapped collectives included
-  double overlapped_s = 0;    ///< of compute_s, what runs beside collectives (sum of count x overlap_s)
-  double attention_s = 0;     ///< of compute_s, the attention kernels (what ring attention overlaps)
+  double compute_s = 0;           ///< all of the pass's kernels, those beside overlapped collectives included
+  double overlapped_s = 0;        ///< of compute_s, what runs beside collectives (sum of count x overlap_s)
+  double attention_s = 0;         ///< of compute_s, the attention kernels (what ring attention overlaps)
   double model_flops = 0;         ///< attention in full: Megatron-LM eq. 3 / PaLM
   double causal_model_flops = 0;  ///< attention at its causal half (for MFU)
-  double executed_flops = 0;  ///< what the kernels execute
+  double executed_flops = 0;      ///< what the kernels execute
+  double executed_bytes = 0;      ///< the HBM bytes the kernels read and write (Op::bytes)
   /// Blocking, as in Megatron-LM: TP all-reduces (or SP all-gathers / reduce-scatters) and
   /// MoE token all-to-alls.
   std::vector<GroupCollective> collectives;

@@ -51,8 +51,9 @@ struct ActivityRecord {
   int step = 0;
   double start_s = 0;
   double end_s = 0;
-  double bytes = 0;  ///< communication bytes (per GPU), 0 for compute
-  double flops = 0;  ///< executed FLOPs, 0 for communication
+  double bytes = 0;      ///< communication bytes (per GPU), 0 for compute
+  double flops = 0;      ///< executed FLOPs, 0 for communication
+  double hbm_bytes = 0;  ///< compute: HBM bytes its kernels read and write; 0 for the rest and where not modelled
   ActivityComm comm;
 };
 

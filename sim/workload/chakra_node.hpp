@@ -3,9 +3,9 @@
 // when it was recorded, what it waits for, and the communication it describes.
 //
 // The attribute names are those Chakra's converters and ASTRA-sim's generators write
-// (mlcommons/chakra schema/protobuf/et_def.proto @ 6dc63e147b9d115286626cc122459e44d9d08401,
-// and its src/converter): is_cpu_op, comm_type, comm_size, comm_src, comm_dst, comm_tag,
-// pg_name, involved_dim.
+// (mlcommons/chakra schema/protobuf/et_def.proto @ 21585d8f, and its src/converter):
+// is_cpu_op, comm_type, comm_size, comm_src, comm_dst, comm_tag, pg_name, involved_dim; and
+// pg_desc, trainsim's readable name of a numbered group (comm_groups.hpp).
 
 #include <cstdint>
 #include <optional>
@@ -61,6 +61,8 @@ struct ChakraNode {
   std::int64_t comm_tag = 0;
   /// The process group a collective runs in; empty: every rank of the trace.
   std::string pg_name;
+  /// A readable name of that group, where the producer gave one (pg_desc); empty otherwise.
+  std::string pg_desc;
   /// ASTRA-sim's per-network-dimension flags; empty when absent.
   std::vector<bool> involved_dim;
 };

@@ -23,6 +23,10 @@ namespace {
 
 namespace pb = trainsim::chakra;
 
+// The last node type of the storage proposal (CHECKPOINT_NODE, mlcommons/chakra
+// schema/protobuf/et_def.proto @ 6dc63e14), read as a skipped node.
+constexpr int k_last_proposed_node_type = 10;
+
 std::string node_key(std::uint64_t id) {
   return "node " + std::to_string(id);
 }
@@ -92,9 +96,12 @@ ChakraNode convert(const pb::Node& m, const std::string& path, std::vector<std::
   n.type = static_cast<int>(m.type());
   const std::string key = node_key(n.id);
   require_utf8(n.name, path, key, "name");
-  if (!pb::NodeType_IsValid(n.type) || n.type == pb::INVALID_NODE)
+  // Chakra's schema has 1 to 7 (chakra_et.proto); 8 to 10 are the storage, batch and checkpoint
+  // nodes of a proposal traces may already hold, skipped like other nodes the replay ignores.
+  if (n.type <= pb::INVALID_NODE || n.type > k_last_proposed_node_type)
     throw InputError(path, key, std::to_string(n.type),
-                     "unknown node type (the schema's are 1 METADATA_NODE to 10 CHECKPOINT_NODE)");
+                     "unknown node type (the schema's are 1 METADATA_NODE to 7 COMM_COLL_NODE; 8 to 10 are "
+                     "skipped)");
   n.duration_s = static_cast<double>(m.duration_micros()) / 1e6;
   for (const pb::Attribute& a : m.attr()) {
     const std::string& name = a.name();
@@ -126,9 +133,10 @@ ChakraNode convert(const pb::Node& m, const std::string& path, std::vector<std::
       n.comm_dst = integer();
     } else if (name == "comm_tag") {
       n.comm_tag = integer();
-    } else if (name == "pg_name") {
-      n.pg_name = attribute_text(a);
-      require_utf8(n.pg_name, path, key, name);
+    } else if (name == "pg_name" || name == "pg_desc") {
+      std::string& text = name == "pg_name" ? n.pg_name : n.pg_desc;
+      text = attribute_text(a);
+      require_utf8(text, path, key, name);
     } else if (name == "involved_dim") {
       const auto f = attribute_flags(a);
       if (!f) throw InputError(path, key, name, "attribute must hold a list of bools");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -20,7 +21,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* k_format = "trainsim chakra export";
-constexpr int k_version = 1;
+// Version 2 added the comm-group configuration (comm_groups); version 1 exports still replay.
+constexpr int k_version = 2;
 // A manifest lists at most 4,096 ranks (the most a workload may have) at about 80 bytes each.
 constexpr std::uintmax_t k_max_manifest_bytes = 1 << 20;
 constexpr std::size_t k_crc_chunk_bytes = 1 << 20;
@@ -61,18 +63,27 @@ std::optional<nlohmann::json> read_manifest(const std::string& folder) {
     return InputError(path, "", "", "not the manifest of a trainsim export: " + what);
   };
   if (j.is_discarded() || !j.is_object()) throw bad("not a JSON object");
-  if (j.value("format", "") != k_format || j.value("version", 0) != k_version)
-    throw bad("expected format '" + std::string(k_format) + "', version " + std::to_string(k_version));
+  const int version = j.contains("version") && j["version"].is_number_integer() ? j["version"].get<int>() : 0;
+  if (j.value("format", "") != k_format || version < 1 || version > k_version)
+    throw bad("expected format '" + std::string(k_format) + "', version 1 to " + std::to_string(k_version));
   if (!j.contains("prefix") || !j["prefix"].is_string() || !j.contains("ranks") || !j["ranks"].is_array())
     throw bad("needs 'prefix' and 'ranks'");
+  const auto file_name_ok = [](const std::string& file) {
+    return !file.empty() && file.find('/') == std::string::npos && file != "." && file != "..";
+  };
+  if (j.contains("comm_groups")) {
+    const nlohmann::json& g = j["comm_groups"];
+    if (!g.is_object() || !g.contains("file") || !g["file"].is_string() || !g.contains("bytes") ||
+        !g["bytes"].is_number_unsigned() || !g.contains("crc32") || !g["crc32"].is_number_unsigned() ||
+        !file_name_ok(g["file"].get<std::string>()))
+      throw bad("'comm_groups' needs 'file' (a file name in the folder), 'bytes' and 'crc32'");
+  }
   for (const nlohmann::json& r : j["ranks"]) {
     if (!r.is_object() || !r.contains("rank") || !r["rank"].is_number_integer() || !r.contains("file") ||
         !r["file"].is_string() || !r.contains("bytes") || !r["bytes"].is_number_unsigned() || !r.contains("crc32") ||
         !r["crc32"].is_number_unsigned())
       throw bad("each rank needs 'rank', 'file', 'bytes' and 'crc32'");
-    const std::string file = r["file"].get<std::string>();
-    if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..")
-      throw bad("a rank's 'file' must be a file name in the folder");
+    if (!file_name_ok(r["file"].get<std::string>())) throw bad("a rank's 'file' must be a file name in the folder");
   }
   return j;
 }
@@ -81,6 +92,7 @@ std::optional<nlohmann::json> read_manifest(const std::string& folder) {
 std::set<std::string> export_names(const nlohmann::json& manifest) {
   std::set<std::string> names = {k_export_manifest};
   for (const nlohmann::json& r : manifest["ranks"]) names.insert(r["file"].get<std::string>());
+  if (manifest.contains("comm_groups")) names.insert(manifest["comm_groups"]["file"].get<std::string>());
   return names;
 }
 
@@ -137,7 +149,8 @@ void ExportFolder::check(const std::string& given, const std::string& command, c
   }
   const fs::path parent = whole.parent_path();
   fs::create_directories(parent, ec);
-  if (ec) throw InputError(command, option, given, "cannot create the folder '" + parent.string() + "': " + ec.message());
+  if (ec)
+    throw InputError(command, option, given, "cannot create the folder '" + parent.string() + "': " + ec.message());
   // The set is built beside DIR: its parent must take a new entry.
   if (const auto reason = refuses_new_files(parent.string()))
     throw InputError(command, option, given, "cannot create a folder in '" + parent.string() + "': " + *reason);
@@ -170,6 +183,16 @@ void ExportFolder::add_rank(int rank, const std::vector<ExportNode>& nodes, int 
   written_.push_back({rank, file, bytes.size(), crc32_of(bytes)});
 }
 
+void ExportFolder::add_comm_groups(const std::vector<CommGroup>& groups) {
+  const std::string bytes = comm_group_json(groups);
+  try {
+    write_file_atomically((fs::path(temp_dir_) / k_comm_group_file).string(), bytes);
+  } catch (const OutputError& e) {
+    throw OutputError((fs::path(dir_) / k_comm_group_file).string(), e.reason());
+  }
+  comm_groups_ = Written{0, k_comm_group_file, bytes.size(), crc32_of(bytes)};
+}
+
 void ExportFolder::commit() {
   nlohmann::ordered_json m;
   m["format"] = k_format;
@@ -179,6 +202,8 @@ void ExportFolder::commit() {
   m["ranks"] = nlohmann::ordered_json::array();
   for (const Written& w : written_)
     m["ranks"].push_back({{"rank", w.rank}, {"file", w.file}, {"bytes", w.bytes}, {"crc32", w.crc32}});
+  if (comm_groups_)
+    m["comm_groups"] = {{"file", comm_groups_->file}, {"bytes", comm_groups_->bytes}, {"crc32", comm_groups_->crc32}};
   write_file_atomically((fs::path(temp_dir_) / k_export_manifest).string(), m.dump(1) + "\n");
 
   std::error_code ec;
@@ -221,17 +246,47 @@ std::optional<ExportManifest> read_export_manifest(const std::string& prefix) {
                            " (written with --ranks): a replay needs ranks 0 to N-1");
     out.ranks.push_back(file);
   }
+  if (m->contains("comm_groups")) {
+    const nlohmann::json& g = (*m)["comm_groups"];
+    out.comm_groups = {(fs::path(folder) / g["file"].get<std::string>()).string(),
+                       {g["bytes"].get<std::uint64_t>(), g["crc32"].get<std::uint32_t>()}};
+  }
   return out;
 }
 
-void check_exported_file(const ExportManifest& m, int rank, const std::string& path, std::string_view bytes) {
-  const ExportManifest::File& want = m.ranks.at(static_cast<std::size_t>(rank));
+namespace {
+
+void check_listed(const ExportManifest& m, const ExportManifest::File& want, const std::string& path,
+                  std::string_view bytes) {
   const std::uint32_t crc = crc32_of(bytes);
   if (bytes.size() != want.bytes || crc != want.crc32)
     throw InputError(path, "", "",
                      "is not the file the export wrote (" + std::to_string(bytes.size()) + " bytes, CRC-32 " +
-                         std::to_string(crc) + "; " + m.path + " says " + std::to_string(want.bytes) + " bytes, CRC-32 " +
-                         std::to_string(want.crc32) + ")");
+                         std::to_string(crc) + "; " + m.path + " says " + std::to_string(want.bytes) +
+                         " bytes, CRC-32 " + std::to_string(want.crc32) + ")");
+}
+
+}  // namespace
+
+void check_exported_file(const ExportManifest& m, int rank, const std::string& path, std::string_view bytes) {
+  check_listed(m, m.ranks.at(static_cast<std::size_t>(rank)), path, bytes);
+}
+
+void check_exported_comm_groups(const ExportManifest& m) {
+  if (!m.comm_groups) return;
+  const auto& [path, want] = *m.comm_groups;
+  std::error_code ec;
+  // A size other than the listed one is refused before the file is read.
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec)
+    throw InputError(path, "", "", "missing or unreadable, though " + m.path + " lists it: the export is incomplete");
+  if (size != want.bytes)
+    throw InputError(path, "", "",
+                     "is not the file the export wrote (" + std::to_string(size) + " bytes; " + m.path + " says " +
+                         std::to_string(want.bytes) + " bytes)");
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  check_listed(m, want, path, bytes);
 }
 
 }  // namespace trainsim::workload

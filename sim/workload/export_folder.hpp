@@ -4,10 +4,10 @@
 // that `replay` read as a job of fewer ranks).
 //
 // The set is written into a temporary folder beside DIR (.trainsim-tmp.DIR.HOST.PID.tmp), its
-// manifest last (chakra-export.json: the world's size, and each rank's file with its size and
-// CRC-32), then renamed into place. An existing DIR is replaced only when it is empty or an
-// earlier export's, and then only what that export wrote is removed. `replay` of a prefix whose
-// folder has a manifest for it checks every file against it as it reads them (read_workload:
+// manifest last (chakra-export.json: the world's size, each rank's file and the comm-group
+// configuration, comm_groups.json, each with its size and CRC-32), then renamed into place. An existing DIR is replaced
+// only when it is empty or an earlier export's, and then only what that export wrote is removed. `replay` of a prefix
+// whose folder has a manifest for it checks every file against it as it reads them (read_workload:
 // read_export_manifest, check_exported_file); traces from elsewhere have no manifest and are
 // read as before.
 
@@ -15,8 +15,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "sim/workload/comm_groups.hpp"
 #include "sim/workload/step_export.hpp"
 
 namespace trainsim::workload {
@@ -41,6 +43,8 @@ class ExportFolder {
 
   /// Writes `rank`'s trace into the temporary folder. Throws OutputError.
   void add_rank(int rank, const std::vector<ExportNode>& nodes, int world);
+  /// Writes the groups' comm-group configuration (comm_groups.hpp). Throws OutputError.
+  void add_comm_groups(const std::vector<CommGroup>& groups);
   /// Writes the manifest and renames the folder into place (replacing an earlier export).
   /// Throws OutputError; nothing of the new set is left behind then.
   void commit();
@@ -60,6 +64,7 @@ class ExportFolder {
   std::string temp_dir_;
   int world_ = 0;
   std::vector<Written> written_;
+  std::optional<Written> comm_groups_;
   bool committed_ = false;
 };
 
@@ -71,6 +76,8 @@ struct ExportManifest {
   };
   std::string path;         ///< the manifest file, for messages
   std::vector<File> ranks;  ///< ranks 0 to N-1
+  /// The comm-group configuration's path and what it holds (exports of version 2 on).
+  std::optional<std::pair<std::string, File>> comm_groups;
 };
 
 /// The manifest the folder of `prefix` holds for it, or nullopt when there is none (traces
@@ -81,5 +88,9 @@ std::optional<ExportManifest> read_export_manifest(const std::string& prefix);
 /// Throws InputError (`path`, the rule) unless `bytes` are rank `rank`'s file as the export
 /// wrote it: its size and CRC-32 (rank < m.ranks.size()).
 void check_exported_file(const ExportManifest& m, int rank, const std::string& path, std::string_view bytes);
+
+/// Throws InputError unless the comm-group configuration the manifest lists, if any, is there
+/// as the export wrote it (its size and CRC-32).
+void check_exported_comm_groups(const ExportManifest& m);
 
 }  // namespace trainsim::workload

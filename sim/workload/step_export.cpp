@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -42,15 +43,16 @@ struct Piece {
   double end = 0;
   std::string name;
   double flops = 0;
+  double bytes = 0;  // HBM bytes
 };
 
 // The stage's compute records cut at `cuts` (times inside them), in time order.
 std::vector<Piece> compute_pieces(const std::vector<ActivityRecord>& records, std::vector<double> cuts) {
   std::vector<Piece> pieces;
   for (const ActivityRecord& r : records) {
-    if (is_compute(r)) pieces.push_back({r.start_s, r.end_s, r.kind, r.flops});
+    if (is_compute(r)) pieces.push_back({r.start_s, r.end_s, r.kind, r.flops, r.hbm_bytes});
     // The GEMM an overlapped TP collective pipelines with: compute beside the collective.
-    if (r.comm.beside_s > 0) pieces.push_back({r.start_s, r.start_s + r.comm.beside_s, r.kind + ".gemm", 0});
+    if (r.comm.beside_s > 0) pieces.push_back({r.start_s, r.start_s + r.comm.beside_s, r.kind + ".gemm", 0, 0});
   }
   std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.start < b.start; });
   std::sort(cuts.begin(), cuts.end());
@@ -60,8 +62,9 @@ std::vector<Piece> compute_pieces(const std::vector<ActivityRecord>& records, st
          cut != cuts.end() && *cut < p.end - k_cut_margin_s; ++cut) {
       if (*cut < p.start + k_cut_margin_s) continue;  // too near the last cut
       const double share = (*cut - p.start) / (p.end - p.start);
-      out.push_back({p.start, *cut, p.name, p.flops * share});
+      out.push_back({p.start, *cut, p.name, p.flops * share, p.bytes * share});
       p.flops -= p.flops * share;
+      p.bytes -= p.bytes * share;
       p.start = *cut;
     }
     out.push_back(p);
@@ -123,13 +126,22 @@ std::vector<int> group_of(const ActivityCollective& c, const RankMapping& mappin
   return {rank};
 }
 
-std::string pg_name(const ActivityCollective& c, const std::vector<int>& group) {
+std::string pg_desc(const ActivityCollective& c, const std::vector<int>& group) {
   std::string name = group_prefix(c);
   if (c.group == ActivityGroup::gradient || c.group == ActivityGroup::expert_gradient) {
     if (c.scope == GradientScope::shard) name += ".shard";
     if (c.scope == GradientScope::replicas) name += ".replicas";
   }
   return name + "@" + std::to_string(*std::min_element(group.begin(), group.end()));
+}
+
+// A pipeline transfer's tag as the int32 Chakra's feeder reads (comm_tag, et_feeder_node.cpp).
+std::int32_t tag_of(std::int64_t tag) {
+  if (tag < 0 || tag > std::numeric_limits<std::int32_t>::max())
+    throw InputError("trainsim run", "--chakra-out", std::to_string(tag),
+                     "a pipeline transfer's tag does not fit the int32 comm_tag Chakra's feeder reads: export fewer "
+                     "steps, micro-batches or model chunks");
+  return static_cast<std::int32_t>(tag);
 }
 
 }  // namespace
@@ -143,6 +155,39 @@ StepExport::StepExport(const StepRecording& recording, const RankMapping& mappin
     : mapping_(mapping), parallel_(parallel), blocking_sends_(blocking_sends) {
   for (const auto& [stage, records] : recording.stages())
     stages_[stage] = build_stage(stage, records, recording.stages());
+  number_groups();
+}
+
+void StepExport::number_groups() {
+  // Each distinct group once: (kind, lowest rank) orders them; a rank's groups of one kind are
+  // found once per group, from its first member, since every member finds the same group.
+  std::map<std::pair<std::string, int>, std::vector<int>> found;
+  const int world = mapping_.world_size();
+  for (const auto& [stage, nodes] : stages_) {
+    std::map<std::pair<ActivityGroup, GradientScope>, ActivityCollective> kinds;
+    for (const Template& t : nodes)
+      if (t.node.kind == NodeKind::collective)
+        kinds.emplace(std::pair{t.collective.group, t.collective.scope}, t.collective);
+    for (const auto& [key, c] : kinds) {
+      std::vector<bool> covered(static_cast<size_t>(world), false);
+      for (int rank = 0; rank < world; ++rank) {
+        if (covered[static_cast<size_t>(rank)] || mapping_.coordinate(rank, ParallelAxis::pp) != stage) continue;
+        std::vector<int> group = group_of(c, mapping_, parallel_, rank);
+        std::sort(group.begin(), group.end());
+        for (const int m : group) covered[static_cast<size_t>(m)] = true;
+        const std::string desc = pg_desc(c, group);
+        found.emplace(std::pair{desc.substr(0, desc.find('@')), group.front()}, std::move(group));
+      }
+    }
+  }
+  for (auto& [key, ranks] : found) {
+    CommGroup g;
+    g.id = static_cast<int>(groups_.size()) + 1;  // 0 is ASTRA-sim's "every rank"
+    g.desc = key.first + "@" + std::to_string(key.second);
+    g.ranks = std::move(ranks);
+    group_ids_[g.desc] = g.id;
+    groups_.push_back(std::move(g));
+  }
 }
 
 std::vector<StepExport::Template> StepExport::build_stage(int stage, const std::vector<ActivityRecord>& records,
@@ -168,6 +213,7 @@ std::vector<StepExport::Template> StepExport::build_stage(int stage, const std::
     t.node.kind = NodeKind::compute;
     t.node.duration_us = micros(p.start, p.end);
     t.node.flops = p.flops;
+    t.node.hbm_bytes = p.bytes;
     if (!nodes.empty()) t.deps.push_back(nodes.size() - 1);  // one compute stream
     t.order_s = p.start;
     t.rank_in_time = 2;
@@ -184,7 +230,7 @@ std::vector<StepExport::Template> StepExport::build_stage(int stage, const std::
       t.node.name = "pp_recv";
       t.node.kind = NodeKind::recv;
       t.node.comm_bytes = static_cast<std::int64_t>(std::llround(r.bytes));
-      t.node.tag = r.comm.tag;
+      t.node.tag = tag_of(r.comm.tag);
       t.peer_stage = r.comm.peer_stage;
       t.order_s = r.end_s;
       t.rank_in_time = 0;
@@ -229,7 +275,7 @@ std::vector<StepExport::Template> StepExport::build_stage(int stage, const std::
     t.node.name = "pp_send";
     t.node.kind = NodeKind::send;
     t.node.comm_bytes = static_cast<std::int64_t>(std::llround(s->bytes));
-    t.node.tag = s->comm.tag;
+    t.node.tag = tag_of(s->comm.tag);
     t.peer_stage = s->stage;
     if (const auto issued = ended_by(pieces, s->start_s)) t.deps.push_back(*issued);
     t.order_s = s->start_s;
@@ -271,8 +317,10 @@ std::vector<ExportNode> StepExport::rank_nodes(int rank) const {
     ExportNode n = t.node;
     n.id = i;
     n.deps.assign(t.deps.begin(), t.deps.end());
-    if (n.kind == NodeKind::collective)
-      n.pg_name = pg_name(t.collective, group_of(t.collective, mapping_, parallel_, rank));
+    if (n.kind == NodeKind::collective) {
+      n.pg_desc = pg_desc(t.collective, group_of(t.collective, mapping_, parallel_, rank));
+      n.pg = group_ids_.at(n.pg_desc);
+    }
     if (n.kind == NodeKind::send || n.kind == NodeKind::recv) n.peer = pipeline[static_cast<size_t>(t.peer_stage)];
     out.push_back(std::move(n));
   }
@@ -305,10 +353,26 @@ std::vector<int> parse_rank_list(const std::string& text, int world) {
 
 namespace {
 
-void add_attr(pb::Node& n, const std::string& name, std::int64_t v) {
+// Each attribute in the value type Chakra's feeder reads it as (mlcommons/chakra @ 21585d8f,
+// src/feeder/et_feeder_node.cpp, ETFeederNode's constructor): num_ops, comm_type and comm_size
+// int64; tensor_size uint64; comm_src, comm_dst and comm_tag int32; is_cpu_op bool; pg_name a
+// string. The feeder reads each from that one field, so another type reads as 0 there.
+void add_int64(pb::Node& n, const std::string& name, std::int64_t v) {
   pb::Attribute* a = n.add_attr();
   a->set_name(name);
   a->set_int64_val(v);
+}
+
+void add_int32(pb::Node& n, const std::string& name, std::int32_t v) {
+  pb::Attribute* a = n.add_attr();
+  a->set_name(name);
+  a->set_int32_val(v);
+}
+
+void add_text(pb::Node& n, const std::string& name, const std::string& v) {
+  pb::Attribute* a = n.add_attr();
+  a->set_name(name);
+  a->set_string_val(v);
 }
 
 pb::NodeType node_type(NodeKind k) {
@@ -353,17 +417,26 @@ std::string chakra_trace_bytes(const std::vector<ExportNode>& nodes, int rank, i
     cpu->set_name("is_cpu_op");
     cpu->set_bool_val(false);
     if (e.kind == NodeKind::compute) {
-      if (e.flops > 0) add_attr(n, "num_ops", static_cast<std::int64_t>(std::llround(e.flops)));
+      // ASTRA-sim's roofline mode reads both of every GPU compute node and times it as
+      // num_ops / min(peak, HBM bandwidth x num_ops / tensor_size), skipping a node whose
+      // tensor_size is 0 (astra-sim @ 518bd513, astra-sim/workload/Workload.cc,
+      // Workload::issue_comp; astra-sim/system/Roofline.cc): a node without FLOPs (a data or
+      // offload wait, the optimizer: trainsim records no FLOPs for them) has 0 bytes too, or
+      // it would be 0 / 0 there.
+      const std::int64_t ops = std::llround(e.flops);
+      add_int64(n, "num_ops", ops);
+      pb::Attribute* touched = n.add_attr();
+      touched->set_name("tensor_size");
+      touched->set_uint64_val(ops > 0 ? static_cast<std::uint64_t>(std::llround(e.hbm_bytes)) : 0);
     } else if (e.kind == NodeKind::collective) {
-      add_attr(n, "comm_type", static_cast<std::int64_t>(e.comm_type));
-      add_attr(n, "comm_size", e.comm_bytes);
-      pb::Attribute* pg = n.add_attr();
-      pg->set_name("pg_name");
-      pg->set_string_val(e.pg_name);
+      add_int64(n, "comm_type", static_cast<std::int64_t>(e.comm_type));
+      add_int64(n, "comm_size", e.comm_bytes);
+      add_text(n, "pg_name", std::to_string(e.pg));
+      add_text(n, "pg_desc", e.pg_desc);
     } else {
-      add_attr(n, e.kind == NodeKind::send ? "comm_dst" : "comm_src", e.peer);
-      add_attr(n, "comm_size", e.comm_bytes);
-      add_attr(n, "comm_tag", e.tag);
+      add_int32(n, e.kind == NodeKind::send ? "comm_dst" : "comm_src", e.peer);
+      add_int64(n, "comm_size", e.comm_bytes);
+      add_int32(n, "comm_tag", e.tag);
     }
     google::protobuf::util::SerializeDelimitedToOstream(n, &bytes);
   }

@@ -25,6 +25,7 @@
 #include "models/parallel_spec.hpp"
 #include "sim/step/step_observer.hpp"
 #include "sim/workload/chakra_node.hpp"
+#include "sim/workload/comm_groups.hpp"
 #include "topologies/rank_mapping.hpp"
 
 namespace trainsim::workload {
@@ -47,15 +48,17 @@ struct ExportNode {
   std::string name;
   NodeKind kind = NodeKind::compute;  ///< compute, collective, send or recv
   std::uint64_t duration_us = 0;
-  double flops = 0;  ///< num_ops
+  double flops = 0;      ///< num_ops
+  double hbm_bytes = 0;  ///< tensor_size: the HBM bytes its kernels read and write
   std::vector<std::uint64_t> deps;
   CommType comm_type = CommType::all_reduce;
   /// comm_size as ASTRA-sim's feeder reads it: an all-gather's per-rank input, otherwise the
   /// size nccl-tests reports (the reduce-scatter's whole input).
   std::int64_t comm_bytes = 0;
-  std::string pg_name;  ///< "tp@0", "dp@3", "edp.shard@16": the group's kind and its lowest rank
-  int peer = -1;        ///< send: comm_dst; receive: comm_src
-  std::int64_t tag = 0;
+  int pg = 0;              ///< pg_name: the group's number (comm_groups.hpp)
+  std::string pg_desc;     ///< "tp@0", "dp@3", "edp.shard@16": the group's kind and its lowest rank
+  std::int32_t peer = -1;  ///< send: comm_dst; receive: comm_src
+  std::int32_t tag = 0;    ///< comm_tag
 };
 
 /// Every rank's nodes from one recorded step.
@@ -67,6 +70,11 @@ class StepExport {
 
   /// The nodes of `rank`'s trace, in file order.
   std::vector<ExportNode> rank_nodes(int rank) const;
+
+  /// Every process group the collectives of the world's ranks run on, numbered from 1 in the
+  /// order of their readable names' kind, then lowest rank (the same whichever ranks are
+  /// written).
+  const std::vector<CommGroup>& comm_groups() const { return groups_; }
 
  private:
   /// A node of a stage's trace, its group and peer still relative to the rank.
@@ -81,11 +89,15 @@ class StepExport {
 
   std::vector<Template> build_stage(int stage, const std::vector<ActivityRecord>& records,
                                     const std::map<int, std::vector<ActivityRecord>>& all) const;
+  /// Numbers every group of every rank's collectives (groups_, group_ids_).
+  void number_groups();
 
   const RankMapping& mapping_;
   const ParallelSpec& parallel_;
   bool blocking_sends_;
   std::map<int, std::vector<Template>> stages_;  ///< stage -> its nodes, relative to the stage's ranks
+  std::vector<CommGroup> groups_;                ///< group id - 1 -> the group
+  std::map<std::string, int> group_ids_;         ///< pg_desc -> id
 };
 
 /// Parses --ranks ("0-7,12"): ascending, unique, each below `world`. Throws InputError

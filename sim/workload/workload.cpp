@@ -143,6 +143,7 @@ Workload read_workload(const std::string& prefix) {
   // read: a set cut short or changed since is refused, never replayed as a smaller job.
   const std::optional<ExportManifest> exported = read_export_manifest(prefix);
   const int listed = exported ? static_cast<int>(exported->ranks.size()) : -1;
+  if (exported) check_exported_comm_groups(*exported);
   for (int r = 0; std::filesystem::exists(rank_path(prefix, r)); ++r) {
     const std::string path = rank_path(prefix, r);
     if (r == k_max_workload_ranks)

@@ -56,7 +56,8 @@ TEST(ChakraErrors, UnknownNodeType) {
   pb::Node n = make_node(7, pb::COMP_NODE);
   n.set_type(static_cast<pb::NodeType>(42));
   EXPECT_EQ(error_of(encode_trace({n})),
-            "bad.0.et: node 7 = '42': unknown node type (the schema's are 1 METADATA_NODE to 10 CHECKPOINT_NODE)");
+            "bad.0.et: node 7 = '42': unknown node type (the schema's are 1 METADATA_NODE to 7 COMM_COLL_NODE; 8 to 10 "
+            "are skipped)");
 }
 
 TEST(ChakraErrors, DuplicateId) {

@@ -54,7 +54,7 @@ TEST(ExportFolder, ReplayRefusesASetThatIsNotTheOneWritten) {
   const fs::path dir = trainsim::testing::fresh_test_dir("export_changed");
   const fs::path out = dir / "traces";
   ASSERT_EQ(run_trainsim({"run", k_tiny, "--chakra-out", out.string()}).exit_code, 0);
-  EXPECT_EQ(names_in(out).size(), 9U);  // 8 ranks and the manifest
+  EXPECT_EQ(names_in(out).size(), 10U);  // 8 ranks, the comm groups and the manifest
   ASSERT_EQ(replay(out).exit_code, 0);
 
   // A rank file cut short, then one missing, then one that no export wrote.
@@ -82,7 +82,7 @@ TEST(ExportFolder, AnEarlierExportIsReplacedWhole) {
   ASSERT_EQ(run_trainsim({"run", k_tiny, "--chakra-out", out.string()}).exit_code, 0);
   // Named with a trailing slash this time: the same folder.
   ASSERT_EQ(run_trainsim({"run", k_tiny, "--chakra-out", out.string() + "/", "--ranks", "0-1"}).exit_code, 0);
-  EXPECT_EQ(names_in(out), (std::set<std::string>{"chakra-export.json", "step.0.et", "step.1.et"}));
+  EXPECT_EQ(names_in(out), (std::set<std::string>{"chakra-export.json", "comm_groups.json", "step.0.et", "step.1.et"}));
   EXPECT_EQ(names_in(out.parent_path()), std::set<std::string>{"traces"});  // nothing aside left
 }
 
@@ -105,9 +105,9 @@ TEST(ExportFolder, AFolderOfTheUsersIsRefusedAndLeftAsItWas) {
   fs::create_directories(empty);
   for (const std::string& name : std::vector<std::string>{".", "./", empty.string(), dir.string()}) {
     SCOPED_TRACE(name);
-    expect_one_line_error(run_trainsim_after("cd '" + empty.string() + "' && exec ",
-                                             {"run", k_tiny, "--chakra-out", name}),
-                          "is the current folder or holds it");
+    expect_one_line_error(
+        run_trainsim_after("cd '" + empty.string() + "' && exec ", {"run", k_tiny, "--chakra-out", name}),
+        "is the current folder or holds it");
   }
   EXPECT_TRUE(fs::is_directory(empty));
 }

@@ -5,43 +5,22 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "sim/workload/workload.hpp"
 #include "support/run_trainsim.hpp"
 #include "support/test_folders.hpp"
+#include "workload/export_scenario.hpp"
 
 namespace trainsim::workload {
 namespace {
 
 using trainsim::testing::run_trainsim;
 
-// 16 GPUs on two DGX H100 nodes: tp 2, pp 2, dp 4, ZeRO-1, eight micro-batches.
-constexpr const char* k_scenario = R"([model]
-layers = 8
-hidden = 1024
-heads = 16
-ffn_hidden = 4096
-vocab = 32000
-seq_len = 2048
-
-[training]
-micro_batch = 1
-grad_accum = 8
-
-[parallel]
-tp = 2
-pp = 2
-zero = 1
-
-[cluster]
-preset = dgx-h100
-nodes = 2
-)";
-
 std::string scenario() {
-  return trainsim::testing::write_temp_file("chakra-export.ini", k_scenario);
+  return trainsim::testing::write_temp_file("chakra-export.ini", k_export_scenario);
 }
 
 struct Exported {
@@ -96,12 +75,12 @@ TEST(ChakraExport, FilesAreWhatTheReaderExpects) {
   const Workload w = read_workload(e.prefix);
   ASSERT_EQ(w.ranks.size(), 16u);
   EXPECT_EQ(w.tolerated().describe(), "");
-  std::set<std::string> groups;
+  std::map<std::string, std::string> groups;  // pg_desc -> pg_name
   std::uint64_t sends = 0, receives = 0;
   for (const RankTrace& t : w.ranks) {
     EXPECT_EQ(t.version, "0.0.4");
     for (const ChakraNode& n : t.nodes) {
-      if (n.kind == NodeKind::collective) groups.insert(n.pg_name);
+      if (n.kind == NodeKind::collective) groups[n.pg_desc] = n.pg_name;
       sends += n.kind == NodeKind::send;
       receives += n.kind == NodeKind::recv;
     }
@@ -110,10 +89,11 @@ TEST(ChakraExport, FilesAreWhatTheReaderExpects) {
   EXPECT_EQ(sends, 2u * 8u * 8u);
   EXPECT_EQ(receives, sends);
   // Megatron-Core's rank order tp-cp-ep-dp-pp: TP pairs (0,1), (2,3), ...; data-parallel
-  // groups of 4, one per TP rank and stage (stage 0 on ranks 0-7), named by their lowest rank.
+  // groups of 4, one per TP rank and stage (stage 0 on ranks 0-7), described by their lowest
+  // rank (pg_desc; pg_name is their number).
   EXPECT_TRUE(groups.count("tp@0") && groups.count("tp@14")) << groups.size();
   EXPECT_TRUE(groups.count("dp@0") && groups.count("dp@1") && groups.count("dp@8") && groups.count("dp@9"));
-  EXPECT_EQ(w.group_ranks("dp@1"), (std::vector<int>{1, 3, 5, 7}));
+  EXPECT_EQ(w.group_ranks(groups["dp@1"]), (std::vector<int>{1, 3, 5, 7}));
   // The stage's compute adds up to its records: every node of rank 0 but the communication.
   std::uint64_t compute_us = 0;
   for (const ChakraNode& n : w.ranks[0].nodes)
@@ -146,7 +126,8 @@ TEST(ChakraExport, RanksPicksTheFiles) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::set<std::string> files;
   for (const auto& f : std::filesystem::directory_iterator(dir)) files.insert(f.path().filename().string());
-  EXPECT_EQ(files, (std::set<std::string>{"step.0.et", "step.1.et", "step.2.et", "step.9.et", "chakra-export.json"}));
+  EXPECT_EQ(files, (std::set<std::string>{"step.0.et", "step.1.et", "step.2.et", "step.9.et", "chakra-export.json",
+                                          "comm_groups.json"}));
   EXPECT_NE(r.err.find("wrote 4 Chakra trace(s)"), std::string::npos) << r.err;
 }
 
