@@ -225,8 +225,11 @@ TEST(ChakraInterop, GroupsAreNumberedByKindThenLowestRank) {
   const fs::path dir = export_step("chakra-interop-groups", {});
   const std::map<int, std::vector<int>> groups = read_comm_groups(dir / "comm_groups.json");
   ASSERT_EQ(groups.size(), 4u + 8u);  // dp: 2 stages x 2 TP ranks; tp: 8 pairs
-  EXPECT_EQ(groups.at(1), (std::vector<int>{0, 4, 8, 12}));
-  EXPECT_EQ(groups.at(2), (std::vector<int>{1, 5, 9, 13}));
+  // Megatron-Core's order tp-cp-ep-dp-pp: stage 0 on ranks 0-7, its dp groups the even and the
+  // odd ranks; stage 1's dp groups (8, 10, ...) and (9, 11, ...) are numbers 3 and 4.
+  EXPECT_EQ(groups.at(1), (std::vector<int>{0, 2, 4, 6}));
+  EXPECT_EQ(groups.at(2), (std::vector<int>{1, 3, 5, 7}));
+  EXPECT_EQ(groups.at(3), (std::vector<int>{8, 10, 12, 14}));
   EXPECT_EQ(groups.at(5), (std::vector<int>{0, 1}));
   EXPECT_EQ(groups.at(12), (std::vector<int>{14, 15}));
 }
