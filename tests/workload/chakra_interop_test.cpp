@@ -1,12 +1,11 @@
 // trainsim's Chakra exports as other tools read them (issue 58, item 4): each exported file
-// parsed with classes generated from Chakra's published schema (chakra_main_et_def.proto,
-// compiled by Debian's protoc), every field and attribute that ASTRA-sim (astra-sim @
+// parsed with the classes of trainsim's schema (sim/workload/chakra_et.proto, which states
+// Chakra's main schema @ 21585d8f field by field), every field and attribute that ASTRA-sim (astra-sim @
 // 518bd513, astra-sim/workload/Workload.cc) and Chakra's feeder (mlcommons/chakra @ 21585d8f,
 // src/feeder/et_feeder_node.cpp) read checked with the value type the feeder reads it as, and
 // the comm-group configuration ASTRA-sim's --comm-group-configuration reads checked against the
 // groups the traces use.
 
-#include <google/protobuf/descriptor.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/delimited_message_util.h>
 #include <gtest/gtest.h>
@@ -22,7 +21,6 @@
 #include <tuple>
 
 #include "chakra_et.pb.h"
-#include "chakra_main_et_def.pb.h"
 #include "support/run_trainsim.hpp"
 #include "support/test_folders.hpp"
 #include "workload/export_scenario.hpp"
@@ -31,7 +29,6 @@ namespace trainsim::workload {
 namespace {
 
 namespace fs = std::filesystem;
-namespace up = ChakraProtoMsg;
 using trainsim::testing::run_trainsim;
 
 constexpr int k_world = 16;
@@ -60,8 +57,8 @@ double replay_s(const std::string& prefix) {
 
 // A file's records with the schema's classes: its GlobalMetadata, then its nodes.
 struct UpstreamTrace {
-  up::GlobalMetadata meta;
-  std::vector<up::Node> nodes;
+  chakra::GlobalMetadata meta;
+  std::vector<chakra::Node> nodes;
 };
 
 UpstreamTrace parse_upstream(const fs::path& path) {
@@ -70,15 +67,15 @@ UpstreamTrace parse_upstream(const fs::path& path) {
   UpstreamTrace t;
   bool clean_eof = false;
   EXPECT_TRUE(google::protobuf::util::ParseDelimitedFromZeroCopyStream(&t.meta, &in, &clean_eof)) << path;
-  for (up::Node n; google::protobuf::util::ParseDelimitedFromZeroCopyStream(&n, &in, &clean_eof); n.Clear())
+  for (chakra::Node n; google::protobuf::util::ParseDelimitedFromZeroCopyStream(&n, &in, &clean_eof); n.Clear())
     t.nodes.push_back(n);
   EXPECT_TRUE(clean_eof) << path << ": a record the schema's classes cannot parse";
   return t;
 }
 
-const up::AttributeProto* attr(const up::Node& n, const std::string& name) {
-  const up::AttributeProto* found = nullptr;
-  for (const up::AttributeProto& a : n.attr())
+const chakra::Attribute* attr(const chakra::Node& n, const std::string& name) {
+  const chakra::Attribute* found = nullptr;
+  for (const chakra::Attribute& a : n.attr())
     if (a.name() == name) {
       EXPECT_EQ(found, nullptr) << "node " << n.id() << ": attribute " << name << " twice";
       found = &a;
@@ -88,14 +85,14 @@ const up::AttributeProto* attr(const up::Node& n, const std::string& name) {
 
 // The value type each attribute is read as by Chakra's feeder (et_feeder_node.cpp reads one
 // oneof field per name; any other reads as 0), and pg_desc, trainsim's readable group name.
-const std::map<std::string, up::AttributeProto::ValueCase>& feeder_types() {
-  static const std::map<std::string, up::AttributeProto::ValueCase> types{
-      {"is_cpu_op", up::AttributeProto::kBoolVal},      {"num_ops", up::AttributeProto::kInt64Val},
-      {"tensor_size", up::AttributeProto::kUint64Val},  {"comm_type", up::AttributeProto::kInt64Val},
-      {"comm_priority", up::AttributeProto::kInt32Val}, {"comm_size", up::AttributeProto::kInt64Val},
-      {"comm_src", up::AttributeProto::kInt32Val},      {"comm_dst", up::AttributeProto::kInt32Val},
-      {"comm_tag", up::AttributeProto::kInt32Val},      {"pg_name", up::AttributeProto::kStringVal},
-      {"pg_desc", up::AttributeProto::kStringVal}};
+const std::map<std::string, chakra::Attribute::ValueCase>& feeder_types() {
+  static const std::map<std::string, chakra::Attribute::ValueCase> types{
+      {"is_cpu_op", chakra::Attribute::kBoolVal},      {"num_ops", chakra::Attribute::kInt64Val},
+      {"tensor_size", chakra::Attribute::kUint64Val},  {"comm_type", chakra::Attribute::kInt64Val},
+      {"comm_priority", chakra::Attribute::kInt32Val}, {"comm_size", chakra::Attribute::kInt64Val},
+      {"comm_src", chakra::Attribute::kInt32Val},      {"comm_dst", chakra::Attribute::kInt32Val},
+      {"comm_tag", chakra::Attribute::kInt32Val},      {"pg_name", chakra::Attribute::kStringVal},
+      {"pg_desc", chakra::Attribute::kStringVal}};
   return types;
 }
 
@@ -133,9 +130,9 @@ void check_export(const fs::path& dir) {
   int computes = 0, collectives = 0, sends = 0;
   for (int rank = 0; rank < k_world; ++rank) {
     const UpstreamTrace t = parse_upstream(dir / ("step." + std::to_string(rank) + ".et"));
-    for (const up::Node& n : t.nodes) {
+    for (const chakra::Node& n : t.nodes) {
       SCOPED_TRACE("rank " + std::to_string(rank) + ", node " + std::to_string(n.id()) + " " + n.name());
-      for (const up::AttributeProto& a : n.attr()) {
+      for (const chakra::Attribute& a : n.attr()) {
         const auto want = feeder_types().find(a.name());
         if (want != feeder_types().end()) {
           EXPECT_EQ(a.value_case(), want->second) << a.name();
@@ -145,7 +142,7 @@ void check_export(const fs::path& dir) {
       ASSERT_NE(cpu, nullptr);
       EXPECT_FALSE(cpu->bool_val());
       switch (n.type()) {
-        case up::COMP_NODE: {
+        case chakra::COMP_NODE: {
           ++computes;
           const auto* ops = attr(n, "num_ops");
           const auto* bytes = attr(n, "tensor_size");  // ASTRA-sim's roofline needs both
@@ -155,14 +152,14 @@ void check_export(const fs::path& dir) {
           EXPECT_EQ(bytes->uint64_val() > 0, ops->int64_val() > 0) << ops->int64_val() << " " << bytes->uint64_val();
           break;
         }
-        case up::COMM_COLL_NODE: {
+        case chakra::COMM_COLL_NODE: {
           ++collectives;
           const auto* type = attr(n, "comm_type");
           const auto* size = attr(n, "comm_size");
           const auto* pg = attr(n, "pg_name");
           const auto* desc = attr(n, "pg_desc");
           ASSERT_TRUE(type && size && pg && desc);
-          EXPECT_TRUE(up::CollectiveCommType_IsValid(static_cast<int>(type->int64_val())));
+          EXPECT_TRUE(chakra::CollectiveCommType_IsValid(static_cast<int>(type->int64_val())));
           EXPECT_GT(size->int64_val(), 0);
           size_t used = 0;
           const int id = std::stoi(pg->string_val(), &used);  // as ASTRA-sim reads it
@@ -172,9 +169,9 @@ void check_export(const fs::path& dir) {
           EXPECT_TRUE(descs.emplace(id, desc->string_val()).first->second == desc->string_val()) << id;
           break;
         }
-        case up::COMM_SEND_NODE:
-        case up::COMM_RECV_NODE: {
-          const bool send = n.type() == up::COMM_SEND_NODE;
+        case chakra::COMM_SEND_NODE:
+        case chakra::COMM_RECV_NODE: {
+          const bool send = n.type() == chakra::COMM_SEND_NODE;
           const auto* peer = attr(n, send ? "comm_dst" : "comm_src");
           const auto* size = attr(n, "comm_size");
           const auto* tag = attr(n, "comm_tag");
@@ -232,49 +229,6 @@ TEST(ChakraInterop, GroupsAreNumberedByKindThenLowestRank) {
   EXPECT_EQ(groups.at(3), (std::vector<int>{8, 10, 12, 14}));
   EXPECT_EQ(groups.at(5), (std::vector<int>{0, 1}));
   EXPECT_EQ(groups.at(12), (std::vector<int>{14, 15}));
-}
-
-// Our schema (chakra_et.proto) is Chakra's main one on the wire: each field of each message
-// the same number, label and type (`bytes` for the schema's `string`, the same encoding), and
-// the enums the same values.
-TEST(ChakraInterop, OurSchemaIsChakrasMainSchemaOnTheWire) {
-  using google::protobuf::Descriptor;
-  using google::protobuf::FieldDescriptor;
-  const std::vector<std::pair<const Descriptor*, const Descriptor*>> pairs{
-      {chakra::Node::descriptor(), up::Node::descriptor()},
-      {chakra::GlobalMetadata::descriptor(), up::GlobalMetadata::descriptor()},
-      {chakra::Attribute::descriptor(), up::AttributeProto::descriptor()},
-      {chakra::IOInfo::descriptor(), up::IOInfo::descriptor()},
-  };
-  std::set<std::string> compared;
-  std::vector<std::pair<const Descriptor*, const Descriptor*>> todo = pairs;
-  while (!todo.empty()) {
-    const auto [ours, theirs] = todo.back();
-    todo.pop_back();
-    if (!compared.insert(theirs->full_name()).second) continue;
-    ASSERT_EQ(ours->field_count(), theirs->field_count()) << theirs->full_name();
-    for (int i = 0; i < theirs->field_count(); ++i) {
-      const FieldDescriptor* t = theirs->field(i);
-      const FieldDescriptor* o = ours->FindFieldByNumber(t->number());
-      ASSERT_NE(o, nullptr) << theirs->full_name() << "." << t->name();
-      EXPECT_EQ(o->name(), t->name()) << theirs->full_name();
-      EXPECT_EQ(o->is_repeated(), t->is_repeated()) << t->full_name();
-      const bool text = t->type() == FieldDescriptor::TYPE_STRING && o->type() == FieldDescriptor::TYPE_BYTES;
-      EXPECT_TRUE(o->type() == t->type() || text) << t->full_name();
-      EXPECT_EQ(o->containing_oneof() != nullptr, t->containing_oneof() != nullptr) << t->full_name();
-      if (t->message_type()) todo.push_back({o->message_type(), t->message_type()});
-    }
-  }
-  const auto same_enum = [](const google::protobuf::EnumDescriptor* o, const google::protobuf::EnumDescriptor* t) {
-    ASSERT_EQ(o->value_count(), t->value_count()) << t->full_name();
-    for (int i = 0; i < t->value_count(); ++i) {
-      const auto* v = o->FindValueByNumber(t->value(i)->number());
-      ASSERT_NE(v, nullptr) << t->value(i)->full_name();
-      EXPECT_EQ(v->name(), t->value(i)->name());
-    }
-  };
-  same_enum(chakra::NodeType_descriptor(), up::NodeType_descriptor());
-  same_enum(chakra::CollectiveCommType_descriptor(), up::CollectiveCommType_descriptor());
 }
 
 std::string crc_of(const std::string& bytes) {
