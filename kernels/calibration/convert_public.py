@@ -144,24 +144,46 @@ DERIVED (stated assumptions; every rule names its figures)
                            gradient; this rule gives 1754, 1888 and 1830 us there.
   derived:b200-mamf-ratio  GB200 rows no GB200 measurement covers (every GEMM kind, bf16, tf32,
                            fp8; attention at the B200's measured shapes): the B200 table's row
-                           (measured, or b200-*-fp8-ratio) x B200 MAMF / GB200 MAMF of the
-                           dtype, 1745.0/1822.0 for bf16 (tf32 and attention too), 3432.5/3615.6
-                           for fp8: measured rates of the same silicon at 1,000 and 1,200 W,
+                           (measured or derived) x B200 MAMF / GB200 MAMF of the dtype,
+                           1745.0/1822.0 for bf16 (tf32 and attention too), 3432.5/3615.6 for
+                           fp8, mxfp8 and nvfp4: measured rates of the same silicon at 1,000 and 1,200 W,
                            instead of the datasheet peak ratio 2250/2500.
-  derived:b200-mamf-ratio-gb300  GB300 GEMMs: as derived:b200-mamf-ratio; GB300's dense peaks (bf16
-                           2,500, fp8 5,000 TFLOP/s at 1,400 W, topologies/README.md) are GB200's,
-                           and no GB300 MAMF is published.
   derived:gb300-over-gb200 GB300 fused attention at shapes the GB300 results do not time (the
                            GB200 table's longer rows): that row's time x the median GB300/GB200
                            time ratio of the same pass over the shapes both files time (the
                            same cuDNN 9.22 and benchmark; Blackwell Ultra's faster exponentials
                            show as 0.83 forward, 0.92 backward).
-  derived:b200-mamf-ratio-b300  B300 GEMMs: the B200 table's row x B200 MAMF / B300 MAMF (bf16
-                           and tf32 1745.0/1769.0, fp8 3432.5/3353.3; the same table). No public
-                           B300 kernel timing exists.
-  derived:gb300-cudnn      B300 fused attention: the GB300 table's time x 2500/2250 (dense bf16
-                           at 1,400 W in GB300 vs 1,100 W in HGX B300): the datasheet ratio, no
-                           B300 or GB300 MAMF being published to replace it.
+  derived:gb300-cudnn      B300 fused attention (bf16 and fp8): the GB300 table's time x
+                           1822.0/1745.0: B300 is GB300's Blackwell Ultra die on an HGX board,
+                           slower by the measured Blackwell board gain (GB200 over B200 MAMF),
+                           not the datasheet's 2500/2250.
+  LOW PRECISION AND BLACKWELL ULTRA (converter/lowprec.py, converter/blackwell.py; figures in
+  converter/public_figures.py, each with the page it was read from):
+  derived:b200-lowprec-ratio  B200 nvfp4 and mxfp8 GEMMs (dense and grouped) at every bf16 GEMM
+                           shape: the bf16 row x the measured format/bf16 time ratio at the
+                           GEMM's size (side = (m n k)^(1/3)): nvfp4 pytorch/ao#2427, mxfp8
+                           flashinfer#2464 over ao#2427's bf16. The measured rows (ao's cubes,
+                           flashinfer's four shapes, torchao's DeepSeek-V3 grouped GEMMs) keep
+                           their time: short benchmarks at the boost clock, while the derived
+                           rows carry the table's bf16 time, SimuMax's sustained clock beyond
+                           4096 (gemm-sources), so an 8192^3 nvfp4 GEMM takes ao's 205 us and a
+                           nearby training shape 0.265 x SimuMax's bf16 time.
+  measured:te / derived:te-pass-share  B300 at Transformer Engine's GEMM profile shapes (15872
+                           tokens, hidden 4096, FFN 16384): the four forward bf16 GEMMs as
+                           measured; the other passes and formats from TE's kernel-only pass
+                           sums, split as the measured bf16 forward times split.
+  derived:b300-over-b200   B300 bf16 and tf32 GEMMs elsewhere: B200's row x 0.940, the median of
+                           TE's B300 time over ao#2427's B200 time at the same size.
+  derived:b300-lowprec-ratio  B300 fp8, mxfp8 and nvfp4: the B300 bf16 row x B200's measured size
+                           curve raised to the power that makes it TE's measured layer ratio
+                           (fp8 0.520, mxfp8 0.547, nvfp4 0.287) at TE's shapes.
+  derived:b300-board-ratio GB300 GEMMs: the B300 row x the GB200/B200 MAMF gain (bf16 1745/1822,
+                           fp8 and the block-scaled formats 3432.5/3615.6): the same die on the
+                           Grace board; no GB300 GEMM timing is public.
+  measured:cudnn-fp8       cuDNN FP8 (and the same run's BF16) fused attention, cudnn-frontend's
+                           sdpa_fp8 artifacts: B200, GB300 @0b1577c8, GB200 @d48a60eb; dtype fp8
+                           rows (one byte per Q, K, V, O element), host-timed as the B200 bf16
+                           artifacts. The compute model reads them only for FP8 attention.
   derived:h100-bandwidth   H200 rmsnorm, swiglu, add and rope: the H100's measured (Vidur)
                            time with its streaming part scaled by the HBM bandwidths,
                            time = o + (t_H100 - o) * 3350/4800, o = min(3 us, t_H100): 3 us

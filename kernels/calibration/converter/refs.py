@@ -65,7 +65,8 @@ RULES = {
                           "x the measured time ratio of the format over bf16 at the GEMM's size, side = (m n k)^(1/3), "
                           "log-linear in log side, held at the ends: nvfp4 pytorch/ao#2427 (1.16 at 1024^3, 0.32 at "
                           "4096^3, 0.265 at 8192^3), mxfp8 flashinfer#2464's time over ao#2427's bf16 time (0.84 at "
-                          "side 1290, 0.45 at 6502..16384)",
+                          "side 1290, 0.45 at 6502..16384); the measured rows keep their times (short benchmarks, boost clock), "
+                          "the derived ones the table's bf16 time (SimuMax's sustained clock beyond 4096)",
     "te-pass-share": "B300 GEMM at Transformer Engine's shapes (15872 tokens, hidden 4096, FFN 16384) other than the "
                      "four measured bf16 forward GEMMs = the pass's measured kernel-only sum in the format (fprop, "
                      "dgrad, wgrad; bf16 4.250/4.434/4.418, fp8 current scaling 2.158/2.329/2.325, mxfp8 "
