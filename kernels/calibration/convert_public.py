@@ -161,8 +161,9 @@ DERIVED (stated assumptions; every rule names its figures)
   converter/public_figures.py, each with the page it was read from):
   derived:b200-lowprec-ratio  B200 nvfp4 and mxfp8 GEMMs (dense and grouped) at every bf16 GEMM
                            shape: the bf16 row x the measured format/bf16 time ratio at the
-                           GEMM's size (side = (m n k)^(1/3)): nvfp4 pytorch/ao#2427, mxfp8
-                           flashinfer#2464 over ao#2427's bf16. The measured rows (ao's cubes,
+                           GEMM's size (side = (m n k)^(1/3)): nvfp4 pytorch/ao#2427's ratio;
+                           mxfp8 the fp8 ratio raised to match TE's measured B300 MXFP8/BF16
+                           (0.547) at TE's shapes. The measured rows (ao's cubes,
                            flashinfer's four shapes, torchao's DeepSeek-V3 grouped GEMMs) keep
                            their time: short benchmarks at the boost clock, while the derived
                            rows carry the table's bf16 time, SimuMax's sustained clock beyond

@@ -37,8 +37,8 @@ const std::vector<ValidationFamily>& table() {
       {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 0, 0, 0, 0},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
       {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 8, 23.2, 185.4, 56.8},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 6, 12.7, 114.6, 61.0},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 12.9, 30.5, 21.7},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 6, 12.7, 113.2, 59.2},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 14.1, 28.6, 21.4},
   };
   return families;
 }

@@ -461,15 +461,15 @@ TEST(CalibratedComputeModel, B200GroupedRowsTimeGptOssExperts) {
     EXPECT_LT(ratio, 0.7) << bf16.gemm.n << " x " << bf16.gemm.k;
   }
   // mxfp8 experts: their own grouped rows (rule b200-lowprec-ratio), SimuMax's bf16 time x the
-  // measured MXFP8/BF16 ratio at the per-group size: at SimuMax's 1024 x 4096 x 7168 x 32 (side
-  // 3109) 0.613, where a per-tensor fp8 row would give 0.51.
+  // fp8 ratio of the per-group shape raised to TE's measured MXFP8 exponent (0.903): at
+  // SimuMax's 1024 x 4096 x 7168 x 32 0.563, where the per-tensor fp8 row gives 0.529.
   const CalibratedComputeModel mx = table_model("b200", Precision::mxfp8);
   Op sample = gemm_op(1024, 4096, 7168, 32);
   Op sample_mx = sample;
   sample_mx.precision = Precision::mxfp8;
   sample_mx.bytes = ((1024.0 * 7168 + 7168.0 * 4096) * (1 + 1.0 / 32) + 2.0 * 1024 * 4096) * 32;
   EXPECT_TRUE(mx.covers(sample_mx));
-  EXPECT_NEAR(mx.op_time_s(sample_mx) / model.op_time_s(sample), 0.613, 0.002);
+  EXPECT_NEAR(mx.op_time_s(sample_mx) / model.op_time_s(sample), 0.563, 0.002);
 }
 
 TEST(CalibratedComputeModel, AcceptsScatteredGemmRows) {

@@ -62,11 +62,13 @@ RULES = {
     "gb300-over-gb200": "GB300 fused attention at shapes GB300 was not timed at = the GB200 table's row x the "
                         "median GB300/GB200 cuDNN time ratio of the pass over the shapes both were timed at",
     "b200-lowprec-ratio": "B200 nvfp4 / mxfp8 GEMM (dense and grouped, by the per-group shape) = the B200 bf16 row "
-                          "x the measured time ratio of the format over bf16 at the GEMM's size, side = (m n k)^(1/3), "
-                          "log-linear in log side, held at the ends: nvfp4 pytorch/ao#2427 (1.16 at 1024^3, 0.32 at "
-                          "4096^3, 0.265 at 8192^3), mxfp8 flashinfer#2464's time over ao#2427's bf16 time (0.84 at "
-                          "side 1290, 0.45 at 6502..16384); the measured rows keep their times (short benchmarks, boost clock), "
-                          "the derived ones the table's bf16 time (SimuMax's sustained clock beyond 4096)",
+                          "x the format's time ratio over bf16 at the GEMM's size: nvfp4 the measured pytorch/ao#2427 "
+                          "ratio at side = (m n k)^(1/3), log-linear in log side, held at the ends (1.16 at 1024^3, "
+                          "0.32 at 4096^3, 0.265 from 6144^3); mxfp8 the fp8 ratio of the shape (XLA's, at least the "
+                          "MAMF ratio) ** a, a making it Transformer Engine's measured B300 MXFP8/BF16 kernel ratio "
+                          "0.547 at TE's GEMMs (the sibling die; no benchmark times MXFP8 and BF16 together on B200). "
+                          "The measured rows keep their times (short benchmarks, boost clock), the derived ones the "
+                          "table's bf16 time (SimuMax's sustained clock beyond 4096)",
     "te-pass-share": "B300 GEMM at Transformer Engine's shapes (15872 tokens, hidden 4096, FFN 16384) other than the "
                      "four measured bf16 forward GEMMs = the pass's measured kernel-only sum in the format (fprop, "
                      "dgrad, wgrad; bf16 4.250/4.434/4.418, fp8 current scaling 2.158/2.329/2.325, mxfp8 "
