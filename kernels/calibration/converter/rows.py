@@ -1,7 +1,6 @@
 """Table rows, their shape conventions (kernels/README.md) and the paths of the sources."""
 
 import csv
-import os
 
 # The third-party extracts and SimuMax's folder; convert_public.py's main() sets them from its arguments.
 PATHS = {"sources": "", "simumax": ""}
