@@ -34,7 +34,7 @@ METRICS = {
 TIMES = {"step_time_s"}  # lower is faster: the error is published / simulated - 1
 # MLPerf Training's logged runs (public.md A4), a group of their own whatever the GPU.
 MLPERF_PREFIX = "mlperf-"
-MLPERF_TITLE = ("MLPerf Training (public.md A4): NVIDIA's submissions, v3.1 on Eos DGX H100, v5.1 on Tyche "
+MLPERF_TITLE = ("MLPerf Training: NVIDIA's submissions, v3.1 on Eos DGX H100, v5.1 on Tyche "
                 "GB200 NVL72; step times, the error in throughput (published / simulated step - 1)")
 GPU_TITLES = {
     "a100-80g": "A100 80GB (Megatron-LM, Narayanan et al. SC21 Table 1)",
