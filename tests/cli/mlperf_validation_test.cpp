@@ -10,7 +10,7 @@
 // The bounds are this build's error plus 5 points, rounded up to a whole point, not where the
 // rows should be (issue 56 asks for 10 %): GPT-3 on H100 -11.2, -10.9 and -11.5 % (trainsim
 // too slow at every scale), Llama 3.1 405B NVFP4 +21.6 %, Llama 3.1 8B on 72 GPUs +16.0 % and
-// on 512 GPUs +61.1 % (too fast). tests/cli/validation_test.cpp leaves these rows out of its
+// on 512 GPUs +60.0 % (too fast). tests/cli/validation_test.cpp leaves these rows out of its
 // per-GPU means.
 //
 // Each row runs in under 3 s on one core (the 10,752-GPU row in under 1 s: the reduced
@@ -89,7 +89,7 @@ TEST(MlperfValidation, Llama31_405bNvfp4OnGb200) {
 
 TEST(MlperfValidation, Llama31_8bOnGb200) {
   holds({"mlperf-gb200-llama3.1-8b-72", 0.22});
-  holds({"mlperf-gb200-llama3.1-8b-512", 0.67});
+  holds({"mlperf-gb200-llama3.1-8b-512", 0.66});
 }
 
 }  // namespace
