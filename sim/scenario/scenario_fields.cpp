@@ -8,6 +8,7 @@
 #include "models/model_presets.hpp"
 #include "sim/core/units.hpp"
 #include "sim/run/run_limits.hpp"
+#include "sim/scenario/pipeline_layout_field.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 #include "sim/scenario/value_parsers.hpp"
 
@@ -760,6 +761,7 @@ std::vector<ScenarioField> scenario_fields() {
       enum_field(
           "parallel.stage_split", "layers per model chunk: cost (balanced), even, even-with-ends (Megatron-Core)",
           [](auto& s) -> auto& { return s.parallel.stage_split; }, k_stage_splits),
+      pipeline_layout_field(),
       bool_field(
           "parallel.overlap_grad_reduce", "reduce gradients during the last backward",
           [](auto& s) -> auto& { return s.parallel.overlap_grad_reduce; }),

@@ -8,6 +8,7 @@
 #include "models/memory_budget.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run_limits.hpp"
+#include "sim/scenario/pipeline_layout_field.hpp"
 #include "sim/scenario/scenario_fields.hpp"
 #include "topologies/fabric_layout.hpp"
 
@@ -115,8 +116,9 @@ void check_tensor_parallel(const Scenario& s) {
 void check_pipeline(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const long long chunks = static_cast<long long>(p.pp) * p.virtual_stages;  // both ints: no overflow (tests/fuzz)
+  if (!p.pipeline_layout.empty()) check_pipeline_layout_rules(s);
   // With even-with-ends the embedding and the loss fill a chunk each (Llama 3 §3.3.2).
-  if (p.stage_split == StageSplit::even_with_ends)
+  else if (p.stage_split == StageSplit::even_with_ends)
     require(s, s.model.layers + 2LL >= chunks, "model.layers", s.model.layers,
             "must be at least parallel.pp * parallel.virtual_stages - 2 = " + str(chunks - 2) +
                 " (each model chunk needs a layer, the embedding or the loss)");
@@ -124,11 +126,11 @@ void check_pipeline(const Scenario& s) {
     require(s, s.model.layers >= chunks, "model.layers", s.model.layers,
             "must be at least parallel.pp * parallel.virtual_stages = " + str(chunks) +
                 " (each model chunk needs a layer)");
-  if (p.stage_split == StageSplit::even)
+  if (p.stage_split == StageSplit::even && p.pipeline_layout.empty())
     require(s, s.model.layers % chunks == 0, "model.layers", s.model.layers,
             "parallel.stage_split = even needs the layers to divide into pp * virtual_stages = " + str(chunks) +
                 " chunks");
-  if (p.stage_split == StageSplit::even_with_ends)
+  if (p.stage_split == StageSplit::even_with_ends && p.pipeline_layout.empty())
     require(s, (s.model.layers + 2LL) % chunks == 0 && chunks >= 2, "model.layers", s.model.layers,
             "parallel.stage_split = even-with-ends needs layers + 2 (the embedding and the loss) to divide into "
             "pp * virtual_stages = " + str(chunks) + " chunks (at least 2)");

@@ -339,12 +339,12 @@ LayerOverlap mean_overlap(const std::vector<std::pair<const KindOps*, int>>& run
   return mean;
 }
 
-// Multi-token prediction on the last chunk (DeepSeek-V3 §2.2): per module, its projection,
+// Multi-token prediction on its chunk (DeepSeek-V3 §2.2; the last unless a pipeline layout
+// places it): per module, its projection,
 // one more layer of the last layer's kind and the shared output head and loss, kept whole
 // (not recomputed). Their collectives run once per pass, after the compute.
-void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, const KindOps& layer, bool defer,
-             double activation_bytes, double ep_tokens_bytes, double load) {
-  const int depth = s.model.mtp_depth;
+void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, const KindOps& layer, int depth,
+             bool defer, double activation_bytes, double ep_tokens_bytes, double load) {
   const PassOps proj = mtp_projection_ops(s.model, s.training, s.parallel);
   const PassOps head = output_ops(s.model, s.training, s.parallel);
   for (const PassOps* ops : {&proj, &head}) {
@@ -502,9 +502,10 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
         add_ops(output.forward, compute, 1, 1.0, cc.forward);
         add_ops(output_bwd.input, compute, 1, 1.0, cc.backward);
         add_ops(output_bwd.weight, compute, 1, 1.0, cc.weight);
-        if (m.mtp_depth > 0) add_mtp(cc, s, compute, ops_of(kinds, layer_spec(m, m.layers - 1), s, compute, load, defer),
-                                     defer, activation_bytes, ep_tokens_bytes, load);
       }
+      if (c.mtp_layers > 0)
+        add_mtp(cc, s, compute, ops_of(kinds, layer_spec(m, m.layers - 1), s, compute, load, defer), c.mtp_layers,
+                defer, activation_bytes, ep_tokens_bytes, load);
       add_edge_tp_comm(cc.forward, s, c.has_embedding, c.has_output, activation_bytes);
       add_edge_tp_comm(cc.backward, s, c.has_embedding, c.has_output, activation_bytes);
       st.chunks.push_back(cc);

@@ -150,6 +150,7 @@ Point architecture_point(std::uint32_t seed) {
   }
   int ep = 1;
   int expert_tp = tp;
+  bool mtp = false;
   bool sequence_parallel = tp > 1 && d.chance(2);
   if (d.chance(2)) {  // mixture of experts
     const int experts = d.pick({8, 16, 64});
@@ -162,7 +163,10 @@ Point architecture_point(std::uint32_t seed) {
     sets.push_back("model.router_bias=" + d.pick<std::string>({"false", "true"}));
     sets.push_back("model.capacity_factor=" + d.pick<std::string>({"0", "1.25"}));
     sets.push_back("model.expert_imbalance=" + d.pick<std::string>({"0", "0.2"}));
-    if (d.chance(3)) sets.push_back("model.mtp_depth=1");
+    if (d.chance(3)) {
+      mtp = true;
+      sets.push_back("model.mtp_depth=1");
+    }
     if (tp > 1 && d.chance(3)) {  // MoE parallel folding: experts unsplit, then EP over the stage's ranks
       expert_tp = 1;
       sequence_parallel = true;
@@ -213,6 +217,20 @@ Point architecture_point(std::uint32_t seed) {
       "run.seed=" + std::to_string(d.pick({1, 7})),
   };
   sets.insert(sets.end(), layout.begin(), layout.end());
+  // Megatron-Core's pipeline layout in place of the cost split (drawn last, so the points
+  // drawn before it stay as they were): the first chunk holds the embedding alone, the others
+  // the layers dealt out unevenly, the last the rest (none, perhaps), the MTP layer and the loss.
+  const int chunks = pp * v;
+  if (split == "cost" && chunks > 1 && d.chance(3)) {
+    std::string text = "E";
+    int left = layers;
+    for (int c = 1; c < chunks; ++c) {
+      const int here = c == chunks - 1 ? left : std::min(left, layers / (chunks - 1) + c % 2);
+      text += "|t*" + std::to_string(here);
+      left -= here;
+    }
+    sets.push_back("parallel.pipeline_layout=" + text + (mtp ? "mL" : "L"));
+  }
   return point(sets);
 }
 
