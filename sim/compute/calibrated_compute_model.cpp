@@ -62,8 +62,9 @@ std::vector<std::string> gemm_dtypes(Precision p) {
       return {"fp16", "bf16"};
     case Precision::fp8:
       return {"fp8"};
-    // Stated assumption until measured: MXFP8 GEMMs run at the FP8 rate (the Blackwell
-    // datasheets give them one peak), so fp8 rows stand in where no mxfp8 rows exist.
+    // MXFP8 GEMMs by their own rows where the table has them (the Blackwell tables: measured on
+    // B200 by flashinfer#2464 and torchao, kernels/README.md); elsewhere fp8 rows stand in (the
+    // datasheets give both one peak: a stated assumption).
     case Precision::mxfp8:
       return {"mxfp8", "fp8"};
     case Precision::nvfp4:
