@@ -1,5 +1,6 @@
 #include "models/cast_ops.hpp"
 
+#include <optional>
 #include <utility>
 
 namespace trainsim {
@@ -61,34 +62,33 @@ CastBytes cast_bytes(Precision precision, int copies) {
   }
 }
 
-std::vector<Op> cast_ops(const std::string& name, Precision precision, double elements, int copies, double groups) {
-  std::vector<Op> ops;
+std::optional<Op> cast_op(const std::string& name, Precision precision, double elements, int copies, double groups,
+                          double swizzled) {
   const CastBytes c = cast_bytes(precision, copies);
+  if (!(c.cast > 0)) return std::nullopt;
   const int tensors = static_cast<int>(groups);
-  if (c.amax > 0) ops.push_back(memory_op(name + ".amax", c.amax * elements, c.amax_kernels * tensors));
-  if (c.cast > 0) ops.push_back(memory_op(name, c.cast * elements, c.cast_kernels * tensors));
-  return ops;
+  Op op = memory_op(name, (c.amax + c.cast) * elements, (c.amax_kernels + c.cast_kernels) * tensors);
+  if (swizzled > 0 && c.scales > 0) {
+    op.bytes += 2.0 * c.scales * swizzled;
+    op.kernels += tensors;
+  }
+  return op;
 }
 
-std::vector<Op> cast_ops(const std::string& name, const TrainingSpec& training, double elements, double groups) {
+std::optional<Op> cast_op(const std::string& name, const TrainingSpec& training, double elements, double groups,
+                          double swizzled) {
   const bool one_copy = training.precision == Precision::fp8 && training.fp8_single_copy;
-  return cast_ops(name, training.precision, elements, one_copy ? 1 : 2, groups);
+  return cast_op(name, training.precision, elements, one_copy ? 1 : 2, groups, swizzled);
 }
 
-std::vector<Op> weight_swizzle_ops(const std::string& name, Precision precision, double elements, double groups) {
-  const CastBytes c = cast_bytes(precision, 1);
-  if (!(c.scales > 0)) return {};
-  return {memory_op(name, 2.0 * c.scales * elements, static_cast<int>(groups))};
+std::optional<Op> weight_quantize_op(double parameters, const TrainingSpec& training) {
+  std::optional<Op> op = cast_op("weights.quantize", training, parameters);
+  if (op) op->pass = OpPass::backward;
+  return op;
 }
 
-std::vector<Op> weight_quantize_ops(double parameters, const TrainingSpec& training) {
-  std::vector<Op> ops = cast_ops("weights.quantize", training, parameters);
-  for (Op& op : ops) op.pass = OpPass::backward;
-  return ops;
-}
-
-std::vector<Op> fp8_attention_cast_ops(const std::string& name, double elements) {
-  return cast_ops(name, Precision::fp8, elements, 1);
+Op fp8_attention_cast_op(const std::string& name, double elements) {
+  return *cast_op(name, Precision::fp8, elements, 1);
 }
 
 }  // namespace trainsim

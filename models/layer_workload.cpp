@@ -128,7 +128,7 @@ Op split_into(Op op, int splits) {
 // A quantized GEMM's operands are cast by the kernels of models/cast_ops.hpp. Forward: the
 // GEMM's input; backward: the gradient of its output. A tensor of hidden width is cast before
 // the sequence-parallel all-gather, on this rank's T / t rows, and gathered quantized. (The
-// weights are cast once per step: weight_quantize_ops.) A grouped GEMM's operand is cast expert
+// weights are cast once per step: weight_quantize_op.) A grouped GEMM's operand is cast expert
 // by expert (`groups` tensors: Transformer Engine's GroupedLinear quantizes each split).
 // The tensors a GEMM's operand is quantized as: one per group of a grouped GEMM.
 double quantized_groups(const Op& gemm_op) {
@@ -209,29 +209,22 @@ struct LinearRun {
   double grad_rows = 0;
 };
 
-// A linear layer's GEMM; quantized, preceded by the cast of its input (and the swizzle of its
+// A linear layer's GEMM; quantized, preceded by the cast of its input (with the swizzle of its
 // weight's scales), its backward by the cast of its output gradient (and the swizzle again).
 void add_weight_gemm(Op op, const Dims& d, std::vector<ForwardStep>& steps, const LinearRun& run = {}) {
   const GemmShape g = op.gemm;
   const bool quantized = is_quantized(op.precision);
   const double groups = quantized_groups(op);
   const double weight = g.k * g.n * g.batch;
-  if (quantized) {
-    for (Op& cast : cast_ops(op.name + ".quantize", d.training,
-                             (run.input_rows > 0 ? run.input_rows : g.m) * g.k * g.batch, groups))
-      steps.push_back({std::move(cast), ForwardStep::Grad::quantize});
-    for (Op& swizzle : weight_swizzle_ops(op.name + ".weight.swizzle", op.precision, weight, groups))
-      steps.push_back({std::move(swizzle), ForwardStep::Grad::quantize});
-  }
+  if (quantized)
+    steps.push_back({*cast_op(op.name + ".quantize", d.training,
+                              (run.input_rows > 0 ? run.input_rows : g.m) * g.k * g.batch, groups, weight),
+                     ForwardStep::Grad::quantize});
   ForwardStep step{split_into(std::move(op), run.splits), ForwardStep::Grad::weight_gemm};
   step.dgrad_splits = run.dgrad_splits;
-  if (quantized) {
-    const std::string& name = step.op.name;
-    step.grad_casts = cast_ops(name + ".quantize.bwd", d.training, (run.grad_rows > 0 ? run.grad_rows : g.m) * g.n * g.batch,
-                               groups);
-    for (Op& swizzle : weight_swizzle_ops(name + ".dgrad.weight.swizzle", step.op.precision, weight, groups))
-      step.grad_casts.push_back(std::move(swizzle));
-  }
+  if (quantized)
+    step.grad_casts.push_back(*cast_op(step.op.name + ".quantize.bwd", d.training,
+                                       (run.grad_rows > 0 ? run.grad_rows : g.m) * g.n * g.batch, groups, weight));
   steps.push_back(step);
 }
 
@@ -276,12 +269,10 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
     ForwardStep step{op, ForwardStep::Grad::attention, 0, 0, true};
     if (d.attention == Precision::fp8) {  // Q, K and V cast forward, the output's gradient backward
       const double qkv = op.bytes / d.attention_element - d.tokens * d.heads_local * d.v_d;
-      for (Op& cast : fp8_attention_cast_ops("attention.quantize", qkv)) {
-        ForwardStep c{std::move(cast), ForwardStep::Grad::quantize};
-        c.core_attention = true;
-        steps.push_back(std::move(c));
-      }
-      step.grad_casts = fp8_attention_cast_ops("attention.quantize.bwd", d.tokens * d.heads_local * d.v_d);
+      ForwardStep cast{fp8_attention_cast_op("attention.quantize", qkv), ForwardStep::Grad::quantize};
+      cast.core_attention = true;
+      steps.push_back(std::move(cast));
+      step.grad_casts.push_back(fp8_attention_cast_op("attention.quantize.bwd", d.tokens * d.heads_local * d.v_d));
     }
     steps.push_back(step);
     return;

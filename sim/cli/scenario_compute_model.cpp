@@ -50,8 +50,10 @@ CalibrationChoice scenario_calibration(const Scenario& s) {
 
 // training.attention_precision = fp8 is timed from the calibration table's fp8 attention rows
 // only: cuDNN's FP8 attention runs 1.0 to 1.6 times as fast as its bf16 attention where
-// measured (public.md D6: B200 forward 1,781 vs 1,515 TFLOP/s, backward 1,582 vs 1,180; slower
-// than bf16 at sequence 1K), far from the datasheet's 2x, so no roofline stands in for rows.
+// measured (B200 forward 1,781 vs 1,515 TFLOP/s, backward 1,582 vs 1,180 at sequence 32K; slower
+// than bf16 at sequence 1K: NVIDIA/cudnn-frontend @ 0b1577c8 benchmark/sdpa_benchmark_training/
+// artifacts/sdpa_fp8_benchmark_results_NVIDIA_B200.csv), far from the datasheet's 2x, so no
+// roofline stands in for rows.
 void require_fp8_attention_rows(const Scenario& s, const ComputeModel& kernels) {
   if (s.training.attention_precision != Precision::fp8) return;
   const auto* table = dynamic_cast<const CalibratedComputeModel*>(&kernels);

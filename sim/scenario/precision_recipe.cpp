@@ -39,7 +39,8 @@ std::vector<ScenarioField> precision_recipe_fields() {
 void check_precision_recipe(const Scenario& s) {
   const TrainingSpec& t = s.training;
   if (t.attention_precision == Precision::fp8) {
-    // cuDNN's FP8 fused attention runs on Hopper and Blackwell (public.md D6); Megatron-LM passes
+    // cuDNN's FP8 fused attention runs on Hopper and Blackwell (cuDNN frontend's FP8 SDPA
+    // benchmarks, NVIDIA/cudnn-frontend @ 0b1577c8); Megatron-LM passes
     // fp8_dot_product_attention into Transformer Engine's fp8 recipe (extensions/
     // transformer_engine.py, fp8_utils.py @ d98e8a64), so it needs an fp8 autocast; and it is
     // the fused kernel (DotProductAttention's FusedAttention backend).

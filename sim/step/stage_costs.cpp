@@ -558,7 +558,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       }
     const double cast_parameters =
         stage_layers_all > 0 ? params.layers_on_gpu * cast_layers / stage_layers_all : params.layers_on_gpu;
-    for (const Op& op : weight_quantize_ops(cast_parameters, s.training)) st.optimizer_s += compute.op_time_s(op);
+    if (const auto cast = weight_quantize_op(cast_parameters, s.training)) st.optimizer_s += compute.op_time_s(*cast);
     const int unit_layers = par.zero3_unit_layers;
     st.zero3_unit_bytes = par.zero >= 3 ? unit_layers * params.per_layer_on_gpu * per_param.weights : 0;
     const int stage_layers = st.layers();

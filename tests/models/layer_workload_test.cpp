@@ -152,8 +152,8 @@ namespace {
 using testing::find_op;
 
 // Transformer Engine fp8 with current scaling: the linear layers' GEMMs in fp8, each input
-// and output gradient read for its amax (2 bytes an element), then read and written twice as
-// fp8 on Hopper (4 bytes: models/cast_ops.hpp); attention and the output layer stay bf16.
+// and output gradient read for its amax, then read and written twice as fp8 on Hopper (6 bytes
+// an element: models/cast_ops.hpp); attention and the output layer stay bf16.
 TEST(LayerWorkload, Fp8QuantizesEveryLinearGemmsOperands) {
   const ModelSpec m = *model_preset("llama3-8b");
   TrainingSpec tr;
@@ -171,12 +171,10 @@ TEST(LayerWorkload, Fp8QuantizesEveryLinearGemmsOperands) {
     ASSERT_NE(find_op(ops.backward, std::string(gemm) + ".quantize.bwd"), nullptr) << gemm;
   }
   // Hidden-width tensors are quantized on this rank's sequence shard, before the all-gather.
-  EXPECT_DOUBLE_EQ(find_op(ops.forward, "qkv.quantize")->bytes, 4.0 * tokens / 4 * h);
-  EXPECT_DOUBLE_EQ(find_op(ops.forward, "qkv.quantize.amax")->bytes, 2.0 * tokens / 4 * h);
-  EXPECT_DOUBLE_EQ(find_op(ops.backward, "mlp.down.quantize.bwd")->bytes, 4.0 * tokens / 4 * h);
-  EXPECT_DOUBLE_EQ(find_op(ops.backward, "mlp.down.quantize.bwd.amax")->bytes, 2.0 * tokens / 4 * h);
+  EXPECT_DOUBLE_EQ(find_op(ops.forward, "qkv.quantize")->bytes, 6.0 * tokens / 4 * h);
+  EXPECT_DOUBLE_EQ(find_op(ops.backward, "mlp.down.quantize.bwd")->bytes, 6.0 * tokens / 4 * h);
   // The others on the whole local slice: the MLP's second input, f / t wide.
-  EXPECT_DOUBLE_EQ(find_op(ops.forward, "mlp.down.quantize")->bytes, 4.0 * tokens * m.ffn_hidden / 4);
+  EXPECT_DOUBLE_EQ(find_op(ops.forward, "mlp.down.quantize")->bytes, 6.0 * tokens * m.ffn_hidden / 4);
   EXPECT_EQ(find_op(ops.forward, "attention")->precision, Precision::bf16);
   EXPECT_EQ(find_op(output_ops(m, tr, p).forward, "logits")->precision, Precision::bf16);
   // bf16 training adds none of it.
@@ -194,12 +192,13 @@ TEST(LayerWorkload, BlockScaledFormatsCastAtTheirBytesAndBf16LayersCastNothing) 
     TrainingSpec tr;
     tr.precision = p;
     const PassOps ops = transformer_layer_ops(m, tr, ParallelSpec{});
-    const double per_element = p == Precision::mxfp8 ? 2.0 + 2.0 * (1.0 + 1.0 / 32) : 2.0 + 2.0 * (0.5 + 1.0 / 16);
-    EXPECT_DOUBLE_EQ(find_op(ops.forward, "qkv.quantize")->bytes, per_element * tokens * h);
-    EXPECT_EQ(find_op(ops.forward, "qkv.quantize.amax") != nullptr, p == Precision::nvfp4);
-    EXPECT_DOUBLE_EQ(find_op(ops.backward, "mlp.down.quantize.bwd")->bytes, per_element * tokens * h);
-    ASSERT_NE(find_op(ops.forward, "qkv.weight.swizzle"), nullptr);
-    ASSERT_NE(find_op(ops.backward, "qkv.dgrad.weight.swizzle"), nullptr);
+    const bool mx = p == Precision::mxfp8;
+    const double per_element = mx ? 2.0 + 2.0 * (1.0 + 1.0 / 32) : 2.0 + 2.0 + 2.0 * (0.5 + 1.0 / 16);
+    // The weight's scales (h x h of the output projection) swizzled for the GEMM: read, written.
+    const double swizzle = 2.0 * h * h * (mx ? 1.0 / 32 : 1.0 / 16);
+    EXPECT_DOUBLE_EQ(find_op(ops.forward, "attention.proj.quantize")->bytes, per_element * tokens * h + swizzle);
+    EXPECT_EQ(find_op(ops.forward, "attention.proj.quantize")->kernels, mx ? 2 : 3);
+    EXPECT_DOUBLE_EQ(find_op(ops.backward, "attention.proj.quantize.bwd")->bytes, per_element * tokens * h + swizzle);
     EXPECT_EQ(find_op(ops.forward, "mlp.up")->precision, p);
     const PassOps bf16 = transformer_layer_ops(m, tr, ParallelSpec{}, true);
     for (const std::vector<Op>* pass : {&bf16.forward, &bf16.backward})
@@ -227,9 +226,8 @@ TEST(LayerWorkload, Fp8AttentionRunsInFp8BetweenItsCasts) {
   EXPECT_DOUBLE_EQ(find_op(fp8.forward, "attention")->flops, find_op(bf16.forward, "attention")->flops);
   // Q (heads) and K, V (kv heads), head_dim each: amax 2 bytes, cast 2 in and 1 out.
   const double qkv = m.seq_len * (m.heads + 2.0 * m.kv_heads) * m.head_dim();
-  EXPECT_DOUBLE_EQ(find_op(fp8.forward, "attention.quantize")->bytes, 3.0 * qkv);
-  EXPECT_DOUBLE_EQ(find_op(fp8.forward, "attention.quantize.amax")->bytes, 2.0 * qkv);
-  EXPECT_DOUBLE_EQ(find_op(fp8.backward, "attention.quantize.bwd")->bytes, 3.0 * m.seq_len * m.heads * m.head_dim());
+  EXPECT_DOUBLE_EQ(find_op(fp8.forward, "attention.quantize")->bytes, 5.0 * qkv);
+  EXPECT_DOUBLE_EQ(find_op(fp8.backward, "attention.quantize.bwd")->bytes, 5.0 * m.seq_len * m.heads * m.head_dim());
   EXPECT_EQ(find_op(bf16.forward, "attention.quantize"), nullptr);
 }
 
@@ -320,12 +318,11 @@ TEST(LayerWorkload, GroupedExpertGemmsLaunchOneKernelPerLocalExpert) {
   const int local = c.model.experts / c.parallel.ep;
   for (const char* name : {"experts.up", "experts.down"}) {
     EXPECT_EQ(find_op(ops.forward, name)->kernels, local) << name;
-    // fp8 current scaling: each expert's input quantized by amax and scale kernels and a cast.
-    EXPECT_EQ(find_op(ops.forward, std::string(name) + ".quantize.amax")->kernels, 2 * local) << name;
-    EXPECT_EQ(find_op(ops.forward, std::string(name) + ".quantize")->kernels, local) << name;
+    // fp8 current scaling: each expert's input quantized by amax, scale and cast kernels.
+    EXPECT_EQ(find_op(ops.forward, std::string(name) + ".quantize")->kernels, 3 * local) << name;
     for (const char* grad : {".dgrad", ".wgrad"})
       EXPECT_EQ(find_op(ops.backward, std::string(name) + grad)->kernels, local) << name << grad;
-    EXPECT_EQ(find_op(ops.backward, std::string(name) + ".quantize.bwd")->kernels, local) << name;
+    EXPECT_EQ(find_op(ops.backward, std::string(name) + ".quantize.bwd")->kernels, 3 * local) << name;
   }
   // The router's and the attention's GEMMs stay one kernel each.
   EXPECT_EQ(find_op(ops.forward, "router")->kernels, 1);
