@@ -85,6 +85,11 @@ std::vector<std::string> other_dtypes(Precision p) {
   return d;
 }
 
+std::vector<std::string> attention_dtypes(Precision attention, Precision training) {
+  if (is_quantized(attention)) return {"fp8"};
+  return other_dtypes(is_quantized(training) ? Precision::bf16 : training);
+}
+
 bool contains_text(const std::string& s, const char* part) {
   return s.find(part) != std::string::npos;
 }
@@ -161,6 +166,10 @@ CalibratedComputeModel::CalibratedComputeModel(CalibrationTable table, Precision
     curves_.emplace(key, KernelCurve(all, table_.file, key));
     fused_wgrad_accumulation_ = fused_wgrad_accumulation_ || kernel == "gemm_wgrad";
   }
+}
+
+bool CalibratedComputeModel::has_fp8_attention() const {
+  return find("attention_fwd", {"fp8"}) != nullptr && find("attention_bwd", {"fp8"}) != nullptr;
 }
 
 const KernelCurve* CalibratedComputeModel::find(const std::string& kernel,
@@ -253,10 +262,10 @@ double CalibratedComputeModel::time_s(const Op& op, bool& covered) const {
       return gemm_time_s(op, covered);
     case OpKind::attention: {
       const char* kernel = op.pass == OpPass::backward ? "attention_bwd" : "attention_fwd";
-      // Attention runs in 16 bits under fp8, mxfp8 and nvfp4 training too (Transformer Engine
-      // quantizes the Linear layers only; MLPerf's NVFP4 405B keeps attention in bf16, public.md
-      // A4), so the tables' fp8 attention rows (cuDNN FP8 SDPA) are not read for it.
-      const KernelCurve* curve = find(kernel, other_dtypes(is_quantized(precision_) ? Precision::bf16 : precision_));
+      // Attention in its own format (Op::precision): fp8 (training.attention_precision) from the
+      // table's fp8 rows only, whose rate is cuDNN's FP8 kernel's, not a bf16 row's; 16-bit
+      // attention never from fp8 rows, whatever format the linear GEMMs train in.
+      const KernelCurve* curve = find(kernel, attention_dtypes(op.precision, precision_));
       if (curve == nullptr || !(op.flops > 0)) return fallback_.op_time_s(op);
       if (!(op.bytes > 0)) return fallback_.op_time_s(op);
       covered = true;

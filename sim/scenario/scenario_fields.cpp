@@ -9,6 +9,8 @@
 #include "sim/core/units.hpp"
 #include "sim/run/run_limits.hpp"
 #include "sim/scenario/pipeline_layout_field.hpp"
+#include "sim/scenario/field_kinds.hpp"
+#include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 #include "sim/scenario/value_parsers.hpp"
 
@@ -17,6 +19,9 @@ namespace trainsim {
 namespace {
 
 using Rule = std::optional<std::string>;
+using field_kinds::bool_field;
+using field_kinds::enum_field;
+using field_kinds::int_field;
 
 std::string number_text(double v) {
   char buf[64];
@@ -24,61 +29,7 @@ std::string number_text(double v) {
   return buf;
 }
 
-// Each helper takes an accessor `[](auto& s) -> auto& { return s.x.y; }` usable on both a
-// Scenario and a const Scenario.
-// `why` follows the bound in the message when `max` is a limit of trainsim's (not the int's).
-template <typename Access>
-ScenarioField int_field(std::string name, std::string help, Access access, long long min,
-                        long long max = std::numeric_limits<int>::max(), std::string why = "") {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access, min, max, why](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::integer(text);
-    // A value above the bound says what the bound is, even the int's (issue 19: 4000000000
-    // got "expected an integer >= 1").
-    if (!v || *v < min || *v > max) {
-      if (max == std::numeric_limits<int>::max() && !(v && *v > max))
-        return "expected an integer >= " + std::to_string(min);
-      return "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) +
-             (why.empty() ? std::string() : ": " + why);
-    }
-    access(s) = static_cast<std::remove_reference_t<decltype(access(s))>>(*v);
-    return std::nullopt;
-  };
-  f.show = [access](const Scenario& s) { return std::to_string(access(s)); };
-  return f;
-}
-
-template <typename Access>
-ScenarioField bool_field(std::string name, std::string help, Access access) {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::boolean(text);
-    if (!v) return "expected true or false";
-    access(s) = *v;
-    return std::nullopt;
-  };
-  f.show = [access](const Scenario& s) { return std::string(access(s) ? "true" : "false"); };
-  return f;
-}
-
-template <typename Enum, typename Access>
-ScenarioField enum_field(std::string name, std::string help, Access access, parse::EnumNames<Enum> names) {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access, names](Scenario& s, std::string_view text) -> Rule {
-    const auto v = names.parse(text);
-    if (!v) return names.rule();
-    access(s) = *v;
-    return std::nullopt;
-  };
-  f.show = [access, names](const Scenario& s) { return names.name_of(access(s)); };
-  return f;
-}
+// int_field, bool_field, enum_field: field_kinds.hpp.
 
 // A quantity with a unit: `parser` is one of units::parse_bytes/bandwidth/duration.
 // Shown in `show_unit` (one of the parser's units, with its factor).
@@ -543,7 +494,7 @@ std::vector<std::string> reserved_sections() {
 }
 
 std::vector<ScenarioField> scenario_fields() {
-  return {
+  std::vector<ScenarioField> fields{
       model_preset_field(),
       int_field(
           "model.layers", "transformer layers", [](auto& s) -> auto& { return s.model.layers; }, 1, k_max_layers,
@@ -979,6 +930,13 @@ std::vector<ScenarioField> scenario_fields() {
           "the neighbour's nodes: after the job's, or interleaved with them node by node (sharing their leaves)",
           [](auto& s) -> auto& { return s.variations.neighbour_placement; }, k_neighbour_placements),
   };
+  // The low-precision recipe's keys (precision_recipe.hpp), after the other training keys.
+  const auto after_training = std::find_if(fields.rbegin(), fields.rend(), [](const ScenarioField& f) {
+                                return f.section() == "training";
+                              }).base();
+  const std::vector<ScenarioField> recipe = precision_recipe_fields();
+  fields.insert(after_training, recipe.begin(), recipe.end());
+  return fields;
 }
 
 }  // namespace trainsim

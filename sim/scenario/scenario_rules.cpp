@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/run/run_limits.hpp"
 #include "sim/scenario/pipeline_layout_field.hpp"
+#include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_fields.hpp"
 #include "topologies/fabric_layout.hpp"
 
@@ -586,6 +587,7 @@ void check_scenario_rules(const Scenario& s) {
   check_recompute(s);
   check_activation_offload(s);
   check_hardware(s);
+  check_precision_recipe(s);
   check_nvlink_domain(s);
   check_in_network_reduction(s);
   check_elastic(s);

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/cast_ops.hpp"
 #include "models/expert_load.hpp"
 #include "models/layer_kinds.hpp"
 #include "models/layer_workload.hpp"
@@ -212,6 +213,7 @@ SplitBackward split(const std::vector<Op>& backward, bool defer) {
 // One kind of layer's ops (models/layer_kinds.hpp) and the GEMMs its TP collectives overlap.
 struct KindOps {
   ModelSpec layer;
+  bool bf16_linears = false;  ///< one of first_last_layers_bf16's layers
   PassOps ops;
   SplitBackward backward;
   LayerOverlap forward_overlap;
@@ -261,10 +263,12 @@ void add_moe_layers(MoeLayerSplit& into, const MoeLayerSplit& add, int count) {
           mean(into.experts_wgrad_s, add.experts_wgrad_s)};
 }
 
-KindOps kind_ops(const ModelSpec& layer, const Scenario& s, const ComputeModel& compute, double load, bool defer) {
+KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, const ComputeModel& compute,
+                 double load, bool defer) {
   KindOps k;
   k.layer = layer;
-  k.ops = transformer_layer_ops(layer, s.training, s.parallel);
+  k.bf16_linears = bf16_linears;
+  k.ops = transformer_layer_ops(layer, s.training, s.parallel, bf16_linears);
   k.backward = split(k.ops.backward, defer);
   k.forward_overlap = forward_overlap(k.ops.forward, compute, load);
   k.backward_overlap = backward_overlap(k.backward.input, compute, load);
@@ -313,11 +317,29 @@ void add_layers(const KindOps& k, int count, int recomputed, const ComputeModel&
 
 // The kinds a model's layers come in, each built once.
 const KindOps& ops_of(std::deque<KindOps>& kinds, const ModelSpec& layer, const Scenario& s, const ComputeModel& compute,
-                      double load, bool defer) {
+                      double load, bool defer, bool bf16_linears = false) {
   for (const KindOps& k : kinds)
-    if (same_layer_kind(k.layer, layer)) return k;
-  kinds.push_back(kind_ops(layer, s, compute, load, defer));
+    if (same_layer_kind(k.layer, layer) && k.bf16_linears == bf16_linears) return k;
+  kinds.push_back(kind_ops(layer, bf16_linears, s, compute, load, defer));
   return kinds.back();
+}
+
+// A run of layers of one kind, and whether its linear GEMMs stay bf16 (first_last_layers_bf16).
+struct PrecisionRun {
+  LayerRun run;
+  bool bf16_linears = false;
+};
+
+// Layers [first, first + layers) of `s.model` as runs of one kind and one linear precision.
+std::vector<PrecisionRun> precision_runs(const Scenario& s, int first, int layers) {
+  std::vector<PrecisionRun> runs;
+  for (const LayerRun& r : layer_runs(s.model, first, layers))
+    for (int i = 0; i < r.count; ++i) {
+      const bool bf16 = is_bf16_layer(s.training, r.first_layer + i, s.model.layers);
+      if (i == 0 || runs.back().bf16_linears != bf16) runs.push_back({{r.layer, r.first_layer + i, 0}, bf16});
+      ++runs.back().run.count;
+    }
+  return runs;
 }
 
 // The layers' TP overlap, averaged over a chunk's layers of several kinds (the collectives
@@ -438,8 +460,8 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       const int recomputed = recomputed_layers(s.training, c.layers);
       std::vector<std::pair<const KindOps*, int>> runs;
       int moe_layers = 0, moe_recomputed = 0, before = 0, recompute_ops = 0;
-      for (const LayerRun& r : layer_runs(m, c.first_layer, c.layers)) {
-        const KindOps& k = ops_of(kinds, r.layer, s, compute, load, defer);
+      for (const auto& [r, bf16_linears] : precision_runs(s, c.first_layer, c.layers)) {
+        const KindOps& k = ops_of(kinds, r.layer, s, compute, load, defer, bf16_linears);
         runs.emplace_back(&k, r.count);
         const int again = std::clamp(recomputed - before, 0, r.count);
         if (r.layer.is_moe()) {
@@ -528,8 +550,16 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
     } else {
       st.optimizer_s = compute.op_time_s(optimizer_op(updated, s.training));
     }
-    if (is_quantized(s.training.precision))  // the layers' weights, quantized once per step
-      st.optimizer_s += compute.op_time_s(fp8_weight_quantize_op(params.layers_on_gpu));
+    // The layers' weights, cast once per step; first_last_layers_bf16's layers' stay bf16.
+    int stage_layers_all = 0, cast_layers = 0;
+    for (const ModelChunk& c : own)
+      for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
+        ++stage_layers_all;
+        cast_layers += is_bf16_layer(s.training, l, m.layers) ? 0 : 1;
+      }
+    const double cast_parameters =
+        stage_layers_all > 0 ? params.layers_on_gpu * cast_layers / stage_layers_all : params.layers_on_gpu;
+    if (const auto cast = weight_quantize_op(cast_parameters, s.training)) st.optimizer_s += compute.op_time_s(*cast);
     const int unit_layers = par.zero3_unit_layers;
     st.zero3_unit_bytes = par.zero >= 3 ? unit_layers * params.per_layer_on_gpu * per_param.weights : 0;
     const int stage_layers = st.layers();
