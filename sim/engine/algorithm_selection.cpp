@@ -255,13 +255,22 @@ void pay_measured_nvlink_steps(CommPlan& plan, CollectiveAlgo algo, const Collec
 
 // Across racks, what the simulation charges `algo` besides its bytes: NCCL's model's latency
 // (nccl_rack_model.hpp) and a tree's pipeline fill; nullopt where NCCL's model has no estimate
-// for `algo`. NVLS-tree's in-rack stages are charged NCCL's 25 us and their share of the fill,
-// not the one-rack NVLS latency (nvls_algorithm.hpp): that fits large buffers in one rack and
-// would charge 0.8 ms to the smallest.
+// for `algo`. NVLS-tree's in-rack stages are NVLS in each rack: where one rack of the group's
+// size would itself run NVLS at this size on a measured NVLink (large buffers), they pay at least
+// the one-rack NVLS latency (nvls_algorithm.hpp; 0.81 ms on 72 GPUs, fitted on the full rack's
+// sweep) in place of NCCL's 25 us, so that racks are never faster than one rack; below that size
+// NCCL's 25 us and the fill (the measured latency would charge 0.8 ms to 8 bytes).
 std::optional<RackEstimate> charged_rack_estimate(CollectiveAlgo algo, const CollectiveCall& call,
                                                   const Platform& platform) {
   const auto group = rack_group(call, platform);
-  return group ? rack_estimate(algo, call, *group) : std::nullopt;
+  if (!group) return std::nullopt;
+  auto e = rack_estimate(algo, call, *group);
+  if (!e || algo != CollectiveAlgo::nvls_tree) return e;
+  const int per_rack = group->ranks / group->racks;
+  const auto one_rack = domain_cost(CollectiveOp::all_reduce, call.bytes, per_rack, platform);
+  if (one_rack && nvls_all_reduce_s(call.bytes, per_rack, platform) < one_rack->time_s)
+    e->fill_s = std::max(e->fill_s, nvls_latency_s(per_rack, platform) - k_nccl_nvls_latency_s);
+  return e;
 }
 
 }  // namespace

@@ -178,11 +178,19 @@ std::vector<RackEstimate> nccl_rack_estimates(CollectiveOp op, double bytes, con
         const double h = gr.heads;
         const double intra = gr.nvls_intra * k_nvls_efficiency * (h - 1) / h * 2;
         const double inter = gr.nvls_inter * (racks <= 2 ? 2 : 1);
-        const double nbus = h * std::min({intra, inter, k_nvls_tree_per_channel[i2]});
+        const double cap = k_nvls_tree_per_channel[i2];
+        const double nbus = h * std::min({intra, inter, cap});
         const double nvls_GBps = nbus * n / nsteps;
-        const double loop = nvls_tree_loop_bytes(bytes, racks, ppn, gr.heads, group.nic_Bps / 1e9);
+        // Fill: each stage hands on a loop at its own rate by NCCL's model (the two in-rack NVLS
+        // stages at the intra bandwidth, the 2 log2 R network hops at the inter); the slowest
+        // stage's own time is the bandwidth term already.
+        const double loop =
+            std::min(bytes, nvls_tree_loop_bytes(bytes, racks, ppn, gr.heads, group.nic_Bps / 1e9));
+        const double intra_s = loop / (h * std::min(intra, cap) * n / nsteps * 1e9);
+        const double inter_s = loop / (h * std::min(inter, cap) * n / nsteps * 1e9);
+        const double fill = 2 * intra_s + 2 * log_racks * inter_s - std::max(intra_s, inter_s);
         add(CollectiveAlgo::nvls_tree, p, k_nvls_tree_nvlink_hop + 2 * log_racks * k_nvls_tree_net_hop, nvls_GBps,
-            fill_s(2 + 2 * log_racks, loop, bytes, nvls_GBps));
+            fill);
       }
     }
     // PAT: all-gather and reduce-scatter at one GPU per rack, Simple (tuning.cc ncclPatEnable).

@@ -39,12 +39,13 @@
 // x 20.9; PAT (all-gather and reduce-scatter at one GPU per rack only): 8 + log2 R x 14 /
 // 3.5 + 2.8 n.
 //
-// Pipeline fill (beyond NCCL's model, which charges a tree only its hops' latency): a tree
-// moves the buffer in loops of (channels x heads x chunk) bytes, each stage of the pipeline
-// (the in-rack reduction, log2 R hops up, log2 R down, the multicast back; for the tree the
-// NVLink chain of ppn - 1 GPUs up and down too) handing on one loop at a time, so that the
-// first loop reaches the last stage after (stages - 1) loop times at the model's algbw:
-// NVLS-tree 24 compute channels beyond 2 racks on 400 Gb/s NICs (32 on 2, or for more than 8 GPUs
+// Pipeline fill (beyond NCCL's model, which charges a tree only its hops' latency): NVLS-tree
+// moves the buffer in loops of (channels x heads x chunk) bytes through its stages (the in-rack
+// reduction, log2 R hops up, log2 R down, the multicast back), each stage handing on one loop
+// at its own rate by NCCL's model (in-rack stages at h x the intra bandwidth, network hops at
+// h x the inter, as algorithm bandwidths), so the first loop reaches the last stage after the
+// sum of the stages' loop times less the slowest (whose time is the bandwidth term):
+// 24 compute channels beyond 2 racks on 400 Gb/s NICs (32 on 2, or for more than 8 GPUs
 // a rack on 800 Gb/s), chunks of 128 KiB (64 KiB where heads x channels x chunk x 4 exceeds
 // the buffer, 32 KiB below one loop; 64 KiB max on 2 racks with 16+ GPUs each or 800 Gb/s
 // with 32+; nvls.cc ncclNvlsTreeSm100Tuning, enqueue.cc calcCollChunking); the tree hands on

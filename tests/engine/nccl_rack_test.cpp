@@ -125,11 +125,12 @@ TEST(NcclRackModel, ManyRacksAreBoundedByTheHeadsNics) {
 
 TEST(NcclRackModel, NvlsTreeFillsItsPipelineInLoops) {
   // At 1 GiB on 8 racks a loop is 24 channels x 32 heads x 128 KiB = 96 MiB: the first reaches the
-  // multicast after 7 loops, a sixth of the buffer's own time at NCCL's rate, so 1 GiB runs well
-  // below 8 GiB's busbw; one rack (NVLS, no network stages) loses less.
+  // multicast after one in-rack stage (at NVLS-tree's algbw, the in-rack stages being the slower)
+  // and 6 network hops (at 32 heads x 40 GB/s x 576 / 1150), so 1 GiB runs well below 8 GiB's busbw.
   const ClusterSpec c = racks("gb200-nvl72", 8);
   const RackEstimate e = nccl_rack_choice(CollectiveOp::all_reduce, k_gib, {576, 8, k_gb200_nic});
-  EXPECT_NEAR(e.fill_s, 7 * 24 * 32 * 128 * 1024.0 / e.algo_Bps, 1e-9);
+  const double loop = 24 * 32 * 128 * 1024.0;
+  EXPECT_NEAR(e.fill_s, loop / e.algo_Bps + 6 * loop / (32 * 40e9 * 576 / 1150), 1e-9);
   const double one_gib = test::measured_collective(c, CollectiveOp::all_reduce, test::first_gpus(576), k_gib)[0];
   const double eight_gib =
       test::measured_collective(c, CollectiveOp::all_reduce, test::first_gpus(576), 8 * k_gib)[0];
