@@ -257,8 +257,8 @@ Command collective_command() {
     ProgressLine planned(terminal_stderr(), "collective (planning)", "sizes", static_cast<int>(sizes.size()));
     for (const double bytes : sizes) {
       call.bytes = bytes;
-      rows.push_back({bytes, 0, eng::algo_name(eng::choose_algorithm(call, planning)),
-                      protocol_name(eng::chosen_protocol(call, planning))});
+      const eng::CollectiveAlgo chosen = eng::choose_algorithm(call, planning);
+      rows.push_back({bytes, 0, eng::algo_name(chosen), protocol_name(eng::protocol_of(chosen, call, planning))});
       eng::PreparedPlan prepared = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning), &endpoints);
       left_out.push_back(std::move(prepared.left_out));
       planned.item_done();

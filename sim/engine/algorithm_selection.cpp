@@ -276,8 +276,11 @@ std::optional<RackEstimate> charged_rack_estimate(CollectiveAlgo algo, const Col
 }  // namespace
 
 NcclProtocol chosen_protocol(const CollectiveCall& call, const Platform& platform) {
+  return call.gpus.size() < 2 ? NcclProtocol::simple : protocol_of(choose_algorithm(call, platform), call, platform);
+}
+
+NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform) {
   if (call.gpus.size() < 2) return NcclProtocol::simple;
-  const CollectiveAlgo algo = choose_algorithm(call, platform);
   if (const auto rack = charged_rack_estimate(algo, call, platform)) return rack->protocol;
   switch (algo) {
     case CollectiveAlgo::nvls:

@@ -47,6 +47,9 @@ std::unique_ptr<CollectiveAlgorithm> make_algorithm(CollectiveAlgo algo);
 /// choose_algorithm() picks (NVLS, NVLS-tree, CollNet: Simple).
 NcclProtocol chosen_protocol(const CollectiveCall& call, const Platform& platform);
 
+/// The protocol NCCL runs `call` with under `algo` (what choose_algorithm() returned for it).
+NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform);
+
 /// NCCL's base latency for `call` with the algorithm choose_algorithm() picks: the fixed
 /// cost of the protocol NCCL's model picks for its size (nccl_latency.hpp; 0 for NVLS, whose
 /// plan carries its own), paid before the first byte moves.
