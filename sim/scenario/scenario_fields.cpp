@@ -9,19 +9,19 @@
 #include "sim/core/units.hpp"
 #include "sim/run/run_limits.hpp"
 #include "sim/scenario/scenario_rules.hpp"
+#include "sim/scenario/field_builders.hpp"
+#include "sim/scenario/token_drop_fields.hpp"
 #include "sim/scenario/value_parsers.hpp"
 
 namespace trainsim {
 
 namespace {
 
-using Rule = std::optional<std::string>;
-
-std::string number_text(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
-}
+using field_builders::bool_field;
+using field_builders::enum_field;
+using field_builders::number_field;
+using field_builders::number_text;
+using field_builders::Rule;
 
 // Each helper takes an accessor `[](auto& s) -> auto& { return s.x.y; }` usable on both a
 // Scenario and a const Scenario.
@@ -49,35 +49,7 @@ ScenarioField int_field(std::string name, std::string help, Access access, long 
   return f;
 }
 
-template <typename Access>
-ScenarioField bool_field(std::string name, std::string help, Access access) {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::boolean(text);
-    if (!v) return "expected true or false";
-    access(s) = *v;
-    return std::nullopt;
-  };
-  f.show = [access](const Scenario& s) { return std::string(access(s) ? "true" : "false"); };
-  return f;
-}
 
-template <typename Enum, typename Access>
-ScenarioField enum_field(std::string name, std::string help, Access access, parse::EnumNames<Enum> names) {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access, names](Scenario& s, std::string_view text) -> Rule {
-    const auto v = names.parse(text);
-    if (!v) return names.rule();
-    access(s) = *v;
-    return std::nullopt;
-  };
-  f.show = [access, names](const Scenario& s) { return names.name_of(access(s)); };
-  return f;
-}
 
 // A quantity with a unit: `parser` is one of units::parse_bytes/bandwidth/duration.
 // Shown in `show_unit` (one of the parser's units, with its factor).
@@ -323,20 +295,6 @@ ScenarioField fraction_field(std::string name, std::string help, Access access) 
   return f;
 }
 
-template <typename Access>
-ScenarioField number_field(std::string name, std::string help, Access access, double min) {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access, min](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::number(text);
-    if (!v || *v < min) return "expected a number >= " + number_text(min);
-    access(s) = *v;
-    return std::nullopt;
-  };
-  f.show = [access](const Scenario& s) { return number_text(access(s)); };
-  return f;
-}
 
 ScenarioField checkpoint_interval_field() {
   ScenarioField f;
@@ -542,7 +500,7 @@ std::vector<std::string> reserved_sections() {
 }
 
 std::vector<ScenarioField> scenario_fields() {
-  return {
+  std::vector<ScenarioField> fields{
       model_preset_field(),
       int_field(
           "model.layers", "transformer layers", [](auto& s) -> auto& { return s.model.layers; }, 1, k_max_layers,
@@ -977,6 +935,12 @@ std::vector<ScenarioField> scenario_fields() {
           "the neighbour's nodes: after the job's, or interleaved with them node by node (sharing their leaves)",
           [](auto& s) -> auto& { return s.variations.neighbour_placement; }, k_neighbour_placements),
   };
+  // The token-dropping keys follow model.capacity_factor (token_drop_fields.hpp).
+  const auto capacity = std::find_if(fields.begin(), fields.end(),
+                                     [](const ScenarioField& f) { return f.name == "model.capacity_factor"; });
+  const std::vector<ScenarioField> drop = token_drop_fields();
+  fields.insert(capacity + 1, drop.begin(), drop.end());
+  return fields;
 }
 
 }  // namespace trainsim
