@@ -258,7 +258,7 @@ ScenarioField router_balance_field() {
 ScenarioField cuda_graphs_field() {
   ScenarioField f;
   f.name = "training.cuda_graphs";
-  f.help = "CUDA graph scopes: none, or attn, mlp, moe_router, moe_preprocess, full_iteration joined by '+' or ','";
+  f.help = "CUDA graph scopes: none, or attn, mlp, moe_router, moe_preprocess, moe, full_iteration joined by '+' or ','";
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
     std::string rule = "expected none, or scopes of";
     for (const std::string& n : graph_scope_names()) rule += " " + n;

@@ -296,8 +296,10 @@ void check_cuda_graphs(const Scenario& s) {
   if (g.has(GraphScope::full_iteration) && !(g == full)) refuse("full_iteration captures every op: give it alone");
   if (g.has(GraphScope::moe_preprocess) && !g.has(GraphScope::moe_router))
     refuse("moe_preprocess is captured together with moe_router (Megatron-Core)");
-  if ((g.has(GraphScope::moe_router) || g.has(GraphScope::moe_preprocess)) && !s.model.is_moe())
+  if ((g.has(GraphScope::moe_router) || g.has(GraphScope::moe_preprocess) || g.has(GraphScope::moe)) &&
+      !s.model.is_moe())
     refuse("the moe scopes need model.experts > 1");
+  if (g.has(GraphScope::moe) && g.has(GraphScope::moe_router)) refuse("moe and moe_router exclude each other (Megatron-Core)");
   // full_iteration and moe_preprocess on MoE layers: check_token_drop (token_drop_fields.hpp).
 }
 

@@ -57,6 +57,10 @@ void check_token_drop(const Scenario& s) {
     throw InputError(s.source, "training.cuda_graphs", graph_scopes_text(g),
                      "with model.capacity_factor and no padding the preprocess copies token counts to the host: "
                      "moe_preprocess needs model.pad_to_capacity = true (Megatron-Core)");
+  if (g.has(GraphScope::moe) && !pads_to_capacity(m))
+    throw InputError(s.source, "training.cuda_graphs", graph_scopes_text(g),
+                     "the moe scope captures the experts, whose shapes are static only padded to capacity: needs "
+                     "model.capacity_factor > 0 with model.pad_to_capacity = true (Megatron-Core)");
   if (g.has(GraphScope::full_iteration) && !static_expert_shapes(m))
     throw InputError(s.source, "training.cuda_graphs", graph_scopes_text(g),
                      "an MoE layer without static shapes waits on the host for its token counts: full_iteration "
