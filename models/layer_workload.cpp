@@ -4,6 +4,7 @@
 
 #include "models/cast_ops.hpp"
 #include "models/cuda_graphs.hpp"
+#include "models/expert_capacity.hpp"
 #include "models/model_state_memory.hpp"
 #include "models/moe_dispatch.hpp"
 
@@ -330,10 +331,12 @@ void add_router_kernels(const ModelSpec& m, const Dims& d, std::vector<ForwardSt
 // dispatch is where Megatron-Core's MoEAlltoAllTokenDispatcher copies the token counts to
 // the host and waits for them (preprocess: _maybe_dtoh_and_synchronize before the EP
 // all-to-all; NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py), forward
-// only: the backward all-to-alls reuse the split sizes already on the host.
-void add_token_permutation(double in_bytes, double out_bytes, bool dispatch, std::vector<ForwardStep>& steps) {
+// only: the backward all-to-alls reuse the split sizes already on the host. Static expert
+// shapes (padding to capacity, a rank budget: models/expert_capacity.hpp) have no such wait.
+void add_token_permutation(double in_bytes, double out_bytes, bool dispatch, bool host_sync,
+                           std::vector<ForwardStep>& steps) {
   if (dispatch) {
-    add_linear_memory(steps, "moe.permute", in_bytes, out_bytes, 4, true);
+    add_linear_memory(steps, "moe.permute", in_bytes, out_bytes, 4, host_sync);
   } else {
     add_linear_memory(steps, "moe.unpermute", in_bytes, out_bytes, 1);
   }
@@ -371,9 +374,11 @@ void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vect
   const double local_experts = static_cast<double>(m.experts) / p.ep;
   const double rows = d.tokens * m.top_k * etp / d.t;
   const double tokens_per_expert = rows / local_experts;
-  // The bytes this rank dispatches (its sequence shard's top_k copies with SP) and those its
-  // experts get (the rows above).
-  const double dispatched_bytes = d.sp_tokens * m.top_k * d.h * d.element;
+  // The bytes this rank dispatches (its sequence shard's top_k copies with SP; padded to every
+  // expert's capacity under pad_to_capacity) and those its experts get (the rows above; the
+  // step scales them by the rows' load, op_load in sim/step/stage_costs.hpp).
+  const double dispatched_bytes = d.sp_tokens * m.top_k * d.h * d.element * padded_row_share(m, d.sp_tokens);
+  const bool host_sync = !static_expert_shapes(m);
   const double received_bytes = rows * d.h * d.element;
   const bool alltoall = p.moe_dispatcher == MoeDispatcher::alltoall;
   // DeepEP and HybridEP (models/moe_dispatch.hpp): the kernel sends each token once per
@@ -383,23 +388,30 @@ void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vect
   // counts, and unpermuted with their probabilities before the combine.
   const double unique_bytes = received_bytes * dispatched_rows_per_token(m, p) / m.top_k;
   if (alltoall) {
-    add_token_permutation(d.sp_tokens * d.h * d.element, dispatched_bytes, true, steps);
+    add_token_permutation(d.sp_tokens * d.h * d.element, dispatched_bytes, true, host_sync, steps);
   } else {
-    add_token_permutation(unique_bytes, received_bytes, true, steps);
+    add_token_permutation(unique_bytes, received_bytes, true, host_sync, steps);
   }
   // Permutation 2 (Megatron-Core's sort_chunks_by_idxs, fused): the received rows sorted by
-  // local expert, and back after the experts; only with more than one local expert.
-  if (alltoall && local_experts > 1) add_linear_memory(steps, "experts.sort", received_bytes, received_bytes, 2);
+  // local expert, and back after the experts; only with more than one local expert. Padded to
+  // capacity, every source's chunk of every expert has the same rows: a transpose of fixed
+  // shape copied contiguous, tokens and probabilities (token_dispatcher.py @ d98e8a64,
+  // dispatch_preprocess), the same bytes without the index arithmetic.
+  const bool padded = pads_to_capacity(m);
+  if (alltoall && local_experts > 1)
+    add_linear_memory(steps, padded ? "experts.reshape" : "experts.sort", received_bytes, received_bytes, 2);
   add_weight_gemm(gemm("experts.up", tokens_per_expert, up_width, d.h, local_experts, d.element, d.linear), d, steps);
   steps.push_back(memory_step("experts.activation", OpKind::elementwise, rows * up_width * d.element,
                               rows * expert_f / etp * d.element));
   add_weight_gemm(gemm("experts.down", tokens_per_expert, d.h, expert_f / etp, local_experts, d.element, d.linear),
                   d, steps);
-  if (alltoall && local_experts > 1) add_linear_memory(steps, "experts.unsort", received_bytes, received_bytes, 2);
+  if (alltoall && local_experts > 1)
+    add_linear_memory(steps, padded ? "experts.unreshape" : "experts.unsort", received_bytes, received_bytes,
+                      padded ? 1 : 2);
   if (alltoall) {
-    add_token_permutation(dispatched_bytes, d.sp_tokens * d.h * d.element, false, steps);
+    add_token_permutation(dispatched_bytes, d.sp_tokens * d.h * d.element, false, false, steps);
   } else {
-    add_token_permutation(received_bytes, unique_bytes, false, steps);
+    add_token_permutation(received_bytes, unique_bytes, false, false, steps);
   }
 }
 

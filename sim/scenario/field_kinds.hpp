@@ -1,8 +1,11 @@
 #pragma once
-// The common kinds of scenario field (an integer in bounds, a boolean, one of a set of names),
+// The common kinds of scenario field (an integer in bounds, a number above a minimum, a boolean,
+// one of a set of names),
 // built from an accessor `[](auto& s) -> auto& { return s.x.y; }` usable on both a Scenario and
-// a const Scenario: scenario_fields.cpp and precision_recipe.cpp build their keys with them.
+// a const Scenario: scenario_fields.cpp, precision_recipe.cpp and token_drop_fields.cpp build their
+// keys with them.
 
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -16,6 +19,13 @@
 namespace trainsim::field_kinds {
 
 using Rule = std::optional<std::string>;
+
+inline std::string number_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  return buf;
+}
+
 
 // `why` follows the bound in the message when `max` is a limit of trainsim's (not the int's).
 template <typename Access>
@@ -68,6 +78,21 @@ ScenarioField enum_field(std::string name, std::string help, Access access, pars
     return std::nullopt;
   };
   f.show = [access, names](const Scenario& s) { return names.name_of(access(s)); };
+  return f;
+}
+
+template <typename Access>
+ScenarioField number_field(std::string name, std::string help, Access access, double min) {
+  ScenarioField f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [access, min](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parse::number(text);
+    if (!v || *v < min) return "expected a number >= " + number_text(min);
+    access(s) = *v;
+    return std::nullopt;
+  };
+  f.show = [access](const Scenario& s) { return number_text(access(s)); };
   return f;
 }
 

@@ -12,6 +12,7 @@
 #include "sim/scenario/field_kinds.hpp"
 #include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_rules.hpp"
+#include "sim/scenario/token_drop_fields.hpp"
 #include "sim/scenario/value_parsers.hpp"
 
 namespace trainsim {
@@ -22,14 +23,10 @@ using Rule = std::optional<std::string>;
 using field_kinds::bool_field;
 using field_kinds::enum_field;
 using field_kinds::int_field;
+using field_kinds::number_field;
+using field_kinds::number_text;
 
-std::string number_text(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
-}
-
-// int_field, bool_field, enum_field: field_kinds.hpp.
+// int_field, number_field, bool_field, enum_field: field_kinds.hpp.
 
 // A quantity with a unit: `parser` is one of units::parse_bytes/bandwidth/duration.
 // Shown in `show_unit` (one of the parser's units, with its factor).
@@ -238,7 +235,7 @@ ScenarioField router_balance_field() {
 ScenarioField cuda_graphs_field() {
   ScenarioField f;
   f.name = "training.cuda_graphs";
-  f.help = "CUDA graph scopes: none, or attn, mlp, moe_router, moe_preprocess, full_iteration joined by '+' or ','";
+  f.help = "CUDA graph scopes: none, or attn, mlp, moe_router, moe_preprocess, moe, full_iteration joined by '+' or ','";
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
     std::string rule = "expected none, or scopes of";
     for (const std::string& n : graph_scope_names()) rule += " " + n;
@@ -275,20 +272,6 @@ ScenarioField fraction_field(std::string name, std::string help, Access access) 
   return f;
 }
 
-template <typename Access>
-ScenarioField number_field(std::string name, std::string help, Access access, double min) {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access, min](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::number(text);
-    if (!v || *v < min) return "expected a number >= " + number_text(min);
-    access(s) = *v;
-    return std::nullopt;
-  };
-  f.show = [access](const Scenario& s) { return number_text(access(s)); };
-  return f;
-}
 
 ScenarioField checkpoint_interval_field() {
   ScenarioField f;
@@ -936,6 +919,11 @@ std::vector<ScenarioField> scenario_fields() {
                               }).base();
   const std::vector<ScenarioField> recipe = precision_recipe_fields();
   fields.insert(after_training, recipe.begin(), recipe.end());
+  // The token-dropping keys follow model.capacity_factor (token_drop_fields.hpp).
+  const auto capacity = std::find_if(fields.begin(), fields.end(),
+                                     [](const ScenarioField& f) { return f.name == "model.capacity_factor"; });
+  const std::vector<ScenarioField> drop = token_drop_fields();
+  fields.insert(capacity + 1, drop.begin(), drop.end());
   return fields;
 }
 

@@ -11,6 +11,7 @@
 #include "sim/scenario/pipeline_layout_field.hpp"
 #include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_fields.hpp"
+#include "sim/scenario/token_drop_fields.hpp"
 #include "topologies/fabric_layout.hpp"
 
 namespace trainsim {
@@ -286,7 +287,7 @@ void check_moe_a2a_overlap(const Scenario& s) {
 // CUDA graphs as Megatron-Core allows them (models/cuda_graphs.hpp; Megatron-LM
 // docs/discussions/deepseek-v3-gb200-optimization @ eb0783b6): moe_preprocess only with
 // moe_router, the MoE scopes on MoE models, and full_iteration alone and without a host sync,
-// which dropless MoE layers pay every forward (their token counts).
+// which MoE layers without static shapes pay every forward (their token counts).
 void check_cuda_graphs(const Scenario& s) {
   const CudaGraphs& g = s.training.cuda_graphs;
   if (g.none()) return;
@@ -298,11 +299,11 @@ void check_cuda_graphs(const Scenario& s) {
   if (g.has(GraphScope::full_iteration) && !(g == full)) refuse("full_iteration captures every op: give it alone");
   if (g.has(GraphScope::moe_preprocess) && !g.has(GraphScope::moe_router))
     refuse("moe_preprocess is captured together with moe_router (Megatron-Core)");
-  if ((g.has(GraphScope::moe_router) || g.has(GraphScope::moe_preprocess)) && !s.model.is_moe())
+  if ((g.has(GraphScope::moe_router) || g.has(GraphScope::moe_preprocess) || g.has(GraphScope::moe)) &&
+      !s.model.is_moe())
     refuse("the moe scopes need model.experts > 1");
-  if (g.has(GraphScope::full_iteration) && s.model.is_moe() && !(s.model.capacity_factor > 0))
-    refuse(
-        "a dropless MoE layer waits on the host for its token counts: full_iteration needs model.capacity_factor > 0");
+  if (g.has(GraphScope::moe) && g.has(GraphScope::moe_router)) refuse("moe and moe_router exclude each other (Megatron-Core)");
+  // full_iteration and moe_preprocess on MoE layers: check_token_drop (token_drop_fields.hpp).
 }
 
 void check_recompute(const Scenario& s) {
@@ -583,6 +584,7 @@ void check_scenario_rules(const Scenario& s) {
   check_hybrid_sharding(s);
   check_megatron_fsdp(s);
   check_cuda_graphs(s);
+  check_token_drop(s);
   check_moe_a2a_overlap(s);
   check_recompute(s);
   check_activation_offload(s);

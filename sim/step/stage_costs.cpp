@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/cast_ops.hpp"
+#include "models/expert_capacity.hpp"
 #include "models/expert_load.hpp"
 #include "models/layer_kinds.hpp"
 #include "models/layer_workload.hpp"
@@ -73,7 +74,9 @@ void add_layer_expert_comm(PassCost& cost, const Scenario& s, int moe_layers, in
   const double element = activation_element_bytes(s.training.precision);
   const double tokens = tokens_bytes / (m.hidden * element);
   if (p.ep > 1) {
-    if (forward && p.moe_dispatcher == MoeDispatcher::alltoall)
+    // Padded to capacity every count is known on the host: no all-gather of them
+    // (models/expert_capacity.hpp).
+    if (forward && p.moe_dispatcher == MoeDispatcher::alltoall && !pads_to_capacity(m))
       add_collective(cost, CollectiveOp::all_gather, p.ep * m.experts * k_token_count_bytes, moe_layers, layers,
                      CommGroup::ep);
     if (forward && p.moe_dispatcher == MoeDispatcher::hybridep)
@@ -269,6 +272,12 @@ KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, c
   k.layer = layer;
   k.bf16_linears = bf16_linears;
   k.ops = transformer_layer_ops(layer, s.training, s.parallel, bf16_linears);
+  if (layer.is_moe()) {
+    // The pairs a capacity drops leave the model FLOPs (models/expert_capacity.hpp).
+    const double kept = expert_loads(s.model, s.parallel, s.run.seed).kept;
+    for (std::vector<Op>* pass : {&k.ops.forward, &k.ops.recompute, &k.ops.backward})
+      keep_routed_model_flops(*pass, kept);
+  }
   k.backward = split(k.ops.backward, defer);
   k.forward_overlap = forward_overlap(k.ops.forward, compute, load);
   k.backward_overlap = backward_overlap(k.backward.input, compute, load);
@@ -434,7 +443,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
 
   // The tokens a rank dispatches to experts: its sequence shard with SP (Megatron-Core).
   const double ep_tokens_bytes = activation_bytes / (par.sequence_parallel ? par.tp : 1);
-  const double load = busiest_expert_rank_load(m, par, s.run.seed);
+  const double load = expert_row_load(m, s.training, par, s.run.seed);
   const bool overlap_tp = par.tp_comm_overlap && par.tp > 1 && par.sequence_parallel;
   std::deque<KindOps> kinds;  // a deque: references into it stay valid as kinds are added
 

@@ -161,7 +161,8 @@ Point architecture_point(std::uint32_t seed) {
     sets.push_back("model.dense_layers=" + std::to_string(d.pick({0, 1})));
     sets.push_back("model.moe_layer_interval=" + std::to_string(d.pick({1, 2})));
     sets.push_back("model.router_bias=" + d.pick<std::string>({"false", "true"}));
-    sets.push_back("model.capacity_factor=" + d.pick<std::string>({"0", "1.25"}));
+    const std::string capacity = d.pick<std::string>({"0", "1.25"});
+    sets.push_back("model.capacity_factor=" + capacity);
     sets.push_back("model.expert_imbalance=" + d.pick<std::string>({"0", "0.2"}));
     if (d.chance(3)) {
       mtp = true;
@@ -178,7 +179,14 @@ Point architecture_point(std::uint32_t seed) {
     const std::string dispatcher = d.pick<std::string>({"alltoall", "deepep", "hybridep"});
     sets.push_back("parallel.moe_dispatcher=" + dispatcher);
     if (dispatcher != "alltoall") sets.push_back("parallel.moe_dispatcher_sms=" + std::to_string(d.pick({0, 16, 32})));
-    sets.push_back("training.cuda_graphs=" + d.pick<std::string>({"none", "attn,moe_router,moe_preprocess"}));
+    // Padding to capacity (Megatron-Core: not with DeepEP); unpadded dropping copies counts to
+    // the host in alltoall's preprocess, which no graph may hold.
+    const bool pad = capacity != "0" && dispatcher != "deepep" && d.chance(2);
+    if (pad) sets.push_back("model.pad_to_capacity=true");
+    const bool host_copies = capacity != "0" && !pad && dispatcher == "alltoall";
+    sets.push_back("training.cuda_graphs=" +
+                   (host_copies ? std::string("none")
+                                : d.pick<std::string>({"none", "attn,moe_router,moe_preprocess"})));
   } else {
     sets.push_back("training.cuda_graphs=" + d.pick<std::string>({"none", "attn+mlp", "full_iteration"}));
   }
