@@ -17,7 +17,6 @@
 namespace trainsim {
 
 namespace {
-
 std::string str(long long v) {
   return std::to_string(v);
 }
@@ -303,7 +302,6 @@ void check_cuda_graphs(const Scenario& s) {
       !s.model.is_moe())
     refuse("the moe scopes need model.experts > 1");
   if (g.has(GraphScope::moe) && g.has(GraphScope::moe_router)) refuse("moe and moe_router exclude each other (Megatron-Core)");
-  // full_iteration and moe_preprocess on MoE layers: check_token_drop (token_drop_fields.hpp).
 }
 
 void check_recompute(const Scenario& s) {
@@ -584,7 +582,7 @@ void check_scenario_rules(const Scenario& s) {
   check_hybrid_sharding(s);
   check_megatron_fsdp(s);
   check_cuda_graphs(s);
-  check_token_drop(s);
+  check_token_drop(s);  // full_iteration and moe_preprocess on MoE layers (token_drop_fields.hpp)
   check_moe_a2a_overlap(s);
   check_recompute(s);
   check_activation_offload(s);
