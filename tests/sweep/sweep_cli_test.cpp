@@ -322,8 +322,7 @@ TEST(SweepCli, CheckpointIntervalSweepRunsTheRunLevelSimulation) {
 // bucket reductions queue one behind the other, so the largest cluster's rings, with 8,191
 // latency steps each, show by under 2 %). Not strictly step by step: a longer ring shifts
 // when the queued buckets load the NICs the pipeline sends share (131,072 GPUs 0.03 %
-// slower than 262,144). A few seconds since the gradient legs' reduction (sim/README.md,
-// "Benchmarks and scale").
+// slower than 262,144). A few seconds since the gradient legs' reduction (bench/README.md).
 TEST(SweepCli, LlamaClusterSizeSweepTo1048576GpusCompletes) {
   const std::string out = fresh_dir("cluster-size");
   const auto r = run_trainsim(
