@@ -120,6 +120,14 @@ TEST(KinetoCli, WritesOneTraceHtaReadsPerSimulatedRank) {
   }
   for (const char* kind : {"forward", "backward", "tp_allreduce", "pp_transfer", "dp_reduce", "offload_wait"})
     EXPECT_TRUE(kinds_seen.count(kind)) << kind;
+  // The same scenario gives the same files, byte for byte.
+  const fs::path again = dir.parent_path() / "again";
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--kineto-out", again.string(), "--set", "training.offload_activations=1",
+                          "--set", "cluster.host_link_bandwidth=4GB/s"})
+                .exit_code,
+            0);
+  for (const fs::path& file : files)
+    EXPECT_EQ(test::file_bytes((again / file.filename()).string()), test::file_bytes(file.string())) << file;
 }
 
 TEST(KinetoCli, RefusesAFolderThatHoldsAnythingAndReplacesNothing) {
