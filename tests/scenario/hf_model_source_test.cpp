@@ -73,8 +73,8 @@ INSTANTIATE_TEST_SUITE_P(
                       PresetPair{"DeepSeek-V3", "scenarios/examples/deepseek-v3-ep.ini"},
                       PresetPair{"gpt-oss-120b", "scenarios/examples/gpt-oss-120b-ep.ini"},
                       PresetPair{"Nemotron-4-340B", "scenarios/examples/nemotron-4-340b.ini"}),
-    [](const auto& info) {
-      std::string name = info.param.config;
+    [](const ::testing::TestParamInfo<PresetPair>& pair) {
+      std::string name = pair.param.config;
       std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
                       '_');
       return name;
@@ -109,6 +109,41 @@ TEST(HfModelSource, LayerPatternsBecomeTheirKeys) {
   EXPECT_EQ(oss.full_attention_interval, 2);
   EXPECT_TRUE(oss.attention_sinks);
   EXPECT_EQ(oss.name, "gpt-oss-120b");
+}
+
+TEST(HfModelSource, ClassDefaultsAndLayerListsBecomeTheKeys) {
+  const std::string moe = R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048, "num_hidden_layers": 8,
+      "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 151936,
+      "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8, )";
+  // mlp_only_layers [0, 1]: two dense first layers of intermediate_size, the experts' own size kept.
+  const ModelSpec dense_first =
+      model_from_hf_config(write_temp_file("dense_first.json", moe + R"("mlp_only_layers": [0, 1]})"));
+  EXPECT_EQ(dense_first.dense_layers, 2);
+  EXPECT_EQ(dense_first.moe_layer_interval, 1);
+  EXPECT_EQ(dense_first.ffn_hidden, 6144);
+  EXPECT_EQ(dense_first.expert_ffn(), 768);
+  // decoder_sparse_step 2: layers 1, 3, 5, 7 MoE, as Qwen3MoeDecoderLayer builds them.
+  const ModelSpec every_other =
+      model_from_hf_config(write_temp_file("every_other.json", moe + R"("decoder_sparse_step": 2})"));
+  EXPECT_EQ(every_other.dense_layers, 0);
+  EXPECT_EQ(every_other.moe_layer_interval, 2);
+  // Qwen2 with use_sliding_window and max_window_layers 0: a window on every layer.
+  const ModelSpec windowed = model_from_hf_config(write_temp_file("windowed.json", R"({"architectures":
+      ["Qwen2ForCausalLM"], "hidden_size": 896, "num_hidden_layers": 24, "num_attention_heads": 14,
+      "num_key_value_heads": 2, "intermediate_size": 4864, "vocab_size": 151936, "tie_word_embeddings": true,
+      "use_sliding_window": true, "sliding_window": 4096, "max_window_layers": 0})"));
+  EXPECT_EQ(windowed.sliding_window, 4096);
+  EXPECT_EQ(windowed.full_attention_interval, 0);
+  EXPECT_TRUE(windowed.tied_embeddings);
+  EXPECT_EQ(windowed.kv_heads, 2);
+  // GPT-OSS without layer_types: GptOssConfig's alternation, a window first.
+  const ModelSpec oss = model_from_hf_config(write_temp_file("oss.json", R"({"architectures": ["GptOssForCausalLM"],
+      "hidden_size": 2880, "num_hidden_layers": 4, "num_attention_heads": 64, "num_key_value_heads": 8,
+      "head_dim": 64, "vocab_size": 201088, "intermediate_size": 2880, "num_local_experts": 32,
+      "num_experts_per_tok": 4, "sliding_window": 128})"));
+  EXPECT_EQ(oss.full_attention_interval, 2);
+  EXPECT_TRUE(oss.bias);
+  EXPECT_TRUE(oss.router_bias);
 }
 
 TEST(HfModelSource, ScenarioKeysBesideItOverride) {
@@ -195,7 +230,7 @@ INSTANTIATE_TEST_SUITE_P(
                     "num_local_experts": 8, "num_experts_per_tok": 2, "sliding_window": 128,
                     "layer_types": ["full_attention", "sliding_attention", "sliding_attention"]})",
                   "layer_types", "full_attention_interval"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<BadConfig>& bad) { return std::string(bad.param.name); });
 
 TEST(HfModelSource, ScenarioRulesOfTheKey) {
   const std::string from = "from = " + config("Llama-3.1-8B") + "\n";
