@@ -11,12 +11,19 @@ namespace {
 
 constexpr std::size_t k_max_config_bytes = std::size_t{16} << 20;
 
-// A value as the message shows it: JSON text, control characters replaced, at most 60 bytes.
-std::string shown(const nlohmann::json& v) {
-  std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+// Text as a message shows it: control characters replaced, at most 60 bytes.
+std::string printable(std::string text) {
   for (char& c : text)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+}
+
+// A value as the message shows it. Lists and objects are not written out: a deeply nested one
+// would take as deep a recursion to print.
+std::string shown(const nlohmann::json& v) {
+  if (v.is_array()) return "[...]";
+  if (v.is_object()) return "{...}";
+  return printable(v.is_string() ? v.get<std::string>() : v.dump());
 }
 
 }  // namespace
@@ -48,7 +55,7 @@ bool HfConfigJson::has(const char* field) const {
 }
 
 void HfConfigJson::refuse(const std::string& field, const std::string& value, const std::string& rule) const {
-  throw InputError(path_, field, value, rule);
+  throw InputError(path_, field, printable(value), rule);
 }
 
 int HfConfigJson::integer(const char* field, const char* key, long long min, long long max,
@@ -97,7 +104,7 @@ std::vector<int> HfConfigJson::integers(const char* field) const {
   std::vector<int> out;
   for (const nlohmann::json& e : *v) {
     if (!e.is_number_integer() || e.get<long long>() < 0 || e.get<long long>() > std::numeric_limits<int>::max())
-      refuse(field, shown(*v), "expected a list of layer indices (integers >= 0)");
+      refuse(field, shown(e), "expected a list of layer indices (integers >= 0)");
     out.push_back(static_cast<int>(e.get<long long>()));
   }
   return out;
@@ -109,7 +116,7 @@ std::vector<std::string> HfConfigJson::texts(const char* field) const {
   if (!v->is_array()) refuse(field, shown(*v), "expected a list of strings");
   std::vector<std::string> out;
   for (const nlohmann::json& e : *v) {
-    if (!e.is_string()) refuse(field, shown(*v), "expected a list of strings");
+    if (!e.is_string()) refuse(field, shown(e), "expected a list of strings");
     out.push_back(e.get<std::string>());
   }
   return out;
