@@ -198,6 +198,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"unknown_architecture", R"({"architectures": ["BertModel"]})", "architectures",
                   "LlamaForCausalLM, Qwen2ForCausalLM"},
         BadConfig{"no_architectures", R"({"hidden_size": 4096})", "architectures", "missing"},
+        BadConfig{"control_character", R"({"architectures": ["Foo\nBar"]})", "architectures", "'Foo?Bar'"},
+        BadConfig{"nested_list", R"({"architectures": [[[[["LlamaForCausalLM"]]]]]})", "architectures", "'[...]'"},
         BadConfig{"not_json", "{\"architectures\": [", "", "not JSON"},
         BadConfig{"float_layers",
                   k_llama_head +
