@@ -192,7 +192,7 @@ Command run_command() {
     boost::program_options::options_description extra("Simulation");
     extra.add_options()("full", "simulate every data-parallel replica and every collective (slow; for checks)")(
         "trace", boost::program_options::value<std::string>()->value_name("FILE"),
-        "write an HDF5 trace (schema: analysis/README.md)")(
+        "write an HDF5 trace (schema: analysis/SCHEMA.md)")(
         "trace-level", boost::program_options::value<std::string>()->value_name("LEVEL")->default_value("events"),
         "what the trace holds: summary, steps or events")(
         "chrome-trace", boost::program_options::value<std::string>()->value_name("FILE"),

@@ -46,6 +46,7 @@ READMES = [
     "kernels/README.md",
     "kernels/calibration/README.md",
     "analysis/README.md",
+    "analysis/SCHEMA.md",
     "scenarios/validation/README.md",
     "sim/workload/README.md",
 ]
