@@ -9,6 +9,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
+#include "sim/scenario/megatron_names.hpp"
 #include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_fields.hpp"
 #include "sim/scenario/scenario_rules.hpp"
@@ -131,6 +132,29 @@ namespace {
 
 Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& source, bool neighbour_allowed);
 
+// Megatron's names of keys (megatron_names.hpp) as trainsim's: `tensor_model_parallel_size = 8`
+// in [parallel] is parallel.tp = 8. A key given twice under two names is an error, unless the
+// later is a --set, which replaces the file's.
+std::vector<IniEntry> with_megatron_names(const std::vector<IniEntry>& entries, const std::vector<ScenarioField>& fields) {
+  std::vector<IniEntry> named;
+  std::map<std::string, std::pair<std::size_t, bool>> written;  // key -> (index in named, by an alias)
+  for (const IniEntry& e : entries) {
+    const bool trainsim_key = std::ranges::any_of(fields, [&](const ScenarioField& f) { return f.name == e.name; });
+    const std::optional<IniEntry> alias = trainsim_key ? std::nullopt : megatron_alias(e);
+    const IniEntry& entry = alias ? *alias : e;
+    const auto it = written.find(entry.name);
+    if (it != written.end() && (alias || it->second.second)) {
+      if (entry.origin != "--set")
+        throw InputError(e.origin, e.name, e.value, "sets " + entry.name + " a second time (give it once, by one name)");
+      named[it->second.first] = entry;  // a --set replaces the file's
+      continue;
+    }
+    written[entry.name] = {named.size(), alias.has_value()};
+    named.push_back(entry);
+  }
+  return named;
+}
+
 // variations.neighbour: the other job's scenario, read from its path (relative to this
 // scenario's file; written back absolute), without a neighbour of its own.
 void load_neighbour(Scenario& s, bool allowed) {
@@ -162,7 +186,8 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
 
   std::map<std::string, const IniEntry*> given;
   std::vector<std::pair<const IniEntry*, const ScenarioField*>> work;
-  for (const IniEntry& e : entries) {
+  const std::vector<IniEntry> named = with_megatron_names(entries, fields);
+  for (const IniEntry& e : named) {
     const ScenarioField& f = field_for(e, fields);
     given[e.name] = &e;
     work.emplace_back(&e, &f);
