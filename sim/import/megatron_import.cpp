@@ -63,6 +63,7 @@ std::string megatron_scenario(const MegatronInput& input, const ImportCluster& c
       continue;  // worked out with other settings (megatron_rules.cpp)
     } else {
       text = row.translate(v->text);
+      if (text && text->empty()) continue;  // another row gives the key (flex: its backend)
     }
     if (!text) {
       // A switch left off, or a value at Megatron's default, sets nothing the key needs.

@@ -159,9 +159,13 @@ void cuda_graphs_rule(const MegatronState& state, ScenarioValues& keys) {
     return;
   }
   const MegatronValue* scope = state.value("cuda_graph_scope");
+  const std::string listed = scope ? scope->text : "full";  // outlives the pieces, views of it
   std::string scopes;
-  for (const std::string_view piece : parse::pieces(scope ? scope->text : "full", ", +")) {
-    const std::string_view name = parse::trimmed(piece);
+  for (const std::string_view piece : parse::pieces(listed, ", +")) {
+    std::string_view name = parse::trimmed(piece);
+    // A recipe's enum, CudaGraphScope(attn), as its value.
+    if (const auto open = name.find('('); open != std::string_view::npos && name.ends_with(")"))
+      name = name.substr(open + 1, name.size() - open - 2);
     scopes += (scopes.empty() ? "" : "+") + (name == "full" ? std::string("attn+mlp") : std::string(name));
   }
   keys.set("training.cuda_graphs", scopes.empty() ? "attn+mlp" : scopes, scope && scope->given ? scope->written : written,

@@ -152,7 +152,7 @@ const std::vector<MegatronName> k_names{
     {"overlap_moe_expert_parallel_comm", both, flag, "parallel.moe_a2a_overlap", "true=true;false=false", "false",
      "", ""},
     {"delay_wgrad_compute", both, flag, "parallel.delay_wgrad_compute", "true=true;false=false", "false", "", ""},
-    {"moe_token_dispatcher_type", both, value, "parallel.moe_dispatcher", "alltoall=alltoall", "allgather", "",
+    {"moe_token_dispatcher_type", both, value, "parallel.moe_dispatcher", "alltoall=alltoall;flex=", "allgather", "",
      "allgather is not modelled; flex: the backend"},
     {"moe_enable_deepep", argument, flag, "parallel.moe_dispatcher", "true=deepep", "false", "", ""},
     {"moe_flex_dispatcher_backend", both, value, "parallel.moe_dispatcher", "deepep=deepep;hybridep=hybridep",
@@ -218,6 +218,10 @@ std::optional<IniEntry> megatron_alias(const IniEntry& entry) {
     if (n.name != name || n.key.empty() || n.values.starts_with("#")) continue;
     if (n.key.substr(0, n.key.find('.')) != section) continue;
     const auto value = n.translate(entry.value);
+    if (value && value->empty())  // a value another name gives the key (flex: its backend)
+      throw InputError(entry.origin, entry.name, entry.value,
+                       "sets nothing by itself: the key is given by another of Megatron's names (README.md, "
+                       "\"Megatron's names\")");
     if (!value)
       throw InputError(entry.origin, entry.name, entry.value,
                        "Megatron's " + name + " (alias of " + std::string(n.key) + ") takes " + n.accepted_values());
@@ -232,13 +236,18 @@ std::string megatron_names_markdown() {
       "|---|---|---|---|---|---|---|---|\n";
   const auto cell = [](std::string_view s) { return s.empty() ? std::string() : "`" + std::string(s) + "`"; };
   for (const MegatronName& n : k_names) {
-    std::string values(n.values);
-    if (values.starts_with("#")) values = "worked out";
-    else if (values == "*") values = "as written";
-    else std::replace(values.begin(), values.end(), ';', ' ');
+    std::string values;
+    if (n.values.starts_with("#")) {
+      values = "worked out";
+    } else if (n.values == "*") {
+      values = "as written";
+    } else {
+      for (const std::string_view pair : parse::pieces(n.values, ";"))
+        values += (values.empty() ? "" : " ") + cell(pair.ends_with("=") ? std::string(pair) + "(another row)" : pair);
+    }
     text += "| `" + std::string(n.name) + "` | " + (n.spelled_as_argument() ? "yes" : "") + " | " +
             (n.spelled_in_config() ? "yes" : "") + " | " + (n.key.empty() ? std::string("(condition)") : cell(n.key)) +
-            " | " + (values.empty() ? std::string() : cell(values)) + " | " + cell(n.megatron_default) + " | " +
+            " | " + values + " | " + cell(n.megatron_default) + " | " +
             cell(n.needs) + " | " + std::string(n.note) + " |\n";
   }
   return text;

@@ -27,8 +27,9 @@ struct MegatronName {
   MegatronTakes takes;
   /// The scenario key it sets ("parallel.tp"); empty: a condition another row reads (`needs`).
   std::string_view key;
-  /// How its value becomes the key's: "from=to;from=to" (a switch: from true or false), "*"
-  /// (as written), or "#rule" (worked out with other settings: megatron_import.cpp).
+  /// How its value becomes the key's: "from=to;from=to" (a switch: from true or false; an
+  /// empty `to`: another row gives the key), "*" (as written), or "#rule" (worked out with
+  /// other settings: sim/import/megatron_rules.cpp).
   std::string_view values;
   /// Megatron's default when the name is not given, in Megatron's words ("" none).
   std::string_view megatron_default;

@@ -145,6 +145,51 @@ TEST(Import, ArgumentFormsAndWorkedOutKeys) {
     EXPECT_TRUE(has_line(moe, line)) << line << "\n" << moe;
 }
 
+// A recipe of an MoE model on B200: the flex dispatcher's backend and SMs, CUDA graph scopes
+// as a list (and as Bridge's enums), dense layers first, block recomputation, MXFP8.
+TEST(Import, BridgeMoeRecipe) {
+  const std::string recipe = write_temp_file("moe-recipe.yaml", R"(model:
+  _target_: megatron.bridge.models.gpt_provider.GPTModelProvider
+  num_layers: 4
+  hidden_size: 1024
+  num_attention_heads: 8
+  seq_length: 2048
+  vocab_size: 32000
+  num_moe_experts: 8
+  moe_router_topk: 2
+  expert_model_parallel_size: 8
+  moe_token_dispatcher_type: flex
+  moe_flex_dispatcher_backend: deepep
+  moe_deepep_num_sms: 24
+  cuda_graph_impl: transformer_engine
+  cuda_graph_scope:
+  - attn
+  - _target_: megatron.core.transformer.enums.CudaGraphScope
+    _call_: true
+    _args_: [moe_router]
+  moe_layer_freq: [0, 1, 1, 1]
+  recompute_granularity: full
+  recompute_method: block
+  recompute_num_layers: 2
+  bf16: true
+train:
+  micro_batch_size: 1
+  global_batch_size: 64
+dist:
+  use_tp_pp_dp_mapping: true
+mixed_precision:
+  fp8: e4m3
+  fp8_recipe: mxfp8
+)");
+  const std::string moe = imported({"import", "bridge", "--cluster", "dgx-b200", recipe});
+  for (const char* line : {"experts = 8", "ep = 8", "moe_dispatcher = deepep", "moe_dispatcher_sms = 24",
+                           "cuda_graphs = attn+moe_router", "dense_layers = 1", "moe_layer_interval = 1",
+                           "recompute = full", "recompute_layers = 2", "precision = mxfp8", "preset = dgx-b200",
+                           "order = tp-cp-ep-pp-dp", "nodes = 1"})
+    EXPECT_TRUE(has_line(moe, line)) << line << "\n" << moe;
+  EXPECT_EQ(moe.find("not modelled: model.moe_token_dispatcher_type"), std::string::npos) << moe;
+}
+
 TEST(Import, BadInputIsOneLineNamingTheArgumentOrFile) {
   const auto one_line_error = [](const std::vector<std::string>& args, const std::vector<std::string>& says) {
     const auto r = run_trainsim(args);

@@ -74,6 +74,10 @@ TEST(MegatronNames, AValueWithoutATranslationIsRefusedNamingTheAlias) {
   EXPECT_NE(bad.find("model.normalization"), std::string::npos) << bad;
   EXPECT_NE(bad.find("BatchNorm"), std::string::npos) << bad;
   EXPECT_NE(bad.find("LayerNorm or RMSNorm"), std::string::npos) << bad;
+  // flex names no dispatcher: its backend does (moe_flex_dispatcher_backend).
+  const std::string flex =
+      error_of(entries({{"model.preset", "qwen3-30b-a3b"}, {"parallel.moe_token_dispatcher_type", "flex"}}));
+  EXPECT_NE(flex.find("sets nothing by itself"), std::string::npos) << flex;
 }
 
 TEST(MegatronNames, EveryKeyIsAScenarioKeyAndEveryNameIsOncePerSpelling) {
