@@ -213,7 +213,8 @@ std::optional<IniEntry> megatron_alias(const IniEntry& entry) {
   const auto dot = entry.name.find('.');
   if (dot == std::string::npos) return std::nullopt;
   const std::string section = entry.name.substr(0, dot);
-  const std::string name = entry.name.substr(dot + 1);
+  std::string name = entry.name.substr(dot + 1);
+  std::replace(name.begin(), name.end(), '-', '_');  // tensor-model-parallel-size, as the argument
   for (const MegatronName& n : k_names) {
     if (n.name != name || n.key.empty() || n.values.starts_with("#")) continue;
     if (n.key.substr(0, n.key.find('.')) != section) continue;

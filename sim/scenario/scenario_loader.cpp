@@ -228,6 +228,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (entries.empty()) throw InputError(path, "", "", "not a scenario file: it has no 'key = value' lines");
   for (const std::string& text : overrides) {
     IniEntry o = parse_override(text);
+    if (auto alias = megatron_alias(o)) o = std::move(*alias);  // --set training.global_batch_size=64
     const std::string partner = batch_partner(o);
     std::erase_if(entries, [&](const IniEntry& e) {
       return e.name == o.name || (!partner.empty() && e.name == partner && e.origin == path);

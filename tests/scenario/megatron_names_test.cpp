@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "sim/core/error.hpp"
@@ -51,6 +52,20 @@ TEST(MegatronNames, AliasesSetTheirKeys) {
   EXPECT_EQ(s.training.grad_accum, 16);  // 32 / (1 x dp 2)
   EXPECT_EQ(s.training.recompute, Recompute::selective);
   EXPECT_EQ(s.model.norm, NormKind::rmsnorm);
+}
+
+TEST(MegatronNames, TheArgumentsDashesAndASetTakeTheNamesToo) {
+  const std::string path = ::testing::TempDir() + "megatron_names_alias.ini";
+  {
+    std::ofstream out(path);
+    out << "[model]\npreset = llama3-8b\n[training]\nmicro_batch = 1\ngrad_accum = 3\n"
+           "[parallel]\ntensor-model-parallel-size = 2\n[cluster]\nnodes = 1\n";
+  }
+  // The --set of global_batch_size replaces the file's grad_accum as training.global_batch does.
+  const Scenario s = load_scenario(path, {"training.global_batch_size=32"});
+  EXPECT_EQ(s.parallel.tp, 2);
+  EXPECT_EQ(s.training.global_batch, 32);
+  EXPECT_EQ(s.training.grad_accum, 8);  // 32 / (1 x dp 4)
 }
 
 TEST(MegatronNames, AnAliasCountsOnlyInItsKeysSection) {
