@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "sim/core/error.hpp"
@@ -134,13 +136,15 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
 
 // Megatron's names of keys (megatron_names.hpp) as trainsim's: `tensor_model_parallel_size = 8`
 // in [parallel] is parallel.tp = 8. A key given twice under two names is an error, unless the
-// later is a --set, which replaces the file's.
-std::vector<IniEntry> with_megatron_names(const std::vector<IniEntry>& entries, const std::vector<ScenarioField>& fields) {
+// later is a --set, which replaces the file's. Null when every name is trainsim's (the common
+// case, kept free of copies: a sweep loads every point before it starts).
+std::optional<std::vector<IniEntry>> with_megatron_names(const std::vector<IniEntry>& entries,
+                                                         const std::set<std::string, std::less<>>& keys) {
+  if (std::ranges::all_of(entries, [&](const IniEntry& e) { return keys.count(e.name) > 0; })) return std::nullopt;
   std::vector<IniEntry> named;
   std::map<std::string, std::pair<std::size_t, bool>> written;  // key -> (index in named, by an alias)
   for (const IniEntry& e : entries) {
-    const bool trainsim_key = std::ranges::any_of(fields, [&](const ScenarioField& f) { return f.name == e.name; });
-    const std::optional<IniEntry> alias = trainsim_key ? std::nullopt : megatron_alias(e);
+    const std::optional<IniEntry> alias = keys.count(e.name) ? std::nullopt : megatron_alias(e);
     const IniEntry& entry = alias ? *alias : e;
     const auto it = written.find(entry.name);
     if (it != written.end() && (alias || it->second.second)) {
@@ -186,8 +190,13 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
 
   std::map<std::string, const IniEntry*> given;
   std::vector<std::pair<const IniEntry*, const ScenarioField*>> work;
-  const std::vector<IniEntry> named = with_megatron_names(entries, fields);
-  for (const IniEntry& e : named) {
+  static const std::set<std::string, std::less<>> keys = [] {
+    std::set<std::string, std::less<>> names;
+    for (const ScenarioField& f : fields) names.insert(f.name);
+    return names;
+  }();
+  const std::optional<std::vector<IniEntry>> named = with_megatron_names(entries, keys);
+  for (const IniEntry& e : named ? *named : entries) {
     const ScenarioField& f = field_for(e, fields);
     given[e.name] = &e;
     work.emplace_back(&e, &f);
