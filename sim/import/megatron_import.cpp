@@ -127,7 +127,8 @@ std::string megatron_scenario(const MegatronInput& input, const ImportCluster& c
   try {
     (void)load_scenario(read_ini_text(text, input.origin), input.origin);
   } catch (const InputError& e) {
-    const std::string written = keys.written(e.key());
+    // dp is derived from the nodes: a dp that cannot be is the nodes' doing.
+    const std::string written = keys.written(e.key() == "parallel.dp" ? "cluster.nodes" : e.key());
     throw InputError(input.origin, written.empty() ? e.key() : written, e.value(),
                      e.rule() + (written.empty() ? std::string() : " (as " + e.key() + ")"));
   }

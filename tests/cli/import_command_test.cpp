@@ -214,6 +214,7 @@ TEST(Import, BadInputIsOneLineNamingTheArgumentOrFile) {
   // A default the layout refuses is named as the argument not given.
   one_line_error(args({"--use-megatron-fsdp", "--data-parallel-sharding-strategy", "optim_grads_params"}),
                  {"--overlap-grad-reduce (not given: Megatron's default false)", "parallel.fsdp = megatron"});
+  one_line_error(args({"--tensor-model-parallel-size", "3", "--nodes", "1"}), {"--nodes 1", "not divisible by tp*pp*cp = 3"});
   one_line_error(args({"--cluster", "nope"}), {"--cluster", "nope", "expected one of"});
   one_line_error(args({"--nodes", "0"}), {"--nodes", "'0'"});
   one_line_error({"import", "megatron", "@/nonexistent/args"}, {"/nonexistent/args", "cannot open"});
