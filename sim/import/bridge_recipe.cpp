@@ -20,8 +20,8 @@ namespace trainsim {
 namespace {
 
 // The sections whose fields the table reads, in the order a later one's value wins.
-constexpr std::array<const char*, 7> k_read_sections{"model",     "train",        "ddp",           "optimizer",
-                                                     "dist",      "comm_overlap", "mixed_precision"};
+constexpr std::array<const char*, 7> k_read_sections{"model",        "train",          "ddp", "optimizer", "dist",
+                                                     "comm_overlap", "mixed_precision"};
 
 std::string scalar_text(const YAML::Node& node) {
   const std::string text = node.Scalar();
@@ -30,7 +30,9 @@ std::string scalar_text(const YAML::Node& node) {
   return text;
 }
 
-bool is_metadata(const std::string& key) { return key == "_target_" || key == "_call_"; }
+bool is_metadata(const std::string& key) {
+  return key == "_target_" || key == "_call_";
+}
 
 // A mapping that stands for one value: a function or dtype ({_target_, _call_}), or an enum
 // ({_target_, _call_, _args_: [v]}); nullopt for a dataclass's fields.
@@ -47,7 +49,8 @@ std::optional<std::string> object_value(const YAML::Node& node) {
   if (!args) return target;
   std::string text = target + "(";
   if (args.IsSequence())
-    for (std::size_t i = 0; i < args.size(); ++i) text += (i ? "," : "") + (args[i].IsScalar() ? args[i].Scalar() : "?");
+    for (std::size_t i = 0; i < args.size(); ++i)
+      text += (i ? "," : "") + (args[i].IsScalar() ? args[i].Scalar() : "?");
   return text + ")";
 }
 
@@ -93,8 +96,9 @@ MegatronInput read_bridge_recipe(const std::string& path) {
     throw InputError(path, "", "", "not YAML: " + e.msg + " (line " + std::to_string(e.mark.line + 1) + ")");
   }
   if (!root.IsMap() || !root["model"] || !root["model"].IsMap())
-    throw InputError(path, "model", "",
-                     "not a Megatron-Bridge recipe's config: expected a mapping with a model section (ConfigContainer)");
+    throw InputError(
+        path, "model", "",
+        "not a Megatron-Bridge recipe's config: expected a mapping with a model section (ConfigContainer)");
   MegatronInput input;
   input.origin = path;
   for (const char* section : k_read_sections) {
@@ -109,8 +113,10 @@ MegatronInput read_bridge_recipe(const std::string& path) {
       if (is_metadata(name) || kv.second.IsNull()) continue;
       const std::string where = std::string(section) + "." + name;
       const std::optional<std::string> value = value_text(kv.second);
-      if (value && megatron_config_field(name)) input.settings.push_back({name, *value, where + ": " + *value});
-      else list_not_modelled(kv.second, where, input.not_modelled);
+      if (value && megatron_config_field(name))
+        input.settings.push_back({name, *value, where + ": " + *value});
+      else
+        list_not_modelled(kv.second, where, input.not_modelled);
     }
   }
   for (const auto& kv : root) {

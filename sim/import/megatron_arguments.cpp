@@ -12,7 +12,9 @@ namespace trainsim {
 
 namespace {
 
-bool is_option(const std::string& token) { return token.size() > 2 && token.starts_with("--"); }
+bool is_option(const std::string& token) {
+  return token.size() > 2 && token.starts_with("--");
+}
 
 // The words of an argument file: `\` line ends join lines, `#` lines are comments, single or
 // double quotes keep spaces in a word (as a shell script holding the list would).
@@ -28,8 +30,10 @@ std::vector<std::string> file_words(const std::string& path) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quote) {
-      if (c == quote) quote = 0;
-      else word += c;
+      if (c == quote)
+        quote = 0;
+      else
+        word += c;
       continue;
     }
     if (line_start && c == '#') {
@@ -49,8 +53,10 @@ std::vector<std::string> file_words(const std::string& path) {
     }
     if (line_start && c != ' ' && c != '\t') line_start = false;
     in_word = true;
-    if (c == '\'' || c == '"') quote = c;
-    else word += c;
+    if (c == '\'' || c == '"')
+      quote = c;
+    else
+      word += c;
   }
   if (quote) throw InputError(path, "", std::string(1, quote), "a quote is not closed");
   if (in_word) words.push_back(word);
@@ -83,7 +89,8 @@ MegatronInput read_megatron_arguments(const std::vector<std::string>& args) {
   // A launcher and its script before the arguments (python pretrain_gpt.py, torchrun
   // --nproc-per-node 8 pretrain_gpt.py): up to the first word naming a .py file, listed.
   const auto script = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w.ends_with(".py"); });
-  if (!words.empty() && !is_option(words[0]) && script != words.end()) i = static_cast<std::size_t>(script - words.begin()) + 1;
+  if (!words.empty() && !is_option(words[0]) && script != words.end())
+    i = static_cast<std::size_t>(script - words.begin()) + 1;
   std::string launcher;
   for (std::size_t w = 0; w < i; ++w) launcher += (w ? " " : "") + words[w];
   while (i < words.size() && !is_option(words[i])) launcher += (launcher.empty() ? "" : " ") + words[i++];
@@ -108,8 +115,7 @@ MegatronInput read_megatron_arguments(const std::vector<std::string>& args) {
       continue;
     }
     if (row->takes == MegatronTakes::flag) {
-      if (!values.empty())
-        throw InputError(input.origin, written_name, joined, "is a switch: it takes no value");
+      if (!values.empty()) throw InputError(input.origin, written_name, joined, "is a switch: it takes no value");
       input.settings.push_back({name, "true", written});
       continue;
     }

@@ -29,12 +29,22 @@ std::string shown_name(const MegatronName& row, const MegatronInput& input) {
 
 // The MoE keys, left out of a dense model's scenario unless the input set them.
 bool moe_only(const std::string& key) {
-  static const std::set<std::string> keys{
-      "model.top_k",          "model.moe_ffn_hidden",   "model.shared_expert_ffn_hidden", "model.shared_experts",
-      "model.moe_layer_interval", "model.dense_layers", "model.capacity_factor",          "model.pad_to_capacity",
-      "model.token_drop_policy",  "model.router_bias",  "model.router_balance",           "parallel.moe_dispatcher",
-      "parallel.moe_dispatcher_sms", "parallel.moe_a2a_overlap", "parallel.delay_wgrad_compute",
-      "parallel.expert_tp"};
+  static const std::set<std::string> keys{"model.top_k",
+                                          "model.moe_ffn_hidden",
+                                          "model.shared_expert_ffn_hidden",
+                                          "model.shared_experts",
+                                          "model.moe_layer_interval",
+                                          "model.dense_layers",
+                                          "model.capacity_factor",
+                                          "model.pad_to_capacity",
+                                          "model.token_drop_policy",
+                                          "model.router_bias",
+                                          "model.router_balance",
+                                          "parallel.moe_dispatcher",
+                                          "parallel.moe_dispatcher_sms",
+                                          "parallel.moe_a2a_overlap",
+                                          "parallel.delay_wgrad_compute",
+                                          "parallel.expert_tp"};
   return keys.count(key) > 0;
 }
 
@@ -57,7 +67,8 @@ std::string megatron_scenario(const MegatronInput& input, const ImportCluster& c
     std::optional<std::string> text;
     if (row.values == "#positive") {  // dropout: a probability above 0
       const auto p = parse::number(v->text);
-      if (!p || *p < 0 || *p > 1) throw InputError(input.origin, shown_name(row, input), v->text, "expected a probability from 0 to 1");
+      if (!p || *p < 0 || *p > 1)
+        throw InputError(input.origin, shown_name(row, input), v->text, "expected a probability from 0 to 1");
       text = *p > 0 ? "true" : "false";
     } else if (row.values.starts_with("#")) {
       continue;  // worked out with other settings (megatron_rules.cpp)
@@ -73,7 +84,8 @@ std::string megatron_scenario(const MegatronInput& input, const ImportCluster& c
     }
     keys.set(std::string(row.key), *text,
              v->given ? v->written
-                      : shown_name(row, input) + " (not given: Megatron's default " + std::string(row.megatron_default) + ")",
+                      : shown_name(row, input) + " (not given: Megatron's default " +
+                            std::string(row.megatron_default) + ")",
              v->given);
   }
   apply_megatron_rules(state, keys, not_modelled);
@@ -106,8 +118,7 @@ std::string megatron_scenario(const MegatronInput& input, const ImportCluster& c
   }
 
   std::ostringstream out;
-  out << "# Made by `" << command << "` from " << input.origin << " (README.md, \"Megatron's names\")\n"
-      << nodes_note;
+  out << "# Made by `" << command << "` from " << input.origin << " (README.md, \"Megatron's names\")\n" << nodes_note;
   std::string section;
   static const std::vector<ScenarioField> fields = scenario_fields();
   for (const ScenarioField& f : fields) {

@@ -131,9 +131,12 @@ void layer_freq_rule(const MegatronState& state, ScenarioValues& keys, std::vect
     if (pattern) dense = n[1], moe = n[3];
   } else {
     for (const long long bit : integers_in(v->text)) {
-      if (bit == 0 && moe == 0) ++dense;
-      else if (bit == 1) ++moe;
-      else pattern = false;
+      if (bit == 0 && moe == 0)
+        ++dense;
+      else if (bit == 1)
+        ++moe;
+      else
+        pattern = false;
     }
   }
   if (!pattern || moe == 0) {
@@ -151,7 +154,8 @@ void cuda_graphs_rule(const MegatronState& state, ScenarioValues& keys) {
   const MegatronValue* impl = state.value("cuda_graph_impl");
   std::string how = impl ? impl->text : "none";
   std::string written = impl && impl->given ? impl->written : "";
-  for (const auto& [flag, implied] : {std::pair{"enable_cuda_graph", "local"}, {"external_cuda_graph", "transformer_engine"}})
+  for (const auto& [flag, implied] :
+       {std::pair{"enable_cuda_graph", "local"}, {"external_cuda_graph", "transformer_engine"}})
     if (const MegatronValue* v = state.value(flag); v && v->text == "true") how = implied, written = v->written;
   const bool given = !written.empty();
   if (how == "none") {
@@ -168,8 +172,8 @@ void cuda_graphs_rule(const MegatronState& state, ScenarioValues& keys) {
       name = name.substr(open + 1, name.size() - open - 2);
     scopes += (scopes.empty() ? "" : "+") + (name == "full" ? std::string("attn+mlp") : std::string(name));
   }
-  keys.set("training.cuda_graphs", scopes.empty() ? "attn+mlp" : scopes, scope && scope->given ? scope->written : written,
-           true);
+  keys.set("training.cuda_graphs", scopes.empty() ? "attn+mlp" : scopes,
+           scope && scope->given ? scope->written : written, true);
 }
 
 }  // namespace
@@ -177,9 +181,12 @@ void cuda_graphs_rule(const MegatronState& state, ScenarioValues& keys) {
 void apply_megatron_rules(const MegatronState& state, ScenarioValues& keys, std::vector<std::string>& not_modelled) {
   const MegatronInput& input = state.input();
   // The shape Megatron-LM needs too (arguments.py asserts them; a recipe's model has them).
-  for (const auto& [key, name] : {std::pair{"model.layers", "num_layers"}, {"model.hidden", "hidden_size"},
-                                  {"model.heads", "num_attention_heads"}, {"model.vocab", "vocab_size"},
-                                  {"model.seq_len", "seq_length"}, {"training.micro_batch", "micro_batch_size"}})
+  for (const auto& [key, name] : {std::pair{"model.layers", "num_layers"},
+                                  {"model.hidden", "hidden_size"},
+                                  {"model.heads", "num_attention_heads"},
+                                  {"model.vocab", "vocab_size"},
+                                  {"model.seq_len", "seq_length"},
+                                  {"training.micro_batch", "micro_batch_size"}})
     if (!keys.value(key))
       throw InputError(input.origin, state.shown(name), "", std::string("required (for ") + key + ")");
   const long long hidden = keys.integer("model.hidden").value_or(0);
@@ -208,9 +215,9 @@ void apply_megatron_rules(const MegatronState& state, ScenarioValues& keys, std:
     const long long per = integer_setting(state, "num_layers_per_virtual_pipeline_stage", *v, 1);
     const long long layers = keys.integer("model.layers").value_or(0);
     if (layers % (pp * per) != 0)
-      throw InputError(input.origin, v->written, v->text,
-                       "must divide the layers per pipeline stage (" + std::to_string(layers) + " / pp " +
-                           std::to_string(pp) + ")");
+      throw InputError(
+          input.origin, v->written, v->text,
+          "must divide the layers per pipeline stage (" + std::to_string(layers) + " / pp " + std::to_string(pp) + ")");
     keys.set("parallel.virtual_stages", std::to_string(layers / (pp * per)), v->written, true);
   }
   if (const MegatronValue* v = state.value("window_size")) {
@@ -225,7 +232,8 @@ void apply_megatron_rules(const MegatronState& state, ScenarioValues& keys, std:
   keys.set("parallel.schedule", keys.integer("parallel.virtual_stages").value_or(1) > 1 ? "interleaved" : "1f1b",
            keys.written("parallel.virtual_stages"), false);
   if (!keys.value("training.global_batch"))
-    keys.set("training.grad_accum", "1", state.shown("global_batch_size") + " (not given: one micro-batch a step)", false);
+    keys.set("training.grad_accum", "1", state.shown("global_batch_size") + " (not given: one micro-batch a step)",
+             false);
 }
 
 int replica_gpus(const ScenarioValues& keys) {

@@ -45,9 +45,10 @@ const std::vector<MegatronName> k_names{
      "learned_absolute", "", ""},
     {"add_bias_linear", config, flag, "model.bias", "true=true;false=false", "true", "", ""},
     {"disable_bias_linear", argument, flag, "model.bias", "true=false;false=true", "false", "", ""},
-    {"share_embeddings_and_output_weights", config, flag, "model.tied_embeddings", "true=true;false=false", "true",
+    {"share_embeddings_and_output_weights", config, flag, "model.tied_embeddings", "true=true;false=false", "true", "",
+     ""},
+    {"untie_embeddings_and_output_weights", argument, flag, "model.tied_embeddings", "true=false;false=true", "false",
      "", ""},
-    {"untie_embeddings_and_output_weights", argument, flag, "model.tied_embeddings", "true=false;false=true", "false", "", ""},
     {"attention_dropout", both, value, "model.dropout", "#positive", "0.1", "", "dropout above 0"},
     {"hidden_dropout", both, value, "model.dropout", "#positive", "0.1", "", "dropout above 0; read after attention's"},
     {"qk_layernorm", both, flag, "model.qk_norm", "true=true;false=false", "false", "", ""},
@@ -58,13 +59,11 @@ const std::vector<MegatronName> k_names{
     {"moe_ffn_hidden_size", both, value, "model.moe_ffn_hidden", "#moe_ffn", "", "", "0 when ffn_hidden_size"},
     {"moe_shared_expert_intermediate_size", both, value, "model.shared_expert_ffn_hidden", "*", "", "",
      "one shared expert of that size"},
-    {"moe_layer_freq", both, value, "model.moe_layer_interval", "#layer_freq", "1", "", 
+    {"moe_layer_freq", both, value, "model.moe_layer_interval", "#layer_freq", "1", "",
      "N, or a list of 0s then 1s (dense_layers)"},
     {"moe_expert_capacity_factor", both, value, "model.capacity_factor", "*", "", "", "none: dropless (0)"},
-    {"moe_pad_expert_input_to_capacity", both, flag, "model.pad_to_capacity", "true=true;false=false", "false", "",
-     ""},
-    {"moe_token_drop_policy", both, value, "model.token_drop_policy", "probs=probs;position=position", "probs", "",
-     ""},
+    {"moe_pad_expert_input_to_capacity", both, flag, "model.pad_to_capacity", "true=true;false=false", "false", "", ""},
+    {"moe_token_drop_policy", both, value, "model.token_drop_policy", "probs=probs;position=position", "probs", "", ""},
     {"moe_router_enable_expert_bias", both, flag, "model.router_bias", "true=true;false=false", "false", "", ""},
     {"moe_router_force_load_balancing", both, flag, "model.router_balance", "true=forced", "false", "", ""},
     {"multi_latent_attention", both, flag, "", "", "false", "", "the MLA sizes count only with it"},
@@ -86,14 +85,12 @@ const std::vector<MegatronName> k_names{
     {"fp4_format", argument, value, "training.precision", "e2m1=nvfp4", "", "", ""},
     {"fp4", config, value, "training.precision", "e2m1=nvfp4", "", "", ""},
     {"fp4_recipe", both, value, "training.precision", "nvfp4=nvfp4", "nvfp4", "fp4_format|fp4", ""},
-    {"fp8_dot_product_attention", both, flag, "training.attention_precision", "true=fp8;false=bf16", "false", "",
-     ""},
-    {"first_last_layers_bf16", both, flag, "training.first_last_layers_bf16", "true=true;false=false", "false", "",
-     ""},
+    {"fp8_dot_product_attention", both, flag, "training.attention_precision", "true=fp8;false=bf16", "false", "", ""},
+    {"first_last_layers_bf16", both, flag, "training.first_last_layers_bf16", "true=true;false=false", "false", "", ""},
     {"num_layers_at_start_in_bf16", both, value, "training.num_layers_at_start_in_bf16", "*", "1",
      "first_last_layers_bf16", ""},
-    {"num_layers_at_end_in_bf16", both, value, "training.num_layers_at_end_in_bf16", "*", "1",
-     "first_last_layers_bf16", ""},
+    {"num_layers_at_end_in_bf16", both, value, "training.num_layers_at_end_in_bf16", "*", "1", "first_last_layers_bf16",
+     ""},
     {"accumulate_allreduce_grads_in_fp32", argument, flag, "training.grad_precision", "true=fp32", "false", "",
      "none: auto (fp32 under bf16)"},
     {"grad_reduce_in_bf16", argument, flag, "training.grad_precision", "true=bf16", "false", "", ""},
@@ -102,8 +99,8 @@ const std::vector<MegatronName> k_names{
     {"optimizer_cpu_offload", both, flag, "training.offload", "true=cpu;false=none", "false", "", ""},
     {"cpu_offloading", config, flag, "", "", "false", "", "cpu_offloading_num_layers counts only with it"},
     {"cpu_offloading_num_layers", both, value, "training.offload_activations", "*", "", "cpu_offloading", ""},
-    {"recompute_granularity", both, value, "training.recompute", "full=full;selective=selective;none=none", "none",
-     "", ""},
+    {"recompute_granularity", both, value, "training.recompute", "full=full;selective=selective;none=none", "none", "",
+     ""},
     {"recompute_method", both, value, "", "", "", "", "block: recompute_num_layers counts"},
     {"recompute_num_layers", both, value, "training.recompute_layers", "*", "", "recompute_method=block",
      "uniform: every layer (0)"},
@@ -131,32 +128,31 @@ const std::vector<MegatronName> k_names{
      "no_shard=0;optim=1;optim_grads=2;optim_grads_params=3", "no_shard", "use_megatron_fsdp", ""},
     {"num_virtual_stages_per_pipeline_rank", argument, value, "parallel.virtual_stages", "*", "", "",
      "schedule interleaved when > 1"},
-    {"num_layers_per_virtual_pipeline_stage", argument, value, "parallel.virtual_stages", "#per_virtual_stage", "",
-     "", "layers / (pp x it)"},
+    {"num_layers_per_virtual_pipeline_stage", argument, value, "parallel.virtual_stages", "#per_virtual_stage", "", "",
+     "layers / (pp x it)"},
     {"virtual_pipeline_model_parallel_size", config, value, "parallel.virtual_stages", "*", "", "", ""},
     {"microbatch_group_size_per_virtual_pipeline_stage", argument, value, "parallel.microbatch_group",
      "#microbatch_group", "", "", "0 when pp"},
-    {"microbatch_group_size_per_vp_stage", config, value, "parallel.microbatch_group", "#microbatch_group", "", "",
-     ""},
+    {"microbatch_group_size_per_vp_stage", config, value, "parallel.microbatch_group", "#microbatch_group", "", "", ""},
     {"account_for_embedding_in_pipeline_split", both, flag, "parallel.stage_split", "true=even-with-ends;false=even",
      "false", "", "Megatron splits layers evenly"},
-    {"account_for_loss_in_pipeline_split", both, flag, "parallel.stage_split", "true=even-with-ends", "false", "",
-     ""},
+    {"account_for_loss_in_pipeline_split", both, flag, "parallel.stage_split", "true=even-with-ends", "false", "", ""},
     {"pipeline_model_parallel_layout", both, value, "parallel.pipeline_layout", "*", "", "", ""},
     {"overlap_grad_reduce", both, flag, "parallel.overlap_grad_reduce", "true=true;false=false", "false", "", ""},
     {"overlap_param_gather", both, flag, "parallel.overlap_param_gather", "true=true;false=false", "false", "", ""},
     {"tp_comm_overlap", both, flag, "parallel.tp_comm_overlap", "true=true;false=false", "false", "", ""},
     {"overlap_p2p_comm", config, flag, "parallel.pp_comm_overlap", "true=auto;false=false", "true", "",
      "true: with interleaving (auto)"},
-    {"no_overlap_p2p_communication", argument, flag, "parallel.pp_comm_overlap", "true=false;false=auto", "false", "", ""},
-    {"overlap_moe_expert_parallel_comm", both, flag, "parallel.moe_a2a_overlap", "true=true;false=false", "false",
-     "", ""},
+    {"no_overlap_p2p_communication", argument, flag, "parallel.pp_comm_overlap", "true=false;false=auto", "false", "",
+     ""},
+    {"overlap_moe_expert_parallel_comm", both, flag, "parallel.moe_a2a_overlap", "true=true;false=false", "false", "",
+     ""},
     {"delay_wgrad_compute", both, flag, "parallel.delay_wgrad_compute", "true=true;false=false", "false", "", ""},
     {"moe_token_dispatcher_type", both, value, "parallel.moe_dispatcher", "alltoall=alltoall;flex=", "allgather", "",
      "allgather is not modelled; flex: the backend"},
     {"moe_enable_deepep", argument, flag, "parallel.moe_dispatcher", "true=deepep", "false", "", ""},
-    {"moe_flex_dispatcher_backend", both, value, "parallel.moe_dispatcher", "deepep=deepep;hybridep=hybridep",
-     "deepep", "moe_token_dispatcher_type=flex", ""},
+    {"moe_flex_dispatcher_backend", both, value, "parallel.moe_dispatcher", "deepep=deepep;hybridep=hybridep", "deepep",
+     "moe_token_dispatcher_type=flex", ""},
     {"moe_deepep_num_sms", both, value, "parallel.moe_dispatcher_sms", "*", "20", "moe_flex_dispatcher_backend=deepep",
      ""},
     {"moe_hybridep_num_sms", both, value, "parallel.moe_dispatcher_sms", "*", "16",
@@ -173,7 +169,9 @@ std::string underscores_to_dashes(std::string_view name) {
 
 }  // namespace
 
-std::string MegatronName::argument() const { return "--" + underscores_to_dashes(name); }
+std::string MegatronName::argument() const {
+  return "--" + underscores_to_dashes(name);
+}
 
 std::optional<std::string> MegatronName::translate(std::string_view text) const {
   if (key.empty() || values.starts_with("#")) return std::nullopt;
@@ -190,12 +188,16 @@ std::string MegatronName::accepted_values() const {
   std::string text;
   const std::vector<std::string_view> pairs = parse::pieces(values, ";");
   for (size_t i = 0; i < pairs.size(); ++i)
-    text += std::string(i == 0 ? "" : i + 1 == pairs.size() ? " or " : ", ") +
+    text += std::string(i == 0                  ? ""
+                        : i + 1 == pairs.size() ? " or "
+                                                : ", ") +
             std::string(pairs[i].substr(0, pairs[i].find('=')));
   return text;
 }
 
-const std::vector<MegatronName>& megatron_names() { return k_names; }
+const std::vector<MegatronName>& megatron_names() {
+  return k_names;
+}
 
 const MegatronName* megatron_argument(std::string_view name) {
   for (const MegatronName& n : k_names)
@@ -248,8 +250,8 @@ std::string megatron_names_markdown() {
     }
     text += "| `" + std::string(n.name) + "` | " + (n.spelled_as_argument() ? "yes" : "") + " | " +
             (n.spelled_in_config() ? "yes" : "") + " | " + (n.key.empty() ? std::string("(condition)") : cell(n.key)) +
-            " | " + values + " | " + cell(n.megatron_default) + " | " +
-            cell(n.needs) + " | " + std::string(n.note) + " |\n";
+            " | " + values + " | " + cell(n.megatron_default) + " | " + cell(n.needs) + " | " + std::string(n.note) +
+            " |\n";
   }
   return text;
 }

@@ -75,8 +75,8 @@ TEST(MegatronNames, AnAliasCountsOnlyInItsKeysSection) {
 }
 
 TEST(MegatronNames, AKeyGivenByTwoNamesIsRefusedUnlessASetReplacesIt) {
-  const std::string twice =
-      error_of(entries({{"model.preset", "llama3-8b"}, {"parallel.tp", "2"}, {"parallel.tensor_model_parallel_size", "4"}}));
+  const std::string twice = error_of(
+      entries({{"model.preset", "llama3-8b"}, {"parallel.tp", "2"}, {"parallel.tensor_model_parallel_size", "4"}}));
   EXPECT_NE(twice.find("parallel.tensor_model_parallel_size"), std::string::npos) << twice;
   EXPECT_NE(twice.find("sets parallel.tp a second time"), std::string::npos) << twice;
   std::vector<IniEntry> e = entries({{"model.preset", "llama3-8b"}, {"parallel.tensor_model_parallel_size", "4"}});
