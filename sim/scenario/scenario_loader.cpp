@@ -5,10 +5,13 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
+#include "sim/scenario/megatron_names.hpp"
 #include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_fields.hpp"
 #include "sim/scenario/scenario_rules.hpp"
@@ -148,6 +151,31 @@ namespace {
 
 Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& source, bool neighbour_allowed);
 
+// Megatron's names of keys (megatron_names.hpp) as trainsim's: `tensor_model_parallel_size = 8`
+// in [parallel] is parallel.tp = 8. A key given twice under two names is an error, unless the
+// later is a --set, which replaces the file's. Null when every name is trainsim's (the common
+// case, kept free of copies: a sweep loads every point before it starts).
+std::optional<std::vector<IniEntry>> with_megatron_names(const std::vector<IniEntry>& entries,
+                                                         const std::set<std::string, std::less<>>& keys) {
+  if (std::ranges::all_of(entries, [&](const IniEntry& e) { return keys.count(e.name) > 0; })) return std::nullopt;
+  std::vector<IniEntry> named;
+  std::map<std::string, std::pair<std::size_t, bool>> written;  // key -> (index in named, by an alias)
+  for (const IniEntry& e : entries) {
+    const std::optional<IniEntry> alias = keys.count(e.name) ? std::nullopt : megatron_alias(e);
+    const IniEntry& entry = alias ? *alias : e;
+    const auto it = written.find(entry.name);
+    if (it != written.end() && (alias || it->second.second)) {
+      if (entry.origin != "--set")
+        throw InputError(e.origin, e.name, e.value, "sets " + entry.name + " a second time (give it once, by one name)");
+      named[it->second.first] = entry;  // a --set replaces the file's
+      continue;
+    }
+    written[entry.name] = {named.size(), alias.has_value()};
+    named.push_back(entry);
+  }
+  return named;
+}
+
 // variations.neighbour: the other job's scenario, read from its path (relative to this
 // scenario's file; written back absolute), without a neighbour of its own.
 void load_neighbour(Scenario& s, bool allowed) {
@@ -179,7 +207,13 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
 
   std::map<std::string, const IniEntry*> given;
   std::vector<std::pair<const IniEntry*, const ScenarioField*>> work;
-  for (const IniEntry& e : entries) {
+  static const std::set<std::string, std::less<>> keys = [] {
+    std::set<std::string, std::less<>> names;
+    for (const ScenarioField& f : fields) names.insert(f.name);
+    return names;
+  }();
+  const std::optional<std::vector<IniEntry>> named = with_megatron_names(entries, keys);
+  for (const IniEntry& e : named ? *named : entries) {
     const ScenarioField& f = field_for(e, fields);
     given[e.name] = &e;
     work.emplace_back(&e, &f);
@@ -221,6 +255,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (entries.empty()) throw InputError(path, "", "", "not a scenario file: it has no 'key = value' lines");
   for (const std::string& text : overrides) {
     IniEntry o = parse_override(text);
+    if (auto alias = megatron_alias(o)) o = std::move(*alias);  // --set training.global_batch_size=64
     const std::string partner = batch_partner(o);
     const std::string model = model_partner(o);
     std::erase_if(entries, [&](const IniEntry& e) {
