@@ -1,7 +1,7 @@
 // `trainsim import megatron [--cluster PRESET --nodes N] ARGS...|@FILE`,
 // `trainsim import bridge [--cluster PRESET --nodes N] RECIPE.yaml`: a Megatron-LM argument
 // list or a Megatron-Bridge recipe as a scenario file on stdout (sim/import/);
-// `trainsim import names`: the table of Megatron's names, as README.md shows it.
+// `trainsim import names`: the table of Megatron's names, as docs/megatron-names.md shows it.
 
 #include <ostream>
 

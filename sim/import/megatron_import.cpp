@@ -118,7 +118,7 @@ std::string megatron_scenario(const MegatronInput& input, const ImportCluster& c
   }
 
   std::ostringstream out;
-  out << "# Made by `" << command << "` from " << input.origin << " (README.md, \"Megatron's names\")\n" << nodes_note;
+  out << "# Made by `" << command << "` from " << input.origin << " (docs/megatron-names.md)\n" << nodes_note;
   std::string section;
   static const std::vector<ScenarioField> fields = scenario_fields();
   for (const ScenarioField& f : fields) {

@@ -223,8 +223,7 @@ std::optional<IniEntry> megatron_alias(const IniEntry& entry) {
     const auto value = n.translate(entry.value);
     if (value && value->empty())  // a value another name gives the key (flex: its backend)
       throw InputError(entry.origin, entry.name, entry.value,
-                       "sets nothing by itself: the key is given by another of Megatron's names (README.md, "
-                       "\"Megatron's names\")");
+                       "sets nothing by itself: the key is given by another of Megatron's names (docs/megatron-names.md)");
     if (!value)
       throw InputError(entry.origin, entry.name, entry.value,
                        "Megatron's " + name + " (alias of " + std::string(n.key) + ") takes " + n.accepted_values());

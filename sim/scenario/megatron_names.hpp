@@ -2,7 +2,7 @@
 // Megatron's names for the settings trainsim models: one table (megatron_names.cpp) that
 // `trainsim import megatron` and `trainsim import bridge` read an argument list or a recipe by,
 // and that scenario files accept as aliases of trainsim's keys (`tensor_model_parallel_size = 8`
-// in [parallel]). README.md, "Megatron's names", shows the same table (megatron_names_markdown).
+// in [parallel]). docs/megatron-names.md shows the same table (megatron_names_markdown).
 
 #include <optional>
 #include <string>
@@ -62,7 +62,7 @@ const MegatronName* megatron_config_field(std::string_view name);
 /// (naming the entry's file, its name and value) when the value has no translation.
 std::optional<IniEntry> megatron_alias(const IniEntry& entry);
 
-/// The table as README.md shows it (markdown, one row a line).
+/// The table as docs/megatron-names.md shows it (markdown, one row a line).
 std::string megatron_names_markdown();
 
 }  // namespace trainsim

@@ -264,11 +264,11 @@ TEST(Import, BadInputIsOneLineNamingTheArgumentOrFile) {
   one_line_error({"import", "pytorch"}, {"pytorch", "expected megatron, bridge or names"});
 }
 
-TEST(Import, ReadmeShowsTheTableOfMegatronsNames) {
+TEST(Import, DocsShowTheTableOfMegatronsNames) {
   const auto r = run_trainsim({"import", "names"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(read_text(source_path("README.md")).find(r.out), std::string::npos)
-      << "README.md's table of Megatron's names is not what `trainsim import names` prints:\n"
+  EXPECT_NE(read_text(source_path("docs/megatron-names.md")).find(r.out), std::string::npos)
+      << "docs/megatron-names.md's table of Megatron's names is not what `trainsim import names` prints:\n"
       << r.out;
 }
 

@@ -43,6 +43,7 @@ READMES = [
     "tests/fuzz/README.md",
     "docs/engineering/next-developer.md",
     "docs/outputs-and-limits.md",
+    "docs/megatron-names.md",
     "kernels/README.md",
     "kernels/calibration/README.md",
     "analysis/README.md",
