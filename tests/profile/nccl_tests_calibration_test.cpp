@@ -287,6 +287,24 @@ TEST(NcclTestsCalibrate, AFileOfAnotherGpuIsRefused) {
       << r.err;
 }
 
+TEST(NcclTestsCalibrate, AScenarioNamingAMissingOrForeignFileIsRefused) {
+  const std::string dir = fresh_dir("scenario_refusals");
+  std::ofstream(dir + "/b200.txt") << "gpu = b200\n[all_gather]\nbus_bandwidth_GBps = 640\n";
+  const std::pair<const char*, const char*> cases[] = {
+      {"missing.txt", "cluster.fabric_calibration = 'missing.txt': must name a fabric calibration file"},
+      {"b200.txt", "was measured on b200 (its 'gpu' line), the cluster's GPU is h100-sxm"},
+  };
+  for (const auto& [file, message] : cases) {
+    const std::string scenario = dir + "/job_" + file + ".ini";
+    std::ofstream(scenario) << "[model]\npreset = llama3-8b\n[cluster]\npreset = dgx-h100\nfabric_calibration = " << file
+                            << "\n";
+    const auto r = run_trainsim({"check", scenario});
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.err.find(scenario + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+}
+
 TEST(FabricCalibration, TextReadsBackAndBadLinesAreNamed) {
   FabricCalibration c;
   c.gpu = "b200";
