@@ -118,6 +118,9 @@ std::string nccl_tests_fit_table(const std::vector<NcclTestsLog>& logs, const Fa
                   f.bus_bandwidth_Bps / 1e9, f.bus_bandwidth_Bps / line_rate_Bps, line_rate_Bps / 1e9,
                   f.fixed_latency_s * 1e6, f.step_latency_s * 1e6, calibrated_steps(log.collective, log.ranks));
     out += buf;
+    if (!(f.fixed_latency_s > 0) && !(f.step_latency_s > 0))
+      out += "# no latency: one size cannot tell it from the bandwidth (or the rows fit best without one); small "
+             "collectives will cost too little: give a sweep (nccl-tests -b 1K -e 8G)\n";
     out += "#        size      time    busbw (GB/s)    error\n";
     out += "#         (B)      (us)  measured  fitted      (%)\n";
     for (const NcclTestsRow& r : log.rows) {
