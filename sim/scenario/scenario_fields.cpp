@@ -13,6 +13,7 @@
 #include "sim/scenario/hf_model_source.hpp"
 #include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_rules.hpp"
+#include "sim/scenario/fabric_calibration_field.hpp"
 #include "sim/scenario/token_drop_fields.hpp"
 #include "sim/scenario/value_parsers.hpp"
 
@@ -788,6 +789,7 @@ std::vector<ScenarioField> scenario_fields() {
           "cluster.host_link_bandwidth", "GPU-host link (PCIe) per direction",
           [](auto& s) -> auto& { return s.cluster.host_link_bandwidth_Bps; }),
       calibration_field(),
+      fabric_calibration_field(),
 
       int_field(
           "run.steps", "optimizer steps to simulate", [](auto& s) -> auto& { return s.run.steps; }, 1,

@@ -11,6 +11,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
+#include "sim/scenario/fabric_calibration_field.hpp"
 #include "sim/scenario/megatron_names.hpp"
 #include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_fields.hpp"
@@ -236,6 +237,7 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
   derive_grad_accum(s, given);
   derive_precision_recipe(s);
   check_scenario_rules(s);
+  check_fabric_calibration(s);  // measured on the cluster's GPU (fabric_calibration_field.hpp)
   load_neighbour(s, neighbour_allowed);
   return s;
 }
