@@ -192,7 +192,7 @@ double StageActor::compute_pass(const char* kind, const PipelineTask& t, const P
     // Each bucket's reduction is issued once its share of the whole pass, attention included,
     // has run: the last one when the pass ends.
     spent = compute_with_buckets(t, before_attention, 1.0, attention);
-  } else if (gathers_by_bucket_ && t.pass == TaskPass::forward && std::string(kind) == "forward") {
+  } else if (!gather_shares_.empty() && t.pass == TaskPass::forward && std::string(kind) == "forward") {
     spent = compute_with_gathers(kind, t, before_attention, rate, attention);
   } else {
     spent = compute(before_attention);
@@ -1138,11 +1138,14 @@ double StageActor::wait_all_started(const std::vector<ReplicaRendezvous::Key>& k
 // forward pass waits for each bucket's before the compute it feeds and then dispatches the
 // next one's (compute_with_gathers). Otherwise the whole gather runs beside the first forward.
 void StageActor::start_overlapped_parameter_gather() {
-  gathers_by_bucket_ = false;
+  gather_shares_.clear();
   gather_buckets_.clear();
-  if (!w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters() || replica_ != 0) return;
+  if (!w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
   const std::vector<ReductionBucket> buckets = parameter_gather_buckets(costs_, w_.scenario.training.dp_bucket_bytes);
-  gathers_by_bucket_ = buckets.size() > 1;
+  // Every replica cuts its first forward alike (its CP exchanges are collectives of the group).
+  if (buckets.size() > 1)
+    for (const ReductionBucket& b : buckets) gather_shares_.push_back(b.compute_share);
+  if (replica_ != 0) return;
   gather_buckets_.assign(buckets.begin(), buckets.end());
   dispatch_parameter_gather();
 }
@@ -1173,21 +1176,25 @@ void StageActor::finish_overlapped_parameter_gather() {
 }
 
 // The first forward pass of a step that gathers its parameters bucket by bucket: before each
-// bucket's part of `seconds` (and of `attention`, where set), the wait for its gather (zero_comm)
-// and the dispatch of the next one's. Called with a compute record open; leaves one open.
+// bucket's part of `seconds` and of `attention` (where set), the wait for its gather
+// (zero_comm) and the dispatch of the next one's. Only replica 0 gathers and waits; every
+// replica cuts its pass alike, so each starts as many CP exchanges. Called with a compute
+// record open; leaves one open.
 double StageActor::compute_with_gathers(const char* kind, const PipelineTask& t, double seconds, WorkRate rate,
                                         const std::function<double(double)>& attention) {
   double spent = 0;
-  while (param_gather_) {
-    const double part = gathering_.compute_share;
-    close_record();
-    finish_overlapped_parameter_gather();
-    dispatch_parameter_gather();
-    open_record(kind, t, rate);
+  const std::vector<double> shares = std::move(gather_shares_);
+  gather_shares_.clear();
+  for (const double part : shares) {
+    if (param_gather_) {
+      close_record();
+      finish_overlapped_parameter_gather();
+      dispatch_parameter_gather();
+      open_record(kind, t, rate);
+    }
     spent += compute(seconds * part);
     if (attention) spent += attention(part);
   }
-  gathers_by_bucket_ = false;
   return spent;
 }
 

@@ -239,7 +239,7 @@ class StageActor {
   std::optional<engine::CommActivity> param_gather_;  ///< overlap_param_gather: the step's parameter all-gather
   ReductionBucket gathering_;                         ///< what param_gather_ gathers
   std::deque<ReductionBucket> gather_buckets_;        ///< the buckets still to gather, in forward order
-  bool gathers_by_bucket_ = false;                    ///< this step's forward waits for each bucket
+  std::vector<double> gather_shares_;                 ///< the first forward's parts, one per bucket (none: whole)
   std::vector<double> dp_bytes_;                      ///< bytes per GPU of each reduction in dp_inflight_
   std::vector<GradientPlanKey> dp_keys_;              ///< the plan of each reduction in dp_inflight_
 };
