@@ -10,6 +10,7 @@
 #include "sim/run/run_limits.hpp"
 #include "sim/scenario/pipeline_layout_field.hpp"
 #include "sim/scenario/field_kinds.hpp"
+#include "sim/scenario/hf_model_source.hpp"
 #include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 #include "sim/scenario/token_drop_fields.hpp"
@@ -479,6 +480,7 @@ std::vector<std::string> reserved_sections() {
 std::vector<ScenarioField> scenario_fields() {
   std::vector<ScenarioField> fields{
       model_preset_field(),
+      model_from_field(),
       int_field(
           "model.layers", "transformer layers", [](auto& s) -> auto& { return s.model.layers; }, 1, k_max_layers,
           k_max_layers_why),

@@ -48,6 +48,16 @@ const ScenarioField& field_for(const IniEntry& entry, const std::vector<Scenario
 }
 
 void require_model_shape(const Scenario& s, const std::map<std::string, const IniEntry*>& given) {
+  if (given.count("model.from")) {
+    const IniEntry& from = *given.at("model.from");
+    if (given.count("model.preset"))
+      throw InputError(from.origin, "model.from", from.value, "give model.preset or model.from, not both");
+    // A config.json's max_position_embeddings is the longest context the model accepts, not
+    // the sequence it trains on.
+    if (!given.count("model.seq_len"))
+      throw InputError(s.source, "model.seq_len", "", "required beside model.from (config.json has no training length)");
+    return;
+  }
   if (given.count("model.preset")) return;
   for (const char* key :
        {"model.layers", "model.hidden", "model.heads", "model.ffn_hidden", "model.vocab", "model.seq_len"}) {
@@ -120,6 +130,13 @@ std::string batch_partner(const IniEntry& o) {
   return "";
 }
 
+// Likewise model.preset and model.from are two ways of giving one model.
+std::string model_partner(const IniEntry& o) {
+  if (o.name == "model.preset") return "model.from";
+  if (o.name == "model.from") return "model.preset";
+  return "";
+}
+
 }  // namespace
 
 const std::vector<std::string>& plan_open_keys() {
@@ -178,7 +195,8 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
   }
 
   require_model_shape(s, given);
-  if (!given.count("model.kv_heads") && !given.count("model.preset")) s.model.kv_heads = s.model.heads;
+  if (!given.count("model.kv_heads") && !given.count("model.preset") && !given.count("model.from"))
+    s.model.kv_heads = s.model.heads;
   check_cluster_size(s);
   derive_data_parallel(s, given.count("parallel.dp") > 0);
   derive_grad_accum(s, given);
@@ -204,9 +222,17 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   for (const std::string& text : overrides) {
     IniEntry o = parse_override(text);
     const std::string partner = batch_partner(o);
+    const std::string model = model_partner(o);
     std::erase_if(entries, [&](const IniEntry& e) {
-      return e.name == o.name || (!partner.empty() && e.name == partner && e.origin == path);
+      return e.name == o.name || (!partner.empty() && e.name == partner && e.origin == path) ||
+             (!model.empty() && e.name == model && e.origin == path);
     });
+    // A path on the command line is the current folder's, not the scenario file's.
+    if (o.name == "model.from" && !o.value.empty()) {
+      std::error_code path_ec;
+      const auto absolute = std::filesystem::absolute(o.value, path_ec);
+      if (!path_ec) o.value = absolute.lexically_normal().string();
+    }
     entries.push_back(std::move(o));
   }
   return load_scenario(entries, path);

@@ -446,21 +446,23 @@ bool StageActor::parameter_gather_running() const {
 // timed without it would make the reduced step short of --full (1.1 % on two DGX-H100 under
 // Megatron-Core's order, StepSimulation.ReducedEqualsFullSimulation).
 bool StageActor::gradient_traffic_running() const {
-  const auto running = [&](const auto& keys) {
-    return std::any_of(keys.begin(), keys.end(), [&](const ReplicaRendezvous::Key& key) {
-      const CommActivity* a = w_.rendezvous.started(key);
-      return a && !a->done();
-    });
+  return gradient_traffic_in_flight() != nullptr;
+}
+
+// The first of this GPU's gradient reductions or ZeRO-3 unit gathers still in flight, if any.
+const CommActivity* StageActor::gradient_traffic_in_flight() const {
+  const auto first_running = [&](const auto& keys) -> const CommActivity* {
+    for (const ReplicaRendezvous::Key& key : keys)
+      if (const CommActivity* a = w_.rendezvous.started(key); a && !a->done()) return a;
+    return nullptr;
   };
-  return running(dp_inflight_) || running(unit_gathers_);
+  if (const CommActivity* a = first_running(dp_inflight_)) return a;
+  return first_running(unit_gathers_);
 }
 
 // A communication of this GPU's still in flight beside its compute, if any.
 const CommActivity* StageActor::running_beside() const {
-  for (const ReplicaRendezvous::Key& key : dp_inflight_)
-    if (const CommActivity* a = w_.rendezvous.started(key); a && !a->done()) return a;
-  for (const ReplicaRendezvous::Key& key : unit_gathers_)
-    if (const CommActivity* a = w_.rendezvous.started(key); a && !a->done()) return a;
+  if (const CommActivity* a = gradient_traffic_in_flight()) return a;
   for (const CommActivity& a : beside_)
     if (!a.done()) return &a;
   if (param_gather_ && !param_gather_->done()) return &*param_gather_;

@@ -186,6 +186,7 @@ class StageActor {
   void start_reduction(double dense_bytes, double expert_bytes, bool last);
   bool parameter_gather_running() const;
   bool gradient_traffic_running() const;
+  const engine::CommActivity* gradient_traffic_in_flight() const;
   bool gathers_updated_parameters() const;
   void start_overlapped_parameter_gather();
   void dispatch_parameter_gather();

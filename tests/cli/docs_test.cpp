@@ -1,4 +1,4 @@
-// The docs tell the truth: the sample outputs of README.md and sim/README.md are what the
+// The docs tell the truth: the sample outputs of README.md and sim/drill/README.md are what the
 // build prints, and scenarios/README.md documents every scenario key.
 
 #include <gtest/gtest.h>
@@ -88,8 +88,8 @@ namespace trainsim {
 namespace {
 
 TEST(Docs, SimReadmeDrillSampleIsCurrent) {
-  // sim/README.md's `trainsim drill` sample, but for the drill's wall time.
-  const std::string text = doc("sim/README.md");
+  // sim/drill/README.md's `trainsim drill` sample, but for the drill's wall time.
+  const std::string text = doc("sim/drill/README.md");
   const auto begin = text.find("```\ntrainsim drill: ");
   ASSERT_NE(begin, std::string::npos);
   const auto body = begin + 4;

@@ -196,7 +196,7 @@ TEST(SweepCli, TraceWritesOneHdf5TracePerPoint) {
   EXPECT_TRUE(fs::exists(traced + "/traces/000000.h5"));
   EXPECT_FALSE(fs::exists(traced + "/traces/000001.h5"));  // skipped: nothing simulated
   const std::string text = csv(traced);
-  EXPECT_NE(text.find(",traces/000000.h5,dense-hopper,\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",traces/000000.h5,dense-hopper,"), std::string::npos) << text;
   EXPECT_EQ(without_trace_column(text), without_trace_column(csv(plain)));
   // Points computed without a trace are redone when --trace is asked for.
   EXPECT_NE(run_trainsim({"sweep", sweep, "--trace", "--out", plain}).out.find("0 already done"), std::string::npos);
@@ -322,8 +322,7 @@ TEST(SweepCli, CheckpointIntervalSweepRunsTheRunLevelSimulation) {
 // bucket reductions queue one behind the other, so the largest cluster's rings, with 8,191
 // latency steps each, show by under 2 %). Not strictly step by step: a longer ring shifts
 // when the queued buckets load the NICs the pipeline sends share (131,072 GPUs 0.03 %
-// slower than 262,144). A few seconds since the gradient legs' reduction (sim/README.md,
-// "Benchmarks and scale").
+// slower than 262,144). A few seconds since the gradient legs' reduction (bench/README.md).
 TEST(SweepCli, LlamaClusterSizeSweepTo1048576GpusCompletes) {
   const std::string out = fresh_dir("cluster-size");
   const auto r = run_trainsim(
