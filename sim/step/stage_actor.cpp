@@ -437,16 +437,18 @@ void StageActor::wait_data(const PipelineTask& t) {
 }
 
 bool StageActor::parameter_gather_running() const {
-  return param_gather_ && !param_gather_->done();
+  const CommActivity* gather = parameter_gather();
+  return gather && !gather->done();
 }
 
-// Whether this GPU's gradient reductions or ZeRO-3 unit gathers are in flight (started, not
-// done). With symmetry reduced a layer collective beside one is simulated, not reused: the
-// reduction shares the group's NVLink ports (every replica's, under --full), so a duration
-// timed without it would make the reduced step short of --full (1.1 % on two DGX-H100 under
-// Megatron-Core's order, StepSimulation.ReducedEqualsFullSimulation).
+// Whether this GPU's gradient reductions, ZeRO-3 unit gathers or overlapped parameter gather
+// are in flight (started, not done). With symmetry reduced a layer collective beside one is
+// simulated, not reused: the reduction shares the group's NVLink ports (every replica's, under
+// --full), so a duration timed without it would make the reduced step short of --full (1.1 %
+// on two DGX-H100 under Megatron-Core's order, StepSimulation.ReducedEqualsFullSimulation;
+// 0.3 % with TP 2 beside the bucket gathers, StepTails.ReducedEqualsFullWithBucketGathers).
 bool StageActor::gradient_traffic_running() const {
-  return gradient_traffic_in_flight() != nullptr;
+  return gradient_traffic_in_flight() != nullptr || parameter_gather_running();
 }
 
 // The first of this GPU's gradient reductions or ZeRO-3 unit gathers still in flight, if any.
@@ -465,8 +467,7 @@ const CommActivity* StageActor::running_beside() const {
   if (const CommActivity* a = gradient_traffic_in_flight()) return a;
   for (const CommActivity& a : beside_)
     if (!a.done()) return &a;
-  if (param_gather_ && !param_gather_->done()) return &*param_gather_;
-  return nullptr;
+  return parameter_gather_running() ? parameter_gather() : nullptr;
 }
 
 // Runs `seconds` of compute, slowed by overlap_slowdown for as long as a communication of
@@ -1105,6 +1106,7 @@ std::optional<ReplicaRendezvous::Key> StageActor::awaited_start() const {
     if (!w_.rendezvous.started(key)) return key;
   for (const ReplicaRendezvous::Key& key : unit_gathers_)
     if (!w_.rendezvous.started(key)) return key;
+  if (param_gather_ && !w_.rendezvous.started(*param_gather_)) return param_gather_;
   return std::nullopt;
 }
 
@@ -1124,80 +1126,6 @@ double StageActor::wait_all_started(const std::vector<ReplicaRendezvous::Key>& k
     account().waited_for[w_.rendezvous.starter(*last)] += waited;
   }
   return waited;
-}
-
-// overlap_param_gather: the all-gather of the last update's parameters runs beside this
-// step's first forward pass, which waits for it at its end (Megatron-Core issues the
-// buckets' gathers at the start of the forward and each layer waits for its own: the
-// first forward pass needs them all). One step in the steady state: the gather the
-// previous step's update left.
-//
-// Every replica starts its step at the same time (the step's end barrier): replica 0 starts
-// the gather for all, and waits for it for all.
-//
-// A stage of one model chunk whose weights fill several buckets gathers them bucket by bucket
-// (parameter_gather_buckets): the first bucket's gather before the forward, and the first
-// forward pass waits for each bucket's before the compute it feeds and then dispatches the
-// next one's (compute_with_gathers). Otherwise the whole gather runs beside the first forward.
-void StageActor::start_overlapped_parameter_gather() {
-  gather_shares_.clear();
-  gather_buckets_.clear();
-  if (!w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
-  const std::vector<ReductionBucket> buckets = parameter_gather_buckets(costs_, w_.scenario.training.dp_bucket_bytes);
-  // Every replica cuts its first forward alike (its CP exchanges are collectives of the group).
-  if (buckets.size() > 1)
-    for (const ReductionBucket& b : buckets) gather_shares_.push_back(b.compute_share);
-  if (replica_ != 0) return;
-  gather_buckets_.assign(buckets.begin(), buckets.end());
-  dispatch_parameter_gather();
-}
-
-// Starts the gather of the next bucket, if any.
-void StageActor::dispatch_parameter_gather() {
-  if (gather_buckets_.empty()) return;
-  gathering_ = gather_buckets_.front();
-  gather_buckets_.pop_front();
-  param_gather_ = start_gradient_group_collective(CollectiveOp::all_gather, gathering_.dense_bytes, "zero",
-                                                  gathering_.expert_bytes, gather_scope());
-  account().zero_bytes += bus_bytes(CollectiveOp::all_gather, gathering_.dense_bytes + gathering_.expert_bytes,
-                                    gradient_group_size(gather_scope()));
-}
-
-void StageActor::finish_overlapped_parameter_gather() {
-  if (!param_gather_) return;
-  clock_.settle();
-  const double asked = clock_.now();
-  param_gather_->wait();
-  account().zero_comm += clock_.now() - asked;
-  account().add_comm_interval(param_gather_->start_s(), param_gather_->end_s());
-  observe(ActivityStream::dp_comm, "zero_allgather", nullptr, param_gather_->start_s(), param_gather_->end_s(),
-          gathering_.dense_bytes + gathering_.expert_bytes, 0,
-          {group_collectives(CollectiveOp::all_gather, gathering_.dense_bytes, gathering_.expert_bytes,
-                             gather_scope())});
-  param_gather_.reset();
-}
-
-// The first forward pass of a step that gathers its parameters bucket by bucket: before each
-// bucket's part of `seconds` and of `attention` (where set), the wait for its gather
-// (zero_comm) and the dispatch of the next one's. Only replica 0 gathers and waits; every
-// replica cuts its pass alike, so each starts as many CP exchanges. Called with a compute
-// record open; leaves one open.
-double StageActor::compute_with_gathers(const char* kind, const PipelineTask& t, double seconds, WorkRate rate,
-                                        const std::function<double(double)>& attention) {
-  double spent = 0;
-  const std::vector<double> shares = std::move(gather_shares_);
-  gather_shares_.clear();
-  for (const double part : shares) {
-    if (param_gather_) {
-      close_record();
-      finish_overlapped_parameter_gather();
-      dispatch_parameter_gather();
-      open_record(kind, t, rate);
-    }
-    spent += compute(seconds * part);
-    if (attention) spent += attention(part);
-  }
-  return spent;
 }
 
 // After the update, ZeRO-1/2 all-gather the updated parameters (ZeRO-3 keeps them sharded).

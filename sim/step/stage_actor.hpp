@@ -191,6 +191,7 @@ class StageActor {
   void start_overlapped_parameter_gather();
   void dispatch_parameter_gather();
   void finish_overlapped_parameter_gather();
+  const engine::CommActivity* parameter_gather() const;
   double compute_with_gathers(const char* kind, const PipelineTask& t, double seconds, WorkRate rate,
                               const std::function<double(double)>& attention);
   void gather_updated_parameters();
@@ -237,7 +238,7 @@ class StageActor {
   std::optional<LayerComm> layer_comm_;               ///< the running pass's per-layer collectives, if any
   std::optional<ComputeRecord> record_;               ///< the compute record open, if any
   LazyClock clock_;                                   ///< this actor's time, its sleeps run lazily
-  std::optional<engine::CommActivity> param_gather_;  ///< overlap_param_gather: the step's parameter all-gather
+  std::optional<ReplicaRendezvous::Key> param_gather_; ///< overlap_param_gather: the bucket being gathered
   ReductionBucket gathering_;                         ///< what param_gather_ gathers
   std::deque<ReductionBucket> gather_buckets_;        ///< the buckets still to gather, in forward order
   std::vector<double> gather_shares_;                 ///< the first forward's parts, one per bucket (none: whole)
