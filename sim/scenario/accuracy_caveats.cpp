@@ -37,9 +37,9 @@ const std::vector<ValidationFamily>& table() {
       {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -15.8, -4.3, 10.1},
       {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -3.3, 62.2, 27.8},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 23.2, 181.9, 52.7},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 12.7, 115.5, 50.3},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 14.1, 31.1, 22.6},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 12.7, 181.9, 50.4},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 10.0, 115.5, 49.6},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 12.0, 28.5, 20.2},
   };
   return families;
 }
