@@ -11,6 +11,7 @@
 #include "sim/engine/domain_collective.hpp"
 #include "sim/engine/double_binary_tree_algorithm.hpp"
 #include "sim/engine/hierarchical_algorithm.hpp"
+#include "sim/engine/kernel_rate.hpp"
 #include "sim/engine/nccl_latency.hpp"
 #include "sim/engine/nccl_rack_model.hpp"
 #include "sim/engine/nvls_algorithm.hpp"
@@ -312,6 +313,10 @@ CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
   if (call.gpus.size() < 2) return {};
   CommPlan plan = make_algorithm(algo)->plan(call, platform);
   if (plan.phases.empty()) return plan;
+  if (call.op == CollectiveOp::all_to_all && algo == CollectiveAlgo::pairwise && call.kernel_Bps > 0) {
+    pay_kernel_rate(plan, call, platform);
+    return plan;
+  }
   if (const auto measured = measured_domain_cost(algo, call, platform)) {
     pay_measured_cost(plan, *measured);
     return plan;

@@ -33,13 +33,13 @@ namespace {
 const std::vector<ValidationFamily>& table() {
   static const std::vector<ValidationFamily> families{
       {"dense-ampere", "dense on Ampere (A100)", 10, -9.9, 3.6, 4.7},
-      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -11.8, 2.7, 6.8},
-      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -15.9, -4.2, 10.1},
-      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -3.3, 51.1, 22.9},
+      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -11.7, 2.8, 6.7},
+      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -15.8, -4.3, 10.1},
+      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -3.3, 62.2, 27.8},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 23.2, 182.0, 52.5},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 8.7, 120.8, 48.2},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 14.1, 31.1, 22.6},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 12.7, 181.9, 50.4},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 10.0, 115.5, 49.6},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 12.0, 28.5, 20.2},
   };
   return families;
 }

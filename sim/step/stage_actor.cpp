@@ -13,6 +13,7 @@
 #include "sim/engine/timer_wait.hpp"
 #include "sim/schedule/combined_1f1b.hpp"
 #include "sim/schedule/pipeline_schedule.hpp"
+#include "sim/step/dispatcher_rates.hpp"
 #include "sim/step/simulated_scope.hpp"
 
 namespace trainsim {
@@ -65,6 +66,7 @@ StageActor::StageActor(StepWorld& world, int stage, int replica_class, int accou
   const auto local =
       std::count_if(ep_gpus.begin(), ep_gpus.end(), [&](int gpu) { return world.platform.domain_of(gpu) == domain; });
   ep_remote_share_ = remote_peer_share(world.scenario.model, world.scenario.parallel, static_cast<int>(local));
+  ep_kernel_Bps_ = dispatcher_kernel_Bps(world.scenario, static_cast<int>(local));
   ep_overlap_slowdown_ = ep_overlap_slowdown(world.scenario, static_cast<size_t>(local) < ep_gpus.size());
   const double peers = static_cast<double>(ep_gpus.size()) - 1;
   if (peers > 0) ep_sent_share_ = (static_cast<double>(local) - 1 + (peers + 1 - local) * ep_remote_share_) / peers;
@@ -675,7 +677,12 @@ CollectiveCall StageActor::layer_call(const GroupCollective& c) const {
   call.op = c.op;
   call.gpus = w_.mapping.gpus_of(layer_group(c));
   call.bytes = c.bytes;
-  if (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all) call.remote_share = ep_remote_share_;
+  if (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all) {
+    call.remote_share = ep_remote_share_;
+    // DeepEP's and HybridEP's dispatch and combine at their measured rates; the alltoall
+    // dispatcher's probabilities' all-to-all is NCCL's (c.tokens false).
+    if (c.tokens) call.kernel_Bps = ep_kernel_Bps_;
+  }
   return call;
 }
 

@@ -224,6 +224,7 @@ class StageActor {
   /// The token all-to-all's bytes to an expert-parallel peer in another NVLink domain over
   /// those to one in this GPU's (models/moe_dispatch.hpp, remote_peer_share).
   double ep_remote_share_ = 1.0;
+  double ep_kernel_Bps_ = 0.0;  ///< the dispatcher kernel's rate on the token all-to-all (dispatcher_rates.hpp); 0: NCCL's
   /// Of the bus bytes a pairwise all-to-all of its size sends, the share it sends with that.
   double ep_sent_share_ = 1.0;
   const StageCosts& costs_;

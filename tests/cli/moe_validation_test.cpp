@@ -122,23 +122,22 @@ TEST(MoeValidation, DgxB200Qwen3_235bA22b) {
 
 // The same-stack measurements of public.md D5 (scenarios/validation/d5-*.ini: checks, not
 // throughput rows), each held, as the A2 rows are, within the next 5 % above this build's
-// error (scenarios/validation/README.md): Qwen3 30B-A3B on 16 H100 with HybridEP +27.7 %, with
-// its overlap +36.4 %, with NCCL's alltoall +23.2 %, with its overlap +50.3 %; Megatron-LM's
-// recipes on 32 H100 in BF16 +36.6 % and FP8 +34.2 %, on 16 GB200 in BF16 +14.1 % and MXFP8
-// +31.1 %; Megatron-Bridge's HybridEP recipe on 8 B200 in BF16 +12.7 % and MXFP8 +25.9 % (held
-// to 30 %: the error sits on the boundary).
+// error (scenarios/validation/README.md): Qwen3 30B-A3B on 16 H100 with HybridEP +12.7 %, with
+// its overlap +30.8 %, with NCCL's alltoall +23.2 %, with its overlap +50.3 %; Megatron-LM's
+// recipes on 32 H100 in BF16 +34.4 % and FP8 +32.2 %, on 16 GB200 in BF16 +12.0 % and MXFP8
+// +28.5 %; Megatron-Bridge's HybridEP recipe on 8 B200 in BF16 +10.0 % and MXFP8 +22.5 %.
 TEST(MoeValidation, SameStackMeasurements) {
   for (const auto& [name, bound] : std::vector<std::pair<std::string, double>>{
-           {"d5-h100-qwen3-30b-a3b-hybridep", 0.30},
-           {"d5-h100-qwen3-30b-a3b-hybridep-overlap", 0.40},
+           {"d5-h100-qwen3-30b-a3b-hybridep", 0.15},
+           {"d5-h100-qwen3-30b-a3b-hybridep-overlap", 0.35},
            {"d5-h100-qwen3-30b-a3b-alltoall", 0.25},
            {"d5-h100-qwen3-30b-a3b-alltoall-overlap", 0.55},
            {"d5-h100-qwen3-30b-a3b-recipe-bf16", 0.40},
            {"d5-h100-qwen3-30b-a3b-recipe-fp8", 0.40},
            {"d5-gb200-qwen3-30b-a3b-recipe-bf16", 0.15},
-           {"d5-gb200-qwen3-30b-a3b-recipe-mxfp8", 0.35},
+           {"d5-gb200-qwen3-30b-a3b-recipe-mxfp8", 0.30},
            {"d5-b200-qwen3-30b-a3b-hybridep-bf16", 0.15},
-           {"d5-b200-qwen3-30b-a3b-hybridep-mxfp8", 0.30},
+           {"d5-b200-qwen3-30b-a3b-hybridep-mxfp8", 0.25},
        })
     simulates_and_fits(name, bound);
 }
@@ -149,6 +148,18 @@ TEST(MoeValidation, HybridEpAgainstAlltoallAsMeasured) {
   const double ratio =
       tokens_per_s_per_gpu("d5-h100-qwen3-30b-a3b-hybridep") / tokens_per_s_per_gpu("d5-h100-qwen3-30b-a3b-alltoall");
   EXPECT_NEAR(ratio, 41.25 / 24.7138, 0.10 * 41.25 / 24.7138);
+}
+
+// HybridEP's kernels at HybridEP's own measured rate (sim/step/dispatcher_rates.hpp; over
+// InfiniBand at EP 16, 54.47 / 53.35 GB/s on the row's 32 SMs, held at the 16 measured): the
+// overlap-off HybridEP run's Nsight profile holds 8.25 s of communication kernels a step (DERIVED,
+// scenarios/validation/README.md: 9.079 ms concurrent with compute, 0.11 % of it hidden), and
+// the row's expert-parallel waits come within 10 % of it (at NCCL's all-to-all rate: 5.31 s).
+TEST(MoeValidation, HybridEpKernelsTakeWhatTheProfileHolds) {
+  const auto r = testing::run_trainsim({"run", scenario("d5-h100-qwen3-30b-a3b-hybridep"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double ep_comm = nlohmann::json::parse(r.out).at("breakdown_s").at("ep_comm").get<double>();
+  EXPECT_NEAR(ep_comm, 8.25, 0.10 * 8.25);
 }
 
 }  // namespace
