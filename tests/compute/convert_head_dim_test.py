@@ -23,26 +23,16 @@ sys.path.insert(0, CALIBRATION)
 from converter import public_figures as fig  # noqa: E402
 from converter.refs import RULES  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from calibration_csv import read_table  # noqa: E402
+
 # cuDNN's own fwd/bwd TFLOP/s column at one sequence per file (NVIDIA/cudnn-frontend @ 3929da2e,
 # benchmark/sdpa_benchmark_training/results/..., the files public_figures.py names).
 CUDNN_TFLOPS = {"h200": (32768, 358.0, 299.0), "gb200": (16384, 167.0, 188.0), "gb300": (8192, 172.0, 198.0)}
 
 
 def read_rows(gpu):
-    rows = []
-    with open(os.path.join(CALIBRATION, gpu + ".csv")) as f:
-        columns = None
-        for line in f:
-            if line.startswith("#"):
-                continue
-            if columns is None:
-                columns = line.strip().split(",")
-                continue
-            r = dict(zip(columns, line.strip().split(",")))
-            for key in ("m", "n", "k", "batch", "time_s", "flops", "bytes"):
-                r[key] = float(r[key])
-            rows.append(r)
-    return rows
+    return read_table(os.path.join(CALIBRATION, gpu + ".csv"))[2]
 
 
 def check(condition, message):

@@ -56,39 +56,13 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, CALIBRATION)
 from converter import public_figures as fig  # noqa: E402
 
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from calibration_csv import Failure, check, read_table  # noqa: E402
 
 
 def run_converter(folder):
     subprocess.run([sys.executable, CONVERTER, folder, "--sources", SOURCES, "--simumax", SIMUMAX], check=True,
                    stdout=subprocess.PIPE)
-
-
-def read_table(path):
-    """(header lines, rows as dicts with numbers)"""
-    header, rows, columns = [], [], None
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("#"):
-                if columns is None:
-                    header.append(line)
-                continue
-            if columns is None:
-                columns = line.split(",")
-                continue
-            values = dict(zip(columns, line.split(",")))
-            for key in ("m", "n", "k", "batch", "time_s", "flops", "bytes"):
-                values[key] = float(values[key])
-            rows.append(values)
-    return header, columns, rows
 
 
 def is_measured(path):
