@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "sim/core/error.hpp"
+#include "sim/core/portable_math.hpp"
 
 namespace trainsim {
 
@@ -195,9 +196,9 @@ int CalibratedComputeModel::attention_head_dim(int op_head_dim) const {
   if (op_head_dim <= 0 || op_head_dim >= k_pooled_head_dim) return k_pooled_head_dim;
   // The nearest measured head dim in ratio (|log(d / m)|), the wider one on a tie.
   int best = k_pooled_head_dim;
-  double best_distance = std::abs(std::log(static_cast<double>(op_head_dim) / best));
+  double best_distance = std::abs(portable::log(static_cast<double>(op_head_dim) / best));
   for (const int measured : attention_head_dims_) {
-    const double distance = std::abs(std::log(static_cast<double>(op_head_dim) / measured));
+    const double distance = std::abs(portable::log(static_cast<double>(op_head_dim) / measured));
     if (distance < best_distance || (distance == best_distance && measured > best)) {
       best = measured;
       best_distance = distance;
