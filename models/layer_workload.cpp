@@ -9,7 +9,6 @@
 #include "models/moe_dispatch.hpp"
 
 namespace trainsim {
-
 namespace {
 
 // Causal fused attention skips the blocks above the diagonal: about half the work
