@@ -21,7 +21,10 @@ namespace {
 //   2.93 TB/s = 0.61, TileOPs' 2.95 TB/s (2,048 tokens, top-2, hidden 4,096, bf16;
 //   tile-ai/TileOPs#608, H200): the reads scatter, the write streams.
 // - Sorting the received chunks by local expert (moe_sort_chunks_by_index and its inverse):
-//   a row-by-row copy through a row map, as the permute: 0.40.
+//   Transformer Engine's _sort_chunks_by_map_kernel runs, as its permute kernel does, one program
+//   per token row and hidden block, each looking its destination row up in a row map (the
+//   structure TileOPs#1590 found bound by block scheduling, not bandwidth, at 14 KB rows): the
+//   permute's 0.40.
 // No public measurement of these kernels on H100, B200 or GB200 was found: every GPU takes the
 // H200's fractions of its own datasheet bandwidth (a stated assumption; the H100 and H200 share
 // their SMs, Blackwell's row movers are unmeasured).
