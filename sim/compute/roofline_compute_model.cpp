@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "sim/compute/row_gather.hpp"
+
 namespace trainsim {
 
 namespace {
@@ -61,7 +63,9 @@ double RooflineComputeModel::op_time_s(const Op& op) const {
       efficiency = 0;  // memory-bound ops: their FLOPs are not the limit
   }
   const double compute_s = efficiency > 0 ? op.flops / (peak * efficiency) : 0.0;
-  const double memory_s = op.bytes / (p.hbm_bandwidth_Bps * p.memory_efficiency);
+  // Token permutation's row movers at their measured rate (sim/compute/row_gather.hpp).
+  const double memory_s =
+      row_gather_time_s(op, op.bytes / (p.hbm_bandwidth_Bps * p.memory_efficiency), p.hbm_bandwidth_Bps);
   return p.kernel_overhead_s + std::max(compute_s, memory_s);
 }
 

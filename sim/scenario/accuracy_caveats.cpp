@@ -37,9 +37,9 @@ const std::vector<ValidationFamily>& table() {
       {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -15.9, -4.2, 10.1},
       {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -3.3, 51.1, 22.9},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 12.7, 182.0, 49.8},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 8.7, 118.5, 47.2},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 12.0, 28.5, 20.2},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 8.1, 153.2, 42.2},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 6.9, 115.5, 43.4},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 8.6, 25.2, 16.9},
   };
   return families;
 }
