@@ -32,7 +32,7 @@ struct ClusterSpec {
   /// GPUs per NVLink domain: GPUs that reach each other over NVLink through one NVSwitch
   /// fabric, on consecutive nodes (GB200 NVL72: 72 GPUs on 18 compute trays of 4). 0: one
   /// node's GPUs (DGX, HGX). A multiple of gpus_per_node that divides the cluster's GPUs
-  /// (sim/scenario/scenario_rules.cpp).
+  /// (sim/scenario/scenario_fields_cluster.cpp).
   int nvlink_domain = 0;
   /// GPUs the job uses in each NVLink domain, whole nodes from the first (NVIDIA's GB200 and
   /// GB300 benchmark jobs use 64 of a rack's 72 GPUs past one rack, 8 to 64 within one). 0:

@@ -12,15 +12,12 @@
 #include "sim/scenario/megatron_names.hpp"
 #include "sim/scenario/scenario_fields.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "support/scenario_entries.hpp"
 
 namespace trainsim {
 namespace {
 
-std::vector<IniEntry> entries(std::initializer_list<std::pair<const char*, const char*>> kv) {
-  std::vector<IniEntry> e;
-  for (const auto& [k, v] : kv) e.push_back({k, v, "test.ini"});
-  return e;
-}
+using testing::entries;
 
 std::string error_of(const std::vector<IniEntry>& e) {
   try {
