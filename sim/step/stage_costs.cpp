@@ -417,7 +417,7 @@ int dispatcher_sms(MoeDispatcher dispatcher, bool across_domains) {
 
 double ep_overlap_slowdown(const Scenario& s, bool across_domains) {
   const int sms = s.cluster.gpu.sms;
-  // parallel.moe_dispatcher_sms is refused with alltoall (scenario_rules.cpp).
+  // parallel.moe_dispatcher_sms is refused with alltoall (sim/scenario/scenario_fields_parallel.cpp).
   const int taken = s.parallel.moe_dispatcher_sms > 0 ? s.parallel.moe_dispatcher_sms
                                                       : dispatcher_sms(s.parallel.moe_dispatcher, across_domains);
   if (taken > 0 && sms > taken) return static_cast<double>(taken) / (sms - taken);
