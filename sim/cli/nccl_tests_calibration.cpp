@@ -10,6 +10,7 @@
 #include "sim/profile/nccl_tests_log.hpp"
 #include "topologies/cluster_spec.hpp"
 #include "topologies/fabric_calibration.hpp"
+#include "topologies/protocol_efficiency.hpp"
 
 namespace trainsim::cli {
 
@@ -28,19 +29,25 @@ ClusterSpec named_cluster(const std::string& name) {
   throw InputError(k_command, "--cluster", name, rule);
 }
 
-// The fit covers collectives inside one NVLink domain (the built-in model keeps the fabric
-// between domains): a log's ranks must fit in one domain of the preset, on as many hosts.
-void check_in_one_domain(const profile::NcclTestsLog& log, const ClusterSpec& c) {
-  const int domain = c.physical_domain_gpus();
-  const int hosts = domain > c.gpus_per_node ? domain / c.gpus_per_node : 1;
-  const std::string what = c.preset + "'s NVLink domain (" + std::to_string(domain) + " GPUs on " +
-                           std::to_string(hosts) + (hosts > 1 ? " nodes" : " node") + ")";
-  if (log.ranks > domain)
+// Where the log's ranks sit in the preset's NVLink domains (its hosts in order of first rank,
+// nodes_per_domain to a domain): one domain, or several holding as many ranks each.
+void place(profile::NcclTestsLog& log, const ClusterSpec& c) {
+  profile::place_in_domains(log, c.nodes_per_domain(), c.gpus_per_node);
+  if (log.domains == 1 && log.ranks > c.physical_domain_gpus())
     throw InputError(log.file, "# Rank lines", std::to_string(log.ranks) + " ranks",
-                     "calibrate fits collectives inside one NVLink domain: more ranks than " + what);
-  if (static_cast<int>(log.hosts.size()) > hosts)
-    throw InputError(log.file, "# Rank lines", std::to_string(log.hosts.size()) + " hosts",
-                     "calibrate fits collectives inside one NVLink domain: the ranks span more hosts than " + what);
+                     "more ranks than " + c.preset + "'s NVLink domain (" + std::to_string(c.physical_domain_gpus()) +
+                         " GPUs) on one host: a log of another cluster");
+}
+
+// The preset's built-in per-step latency inside a domain, per collective (0: none measured).
+profile::InDomainSteps built_in_steps(const ClusterSpec& c) {
+  const ProtocolEfficiency e = protocol_efficiency(c);
+  const MeasuredCollective* m[k_calibrated_collectives] = {&e.all_reduce, &e.all_gather, &e.reduce_scatter,
+                                                          &e.all_to_all, &e.send_recv};
+  profile::InDomainSteps steps{};
+  for (int i = 0; i < k_calibrated_collectives; ++i)
+    steps[static_cast<std::size_t>(i)] = m[i]->measured() ? m[i]->step_latency_s : 0.0;
+  return steps;
 }
 
 }  // namespace
@@ -51,18 +58,20 @@ int calibrate_from_nccl_tests(const NcclTestsCalibration& o, std::ostream& out) 
   std::vector<profile::NcclTestsLog> logs;
   for (const std::string& path : o.logs) {
     logs.push_back(profile::read_nccl_tests_log(path));
-    check_in_one_domain(logs.back(), cluster);
+    place(logs.back(), cluster);
   }
-  const FabricCalibration calibration = profile::fit_nccl_tests_logs(logs, cluster.gpu.name);
-  out << profile::nccl_tests_fit_table(logs, calibration, cluster.nvlink_bandwidth_Bps);
+  const profile::InDomainSteps steps = built_in_steps(cluster);
+  const FabricCalibration calibration = profile::fit_nccl_tests_logs(logs, cluster.gpu.name, steps);
+  out << profile::nccl_tests_fit_table(logs, calibration, cluster.nvlink_bandwidth_Bps, steps);
   if (o.out.empty()) return 0;
   std::string tool = std::string(k_command) + " --cluster " + shell_quoted(o.cluster) + " --from-nccl-tests";
-  std::vector<std::string> comments{"trainsim fabric calibration: collectives inside one NVLink domain, fitted to "
-                                    "nccl-tests logs (topologies/fabric_calibration.hpp)"};
+  std::vector<std::string> comments{"trainsim fabric calibration: collectives inside one NVLink domain and across "
+                                    "domains, fitted to nccl-tests logs (topologies/fabric_calibration.hpp)"};
   for (const profile::NcclTestsLog& log : logs) {
     const std::string name = std::filesystem::path(log.file).filename().string();
     tool += " " + shell_quoted(name);
     comments.push_back("log: " + name + ", " + log.test + " on " + std::to_string(log.ranks) + " GPUs" +
+                       (log.domains > 1 ? " in " + std::to_string(log.domains) + " NVLink domains" : std::string()) +
                        (log.device.empty() ? std::string() : " (" + log.device + ")"));
   }
   comments.insert(comments.begin() + 1, "tool: " + tool);
