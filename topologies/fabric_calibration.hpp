@@ -76,7 +76,7 @@ struct FittedCollective {
   std::vector<int> ranks;  ///< the group sizes of the logs it was fitted to
   /// The scale-out tier only: GPUs per domain of the groups measured, and their domain counts.
   int ranks_per_domain = 0;
-  std::vector<int> domains;
+  std::vector<int> domains{};
 
   bool fitted() const { return bus_bandwidth_Bps > 0; }
   /// The model's time for `bytes` (nccl-tests' size) on `group` GPUs, `bus_factor` the
