@@ -47,7 +47,9 @@ double healthy_Bps(const FabricRoutes& r, int link) {
   return cable >= r.endpoints + r.leaves() ? r.group_uplink_Bps : r.leaf_uplink_Bps;
 }
 
-// The time the plan's bytes need on its most loaded link, phase after phase, in seconds.
+// The time the plan's bytes need on its most loaded link, phase after phase, in seconds. Links,
+// not only the endpoints' ports (kernel_rate.hpp's endpoint_bound_s): a measured fabric with
+// oversubscribed uplinks keeps its measured time.
 double bottleneck_s(const CommPlan& plan, const Platform& platform) {
   const FabricRoutes& routes = platform.routes();
   double total = 0;

@@ -391,8 +391,8 @@ TEST(NcclTestsCalibrate, MultiNodeCollectivesAreFittedBackAndReproduced) {
 TEST(NcclTestsCalibrate, PublishedTwoNodeH100AllReduceIsFittedAndReproduced) {
   // public.md D2: 2 nodes of 8 x H100 over 400 Gb/s InfiniBand, all-reduce at 8 GiB, 440.58
   // GB/s busbw (coreweave/nccl-tests PR #92). One size: the bandwidth alone, across domains;
-  // collective on 16 GPUs with the file gives it back within 5 %, where the built-in model
-  // gives its own figure.
+  // collective on 16 GPUs with the file gives it back within 5 %, by the calibrated ring (the
+  // built-in model runs NVLS-tree there).
   const std::string dir = fresh_dir("two_node_h100");
   const auto r = run_trainsim({"calibrate", "--from-nccl-tests", fixture("dgx-h100-2node-all_reduce.log"),
                                "--cluster", "dgx-h100", "--out", dir + "/fabric.txt"});
@@ -404,6 +404,30 @@ TEST(NcclTestsCalibrate, PublishedTwoNodeH100AllReduceIsFittedAndReproduced) {
                                "--fabric-calibration", dir + "/fabric.txt", "-b", "8G", "-e", "8G", "--json"});
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_NEAR(nlohmann::json::parse(c.out).at(0).at("busbw_GBps").get<double>(), 440.58, 0.05 * 440.58);
+  EXPECT_EQ(nlohmann::json::parse(c.out).at(0).at("algo").get<std::string>(), "ring");
+}
+
+TEST(NcclTestsCalibrate, AScenarioUsesTheScaleOutTierForGroupsAcrossNodes) {
+  // Llama 3 8B with TP 8 on 2 DGX H100 nodes: its data-parallel gradients cross the nodes. A
+  // scale-out tier far slower than the fabric (100 GB/s all-reduce, 50 GB/s reduce-scatter and
+  // all-gather) is what `collective` gives on the scenario's 16 GPUs, and slows the step.
+  const std::string dir = fresh_dir("scenario_scale_out");
+  std::ofstream(dir + "/slow.txt") << "gpu = h100-sxm\n[scale_out.all_reduce]\nbus_bandwidth_GBps = 100\n"
+                                      "fixed_latency_us = 50\nranks_per_domain = 8\n[scale_out.reduce_scatter]\n"
+                                      "bus_bandwidth_GBps = 50\nranks_per_domain = 8\n[scale_out.all_gather]\n"
+                                      "bus_bandwidth_GBps = 50\nranks_per_domain = 8\n";
+  const std::string base = "[model]\npreset = llama3-8b\n[cluster]\npreset = dgx-h100\nnodes = 2\n";
+  std::ofstream(dir + "/base.ini") << base << "[parallel]\ntp = 8\n";
+  std::ofstream(dir + "/slow.ini") << base << "fabric_calibration = slow.txt\n[parallel]\ntp = 8\n";
+  const auto c = run_trainsim({"collective", dir + "/slow.ini", "--op", "allreduce", "-b", "8G", "-e", "8G", "--json"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NEAR(nlohmann::json::parse(c.out).at(0).at("busbw_GBps").get<double>(), 100.0, 1.0);
+  const auto step_s = [&](const std::string& scenario) {
+    const auto r = run_trainsim({"run", dir + "/" + scenario, "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out).at("step_time_s").get<double>();
+  };
+  EXPECT_GT(step_s("slow.ini"), 1.5 * step_s("base.ini"));
 }
 
 TEST(NcclTestsCalibrate, AFileOfAnotherGpuIsRefused) {
