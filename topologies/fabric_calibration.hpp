@@ -15,8 +15,8 @@
 // The scale-out tier, fitted to logs whose ranks span d NVLink domains of g GPUs each (multi-
 // node nccl-tests: 2 DGX H100 over InfiniBand, 2 NVL72 racks), is the same form with the ring's
 // steps split as NCCL's ring model splits them (nccl_latency.hpp: steps across nodes): the
-// steps inside a domain pay the in-domain tier's per-step latency, those between domains the
-// scale-out one,
+// steps inside a domain pay the file's in-domain per-step latency (0 where it has no in-domain
+// tier for the collective: the file stands alone), those between domains the scale-out one,
 //
 //   time(S, n, d) = fixed + step x steps_out(d) + in-domain step x (steps(n) - steps_out(d))
 //                   + S x busbw factor(n) / bus bandwidth

@@ -10,7 +10,6 @@
 #include "sim/profile/nccl_tests_log.hpp"
 #include "topologies/cluster_spec.hpp"
 #include "topologies/fabric_calibration.hpp"
-#include "topologies/protocol_efficiency.hpp"
 
 namespace trainsim::cli {
 
@@ -39,17 +38,6 @@ void place(profile::NcclTestsLog& log, const ClusterSpec& c) {
                          " GPUs) on one host: a log of another cluster");
 }
 
-// The preset's built-in per-step latency inside a domain, per collective (0: none measured).
-profile::InDomainSteps built_in_steps(const ClusterSpec& c) {
-  const ProtocolEfficiency e = protocol_efficiency(c);
-  const MeasuredCollective* m[k_calibrated_collectives] = {&e.all_reduce, &e.all_gather, &e.reduce_scatter,
-                                                          &e.all_to_all, &e.send_recv};
-  profile::InDomainSteps steps{};
-  for (int i = 0; i < k_calibrated_collectives; ++i)
-    steps[static_cast<std::size_t>(i)] = m[i]->measured() ? m[i]->step_latency_s : 0.0;
-  return steps;
-}
-
 }  // namespace
 
 int calibrate_from_nccl_tests(const NcclTestsCalibration& o, std::ostream& out) {
@@ -60,9 +48,8 @@ int calibrate_from_nccl_tests(const NcclTestsCalibration& o, std::ostream& out) 
     logs.push_back(profile::read_nccl_tests_log(path));
     place(logs.back(), cluster);
   }
-  const profile::InDomainSteps steps = built_in_steps(cluster);
-  const FabricCalibration calibration = profile::fit_nccl_tests_logs(logs, cluster.gpu.name, steps);
-  out << profile::nccl_tests_fit_table(logs, calibration, cluster.nvlink_bandwidth_Bps, steps);
+  const FabricCalibration calibration = profile::fit_nccl_tests_logs(logs, cluster.gpu.name);
+  out << profile::nccl_tests_fit_table(logs, calibration, cluster.nvlink_bandwidth_Bps);
   if (o.out.empty()) return 0;
   std::string tool = std::string(k_command) + " --cluster " + shell_quoted(o.cluster) + " --from-nccl-tests";
   std::vector<std::string> comments{"trainsim fabric calibration: collectives inside one NVLink domain and across "

@@ -5,7 +5,6 @@
 
 #include "sim/engine/collective.hpp"
 #include "sim/engine/collective_algorithm.hpp"
-#include "sim/engine/domain_collective.hpp"
 
 namespace trainsim::engine {
 
@@ -90,10 +89,10 @@ double scale_out_latency_s(const CollectiveCall& call, const Platform& platform)
   const auto c = *calibrated(call.op);
   const int n = static_cast<int>(call.gpus.size());
   const int d = static_cast<int>(gpus_by_node(call.gpus, platform).size());
-  // The steps inside the domains at the in-domain tier's per-step latency (the user's, or the
-  // built-in measurement), as calibrate fitted them.
-  const MeasuredCollective* in = measured_in_domain(call.op, platform);
-  return f.scale_out_time_s(0, n, d, 0, c, in != nullptr ? in->step_latency_s : 0.0);
+  // The steps inside the domains at the file's own in-domain per-step latency (0 without an
+  // in-domain tier), as calibrate fitted them.
+  const FittedCollective& in = (*platform.cluster().fabric_calibration)[c];
+  return f.scale_out_time_s(0, n, d, 0, c, in.fitted() ? in.step_latency_s : 0.0);
 }
 
 double scale_out_time_s(const CollectiveCall& call, const Platform& platform) {

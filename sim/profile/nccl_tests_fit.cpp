@@ -17,10 +17,9 @@ namespace {
 enum Column { k_fixed = 0, k_step = 1, k_bus = 2 };
 
 // The in-domain per-step latency of `c`: the calibration's in-domain tier where it holds `c`,
-// else the cluster's built-in one.
-double in_domain_step(const FabricCalibration& calibration,
-                      const InDomainSteps& built_in_step_s, CalibratedCollective c) {
-  return calibration[c].fitted() ? calibration[c].step_latency_s : built_in_step_s[static_cast<std::size_t>(c)];
+// else 0 (the scale-out tier's own latencies then carry the steps inside the domains).
+double in_domain_step(const FabricCalibration& calibration, CalibratedCollective c) {
+  return calibration[c].fitted() ? calibration[c].step_latency_s : 0.0;
 }
 
 struct Sample {
@@ -130,24 +129,21 @@ FittedCollective fit_scale_out(CalibratedCollective c, const std::vector<const N
 }
 
 // The model's time of the log's row from the calibration's tier for the log.
-double model_time_s(const NcclTestsLog& log, const NcclTestsRow& r, const FabricCalibration& calibration,
-                    const InDomainSteps& in_domain_step_s) {
+double model_time_s(const NcclTestsLog& log, const NcclTestsRow& r, const FabricCalibration& calibration) {
   const double factor = nccl_tests_bus_factor(log.collective, log.ranks);
   if (log.domains <= 1) return calibration[log.collective].time_s(r.bytes, log.ranks, factor, log.collective);
   return calibration.at(FabricTier::scale_out, log.collective)
       .scale_out_time_s(r.bytes, log.ranks, log.domains, factor, log.collective,
-                        in_domain_step(calibration, in_domain_step_s, log.collective));
+                        in_domain_step(calibration, log.collective));
 }
 
-double row_error(const NcclTestsLog& log, const NcclTestsRow& r, const FabricCalibration& calibration,
-                 const InDomainSteps& built_in_step_s) {
-  return r.time_s / model_time_s(log, r, calibration, built_in_step_s) - 1;  // busbw fitted / measured - 1
+double row_error(const NcclTestsLog& log, const NcclTestsRow& r, const FabricCalibration& calibration) {
+  return r.time_s / model_time_s(log, r, calibration) - 1;  // busbw fitted / measured - 1
 }
 
 }  // namespace
 
-FabricCalibration fit_nccl_tests_logs(const std::vector<NcclTestsLog>& logs, const std::string& gpu,
-                                      const InDomainSteps& built_in_step_s) {
+FabricCalibration fit_nccl_tests_logs(const std::vector<NcclTestsLog>& logs, const std::string& gpu) {
   FabricCalibration calibration;
   calibration.gpu = gpu;
   // The in-domain tier first: the scale-out one is fitted given it.
@@ -160,14 +156,14 @@ FabricCalibration fit_nccl_tests_logs(const std::vector<NcclTestsLog>& logs, con
       if (of_c.empty()) continue;
       calibration.at(tier, c) = tier == FabricTier::in_domain
                                     ? fit_in_domain(c, of_c)
-                                    : fit_scale_out(c, of_c, in_domain_step(calibration, built_in_step_s, c));
+                                    : fit_scale_out(c, of_c, in_domain_step(calibration, c));
     }
   }
   return calibration;
 }
 
 std::string nccl_tests_fit_table(const std::vector<NcclTestsLog>& logs, const FabricCalibration& calibration,
-                                 double line_rate_Bps, const InDomainSteps& built_in_step_s) {
+                                 double line_rate_Bps) {
   std::string out;
   char buf[400];
   for (const NcclTestsLog& log : logs) {
@@ -182,7 +178,7 @@ std::string nccl_tests_fit_table(const std::vector<NcclTestsLog>& logs, const Fa
                     "%.3f us x %.0f steps between domains + %.3f us x %.0f inside them\n",
                     log.domains, log.ranks_per_domain, f.bus_bandwidth_Bps / 1e9, f.fixed_latency_s * 1e6,
                     f.step_latency_s * 1e6, calibrated_scale_out_steps(log.collective, log.domains),
-                    in_domain_step(calibration, built_in_step_s, log.collective) * 1e6,
+                    in_domain_step(calibration, log.collective) * 1e6,
                     calibrated_steps(log.collective, log.ranks) -
                         calibrated_scale_out_steps(log.collective, log.domains));
     } else {
@@ -199,7 +195,7 @@ std::string nccl_tests_fit_table(const std::vector<NcclTestsLog>& logs, const Fa
     out += "#        size      time    busbw (GB/s)    error\n";
     out += "#         (B)      (us)  measured  fitted      (%)\n";
     for (const NcclTestsRow& r : log.rows) {
-      const double fitted_s = model_time_s(log, r, calibration, built_in_step_s);
+      const double fitted_s = model_time_s(log, r, calibration);
       std::snprintf(buf, sizeof buf, "%14.0f %9.2f %9.2f %7.2f %8.2f\n", r.bytes, r.time_s * 1e6, r.busbw_GBps,
                     r.bytes * nccl_tests_bus_factor(log.collective, log.ranks) / fitted_s / 1e9,
                     (r.time_s / fitted_s - 1) * 100);
@@ -209,12 +205,11 @@ std::string nccl_tests_fit_table(const std::vector<NcclTestsLog>& logs, const Fa
   return out;
 }
 
-double nccl_tests_fit_worst_error(const std::vector<NcclTestsLog>& logs, const FabricCalibration& calibration,
-                                  const InDomainSteps& built_in_step_s) {
+double nccl_tests_fit_worst_error(const std::vector<NcclTestsLog>& logs, const FabricCalibration& calibration) {
   double worst = 0;
   for (const NcclTestsLog& log : logs)
     for (const NcclTestsRow& r : log.rows)
-      worst = std::max(worst, std::abs(row_error(log, r, calibration, built_in_step_s)));
+      worst = std::max(worst, std::abs(row_error(log, r, calibration)));
   return worst;
 }
 

@@ -9,11 +9,11 @@
 //
 // Logs whose ranks span NVLink domains (place_in_domains: multi-node nccl-tests) are fitted
 // into the scale-out tier, given the in-domain one: the steps inside the domains are paid at
-// the in-domain per-step latency (the tier fitted from the in-domain logs given beside them,
-// else the cluster's built-in one), and the fixed latency, the per-step latency between
-// domains (with logs of two domain counts or more) and the bus bandwidth are fitted as above.
+// the in-domain per-step latency of the tier fitted from the in-domain logs given beside them
+// (0 without: the file stands alone, whatever the built-in model becomes), and the fixed
+// latency, the per-step latency between domains (with logs of two domain counts or more) and
+// the bus bandwidth are fitted as above.
 
-#include <array>
 #include <string>
 #include <vector>
 
@@ -22,26 +22,20 @@
 
 namespace trainsim::profile {
 
-/// Per collective, the cluster's built-in per-step latency inside an NVLink domain, seconds
-/// (protocol_efficiency.hpp; 0 where none is measured).
-using InDomainSteps = std::array<double, k_calibrated_collectives>;
-
 /// The calibration of every collective the logs hold, by tier, for `gpu` (a GPU preset's
 /// name). Throws InputError naming a log when its collective's times do not grow with the
 /// bytes it moves (no bandwidth to fit), or when logs of one collective across domains have
 /// unequal GPUs per domain.
-FabricCalibration fit_nccl_tests_logs(const std::vector<NcclTestsLog>& logs, const std::string& gpu,
-                                      const InDomainSteps& built_in_step_s = {});
+FabricCalibration fit_nccl_tests_logs(const std::vector<NcclTestsLog>& logs, const std::string& gpu);
 
 /// The fit beside the logs' figures, nccl-tests style: per log a header line (collective,
 /// ranks, the fitted bandwidth and latencies), then per size the measured busbw, the fitted
 /// busbw and the error (fitted / measured - 1 of busbw, from the times). `line_rate_Bps`: the
 /// NVLink line rate per direction the efficiency is stated against.
 std::string nccl_tests_fit_table(const std::vector<NcclTestsLog>& logs, const FabricCalibration& calibration,
-                                 double line_rate_Bps, const InDomainSteps& built_in_step_s = {});
+                                 double line_rate_Bps);
 
 /// The largest |error| of the table above, as a fraction.
-double nccl_tests_fit_worst_error(const std::vector<NcclTestsLog>& logs, const FabricCalibration& calibration,
-                                  const InDomainSteps& built_in_step_s = {});
+double nccl_tests_fit_worst_error(const std::vector<NcclTestsLog>& logs, const FabricCalibration& calibration);
 
 }  // namespace trainsim::profile

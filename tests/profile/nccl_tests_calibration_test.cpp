@@ -388,6 +388,44 @@ TEST(NcclTestsCalibrate, MultiNodeCollectivesAreFittedBackAndReproduced) {
   }
 }
 
+TEST(NcclTestsCalibrate, NvlRacksAreFittedBackAndReproduced) {
+  // GB200 NVL72: all-reduces on 2 and 3 racks (144 and 216 GPUs, 4 a host, 18 hosts a rack)
+  // from a known scale-out tier, simulated, fitted back within 2 %, reproduced within 5 %.
+  const std::string dir = fresh_dir("racks");
+  std::ofstream(dir + "/known.txt") << "gpu = gb200\n[scale_out.all_reduce]\nbus_bandwidth_GBps = 600\n"
+                                       "fixed_latency_us = 60\nstep_latency_us = 8\nranks_per_domain = 72\n";
+  const auto args = [&](int gpus, const std::string& file) {
+    return std::vector<std::string>{"--cluster", "gb200-nvl72", "--gpus", std::to_string(gpus), "--op", "allreduce",
+                                    "--fabric-calibration", file, "-b", "1K", "-e", "4G"};
+  };
+  std::vector<std::string> calibrate{"calibrate", "--cluster", "gb200-nvl72", "--out", dir + "/fitted.txt",
+                                     "--from-nccl-tests"};
+  std::vector<NcclTestsLogSpec> specs;
+  for (const int gpus : {144, 216}) {
+    specs.push_back(simulated_log(args(gpus, dir + "/known.txt"), "all_reduce_perf", gpus));
+    specs.back().ranks_per_host = 4;
+    specs.back().device = "NVIDIA GB200";
+    const std::string log = dir + "/racks" + std::to_string(gpus) + ".log";
+    std::ofstream(log) << testing::nccl_tests_log_text(specs.back());
+    calibrate.push_back(log);
+  }
+  const auto r = run_trainsim(calibrate);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("on 216 GPUs (54 hosts, 3 NVLink domains of 72)"), std::string::npos) << r.out;
+  const FittedCollective f =
+      read_fabric_calibration(dir + "/fitted.txt").at(FabricTier::scale_out, CalibratedCollective::all_reduce);
+  expect_within(f.bus_bandwidth_Bps / 1e9, 600, 0.02, "bandwidth");
+  expect_within(f.fixed_latency_s * 1e6, 60, 0.02, "fixed latency");
+  expect_within(f.step_latency_s * 1e6, 8, 0.02, "step latency between racks");
+  EXPECT_EQ(f.domains, (std::vector<int>{2, 3}));
+  for (const NcclTestsLogSpec& spec : specs) {
+    const NcclTestsLogSpec again = simulated_log(args(spec.ranks, dir + "/fitted.txt"), spec.test, spec.ranks);
+    ASSERT_EQ(again.time_us.size(), spec.time_us.size());
+    for (std::size_t k = 0; k < again.time_us.size(); ++k)
+      EXPECT_NEAR(again.time_us[k] / spec.time_us[k], 1.0, 0.05) << spec.ranks << " GPUs at " << again.bytes[k] << " B";
+  }
+}
+
 TEST(NcclTestsCalibrate, PublishedTwoNodeH100AllReduceIsFittedAndReproduced) {
   // public.md D2: 2 nodes of 8 x H100 over 400 Gb/s InfiniBand, all-reduce at 8 GiB, 440.58
   // GB/s busbw (coreweave/nccl-tests PR #92). One size: the bandwidth alone, across domains;
