@@ -23,9 +23,10 @@
 //
 // steps_out(d) = 2(d - 1) for an all-reduce, d - 1 for the others, 0 for a send/receive. Its
 // bus bandwidth is that of groups with `ranks_per_domain` GPUs in each domain; other groups
-// across domains scale it with the NICs their ring crosses (NCCL's ring model: one NIC per
-// channel, as many channels as GPUs per domain up to the domain's NICs). Collectives across
-// domains that the file does not hold keep the built-in model.
+// across domains scale it with the NICs they cross (a ring: one NIC per channel, as many
+// channels as GPUs per domain up to the domain's NICs, NCCL's ring model; an all-to-all or a
+// send/receive: each rank's share of its domain's NICs). Collectives across domains that the
+// file does not hold keep the built-in model.
 //
 // The file is text, one `key = value` a line, `#` comments, a `[collective]` section per
 // collective fitted:

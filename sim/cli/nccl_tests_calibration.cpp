@@ -28,16 +28,6 @@ ClusterSpec named_cluster(const std::string& name) {
   throw InputError(k_command, "--cluster", name, rule);
 }
 
-// Where the log's ranks sit in the preset's NVLink domains (its hosts in order of first rank,
-// nodes_per_domain to a domain): one domain, or several holding as many ranks each.
-void place(profile::NcclTestsLog& log, const ClusterSpec& c) {
-  profile::place_in_domains(log, c.nodes_per_domain(), c.gpus_per_node);
-  if (log.domains == 1 && log.ranks > c.physical_domain_gpus())
-    throw InputError(log.file, "# Rank lines", std::to_string(log.ranks) + " ranks",
-                     "more ranks than " + c.preset + "'s NVLink domain (" + std::to_string(c.physical_domain_gpus()) +
-                         " GPUs) on one host: a log of another cluster");
-}
-
 }  // namespace
 
 int calibrate_from_nccl_tests(const NcclTestsCalibration& o, std::ostream& out) {
@@ -46,7 +36,8 @@ int calibrate_from_nccl_tests(const NcclTestsCalibration& o, std::ostream& out) 
   std::vector<profile::NcclTestsLog> logs;
   for (const std::string& path : o.logs) {
     logs.push_back(profile::read_nccl_tests_log(path));
-    place(logs.back(), cluster);
+    // Its ranks in the preset's NVLink domains: one, or several holding as many ranks each.
+    profile::place_in_domains(logs.back(), cluster.nodes_per_domain(), cluster.gpus_per_node);
   }
   const FabricCalibration calibration = profile::fit_nccl_tests_logs(logs, cluster.gpu.name);
   out << profile::nccl_tests_fit_table(logs, calibration, cluster.nvlink_bandwidth_Bps);

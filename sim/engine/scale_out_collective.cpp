@@ -28,13 +28,17 @@ std::optional<CalibratedCollective> calibrated(CollectiveOp op) {
   return std::nullopt;
 }
 
-// The line rate of a ring across domains with `per_domain` GPUs in each, as NCCL's ring model
-// bounds it (algorithm_selection.cpp, group_bus_Bps): one NIC per channel, as many channels as
-// GPUs per domain up to the domain's NICs, and never above NVLink.
-double ring_line_Bps(int per_domain, const Platform& platform) {
+// The line rate that bounds `op`'s bus bandwidth across domains with `per_domain` GPUs in each.
+// A ring (all-reduce, all-gather, reduce-scatter) as NCCL's ring model bounds it
+// (algorithm_selection.cpp, group_bus_Bps): one NIC per channel, as many channels as GPUs per
+// domain up to the domain's NICs, never above NVLink. An all-to-all or a send/receive, whose
+// bus bandwidth is each rank's: that rank's share of its domain's NICs.
+double line_Bps(CollectiveOp op, int per_domain, const Platform& platform) {
   const ClusterSpec& c = platform.cluster();
-  const double channels = std::min(per_domain, platform.nics_per_domain());
-  return std::min(c.nvlink_bandwidth_Bps, channels * c.nic_bandwidth_Bps);
+  const double nics = std::min(per_domain, platform.nics_per_domain());
+  if (op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv)
+    return nics * c.nic_bandwidth_Bps / per_domain;
+  return std::min(c.nvlink_bandwidth_Bps, nics * c.nic_bandwidth_Bps);
 }
 
 // A link's bandwidth as built, faults aside (a slow NIC or missing uplinks stay slow: the
@@ -100,7 +104,7 @@ double scale_out_time_s(const CollectiveCall& call, const Platform& platform) {
   const int n = static_cast<int>(call.gpus.size());
   const int per_domain = n / static_cast<int>(gpus_by_node(call.gpus, platform).size());
   const double bus_Bps =
-      f.bus_bandwidth_Bps * ring_line_Bps(per_domain, platform) / ring_line_Bps(f.ranks_per_domain, platform);
+      f.bus_bandwidth_Bps * line_Bps(call.op, per_domain, platform) / line_Bps(call.op, f.ranks_per_domain, platform);
   return scale_out_latency_s(call, platform) + call.bytes * bus_bandwidth_factor(call.op, n) / bus_Bps;
 }
 

@@ -14,10 +14,14 @@
 
 #include "profile/nccl_tests_fixture.hpp"
 #include "sim/core/error.hpp"
+#include "sim/engine/collective.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/engine/scale_out_collective.hpp"
 #include "sim/profile/nccl_tests_fit.hpp"
 #include "sim/profile/nccl_tests_log.hpp"
 #include "support/run_trainsim.hpp"
 #include "support/test_folders.hpp"
+#include "topologies/cluster_spec.hpp"
 #include "topologies/fabric_calibration.hpp"
 
 namespace trainsim {
@@ -424,6 +428,31 @@ TEST(NcclTestsCalibrate, NvlRacksAreFittedBackAndReproduced) {
     for (std::size_t k = 0; k < again.time_us.size(); ++k)
       EXPECT_NEAR(again.time_us[k] / spec.time_us[k], 1.0, 0.05) << spec.ranks << " GPUs at " << again.bytes[k] << " B";
   }
+}
+
+TEST(ScaleOutCollective, GroupsWithOtherGpusPerDomainScaleWithTheNicsTheyCross) {
+  // Measured with 8 GPUs a node on 2 DGX H100 nodes; applied to 2 GPUs, one a node (a data-
+  // parallel pair under TP 8, a pipeline send). The ring's 8 channels become one, on one of
+  // the node's 8 NICs (NCCL's ring model): 352 x 50 / 400 = 44 GB/s. A send/receive's rate is
+  // each rank's own NIC either way: 44 GB/s stays 44. A group inside one node is not across.
+  ClusterSpec cluster = *cluster_preset("dgx-h100");
+  cluster.nodes = 2;
+  FabricCalibration f;
+  f.gpu = "h100-sxm";
+  f.at(FabricTier::scale_out, CalibratedCollective::all_reduce) = {352e9, 40e-6, 0, {16}, 8, {2}};
+  f.at(FabricTier::scale_out, CalibratedCollective::send_recv) = {44e9, 9e-6, 0, {16}, 8, {2}};
+  cluster.fabric_calibration = std::make_shared<const FabricCalibration>(f);
+  const engine::Platform platform = engine::Platform::without_simgrid(cluster);
+  const double bytes = 1 << 30;
+  engine::CollectiveCall call;
+  call.bytes = bytes;
+  call.gpus = {0, 8};
+  call.op = engine::CollectiveOp::all_reduce;  // bus factor 1 on 2 ranks
+  EXPECT_NEAR(bytes / (engine::scale_out_time_s(call, platform) - 40e-6) / 1e9, 44.0, 1e-6);
+  call.op = engine::CollectiveOp::send_recv;
+  EXPECT_NEAR(bytes / (engine::scale_out_time_s(call, platform) - 9e-6) / 1e9, 44.0, 1e-6);
+  call.gpus = {0, 1};
+  EXPECT_EQ(engine::scale_out_fit(call, platform), nullptr);
 }
 
 TEST(NcclTestsCalibrate, PublishedTwoNodeH100AllReduceIsFittedAndReproduced) {
