@@ -57,8 +57,8 @@ struct ClusterSpec {
   /// Kernel timings: "auto" (kernels/calibration/<gpu>.csv if shipped), "none" (datasheet
   /// roofline), or the path of a calibration table.
   std::string calibration = "auto";
-  /// Collectives inside one NVLink domain as the user measured them with nccl-tests
-  /// (topologies/fabric_calibration.hpp; cluster.fabric_calibration); null: the built-in ones.
+  /// Collectives inside one NVLink domain and across domains as the user measured them with
+  /// nccl-tests (topologies/fabric_calibration.hpp; cluster.fabric_calibration); null: the built-in ones.
   std::shared_ptr<const FabricCalibration> fabric_calibration;
   /// GPUs slower than the others, by id (ascending), at slow_gpu_speed of their compute rate:
   /// the scenario's [variations] resolved once (topologies/slow_parts.hpp, with_slow_parts)

@@ -58,8 +58,8 @@ po::options_description visible_options(Options& o) {
       "GPU preset's name (h100-sxm) bounds the rows by its datasheet peaks")(
       "from-nccl-tests", po::value(&o.nccl_tests)->multitoken()->value_name("LOG..."),
       "nccl-tests outputs (all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf, sendrecv_perf) "
-      "inside one NVLink domain: fits each collective's bus bandwidth and latency; --out writes the fabric "
-      "calibration a scenario names (cluster.fabric_calibration)")(
+      "inside one NVLink domain or across nodes and racks: fits each collective's bus bandwidth and latency, by "
+      "tier; --out writes the fabric calibration a scenario names (cluster.fabric_calibration)")(
       "cluster", po::value(&o.cluster)->value_name("PRESET"),
       "with --from-nccl-tests: the cluster preset the logs were measured on");
   return d;

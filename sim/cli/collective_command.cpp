@@ -83,7 +83,8 @@ po::options_description visible_options(Options& o) {
       ("cluster preset (" + cluster_preset_list() + ") instead of a SCENARIO").c_str())(
       "fabric", po::value(&o.fabric), "with --cluster: single-switch|fat-tree|rail-optimized|ideal")(
       "fabric-calibration", po::value(&o.fabric_calibration)->value_name("FILE"),
-      "collectives inside an NVLink domain as fitted to your nccl-tests logs (trainsim calibrate --from-nccl-tests)")(
+      "collectives inside an NVLink domain and across domains as fitted to your nccl-tests logs (trainsim calibrate "
+      "--from-nccl-tests)")(
       "algo", po::value(&o.algo)->default_value(o.algo), "auto|ring|tree|hierarchical|pairwise|direct|nvls|nvls-tree|collnet")(
       "minbytes,b", po::value(&o.min_bytes)->default_value(o.min_bytes),
       "smallest size (bytes; K, M, G = 2^10, 2^20, 2^30)")(

@@ -19,6 +19,7 @@
 #include "sim/engine/pairwise_algorithm.hpp"
 #include "sim/engine/pat_algorithm.hpp"
 #include "sim/engine/ring_algorithm.hpp"
+#include "sim/engine/scale_out_collective.hpp"
 
 namespace trainsim::engine {
 
@@ -37,6 +38,25 @@ void validate(const CollectiveCall& call, const Platform& platform) {
   if (!(call.bytes >= 0)) throw InputError("", "bytes", std::to_string(call.bytes), "must be >= 0");
   if (call.root < 0 || call.root >= static_cast<int>(call.gpus.size()))
     throw InputError("", "root", std::to_string(call.root), "must index one of the collective's GPUs");
+}
+
+// The ring for the ring family, pairwise exchange for an all-to-all, one transfer for a
+// send/receive.
+CollectiveAlgo plain_algorithm(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::all_to_all:
+      return CollectiveAlgo::pairwise;
+    case CollectiveOp::send_recv:
+      return CollectiveAlgo::direct;
+    default:
+      return CollectiveAlgo::ring;
+  }
+}
+
+// The scale-out tier of the user's calibration runs `call` with `algo` (the plain plan that
+// choose_algorithm picks for it).
+bool scale_out_calibrated(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform) {
+  return algo == plain_algorithm(call.op) && scale_out_fit(call, platform) != nullptr;
 }
 
 // The group as NCCL's model sees it across NVL72 racks (nccl_rack_model.hpp): an all-reduce,
@@ -185,6 +205,8 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
     if (needs_hardware && call.gpus.size() >= 2) make_algorithm(call.algo)->plan(call, platform);
     return call.algo;
   }
+  // Across NVLink domains as the user measured them (scale_out_collective.hpp): the plain plan.
+  if (scale_out_fit(call, platform) != nullptr) return plain_algorithm(call.op);
   if (const auto group = rack_group(call, platform)) {
     // Across NVL72 racks: NCCL's own choice by its model (nccl_rack_model.hpp); IB SHARP where
     // the cluster has it and NCCL's view of it is faster still.
@@ -194,19 +216,8 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
       return CollectiveAlgo::collnet;
     return best.algo;
   }
-  switch (call.op) {
-    case CollectiveOp::all_reduce:
-      return call.gpus.size() < 2 ? CollectiveAlgo::ring : nccl_all_reduce_choice(call, platform);
-    case CollectiveOp::all_gather:
-    case CollectiveOp::reduce_scatter:
-    case CollectiveOp::broadcast:
-      return CollectiveAlgo::ring;
-    case CollectiveOp::all_to_all:
-      return CollectiveAlgo::pairwise;
-    case CollectiveOp::send_recv:
-      return CollectiveAlgo::direct;
-  }
-  return CollectiveAlgo::ring;
+  if (call.op == CollectiveOp::all_reduce && call.gpus.size() >= 2) return nccl_all_reduce_choice(call, platform);
+  return plain_algorithm(call.op);
 }
 
 namespace {
@@ -284,7 +295,7 @@ NcclProtocol chosen_protocol(const CollectiveCall& call, const Platform& platfor
 }
 
 NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform) {
-  if (call.gpus.size() < 2) return NcclProtocol::simple;
+  if (call.gpus.size() < 2 || scale_out_calibrated(algo, call, platform)) return NcclProtocol::simple;
   if (const auto rack = charged_rack_estimate(algo, call, platform)) return rack->protocol;
   switch (algo) {
     case CollectiveAlgo::nvls:
@@ -304,6 +315,7 @@ NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const 
 double nccl_base_latency_s(const CollectiveCall& call, const Platform& platform) {
   if (call.gpus.size() < 2) return 0.0;
   const CollectiveAlgo algo = choose_algorithm(call, platform);
+  if (scale_out_calibrated(algo, call, platform)) return scale_out_latency_s(call, platform);
   if (const auto rack = charged_rack_estimate(algo, call, platform)) return rack->latency_s;
   return base_latency_s(algo, call, platform);
 }
@@ -319,6 +331,17 @@ CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
   }
   if (const auto measured = measured_domain_cost(algo, call, platform)) {
     pay_measured_cost(plan, *measured);
+    return plan;
+  }
+  if (scale_out_calibrated(algo, call, platform)) {
+    if (call.remote_share == 1.0) {
+      pay_scale_out_cost(plan, call, platform);
+    } else {
+      CollectiveCall even = call;
+      even.remote_share = 1.0;
+      const CommPlan reference = make_algorithm(algo)->plan(even, platform);
+      pay_scale_out_cost(plan, call, platform, &reference);
+    }
     return plan;
   }
   if (const auto rack = charged_rack_estimate(algo, call, platform)) {

@@ -6,6 +6,13 @@
 // a fixed latency with two sizes or more; a per-step latency when logs of two group sizes or
 // more are given (steps(n) separates it from the fixed part). A term that would come out
 // negative is left out (every subset of terms is solved and the best non-negative one kept).
+//
+// Logs whose ranks span NVLink domains (place_in_domains: multi-node nccl-tests) are fitted
+// into the scale-out tier, given the in-domain one: the steps inside the domains are paid at
+// the in-domain per-step latency of the tier fitted from the in-domain logs given beside them
+// (0 without: the file stands alone, whatever the built-in model becomes), and the fixed
+// latency, the per-step latency between domains (with logs of two domain counts or more) and
+// the bus bandwidth are fitted as above.
 
 #include <string>
 #include <vector>
@@ -15,9 +22,10 @@
 
 namespace trainsim::profile {
 
-/// The calibration of every collective the logs hold, for `gpu` (a GPU preset's name).
-/// Throws InputError naming a log when its collective's times do not grow with the bytes it
-/// moves (no bandwidth to fit).
+/// The calibration of every collective the logs hold, by tier, for `gpu` (a GPU preset's
+/// name). Throws InputError naming a log when its collective's times do not grow with the
+/// bytes it moves (no bandwidth to fit), or when logs of one collective across domains have
+/// unequal GPUs per domain.
 FabricCalibration fit_nccl_tests_logs(const std::vector<NcclTestsLog>& logs, const std::string& gpu);
 
 /// The fit beside the logs' figures, nccl-tests style: per log a header line (collective,

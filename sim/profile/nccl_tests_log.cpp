@@ -103,7 +103,13 @@ NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& fi
                            "rank listed twice: the log mixes several runs (nccl-tests built without MPI, run under "
                            "mpirun, lists each process as rank 0): give one run's output");
         rank_ids.push_back(id);
-        if (std::ranges::find(log.hosts, *(on + 1)) == log.hosts.end()) log.hosts.push_back(*(on + 1));
+        const auto host = std::ranges::find(log.hosts, *(on + 1));
+        if (host == log.hosts.end()) {
+          log.hosts.push_back(*(on + 1));
+          log.ranks_per_host.push_back(1);
+        } else {
+          ++log.ranks_per_host[static_cast<std::size_t>(host - log.hosts.begin())];
+        }
         if (log.device.empty()) {
           const auto bus = std::ranges::find_if(h, [](const std::string& w) { return w.back() == ']'; });
           for (auto w = bus == h.end() ? h.end() : bus + 1; w != h.end(); ++w)
@@ -165,6 +171,27 @@ NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& fi
     }
   }
   return log;
+}
+
+void place_in_domains(NcclTestsLog& log, int nodes_per_domain, int gpus_per_node) {
+  std::vector<int> per_domain;
+  for (std::size_t h = 0; h < log.hosts.size(); ++h) {
+    if (log.ranks_per_host[h] > gpus_per_node)
+      throw InputError(log.file, "# Rank lines", log.hosts[h] + ": " + std::to_string(log.ranks_per_host[h]) + " ranks",
+                       "more ranks on one host than the cluster's nodes have GPUs (" + std::to_string(gpus_per_node) +
+                           "): a log of another cluster");
+    if (h % static_cast<std::size_t>(nodes_per_domain) == 0) per_domain.push_back(0);
+    per_domain.back() += log.ranks_per_host[h];
+  }
+  for (std::size_t d = 1; d < per_domain.size(); ++d)
+    if (per_domain[d] != per_domain.front())
+      throw InputError(log.file, "# Rank lines",
+                       "domain " + std::to_string(d + 1) + ": " + std::to_string(per_domain[d]) + " ranks",
+                       "the NVLink domains (" + std::to_string(nodes_per_domain) +
+                           " host(s) each, in the order of their first rank) hold unequal numbers of ranks (" +
+                           std::to_string(per_domain.front()) + " in the first): calibrate fits even groups");
+  log.domains = static_cast<int>(per_domain.size());
+  log.ranks_per_domain = per_domain.empty() ? 0 : per_domain.front();
 }
 
 NcclTestsLog read_nccl_tests_log(const std::string& path) {

@@ -31,8 +31,12 @@ struct NcclTestsLog {
   std::string test;                ///< "all_reduce_perf"
   int ranks = 0;                   ///< `# Rank` lines
   std::vector<std::string> hosts;  ///< distinct, in order of first rank
+  std::vector<int> ranks_per_host;  ///< beside `hosts`
   std::string device;              ///< rank 0's GPU name ("NVIDIA H100 80GB HBM3")
   std::vector<NcclTestsRow> rows;
+  /// Where its ranks sit (place_in_domains): NVLink domains spanned and GPUs in each.
+  int domains = 1;
+  int ranks_per_domain = 0;
 };
 
 /// Reads `text`, the log at `file`. Throws InputError naming the file, "line N" and the rule:
@@ -44,6 +48,13 @@ NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& fi
 
 /// parse_nccl_tests_log of the file at `path` (read whole, capped at 16 MiB).
 NcclTestsLog read_nccl_tests_log(const std::string& path);
+
+/// Places the log's hosts in NVLink domains of `nodes_per_domain` nodes of `gpus_per_node`
+/// GPUs (a cluster preset's), in the order of their first rank: the order of the job's host
+/// list, by which mpirun and srun number ranks. Sets `domains` and `ranks_per_domain`. Throws
+/// InputError naming the file and its '# Rank' lines when a host holds more ranks than a node
+/// has GPUs, or when the domains hold unequal numbers of ranks (calibrate fits even groups).
+void place_in_domains(NcclTestsLog& log, int nodes_per_domain, int gpus_per_node);
 
 /// nccl-tests' bus bandwidth factor (doc/PERFORMANCE.md), as `trainsim collective` prints it
 /// (engine::bus_bandwidth_factor): 2(n-1)/n for an all-reduce, (n-1)/n for all-gather,

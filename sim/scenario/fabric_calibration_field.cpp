@@ -23,8 +23,8 @@ void check_gpu(const FabricCalibration& f, const std::string& gpu, const std::st
 ScenarioField fabric_calibration_field() {
   ScenarioField f;
   f.name = k_key;
-  f.help = "collectives inside an NVLink domain fitted to your nccl-tests logs (trainsim calibrate "
-           "--from-nccl-tests --out FILE): the file, relative to the scenario; none: the built-in ones";
+  f.help = "collectives inside an NVLink domain and across domains fitted to your nccl-tests logs (trainsim "
+           "calibrate --from-nccl-tests --out FILE): the file, relative to the scenario; none: the built-in ones";
   f.apply = [](Scenario& s, std::string_view text) -> std::optional<std::string> {
     if (text.empty()) return "expected none or the path of a fabric calibration file";
     if (text == "none") {

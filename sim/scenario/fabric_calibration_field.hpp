@@ -1,6 +1,6 @@
 #pragma once
-// cluster.fabric_calibration: the collectives inside one NVLink domain as the user measured
-// them with nccl-tests (topologies/fabric_calibration.hpp, written by `trainsim calibrate
+// cluster.fabric_calibration: the collectives inside one NVLink domain and across domains as
+// the user measured them with nccl-tests (topologies/fabric_calibration.hpp, written by `trainsim calibrate
 // --from-nccl-tests`), by the file's path relative to the scenario's folder; none: the
 // built-in measurements (topologies/protocol_efficiency.cpp).
 
