@@ -11,6 +11,7 @@
 #include "sim/scenario/pipeline_layout_field.hpp"
 #include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_fields.hpp"
+#include "sim/scenario/router_fields.hpp"
 #include "sim/scenario/token_drop_fields.hpp"
 #include "topologies/fabric_layout.hpp"
 
@@ -583,6 +584,7 @@ void check_scenario_rules(const Scenario& s) {
   check_megatron_fsdp(s);
   check_cuda_graphs(s);
   check_token_drop(s);  // full_iteration and moe_preprocess on MoE layers (token_drop_fields.hpp)
+  check_router(s);      // router balance and group-limited routing (router_fields.hpp)
   check_moe_a2a_overlap(s);
   check_recompute(s);
   check_activation_offload(s);
