@@ -123,5 +123,42 @@ TEST(NodeLimitedRouting, DeepEpAcrossNodesStepsFasterWithFewerGroupsAToken) {
   EXPECT_EQ(step_s(megatron), step_s(file, {"model.router_num_groups=4", "model.router_group_topk=2"}));
 }
 
+TEST(NodeLimitedRouting, ImportReadsMegatronsGroupSettings) {
+  // `trainsim import megatron` printed them as "not modelled" before they had keys.
+  const auto r = run_trainsim({"import",
+                               "megatron",
+                               "--nodes",
+                               "8",
+                               "--num-layers",
+                               "4",
+                               "--hidden-size",
+                               "1024",
+                               "--num-attention-heads",
+                               "8",
+                               "--seq-length",
+                               "4096",
+                               "--vocab-size",
+                               "32000",
+                               "--num-experts",
+                               "64",
+                               "--moe-router-topk",
+                               "6",
+                               "--moe-router-num-groups",
+                               "8",
+                               "--moe-router-group-topk",
+                               "3",
+                               "--expert-model-parallel-size",
+                               "8",
+                               "--micro-batch-size",
+                               "1",
+                               "--global-batch-size",
+                               "64",
+                               "--bf16"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("router_num_groups = 8\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("router_group_topk = 3\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("not modelled: --moe-router"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace trainsim
