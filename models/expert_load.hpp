@@ -28,7 +28,7 @@ struct ExpertLoads {
 /// sequence 16K, 32K, 64K, 128K (CP 1, 2, 4, 8), model TFLOP/s per GPU with forced balance /
 /// dropless: 295 / 237, 335 / 277, 368 / 320, 389 / 357, i.e. 24.5, 20.9, 15.0 and 9.0 % more
 /// step time (19.7 to 8.2 % less throughput; public.md's "8-20 %"). The cost falls with the
-/// sequence only because attention, which the loads do not touch, grows in the step.
+/// sequence mostly because attention, which the loads do not touch, grows in the step.
 ///
 /// How that figure becomes a load per EP size: real routers leave each expert a token count
 /// that varies from layer to layer and micro-batch to micro-batch; trainsim draws each
@@ -42,7 +42,9 @@ struct ExpertLoads {
 /// share; see models/README.md, "Router balance", for the load it gives at other EP sizes.
 /// It is an effective spread: it also carries what else real routing costs that forced
 /// routing does not (DeepEP's bandwidth under intra-node skew, DeepEP#343; uneven grouped
-/// GEMMs, TransformerEngine#1386), as the measurement does.
+/// GEMMs, TransformerEngine#1386), as the measurement does. Far from 16 experts a rank it is
+/// an extrapolation no measurement checks: one expert a rank (128 experts at EP 128) puts the
+/// busiest rank at about 8 x its share.
 inline constexpr double k_aux_loss_expert_cv = 1.2;
 inline constexpr int k_aux_loss_draws = 512;
 inline constexpr std::uint64_t k_aux_loss_seed = 57;
