@@ -40,6 +40,8 @@ bool moe_only(const std::string& key) {
                                           "model.token_drop_policy",
                                           "model.router_bias",
                                           "model.router_balance",
+                                          "model.router_num_groups",
+                                          "model.router_group_topk",
                                           "parallel.moe_dispatcher",
                                           "parallel.moe_dispatcher_sms",
                                           "parallel.moe_a2a_overlap",

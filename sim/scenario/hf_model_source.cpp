@@ -198,6 +198,15 @@ void read_deepseek_v3(const HfConfigJson& c, ModelSpec& m) {
   m.shared_experts = c.integer("n_shared_experts", "model.shared_experts", 0);
   // DeepseekV3TopkRouter holds e_score_correction_bias, one per routed expert.
   m.router_bias = true;
+  // Node-limited routing (DeepSeek-V3 §2.1.2): the experts in n_group groups, each token's in
+  // topk_group of them (transformers' DeepseekV3Config defaults 8 and 4; Megatron-Bridge's
+  // DeepSeek bridge reads them into moe_router_num_groups and moe_router_group_topk). One group
+  // is no limit; the scenario's rules check the pair against the experts.
+  const int groups = c.integer_or("n_group", 8, 1);
+  if (groups > 1) {
+    m.router_num_groups = groups;
+    m.router_group_topk = c.integer_or("topk_group", 4, 1);
+  }
   // Multi-token prediction modules of the released config (transformers does not build them).
   m.mtp_depth = c.integer_or("num_nextn_predict_layers", 0, 0, k_max_mtp_depth, k_max_mtp_depth_why);
 }

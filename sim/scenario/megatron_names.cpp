@@ -66,6 +66,8 @@ const std::vector<MegatronName> k_names{
     {"moe_token_drop_policy", both, value, "model.token_drop_policy", "probs=probs;position=position", "probs", "", ""},
     {"moe_router_enable_expert_bias", both, flag, "model.router_bias", "true=true;false=false", "false", "", ""},
     {"moe_router_force_load_balancing", both, flag, "model.router_balance", "true=forced", "false", "", ""},
+    {"moe_router_num_groups", both, value, "model.router_num_groups", "*", "", "", "none: no group limit (0)"},
+    {"moe_router_group_topk", both, value, "model.router_group_topk", "*", "", "", "none: no group limit (0)"},
     {"multi_latent_attention", both, flag, "", "", "false", "", "the MLA sizes count only with it"},
     {"q_lora_rank", both, value, "model.q_lora_rank", "*", "", "multi_latent_attention", ""},
     {"kv_lora_rank", both, value, "model.kv_lora_rank", "*", "32", "multi_latent_attention", ""},

@@ -7,6 +7,7 @@
 #include "models/model_presets.hpp"
 #include "sim/scenario/field_kinds.hpp"
 #include "sim/scenario/hf_model_source.hpp"
+#include "sim/scenario/router_fields.hpp"
 #include "sim/scenario/rule_helpers.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 #include "sim/scenario/scenario_sections.hpp"
@@ -46,22 +47,26 @@ ScenarioField model_preset_field() {
   return f;
 }
 
-// model.router_balance: "forced" (1) or the busiest expert-parallel rank's load factor (>= 1).
+// model.router_balance: "forced" (1), "aux_loss" (the measured loads of models/expert_load.hpp)
+// or the busiest expert-parallel rank's load factor (>= 1).
 ScenarioField router_balance_field() {
   ScenarioField f;
   f.name = "model.router_balance";
-  f.help = "forced (Megatron's force-balanced routing) or the busiest expert-parallel rank's tokens over the mean";
+  f.help = "forced (Megatron's force-balanced routing), aux_loss (a trained router's measured imbalance) or the "
+           "busiest expert-parallel rank's tokens over the mean";
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
-    if (text == "forced") {
+    s.model.router_aux_loss = text == "aux_loss";
+    if (text == "forced" || text == "aux_loss") {
       s.model.router_load = 1.0;
       return std::nullopt;
     }
     const auto v = parse::number(text);
-    if (!v || !(*v >= 1.0)) return "expected forced or a load factor >= 1 (e.g. 1.15)";
+    if (!v || !(*v >= 1.0)) return "expected forced, aux_loss or a load factor >= 1 (e.g. 1.15)";
     s.model.router_load = *v;
     return std::nullopt;
   };
   f.show = [](const Scenario& s) {
+    if (s.model.router_aux_loss) return std::string("aux_loss");
     return s.model.router_load == 1.0 ? std::string("forced") : number_text(s.model.router_load);
   };
   return f;
@@ -175,6 +180,11 @@ std::vector<ScenarioField> model_fields() {
                                      [](const ScenarioField& f) { return f.name == "model.capacity_factor"; });
   const std::vector<ScenarioField> drop = token_drop_fields();
   fields.insert(capacity + 1, drop.begin(), drop.end());
+  // The group-limited routing keys follow model.router_balance (router_fields.hpp).
+  const auto balance = std::find_if(fields.begin(), fields.end(),
+                                    [](const ScenarioField& f) { return f.name == "model.router_balance"; });
+  const std::vector<ScenarioField> groups = router_group_fields();
+  fields.insert(balance + 1, groups.begin(), groups.end());
   return fields;
 }
 

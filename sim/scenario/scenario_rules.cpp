@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario_rules.hpp"
 
 #include "sim/scenario/precision_recipe.hpp"
+#include "sim/scenario/router_fields.hpp"
 #include "sim/scenario/scenario_sections.hpp"
 #include "sim/scenario/token_drop_fields.hpp"
 
@@ -21,6 +22,7 @@ void check_scenario_rules(const Scenario& s) {
   schema::check_megatron_fsdp(s);
   schema::check_cuda_graphs(s);
   check_token_drop(s);  // full_iteration and moe_preprocess on MoE layers (token_drop_fields.hpp)
+  check_router(s);      // router balance and group-limited routing (router_fields.hpp)
   schema::check_moe_a2a_overlap(s);
   schema::check_recompute(s);
   schema::check_activation_offload(s);

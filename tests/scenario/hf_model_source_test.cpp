@@ -104,6 +104,8 @@ TEST(HfModelSource, LayerPatternsBecomeTheirKeys) {
   EXPECT_EQ(ds.mtp_depth, 1);
   EXPECT_EQ(ds.kv_lora_rank, 512);
   EXPECT_TRUE(ds.router_bias);
+  EXPECT_EQ(ds.router_num_groups, 8);  // n_group, topk_group: node-limited routing
+  EXPECT_EQ(ds.router_group_topk, 4);
   const ModelSpec oss = model_from_hf_config(config("gpt-oss-120b"));
   EXPECT_EQ(oss.sliding_window, 128);
   EXPECT_EQ(oss.full_attention_interval, 2);
