@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <limits>
 
@@ -12,6 +13,8 @@
 #include "sim/scenario/field_kinds.hpp"
 #include "sim/scenario/hf_model_source.hpp"
 #include "sim/scenario/precision_recipe.hpp"
+#include "sim/scenario/preset_files.hpp"
+#include "sim/scenario/preset_library.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 #include "sim/scenario/fabric_calibration_field.hpp"
 #include "sim/scenario/token_drop_fields.hpp"
@@ -149,14 +152,30 @@ std::string join(const std::vector<std::string>& names) {
   return s;
 }
 
+// A preset's file given as a path (preset_files.hpp), relative to the scenario's folder; the
+// rule when it is no file.
+Rule preset_file_rule(std::string_view text, const Scenario& s, std::string& path) {
+  path = preset_file_path(text, s.source);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return "must name a preset file (" + path + " is no file)";
+  return std::nullopt;
+}
+
+// The help texts name no preset: they are read from the data folder (`trainsim presets`).
 ScenarioField model_preset_field() {
   ScenarioField f;
   f.name = "model.preset";
-  f.help = "published model shape: " + join(model_preset_names());
+  f.help = "published model shape (trainsim presets lists them), or the path of a model preset file";
   f.priority = 0;
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    std::string path;
+    if (names_a_preset_file(text)) {
+      if (auto rule = preset_file_rule(text, s, path)) return rule;
+      s.model = read_model_preset(path).spec;
+      return std::nullopt;
+    }
     const auto m = model_preset(text);
-    if (!m) return "expected one of " + join(model_preset_names());
+    if (!m) return "expected one of " + join(model_preset_names()) + ", or a model preset file's path";
     s.model = *m;
     return std::nullopt;
   };
@@ -167,11 +186,17 @@ ScenarioField model_preset_field() {
 ScenarioField cluster_preset_field() {
   ScenarioField f;
   f.name = "cluster.preset";
-  f.help = "node type and fabric defaults: " + join(cluster_preset_names());
+  f.help = "node type and fabric defaults (trainsim presets lists them), or the path of a cluster preset file";
   f.priority = 0;
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    std::string path;
+    if (names_a_preset_file(text)) {
+      if (auto rule = preset_file_rule(text, s, path)) return rule;
+      s.cluster = read_cluster_preset(path, shipped_presets().gpus).spec;
+      return std::nullopt;
+    }
     const auto c = cluster_preset(text);
-    if (!c) return "expected one of " + join(cluster_preset_names());
+    if (!c) return "expected one of " + join(cluster_preset_names()) + ", or a cluster preset file's path";
     s.cluster = *c;
     return std::nullopt;
   };
@@ -182,7 +207,7 @@ ScenarioField cluster_preset_field() {
 ScenarioField gpu_field() {
   ScenarioField f;
   f.name = "cluster.gpu";
-  f.help = "GPU type: " + join(gpu_preset_names());
+  f.help = "GPU type (trainsim presets lists them)";
   f.priority = 1;  // before cluster.gpu_memory, which overrides its capacity
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
     const auto g = gpu_preset(text);
