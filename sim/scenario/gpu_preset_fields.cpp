@@ -80,7 +80,7 @@ ScenarioField power_share_field(std::string name, std::string help, Access acces
 ScenarioField kernel_table_field() {
   ScenarioField f;
   f.name = "gpu.kernel_table";
-  f.help = "the GPU type whose kernel table (kernels/calibration/NAME.csv) times this one's compute; default: its own";
+  f.help = "the shipped GPU type whose measurements stand for this one's: its kernel table (kernels/calibration/NAME.csv), NVLink collective efficiencies and validation family; default: its own";
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
     if (text.empty() || text.find_first_of("/\\ ") != std::string_view::npos) return "expected a GPU type's name";
     s.cluster.gpu.calibration_gpu = std::string(text);

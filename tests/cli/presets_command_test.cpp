@@ -34,12 +34,11 @@ TEST(PresetsCommand, ListsEveryPresetWithItsSources) {
   EXPECT_NE(r.out.find("source_memory: "), std::string::npos) << r.out;
 }
 
-// `run` of scenarios/default.ini without the line that is not a result (the wall time).
+// `run`'s text without what is not a result: the wall time after "simulated in".
 std::string results(const testing::RunResult& r) {
   std::string out;
   std::istringstream lines(r.out);
-  for (std::string line; std::getline(lines, line);)
-    if (line.find("wall") == std::string::npos) out += line + "\n";
+  for (std::string line; std::getline(lines, line);) out += line.substr(0, line.find("simulated in")) + "\n";
   return out;
 }
 
@@ -48,24 +47,34 @@ TEST(PresetsCommand, UserFilesGiveTheShippedPresetsResults) {
   fs::create_directories(dir / "mine");
   fs::copy_file(testing::source_path("models/presets/llama3-70b.ini"), dir / "mine" / "my-70b.ini");
   fs::copy_file(testing::source_path("topologies/presets/gpus/h100-sxm.ini"), dir / "mine" / "my-gpu.ini");
+  std::ofstream(dir / "mine" / "my-gpu.ini", std::ios::app) << "kernel_table = h100-sxm\n";  // timed as the H100
   std::ifstream in(testing::source_path("topologies/presets/clusters/dgx-h100.ini"));
   std::string cluster((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   cluster.replace(cluster.find("gpu = h100-sxm"), 14, "gpu = my-gpu.ini");
   std::ofstream(dir / "mine" / "my-node.ini") << cluster;
 
   const std::string scenario = testing::source_path("scenarios/default.ini");
-  const auto shipped = testing::run_trainsim({"run", scenario, "--set", "cluster.calibration=none"});
+  const auto shipped = testing::run_trainsim({"run", scenario});
   ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
-  const auto mine = testing::run_trainsim({"run", scenario, "--set", "cluster.calibration=none", "--set",
-                                           "model.preset=" + (dir / "mine" / "my-70b.ini").string(), "--set",
+  const auto mine = testing::run_trainsim({"run", scenario, "--set", "model.preset=" + (dir / "mine" / "my-70b.ini").string(), "--set",
                                            "cluster.preset=" + (dir / "mine" / "my-node.ini").string()});
   ASSERT_EQ(mine.exit_code, 0) << mine.err;
   // The same step; only the names differ (the file's stem names a preset of one's own).
   std::string expected = results(shipped);
-  for (const auto& [from, to] : {std::pair<std::string, std::string>{"llama3-70b", "my-70b"}, {"h100-sxm", "my-gpu"}, {"dgx-h100", "my-node"}})
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"llama3-70b", "my-70b"}, {"x h100-sxm", "x my-gpu"}, {"dgx-h100", "my-node"}})
     for (auto at = expected.find(from); at != std::string::npos; at = expected.find(from, at + to.size()))
       expected.replace(at, from.size(), to);
   EXPECT_EQ(results(mine), expected);
+
+  // A GPU no shipped table times and no published run measures: the datasheet roofline, said
+  // to be unmeasured.
+  fs::copy_file(testing::source_path("topologies/presets/gpus/h100-sxm.ini"), dir / "mine" / "new-gpu.ini");
+  cluster.replace(cluster.find("gpu = my-gpu.ini"), 16, "gpu = new-gpu.ini");
+  std::ofstream(dir / "mine" / "new-node.ini") << cluster;
+  const auto unmeasured = testing::run_trainsim({"run", scenario, "--set", "cluster.calibration=none", "--set",
+                                                 "cluster.preset=" + (dir / "mine" / "new-node.ini").string()});
+  ASSERT_EQ(unmeasured.exit_code, 0) << unmeasured.err;
+  EXPECT_NE((unmeasured.out + unmeasured.err).find("accuracy unmeasured"), std::string::npos) << unmeasured.out;
 }
 
 }  // namespace
