@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include "sim/scenario/preset_library.hpp"
 #include "support/run_trainsim.hpp"
@@ -56,12 +56,15 @@ TEST(PresetsCommand, UserFilesGiveTheShippedPresetsResults) {
   const std::string scenario = testing::source_path("scenarios/default.ini");
   const auto shipped = testing::run_trainsim({"run", scenario});
   ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
-  const auto mine = testing::run_trainsim({"run", scenario, "--set", "model.preset=" + (dir / "mine" / "my-70b.ini").string(), "--set",
-                                           "cluster.preset=" + (dir / "mine" / "my-node.ini").string()});
+  const auto mine =
+      testing::run_trainsim({"run", scenario, "--set", "model.preset=" + (dir / "mine" / "my-70b.ini").string(),
+                             "--set", "cluster.preset=" + (dir / "mine" / "my-node.ini").string()});
   ASSERT_EQ(mine.exit_code, 0) << mine.err;
   // The same step; only the names differ (the file's stem names a preset of one's own).
   std::string expected = results(shipped);
-  for (const auto& [from, to] : {std::pair<std::string, std::string>{"llama3-70b", "my-70b"}, {"x h100-sxm", "x my-gpu"}, {"dgx-h100", "my-node"}})
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"llama3-70b", "my-70b"},
+                                 {"x h100-sxm", "x my-gpu"},
+                                 {"dgx-h100", "my-node"}})
     for (auto at = expected.find(from); at != std::string::npos; at = expected.find(from, at + to.size()))
       expected.replace(at, from.size(), to);
   EXPECT_EQ(results(mine), expected);

@@ -25,8 +25,9 @@ std::string file_with(const fs::path& dir, const std::string& name, const std::s
   return path.string();
 }
 
-const char* k_model = "[model]\nsource = a test\nlayers = 2\nhidden = 256\nheads = 4\nffn_hidden = 1024\n"
-                      "vocab = 1000\nseq_len = 512\n";
+const char* k_model =
+    "[model]\nsource = a test\nlayers = 2\nhidden = 256\nheads = 4\nffn_hidden = 1024\n"
+    "vocab = 1000\nseq_len = 512\n";
 
 // The InputError `read` throws, as its message.
 template <typename Read>
@@ -65,8 +66,10 @@ TEST(PresetFileErrors, EachNamesFileKeyValueAndRule) {
   const std::string nested = file_with(dir, "nested.ini", std::string(k_model) + "preset = llama3-8b\n");
   expect_parts(refusal([&] { read_model_preset(nested); }), {nested, "model.preset", "not another preset"});
 
-  const std::string gpu = file_with(dir, "gpu.ini", "[gpu]\nsource = x\nmemory = 80GiB\npeak_bf16 = fast\npeak_tf32 = 0\nhbm_bandwidth = 3TB/s\n"
-                                    "nvlink_bandwidth = 450GB/s\ntdp = 700W\nidle_power = 15%\ncomm_power = 40%\n");
+  const std::string gpu =
+      file_with(dir, "gpu.ini",
+                "[gpu]\nsource = x\nmemory = 80GiB\npeak_bf16 = fast\npeak_tf32 = 0\nhbm_bandwidth = 3TB/s\n"
+                "nvlink_bandwidth = 450GB/s\ntdp = 700W\nidle_power = 15%\ncomm_power = 40%\n");
   expect_parts(refusal([&] { read_gpu_preset(gpu); }), {gpu, "gpu.peak_bf16", "'fast'", "TFLOP/s"});
   const std::string cluster = file_with(dir, "cluster.ini", "[cluster]\nsource = x\ngpu = h100\n");
   expect_parts(refusal([&] { read_cluster_preset(cluster, shipped_presets().gpus); }),
@@ -83,8 +86,8 @@ TEST(PresetFileErrors, ABadUserPresetExitsTwoInOneLine) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   expect_parts(r.err, {bad, "model.top_k", "'-4'", "expected an integer >= 1"});
   // A path that is no file.
-  const auto none =
-      testing::run_trainsim({"check", scenario, "--set", "model.preset=llama3-8b", "--set", "cluster.preset=nowhere/x.ini"});
+  const auto none = testing::run_trainsim(
+      {"check", scenario, "--set", "model.preset=llama3-8b", "--set", "cluster.preset=nowhere/x.ini"});
   EXPECT_EQ(none.exit_code, 2) << none.err;
   expect_parts(none.err, {"cluster.preset", "nowhere/x.ini", "must name a preset file"});
 }

@@ -113,7 +113,8 @@ TEST(PresetFiles, TheShippedLibraryServesTheFiles) {
   EXPECT_EQ(gpu_preset_names(), names_of(files_in("topologies/presets/gpus")));
   EXPECT_EQ(cluster_preset_names(), names_of(files_in("topologies/presets/clusters")));
   EXPECT_EQ(model_preset_names(), names_of(files_in("models/presets")));
-  for (const std::string& name : gpu_preset_names()) EXPECT_TRUE(*gpu_preset(name) == *reference::reference_gpu_preset(name));
+  for (const std::string& name : gpu_preset_names())
+    EXPECT_TRUE(*gpu_preset(name) == *reference::reference_gpu_preset(name));
   for (const std::string& name : cluster_preset_names())
     EXPECT_TRUE(*cluster_preset(name) == *reference::reference_cluster_preset(name)) << name;
   for (const std::string& name : model_preset_names())
