@@ -41,15 +41,17 @@ std::optional<double> parse_watts(std::string_view text) {
 
 // A figure with a unit, > 0 unless `allow_zero`, shown in `show_unit` (dividing by `factor`).
 template <typename Access>
-ScenarioField unit_field(std::string name, std::string help, Access access, std::optional<double> (*parser)(std::string_view),
-                         std::string units, bool allow_zero, const char* show_unit, double factor) {
+ScenarioField unit_field(std::string name, std::string help, Access access,
+                         std::optional<double> (*parser)(std::string_view), std::string units, bool allow_zero,
+                         const char* show_unit, double factor) {
   ScenarioField f;
   f.name = std::move(name);
   f.help = std::move(help);
   f.apply = [access, parser, units, allow_zero](Scenario& s, std::string_view text) -> Rule {
     const auto v = parser(text);
     if (!v || (!allow_zero && *v <= 0))
-      return std::string(allow_zero ? "expected a value >= 0" : "expected a value > 0") + " with a unit (" + units + ")";
+      return std::string(allow_zero ? "expected a value >= 0" : "expected a value > 0") + " with a unit (" + units +
+             ")";
     access(s) = *v;
     return std::nullopt;
   };
@@ -80,7 +82,9 @@ ScenarioField power_share_field(std::string name, std::string help, Access acces
 ScenarioField kernel_table_field() {
   ScenarioField f;
   f.name = "gpu.kernel_table";
-  f.help = "the shipped GPU type whose measurements stand for this one's: its kernel table (kernels/calibration/NAME.csv), NVLink collective efficiencies and validation family; default: its own";
+  f.help =
+      "the shipped GPU type whose measurements stand for this one's: its kernel table (kernels/calibration/NAME.csv), "
+      "NVLink collective efficiencies and validation family; default: its own";
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
     if (text.empty() || text.find_first_of("/\\ ") != std::string_view::npos) return "expected a GPU type's name";
     s.cluster.gpu.calibration_gpu = std::string(text);
@@ -117,8 +121,8 @@ std::vector<ScenarioField> gpu_preset_fields() {
           [](auto& s) -> auto& { return s.cluster.gpu.memory_bytes; }, units::parse_bytes, units::k_bytes_units, false,
           "MiB", 1024.0 * 1024.0),
       flops_field(
-          "gpu.peak_bf16", "dense BF16 tensor-core peak", [](auto& s) -> auto& { return s.cluster.gpu.peak_bf16_flops; },
-          false),
+          "gpu.peak_bf16", "dense BF16 tensor-core peak",
+          [](auto& s) -> auto& { return s.cluster.gpu.peak_bf16_flops; }, false),
       flops_field(
           "gpu.peak_fp8", "dense FP8 peak; 0: no FP8 tensor cores",
           [](auto& s) -> auto& { return s.cluster.gpu.peak_fp8_flops; }, true),
@@ -129,8 +133,8 @@ std::vector<ScenarioField> gpu_preset_fields() {
           "gpu.peak_mxfp8", "dense MXFP8 peak; 0: no MX tensor cores",
           [](auto& s) -> auto& { return s.cluster.gpu.peak_mxfp8_flops; }, true),
       flops_field(
-          "gpu.peak_nvfp4", "dense NVFP4 peak; 0: none", [](auto& s) -> auto& { return s.cluster.gpu.peak_nvfp4_flops; },
-          true),
+          "gpu.peak_nvfp4", "dense NVFP4 peak; 0: none",
+          [](auto& s) -> auto& { return s.cluster.gpu.peak_nvfp4_flops; }, true),
       unit_field(
           "gpu.hbm_bandwidth", "HBM bandwidth", [](auto& s) -> auto& { return s.cluster.gpu.hbm_bandwidth_Bps; },
           units::parse_bandwidth, units::k_bandwidth_units, false, "GB/s", 1e9),

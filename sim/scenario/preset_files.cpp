@@ -17,7 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_source_key(const std::string& key) { return key == "source" || key.rfind("source_", 0) == 0; }
+bool is_source_key(const std::string& key) {
+  return key == "source" || key.rfind("source_", 0) == 0;
+}
 
 // The fields of `section` that a preset file may set: all but the keys that name another
 // preset or file (`refused`).
@@ -49,7 +51,8 @@ PresetText read_preset_text(const std::string& path, const std::string& section,
       continue;
     }
     if (e.value.empty())
-      throw InputError(path, e.name, e.value, "expected where the figures come from (a paper, a datasheet, file@commit)");
+      throw InputError(path, e.name, e.value,
+                       "expected where the figures come from (a paper, a datasheet, file@commit)");
     text.sources.push_back({key, e.value});
   }
   if (std::none_of(text.sources.begin(), text.sources.end(), [](const PresetSource& s) { return s.key == "source"; }))
@@ -102,8 +105,7 @@ PresetFile<Spec> preset_of(const std::string& path, PresetText text, Spec spec) 
 }  // namespace
 
 bool names_a_preset_file(std::string_view value) {
-  return value.find('/') != std::string_view::npos ||
-         (value.size() > 4 && value.substr(value.size() - 4) == ".ini");
+  return value.find('/') != std::string_view::npos || (value.size() > 4 && value.substr(value.size() - 4) == ".ini");
 }
 
 std::string preset_file_path(std::string_view value, const std::string& relative_to) {
@@ -135,7 +137,8 @@ PresetFile<ClusterSpec> read_cluster_preset(const std::string& path, const std::
   s.cluster = ClusterSpec{};
   // cluster.gpu first (the keys after it, gpu_memory among them, override its figures): a GPU
   // preset's name, or a GPU preset file's path.
-  const auto gpu = std::find_if(text.keys.begin(), text.keys.end(), [](const IniEntry& e) { return e.name == "cluster.gpu"; });
+  const auto gpu =
+      std::find_if(text.keys.begin(), text.keys.end(), [](const IniEntry& e) { return e.name == "cluster.gpu"; });
   if (names_a_preset_file(gpu->value)) {
     const std::string gpu_path = preset_file_path(gpu->value, path);
     std::error_code ec;

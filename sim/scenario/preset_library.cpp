@@ -68,18 +68,30 @@ const PresetLibrary& shipped_presets() {
   return library;
 }
 
-std::optional<GpuSpec> gpu_preset(std::string_view name) { return find(shipped_presets().gpus, name); }
-std::vector<std::string> gpu_preset_names() { return names(shipped_presets().gpus); }
+std::optional<GpuSpec> gpu_preset(std::string_view name) {
+  return find(shipped_presets().gpus, name);
+}
+std::vector<std::string> gpu_preset_names() {
+  return names(shipped_presets().gpus);
+}
 
-std::optional<ClusterSpec> cluster_preset(std::string_view name) { return find(shipped_presets().clusters, name); }
-std::vector<std::string> cluster_preset_names() { return names(shipped_presets().clusters); }
+std::optional<ClusterSpec> cluster_preset(std::string_view name) {
+  return find(shipped_presets().clusters, name);
+}
+std::vector<std::string> cluster_preset_names() {
+  return names(shipped_presets().clusters);
+}
 std::string cluster_preset_list() {
   std::string text;
   for (const std::string& name : cluster_preset_names()) text += (text.empty() ? "" : ", ") + name;
   return text;
 }
 
-std::optional<ModelSpec> model_preset(std::string_view name) { return find(shipped_presets().models, name); }
-std::vector<std::string> model_preset_names() { return names(shipped_presets().models); }
+std::optional<ModelSpec> model_preset(std::string_view name) {
+  return find(shipped_presets().models, name);
+}
+std::vector<std::string> model_preset_names() {
+  return names(shipped_presets().models);
+}
 
 }  // namespace trainsim

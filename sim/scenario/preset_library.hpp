@@ -17,7 +17,7 @@
 namespace trainsim {
 
 struct PresetLibrary {
-  std::string folder;  ///< DATA/presets
+  std::string folder;                     ///< DATA/presets
   std::vector<PresetFile<GpuSpec>> gpus;  ///< each kind by name
   std::vector<PresetFile<ClusterSpec>> clusters;
   std::vector<PresetFile<ModelSpec>> models;
