@@ -1,6 +1,6 @@
 #pragma once
 // The shape of a decoder-only transformer, as a value type. Filled from a preset
-// (models/model_presets.hpp) and explicit scenario keys; validated at the boundary.
+// (models/presets/<name>.ini, models/model_presets.hpp) and explicit scenario keys; validated at the boundary.
 
 #include <string>
 
@@ -94,6 +94,7 @@ struct ModelSpec {
   /// run on the last pipeline stage.
   int mtp_depth = 0;
 
+  bool operator==(const ModelSpec&) const = default;
   int head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : hidden / heads; }
   bool is_moe() const { return experts > 1; }
   bool is_mla() const { return kv_lora_rank > 0; }

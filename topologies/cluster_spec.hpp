@@ -77,6 +77,8 @@ struct ClusterSpec {
   /// in its group), and the group's uplink to the core layer the spine's share.
   std::vector<int> down_spines;
 
+  /// Every member equal (the same fabric calibration object, not equal contents).
+  bool operator==(const ClusterSpec&) const = default;
   int total_gpus() const { return nodes * gpus_per_node; }
   /// GPUs of one NVLink domain as built (nvlink_domain, or a node's GPUs when it is 0).
   int physical_domain_gpus() const { return nvlink_domain > 0 ? nvlink_domain : gpus_per_node; }
@@ -94,8 +96,8 @@ struct ClusterSpec {
   int domains() const { return (total_gpus() + domain_gpus() - 1) / domain_gpus(); }
 };
 
-/// The cluster preset of that name (`dgx-a100`, `dgx-h100`, `hgx-h200`, `dgx-b200`: one node;
-/// `gb200-nvl72`, `gb300-nvl72`: one rack, 18 nodes in one NVLink domain).
+/// The cluster preset of that name (the data folder's presets/clusters/NAME.ini), or nothing:
+/// defined by sim/scenario/preset_library.cpp, which reads the files (link trainsim::scenario).
 std::optional<ClusterSpec> cluster_preset(std::string_view name);
 std::vector<std::string> cluster_preset_names();
 /// The preset names joined by ", ", for help texts.

@@ -91,7 +91,7 @@ struct FittedCollective {
 
 struct FabricCalibration {
   std::string file;  ///< where it was read from (messages, `trainsim check`)
-  std::string gpu;   ///< the GPU preset's name (gpu_presets.cpp) the logs were measured on
+  std::string gpu;   ///< the GPU preset's name (topologies/presets/gpus/) the logs were measured on
   std::array<FittedCollective, k_calibrated_collectives> collectives{};  ///< inside one NVLink domain
   std::array<FittedCollective, k_calibrated_collectives> scale_out{};    ///< across NVLink domains
 

@@ -78,7 +78,9 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
     e.nvlink_source = e.network_source = "line rate (the ideal fabric)";
     return e;
   }
-  const std::string& gpu = c.gpu.name;
+  // By the GPU whose measurements stand for this one (its kernel_table: the H800's are the
+  // H100's; a GPU preset of one's own names the shipped GPU it is timed as).
+  const std::string& gpu = c.gpu.table_gpu();
   // NVLink 3 (A100): all-reduce busbw 234.89 GB/s of 300 GB/s per direction = 0.783
   // (public.md D2, stas00/ml-engineering; NCCL's own sm80 cap is 235 GB/s, public.md D1).
   // A100's NVSwitch cannot reduce (NCCL's nvlsEfficiency is 0 for Ampere: NVIDIA/nccl
@@ -96,7 +98,7 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
   if (gpu.rfind("h100", 0) == 0 || gpu.rfind("h200", 0) == 0 || gpu == "h800") {
     e.nvlink = 370.0 / 450.0;
     e.nvlink_source =
-        gpu == "h800" ? "the H100's NVLink 4 figure, a stated assumption: nccl-tests ring ~370 GB/s busbw on 8 x H100 "
+        c.gpu.name == "h800" ? "the H100's NVLink 4 figure, a stated assumption: nccl-tests ring ~370 GB/s busbw on 8 x H100 "
                         "(NVIDIA/nccl-tests#212)"
                       : "nccl-tests ring ~370 GB/s busbw on 8 x H100 (NVIDIA/nccl-tests#212, NVIDIA/nccl#1442)";
     e.nvls = k_nvlink4_nvls;

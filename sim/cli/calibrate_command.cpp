@@ -89,7 +89,9 @@ void check_table(const std::string& table, const std::string& gpu, const std::st
     std::istringstream in(table);
     const CalibrationTable read = parse_calibration_table(in, trace);
     const std::optional<GpuSpec> preset = gpu_preset(gpu);
-    check_calibration_peaks(read, preset ? *preset : fastest_gpu_preset_bounds());
+    std::vector<GpuSpec> known;
+    for (const std::string& name : gpu_preset_names()) known.push_back(*gpu_preset(name));
+    check_calibration_peaks(read, preset ? *preset : fastest_gpu_bounds(known));
   } catch (const InputError& e) {
     throw InputError(trace, "the table it gives, " + e.key(), e.value(),
                      e.rule() + " (from the trace's kernel durations, shapes or names)");

@@ -30,5 +30,6 @@ Command calibrate_command();
 Command drill_command();
 Command replay_command();
 Command import_command();
+Command presets_command();
 
 }  // namespace trainsim::cli

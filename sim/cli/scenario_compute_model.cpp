@@ -4,11 +4,10 @@
 #include <filesystem>
 #include <vector>
 
-#include "sim/cli/data_folder.hpp"
-
 #include "sim/compute/calibrated_compute_model.hpp"
 #include "sim/compute/compute_model_factory.hpp"
 #include "sim/compute/launch_gap_compute_model.hpp"
+#include "sim/core/data_folder.hpp"
 #include "sim/core/error.hpp"
 
 namespace trainsim::cli {
@@ -29,8 +28,7 @@ CalibrationChoice automatic_calibration(const Scenario& s, CalibrationChoice cho
   std::error_code ec;
   if (!choice.directory.empty() && std::filesystem::exists(calibration_table_path(choice.directory, gpu), ec))
     return choice;
-  std::string looked;
-  for (const std::string& place : data.looked) looked += (looked.empty() ? "" : ", ") + place;
+  const std::string looked = looked_places(data);
   throw InputError(s.source, "cluster.calibration", s.cluster.calibration,
                    "no calibration/" + gpu + ".csv, the " + gpu + " kernel table trainsim ships, in a data folder (" +
                        (data.path.empty() ? "looked in " + looked : "found " + data.path) +

@@ -44,14 +44,21 @@ const std::vector<ValidationFamily>& table() {
   return families;
 }
 
-// The generation part of a family id; every GPU preset has one
-// (AccuracyCaveats.EveryGpuPresetHasAFamily).
+// The generation part of a family id; every shipped GPU preset has one
+// (AccuracyCaveats.EveryGpuPresetHasAFamily). Null for a GPU of the user's own preset file.
 const char* generation(const std::string& gpu) {
   if (gpu == "a100-80g") return "ampere";
   if (gpu == "h100-sxm" || gpu == "h200" || gpu == "h800") return "hopper";
   if (gpu == "b200" || gpu == "b300") return "blackwell";
   if (gpu == "gb200" || gpu == "gb300") return "grace-blackwell";
-  throw Error("no validation family for GPU " + gpu + " (sim/scenario/accuracy_caveats.cpp)");
+  return nullptr;
+}
+
+// A GPU of no family (a preset file of the user's, timed by no shipped GPU's kernel table):
+// no published run measures it.
+const ValidationFamily& unvalidated_family() {
+  static const ValidationFamily family{"unvalidated", "a GPU with no published run (a preset of one's own)", 0, 0, 0, 0};
+  return family;
 }
 
 std::string percent(double v) {
@@ -67,7 +74,11 @@ const std::vector<ValidationFamily>& validation_families() {
 }
 
 const ValidationFamily& validation_family(const Scenario& s) {
-  const std::string id = std::string(s.model.is_moe() ? "moe-" : "dense-") + generation(s.cluster.gpu.name);
+  // A GPU of one's own whose compute a shipped GPU's table times (kernel_table) is that GPU's.
+  const char* gen = generation(s.cluster.gpu.name);
+  if (gen == nullptr) gen = generation(s.cluster.gpu.table_gpu());
+  if (gen == nullptr) return unvalidated_family();
+  const std::string id = std::string(s.model.is_moe() ? "moe-" : "dense-") + gen;
   for (const ValidationFamily& f : table())
     if (f.id == id) return f;
   throw Error("validation family " + id + " is not in the table (sim/scenario/accuracy_caveats.cpp)");

@@ -7,6 +7,8 @@
 #include "sim/core/error.hpp"
 #include "sim/scenario/fabric_calibration_field.hpp"
 #include "sim/scenario/field_kinds.hpp"
+#include "sim/scenario/preset_files.hpp"
+#include "sim/scenario/preset_library.hpp"
 #include "sim/scenario/rule_helpers.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 #include "sim/scenario/scenario_sections.hpp"
@@ -38,11 +40,17 @@ const parse::EnumNames<Network> k_networks{
 ScenarioField cluster_preset_field() {
   ScenarioField f;
   f.name = "cluster.preset";
-  f.help = "node type and fabric defaults: " + join(cluster_preset_names());
+  f.help = "node type and fabric defaults (trainsim presets lists them), or the path of a cluster preset file";
   f.priority = 0;
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    std::string path;
+    if (names_a_preset_file(text)) {
+      if (auto rule = preset_file_rule(text, s.source, path)) return rule;
+      s.cluster = read_cluster_preset(path, shipped_presets().gpus).spec;
+      return std::nullopt;
+    }
     const auto c = cluster_preset(text);
-    if (!c) return "expected one of " + join(cluster_preset_names());
+    if (!c) return "expected one of " + join(cluster_preset_names()) + ", or a cluster preset file's path";
     s.cluster = *c;
     return std::nullopt;
   };
@@ -53,7 +61,7 @@ ScenarioField cluster_preset_field() {
 ScenarioField gpu_field() {
   ScenarioField f;
   f.name = "cluster.gpu";
-  f.help = "GPU type: " + join(gpu_preset_names());
+  f.help = "GPU type (trainsim presets lists them)";
   f.priority = 1;  // before cluster.gpu_memory, which overrides its capacity
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
     const auto g = gpu_preset(text);

@@ -7,6 +7,7 @@
 #include "models/model_presets.hpp"
 #include "sim/scenario/field_kinds.hpp"
 #include "sim/scenario/hf_model_source.hpp"
+#include "sim/scenario/preset_files.hpp"
 #include "sim/scenario/router_fields.hpp"
 #include "sim/scenario/rule_helpers.hpp"
 #include "sim/scenario/scenario_rules.hpp"
@@ -32,14 +33,21 @@ const parse::EnumNames<NormKind> k_norms{{{"layernorm", NormKind::layernorm}, {"
 const parse::EnumNames<PositionEmbedding> k_positions{
     {{"learned", PositionEmbedding::learned}, {"rope", PositionEmbedding::rope}}};
 
+// The help texts name no preset: they are read from the data folder (`trainsim presets`).
 ScenarioField model_preset_field() {
   ScenarioField f;
   f.name = "model.preset";
-  f.help = "published model shape: " + join(model_preset_names());
+  f.help = "published model shape (trainsim presets lists them), or the path of a model preset file";
   f.priority = 0;
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    std::string path;
+    if (names_a_preset_file(text)) {
+      if (auto rule = preset_file_rule(text, s.source, path)) return rule;
+      s.model = read_model_preset(path).spec;
+      return std::nullopt;
+    }
     const auto m = model_preset(text);
-    if (!m) return "expected one of " + join(model_preset_names());
+    if (!m) return "expected one of " + join(model_preset_names()) + ", or a model preset file's path";
     s.model = *m;
     return std::nullopt;
   };

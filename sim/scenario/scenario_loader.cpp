@@ -14,6 +14,7 @@
 #include "sim/scenario/fabric_calibration_field.hpp"
 #include "sim/scenario/megatron_names.hpp"
 #include "sim/scenario/precision_recipe.hpp"
+#include "sim/scenario/preset_files.hpp"
 #include "sim/scenario/scenario_fields.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 
@@ -265,7 +266,8 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
              (!model.empty() && e.name == model && e.origin == path);
     });
     // A path on the command line is the current folder's, not the scenario file's.
-    if (o.name == "model.from" && !o.value.empty()) {
+    if ((o.name == "model.from" && !o.value.empty()) ||
+        ((o.name == "model.preset" || o.name == "cluster.preset") && names_a_preset_file(o.value))) {
       std::error_code path_ec;
       const auto absolute = std::filesystem::absolute(o.value, path_ec);
       if (!path_ec) o.value = absolute.lexically_normal().string();

@@ -108,7 +108,7 @@ const std::vector<DispatcherPoint>& dispatcher_points() { return k_points; }
 std::optional<DispatcherFabric> dispatcher_fabric(const ClusterSpec& cluster, bool across_domains) {
   if (cluster.fabric == Fabric::ideal) return std::nullopt;
   if (across_domains) return F::network;
-  const std::string& gpu = cluster.gpu.name;
+  const std::string& gpu = cluster.gpu.table_gpu();  // the GPU its measurements stand for (kernel_table)
   if (starts_with(gpu, "h100") || starts_with(gpu, "h200") || gpu == "h800") return F::nvlink4_node;
   if (starts_with(gpu, "b200") || starts_with(gpu, "b300") || starts_with(gpu, "gb200") || starts_with(gpu, "gb300"))
     return cluster.nodes_per_domain() > 1 ? F::nvlink5_rack : F::nvlink5_node;
