@@ -686,6 +686,7 @@ void StageActor::record_layer_collective(const GroupCollective& c, const Pipelin
 
 void StageActor::add_flops(const PassCost& pass, bool recomputed) {
   GpuAccount& a = account();
+  a.host_wait += pass.host_s;  // once per pass run, as its FLOPs
   a.hardware_flops += pass.executed_flops;
   a.hardware_flops_full += pass.model_flops;
   if (recomputed) return;

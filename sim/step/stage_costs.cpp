@@ -322,6 +322,10 @@ void add_layers(const KindOps& k, int count, int recomputed, const ComputeModel&
   cc.recompute.compute_s += recomputed * k.recompute_host_s;
   cc.backward.compute_s += count * k.backward_host_s;
   cc.weight.compute_s += count * k.weight_host_s;
+  cc.forward.host_s += count * k.forward_host_s;
+  cc.recompute.host_s += recomputed * k.recompute_host_s;
+  cc.backward.host_s += count * k.backward_host_s;
+  cc.weight.host_s += count * k.weight_host_s;
 }
 
 // The kinds a model's layers come in, each built once.

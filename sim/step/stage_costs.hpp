@@ -67,6 +67,9 @@ struct PassCost {
   /// its layers' copies over the host link beyond the compute that hides them.
   double offload_s = 0;
   double offload_bytes = 0;  ///< copied over the host link (out in the forward, back in the backward)
+  /// Of compute_s, the GPU waiting for the host's kernel launches (host_bound_pass.hpp: the
+  /// host's pace, and after a dropless MoE layer's device-to-host sync its empty queue).
+  double host_s = 0;
   MoeLayerSplit moe;         ///< its MoE layers' compute, a layer's mean (set with parallel.moe_a2a_overlap)
 };
 
