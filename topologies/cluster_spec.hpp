@@ -1,6 +1,7 @@
 #pragma once
 // A cluster of identical GPU nodes and the fabric between them, as a value type.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,8 @@
 #include "topologies/host_cost.hpp"
 
 namespace trainsim {
+
+struct FabricCalibration;
 
 /// single-switch: every NIC on one switch. fat-tree: leaf/spine(/core) with an
 /// oversubscription ratio. rail-optimized: NIC i of every node on rail i's leaves.
@@ -54,6 +57,9 @@ struct ClusterSpec {
   /// Kernel timings: "auto" (kernels/calibration/<gpu>.csv if shipped), "none" (datasheet
   /// roofline), or the path of a calibration table.
   std::string calibration = "auto";
+  /// Collectives inside one NVLink domain as the user measured them with nccl-tests
+  /// (topologies/fabric_calibration.hpp; cluster.fabric_calibration); null: the built-in ones.
+  std::shared_ptr<const FabricCalibration> fabric_calibration;
   /// GPUs slower than the others, by id (ascending), at slow_gpu_speed of their compute rate:
   /// the scenario's [variations] resolved once (topologies/slow_parts.hpp, with_slow_parts)
   /// by the step simulation (not keys), as the slow NICs and uplinks below.

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "topologies/fabric_calibration.hpp"
+
 namespace trainsim {
 
 namespace {
@@ -44,6 +46,21 @@ void nvlink5_measured(ProtocolEfficiency& e) {
   e.all_to_all = {0.5968 * k_simumax_unit, 7.3039e-6, 0.0, {{2, 51.0578e-6}, {4, 19.2102e-6}}};
   // The links carry the all-reduce's rate (717 GB/s); the others scale their bytes to theirs.
   e.nvlink = e.all_reduce.efficiency;
+}
+
+// The user's nccl-tests fit (fabric_calibration.hpp) in place of the built-in measurements:
+// its bus bandwidth as a fraction of NVLink's line rate, its latencies, and the smallest sizes
+// as measured (the fit covers whatever protocol NCCL ran for them). The links' own rate
+// (e.nvlink) stays: an all-reduce that ran NVLS can exceed the ring's line rate.
+void apply_fabric_calibration(const FabricCalibration& f, double nvlink_Bps, ProtocolEfficiency& e) {
+  MeasuredCollective* targets[k_calibrated_collectives] = {&e.all_reduce, &e.all_gather, &e.reduce_scatter,
+                                                           &e.all_to_all, &e.send_recv};
+  for (int i = 0; i < k_calibrated_collectives; ++i) {
+    const FittedCollective& c = f[static_cast<CalibratedCollective>(i)];
+    if (!c.fitted() || !(nvlink_Bps > 0)) continue;
+    *targets[i] = MeasuredCollective{c.bus_bandwidth_Bps / nvlink_Bps, c.step_latency_s, c.fixed_latency_s, {}, true,
+                                     true};
+  }
 }
 
 }  // namespace
@@ -129,6 +146,7 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
         "NDR's figure, a stated assumption (no 800 Gb/s measurement): nccl-tests, 46-48 GB/s per 400 Gb/s NIC "
         "(NVIDIA/nccl-tests#290)";
   }
+  if (c.fabric_calibration) apply_fabric_calibration(*c.fabric_calibration, c.nvlink_bandwidth_Bps, e);
   // Ethernet AI fabrics, whatever their speed (400 or 800 Gb/s), at the effective data
   // throughput NVIDIA states for them at scale (NVIDIA newsroom, "NVIDIA Ethernet Networking
   // Accelerates World's Largest AI Supercomputer, Built by xAI", 28 Oct 2024): Spectrum-X

@@ -29,5 +29,6 @@ Command sweep_command();
 Command calibrate_command();
 Command drill_command();
 Command replay_command();
+Command import_command();
 
 }  // namespace trainsim::cli

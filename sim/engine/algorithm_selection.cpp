@@ -11,6 +11,7 @@
 #include "sim/engine/domain_collective.hpp"
 #include "sim/engine/double_binary_tree_algorithm.hpp"
 #include "sim/engine/hierarchical_algorithm.hpp"
+#include "sim/engine/kernel_rate.hpp"
 #include "sim/engine/nccl_latency.hpp"
 #include "sim/engine/nccl_rack_model.hpp"
 #include "sim/engine/nvls_algorithm.hpp"
@@ -76,7 +77,9 @@ double group_bus_Bps(const CollectiveCall& call, const Platform& platform) {
 // collectives were measured (domain_collective.hpp): ring-family algorithms only.
 std::optional<DomainCost> measured_domain_cost(CollectiveAlgo algo, const CollectiveCall& call,
                                                const Platform& platform) {
-  if (algo != CollectiveAlgo::ring && algo != CollectiveAlgo::pairwise) return std::nullopt;
+  // A send/receive is measured only by a fabric calibration (fabric_calibration.hpp).
+  if (algo != CollectiveAlgo::ring && algo != CollectiveAlgo::pairwise && algo != CollectiveAlgo::direct)
+    return std::nullopt;
   if (gpus_by_node(call.gpus, platform).size() != 1) return std::nullopt;
   return domain_cost(call.op, call.bytes, static_cast<int>(call.gpus.size()), platform);
 }
@@ -107,7 +110,8 @@ CollectiveAlgo nccl_all_reduce_choice(const CollectiveCall& call, const Platform
   const int nodes = static_cast<int>(gpus_by_node(call.gpus, platform).size());
   // Inside a measured domain the measurement stands for NCCL's ring and tree alike.
   if (const auto measured = measured_domain_cost(CollectiveAlgo::ring, call, platform)) {
-    if (nvls_possible(call.gpus, platform) &&
+    // The user's own measurement (a fabric calibration) already is whatever NCCL ran, NVLS included.
+    if (!measured_in_domain(call.op, platform)->user_measured && nvls_possible(call.gpus, platform) &&
         nvls_all_reduce_s(call.bytes, static_cast<int>(call.gpus.size()), platform) < measured->time_s)
       return CollectiveAlgo::nvls;
     return CollectiveAlgo::ring;
@@ -309,6 +313,10 @@ CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
   if (call.gpus.size() < 2) return {};
   CommPlan plan = make_algorithm(algo)->plan(call, platform);
   if (plan.phases.empty()) return plan;
+  if (call.op == CollectiveOp::all_to_all && algo == CollectiveAlgo::pairwise && call.kernel_Bps > 0) {
+    pay_kernel_rate(plan, call, platform);
+    return plan;
+  }
   if (const auto measured = measured_domain_cost(algo, call, platform)) {
     pay_measured_cost(plan, *measured);
     return plan;

@@ -10,8 +10,10 @@
 #include "sim/run/run_limits.hpp"
 #include "sim/scenario/pipeline_layout_field.hpp"
 #include "sim/scenario/field_kinds.hpp"
+#include "sim/scenario/hf_model_source.hpp"
 #include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_rules.hpp"
+#include "sim/scenario/fabric_calibration_field.hpp"
 #include "sim/scenario/token_drop_fields.hpp"
 #include "sim/scenario/value_parsers.hpp"
 
@@ -479,6 +481,7 @@ std::vector<std::string> reserved_sections() {
 std::vector<ScenarioField> scenario_fields() {
   std::vector<ScenarioField> fields{
       model_preset_field(),
+      model_from_field(),
       int_field(
           "model.layers", "transformer layers", [](auto& s) -> auto& { return s.model.layers; }, 1, k_max_layers,
           k_max_layers_why),
@@ -786,6 +789,7 @@ std::vector<ScenarioField> scenario_fields() {
           "cluster.host_link_bandwidth", "GPU-host link (PCIe) per direction",
           [](auto& s) -> auto& { return s.cluster.host_link_bandwidth_Bps; }),
       calibration_field(),
+      fabric_calibration_field(),
 
       int_field(
           "run.steps", "optimizer steps to simulate", [](auto& s) -> auto& { return s.run.steps; }, 1,

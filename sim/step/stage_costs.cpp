@@ -54,10 +54,8 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, in
 // every rank's routing map over the group before its metadata scan (HybridEPBuffer::
 // metadata_preprocessing, allgather_routing_map: deepseek-ai/DeepEP hybrid-ep @ 94a9f8f6,
 // csrc/hybrid_ep/hybrid_ep.cu; the backward reuses the forward's handle). DeepEP's and
-// HybridEP's kernels run on the fabric at NCCL's measured all-to-all rate: their published
-// rates are within a few per cent of it (H800 intranode dispatch 153 GB/s of 200 per
-// direction, 0.765, against NCCL's 334.90 of 450 on H100, 0.744; HybridEP's Torch API in bf16
-// on B200 536 GB/s of 900, 0.596, against NCCL's 0.641; public.md D5). `moe_layers` of the
+// HybridEP's token all-to-alls run at their own measured rates (the step gives them
+// dispatcher_rates.hpp's rate, stage_actor.cpp), the alltoall dispatcher's at NCCL's. `moe_layers` of the
 // `layers` are MoE layers (DeepSeek-V3's first layers are dense): their collectives are
 // spread over the pass's layers.
 // With expert parallel folding and expert_tp > 1, after the dispatch the tokens a rank

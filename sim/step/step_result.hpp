@@ -56,7 +56,7 @@ struct StepResult {
   double tokens_per_step = 0;
   double tokens_per_s = 0;
   double tokens_per_s_per_gpu = 0;
-  // FLOP conventions (sim/README.md, "FLOPs and utilization"): model FLOPs leave recomputation out,
+  // FLOP conventions (sim/step/README.md, "FLOPs and utilization"): model FLOPs leave recomputation out,
   // hardware FLOPs count it (PaLM, Chowdhery et al. 2022, App. B; Megatron-LM). Model FLOPs
   // count causal attention at the half a causal mask needs (as Megatron-Bridge's model
   // TFLOP/s does); hardware FLOPs are what the kernels execute (fused causal attention: half
