@@ -100,6 +100,7 @@ class StageActor {
   };
 
   GpuAccount& account();
+  double host_beside_collectives(const PassCost& pass, double blocked_s);
   void observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end, double bytes,
                double flops, ActivityComm comm = {}, double hbm_bytes = 0);
   /// The collectives of a gradient-group collective as start_gradient_group_collective runs it.
