@@ -724,7 +724,7 @@ double StageActor::run_pass(const char* kind, const PipelineTask& t, const PassC
   start_layer_comm(pass, t);
   const double spent = compute_pass(kind, t, pass, with_buckets);
   double computed = spent + finish_layer_comm(pass, t);
-  computed += host_beside_collectives(pass, account().tp_comm + account().ep_comm - blocked);
+  computed += host_beside_collectives(kind, t, pass, account().tp_comm + account().ep_comm - blocked);
   wait_offload(t, pass);
   return computed;
 }
@@ -734,11 +734,16 @@ double StageActor::run_pass(const char* kind, const PipelineTask& t, const PassC
 // for it), so of the GPU's wait for the host (PassCost::hideable_host_s) only what exceeds
 // the `blocked_s` the pass spent in them is left: a run of such layers settles to the later
 // of the host's time and the GPU's with its collectives. Returns the seconds it adds.
-double StageActor::host_beside_collectives(const PassCost& pass, double blocked_s) {
+double StageActor::host_beside_collectives(const char* kind, const PipelineTask& t, const PassCost& pass,
+                                           double blocked_s) {
   if (!(pass.hideable_host_s > 0)) return 0.0;
   const double left = std::max(0.0, pass.hideable_host_s - blocked_s);
   account().host_wait -= pass.hideable_host_s - left;
-  return left > 0 ? compute(left) : 0.0;
+  if (!(left > 0)) return 0.0;
+  open_record(kind, t, WorkRate{});  // the pass's, its GPU waiting for launches
+  const double spent = compute(left);
+  close_record();
+  return spent;
 }
 
 // The copies the pass's compute did not hide (stage_costs.cpp).
@@ -782,7 +787,7 @@ void StageActor::run_weight(const PipelineTask& t) {
   const ChunkCosts& c = chunk_costs(t);
   account().backward += compute_pass("weight", t, c.weight, reduces_after(t));
   add_flops(c.weight, false);
-  account().backward += host_beside_collectives(c.weight, 0.0);
+  account().backward += host_beside_collectives("weight", t, c.weight, 0.0);
 }
 
 // parallel.moe_a2a_overlap: whether `t` may run beside a task of the other pass. A backward
