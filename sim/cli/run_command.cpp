@@ -122,7 +122,12 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
       << formatted(" %9.4f", b.recompute) << formatted(" %9.4f", b.optimizer) << formatted(" %8.4f", b.tp_comm)
       << formatted(" %8.4f", b.pp_comm) << formatted(" %8.4f", b.dp_comm) << formatted(" %9.4f", b.zero_comm)
       << formatted(" %8.4f", b.ep_comm) << formatted(" %8.4f", b.cp_comm) << formatted(" %8.4f", b.offload)
-      << formatted(" %8.4f", b.idle) << "\n\n";
+      << formatted(" %8.4f", b.idle) << "\n";
+  // Part of forward, backward and recompute above (sim/step/host_bound_pass.hpp).
+  if (r.host_wait_s > 0)
+    out << "host-bound       " << formatted("%8.4f", r.host_wait_s)
+        << "  of forward, backward and recompute: the GPU waiting for the host's kernel launches\n";
+  out << "\n";
   out << "peak memory           " << units::format_bytes_binary(r.peak_memory_bytes) << " per GPU\n"
       << "energy                " << formatted("%.1f kJ per step", r.energy_per_step_j / 1e3) << ", "
       << formatted("%.3f J per token", r.energy_per_token_j) << ", " << formatted("%.1f kW average", r.avg_power_w / 1e3)

@@ -20,6 +20,8 @@ struct GpuAccount {
   double ep_comm = 0;
   double cp_comm = 0;
   double offload = 0;  ///< waiting for activation copies over the host link
+  /// Of forward, backward and recompute: the GPU waiting for the host's launches (PassCost::host_s).
+  double host_wait = 0;
   /// Of dp_comm and zero_comm: waiting for slower replicas to ask for a gradient-group
   /// collective (replica_rendezvous.hpp).
   double straggler_wait = 0;

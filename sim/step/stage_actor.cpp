@@ -709,6 +709,7 @@ void StageActor::record_layer_collective(const GroupCollective& c, const Pipelin
 
 void StageActor::add_flops(const PassCost& pass, bool recomputed) {
   GpuAccount& a = account();
+  a.host_wait += pass.host_s;  // once per pass run, as its FLOPs
   a.hardware_flops += pass.executed_flops;
   a.hardware_flops_full += pass.model_flops;
   if (recomputed) return;
@@ -719,11 +720,30 @@ void StageActor::add_flops(const PassCost& pass, bool recomputed) {
 // One pass: its compute with its layers' collectives between, then its once-per-pass
 // collectives. Returns the compute time.
 double StageActor::run_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
+  const double blocked = account().tp_comm + account().ep_comm;
   start_layer_comm(pass, t);
   const double spent = compute_pass(kind, t, pass, with_buckets);
-  const double computed = spent + finish_layer_comm(pass, t);
+  double computed = spent + finish_layer_comm(pass, t);
+  computed += host_beside_collectives(kind, t, pass, account().tp_comm + account().ep_comm - blocked);
   wait_offload(t, pass);
   return computed;
+}
+
+// A pass without a host sync: the host's launches run on while its blocking collectives hold
+// the stream (a NCCL kernel is one more kernel in the stream's order; the host does not wait
+// for it), so of the GPU's wait for the host (PassCost::hideable_host_s) only what exceeds
+// the `blocked_s` the pass spent in them is left: a run of such layers settles to the later
+// of the host's time and the GPU's with its collectives. Returns the seconds it adds.
+double StageActor::host_beside_collectives(const char* kind, const PipelineTask& t, const PassCost& pass,
+                                           double blocked_s) {
+  if (!(pass.hideable_host_s > 0)) return 0.0;
+  const double left = std::max(0.0, pass.hideable_host_s - blocked_s);
+  account().host_wait -= pass.hideable_host_s - left;
+  if (!(left > 0)) return 0.0;
+  open_record(kind, t, WorkRate{});  // the pass's, its GPU waiting for launches
+  const double spent = compute(left);
+  close_record();
+  return spent;
 }
 
 // The copies the pass's compute did not hide (stage_costs.cpp).
@@ -767,6 +787,7 @@ void StageActor::run_weight(const PipelineTask& t) {
   const ChunkCosts& c = chunk_costs(t);
   account().backward += compute_pass("weight", t, c.weight, reduces_after(t));
   add_flops(c.weight, false);
+  account().backward += host_beside_collectives("weight", t, c.weight, 0.0);
 }
 
 // parallel.moe_a2a_overlap: whether `t` may run beside a task of the other pass. A backward
@@ -805,7 +826,8 @@ StageActor::PairChain StageActor::pair_chain(const char* kind, const PipelineTas
   const MoeLayerSplit& m = pass.moe;
   const int layers = tokens != nullptr ? tokens->count / 2 : 0;
   const double moe_s = layers * (m.head_s + m.experts_s + m.tail_s);
-  chain.pieces.push_back(std::max(0.0, pass.compute_s - moe_s) + (layers > 0 ? m.head_s : 0.0));
+  // The host's waits of a sync-free pass stay in a pair's compute (its collectives run beside).
+  chain.pieces.push_back(std::max(0.0, pass.compute_s + pass.hideable_host_s - moe_s) + (layers > 0 ? m.head_s : 0.0));
   const bool forward = t.pass == TaskPass::forward;
   const double held = forward || !w_.scenario.parallel.delay_wgrad_compute ? 0.0 : m.experts_wgrad_s;
   chain.held.push_back(0.0);
@@ -826,6 +848,10 @@ StageActor::PairChain StageActor::pair_chain(const char* kind, const PipelineTas
   const double unoverlapped = pass.compute_s > 0 ? (pass.compute_s - pass.overlapped_s) / pass.compute_s : 1.0;
   for (std::vector<double>* v : {&chain.pieces, &chain.held})
     for (double& s : *v) s *= unoverlapped;
+  // A dropless forward's sync leaves the rest of the pair's layer at the host's pace: the
+  // forward's experts wait for it (host_bound_pair.hpp).
+  if (forward)
+    for (int l = 0; l < layers; ++l) chain.pieces[static_cast<size_t>(1 + 2 * l)] += m.paired_host_s;
   chain.tp = layer_comm(pass, t, false);
   return chain;
 }
@@ -853,6 +879,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
 
   std::array<PairChain, 2> chains{pair_chain("backward", backward, bc.backward),
                                   pair_chain("forward", forward, fc.forward)};
+  a.host_wait += fc.forward.moe.paired_host_s * static_cast<double>(chains[1].groups.size() / 2);
   struct CommItem {
     size_t chain, group;
     const GroupCollective* collective;

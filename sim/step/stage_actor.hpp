@@ -100,6 +100,7 @@ class StageActor {
   };
 
   GpuAccount& account();
+  double host_beside_collectives(const char* kind, const PipelineTask& t, const PassCost& pass, double blocked_s);
   void observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end, double bytes,
                double flops, ActivityComm comm = {}, double hbm_bytes = 0);
   /// The collectives of a gradient-group collective as start_gradient_group_collective runs it.
@@ -224,27 +225,28 @@ class StageActor {
   /// The token all-to-all's bytes to an expert-parallel peer in another NVLink domain over
   /// those to one in this GPU's (models/moe_dispatch.hpp, remote_peer_share).
   double ep_remote_share_ = 1.0;
-  double ep_kernel_Bps_ = 0.0;  ///< the dispatcher kernel's rate on the token all-to-all (dispatcher_rates.hpp); 0: NCCL's
+  double ep_kernel_Bps_ =
+      0.0;  ///< the dispatcher kernel's rate on the token all-to-all (dispatcher_rates.hpp); 0: NCCL's
   /// Of the bus bytes a pairwise all-to-all of its size sends, the share it sends with that.
   double ep_sent_share_ = 1.0;
   const StageCosts& costs_;
   DataLoader loader_;
   int step_ = 0;
   double step_start_ = 0;
-  std::vector<ReplicaRendezvous::Key> dp_inflight_;   ///< this step's reductions (world.rendezvous)
-  std::deque<ReplicaRendezvous::Key> unit_gathers_;   ///< ZeRO-3 unit gathers asked for, not yet waited for
-  std::vector<engine::CommActivity> beside_;          ///< other communication running beside this GPU's compute
-  std::function<void()> beside_done_;                 ///< called when a communication beside the compute ends
-  std::optional<ReplicaRendezvous::Key> pair_asked_;  ///< a pair's collective asked for, not started (run_pair)
-  std::optional<LayerComm> layer_comm_;               ///< the running pass's per-layer collectives, if any
-  std::optional<ComputeRecord> record_;               ///< the compute record open, if any
-  LazyClock clock_;                                   ///< this actor's time, its sleeps run lazily
-  std::optional<ReplicaRendezvous::Key> param_gather_; ///< overlap_param_gather: the bucket being gathered
-  ReductionBucket gathering_;                         ///< what param_gather_ gathers
-  std::deque<ReductionBucket> gather_buckets_;        ///< the buckets still to gather, in forward order
-  std::vector<double> gather_shares_;                 ///< the first forward's parts, one per bucket (none: whole)
-  std::vector<double> dp_bytes_;                      ///< bytes per GPU of each reduction in dp_inflight_
-  std::vector<GradientPlanKey> dp_keys_;              ///< the plan of each reduction in dp_inflight_
+  std::vector<ReplicaRendezvous::Key> dp_inflight_;     ///< this step's reductions (world.rendezvous)
+  std::deque<ReplicaRendezvous::Key> unit_gathers_;     ///< ZeRO-3 unit gathers asked for, not yet waited for
+  std::vector<engine::CommActivity> beside_;            ///< other communication running beside this GPU's compute
+  std::function<void()> beside_done_;                   ///< called when a communication beside the compute ends
+  std::optional<ReplicaRendezvous::Key> pair_asked_;    ///< a pair's collective asked for, not started (run_pair)
+  std::optional<LayerComm> layer_comm_;                 ///< the running pass's per-layer collectives, if any
+  std::optional<ComputeRecord> record_;                 ///< the compute record open, if any
+  LazyClock clock_;                                     ///< this actor's time, its sleeps run lazily
+  std::optional<ReplicaRendezvous::Key> param_gather_;  ///< overlap_param_gather: the bucket being gathered
+  ReductionBucket gathering_;                           ///< what param_gather_ gathers
+  std::deque<ReductionBucket> gather_buckets_;          ///< the buckets still to gather, in forward order
+  std::vector<double> gather_shares_;                   ///< the first forward's parts, one per bucket (none: whole)
+  std::vector<double> dp_bytes_;                        ///< bytes per GPU of each reduction in dp_inflight_
+  std::vector<GradientPlanKey> dp_keys_;                ///< the plan of each reduction in dp_inflight_
 };
 
 }  // namespace trainsim

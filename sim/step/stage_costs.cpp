@@ -15,6 +15,7 @@
 #include "models/moe_dispatch.hpp"
 #include "models/stage_parameters.hpp"
 #include "models/training_spec.hpp"
+#include "sim/step/host_bound_pair.hpp"
 #include "sim/step/host_bound_pass.hpp"
 
 namespace trainsim {
@@ -154,7 +155,8 @@ void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, int mlp_la
     // all-reduce (forward), and their input gradients before one (backward).
     add_collective(cost, s.parallel.sequence_parallel ? CollectiveOp::all_gather : CollectiveOp::all_reduce,
                    activation_bytes, layers, layers);
-    if (s.parallel.sequence_parallel) add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, layers, layers);
+    if (s.parallel.sequence_parallel)
+      add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, layers, layers);
     return;
   }
   const double gather_bytes =
@@ -260,12 +262,16 @@ void add_moe_layers(MoeLayerSplit& into, const MoeLayerSplit& add, int count) {
   const int layers = into.layers + count;
   if (layers == 0) return;
   const auto mean = [&](double a, double b) { return (a * into.layers + b * count) / layers; };
-  into = {layers, mean(into.head_s, add.head_s), mean(into.experts_s, add.experts_s), mean(into.tail_s, add.tail_s),
-          mean(into.experts_wgrad_s, add.experts_wgrad_s)};
+  into = {layers,
+          mean(into.head_s, add.head_s),
+          mean(into.experts_s, add.experts_s),
+          mean(into.tail_s, add.tail_s),
+          mean(into.experts_wgrad_s, add.experts_wgrad_s),
+          mean(into.paired_host_s, add.paired_host_s)};
 }
 
-KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, const ComputeModel& compute,
-                 double load, bool defer) {
+KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, const ComputeModel& compute, double load,
+                 bool defer) {
   KindOps k;
   k.layer = layer;
   k.bf16_linears = bf16_linears;
@@ -289,6 +295,11 @@ KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, c
   if (layer.is_moe()) {
     k.forward_moe = moe_layer_split(k.ops.forward, compute, load, k.forward_host_s);
     k.backward_moe = moe_layer_split(k.backward.input, compute, load, k.backward_host_s);
+    const double alone = k.forward_host_s + k.backward_host_s + k.weight_host_s;
+    if (s.parallel.moe_a2a_overlap)  // what the pair's sync adds beyond the passes' own waits
+      k.forward_moe.paired_host_s = std::max(0.0, paired_host_excess_s(k.ops.forward, k.ops.backward, compute, load,
+                                                                       host_s, s.parallel.delay_wgrad_compute) -
+                                                      alone);
   }
   return k;
 }
@@ -310,21 +321,26 @@ double offload_wait_s(const std::vector<double>& offloaded, const std::vector<do
 
 // `count` layers of kind `k`, the first `recomputed` of them recomputed: their ops' GPU time
 // and what the host adds to it.
-void add_layers(const KindOps& k, int count, int recomputed, const ComputeModel& compute, double load,
-                ChunkCosts& cc) {
+void add_layers(const KindOps& k, int count, int recomputed, const ComputeModel& compute, double load, ChunkCosts& cc) {
   add_ops(k.ops.forward, compute, count, load, cc.forward);
   add_ops(k.ops.recompute, compute, recomputed, load, cc.recompute);
   add_ops(k.backward.input, compute, count, load, cc.backward);
   add_ops(k.backward.weight, compute, count, load, cc.weight);
-  cc.forward.compute_s += count * k.forward_host_s;
-  cc.recompute.compute_s += recomputed * k.recompute_host_s;
-  cc.backward.compute_s += count * k.backward_host_s;
-  cc.weight.compute_s += count * k.weight_host_s;
+  // A pass with a host sync waits as part of its compute; one without, after its collectives
+  // (PassCost::hideable_host_s).
+  const auto add_host = [](PassCost& pass, const std::vector<Op>& ops, double host_s) {
+    (std::ranges::any_of(ops, &Op::host_sync) ? pass.compute_s : pass.hideable_host_s) += host_s;
+    pass.host_s += host_s;
+  };
+  add_host(cc.forward, k.ops.forward, count * k.forward_host_s);
+  add_host(cc.recompute, k.ops.recompute, recomputed * k.recompute_host_s);
+  add_host(cc.backward, k.backward.input, count * k.backward_host_s);
+  add_host(cc.weight, k.backward.weight, count * k.weight_host_s);
 }
 
 // The kinds a model's layers come in, each built once.
-const KindOps& ops_of(std::deque<KindOps>& kinds, const ModelSpec& layer, const Scenario& s, const ComputeModel& compute,
-                      double load, bool defer, bool bf16_linears = false) {
+const KindOps& ops_of(std::deque<KindOps>& kinds, const ModelSpec& layer, const Scenario& s,
+                      const ComputeModel& compute, double load, bool defer, bool bf16_linears = false) {
   for (const KindOps& k : kinds)
     if (same_layer_kind(k.layer, layer) && k.bf16_linears == bf16_linears) return k;
   kinds.push_back(kind_ops(layer, bf16_linears, s, compute, load, defer));

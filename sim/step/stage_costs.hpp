@@ -42,6 +42,9 @@ struct MoeLayerSplit {
   int layers = 0;  ///< the pass's MoE layers
   double head_s = 0, experts_s = 0, tail_s = 0;
   double experts_wgrad_s = 0;  ///< of experts_s, the weight gradients (parallel.delay_wgrad_compute)
+  /// A forward's, in a pair: what the host's pace adds after the dropless sync beyond both
+  /// passes' own waits (host_bound_pair.hpp), on the forward's experts.
+  double paired_host_s = 0;
 };
 
 /// One micro-batch through one model chunk, one pass, on one GPU.
@@ -67,6 +70,13 @@ struct PassCost {
   /// its layers' copies over the host link beyond the compute that hides them.
   double offload_s = 0;
   double offload_bytes = 0;  ///< copied over the host link (out in the forward, back in the backward)
+  /// The GPU waiting for the host's kernel launches (host_bound_pass.hpp: the
+  /// host's pace, and after a dropless MoE layer's device-to-host sync its empty queue).
+  double host_s = 0;
+  /// Of host_s, not in compute_s: the layers' whose pass has no host sync. The host launches
+  /// on while the pass's blocking collectives (TP, EP) hold the stream, so they hide it
+  /// (stage_actor.cpp, host_beside_collectives).
+  double hideable_host_s = 0;
   MoeLayerSplit moe;         ///< its MoE layers' compute, a layer's mean (set with parallel.moe_a2a_overlap)
 };
 

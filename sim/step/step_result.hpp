@@ -84,6 +84,9 @@ struct StepResult {
   /// Of dp_comm and zero_comm, per GPU: waiting for slower replicas to join a gradient-group
   /// collective (what slow GPUs cost the others at the step's end).
   double straggler_wait_s = 0;
+  /// Of forward, backward and recompute, per GPU: the GPU waiting for the host's kernel
+  /// launches (sim/step/host_bound_pass.hpp); `trainsim run` prints it as "host-bound".
+  double host_wait_s = 0;
   /// The replica the GPUs waited for most at those collectives (-1: none); not in the
   /// trace's summary (trainsim run says it with the slow GPUs).
   int most_waited_for_replica = -1;
