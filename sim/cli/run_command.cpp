@@ -84,6 +84,11 @@ std::string json(const Scenario& s, const StepResult& r, const std::string& comp
     else
       j[group][name] = value;
   });
+  // The step's fixed costs by name, parts of the breakdown (sim/step/fixed_costs.hpp).
+  const FixedCosts& f = r.fixed_costs_s;
+  j["fixed_costs_s"] = {{"amax_reductions", f.amax_reductions},
+                        {"grad_norm_allreduce", f.grad_norm_allreduce},
+                        {"host_after_norm", f.host_after_norm}};
   j["compute_model"] = compute;
   j["sim_wall_s"] = r.sim_wall_s;
   // Whether the step's peak fits the GPU, so that a script never takes a layout that does not
@@ -122,7 +127,13 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
       << formatted(" %9.4f", b.recompute) << formatted(" %9.4f", b.optimizer) << formatted(" %8.4f", b.tp_comm)
       << formatted(" %8.4f", b.pp_comm) << formatted(" %8.4f", b.dp_comm) << formatted(" %9.4f", b.zero_comm)
       << formatted(" %8.4f", b.ep_comm) << formatted(" %8.4f", b.cp_comm) << formatted(" %8.4f", b.offload)
-      << formatted(" %8.4f", b.idle) << "\n\n";
+      << formatted(" %8.4f", b.idle) << "\n";
+  const FixedCosts& f = r.fixed_costs_s;
+  if (f.amax_reductions + f.grad_norm_allreduce + f.host_after_norm > 0)  // sim/step/fixed_costs.hpp
+    out << "fixed per step, ms  " << formatted(" amax_reductions %.3f", 1e3 * f.amax_reductions) << " (of tp_comm)"
+        << formatted("  grad_norm_allreduce %.3f", 1e3 * f.grad_norm_allreduce)
+        << formatted("  host_after_norm %.3f", 1e3 * f.host_after_norm) << " (of optimizer)\n";
+  out << "\n";
   out << "peak memory           " << units::format_bytes_binary(r.peak_memory_bytes) << " per GPU\n"
       << "energy                " << formatted("%.1f kJ per step", r.energy_per_step_j / 1e3) << ", "
       << formatted("%.3f J per token", r.energy_per_token_j) << ", " << formatted("%.1f kW average", r.avg_power_w / 1e3)
