@@ -10,7 +10,7 @@ namespace trainsim {
 
 bool reduces_amax_over_tp(const Scenario& s) {
   const TrainingSpec& t = s.training;
-  const bool current = (t.precision == Precision::fp8 && t.fp8_recipe == Fp8Recipe::tensorwise) ||
+  const bool current = (t.precision == Precision::fp8 && t.fp8_scaling == Fp8Scaling::current) ||
                        t.precision == Precision::nvfp4;
   return current && s.parallel.tp > 1 && s.parallel.sequence_parallel;
 }

@@ -4,8 +4,8 @@
 // a shorter step. Each is a mechanism with its source, charged where it happens, and reported
 // by name (StepResult::fixed_costs_s, `trainsim run`'s "fixed per step" line):
 //
-// - amax_reductions (of tp_comm): Transformer Engine's current scaling (fp8 tensorwise,
-//   training.fp8_recipe) and nvfp4 all-reduce the amax of every sequence-parallel GEMM operand
+// - amax_reductions (of tp_comm): Transformer Engine's current scaling (fp8 with
+//   training.fp8_scaling) and nvfp4 all-reduce the amax of every sequence-parallel GEMM operand
 //   over the TP group before casting it, so that the ranks' shards share one scale
 //   (TransformerEngine @ 3ec87875, pytorch/module/linear.py, layernorm_linear.py,
 //   layernorm_mlp.py: _customize_quantizers_float8_current_scaling and _nvfp4 set

@@ -61,15 +61,15 @@ TEST(FixedCosts, CurrentScalingReducesTwoAmaxesPerLayerAndPassOverTheTpGroup) {
   EXPECT_EQ(amax_counts(scenario(k_tp, {{"training.precision", "nvfp4"}})), (std::vector<int>{8, 8}));
   // Delayed scaling reads the amax history; mxfp8's block scales need no tensor amax; without
   // sequence parallelism or TP each rank casts the whole tensor itself.
-  EXPECT_EQ(amax_counts(scenario(k_tp, {{"training.fp8_recipe", "delayed"}})), (std::vector<int>{0, 0}));
+  EXPECT_EQ(amax_counts(scenario(k_tp, {{"training.fp8_scaling", "delayed"}})), (std::vector<int>{0, 0}));
   EXPECT_EQ(amax_counts(scenario(k_tp, {{"training.precision", "mxfp8"}})), (std::vector<int>{0, 0}));
   EXPECT_EQ(amax_counts(scenario(k_tp, {{"parallel.sequence_parallel", "false"}})), (std::vector<int>{0, 0}));
   EXPECT_EQ(amax_counts(scenario(k_tp, {{"training.precision", "bf16"}})), (std::vector<int>{0, 0}));
 }
 
 TEST(FixedCosts, DelayedIsARecipeOfFp8Only) {
-  EXPECT_THROW(scenario(k_tp, {{"training.precision", "bf16"}, {"training.fp8_recipe", "delayed"}}), InputError);
-  EXPECT_THROW(scenario(k_tp, {{"training.fp8_recipe", "jit"}}), InputError);
+  EXPECT_THROW(scenario(k_tp, {{"training.precision", "bf16"}, {"training.fp8_scaling", "delayed"}}), InputError);
+  EXPECT_THROW(scenario(k_tp, {{"training.fp8_scaling", "jit"}}), InputError);
 }
 
 TEST(FixedCosts, TheNormsAllReduceGrowsWithRanksAndNvlinkDomains) {
@@ -125,7 +125,7 @@ TEST(FixedCosts, EachIsReportedByNameAsAPartOfItsCategory) {
   EXPECT_GT(r[5], x86[5]);
   // Delayed scaling: no amax all-reduces, a shorter step.
   const std::vector<double> delayed =
-      testing::simulated_fields(scenario(wide, {{"training.fp8_recipe", "delayed"}}), true, fields);
+      testing::simulated_fields(scenario(wide, {{"training.fp8_scaling", "delayed"}}), true, fields);
   EXPECT_EQ(delayed[3], 0.0);
   EXPECT_LT(delayed[0], r[0]);
 }
