@@ -56,6 +56,7 @@ StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& 
     weight_sum += gpus;
     for (const auto& [average, time] : k_times) r.breakdown_s.*average += gpus * a.*time;
     for (const auto& [average, bytes] : k_bytes) r.comm_bytes_per_gpu.*average += gpus * a.*bytes;
+    r.fixed_costs_s += a.fixed.scaled(gpus);
     model_flops += gpus * a.model_flops;
     hardware_flops += gpus * a.hardware_flops;
     model_flops_full += gpus * a.model_flops_full;
@@ -73,6 +74,7 @@ StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& 
   }
   for (const auto& field : k_times) r.breakdown_s.*field.first /= weight_sum * steps;
   for (const auto& field : k_bytes) r.comm_bytes_per_gpu.*field.first /= weight_sum * steps;
+  r.fixed_costs_s = r.fixed_costs_s.scaled(1.0 / (weight_sum * steps));
   StepBreakdown& b = r.breakdown_s;
   b.idle = std::max(0.0, step_time - b.total());
   const double peak = gpu.peak_flops(s.training.precision);

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/step/fixed_cost_parts.hpp"
+
 namespace trainsim {
 
 struct GpuAccount {
@@ -13,6 +15,7 @@ struct GpuAccount {
   double backward = 0;
   double recompute = 0;
   double optimizer = 0;
+  FixedCosts fixed;  ///< the step's fixed costs, parts of the categories (fixed_costs.hpp)
   double tp_comm = 0;
   double pp_comm = 0;
   double dp_comm = 0;

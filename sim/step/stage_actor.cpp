@@ -656,6 +656,7 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
     const double end = clock_.now();
     computed += beside;
     (tp ? account().tp_comm : account().ep_comm) += end - start - beside;
+    if (c.amax) account().fixed.amax_reductions += end - start - beside;
     record_layer_collective(c, t, start, end, beside);
   }
   return computed;
@@ -1193,7 +1194,16 @@ void StageActor::gather_updated_parameters() {
 // The optimizer step: on the GPU, or with CPU offload on the host after the gradient
 // shard went down the host link (and before the parameters come back up it).
 double StageActor::run_optimizer() {
-  if (w_.scenario.training.offload != Offload::cpu) return compute(costs_.optimizer_s);
+  if (w_.scenario.training.offload != Offload::cpu) {
+    const double kernels = compute(costs_.optimizer_s);
+    // The gradient norm's all-reduce and the host's dispatches after its sync
+    // (fixed_costs.hpp): the GPU waits for both.
+    const double waits = costs_.grad_norm_allreduce_s + costs_.host_after_norm_s;
+    if (waits > 0) clock_.sleep(waits);
+    account().fixed.grad_norm_allreduce += costs_.grad_norm_allreduce_s;
+    account().fixed.host_after_norm += costs_.host_after_norm_s;
+    return kernels + waits;
+  }
   const double start = clock_.now();
   const double link_s = costs_.offload_bytes / w_.scenario.cluster.host_link_bandwidth_Bps;
   clock_.sleep(link_s + costs_.host_optimizer_s);

@@ -15,6 +15,7 @@
 #include "models/moe_dispatch.hpp"
 #include "models/stage_parameters.hpp"
 #include "models/training_spec.hpp"
+#include "sim/step/fixed_costs.hpp"
 #include "sim/step/host_bound_pair.hpp"
 #include "sim/step/host_bound_pass.hpp"
 
@@ -161,6 +162,13 @@ void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, int mlp_la
   }
   const double gather_bytes =
       activation_bytes * (is_quantized(s.training.precision) ? quantized_element_bytes(s.training.precision) / 2 : 1.0);
+  if (reduces_amax_over_tp(s)) {
+    // One amax all-reduce per sequence-parallel cast: the attention's and the MLP's, in the
+    // forward their inputs', in the backward their output gradients' (fixed_costs.hpp).
+    GroupCollective amax{CommGroup::tp, CollectiveOp::all_reduce, k_amax_bytes, layers + mlp_layers, 0.0, layers};
+    amax.amax = true;
+    cost.collectives.push_back(amax);
+  }
   if (s.parallel.sequence_parallel && overlap != nullptr) {
     const double bytes = activation_bytes;
     cost.collectives.push_back(
@@ -572,6 +580,10 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       st.host_optimizer_s = updated * 2.0 * per_param.optimizer / k_host_stream_Bps;
     } else {
       st.optimizer_s = compute.op_time_s(optimizer_op(updated, s.training));
+      // The gradient norm's all-reduce and the host's dispatches after its sync (fixed_costs.hpp).
+      st.grad_norm_allreduce_s = grad_norm_allreduce_s(s);
+      st.host_after_norm_s =
+          host_after_norm_s(s, st.layers(), st.dense_gradient_bytes + st.expert_gradient_bytes, st.optimizer_s);
     }
     // The layers' weights, cast once per step; first_last_layers_bf16's layers' stay bf16.
     int stage_layers_all = 0, cast_layers = 0;

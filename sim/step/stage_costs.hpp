@@ -31,6 +31,9 @@ struct GroupCollective {
   /// The MoE layers' token all-to-all (dispatch and combine, two a layer), as against the
   /// dispatcher's other collectives on the EP group (token counts, routing probabilities).
   bool tokens = false;
+  /// Current scaling's amax all-reduce before a sequence-parallel operand's cast
+  /// (sim/step/fixed_costs.hpp): accounted as the amax_reductions part of tp_comm.
+  bool amax = false;
 };
 
 /// One MoE layer's compute in a pass, cut where its token all-to-alls fall, as the combined
@@ -97,6 +100,10 @@ struct StageCosts {
   double dense_weight_bytes = 0;     ///< gathered after the update by ZeRO-1/2 (training-precision weights)
   double expert_weight_bytes = 0;
   double optimizer_s = 0;
+  /// Of what follows the optimizer's kernels (sim/step/fixed_costs.hpp): the gradient norm's
+  /// all-reduce, and the GPU's wait for the host's dispatches after the norm's host sync.
+  double grad_norm_allreduce_s = 0;
+  double host_after_norm_s = 0;
   /// ZeRO-3: the parameter bytes one unit of zero3_unit_layers layers gathers on this GPU
   /// (the all-gather's output), and the units of each chunk. Megatron FSDP gathers a unit's
   /// dense parameters over the dense group (zero3_unit_bytes) and its experts' over the

@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include "sim/step/fixed_cost_parts.hpp"
+
 namespace trainsim {
 
 /// A neighbour job's steps played beside the job's (variations.neighbour): per step, averaged
@@ -75,6 +77,9 @@ struct StepResult {
   double exposed_comm_fraction = 0;  ///< communication the GPU waits for / step time
   StepBreakdown breakdown_s;
   CommBytes comm_bytes_per_gpu;
+  /// Of the breakdown, the step's fixed costs by name (fixed_costs.hpp): amax_reductions of
+  /// tp_comm, grad_norm_allreduce and host_after_norm of optimizer. Per GPU, averaged.
+  FixedCosts fixed_costs_s;
   double peak_memory_bytes = 0;
   double energy_per_step_j = 0;
   double energy_per_token_j = 0;
