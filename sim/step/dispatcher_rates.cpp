@@ -149,4 +149,31 @@ double dispatcher_kernel_Bps(const Scenario& s, int local) {
   return across ? rate->pair_Bps() / remote_peer_share(s.model, p, local) : rate->pair_Bps();
 }
 
+// The SMs a dispatcher's dispatch and combine kernels run on, as Megatron-Core launches them
+// with moe_flex_dispatcher_num_sms unset: DeepEP on 20 (token_dispatcher.py @ d98e8a64, "None
+// -> 20", set_deepep_num_sms; DeepSeek-V3 §3.2.2 also runs its all-to-alls on 20); HybridEP on
+// its own defaults, 24 inside one NVLink domain and 8 when the group spans several
+// (deepseek-ai/DeepEP hybrid-ep @ 94a9f8f6, csrc/hybrid_ep/config.cuh, Configurer: "(num_of_nodes
+// == 1) ? 24 : 8"). 0 for NCCL's all-to-all, whose channels' SMs vary with its tuning.
+int dispatcher_sms(MoeDispatcher dispatcher, bool across_domains) {
+  switch (dispatcher) {
+    case MoeDispatcher::deepep:
+      return 20;
+    case MoeDispatcher::hybridep:
+      return across_domains ? 8 : 24;
+    case MoeDispatcher::alltoall:
+      return 0;
+  }
+  return 0;
+}
+
+double ep_overlap_slowdown(const Scenario& s, bool across_domains) {
+  const int sms = s.cluster.gpu.sms;
+  // parallel.moe_dispatcher_sms is refused with alltoall (sim/scenario/scenario_fields_parallel.cpp).
+  const int taken = s.parallel.moe_dispatcher_sms > 0 ? s.parallel.moe_dispatcher_sms
+                                                      : dispatcher_sms(s.parallel.moe_dispatcher, across_domains);
+  if (taken > 0 && sms > taken) return static_cast<double>(taken) / (sms - taken);
+  return s.training.overlap_slowdown;
+}
+
 }  // namespace trainsim

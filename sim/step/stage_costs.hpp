@@ -135,18 +135,6 @@ struct StepCosts {
 /// waits for that rank), 1 for the rest. The op's time is this times the compute model's.
 double op_load(const Op& op, double expert_load);
 
-/// The SMs the dispatch and combine kernels of `dispatcher` take while they run, as
-/// Megatron-Core configures them (DeepEP 20; HybridEP 24 inside one NVLink domain, 8 when the
-/// expert group spans `across_domains`); 0 for NCCL's all-to-all (not stated).
-int dispatcher_sms(MoeDispatcher dispatcher, bool across_domains);
-
-/// How much slower compute runs beside a layer's expert-parallel collective that overlaps it
-/// (parallel.moe_a2a_overlap), as a fraction: the dispatcher's kernels hold
-/// parallel.moe_dispatcher_sms (where set; else dispatcher_sms) of the GPU's SMs, which the
-/// compute then lacks, sms / (sms - taken) as long, on a GPU whose SM count is stated
-/// (GpuSpec::sms); NCCL's all-to-all and GPUs of no stated count slow it by
-/// training.overlap_slowdown. `across_domains`: the GPU's expert group spans NVLink domains.
-double ep_overlap_slowdown(const Scenario& scenario, bool across_domains);
 
 /// Costs of one step of `scenario`, timed by `compute`. `defer_weight_gradients` splits
 /// each backward into input- and weight-gradient passes (zero-bubble schedules).
