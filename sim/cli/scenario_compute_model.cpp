@@ -70,6 +70,7 @@ void require_fp8_attention_rows(const Scenario& s, const ComputeModel& kernels) 
 std::vector<std::string> scenario_input_files(const Scenario& s) {
   const CalibrationChoice choice = scenario_calibration(s);
   std::vector<std::string> files = {s.source};
+  files.insert(files.end(), s.read_files.begin(), s.read_files.end());
   if (choice.mode == CalibrationMode::file) files.push_back(choice.table_path);
   if (choice.mode == CalibrationMode::automatic && !choice.directory.empty())
     files.push_back(calibration_table_path(choice.directory, s.cluster.gpu.table_gpu()));

@@ -38,6 +38,7 @@ ScenarioField fabric_calibration_field() {
     if (ec || !std::filesystem::is_regular_file(path, ec))
       return "must name a fabric calibration file (" + path.string() + " is none)";
     s.cluster.fabric_calibration = std::make_shared<const FabricCalibration>(read_fabric_calibration(path.string()));
+    s.read_files.push_back(path.string());
     return std::nullopt;
   };
   f.show = [](const Scenario& s) {

@@ -292,6 +292,7 @@ ScenarioField model_from_field() {
     if (ec || !std::filesystem::is_regular_file(path, ec))
       return "must name a Hugging Face config.json (" + path.string() + " is no file)";
     s.model = model_from_hf_config(path.string());
+    s.read_files.push_back(path.string());
     return std::nullopt;
   };
   // Not kept: the resolved scenario (`check --resolved`) writes every model key the file

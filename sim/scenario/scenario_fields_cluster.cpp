@@ -47,6 +47,7 @@ ScenarioField cluster_preset_field() {
     if (names_a_preset_file(text)) {
       if (auto rule = preset_file_rule(text, s.source, path)) return rule;
       s.cluster = read_cluster_preset(path, shipped_presets().gpus).spec;
+      s.read_files.push_back(path);
       return std::nullopt;
     }
     const auto c = cluster_preset(text);

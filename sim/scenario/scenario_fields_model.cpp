@@ -44,6 +44,7 @@ ScenarioField model_preset_field() {
     if (names_a_preset_file(text)) {
       if (auto rule = preset_file_rule(text, s.source, path)) return rule;
       s.model = read_model_preset(path).spec;
+      s.read_files.push_back(path);
       return std::nullopt;
     }
     const auto m = model_preset(text);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "support/run_trainsim.hpp"
 #include "support/test_folders.hpp"
@@ -73,6 +74,27 @@ TEST(Ownership, TraceNamingTheCalibrationTableIsRefused) {
                                table.string()});
   expect_one_line_error(r, "is the input '" + (dir / "kernels.csv").string() + "'");
   EXPECT_EQ(slurp(table), bytes);
+}
+
+// The files a scenario's keys read are inputs too: a Hugging Face config.json (model.from) and a
+// model preset file of the user's (model.preset = PATH).
+TEST(Ownership, TraceNamingAFileTheScenarioReadsIsRefused) {
+  const fs::path dir = testing::fresh_test_dir("own_read");
+  const fs::path config = dir / "config.json";
+  fs::copy_file(source_path("scenarios/hf/Llama-3.1-70B/config.json"), config);
+  const fs::path preset = dir / "my-model.ini";
+  fs::copy_file(source_path("models/presets/llama3-8b.ini"), preset);
+  for (const auto& [key, file] : {std::pair{std::string("from"), config}, std::pair{std::string("preset"), preset}}) {
+    SCOPED_TRACE(key);
+    const std::string bytes = slurp(file);
+    const fs::path s = dir / ("job-" + key + ".ini");
+    std::ofstream(s) << "[model]\n" << key << " = " << file.filename().string() << "\nseq_len = 512\nlayers = 4\n"
+                     << "[training]\nmicro_batch = 1\ngrad_accum = 4\n[parallel]\ntp = 8\n[cluster]\npreset = "
+                     << "dgx-h100\nnodes = 1\n";
+    expect_one_line_error(run_trainsim({"run", s.string(), "--chrome-trace", file.string()}),
+                          "is the input '" + file.string() + "'");
+    EXPECT_EQ(slurp(file), bytes);
+  }
 }
 
 TEST(Ownership, AFolderOfTheUsersIsRefusedAndLeftAsItWas) {
