@@ -33,13 +33,13 @@ namespace {
 const std::vector<ValidationFamily>& table() {
   static const std::vector<ValidationFamily> families{
       {"dense-ampere", "dense on Ampere (A100)", 10, -9.9, 3.6, 4.7},
-      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -11.8, 2.7, 6.8},
-      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -15.9, -4.2, 10.1},
-      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -3.3, 51.1, 22.9},
+      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -11.8, 2.4, 6.7},
+      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -16.0, -4.2, 10.1},
+      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -3.6, 48.5, 22.0},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 8.1, 153.2, 42.2},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 6.9, 115.5, 43.4},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 8.6, 25.2, 16.9},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 8.1, 153.2, 42.1},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 6.9, 115.5, 42.5},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 7.8, 24.0, 15.9},
   };
   return families;
 }
