@@ -47,7 +47,11 @@ int host_ops_after_norm(const Scenario& s, int layers, int buckets) {
   const int tensors = k_tensors_per_layer * layers + k_edge_tensors;
   const int shards = p.zero >= 1 ? std::max(1, p.dense_shard_ranks()) : 1;
   const int copies = (tensors + shards - 1) / shards + (shards > 1 ? 1 : 0);
-  const int gathers = p.zero >= 1 && !p.overlap_param_gather ? buckets : 0;
+  // The distributed optimizer's parameter all-gather after the update, one launch per bucket
+  // unless overlapped with the next forward (ZeRO 1 and 2). Under ZeRO 3 / FSDP parameters are
+  // gathered before each unit's forward and backward instead (stage_parameter_gather.cpp), not
+  // after the norm.
+  const int gathers = (p.zero == 1 || p.zero == 2) && !p.overlap_param_gather ? buckets : 0;
   return k_adam_groups + copies + gathers + k_buffer_resets + k_next_step;
 }
 

@@ -30,7 +30,7 @@
 //   Engine: QKV's weight and its fused norm's, the output projection's, the MLP's two weights
 //   and its fused norm's; plus the embedding, output layer and final norm; a shard of the
 //   dp x cp ranks holds its share of them and one more it starts inside), the parameter
-//   all-gathers' launches, one per gradient bucket, when they are not left to the next
+//   all-gathers' launches under ZeRO 1 and 2, one per gradient bucket, when not left to the next
 //   forward's pre-hooks (parallel.overlap_param_gather = false: start_param_sync with
 //   force_sync), the gradient buffers' reset (param_and_grad_buffer.py, one zero_ per buffer),
 //   and the next step's first launch (its full-iteration graph's replay, or its first op).
