@@ -39,24 +39,14 @@ std::optional<double> parse_watts(std::string_view text) {
   return std::nullopt;
 }
 
-// A figure with a unit, > 0 unless `allow_zero`, shown in `show_unit` (dividing by `factor`).
+// A figure with a unit, > 0 unless `allow_zero`, shown in `show_unit` (dividing by `factor`):
+// field_kinds::quantity_field in the order these fields read best.
 template <typename Access>
 ScenarioField unit_field(std::string name, std::string help, Access access,
-                         std::optional<double> (*parser)(std::string_view), std::string units, bool allow_zero,
+                         std::optional<double> (*parser)(std::string_view), const char* units, bool allow_zero,
                          const char* show_unit, double factor) {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access, parser, units, allow_zero](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parser(text);
-    if (!v || (!allow_zero && *v <= 0))
-      return std::string(allow_zero ? "expected a value >= 0" : "expected a value > 0") + " with a unit (" + units +
-             ")";
-    access(s) = *v;
-    return std::nullopt;
-  };
-  f.show = [access, show_unit, factor](const Scenario& s) { return number_text(access(s) / factor) + show_unit; };
-  return f;
+  return field_kinds::quantity_field(std::move(name), std::move(help), access, parser, units, show_unit, factor,
+                                     allow_zero);
 }
 
 template <typename Access>
