@@ -94,6 +94,10 @@ TEST(FixedCosts, TheHostDispatchesAdamTheShardsCopiesTheGathersAndTheNextStep) {
   // No distributed optimizer: every tensor's copy, no gathers.
   EXPECT_EQ(host_ops_after_norm(scenario(k_tp, {{"parallel.zero", "0"}, {"parallel.overlap_param_gather", "false"}}), 4, 3),
             2 + 27 + 1 + 1);
+  // ZeRO 3 / FSDP gathers each unit's parameters before its forward (stage_parameter_gather),
+  // not after the norm: no gather launches here, blocking or not.
+  EXPECT_EQ(host_ops_after_norm(scenario(k_tp, {{"parallel.zero", "3"}, {"parallel.overlap_param_gather", "false"}}), 4, 3),
+            2 + 8 + 1 + 1);
   EXPECT_EQ(gradient_buckets(s, 250e6), 3);  // 100 MB buckets, the last a remainder
   EXPECT_EQ(gradient_buckets(s, 0), 1);
 }
