@@ -76,9 +76,10 @@ void StageActor::operator()() {
   const int m = w_.costs.microbatches;
   const int pp = w_.scenario.parallel.pp;
   const int v = w_.scenario.parallel.virtual_stages;
-  const std::vector<PipelineTask> order = w_.schedule.order(stage_, pp, m, v);
+  // DualPipe always pairs its forward and backward chunks (dualpipe_schedule.hpp).
+  const bool pairs = w_.scenario.parallel.moe_a2a_overlap || w_.scenario.parallel.schedule == Schedule::dualpipe;
   const std::vector<ScheduledUnit> units =
-      combined_units(order, [&](const PipelineTask& t) { return w_.scenario.parallel.moe_a2a_overlap && pairable(t); });
+      w_.schedule.units(stage_, pp, m, v, [&](const PipelineTask& t) { return pairs && pairable(t); });
   // The job plays run.steps steps; a neighbour beside it steps until the job is done.
   for (int step = 0; w_.foreground ? step == 0 || w_.another_step : step < w_.scenario.run.steps; ++step) {
     step_ = step;
@@ -105,6 +106,10 @@ void StageActor::operator()() {
           run_weight(deferred.front());
           deferred.pop_front();
         }
+      }
+      if (t.pass == TaskPass::weight) {  // placed by the schedule (DualPipe)
+        run_weight(t);
+        continue;
       }
       wait_inputs(t);
       run_task(t);
@@ -375,11 +380,11 @@ CommActivity StageActor::start_gradient_group_collective(CollectiveOp op, double
 }
 
 int StageActor::chunks() const {
-  return w_.scenario.parallel.pp * w_.scenario.parallel.virtual_stages;
+  return w_.schedule.path_length(w_.scenario.parallel.pp, w_.scenario.parallel.virtual_stages);
 }
 
 int StageActor::global_chunk(const PipelineTask& t) const {
-  return t.chunk * w_.scenario.parallel.pp + stage_;
+  return w_.schedule.path_position(stage_, t.chunk, w_.scenario.parallel.pp);
 }
 
 const ChunkCosts& StageActor::chunk_costs(const PipelineTask& t) const {
@@ -419,7 +424,7 @@ void StageActor::wait_inputs(const PipelineTask& t) {
   account().pp_comm += now - std::max(asked, entry.posted_s);
   account().add_comm_interval(entry.transfer.start_s(), entry.transfer.end_s());
   ActivityComm transfer;
-  transfer.peer_stage = key->global_chunk % w_.scenario.parallel.pp;
+  transfer.peer_stage = w_.schedule.stage_at(key->global_chunk, t.chunk, w_.scenario.parallel.pp);
   transfer.tag = transfer_tag(*key);
   observe(ActivityStream::pp_comm, "pp_transfer", &t, entry.transfer.start_s(), entry.transfer.end_s(),
           w_.costs.activation_bytes / w_.scenario.parallel.tp, 0, std::move(transfer));
@@ -427,7 +432,7 @@ void StageActor::wait_inputs(const PipelineTask& t) {
 }
 
 void StageActor::wait_data(const PipelineTask& t) {
-  const int index = step_ * w_.costs.microbatches + t.microbatch;
+  const int index = w_.schedule.feed_index(step_, t.microbatch, w_.costs.microbatches);
   const double ready = loader_.ready_time(index);
   const double now = clock_.now();
   if (ready > now) {
@@ -777,10 +782,11 @@ void StageActor::run_task(const PipelineTask& t) {
   }
   account().recompute += run_pass("recompute", t, c.recompute, false);
   add_flops(c.recompute, true);
-  const bool reduces_here = !w_.schedule.defers_weight_gradients() && reduces_after(t);
+  const bool reduces_here = !w_.schedule.splits_weight_gradients() && reduces_after(t);
   account().backward += run_pass("backward", t, c.backward, reduces_here);
   add_flops(c.backward, false);
   --account().inflight_chunks;
+  if (w_.schedule.runs_weight_with(t)) run_weight(t);
   send_output(t);
 }
 
@@ -995,6 +1001,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
     (task == &forward ? account().forward : account().backward) += computed;
     wait_offload(*task, *pass);
   }
+  if (w_.schedule.runs_weight_with(backward)) run_weight(backward);
   forward_done(forward, fc.forward);
   add_flops(bc.backward, false);
   --account().inflight_chunks;
@@ -1006,7 +1013,7 @@ void StageActor::send_output(const PipelineTask& t) {
   const int target = t.pass == TaskPass::forward ? g + 1 : g - 1;
   if (target < 0 || target >= chunks()) return;
   const int pp = w_.scenario.parallel.pp;
-  const int target_stage = target % pp;
+  const int target_stage = w_.schedule.stage_at(target, t.chunk, pp);
   // Each TP rank sends its 1/t share (Megatron-LM's scatter/gather, Narayanan et al. §4.1).
   const double bytes = w_.costs.activation_bytes / w_.scenario.parallel.tp;
   CommPlan plan;
@@ -1035,7 +1042,8 @@ void StageActor::send_output(const PipelineTask& t) {
 // Whether the weight gradients of `t` are reduced as they are produced: the chunk's last
 // micro-batch's, or with Megatron FSDP every micro-batch's (its gradient buffer is sharded).
 bool StageActor::reduces_after(const PipelineTask& t) const {
-  return t.microbatch == w_.costs.microbatches - 1 || w_.scenario.parallel.megatron_fsdp();
+  return t.microbatch == w_.schedule.last_microbatch(t.chunk, w_.costs.microbatches) ||
+         w_.scenario.parallel.megatron_fsdp();
 }
 
 // A weight-gradient pass whose gradients are reduced bucket by bucket as the pass produces
@@ -1057,7 +1065,8 @@ double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, d
   };
   for (const ReductionBucket& bucket : b.buckets) {
     run(bucket.compute_share);
-    start_reduction(bucket.dense_bytes, bucket.expert_bytes, t.microbatch == w_.costs.microbatches - 1);
+    start_reduction(bucket.dense_bytes, bucket.expert_bytes,
+                    t.microbatch == w_.schedule.last_microbatch(t.chunk, w_.costs.microbatches));
     run(bucket.after_share);
   }
   return spent;

@@ -451,7 +451,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
     StageCosts st;
     st.stage = stage;
     int chunk_index = 0;
-    const std::vector<ModelChunk> own = chunks_of_stage(chunks, par.pp, stage);
+    const std::vector<ModelChunk> own = rank_chunks(chunks, par, stage);
     const std::vector<std::vector<double>> offloaded = offloaded_layer_bytes(m, s.training, par, own);
     for (const ModelChunk& c : own) {
       ChunkCosts cc;
@@ -536,7 +536,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       add_edge_tp_comm(cc.backward, s, c.has_embedding, c.has_output, activation_bytes);
       st.chunks.push_back(cc);
     }
-    const StageParameters params = stage_parameters(m, par, stage, chunks_of_stage(chunks, par.pp, stage));
+    const StageParameters params = stage_parameters(m, par, stage, rank_chunks(chunks, par, stage));
     st.dense_gradient_bytes = params.dense * per_param.gradients;
     st.expert_gradient_bytes = params.expert * per_param.gradients;
     st.dense_weight_bytes = params.dense * per_param.weights;

@@ -151,7 +151,10 @@ double gathering_pass_s(double pass, int units, const StageCosts& st, const Doma
 double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
   const auto schedule = make_pipeline_schedule(s.parallel);
   const bool defers = schedule->defers_weight_gradients();
-  const StepCosts costs = build_step_costs(s, compute, defers);
+  const StepCosts costs = build_step_costs(s, compute, schedule->splits_weight_gradients());
+  // DualPipe feeds both ends: no stage waits for a whole chain of stages before its first
+  // pass or after its last (its chunks' chains run the other way), so none is counted.
+  const bool chains = s.parallel.schedule != Schedule::dualpipe;
   const engine::Platform platform = engine::Platform::without_simgrid(s.cluster);
   const double port_Bps = gpu_port_Bps(platform);
   const double token_share = least_token_share(s);
@@ -173,8 +176,8 @@ double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
     for (size_t c = 0; c < stage.chunks.size(); ++c)
       work += costs.microbatches * (forward(stage, c) + pass_s(stage.chunks[c].recompute, p, port_Bps, token_share) +
                                     backward(stage, c) + pass_s(stage.chunks[c].weight, p, port_Bps, token_share));
-    const double head = chain_s(costs, stage.stage, forward);
-    const double tail = defers ? 0.0 : chain_s(costs, stage.stage, backward);
+    const double head = chains ? chain_s(costs, stage.stage, forward) : 0.0;
+    const double tail = defers || !chains ? 0.0 : chain_s(costs, stage.stage, backward);
     bound = std::max(bound, head + work + tail);
   }
   return std::max(bound, network_s(costs, p, traffic));

@@ -98,8 +98,8 @@ StepResult simulate_beside_neighbour(const Scenario& s, const ComputeModel& comp
   for (int& nic : both.slow_nics) nic = placed(nic, s.cluster.nics_per_node);
   const auto schedule = make_pipeline_schedule(s.parallel);
   const auto their_schedule = make_pipeline_schedule(n.parallel);
-  const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
-  const StepCosts their_costs = build_step_costs(n, compute, their_schedule->defers_weight_gradients());
+  const StepCosts costs = build_step_costs(s, compute, schedule->splits_weight_gradients());
+  const StepCosts their_costs = build_step_costs(n, compute, their_schedule->splits_weight_gradients());
   engine::Simulation simulation;
   const RankMapping mapping(s.parallel, s.cluster, nodes.job);
   const RankMapping their_mapping(n.parallel, n.cluster, nodes.neighbour);
@@ -146,7 +146,7 @@ StepResult simulate_step(const Scenario& scenario, const ComputeModel& compute, 
   s.cluster = with_slow_parts(s.cluster, s.variations, s.run.seed, s.fabric());
   if (s.neighbour) return simulate_beside_neighbour(s, compute, options, wall_start);
   const auto schedule = make_pipeline_schedule(s.parallel);
-  const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
+  const StepCosts costs = build_step_costs(s, compute, schedule->splits_weight_gradients());
   engine::Simulation simulation;
   const RankMapping mapping(s.parallel, s.cluster);
   const SimulatedScope scope = simulated_scope(s, mapping, s.cluster, options);
