@@ -304,7 +304,8 @@ KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, c
     k.forward_moe = moe_layer_split(k.ops.forward, compute, load, k.forward_host_s);
     k.backward_moe = moe_layer_split(k.backward.input, compute, load, k.backward_host_s);
     const double alone = k.forward_host_s + k.backward_host_s + k.weight_host_s;
-    if (s.parallel.moe_a2a_overlap)  // what the pair's sync adds beyond the passes' own waits
+    // What the pair's sync adds beyond the passes' own waits (DualPipe always pairs).
+    if (s.parallel.moe_a2a_overlap || s.parallel.schedule == Schedule::dualpipe)
       k.forward_moe.paired_host_s = std::max(0.0, paired_host_excess_s(k.ops.forward, k.ops.backward, compute, load,
                                                                        host_s, s.parallel.delay_wgrad_compute) -
                                                       alone);
@@ -497,7 +498,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
         for (const double b : out) cc.forward.offload_bytes += b;
         cc.backward.offload_bytes = cc.forward.offload_bytes;
       }
-      if (par.moe_a2a_overlap)
+      if (par.moe_a2a_overlap || par.schedule == Schedule::dualpipe)  // the pairs' split
         for (const auto& [k, count] : runs)
           if (k->layer.is_moe()) {
             add_moe_layers(cc.forward.moe, k->forward_moe, count);

@@ -10,6 +10,7 @@
 
 #include "models/memory_budget.hpp"
 #include "sim/step/stage_costs.hpp"
+#include "sim/step/step_bound.hpp"
 #include "tests/step/step_outputs.hpp"
 #include "tests/step/test_scenario.hpp"
 
@@ -99,6 +100,34 @@ TEST(DualPipeStep, ReducedEqualsFullAndRunsAlike) {
   for (size_t i = 0; i < reduced.size(); ++i) EXPECT_NEAR(full[i], reduced[i], 1e-9 * reduced[0]) << "field " << i;
   StepOptions options;
   EXPECT_EQ(testing::step_outputs(s, options), testing::step_outputs(s, options));
+}
+
+TEST(DualPipeStep, PairsHideTheAllToAllsBehindTheOtherDirection) {
+  // Qwen3 30B-A3B cut to 4 layers, EP 8 over two nodes, PP 2, 8 micro-batches: DualPipe's
+  // forward-backward pairs run each one's all-to-alls beside the other's compute, with or
+  // without moe_a2a_overlap set (DeepSeek-V3 §3.2.1: the overlap is DualPipe's own).
+  const Settings moe{{"model.preset", "qwen3-30b-a3b"}, {"model.layers", "4"},
+                     {"model.seq_len", "2048"},         {"training.grad_accum", "8"},
+                     {"parallel.ep", "8"},              {"parallel.pp", "2"},
+                     {"parallel.overlap_grad_reduce", "false"}, {"cluster.nodes", "2"}};
+  const Scenario one = scenario(moe, {{"parallel.schedule", "1f1b"}});
+  const Scenario dual = scenario(moe, {{"parallel.schedule", "dualpipe"}});
+  const auto fields = [](const Scenario& s, bool reduce) {
+    return testing::simulated_fields(s, reduce, [&](const StepResult& r) {
+      const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+      return std::vector<double>{r.step_time_s, r.breakdown_s.ep_comm, r.breakdown_s.idle,
+                                 step_time_lower_bound_s(s, compute)};
+    });
+  };
+  const std::vector<double> a = fields(one, true);
+  const std::vector<double> d = fields(dual, true);
+  ASSERT_GT(a[1], 0);
+  EXPECT_LT(d[1], 0.8 * a[1]);  // exposed all-to-all time
+  EXPECT_LT(d[2], 0.1 * a[2]);  // the bubble
+  EXPECT_LE(d[3], d[0]);        // the lower bound
+  EXPECT_EQ(fields(scenario(moe, {{"parallel.schedule", "dualpipe"}, {"parallel.moe_a2a_overlap", "true"}}), true), d);
+  const std::vector<double> full = fields(dual, false);
+  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(full[i], d[i], 1e-9 * d[0]) << "field " << i;
 }
 
 }  // namespace
