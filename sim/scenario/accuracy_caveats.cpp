@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "sim/core/error.hpp"
+#include "sim/scenario/router_caveat.hpp"
 
 namespace trainsim {
 
@@ -97,6 +98,14 @@ std::optional<std::string> accuracy_caveat(const ValidationFamily& f) {
   return "accuracy: " + f.description + " is off by " + percent(f.min_error_pct) + " to " +
          percent(f.max_error_pct) + " % in throughput on its " + std::to_string(f.runs) +
          " published runs (mean absolute " + mean + " %; scenarios/validation/README.md)" + reading;
+}
+
+std::optional<std::string> scenario_caveat(const Scenario& s) {
+  std::optional<std::string> family = accuracy_caveat(validation_family(s));
+  const std::optional<std::string> router = router_balance_caveat(s);
+  if (!router) return family;
+  if (!family) return router;
+  return *family + "; " + *router;
 }
 
 std::string validation_summary(const ValidationFamily& f) {
