@@ -85,17 +85,9 @@ ScenarioField kernel_table_field() {
 }
 
 ScenarioField tp_overlap_field() {
-  ScenarioField f;
-  f.name = "gpu.tp_overlap_slowdown";
-  f.help = "GEMM slowdown beside overlapped tensor-parallel communication, a fraction";
-  f.apply = [](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::fraction(text);
-    if (!v || *v < 0 || *v > 1) return "expected a fraction from 0 to 1 (0.4 or 40%)";
-    s.cluster.gpu.tp_overlap_slowdown = *v;
-    return std::nullopt;
-  };
-  f.show = [](const Scenario& s) { return number_text(s.cluster.gpu.tp_overlap_slowdown); };
-  return f;
+  return field_kinds::fraction_field(
+      "gpu.tp_overlap_slowdown", "GEMM slowdown beside overlapped tensor-parallel communication, a fraction",
+      [](auto& s) -> auto& { return s.cluster.gpu.tp_overlap_slowdown; }, {true, "0.4 or 40%", false});
 }
 
 }  // namespace
