@@ -22,7 +22,7 @@
 #include "sim/step/gpu_account.hpp"
 #include "sim/step/gradient_groups.hpp"
 #include "sim/step/gradient_plans.hpp"
-#include "sim/step/lazy_clock.hpp"
+#include "sim/step/stage_context.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/step_observer.hpp"
 #include "sim/step/step_world.hpp"
@@ -45,12 +45,6 @@ class StageActor {
   /// The actor's body: scenario.run.steps steps, each ended at world.step_end (a neighbour's:
   /// steps until its foreground job has played all of its).
   void operator()();
-
-  /// A pass's work per second of its compute: its FLOPs and HBM bytes over its compute time.
-  struct WorkRate {
-    double flops_per_s = 0;
-    double bytes_per_s = 0;
-  };
 
  private:
   // A record of compute being run: from `start` to the end of the last compute in it, with
@@ -99,13 +93,7 @@ class StageActor {
     double compute_s = 0;  ///< the time its pieces took
   };
 
-  GpuAccount& account();
   double host_beside_collectives(const char* kind, const PipelineTask& t, const PassCost& pass, double blocked_s);
-  void observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end, double bytes,
-               double flops, ActivityComm comm = {}, double hbm_bytes = 0);
-  /// The collectives of a gradient-group collective as start_gradient_group_collective runs it.
-  std::vector<ActivityCollective> group_collectives(engine::CollectiveOp op, double bytes, double expert_bytes,
-                                                    GradientScope scope) const;
 
   // Compute: a pass's, with the communication that runs inside it.
   double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
@@ -124,16 +112,6 @@ class StageActor {
   double compute(double seconds);
 
   // The gradient (dp x cp) groups' collectives.
-  static double bus_bytes(engine::CollectiveOp op, double bytes, int ranks);
-  /// The ranks of this GPU's dense (or, with `experts`, expert) gradient group in `scope`.
-  int gradient_group_size(GradientScope scope = GradientScope::whole, bool experts = false) const;
-  GradientScope gather_scope() const;
-  GradientGroups gradient_groups() const;
-  engine::CommActivity start_gradient_plan(const GradientPlanKey& key, const std::string& name,
-                                           engine::QueuedAfter after = {});
-  engine::CommActivity start_gradient_group_collective(engine::CollectiveOp op, double bytes, const std::string& name,
-                                                       double expert_bytes = 0,
-                                                       GradientScope scope = GradientScope::whole);
 
   // The pipeline: which pass's output a pass takes, and where its own goes.
   int chunks() const;
@@ -175,13 +153,11 @@ class StageActor {
 
   // Gradient reductions, ZeRO's parameter gathers and the optimizer.
   bool reduces_after(const PipelineTask& t) const;
-  ReplicaRendezvous::Key next_rendezvous();
   /// The key of this step's next collective on this GPU's `group` (its EP, expert-TP or CP
   /// group), and how many stage actors take part in it.
   std::pair<ReplicaRendezvous::Key, int> next_group_rendezvous(LayerGroup group);
   engine::CommActivity start_group_collective(LayerGroup group, const engine::CollectiveCall& call);
   std::optional<ReplicaRendezvous::Key> awaited_start() const;
-  double wait_all_started(const std::vector<ReplicaRendezvous::Key>& keys);
   double compute_with_buckets(const PipelineTask& t, double seconds, double share,
                               const std::function<double(double)>& attention = {});
   void start_reduction(double dense_bytes, double expert_bytes, bool last);
@@ -199,13 +175,7 @@ class StageActor {
   double run_optimizer();
   void finish_step();
 
-  StepWorld& w_;
-  int stage_;
-  const ReplicaClass& class_;  ///< the replicas this actor's replica stands for
-  int replica_;
-  int account_;
-  int rank_;
-  int leader_rank_;  ///< replica 0's rank of this stage: the gradient-group plans' key
+  StageContext s_;
   /// Compute time over a uniform GPU's: slow GPUs this stage's layers wait on (replica_classes.hpp).
   double slowdown_ = 1.0;
   /// How much slower compute runs beside a pair's EP collective (ep_overlap_slowdown, run_pair).
@@ -213,7 +183,6 @@ class StageActor {
   /// Whether this stage's TP collectives reuse the durations of those timed before: with
   /// symmetry reduced, or when its TP group's links carry nothing else (StepWorld::isolated_tp).
   bool tp_reuse_ = false;
-  int rendezvous_index_ = 0;  ///< gradient-group collectives asked for so far this step
   /// Per LayerGroup: the stage actors whose ranks are in this GPU's group (under --full
   /// several), and the collectives asked for on it so far this step.
   std::array<int, k_layer_groups> group_actors_{};
@@ -229,10 +198,7 @@ class StageActor {
       0.0;  ///< the dispatcher kernel's rate on the token all-to-all (dispatcher_rates.hpp); 0: NCCL's
   /// Of the bus bytes a pairwise all-to-all of its size sends, the share it sends with that.
   double ep_sent_share_ = 1.0;
-  const StageCosts& costs_;
   DataLoader loader_;
-  int step_ = 0;
-  double step_start_ = 0;
   std::vector<ReplicaRendezvous::Key> dp_inflight_;     ///< this step's reductions (world.rendezvous)
   std::deque<ReplicaRendezvous::Key> unit_gathers_;     ///< ZeRO-3 unit gathers asked for, not yet waited for
   std::vector<engine::CommActivity> beside_;            ///< other communication running beside this GPU's compute
@@ -240,7 +206,6 @@ class StageActor {
   std::optional<ReplicaRendezvous::Key> pair_asked_;    ///< a pair's collective asked for, not started (run_pair)
   std::optional<LayerComm> layer_comm_;                 ///< the running pass's per-layer collectives, if any
   std::optional<ComputeRecord> record_;                 ///< the compute record open, if any
-  LazyClock clock_;                                     ///< this actor's time, its sleeps run lazily
   std::optional<ReplicaRendezvous::Key> param_gather_;  ///< overlap_param_gather: the bucket being gathered
   ReductionBucket gathering_;                           ///< what param_gather_ gathers
   std::deque<ReductionBucket> gather_buckets_;          ///< the buckets still to gather, in forward order

@@ -31,8 +31,8 @@ void StageActor::start_overlapped_parameter_gather() {
   gather_shares_.clear();
   gather_buckets_.clear();
   param_gather_.reset();
-  if (!w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
-  const std::vector<ReductionBucket> buckets = parameter_gather_buckets(costs_, w_.scenario.training.dp_bucket_bytes);
+  if (!s_.w.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
+  const std::vector<ReductionBucket> buckets = parameter_gather_buckets(s_.costs, s_.w.scenario.training.dp_bucket_bytes);
   if (buckets.size() > 1)
     for (const ReductionBucket& b : buckets) gather_shares_.push_back(b.compute_share);
   gather_buckets_.assign(buckets.begin(), buckets.end());
@@ -44,42 +44,42 @@ void StageActor::dispatch_parameter_gather() {
   if (gather_buckets_.empty()) return;
   gathering_ = gather_buckets_.front();
   gather_buckets_.pop_front();
-  clock_.settle();
-  param_gather_ = next_rendezvous();
-  w_.rendezvous.arrive(
-      *param_gather_, w_.simulated.replicas(),
+  s_.clock.settle();
+  param_gather_ = s_.next_rendezvous();
+  s_.w.rendezvous.arrive(
+      *param_gather_, s_.w.simulated.replicas(),
       [&] {
-        return start_gradient_plan({leader_rank_, CollectiveOp::all_gather, gathering_.dense_bytes,
-                                    gathering_.expert_bytes, gather_scope(), false},
+        return s_.start_gradient_plan({s_.leader_rank, CollectiveOp::all_gather, gathering_.dense_bytes,
+                                    gathering_.expert_bytes, s_.gather_scope(), false},
                                    "zero");
       },
-      replica_);
-  account().zero_bytes += bus_bytes(CollectiveOp::all_gather, gathering_.dense_bytes + gathering_.expert_bytes,
-                                    gradient_group_size(gather_scope()));
+      s_.replica);
+  s_.account().zero_bytes += bus_bytes(CollectiveOp::all_gather, gathering_.dense_bytes + gathering_.expert_bytes,
+                                    s_.gradient_group_size(s_.gather_scope()));
 }
 
 // The gather asked for, once started (null before, or with none asked for).
 const CommActivity* StageActor::parameter_gather() const {
-  return param_gather_ ? w_.rendezvous.started(*param_gather_) : nullptr;
+  return param_gather_ ? s_.w.rendezvous.started(*param_gather_) : nullptr;
 }
 
 // Waits for the gather asked for (zero_comm, the wait for slower replicas' asks included).
 void StageActor::finish_overlapped_parameter_gather() {
   if (!param_gather_) return;
   const ReplicaRendezvous::Key key = *param_gather_;
-  clock_.settle();
-  const double asked = clock_.now();
-  wait_all_started({key});
-  const CommActivity gather = *w_.rendezvous.started(key);
+  s_.clock.settle();
+  const double asked = s_.clock.now();
+  s_.wait_all_started({key});
+  const CommActivity gather = *s_.w.rendezvous.started(key);
   gather.wait();
-  w_.rendezvous.leave(key);
+  s_.w.rendezvous.leave(key);
   param_gather_.reset();
-  account().zero_comm += clock_.now() - asked;
-  account().add_comm_interval(gather.start_s(), gather.end_s());
-  observe(ActivityStream::dp_comm, "zero_allgather", nullptr, gather.start_s(), gather.end_s(),
+  s_.account().zero_comm += s_.clock.now() - asked;
+  s_.account().add_comm_interval(gather.start_s(), gather.end_s());
+  s_.observe(ActivityStream::dp_comm, "zero_allgather", nullptr, gather.start_s(), gather.end_s(),
           gathering_.dense_bytes + gathering_.expert_bytes, 0,
-          {group_collectives(CollectiveOp::all_gather, gathering_.dense_bytes, gathering_.expert_bytes,
-                             gather_scope())});
+          {s_.group_collectives(CollectiveOp::all_gather, gathering_.dense_bytes, gathering_.expert_bytes,
+                             s_.gather_scope())});
 }
 
 // The first forward pass of a step that gathers its parameters bucket by bucket: before each
