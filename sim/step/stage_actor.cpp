@@ -26,36 +26,10 @@ using engine::CommPlan;
 
 StageActor::StageActor(StepWorld& world, int stage, int replica_class, int account)
     : s_(world, stage, replica_class, account),
+      layers_(s_, *this),
       slowdown_(s_.replica_class.stage_slowdown[static_cast<size_t>(stage)]),
-      tp_reuse_(world.options.reduce_symmetry ||
-                (!world.isolated_tp.empty() && world.isolated_tp[static_cast<size_t>(s_.rank)])),
-      tp_group_(world.mapping.group_of(s_.rank, GroupAxis::tp)),
-      ep_group_(world.mapping.group_of(s_.rank, GroupAxis::ep)),
-      etp_group_(world.mapping.group_of(s_.rank, GroupAxis::etp)),
-      cp_group_(world.mapping.group_of(s_.rank, GroupAxis::cp)),
       loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
-              world.scenario.training.prefetch) {
-  // The stage actors' ranks of this stage, and how many of them each of this GPU's groups holds.
-  std::vector<int> actor_ranks;
-  for (const ReplicaClass& c : world.simulated.classes)
-    actor_ranks.push_back(rank_of(world.mapping, c.representative, stage));
-  std::sort(actor_ranks.begin(), actor_ranks.end());
-  const auto actors_in = [&](const std::vector<int>& group) {
-    return static_cast<int>(std::count_if(group.begin(), group.end(), [&](int r) {
-      return std::binary_search(actor_ranks.begin(), actor_ranks.end(), r);
-    }));
-  };
-  group_actors_ = {actors_in(ep_group_), actors_in(etp_group_), actors_in(cp_group_)};
-  const std::vector<int> ep_gpus = world.mapping.gpus_of(ep_group_);
-  const int domain = world.platform.domain_of(world.mapping.gpu_of(s_.rank));
-  const auto local =
-      std::count_if(ep_gpus.begin(), ep_gpus.end(), [&](int gpu) { return world.platform.domain_of(gpu) == domain; });
-  ep_remote_share_ = remote_peer_share(world.scenario.model, world.scenario.parallel, static_cast<int>(local));
-  ep_kernel_Bps_ = dispatcher_kernel_Bps(world.scenario, static_cast<int>(local));
-  ep_overlap_slowdown_ = ep_overlap_slowdown(world.scenario, static_cast<size_t>(local) < ep_gpus.size());
-  const double peers = static_cast<double>(ep_gpus.size()) - 1;
-  if (peers > 0) ep_sent_share_ = (static_cast<double>(local) - 1 + (peers + 1 - local) * ep_remote_share_) / peers;
-}
+              world.scenario.training.prefetch) {}
 
 void StageActor::operator()() {
   const int m = s_.w.costs.microbatches;
@@ -69,7 +43,7 @@ void StageActor::operator()() {
     s_.step = step;
     s_.step_start = s_.clock.now();
     s_.rendezvous_index = 0;
-    group_index_ = {};
+    layers_.new_step();
     start_overlapped_parameter_gather();
     std::deque<PipelineTask> deferred;
     for (const ScheduledUnit& u : units) {
@@ -156,36 +130,15 @@ double StageActor::compute_attention_with_cp(const char* kind, const PipelineTas
   // attention kernels and, in the backward, their gradients reduce-scattered after them;
   // neither overlaps compute. Each stops the compute record.
   close_record();
-  exposed_cp_collective(t, CollectiveOp::all_gather, share * pass.cp_gather_bytes, "cp_allgather");
+  layers_.exposed_cp(t, CollectiveOp::all_gather, share * pass.cp_gather_bytes, "cp_allgather");
   open_record(kind, t, rate);
   const double spent = compute(share * pass.attention_s);
   if (pass.cp_reduce_bytes > 0) {
     close_record();
-    exposed_cp_collective(t, CollectiveOp::reduce_scatter, share * pass.cp_reduce_bytes, "cp_reducescatter");
+    layers_.exposed_cp(t, CollectiveOp::reduce_scatter, share * pass.cp_reduce_bytes, "cp_reducescatter");
     open_record(kind, t, rate);
   }
   return spent;
-}
-
-// Starts `op` of `bytes` on this GPU's context-parallel group and accounts its bytes.
-CommActivity StageActor::start_cp_collective(CollectiveOp op, double bytes) {
-  CollectiveCall call;
-  call.op = op;
-  call.gpus = s_.w.mapping.gpus_of(cp_group_);
-  call.bytes = bytes;
-  s_.account().cp_bytes += bus_bytes(op, bytes, static_cast<int>(cp_group_.size()));
-  return start_group_collective(LayerGroup::cp, call);
-}
-
-// A collective on the CP group that the GPU waits for: its whole time is cp_comm.
-void StageActor::exposed_cp_collective(const PipelineTask& t, CollectiveOp op, double bytes, const char* name) {
-  const double asked = s_.clock.now();
-  const CommActivity c = start_cp_collective(op, bytes);
-  c.wait();
-  s_.account().cp_comm += s_.clock.now() - asked;
-  s_.account().add_comm_interval(c.start_s(), c.end_s());
-  s_.observe(ActivityStream::dp_comm, name, &t, c.start_s(), c.end_s(), bytes, 0,
-          {{{op, ActivityGroup::cp, GradientScope::whole, bytes, 0}}});
 }
 
 void StageActor::open_record(const char* kind, const PipelineTask& t, WorkRate rate) {
@@ -268,7 +221,7 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
 // arrive while the attention kernels run; what they do not hide is cp_comm.
 double StageActor::compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass, double share) {
   const double bytes = share * pass.cp_gather_bytes;
-  const CommActivity exchange = start_cp_collective(CollectiveOp::all_gather, bytes);
+  const CommActivity exchange = layers_.start_cp(CollectiveOp::all_gather, bytes);
   beside_.push_back(exchange);
   double spent = compute(share * pass.attention_s);
   beside_.clear();
@@ -352,16 +305,6 @@ bool StageActor::parameter_gather_running() const {
   return gather && !gather->done();
 }
 
-// Whether this GPU's gradient reductions, ZeRO-3 unit gathers or overlapped parameter gather
-// are in flight (started, not done). With symmetry reduced a layer collective beside one is
-// simulated, not reused: the reduction shares the group's NVLink ports (every replica's, under
-// --full), so a duration timed without it would make the reduced step short of --full (1.1 %
-// on two DGX-H100 under Megatron-Core's order, StepSimulation.ReducedEqualsFullSimulation;
-// 0.3 % with TP 2 beside the bucket gathers, StepTails.ReducedEqualsFullWithBucketGathers).
-bool StageActor::gradient_traffic_running() const {
-  return gradient_traffic_in_flight() != nullptr || parameter_gather_running();
-}
-
 // The first of this GPU's gradient reductions or ZeRO-3 unit gathers still in flight, if any.
 const CommActivity* StageActor::gradient_traffic_in_flight() const {
   const auto first_running = [&](const auto& keys) -> const CommActivity* {
@@ -371,6 +314,11 @@ const CommActivity* StageActor::gradient_traffic_in_flight() const {
   };
   if (const CommActivity* a = first_running(dp_inflight_)) return a;
   return first_running(unit_gathers_);
+}
+
+// A communication of this GPU's still in flight beside its compute, if any.
+const CommActivity* StageActor::parameter_gather_in_flight() const {
+  return parameter_gather_running() ? parameter_gather() : nullptr;
 }
 
 // A communication of this GPU's still in flight beside its compute, if any.
@@ -394,7 +342,7 @@ double StageActor::compute_slowed(double seconds) {
     // dispatcher's kernels take their SMs (ep_overlap_slowdown).
     const bool pair = beside_done_ && !beside_.empty() && !beside_.front().done();
     const CommActivity* running = pair ? &beside_.front() : running_beside();
-    const double slowdown = 1.0 + (pair ? ep_overlap_slowdown_ : s_.w.scenario.training.overlap_slowdown);
+    const double slowdown = 1.0 + (pair ? layers_.ep_overlap_slowdown() : s_.w.scenario.training.overlap_slowdown);
     if (running == nullptr) {
       const std::optional<ReplicaRendezvous::Key> awaited = awaited_start();
       if (!awaited) {
@@ -450,46 +398,17 @@ double StageActor::compute(double seconds) {
   return spent + compute_slowed(seconds);
 }
 
-// Layer by layer, each of its collectives' count / layers in turn (layer l has those whose
-// `layers` exceed l); what does not divide is played after the compute (finish_layer_comm).
-void StageActor::start_layer_comm(const PassCost& pass, const PipelineTask& t) {
-  layer_comm_ = layer_comm(pass, t, true);
-}
-
-// The pass's layer collectives as start_layer_comm plays them, its EP ones only `with_ep`;
-// nothing if it has none.
-std::optional<StageActor::LayerComm> StageActor::layer_comm(const PassCost& pass, const PipelineTask& t,
-                                                            bool with_ep) const {
-  const auto played = [&](const GroupCollective& c) { return c.layers > 0 && (with_ep || c.group != CommGroup::ep); };
-  int layers = 0, rounds = 0;
-  for (const GroupCollective& c : pass.collectives)
-    if (played(c)) {
-      layers = std::max(layers, c.layers);
-      rounds = std::max(rounds, c.count / c.layers);
-    }
-  LayerComm l;
-  l.task = &t;
-  for (int layer = 0; layer < layers; ++layer)
-    for (int r = 0; r < rounds; ++r)
-      for (const GroupCollective& c : pass.collectives)
-        if (played(c) && layer < c.layers && r < c.count / c.layers) l.sequence.push_back(&c);
-  if (l.sequence.empty()) return std::nullopt;
-  l.slot_s = (pass.compute_s - pass.overlapped_s) / static_cast<double>(l.sequence.size());
-  l.until_next = l.slot_s;
-  return l;
-}
-
 // Plays the next slot's collective; the open compute record is reported up to it and
 // goes on after it. Returns the compute run beside it.
 double StageActor::play_layer_slot() {
-  LayerComm& l = *layer_comm_;
+  LayerSlots& l = *layer_comm_;
   const GroupCollective& c = *l.sequence[l.next++];
   l.until_next = l.slot_s;
   if (record_) {
     observe_record();
     record_->seconds = 0;
   }
-  const double computed = run_collective(c, 1, *l.task);
+  const double computed = layers_.run(c, 1, *l.task);
   if (record_) record_->start_s = record_->end_s = s_.clock.now();
   return computed;
 }
@@ -501,120 +420,8 @@ double StageActor::finish_layer_comm(const PassCost& pass, const PipelineTask& t
   while (layer_comm_ && layer_comm_->pending()) computed += play_layer_slot();
   layer_comm_.reset();
   for (const GroupCollective& c : pass.collectives)
-    computed += run_collective(c, c.layers > 0 ? c.count % c.layers : c.count, t);
+    computed += layers_.run(c, c.layers > 0 ? c.count % c.layers : c.count, t);
   return computed;
-}
-
-// The GEMM a TP collective is pipelined with, `overlap_s` alone: it runs slower by the
-// GPU's tp_overlap_slowdown for its whole duration (userbuffers reserve SMs for the
-// collective's chunks from the GEMM's start to its end), and by a slow GPU's slowdown.
-// Returns the seconds it takes.
-double StageActor::overlapped_gemm_s(double overlap_s) const {
-  return overlap_s * (1.0 + s_.w.scenario.cluster.gpu.tp_overlap_slowdown) * slowdown_;
-}
-
-// `times` of collective `c`: TP on the tensor-parallel group, MoE all-to-alls on the
-// expert-parallel group, the folded experts' gathers on the expert-tensor-parallel group;
-// blocking, or beside the compute they overlap (tp_comm_overlap). With symmetry reduced,
-// each distinct one is simulated once. Returns the seconds of compute run beside them (part
-// of the pass's compute).
-double StageActor::run_collective(const GroupCollective& c, int times, const PipelineTask& t) {
-  double computed = 0;
-  const bool tp = c.group == CommGroup::tp;
-  for (int i = 0; i < times; ++i) {
-    const double start = s_.clock.now();
-    const auto key = duration_key(c);
-    const auto cached = s_.w.duration_cache.find(key);
-    const double beside = c.overlap_s > 0 ? overlapped_gemm_s(c.overlap_s) : 0.0;  // compute beside it
-    // A group that holds several stage actors' ranks (--full, or classes near a slow NIC)
-    // runs each of its collectives once for all of them: none is reused from the cache, so
-    // that every member asks for every one.
-    const bool shared =
-        !tp && group_actors_[static_cast<size_t>(c.group == CommGroup::ep ? LayerGroup::ep : LayerGroup::etp)] > 1;
-    const bool beside_gradients = s_.w.options.reduce_symmetry && gradient_traffic_running();
-    const bool reuse = (tp ? tp_reuse_ : s_.w.options.reduce_symmetry && !shared) && !beside_gradients;
-    if (reuse && cached != s_.w.duration_cache.end()) {
-      s_.clock.sleep(std::max(beside, cached->second));
-    } else {
-      const CollectiveCall call = layer_call(c);
-      // A duration measured beside the overlapped parameter all-gather (the first forward
-      // pass's only) is that moment's, not the collective's: it is not reused for the
-      // later micro-batches. (Gradient reductions run beside most of every backward; a
-      // collective measured beside one stays cached, as before.)
-      s_.clock.settle();
-      const bool beside_gather = parameter_gather_running();
-      std::optional<CommActivity> started;
-      if (tp) {
-        started = engine::start_collective(s_.w.platform, call);
-        if (beside > 0) engine::timer_sleep(beside);
-      } else {
-        // The compute beside it runs from this member's ask; the collective from the last's.
-        const auto [rendezvous, actors] =
-            next_group_rendezvous(c.group == CommGroup::ep ? LayerGroup::ep : LayerGroup::etp);
-        s_.w.rendezvous.arrive(rendezvous, actors, [&] { return engine::start_collective(s_.w.platform, call); });
-        if (beside > 0) engine::timer_sleep(beside);
-        started = *s_.w.rendezvous.wait_started(rendezvous);
-        s_.w.rendezvous.leave(rendezvous);
-      }
-      const CommActivity& collective = *started;
-      collective.wait();
-      if ((!tp || tp_reuse_) && !beside_gather && !parameter_gather_running() && !beside_gradients &&
-          !(s_.w.options.reduce_symmetry && gradient_traffic_running()))
-        s_.w.duration_cache[key] = collective.duration_s();
-    }
-    const double end = s_.clock.now();
-    computed += beside;
-    (tp ? s_.account().tp_comm : s_.account().ep_comm) += end - start - beside;
-    if (c.amax) s_.account().fixed.amax_reductions += end - start - beside;
-    record_layer_collective(c, t, start, end, beside);
-  }
-  return computed;
-}
-
-// The duration cache's key of layer collective `c` (StepWorld::duration_cache). Near a slow
-// NIC this stage's collectives time apart from the others' (replica_classes.hpp).
-std::tuple<int, int, double, int> StageActor::duration_key(const GroupCollective& c) const {
-  return std::make_tuple(static_cast<int>(c.group), static_cast<int>(c.op), c.bytes,
-                         s_.replica_class.stage_slow_nic[static_cast<size_t>(s_.stage)] ? s_.rank : -1);
-}
-
-const std::vector<int>& StageActor::layer_group(const GroupCollective& c) const {
-  return c.group == CommGroup::tp ? tp_group_ : c.group == CommGroup::ep ? ep_group_ : etp_group_;
-}
-
-CollectiveCall StageActor::layer_call(const GroupCollective& c) const {
-  CollectiveCall call;
-  call.op = c.op;
-  call.gpus = s_.w.mapping.gpus_of(layer_group(c));
-  call.bytes = c.bytes;
-  if (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all) {
-    call.remote_share = ep_remote_share_;
-    // DeepEP's and HybridEP's dispatch and combine at their measured rates; the alltoall
-    // dispatcher's probabilities' all-to-all is NCCL's (c.tokens false).
-    if (c.tokens) call.kernel_Bps = ep_kernel_Bps_;
-  }
-  return call;
-}
-
-// Accounts the bytes of layer collective `c`, run from `start` to `end` with `beside` seconds
-// of compute beside it, and reports it.
-void StageActor::record_layer_collective(const GroupCollective& c, const PipelineTask& t, double start, double end,
-                                         double beside) {
-  const bool tp = c.group == CommGroup::tp;
-  (tp ? s_.account().tp_bytes : s_.account().ep_bytes) +=
-      bus_bytes(c.op, c.bytes, static_cast<int>(layer_group(c).size())) *
-      (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all ? ep_sent_share_ : 1.0);
-  s_.account().add_comm_interval(start, end);
-  const char* prefix = tp ? "tp_" : c.group == CommGroup::ep ? "ep_" : "etp_";
-  ActivityComm comm;
-  comm.collectives.push_back({c.op,
-                              tp                         ? ActivityGroup::tp
-                              : c.group == CommGroup::ep ? ActivityGroup::ep
-                                                         : ActivityGroup::etp,
-                              GradientScope::whole, c.bytes, 0});
-  comm.beside_s = beside;
-  s_.observe(tp ? ActivityStream::tp_comm : ActivityStream::dp_comm, prefix + engine::op_name(c.op), &t, start, end,
-          c.bytes, 0, std::move(comm));
 }
 
 void StageActor::add_flops(const PassCost& pass, bool recomputed) {
@@ -631,7 +438,7 @@ void StageActor::add_flops(const PassCost& pass, bool recomputed) {
 // collectives. Returns the compute time.
 double StageActor::run_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
   const double blocked = s_.account().tp_comm + s_.account().ep_comm;
-  start_layer_comm(pass, t);
+  layer_comm_ = layer_slots(pass, t, true);
   const double spent = compute_pass(kind, t, pass, with_buckets);
   double computed = spent + finish_layer_comm(pass, t);
   computed += host_beside_collectives(kind, t, pass, s_.account().tp_comm + s_.account().ep_comm - blocked);
@@ -762,7 +569,7 @@ StageActor::PairChain StageActor::pair_chain(const char* kind, const PipelineTas
   // forward's experts wait for it (host_bound_pair.hpp).
   if (forward)
     for (int l = 0; l < layers; ++l) chain.pieces[static_cast<size_t>(1 + 2 * l)] += m.paired_host_s;
-  chain.tp = layer_comm(pass, t, false);
+  chain.tp = layer_slots(pass, t, false);
   return chain;
 }
 
@@ -808,7 +615,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
   std::optional<CommActivity> running;
   CommItem item{};
   const auto finish = [&] {
-    record_layer_collective(*item.collective, *chains[item.chain].task, running->start_s(), running->end_s(), 0.0);
+    layers_.record(*item.collective, *chains[item.chain].task, running->start_s(), running->end_s(), 0.0);
     if (item.last) ++chains[item.chain].groups_done;
     running.reset();
     beside_.clear();
@@ -830,23 +637,23 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
     take_started();
     if (running && running->done()) {
       if (simulated && measure && !parameter_gather_running())
-        s_.w.duration_cache[duration_key(*item.collective)] = running->duration_s();
+        s_.w.duration_cache[layers_.duration_key(*item.collective)] = running->duration_s();
       finish();
     }
     if (running || pair_asked_ || next_comm == comms.size() ||
         chains[comms[next_comm].chain].leads_done <= comms[next_comm].group)
       return;
     item = comms[next_comm++];
-    const auto cached = s_.w.duration_cache.find(duration_key(*item.collective));
+    const auto cached = s_.w.duration_cache.find(layers_.duration_key(*item.collective));
     const bool beside_gradients = s_.w.options.reduce_symmetry && gradient_traffic_running();
-    simulated = !(s_.w.options.reduce_symmetry && group_actors_[static_cast<size_t>(LayerGroup::ep)] == 1 &&
+    simulated = !(s_.w.options.reduce_symmetry && layers_.actors_in(LayerGroup::ep) == 1 &&
                   cached != s_.w.duration_cache.end() && !beside_gradients);
     if (simulated) {
       // It starts when the group's last member asks; the compute goes on meanwhile.
       measure = !parameter_gather_running() && !beside_gradients;
-      const auto [key, actors] = next_group_rendezvous(LayerGroup::ep);
+      const auto [key, actors] = layers_.next_group_rendezvous(LayerGroup::ep);
       s_.clock.settle();
-      const CollectiveCall call = layer_call(*item.collective);
+      const CollectiveCall call = layers_.call(*item.collective);
       s_.w.rendezvous.arrive(key, actors, [&] { return engine::start_collective(s_.w.platform, call); });
       pair_asked_ = key;
       take_started();
@@ -900,7 +707,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
   for (const auto& [task, pass] : {std::pair{&forward, &fc.forward}, std::pair{&backward, &bc.backward}}) {
     double computed = 0;
     for (const GroupCollective& c : pass->collectives)
-      if (c.layers == 0) computed += run_collective(c, c.count, *task);
+      if (c.layers == 0) computed += layers_.run(c, c.count, *task);
     (task == &forward ? s_.account().forward : s_.account().backward) += computed;
     wait_offload(*task, *pass);
   }
@@ -1015,26 +822,6 @@ void StageActor::start_reduction(double dense_bytes, double expert_bytes, bool l
 bool StageActor::gathers_updated_parameters() const {
   const ParallelSpec& par = s_.w.scenario.parallel;
   return par.zero >= 1 && par.zero < 3 && par.gradient_group() > 1;
-}
-
-std::pair<ReplicaRendezvous::Key, int> StageActor::next_group_rendezvous(LayerGroup group) {
-  const auto g = static_cast<size_t>(group);
-  const std::vector<int>& ranks = group == LayerGroup::ep    ? ep_group_
-                                  : group == LayerGroup::etp ? etp_group_
-                                                             : cp_group_;
-  return {{static_cast<int>(g), ranks.front(), s_.step, group_index_[g]++}, group_actors_[g]};
-}
-
-// Starts `call` on this GPU's `group` once for the stage actors it holds (under --full an EP
-// group's member replicas would otherwise each run the whole all-to-all): when the last of
-// them asks. Returns it once started; waiting for it to start is waiting for the slowest.
-CommActivity StageActor::start_group_collective(LayerGroup group, const CollectiveCall& call) {
-  const auto [key, actors] = next_group_rendezvous(group);
-  s_.clock.settle();
-  s_.w.rendezvous.arrive(key, actors, [&] { return engine::start_collective(s_.w.platform, call); });
-  const CommActivity c = *s_.w.rendezvous.wait_started(key);
-  s_.w.rendezvous.leave(key);
-  return c;
 }
 
 // A reduction (or a pair's collective) this replica asked for that has not started (slower
