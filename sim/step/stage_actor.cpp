@@ -27,7 +27,7 @@ using engine::CommPlan;
 StageActor::StageActor(StepWorld& world, int stage, int replica_class, int account)
     : s_(world, stage, replica_class, account),
       layers_(s_, *this),
-      slowdown_(s_.replica_class.stage_slowdown[static_cast<size_t>(stage)]),
+      compute_(s_, layers_, *this),
       loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
               world.scenario.training.prefetch) {}
 
@@ -96,17 +96,17 @@ double StageActor::compute_pass(const char* kind, const PipelineTask& t, const P
     // Each unit's compute is its own record: the gathers waited for lie between them.
     double spent = compute_by_units(kind, t, before_attention, with_buckets, rate, gathers);
     if (pass.cp_gather_bytes > 0) {
-      open_record(kind, t, rate);
-      spent += compute_attention_with_cp(kind, t, pass, rate);
-      close_record();
+      compute_.open_record(kind, t, rate);
+      spent += compute_.attention_with_cp(kind, t, pass, rate);
+      compute_.close_record();
     }
     return spent;
   }
-  open_record(kind, t, rate);
+  compute_.open_record(kind, t, rate);
   double spent = 0;
   std::function<double(double)> attention;
   if (pass.cp_gather_bytes > 0)
-    attention = [&](double share) { return compute_attention_with_cp(kind, t, pass, rate, share); };
+    attention = [&](double share) { return compute_.attention_with_cp(kind, t, pass, rate, share); };
   if (with_buckets) {
     // Each bucket's reduction is issued once its share of the whole pass, attention included,
     // has run: the last one when the pass ends.
@@ -114,47 +114,11 @@ double StageActor::compute_pass(const char* kind, const PipelineTask& t, const P
   } else if (!gather_shares_.empty() && t.pass == TaskPass::forward && std::string(kind) == "forward") {
     spent = compute_with_gathers(kind, t, before_attention, rate, attention);
   } else {
-    spent = compute(before_attention);
-    if (pass.cp_gather_bytes > 0) spent += compute_attention_with_cp(kind, t, pass, rate);
+    spent = compute_.compute(before_attention);
+    if (pass.cp_gather_bytes > 0) spent += compute_.attention_with_cp(kind, t, pass, rate);
   }
-  close_record();
+  compute_.close_record();
   return spent;
-}
-
-// The attention kernels of a pass under context parallelism, with the K/V exchange the
-// scenario's cp_algo makes. Called with a compute record open; leaves one open.
-double StageActor::compute_attention_with_cp(const char* kind, const PipelineTask& t, const PassCost& pass,
-                                             WorkRate rate, double share) {
-  if (s_.w.scenario.parallel.cp_algo == CpAlgo::ring) return compute_with_ring_exchange(t, pass, share);
-  // All-gather CP (Llama 3 §3.3.2): the whole sequence's K and V are gathered before the
-  // attention kernels and, in the backward, their gradients reduce-scattered after them;
-  // neither overlaps compute. Each stops the compute record.
-  close_record();
-  layers_.exposed_cp(t, CollectiveOp::all_gather, share * pass.cp_gather_bytes, "cp_allgather");
-  open_record(kind, t, rate);
-  const double spent = compute(share * pass.attention_s);
-  if (pass.cp_reduce_bytes > 0) {
-    close_record();
-    layers_.exposed_cp(t, CollectiveOp::reduce_scatter, share * pass.cp_reduce_bytes, "cp_reducescatter");
-    open_record(kind, t, rate);
-  }
-  return spent;
-}
-
-void StageActor::open_record(const char* kind, const PipelineTask& t, WorkRate rate) {
-  const double now = s_.clock.now();
-  record_ = ComputeRecord{kind, &t, now, now, rate, 0};
-}
-
-void StageActor::observe_record() {
-  s_.observe(ActivityStream::compute, record_->kind, record_->task, record_->start_s, record_->end_s, 0,
-          record_->rate.flops_per_s * record_->seconds, {}, record_->rate.bytes_per_s * record_->seconds);
-}
-
-void StageActor::close_record() {
-  if (!record_) return;
-  observe_record();
-  record_.reset();
 }
 
 // ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; PyTorch FSDP): with `gather`, each unit's
@@ -191,9 +155,9 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
   for (int u = 0; u < units; ++u) {
     issue_until(u + 1);  // this unit's, if no earlier prefetch started it
     if (!gather) {
-      open_record(kind, t, rate);
+      compute_.open_record(kind, t, rate);
       spent += compute_with_buckets(t, seconds / units, 1.0 / units);
-      close_record();
+      compute_.close_record();
       continue;
     }
     s_.clock.settle();
@@ -210,29 +174,10 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
             {s_.group_collectives(CollectiveOp::all_gather, s_.costs.zero3_unit_bytes, s_.costs.zero3_unit_expert_bytes,
                                s_.gather_scope())});
     issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
-    open_record(kind, t, rate);
-    spent += with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute(seconds / units);
-    close_record();
+    compute_.open_record(kind, t, rate);
+    spent += with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute_.compute(seconds / units);
+    compute_.close_record();
   }
-  return spent;
-}
-
-// Ring attention (Liu et al. 2023): the K/V blocks of the other context-parallel ranks
-// arrive while the attention kernels run; what they do not hide is cp_comm.
-double StageActor::compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass, double share) {
-  const double bytes = share * pass.cp_gather_bytes;
-  const CommActivity exchange = layers_.start_cp(CollectiveOp::all_gather, bytes);
-  beside_.push_back(exchange);
-  double spent = compute(share * pass.attention_s);
-  beside_.clear();
-  s_.clock.settle();
-  const double asked = s_.clock.now();
-  exchange.wait();
-  const double exposed = s_.clock.now() - asked;
-  s_.account().cp_comm += exposed;
-  s_.account().add_comm_interval(exchange.start_s(), exchange.end_s());
-  s_.observe(ActivityStream::dp_comm, "cp_ring_exchange", &t, exchange.start_s(), exchange.end_s(), bytes, 0,
-          {{{CollectiveOp::all_gather, ActivityGroup::cp, GradientScope::whole, bytes, 0}}});
   return spent;
 }
 
@@ -321,109 +266,6 @@ const CommActivity* StageActor::parameter_gather_in_flight() const {
   return parameter_gather_running() ? parameter_gather() : nullptr;
 }
 
-// A communication of this GPU's still in flight beside its compute, if any.
-const CommActivity* StageActor::running_beside() const {
-  if (const CommActivity* a = gradient_traffic_in_flight()) return a;
-  for (const CommActivity& a : beside_)
-    if (!a.done()) return &a;
-  return parameter_gather_running() ? parameter_gather() : nullptr;
-}
-
-// Runs `seconds` of compute, slowed by overlap_slowdown for as long as a communication of
-// this GPU runs beside it (gradient reductions, ZeRO-3 gathers, ring attention's K/V
-// exchange, overlapped TP collectives: NCCL's and userbuffers' thread blocks take SMs and
-// memory bandwidth from the kernels). Returns the time it took.
-double StageActor::compute_slowed(double seconds) {
-  const double start = s_.clock.now();
-  double remaining = seconds * slowdown_;  // compute left, in seconds unslowed by communication
-  while (remaining > 0) {
-    // Nothing of this GPU's runs beside it while sleeps are pending (starting one settles).
-    // A pair's collective first (run_pair): its end starts the stream's next, and its
-    // dispatcher's kernels take their SMs (ep_overlap_slowdown).
-    const bool pair = beside_done_ && !beside_.empty() && !beside_.front().done();
-    const CommActivity* running = pair ? &beside_.front() : running_beside();
-    const double slowdown = 1.0 + (pair ? layers_.ep_overlap_slowdown() : s_.w.scenario.training.overlap_slowdown);
-    if (running == nullptr) {
-      const std::optional<ReplicaRendezvous::Key> awaited = awaited_start();
-      if (!awaited) {
-        s_.clock.sleep(remaining);
-        break;
-      }
-      // A reduction this replica asked for starts when the slowest replica asks: the compute
-      // runs unslowed until then.
-      s_.clock.settle();
-      const double before = sg4::Engine::get_clock();
-      s_.w.rendezvous.wait_started(*awaited, remaining);
-      const double elapsed = sg4::Engine::get_clock() - before;
-      if (elapsed <= 0 && !s_.w.rendezvous.started(*awaited)) {  // too short for the clock to advance
-        engine::timer_sleep(remaining);
-        break;
-      }
-      remaining -= elapsed;
-      if (beside_done_) beside_done_();  // a pair's collective may have started (run_pair)
-      continue;
-    }
-    s_.clock.settle();
-    const double before = sg4::Engine::get_clock();
-    running->wait_for(remaining * slowdown);
-    const double elapsed = sg4::Engine::get_clock() - before;
-    if (elapsed <= 0 && !running->done()) {  // too short for the clock to advance
-      engine::timer_sleep(remaining * slowdown);
-      break;
-    }
-    remaining -= elapsed / slowdown;
-    if (beside_done_ && running->done()) beside_done_();  // (beside_done_ may change beside_)
-  }
-  const double end = s_.clock.now();
-  if (record_) {
-    record_->seconds += seconds;
-    record_->end_s = end;
-  }
-  return end - start;
-}
-
-// `seconds` of a pass's compute (compute_slowed), the layers' collectives played where
-// their slots fall in it (LayerComm). Returns the compute time, the GEMMs run beside
-// overlapped collectives included, the collectives' own time not.
-double StageActor::compute(double seconds) {
-  double spent = 0;
-  while (layer_comm_ && layer_comm_->pending() && seconds >= layer_comm_->until_next) {
-    const double piece = layer_comm_->until_next;
-    spent += compute_slowed(piece);
-    seconds -= piece;
-    spent += play_layer_slot();
-    if (beside_done_) beside_done_();  // a pair's collective may have ended meanwhile (run_pair)
-  }
-  if (layer_comm_ && layer_comm_->pending()) layer_comm_->until_next -= seconds;
-  return spent + compute_slowed(seconds);
-}
-
-// Plays the next slot's collective; the open compute record is reported up to it and
-// goes on after it. Returns the compute run beside it.
-double StageActor::play_layer_slot() {
-  LayerSlots& l = *layer_comm_;
-  const GroupCollective& c = *l.sequence[l.next++];
-  l.until_next = l.slot_s;
-  if (record_) {
-    observe_record();
-    record_->seconds = 0;
-  }
-  const double computed = layers_.run(c, 1, *l.task);
-  if (record_) record_->start_s = record_->end_s = s_.clock.now();
-  return computed;
-}
-
-// After the pass's compute: the slots its rounding left, the collectives that do not
-// divide by their layers' count, and those once per pass (embedding, output).
-double StageActor::finish_layer_comm(const PassCost& pass, const PipelineTask& t) {
-  double computed = 0;
-  while (layer_comm_ && layer_comm_->pending()) computed += play_layer_slot();
-  layer_comm_.reset();
-  for (const GroupCollective& c : pass.collectives)
-    computed += layers_.run(c, c.layers > 0 ? c.count % c.layers : c.count, t);
-  return computed;
-}
-
 void StageActor::add_flops(const PassCost& pass, bool recomputed) {
   GpuAccount& a = s_.account();
   a.host_wait += pass.host_s;  // once per pass run, as its FLOPs
@@ -438,9 +280,9 @@ void StageActor::add_flops(const PassCost& pass, bool recomputed) {
 // collectives. Returns the compute time.
 double StageActor::run_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
   const double blocked = s_.account().tp_comm + s_.account().ep_comm;
-  layer_comm_ = layer_slots(pass, t, true);
+  compute_.start_layer_slots(pass, t);
   const double spent = compute_pass(kind, t, pass, with_buckets);
-  double computed = spent + finish_layer_comm(pass, t);
+  double computed = spent + compute_.finish_layer_slots(pass, t);
   computed += host_beside_collectives(kind, t, pass, s_.account().tp_comm + s_.account().ep_comm - blocked);
   wait_offload(t, pass);
   return computed;
@@ -457,9 +299,9 @@ double StageActor::host_beside_collectives(const char* kind, const PipelineTask&
   const double left = std::max(0.0, pass.hideable_host_s - blocked_s);
   s_.account().host_wait -= pass.hideable_host_s - left;
   if (!(left > 0)) return 0.0;
-  open_record(kind, t, WorkRate{});  // the pass's, its GPU waiting for launches
-  const double spent = compute(left);
-  close_record();
+  compute_.open_record(kind, t, WorkRate{});  // the pass's, its GPU waiting for launches
+  const double spent = compute_.compute(left);
+  compute_.close_record();
   return spent;
 }
 
@@ -618,7 +460,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
     layers_.record(*item.collective, *chains[item.chain].task, running->start_s(), running->end_s(), 0.0);
     if (item.last) ++chains[item.chain].groups_done;
     running.reset();
-    beside_.clear();
+    compute_.clear_beside();
   };
   // With symmetry reduced a collective timed before (alone on its group's actors, not
   // beside the first forward's parameter gather) runs as a timer of its duration, as
@@ -631,7 +473,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
     running = *started;
     s_.w.rendezvous.leave(*pair_asked_);
     pair_asked_.reset();
-    beside_.push_back(*running);
+    compute_.add_beside(*running);
   };
   const auto advance = [&] {
     take_started();
@@ -663,9 +505,9 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
     timer.phases.resize(1);
     timer.phases[0].latency_s = cached->second;
     running = engine::start_plan(s_.w.platform, std::move(timer), "ep_timed");
-    beside_.push_back(*running);
+    compute_.add_beside(*running);
   };
-  beside_done_ = advance;
+  compute_.on_beside_done(advance);
   while (true) {
     s_.clock.settle();
     advance();
@@ -673,18 +515,18 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
       PairChain& chain = chains[pieces[next_piece].first];
       const WorkRate rate = work_rate(*chain.pass);
       const size_t piece = pieces[next_piece].second;
-      std::swap(layer_comm_, chain.tp);  // its TP collectives play inside its compute
-      open_record(chain.kind, *chain.task, rate);
-      chain.compute_s += compute(chain.pieces[piece] - chain.held[piece]);
+      compute_.swap_layer_slots(chain.tp);  // its TP collectives play inside its compute
+      compute_.open_record(chain.kind, *chain.task, rate);
+      chain.compute_s += compute_.compute(chain.pieces[piece] - chain.held[piece]);
       ++chain.leads_done;
       if (chain.held[piece] > 0) {  // the weight gradients beside the dispatch gradient
         advance();
-        chain.compute_s += compute(chain.held[piece]);
+        chain.compute_s += compute_.compute(chain.held[piece]);
       }
       if (piece + 1 == chain.pieces.size())
-        while (layer_comm_ && layer_comm_->pending()) chain.compute_s += play_layer_slot();
-      close_record();
-      std::swap(layer_comm_, chain.tp);
+        while (compute_.slot_pending()) chain.compute_s += compute_.play_layer_slot();
+      compute_.close_record();
+      compute_.swap_layer_slots(chain.tp);
       ++next_piece;
       continue;
     }
@@ -701,7 +543,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
     if (next_piece == pieces.size() && next_comm == comms.size()) break;
     throw std::logic_error("combined 1F1B: neither stream of the pair can go on");
   }
-  beside_done_ = nullptr;
+  compute_.on_beside_done(nullptr);
   s_.account().backward += chains[0].compute_s;
   s_.account().forward += chains[1].compute_s;
   for (const auto& [task, pass] : {std::pair{&forward, &fc.forward}, std::pair{&backward, &bc.backward}}) {
@@ -763,12 +605,12 @@ bool StageActor::reduces_after(const PipelineTask& t) const {
 double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, double share,
                                         const std::function<double(double)>& attention) {
   const bool reduce = s_.w.scenario.parallel.gradient_group() > 1 && s_.w.scenario.parallel.overlap_grad_reduce;
-  if (!reduce) return compute(seconds) + (attention ? attention(1.0) : 0.0);
+  if (!reduce) return compute_.compute(seconds) + (attention ? attention(1.0) : 0.0);
   const ReductionBuckets b = reduction_buckets(s_.costs, t.chunk, share, s_.w.scenario.training.dp_bucket_bytes);
   double spent = 0;
   const auto run = [&](double part) {
     if (part <= 0) return;
-    spent += compute(seconds * part);
+    spent += compute_.compute(seconds * part);
     if (attention) spent += attention(part);
   };
   for (const ReductionBucket& bucket : b.buckets) {
@@ -868,7 +710,7 @@ void StageActor::gather_updated_parameters() {
 // shard went down the host link (and before the parameters come back up it).
 double StageActor::run_optimizer() {
   if (s_.w.scenario.training.offload != Offload::cpu) {
-    const double kernels = compute(s_.costs.optimizer_s);
+    const double kernels = compute_.compute(s_.costs.optimizer_s);
     // The gradient norm's all-reduce and the host's dispatches after its sync
     // (fixed_costs.hpp): the GPU waits for both.
     const double waits = s_.costs.grad_norm_allreduce_s + s_.costs.host_after_norm_s;

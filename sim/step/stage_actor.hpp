@@ -23,6 +23,7 @@
 #include "sim/step/gradient_groups.hpp"
 #include "sim/step/gradient_plans.hpp"
 #include "sim/step/layer_collectives.hpp"
+#include "sim/step/stage_compute.hpp"
 #include "sim/step/stage_context.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/stage_traffic.hpp"
@@ -50,19 +51,6 @@ class StageActor : private StageTraffic {
   const engine::CommActivity* parameter_gather_in_flight() const override;
   std::optional<ReplicaRendezvous::Key> awaited_start() const override;
 
-  // A record of compute being run: from `start` to the end of the last compute in it, with
-  // `rate` x the compute seconds it holds. Closed where a collective interrupts the
-  // compute (a layer's TP collectives, a ZeRO-3 gather waited for), so that the trace shows
-  // each where it ran.
-  struct ComputeRecord {
-    std::string kind;
-    const PipelineTask* task = nullptr;
-    double start_s = 0;
-    double end_s = 0;
-    WorkRate rate;
-    double seconds = 0;  // compute held, unslowed
-  };
-
   // One pass of a forward-backward pair (parallel.moe_a2a_overlap, run_pair): its compute
   // pieces, and between piece i and piece i + 1 group i of its layers' expert-parallel
   // collectives, which may start `held[i]` seconds before piece i ends (delayed weight
@@ -84,17 +72,8 @@ class StageActor : private StageTraffic {
 
   // Compute: a pass's, with the communication that runs inside it.
   double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
-  double compute_attention_with_cp(const char* kind, const PipelineTask& t, const PassCost& pass, WorkRate rate,
-                                   double share = 1.0);
-  void open_record(const char* kind, const PipelineTask& t, WorkRate rate);
-  void observe_record();
-  void close_record();
   double compute_by_units(const char* kind, const PipelineTask& t, double seconds, bool with_buckets, WorkRate rate,
                           bool gather);
-  double compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass, double share);
-  const engine::CommActivity* running_beside() const;
-  double compute_slowed(double seconds);
-  double compute(double seconds);
 
   // The gradient (dp x cp) groups' collectives.
 
@@ -110,10 +89,6 @@ class StageActor : private StageTraffic {
   void wait_data(const PipelineTask& t);
   void send_output(const PipelineTask& t);
 
-
-  // The layers' collectives, played inside the compute.
-  double play_layer_slot();
-  double finish_layer_comm(const PassCost& pass, const PipelineTask& t);
 
   // Passes.
   void add_flops(const PassCost& pass, bool recomputed);
@@ -147,16 +122,11 @@ class StageActor : private StageTraffic {
 
   StageContext s_;
   LayerCollectives layers_;
-  /// Compute time over a uniform GPU's: slow GPUs this stage's layers wait on (replica_classes.hpp).
-  double slowdown_ = 1.0;
+  StageCompute compute_;
   DataLoader loader_;
   std::vector<ReplicaRendezvous::Key> dp_inflight_;     ///< this step's reductions (world.rendezvous)
   std::deque<ReplicaRendezvous::Key> unit_gathers_;     ///< ZeRO-3 unit gathers asked for, not yet waited for
-  std::vector<engine::CommActivity> beside_;            ///< other communication running beside this GPU's compute
-  std::function<void()> beside_done_;                   ///< called when a communication beside the compute ends
   std::optional<ReplicaRendezvous::Key> pair_asked_;    ///< a pair's collective asked for, not started (run_pair)
-  std::optional<LayerSlots> layer_comm_;                 ///< the running pass's per-layer collectives, if any
-  std::optional<ComputeRecord> record_;                 ///< the compute record open, if any
   std::optional<ReplicaRendezvous::Key> param_gather_;  ///< overlap_param_gather: the bucket being gathered
   ReductionBucket gathering_;                           ///< what param_gather_ gathers
   std::deque<ReductionBucket> gather_buckets_;          ///< the buckets still to gather, in forward order

@@ -93,12 +93,12 @@ double StageActor::compute_with_gathers(const char* kind, const PipelineTask& t,
   gather_shares_.clear();
   for (const double part : shares) {
     if (param_gather_) {
-      close_record();
+      compute_.close_record();
       finish_overlapped_parameter_gather();
       dispatch_parameter_gather();
-      open_record(kind, t, rate);
+      compute_.open_record(kind, t, rate);
     }
-    spent += compute(seconds * part);
+    spent += compute_.compute(seconds * part);
     if (attention) spent += attention(part);
   }
   return spent;
