@@ -28,6 +28,7 @@ StageActor::StageActor(StepWorld& world, int stage, int replica_class, int accou
     : s_(world, stage, replica_class, account),
       layers_(s_, *this),
       compute_(s_, layers_, *this),
+      reduction_(s_, compute_),
       loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
               world.scenario.training.prefetch) {}
 
@@ -110,7 +111,7 @@ double StageActor::compute_pass(const char* kind, const PipelineTask& t, const P
   if (with_buckets) {
     // Each bucket's reduction is issued once its share of the whole pass, attention included,
     // has run: the last one when the pass ends.
-    spent = compute_with_buckets(t, before_attention, 1.0, attention);
+    spent = reduction_.compute_with_buckets(t, before_attention, 1.0, attention);
   } else if (!gather_shares_.empty() && t.pass == TaskPass::forward && std::string(kind) == "forward") {
     spent = compute_with_gathers(kind, t, before_attention, rate, attention);
   } else {
@@ -156,7 +157,7 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
     issue_until(u + 1);  // this unit's, if no earlier prefetch started it
     if (!gather) {
       compute_.open_record(kind, t, rate);
-      spent += compute_with_buckets(t, seconds / units, 1.0 / units);
+      spent += reduction_.compute_with_buckets(t, seconds / units, 1.0 / units);
       compute_.close_record();
       continue;
     }
@@ -175,7 +176,7 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
                                s_.gather_scope())});
     issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
     compute_.open_record(kind, t, rate);
-    spent += with_buckets ? compute_with_buckets(t, seconds / units, 1.0 / units) : compute_.compute(seconds / units);
+    spent += with_buckets ? reduction_.compute_with_buckets(t, seconds / units, 1.0 / units) : compute_.compute(seconds / units);
     compute_.close_record();
   }
   return spent;
@@ -257,7 +258,7 @@ const CommActivity* StageActor::gradient_traffic_in_flight() const {
       if (const CommActivity* a = s_.w.rendezvous.started(key); a && !a->done()) return a;
     return nullptr;
   };
-  if (const CommActivity* a = first_running(dp_inflight_)) return a;
+  if (const CommActivity* a = reduction_.first_running()) return a;
   return first_running(unit_gathers_);
 }
 
@@ -335,7 +336,7 @@ void StageActor::run_task(const PipelineTask& t) {
   }
   s_.account().recompute += run_pass("recompute", t, c.recompute, false);
   add_flops(c.recompute, true);
-  const bool reduces_here = !s_.w.schedule.defers_weight_gradients() && reduces_after(t);
+  const bool reduces_here = !s_.w.schedule.defers_weight_gradients() && reduces_after(s_.w.scenario, s_.w.costs.microbatches, t);
   s_.account().backward += run_pass("backward", t, c.backward, reduces_here);
   add_flops(c.backward, false);
   --s_.account().inflight_chunks;
@@ -344,7 +345,7 @@ void StageActor::run_task(const PipelineTask& t) {
 
 void StageActor::run_weight(const PipelineTask& t) {
   const ChunkCosts& c = chunk_costs(t);
-  s_.account().backward += compute_pass("weight", t, c.weight, reduces_after(t));
+  s_.account().backward += compute_pass("weight", t, c.weight, reduces_after(s_.w.scenario, s_.w.costs.microbatches, t));
   add_flops(c.weight, false);
   s_.account().backward += host_beside_collectives("weight", t, c.weight, 0.0);
 }
@@ -354,7 +355,7 @@ void StageActor::run_weight(const PipelineTask& t) {
 // runs alone.
 bool StageActor::pairable(const PipelineTask& t) const {
   const ParallelSpec& par = s_.w.scenario.parallel;
-  const bool reduces = par.gradient_group() > 1 && par.overlap_grad_reduce && reduces_after(t);
+  const bool reduces = par.gradient_group() > 1 && par.overlap_grad_reduce && reduces_after(s_.w.scenario, s_.w.costs.microbatches, t);
   return t.pass == TaskPass::forward || (t.pass == TaskPass::backward && !reduces);
 }
 
@@ -590,77 +591,6 @@ void StageActor::send_output(const PipelineTask& t) {
   }
 }
 
-// Whether the weight gradients of `t` are reduced as they are produced: the chunk's last
-// micro-batch's, or with Megatron FSDP every micro-batch's (its gradient buffer is sharded).
-bool StageActor::reduces_after(const PipelineTask& t) const {
-  return t.microbatch == s_.w.costs.microbatches - 1 || s_.w.scenario.parallel.megatron_fsdp();
-}
-
-// A weight-gradient pass whose gradients are reduced bucket by bucket as the pass produces
-// them (Megatron-LM's overlapped gradient reduction). `share`: the part of the chunk's
-// gradients this call produces (ZeRO-3 and Megatron FSDP run a pass unit by unit). Each
-// bucket's part of `seconds`, and of `attention` (the pass's attention with its CP exchange,
-// given its share) where set, runs before the bucket is issued: the last bucket's reduction
-// starts when the pass has ended (reduction_buckets).
-double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, double share,
-                                        const std::function<double(double)>& attention) {
-  const bool reduce = s_.w.scenario.parallel.gradient_group() > 1 && s_.w.scenario.parallel.overlap_grad_reduce;
-  if (!reduce) return compute_.compute(seconds) + (attention ? attention(1.0) : 0.0);
-  const ReductionBuckets b = reduction_buckets(s_.costs, t.chunk, share, s_.w.scenario.training.dp_bucket_bytes);
-  double spent = 0;
-  const auto run = [&](double part) {
-    if (part <= 0) return;
-    spent += compute_.compute(seconds * part);
-    if (attention) spent += attention(part);
-  };
-  for (const ReductionBucket& bucket : b.buckets) {
-    run(bucket.compute_share);
-    start_reduction(bucket.dense_bytes, bucket.expert_bytes, t.microbatch == s_.w.costs.microbatches - 1);
-    run(bucket.after_share);
-  }
-  return spent;
-}
-
-// Gradient reduction: an all-reduce, or with ZeRO a reduce-scatter that leaves each rank
-// its shard (Rajbhandari et al. 2020 §5.1-5.2). Under HSDP the reduce-scatter runs within
-// the shard group and its shard is then all-reduced across the shard groups (PyTorch FSDP
-// HYBRID_SHARD; Megatron-Core's distributed optimizer instances): one plan, phase after phase;
-// the across-shards part only for the step's `last` micro-batch.
-//
-// Every simulated replica asks for it; it starts when the last one does (ReplicaRendezvous)
-// and the stage's reduction before it has ended: the buckets' reductions are issued to one
-// communicator, whose collectives NCCL runs one after another on its stream (Megatron-LM
-// megatron/core/distributed/param_and_grad_buffer.py @ d98e8a64, start_grad_sync: every
-// bucket group's reduce-scatter or all-reduce on the same group, async, drawn as "NCCL
-// Stream: --RS-- --AR--"), not side by side sharing the links.
-void StageActor::start_reduction(double dense_bytes, double expert_bytes, bool last) {
-  const ParallelSpec& par = s_.w.scenario.parallel;
-  const GradientPlanKey key = reduction_key(par, s_.leader_rank, dense_bytes, expert_bytes, last);
-  s_.clock.settle();
-  dp_inflight_.push_back(s_.next_rendezvous());
-  s_.w.rendezvous.arrive(
-      dp_inflight_.back(), s_.w.simulated.replicas(),
-      [&] {
-        engine::QueuedAfter after;
-        if (const auto queued = s_.w.reduction_queue.find(s_.leader_rank);
-            queued != s_.w.reduction_queue.end() && !queued->second.done())
-          after = queued->second;
-        const CommActivity started = s_.start_gradient_plan(key, "dp", after);
-        s_.w.reduction_queue.insert_or_assign(s_.leader_rank, started);
-        return started;
-      },
-      s_.replica);
-  double bus = bus_bytes(key.op, dense_bytes + expert_bytes, s_.gradient_group_size(key.scope));
-  if (key.then_across_shards)
-    bus += bus_bytes(CollectiveOp::all_reduce,
-                     dense_bytes / par.dense_shard_ranks() + expert_bytes / par.expert_shard_ranks(),
-                     s_.gradient_group_size(GradientScope::replicas));
-  dp_bytes_.push_back(dense_bytes + expert_bytes);
-  dp_keys_.push_back(key);
-  s_.account().dp_bytes += bus;
-  ++s_.account().dp_reductions;
-}
-
 bool StageActor::gathers_updated_parameters() const {
   const ParallelSpec& par = s_.w.scenario.parallel;
   return par.zero >= 1 && par.zero < 3 && par.gradient_group() > 1;
@@ -670,8 +600,7 @@ bool StageActor::gathers_updated_parameters() const {
 // replicas have not asked).
 std::optional<ReplicaRendezvous::Key> StageActor::awaited_start() const {
   if (pair_asked_ && !s_.w.rendezvous.started(*pair_asked_)) return pair_asked_;  // its start starts the next (run_pair)
-  for (const ReplicaRendezvous::Key& key : dp_inflight_)
-    if (!s_.w.rendezvous.started(key)) return key;
+  if (auto key = reduction_.awaited_start()) return key;
   for (const ReplicaRendezvous::Key& key : unit_gathers_)
     if (!s_.w.rendezvous.started(key)) return key;
   if (param_gather_ && !s_.w.rendezvous.started(*param_gather_)) return param_gather_;
@@ -726,25 +655,7 @@ double StageActor::run_optimizer() {
 }
 
 void StageActor::finish_step() {
-  // Without overlap, the whole stage's gradients are reduced after its last backward.
-  if (!s_.w.scenario.parallel.overlap_grad_reduce && s_.w.scenario.parallel.gradient_group() > 1)
-    start_reduction(s_.costs.dense_gradient_bytes, s_.costs.expert_gradient_bytes, true);
-  s_.clock.settle();
-  const double start = s_.clock.now();
-  s_.wait_all_started(dp_inflight_);
-  for (const ReplicaRendezvous::Key& key : dp_inflight_) s_.w.rendezvous.started(key)->wait();
-  const double waited = s_.clock.now() - start;
-  s_.account().dp_comm += waited;
-  for (size_t i = 0; i < dp_inflight_.size(); ++i) {
-    const CommActivity a = *s_.w.rendezvous.started(dp_inflight_[i]);
-    s_.w.rendezvous.leave(dp_inflight_[i]);
-    s_.account().add_comm_interval(a.start_s(), a.end_s());
-    s_.observe(ActivityStream::dp_comm, "dp_reduce", nullptr, a.start_s(), a.end_s(), dp_bytes_[i], 0,
-            {plan_collectives(dp_keys_[i], s_.w.scenario.parallel)});
-  }
-  dp_inflight_.clear();
-  dp_bytes_.clear();
-  dp_keys_.clear();
+  reduction_.finish_step();
   const double optimizer_start = s_.clock.now();
   s_.account().optimizer += run_optimizer();
   s_.observe(ActivityStream::compute, "optimizer", nullptr, optimizer_start, s_.clock.now(), 0, 0);

@@ -22,6 +22,7 @@
 #include "sim/step/gpu_account.hpp"
 #include "sim/step/gradient_groups.hpp"
 #include "sim/step/gradient_plans.hpp"
+#include "sim/step/gradient_reduction.hpp"
 #include "sim/step/layer_collectives.hpp"
 #include "sim/step/stage_compute.hpp"
 #include "sim/step/stage_context.hpp"
@@ -104,10 +105,6 @@ class StageActor : private StageTraffic {
   void run_pair(const PipelineTask& forward, const PipelineTask& backward);
 
   // Gradient reductions, ZeRO's parameter gathers and the optimizer.
-  bool reduces_after(const PipelineTask& t) const;
-  double compute_with_buckets(const PipelineTask& t, double seconds, double share,
-                              const std::function<double(double)>& attention = {});
-  void start_reduction(double dense_bytes, double expert_bytes, bool last);
   bool parameter_gather_running() const;
   bool gathers_updated_parameters() const;
   void start_overlapped_parameter_gather();
@@ -123,16 +120,14 @@ class StageActor : private StageTraffic {
   StageContext s_;
   LayerCollectives layers_;
   StageCompute compute_;
+  GradientReduction reduction_;
   DataLoader loader_;
-  std::vector<ReplicaRendezvous::Key> dp_inflight_;     ///< this step's reductions (world.rendezvous)
   std::deque<ReplicaRendezvous::Key> unit_gathers_;     ///< ZeRO-3 unit gathers asked for, not yet waited for
   std::optional<ReplicaRendezvous::Key> pair_asked_;    ///< a pair's collective asked for, not started (run_pair)
   std::optional<ReplicaRendezvous::Key> param_gather_;  ///< overlap_param_gather: the bucket being gathered
   ReductionBucket gathering_;                           ///< what param_gather_ gathers
   std::deque<ReductionBucket> gather_buckets_;          ///< the buckets still to gather, in forward order
   std::vector<double> gather_shares_;                   ///< the first forward's parts, one per bucket (none: whole)
-  std::vector<double> dp_bytes_;                        ///< bytes per GPU of each reduction in dp_inflight_
-  std::vector<GradientPlanKey> dp_keys_;                ///< the plan of each reduction in dp_inflight_
 };
 
 }  // namespace trainsim
