@@ -29,6 +29,7 @@ StageActor::StageActor(StepWorld& world, int stage, int replica_class, int accou
       layers_(s_, *this),
       compute_(s_, layers_, *this),
       reduction_(s_, compute_),
+      gathers_(s_, compute_, reduction_),
       loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
               world.scenario.training.prefetch) {}
 
@@ -45,7 +46,7 @@ void StageActor::operator()() {
     s_.step_start = s_.clock.now();
     s_.rendezvous_index = 0;
     layers_.new_step();
-    start_overlapped_parameter_gather();
+    gathers_.start_step();
     std::deque<PipelineTask> deferred;
     for (const ScheduledUnit& u : units) {
       const PipelineTask& t = u.task;
@@ -95,7 +96,7 @@ double StageActor::compute_pass(const char* kind, const PipelineTask& t, const P
   const WorkRate rate = work_rate(pass);
   if (by_units) {
     // Each unit's compute is its own record: the gathers waited for lie between them.
-    double spent = compute_by_units(kind, t, before_attention, with_buckets, rate, gathers);
+    double spent = gathers_.compute_by_units(kind, t, before_attention, with_buckets, rate, gathers);
     if (pass.cp_gather_bytes > 0) {
       compute_.open_record(kind, t, rate);
       spent += compute_.attention_with_cp(kind, t, pass, rate);
@@ -112,73 +113,13 @@ double StageActor::compute_pass(const char* kind, const PipelineTask& t, const P
     // Each bucket's reduction is issued once its share of the whole pass, attention included,
     // has run: the last one when the pass ends.
     spent = reduction_.compute_with_buckets(t, before_attention, 1.0, attention);
-  } else if (!gather_shares_.empty() && t.pass == TaskPass::forward && std::string(kind) == "forward") {
-    spent = compute_with_gathers(kind, t, before_attention, rate, attention);
+  } else if (gathers_.gathers_by_bucket() && t.pass == TaskPass::forward && std::string(kind) == "forward") {
+    spent = gathers_.compute_with_gathers(kind, t, before_attention, rate, attention);
   } else {
     spent = compute_.compute(before_attention);
     if (pass.cp_gather_bytes > 0) spent += compute_.attention_with_cp(kind, t, pass, rate);
   }
   compute_.close_record();
-  return spent;
-}
-
-// ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; PyTorch FSDP): with `gather`, each unit's
-// parameters are all-gathered before it computes, zero3_prefetch units ahead; waiting for one
-// is zero_comm. With `with_buckets`, each unit's gradients are reduced as it ends. Each unit's
-// compute is reported as a `kind` record of `rate` x its seconds.
-double StageActor::compute_by_units(const char* kind, const PipelineTask& t, double seconds, bool with_buckets,
-                                    WorkRate rate, bool gather) {
-  const int units = s_.costs.zero3_units[static_cast<size_t>(t.chunk)];
-  const int prefetch = s_.w.scenario.parallel.zero3_prefetch;
-  const double unit_bytes = s_.costs.zero3_unit_bytes + s_.costs.zero3_unit_expert_bytes;
-  int issued = 0;
-  double spent = 0;
-  // Each unit's gather starts when the last simulated replica asks for it (ReplicaRendezvous):
-  // an all-gather over the replicas runs once, when all of them have joined.
-  const auto issue_until = [&](int count) {
-    for (; gather && issued < std::min(units, count); ++issued) {
-      s_.clock.settle();
-      unit_gathers_.push_back(s_.next_rendezvous());
-      s_.w.rendezvous.arrive(
-          unit_gathers_.back(), s_.w.simulated.replicas(),
-          [&] {
-            return s_.start_gradient_plan({s_.leader_rank, CollectiveOp::all_gather, s_.costs.zero3_unit_bytes,
-                                        s_.costs.zero3_unit_expert_bytes, s_.gather_scope(), false},
-                                       "zero3");
-          },
-          s_.replica);
-      s_.account().zero_bytes +=
-          bus_bytes(CollectiveOp::all_gather, s_.costs.zero3_unit_bytes, s_.gradient_group_size(s_.gather_scope())) +
-          bus_bytes(CollectiveOp::all_gather, s_.costs.zero3_unit_expert_bytes,
-                    s_.gradient_group_size(s_.gather_scope(), true));
-    }
-  };
-  for (int u = 0; u < units; ++u) {
-    issue_until(u + 1);  // this unit's, if no earlier prefetch started it
-    if (!gather) {
-      compute_.open_record(kind, t, rate);
-      spent += reduction_.compute_with_buckets(t, seconds / units, 1.0 / units);
-      compute_.close_record();
-      continue;
-    }
-    s_.clock.settle();
-    const double asked = s_.clock.now();
-    const ReplicaRendezvous::Key key = unit_gathers_.front();
-    s_.wait_all_started({key});
-    const CommActivity unit = *s_.w.rendezvous.started(key);
-    unit.wait();
-    s_.w.rendezvous.leave(key);
-    unit_gathers_.pop_front();
-    s_.account().zero_comm += s_.clock.now() - asked;
-    s_.account().add_comm_interval(unit.start_s(), unit.end_s());
-    s_.observe(ActivityStream::dp_comm, "zero3_allgather", &t, unit.start_s(), unit.end_s(), unit_bytes, 0,
-            {s_.group_collectives(CollectiveOp::all_gather, s_.costs.zero3_unit_bytes, s_.costs.zero3_unit_expert_bytes,
-                               s_.gather_scope())});
-    issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
-    compute_.open_record(kind, t, rate);
-    spent += with_buckets ? reduction_.compute_with_buckets(t, seconds / units, 1.0 / units) : compute_.compute(seconds / units);
-    compute_.close_record();
-  }
   return spent;
 }
 
@@ -246,25 +187,22 @@ void StageActor::wait_data(const PipelineTask& t) {
   loader_.consumed(index, s_.clock.now());
 }
 
-bool StageActor::parameter_gather_running() const {
-  const CommActivity* gather = parameter_gather();
-  return gather && !gather->done();
-}
-
 // The first of this GPU's gradient reductions or ZeRO-3 unit gathers still in flight, if any.
 const CommActivity* StageActor::gradient_traffic_in_flight() const {
-  const auto first_running = [&](const auto& keys) -> const CommActivity* {
-    for (const ReplicaRendezvous::Key& key : keys)
-      if (const CommActivity* a = s_.w.rendezvous.started(key); a && !a->done()) return a;
-    return nullptr;
-  };
   if (const CommActivity* a = reduction_.first_running()) return a;
-  return first_running(unit_gathers_);
+  return gathers_.first_unit_running();
 }
 
-// A communication of this GPU's still in flight beside its compute, if any.
 const CommActivity* StageActor::parameter_gather_in_flight() const {
-  return parameter_gather_running() ? parameter_gather() : nullptr;
+  return gathers_.running();
+}
+
+// A reduction, gather or pair's collective this replica asked for that has not started
+// (slower replicas have not asked).
+std::optional<ReplicaRendezvous::Key> StageActor::awaited_start() const {
+  if (pair_asked_ && !s_.w.rendezvous.started(*pair_asked_)) return pair_asked_;  // its start starts the next (run_pair)
+  if (auto key = reduction_.awaited_start()) return key;
+  return gathers_.awaited_start();
 }
 
 void StageActor::add_flops(const PassCost& pass, bool recomputed) {
@@ -318,10 +256,7 @@ void StageActor::wait_offload(const PipelineTask& t, const PassCost& pass) {
 // After a forward pass's compute: its FLOPs, the first forward's parameter gather, its output.
 void StageActor::forward_done(const PipelineTask& t, const PassCost& pass) {
   add_flops(pass, false);
-  while (param_gather_) {  // what compute_with_gathers did not wait for (a pass not run by compute_pass)
-    finish_overlapped_parameter_gather();
-    dispatch_parameter_gather();
-  }
+  gathers_.finish_forward();
   send_output(t);
 }
 
@@ -479,7 +414,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
   const auto advance = [&] {
     take_started();
     if (running && running->done()) {
-      if (simulated && measure && !parameter_gather_running())
+      if (simulated && measure && parameter_gather_in_flight() == nullptr)
         s_.w.duration_cache[layers_.duration_key(*item.collective)] = running->duration_s();
       finish();
     }
@@ -493,7 +428,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
                   cached != s_.w.duration_cache.end() && !beside_gradients);
     if (simulated) {
       // It starts when the group's last member asks; the compute goes on meanwhile.
-      measure = !parameter_gather_running() && !beside_gradients;
+      measure = parameter_gather_in_flight() == nullptr && !beside_gradients;
       const auto [key, actors] = layers_.next_group_rendezvous(LayerGroup::ep);
       s_.clock.settle();
       const CollectiveCall call = layers_.call(*item.collective);
@@ -591,50 +526,6 @@ void StageActor::send_output(const PipelineTask& t) {
   }
 }
 
-bool StageActor::gathers_updated_parameters() const {
-  const ParallelSpec& par = s_.w.scenario.parallel;
-  return par.zero >= 1 && par.zero < 3 && par.gradient_group() > 1;
-}
-
-// A reduction (or a pair's collective) this replica asked for that has not started (slower
-// replicas have not asked).
-std::optional<ReplicaRendezvous::Key> StageActor::awaited_start() const {
-  if (pair_asked_ && !s_.w.rendezvous.started(*pair_asked_)) return pair_asked_;  // its start starts the next (run_pair)
-  if (auto key = reduction_.awaited_start()) return key;
-  for (const ReplicaRendezvous::Key& key : unit_gathers_)
-    if (!s_.w.rendezvous.started(key)) return key;
-  if (param_gather_ && !s_.w.rendezvous.started(*param_gather_)) return param_gather_;
-  return std::nullopt;
-}
-
-// After the update, ZeRO-1/2 all-gather the updated parameters (ZeRO-3 keeps them sharded).
-void StageActor::gather_updated_parameters() {
-  if (s_.w.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
-  const double bytes = s_.costs.dense_weight_bytes + s_.costs.expert_weight_bytes;
-  s_.clock.settle();
-  const double start = s_.clock.now();
-  // Every replica's update ends before its parameters are gathered: the slowest one starts it.
-  const ReplicaRendezvous::Key key = s_.next_rendezvous();
-  s_.w.rendezvous.arrive(
-      key, s_.w.simulated.replicas(),
-      [&] {
-        return s_.start_gradient_plan({s_.leader_rank, CollectiveOp::all_gather, s_.costs.dense_weight_bytes,
-                                    s_.costs.expert_weight_bytes, s_.gather_scope(), false},
-                                   "zero");
-      },
-      s_.replica);
-  s_.wait_all_started({key});
-  const CommActivity gather = *s_.w.rendezvous.started(key);
-  gather.wait();
-  s_.w.rendezvous.leave(key);
-  s_.account().zero_comm += s_.clock.now() - start;
-  s_.account().zero_bytes += bus_bytes(CollectiveOp::all_gather, bytes, s_.gradient_group_size(s_.gather_scope()));
-  s_.account().add_comm_interval(gather.start_s(), gather.end_s());
-  s_.observe(ActivityStream::dp_comm, "zero_allgather", nullptr, gather.start_s(), gather.end_s(), bytes, 0,
-          {s_.group_collectives(CollectiveOp::all_gather, s_.costs.dense_weight_bytes, s_.costs.expert_weight_bytes,
-                             s_.gather_scope())});
-}
-
 // The optimizer step: on the GPU, or with CPU offload on the host after the gradient
 // shard went down the host link (and before the parameters come back up it).
 double StageActor::run_optimizer() {
@@ -659,7 +550,7 @@ void StageActor::finish_step() {
   const double optimizer_start = s_.clock.now();
   s_.account().optimizer += run_optimizer();
   s_.observe(ActivityStream::compute, "optimizer", nullptr, optimizer_start, s_.clock.now(), 0, 0);
-  gather_updated_parameters();
+  gathers_.gather_updated();
   s_.clock.settle();
   s_.w.step_end->wait();
   // One actor of the world's records (SimGrid 3.32's Barrier::wait returns 0 to every actor).

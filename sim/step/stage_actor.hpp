@@ -24,6 +24,7 @@
 #include "sim/step/gradient_plans.hpp"
 #include "sim/step/gradient_reduction.hpp"
 #include "sim/step/layer_collectives.hpp"
+#include "sim/step/parameter_gathers.hpp"
 #include "sim/step/stage_compute.hpp"
 #include "sim/step/stage_context.hpp"
 #include "sim/step/stage_costs.hpp"
@@ -73,8 +74,6 @@ class StageActor : private StageTraffic {
 
   // Compute: a pass's, with the communication that runs inside it.
   double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
-  double compute_by_units(const char* kind, const PipelineTask& t, double seconds, bool with_buckets, WorkRate rate,
-                          bool gather);
 
   // The gradient (dp x cp) groups' collectives.
 
@@ -104,16 +103,7 @@ class StageActor : private StageTraffic {
   PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pass) const;
   void run_pair(const PipelineTask& forward, const PipelineTask& backward);
 
-  // Gradient reductions, ZeRO's parameter gathers and the optimizer.
-  bool parameter_gather_running() const;
-  bool gathers_updated_parameters() const;
-  void start_overlapped_parameter_gather();
-  void dispatch_parameter_gather();
-  void finish_overlapped_parameter_gather();
-  const engine::CommActivity* parameter_gather() const;
-  double compute_with_gathers(const char* kind, const PipelineTask& t, double seconds, WorkRate rate,
-                              const std::function<double(double)>& attention);
-  void gather_updated_parameters();
+  // The step's end: its reductions waited for, the optimizer, the updated parameters gathered.
   double run_optimizer();
   void finish_step();
 
@@ -121,13 +111,9 @@ class StageActor : private StageTraffic {
   LayerCollectives layers_;
   StageCompute compute_;
   GradientReduction reduction_;
+  ParameterGathers gathers_;
   DataLoader loader_;
-  std::deque<ReplicaRendezvous::Key> unit_gathers_;     ///< ZeRO-3 unit gathers asked for, not yet waited for
   std::optional<ReplicaRendezvous::Key> pair_asked_;    ///< a pair's collective asked for, not started (run_pair)
-  std::optional<ReplicaRendezvous::Key> param_gather_;  ///< overlap_param_gather: the bucket being gathered
-  ReductionBucket gathering_;                           ///< what param_gather_ gathers
-  std::deque<ReductionBucket> gather_buckets_;          ///< the buckets still to gather, in forward order
-  std::vector<double> gather_shares_;                   ///< the first forward's parts, one per bucket (none: whole)
 };
 
 }  // namespace trainsim
