@@ -30,6 +30,7 @@ StageActor::StageActor(StepWorld& world, int stage, int replica_class, int accou
       compute_(s_, layers_, *this),
       reduction_(s_, compute_),
       gathers_(s_, compute_, reduction_),
+      pair_(s_, compute_, layers_, *this),
       loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
               world.scenario.training.prefetch) {}
 
@@ -39,7 +40,10 @@ void StageActor::operator()() {
   const int v = s_.w.scenario.parallel.virtual_stages;
   const std::vector<PipelineTask> order = s_.w.schedule.order(s_.stage, pp, m, v);
   const std::vector<ScheduledUnit> units =
-      combined_units(order, [&](const PipelineTask& t) { return s_.w.scenario.parallel.moe_a2a_overlap && pairable(t); });
+      combined_units(order, [&](const PipelineTask& t) {
+        return s_.w.scenario.parallel.moe_a2a_overlap &&
+               pairable(s_.w.scenario.parallel, reduces_after(s_.w.scenario, s_.w.costs.microbatches, t), t);
+      });
   // The job plays run.steps steps; a neighbour beside it steps until the job is done.
   for (int step = 0; s_.w.foreground ? step == 0 || s_.w.another_step : step < s_.w.scenario.run.steps; ++step) {
     s_.step = step;
@@ -200,7 +204,7 @@ const CommActivity* StageActor::parameter_gather_in_flight() const {
 // A reduction, gather or pair's collective this replica asked for that has not started
 // (slower replicas have not asked).
 std::optional<ReplicaRendezvous::Key> StageActor::awaited_start() const {
-  if (pair_asked_ && !s_.w.rendezvous.started(*pair_asked_)) return pair_asked_;  // its start starts the next (run_pair)
+  if (auto key = pair_.awaited_start()) return key;  // its start starts the next (stage_pair.hpp)
   if (auto key = reduction_.awaited_start()) return key;
   return gathers_.awaited_start();
 }
@@ -285,85 +289,9 @@ void StageActor::run_weight(const PipelineTask& t) {
   s_.account().backward += host_beside_collectives("weight", t, c.weight, 0.0);
 }
 
-// parallel.moe_a2a_overlap: whether `t` may run beside a task of the other pass. A backward
-// whose gradients are reduced bucket by bucket as it runs (the chunk's last micro-batch)
-// runs alone.
-bool StageActor::pairable(const PipelineTask& t) const {
-  const ParallelSpec& par = s_.w.scenario.parallel;
-  const bool reduces = par.gradient_group() > 1 && par.overlap_grad_reduce && reduces_after(s_.w.scenario, s_.w.costs.microbatches, t);
-  return t.pass == TaskPass::forward || (t.pass == TaskPass::backward && !reduces);
-}
-
-// Pass `pass` of `t` cut as the combined 1F1B plays it (Megatron-Core's
-// TransformerLayerSchedulePlan: per layer a forward runs its attention and router, dispatch,
-// experts, combine; a backward its combine's gradient, experts, dispatch's gradient,
-// attention): per MoE layer the compute before its first token all-to-all, the experts
-// between, the rest after (PassCost::moe); the pass's other compute (dense layers, embedding,
-// output) first. The forward's first group is the dispatch with the dispatcher's token-count
-// all-gather and probabilities' all-to-all, its second the combine; the backward's first the
-// combine's gradient, its second the dispatch's with the probabilities'.
-StageActor::PairChain StageActor::pair_chain(const char* kind, const PipelineTask& t, const PassCost& pass) const {
-  PairChain chain;
-  chain.task = &t;
-  chain.kind = kind;
-  chain.pass = &pass;
-  const GroupCollective* tokens = nullptr;
-  std::vector<const GroupCollective*> gathers, others;
-  for (const GroupCollective& c : pass.collectives) {
-    // Once per pass: after the pair (run_pair); TP: on the compute stream, in its pieces.
-    if (c.layers == 0 || c.group != CommGroup::ep) continue;
-    if (c.tokens) {
-      tokens = &c;
-    } else {
-      (c.op == CollectiveOp::all_gather ? gathers : others).push_back(&c);
-    }
-  }
-  const MoeLayerSplit& m = pass.moe;
-  const int layers = tokens != nullptr ? tokens->count / 2 : 0;
-  const double moe_s = layers * (m.head_s + m.experts_s + m.tail_s);
-  // The host's waits of a sync-free pass stay in a pair's compute (its collectives run beside).
-  chain.pieces.push_back(std::max(0.0, pass.compute_s + pass.hideable_host_s - moe_s) + (layers > 0 ? m.head_s : 0.0));
-  const bool forward = t.pass == TaskPass::forward;
-  const double held = forward || !s_.w.scenario.parallel.delay_wgrad_compute ? 0.0 : m.experts_wgrad_s;
-  chain.held.push_back(0.0);
-  std::vector<const GroupCollective*> dispatch = gathers;
-  dispatch.push_back(tokens);
-  dispatch.insert(dispatch.end(), others.begin(), others.end());
-  const std::vector<const GroupCollective*> combine{tokens};
-  for (int l = 0; l < layers; ++l) {
-    chain.groups.push_back(forward ? dispatch : combine);
-    chain.pieces.push_back(m.experts_s);
-    chain.held.push_back(held);
-    chain.groups.push_back(forward ? combine : dispatch);
-    chain.pieces.push_back(m.tail_s + (l + 1 < layers ? m.head_s : 0.0));
-    chain.held.push_back(0.0);
-  }
-  // TP collectives overlapped with GEMMs run those GEMMs beside them (run_collective): the
-  // pieces hold the rest of the compute.
-  const double unoverlapped = pass.compute_s > 0 ? (pass.compute_s - pass.overlapped_s) / pass.compute_s : 1.0;
-  for (std::vector<double>* v : {&chain.pieces, &chain.held})
-    for (double& s : *v) s *= unoverlapped;
-  // A dropless forward's sync leaves the rest of the pair's layer at the host's pace: the
-  // forward's experts wait for it (host_bound_pair.hpp).
-  if (forward)
-    for (int l = 0; l < layers; ++l) chain.pieces[static_cast<size_t>(1 + 2 * l)] += m.paired_host_s;
-  chain.tp = layer_slots(pass, t, false);
-  return chain;
-}
-
-// parallel.moe_a2a_overlap: `forward` and `backward` (of another micro-batch) as one unit,
-// layer by layer, as Megatron-Core's combined 1F1B runs them
-// (TransformerLayerSchedulePlan.run, megatron/core/models/common/model_chunk_schedule_plan.py
-// @ d98e8a64): the compute stream runs the backward's and the forward's pieces in turn, the
-// backward's first (its combine gradient's unpermutation; the forward's attention; the
-// backward's experts; the forward's experts; ...), the communication stream their groups of
-// collectives in turn, the backward's first. A piece waits for its pass's group before it, a
-// group for its pass's piece before it and for the stream's collective before it. Compute
-// beside a collective runs at training.overlap_slowdown (NCCL's thread blocks take SMs);
-// the compute stream's waits for the collectives are ep_comm. A selective recomputation runs
-// before the pair; the passes' once-per-pass collectives and offload waits after it. A
-// collective starts when its group's last member asks (ReplicaRendezvous): beside a slower
-// peer (variations) the compute stream runs on until it needs it.
+// parallel.moe_a2a_overlap: `forward` and `backward` (of another micro-batch) as one unit
+// (stage_pair.hpp): a selective recomputation runs before the pair; the passes'
+// once-per-pass collectives and offload waits after it.
 void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backward) {
   const ChunkCosts& fc = chunk_costs(forward);
   const ChunkCosts& bc = chunk_costs(backward);
@@ -372,114 +300,11 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
   s_.account().recompute += run_pass("recompute", backward, bc.recompute, false);
   add_flops(bc.recompute, true);
 
-  std::array<PairChain, 2> chains{pair_chain("backward", backward, bc.backward),
-                                  pair_chain("forward", forward, fc.forward)};
+  const bool delay = s_.w.scenario.parallel.delay_wgrad_compute;
+  std::array<PairChain, 2> chains{pair_chain("backward", backward, bc.backward, delay),
+                                  pair_chain("forward", forward, fc.forward, delay)};
   a.host_wait += fc.forward.moe.paired_host_s * static_cast<double>(chains[1].groups.size() / 2);
-  struct CommItem {
-    size_t chain, group;
-    const GroupCollective* collective;
-    bool last;  // of its group
-  };
-  std::vector<std::pair<size_t, size_t>> pieces;  // (chain, piece), the compute stream's order
-  std::vector<CommItem> comms;                    // the communication stream's order
-  for (size_t i = 0; i < std::max(chains[0].pieces.size(), chains[1].pieces.size()); ++i)
-    for (size_t c = 0; c < 2; ++c) {
-      if (i < chains[c].pieces.size()) pieces.emplace_back(c, i);
-      if (i < chains[c].groups.size())
-        for (const GroupCollective* g : chains[c].groups[i])
-          comms.push_back({c, i, g, g == chains[c].groups[i].back()});
-    }
-  size_t next_piece = 0, next_comm = 0;
-  std::optional<CommActivity> running;
-  CommItem item{};
-  const auto finish = [&] {
-    layers_.record(*item.collective, *chains[item.chain].task, running->start_s(), running->end_s(), 0.0);
-    if (item.last) ++chains[item.chain].groups_done;
-    running.reset();
-    compute_.clear_beside();
-  };
-  // With symmetry reduced a collective timed before (alone on its group's actors, not
-  // beside the first forward's parameter gather) runs as a timer of its duration, as
-  // run_collective reuses it; the others are simulated, and timed for the next.
-  bool simulated = false;  // the running collective is simulated (not a timer)
-  bool measure = false;    // ... and its duration goes to the cache
-  const auto take_started = [&] {
-    const CommActivity* started = pair_asked_ ? s_.w.rendezvous.started(*pair_asked_) : nullptr;
-    if (started == nullptr) return;
-    running = *started;
-    s_.w.rendezvous.leave(*pair_asked_);
-    pair_asked_.reset();
-    compute_.add_beside(*running);
-  };
-  const auto advance = [&] {
-    take_started();
-    if (running && running->done()) {
-      if (simulated && measure && parameter_gather_in_flight() == nullptr)
-        s_.w.duration_cache[layers_.duration_key(*item.collective)] = running->duration_s();
-      finish();
-    }
-    if (running || pair_asked_ || next_comm == comms.size() ||
-        chains[comms[next_comm].chain].leads_done <= comms[next_comm].group)
-      return;
-    item = comms[next_comm++];
-    const auto cached = s_.w.duration_cache.find(layers_.duration_key(*item.collective));
-    const bool beside_gradients = s_.w.options.reduce_symmetry && gradient_traffic_running();
-    simulated = !(s_.w.options.reduce_symmetry && layers_.actors_in(LayerGroup::ep) == 1 &&
-                  cached != s_.w.duration_cache.end() && !beside_gradients);
-    if (simulated) {
-      // It starts when the group's last member asks; the compute goes on meanwhile.
-      measure = parameter_gather_in_flight() == nullptr && !beside_gradients;
-      const auto [key, actors] = layers_.next_group_rendezvous(LayerGroup::ep);
-      s_.clock.settle();
-      const CollectiveCall call = layers_.call(*item.collective);
-      s_.w.rendezvous.arrive(key, actors, [&] { return engine::start_collective(s_.w.platform, call); });
-      pair_asked_ = key;
-      take_started();
-      return;
-    }
-    CommPlan timer;
-    timer.phases.resize(1);
-    timer.phases[0].latency_s = cached->second;
-    running = engine::start_plan(s_.w.platform, std::move(timer), "ep_timed");
-    compute_.add_beside(*running);
-  };
-  compute_.on_beside_done(advance);
-  while (true) {
-    s_.clock.settle();
-    advance();
-    if (next_piece < pieces.size() && chains[pieces[next_piece].first].groups_done >= pieces[next_piece].second) {
-      PairChain& chain = chains[pieces[next_piece].first];
-      const WorkRate rate = work_rate(*chain.pass);
-      const size_t piece = pieces[next_piece].second;
-      compute_.swap_layer_slots(chain.tp);  // its TP collectives play inside its compute
-      compute_.open_record(chain.kind, *chain.task, rate);
-      chain.compute_s += compute_.compute(chain.pieces[piece] - chain.held[piece]);
-      ++chain.leads_done;
-      if (chain.held[piece] > 0) {  // the weight gradients beside the dispatch gradient
-        advance();
-        chain.compute_s += compute_.compute(chain.held[piece]);
-      }
-      if (piece + 1 == chain.pieces.size())
-        while (compute_.slot_pending()) chain.compute_s += compute_.play_layer_slot();
-      compute_.close_record();
-      compute_.swap_layer_slots(chain.tp);
-      ++next_piece;
-      continue;
-    }
-    if (running || pair_asked_) {  // the compute stream waits for the collective its next piece needs
-      const double asked = s_.clock.now();
-      if (running) {
-        running->wait();
-      } else {
-        s_.w.rendezvous.wait_started(*pair_asked_);
-      }
-      s_.account().ep_comm += s_.clock.now() - asked;
-      continue;
-    }
-    if (next_piece == pieces.size() && next_comm == comms.size()) break;
-    throw std::logic_error("combined 1F1B: neither stream of the pair can go on");
-  }
-  compute_.on_beside_done(nullptr);
+  pair_.run(chains);
   s_.account().backward += chains[0].compute_s;
   s_.account().forward += chains[1].compute_s;
   for (const auto& [task, pass] : {std::pair{&forward, &fc.forward}, std::pair{&backward, &bc.backward}}) {

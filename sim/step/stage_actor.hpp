@@ -27,6 +27,7 @@
 #include "sim/step/parameter_gathers.hpp"
 #include "sim/step/stage_compute.hpp"
 #include "sim/step/stage_context.hpp"
+#include "sim/step/stage_pair.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/stage_traffic.hpp"
 #include "sim/step/step_observer.hpp"
@@ -52,23 +53,6 @@ class StageActor : private StageTraffic {
   const engine::CommActivity* gradient_traffic_in_flight() const override;
   const engine::CommActivity* parameter_gather_in_flight() const override;
   std::optional<ReplicaRendezvous::Key> awaited_start() const override;
-
-  // One pass of a forward-backward pair (parallel.moe_a2a_overlap, run_pair): its compute
-  // pieces, and between piece i and piece i + 1 group i of its layers' expert-parallel
-  // collectives, which may start `held[i]` seconds before piece i ends (delayed weight
-  // gradients).
-  struct PairChain {
-    const PipelineTask* task = nullptr;
-    const char* kind = "";
-    const PassCost* pass = nullptr;
-    std::vector<double> pieces;
-    std::vector<double> held;
-    std::vector<std::vector<const GroupCollective*>> groups;
-    std::optional<LayerSlots> tp;  ///< its TP collectives, played inside its pieces
-    size_t leads_done = 0;        ///< pieces whose part before `held` has run
-    size_t groups_done = 0;
-    double compute_s = 0;  ///< the time its pieces took
-  };
 
   double host_beside_collectives(const char* kind, const PipelineTask& t, const PassCost& pass, double blocked_s);
 
@@ -99,8 +83,6 @@ class StageActor : private StageTraffic {
   void forward_done(const PipelineTask& t, const PassCost& pass);
 
   // MoE all-to-all overlap (Megatron-Core's combined 1F1B).
-  bool pairable(const PipelineTask& t) const;
-  PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pass) const;
   void run_pair(const PipelineTask& forward, const PipelineTask& backward);
 
   // The step's end: its reductions waited for, the optimizer, the updated parameters gathered.
@@ -112,8 +94,8 @@ class StageActor : private StageTraffic {
   StageCompute compute_;
   GradientReduction reduction_;
   ParameterGathers gathers_;
+  StagePair pair_;
   DataLoader loader_;
-  std::optional<ReplicaRendezvous::Key> pair_asked_;    ///< a pair's collective asked for, not started (run_pair)
 };
 
 }  // namespace trainsim
