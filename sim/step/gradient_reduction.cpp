@@ -16,7 +16,7 @@ bool reduces_after(const Scenario& scenario, int microbatches, const PipelineTas
 // given its share) where set, runs before the bucket is issued: the last bucket's reduction
 // starts when the pass has ended (reduction_buckets).
 double GradientReduction::compute_with_buckets(const PipelineTask& t, double seconds, double share,
-                                        const std::function<double(double)>& attention) {
+                                               const std::function<double(double)>& attention) {
   const bool reduce = s_.w.scenario.parallel.gradient_group() > 1 && s_.w.scenario.parallel.overlap_grad_reduce;
   if (!reduce) return compute_.compute(seconds) + (attention ? attention(1.0) : 0.0);
   const ReductionBuckets b = reduction_buckets(s_.costs, t.chunk, share, s_.w.scenario.training.dp_bucket_bytes);

@@ -174,9 +174,7 @@ void LayerCollectives::record(const GroupCollective& c, const PipelineTask& t, d
 
 std::pair<ReplicaRendezvous::Key, int> LayerCollectives::next_group_rendezvous(LayerGroup g) {
   const auto i = static_cast<size_t>(g);
-  const std::vector<int>& ranks = g == LayerGroup::ep    ? ep_group_
-                                  : g == LayerGroup::etp ? etp_group_
-                                                         : cp_group_;
+  const std::vector<int>& ranks = g == LayerGroup::ep ? ep_group_ : g == LayerGroup::etp ? etp_group_ : cp_group_;
   return {{static_cast<int>(i), ranks.front(), s_.step, group_index_[i]++}, group_actors_[i]};
 }
 

@@ -32,7 +32,8 @@ void ParameterGathers::start_step() {
   gather_buckets_.clear();
   param_gather_.reset();
   if (!s_.w.scenario.parallel.overlap_param_gather || !gathers_updated_parameters()) return;
-  const std::vector<ReductionBucket> buckets = parameter_gather_buckets(s_.costs, s_.w.scenario.training.dp_bucket_bytes);
+  const std::vector<ReductionBucket> buckets =
+      parameter_gather_buckets(s_.costs, s_.w.scenario.training.dp_bucket_bytes);
   if (buckets.size() > 1)
     for (const ReductionBucket& b : buckets) gather_shares_.push_back(b.compute_share);
   gather_buckets_.assign(buckets.begin(), buckets.end());
@@ -50,12 +51,12 @@ void ParameterGathers::dispatch() {
       *param_gather_, s_.w.simulated.replicas(),
       [&] {
         return s_.start_gradient_plan({s_.leader_rank, CollectiveOp::all_gather, gathering_.dense_bytes,
-                                    gathering_.expert_bytes, s_.gather_scope(), false},
-                                   "zero");
+                                       gathering_.expert_bytes, s_.gather_scope(), false},
+                                      "zero");
       },
       s_.replica);
   s_.account().zero_bytes += bus_bytes(CollectiveOp::all_gather, gathering_.dense_bytes + gathering_.expert_bytes,
-                                    s_.gradient_group_size(s_.gather_scope()));
+                                       s_.gradient_group_size(s_.gather_scope()));
 }
 
 // The gather asked for, once started (null before, or with none asked for).
@@ -77,9 +78,9 @@ void ParameterGathers::finish_overlapped() {
   s_.account().zero_comm += s_.clock.now() - asked;
   s_.account().add_comm_interval(gather.start_s(), gather.end_s());
   s_.observe(ActivityStream::dp_comm, "zero_allgather", nullptr, gather.start_s(), gather.end_s(),
-          gathering_.dense_bytes + gathering_.expert_bytes, 0,
-          {s_.group_collectives(CollectiveOp::all_gather, gathering_.dense_bytes, gathering_.expert_bytes,
-                             s_.gather_scope())});
+             gathering_.dense_bytes + gathering_.expert_bytes, 0,
+             {s_.group_collectives(CollectiveOp::all_gather, gathering_.dense_bytes, gathering_.expert_bytes,
+                                   s_.gather_scope())});
 }
 
 // The first forward pass of a step that gathers its parameters bucket by bucket: before each
@@ -87,7 +88,7 @@ void ParameterGathers::finish_overlapped() {
 // (zero_comm) and the ask for the next one's. Called with a compute record open; leaves one
 // open.
 double ParameterGathers::compute_with_gathers(const char* kind, const PipelineTask& t, double seconds, WorkRate rate,
-                                        const std::function<double(double)>& attention) {
+                                              const std::function<double(double)>& attention) {
   double spent = 0;
   const std::vector<double> shares = std::move(gather_shares_);
   gather_shares_.clear();
@@ -104,7 +105,6 @@ double ParameterGathers::compute_with_gathers(const char* kind, const PipelineTa
   return spent;
 }
 
-
 bool ParameterGathers::gathers_updated_parameters() const {
   const ParallelSpec& par = s_.w.scenario.parallel;
   return par.zero >= 1 && par.zero < 3 && par.gradient_group() > 1;
@@ -115,7 +115,7 @@ bool ParameterGathers::gathers_updated_parameters() const {
 // is zero_comm. With `with_buckets`, each unit's gradients are reduced as it ends. Each unit's
 // compute is reported as a `kind` record of `rate` x its seconds.
 double ParameterGathers::compute_by_units(const char* kind, const PipelineTask& t, double seconds, bool with_buckets,
-                                    WorkRate rate, bool gather) {
+                                          WorkRate rate, bool gather) {
   const int units = s_.costs.zero3_units[static_cast<size_t>(t.chunk)];
   const int prefetch = s_.w.scenario.parallel.zero3_prefetch;
   const double unit_bytes = s_.costs.zero3_unit_bytes + s_.costs.zero3_unit_expert_bytes;
@@ -131,8 +131,8 @@ double ParameterGathers::compute_by_units(const char* kind, const PipelineTask& 
           unit_gathers_.back(), s_.w.simulated.replicas(),
           [&] {
             return s_.start_gradient_plan({s_.leader_rank, CollectiveOp::all_gather, s_.costs.zero3_unit_bytes,
-                                        s_.costs.zero3_unit_expert_bytes, s_.gather_scope(), false},
-                                       "zero3");
+                                           s_.costs.zero3_unit_expert_bytes, s_.gather_scope(), false},
+                                          "zero3");
           },
           s_.replica);
       s_.account().zero_bytes +=
@@ -160,11 +160,12 @@ double ParameterGathers::compute_by_units(const char* kind, const PipelineTask& 
     s_.account().zero_comm += s_.clock.now() - asked;
     s_.account().add_comm_interval(unit.start_s(), unit.end_s());
     s_.observe(ActivityStream::dp_comm, "zero3_allgather", &t, unit.start_s(), unit.end_s(), unit_bytes, 0,
-            {s_.group_collectives(CollectiveOp::all_gather, s_.costs.zero3_unit_bytes, s_.costs.zero3_unit_expert_bytes,
-                               s_.gather_scope())});
+               {s_.group_collectives(CollectiveOp::all_gather, s_.costs.zero3_unit_bytes,
+                                     s_.costs.zero3_unit_expert_bytes, s_.gather_scope())});
     issue_until(u + 1 + prefetch);  // while this unit computes, the next ones are gathered
     compute_.open_record(kind, t, rate);
-    spent += with_buckets ? reduction_.compute_with_buckets(t, seconds / units, 1.0 / units) : compute_.compute(seconds / units);
+    spent += with_buckets ? reduction_.compute_with_buckets(t, seconds / units, 1.0 / units)
+                          : compute_.compute(seconds / units);
     compute_.close_record();
   }
   return spent;
@@ -182,8 +183,8 @@ void ParameterGathers::gather_updated() {
       key, s_.w.simulated.replicas(),
       [&] {
         return s_.start_gradient_plan({s_.leader_rank, CollectiveOp::all_gather, s_.costs.dense_weight_bytes,
-                                    s_.costs.expert_weight_bytes, s_.gather_scope(), false},
-                                   "zero");
+                                       s_.costs.expert_weight_bytes, s_.gather_scope(), false},
+                                      "zero");
       },
       s_.replica);
   s_.wait_all_started({key});
@@ -194,8 +195,8 @@ void ParameterGathers::gather_updated() {
   s_.account().zero_bytes += bus_bytes(CollectiveOp::all_gather, bytes, s_.gradient_group_size(s_.gather_scope()));
   s_.account().add_comm_interval(gather.start_s(), gather.end_s());
   s_.observe(ActivityStream::dp_comm, "zero_allgather", nullptr, gather.start_s(), gather.end_s(), bytes, 0,
-          {s_.group_collectives(CollectiveOp::all_gather, s_.costs.dense_weight_bytes, s_.costs.expert_weight_bytes,
-                             s_.gather_scope())});
+             {s_.group_collectives(CollectiveOp::all_gather, s_.costs.dense_weight_bytes, s_.costs.expert_weight_bytes,
+                                   s_.gather_scope())});
 }
 
 const CommActivity* ParameterGathers::running() const {

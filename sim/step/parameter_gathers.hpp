@@ -58,7 +58,7 @@ class ParameterGathers {
   StageContext& s_;
   StageCompute& compute_;
   GradientReduction& reduction_;
-  std::deque<ReplicaRendezvous::Key> unit_gathers_;  ///< ZeRO-3 unit gathers asked for, not yet waited for
+  std::deque<ReplicaRendezvous::Key> unit_gathers_;     ///< ZeRO-3 unit gathers asked for, not yet waited for
   std::optional<ReplicaRendezvous::Key> param_gather_;  ///< overlap_param_gather: the bucket being gathered
   ReductionBucket gathering_;                           ///< what param_gather_ gathers
   std::deque<ReductionBucket> gather_buckets_;          ///< the buckets still to gather, in forward order

@@ -1,26 +1,18 @@
 #include "sim/step/stage_actor.hpp"
 
-#include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Engine.hpp>
-
 #include <algorithm>
+#include <array>
 #include <deque>
-#include <tuple>
 #include <utility>
+#include <vector>
 
-#include "models/moe_dispatch.hpp"
 #include "sim/engine/plan_runner.hpp"
-#include "sim/engine/timer_wait.hpp"
 #include "sim/schedule/combined_1f1b.hpp"
 #include "sim/schedule/pipeline_schedule.hpp"
-#include "sim/step/dispatcher_rates.hpp"
 #include "sim/step/simulated_scope.hpp"
 
 namespace trainsim {
 
-namespace sg4 = simgrid::s4u;
-using engine::CollectiveCall;
-using engine::CollectiveOp;
 using engine::CommActivity;
 using engine::CommPlan;
 
@@ -31,19 +23,17 @@ StageActor::StageActor(StepWorld& world, int stage, int replica_class, int accou
       reduction_(s_, compute_),
       gathers_(s_, compute_, reduction_),
       pair_(s_, compute_, layers_, *this),
-      loader_(world.scenario.training.sample_load_time_s * world.scenario.training.micro_batch,
-              world.scenario.training.prefetch) {}
+      waits_(s_, compute_) {}
 
 void StageActor::operator()() {
   const int m = s_.w.costs.microbatches;
   const int pp = s_.w.scenario.parallel.pp;
   const int v = s_.w.scenario.parallel.virtual_stages;
   const std::vector<PipelineTask> order = s_.w.schedule.order(s_.stage, pp, m, v);
-  const std::vector<ScheduledUnit> units =
-      combined_units(order, [&](const PipelineTask& t) {
-        return s_.w.scenario.parallel.moe_a2a_overlap &&
-               pairable(s_.w.scenario.parallel, reduces_after(s_.w.scenario, s_.w.costs.microbatches, t), t);
-      });
+  const std::vector<ScheduledUnit> units = combined_units(order, [&](const PipelineTask& t) {
+    return s_.w.scenario.parallel.moe_a2a_overlap &&
+           pairable(s_.w.scenario.parallel, reduces_after(s_.w.scenario, s_.w.costs.microbatches, t), t);
+  });
   // The job plays run.steps steps; a neighbour beside it steps until the job is done.
   for (int step = 0; s_.w.foreground ? step == 0 || s_.w.another_step : step < s_.w.scenario.run.steps; ++step) {
     s_.step = step;
@@ -160,7 +150,7 @@ bool StageActor::inputs_ready(const PipelineTask& t) const {
 }
 
 void StageActor::wait_inputs(const PipelineTask& t) {
-  if (t.pass == TaskPass::forward && global_chunk(t) == 0) wait_data(t);
+  if (t.pass == TaskPass::forward && global_chunk(t) == 0) waits_.wait_data(t);
   const auto key = input_of(t);
   if (!key) return;
   s_.clock.settle();
@@ -175,20 +165,8 @@ void StageActor::wait_inputs(const PipelineTask& t) {
   transfer.peer_stage = key->global_chunk % s_.w.scenario.parallel.pp;
   transfer.tag = transfer_tag(*key);
   s_.observe(ActivityStream::pp_comm, "pp_transfer", &t, entry.transfer.start_s(), entry.transfer.end_s(),
-          s_.w.costs.activation_bytes / s_.w.scenario.parallel.tp, 0, std::move(transfer));
+             s_.w.costs.activation_bytes / s_.w.scenario.parallel.tp, 0, std::move(transfer));
   s_.account().pp_bytes += s_.w.costs.activation_bytes / s_.w.scenario.parallel.tp;
-}
-
-void StageActor::wait_data(const PipelineTask& t) {
-  const int index = s_.step * s_.w.costs.microbatches + t.microbatch;
-  const double ready = loader_.ready_time(index);
-  const double now = s_.clock.now();
-  if (ready > now) {
-    s_.clock.sleep(ready - now);
-    s_.account().data += ready - now;
-    s_.observe(ActivityStream::data, "data_wait", &t, now, ready, 0, 0);
-  }
-  loader_.consumed(index, s_.clock.now());
 }
 
 // The first of this GPU's gradient reductions or ZeRO-3 unit gathers still in flight, if any.
@@ -226,35 +204,9 @@ double StageActor::run_pass(const char* kind, const PipelineTask& t, const PassC
   compute_.start_layer_slots(pass, t);
   const double spent = compute_pass(kind, t, pass, with_buckets);
   double computed = spent + compute_.finish_layer_slots(pass, t);
-  computed += host_beside_collectives(kind, t, pass, s_.account().tp_comm + s_.account().ep_comm - blocked);
-  wait_offload(t, pass);
+  computed += waits_.host_beside_collectives(kind, t, pass, s_.account().tp_comm + s_.account().ep_comm - blocked);
+  waits_.wait_offload(t, pass);
   return computed;
-}
-
-// A pass without a host sync: the host's launches run on while its blocking collectives hold
-// the stream (a NCCL kernel is one more kernel in the stream's order; the host does not wait
-// for it), so of the GPU's wait for the host (PassCost::hideable_host_s) only what exceeds
-// the `blocked_s` the pass spent in them is left: a run of such layers settles to the later
-// of the host's time and the GPU's with its collectives. Returns the seconds it adds.
-double StageActor::host_beside_collectives(const char* kind, const PipelineTask& t, const PassCost& pass,
-                                           double blocked_s) {
-  if (!(pass.hideable_host_s > 0)) return 0.0;
-  const double left = std::max(0.0, pass.hideable_host_s - blocked_s);
-  s_.account().host_wait -= pass.hideable_host_s - left;
-  if (!(left > 0)) return 0.0;
-  compute_.open_record(kind, t, WorkRate{});  // the pass's, its GPU waiting for launches
-  const double spent = compute_.compute(left);
-  compute_.close_record();
-  return spent;
-}
-
-// The copies the pass's compute did not hide (stage_costs.cpp).
-void StageActor::wait_offload(const PipelineTask& t, const PassCost& pass) {
-  if (pass.offload_s <= 0) return;
-  const double start = s_.clock.now();
-  s_.clock.sleep(pass.offload_s);
-  s_.account().offload += pass.offload_s;
-  s_.observe(ActivityStream::compute, "offload_wait", &t, start, s_.clock.now(), pass.offload_bytes, 0);
 }
 
 // After a forward pass's compute: its FLOPs, the first forward's parameter gather, its output.
@@ -275,7 +227,8 @@ void StageActor::run_task(const PipelineTask& t) {
   }
   s_.account().recompute += run_pass("recompute", t, c.recompute, false);
   add_flops(c.recompute, true);
-  const bool reduces_here = !s_.w.schedule.defers_weight_gradients() && reduces_after(s_.w.scenario, s_.w.costs.microbatches, t);
+  const bool reduces_here =
+      !s_.w.schedule.defers_weight_gradients() && reduces_after(s_.w.scenario, s_.w.costs.microbatches, t);
   s_.account().backward += run_pass("backward", t, c.backward, reduces_here);
   add_flops(c.backward, false);
   --s_.account().inflight_chunks;
@@ -284,9 +237,10 @@ void StageActor::run_task(const PipelineTask& t) {
 
 void StageActor::run_weight(const PipelineTask& t) {
   const ChunkCosts& c = chunk_costs(t);
-  s_.account().backward += compute_pass("weight", t, c.weight, reduces_after(s_.w.scenario, s_.w.costs.microbatches, t));
+  s_.account().backward +=
+      compute_pass("weight", t, c.weight, reduces_after(s_.w.scenario, s_.w.costs.microbatches, t));
   add_flops(c.weight, false);
-  s_.account().backward += host_beside_collectives("weight", t, c.weight, 0.0);
+  s_.account().backward += waits_.host_beside_collectives("weight", t, c.weight, 0.0);
 }
 
 // parallel.moe_a2a_overlap: `forward` and `backward` (of another micro-batch) as one unit
@@ -312,7 +266,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
     for (const GroupCollective& c : pass->collectives)
       if (c.layers == 0) computed += layers_.run(c, c.count, *task);
     (task == &forward ? s_.account().forward : s_.account().backward) += computed;
-    wait_offload(*task, *pass);
+    waits_.wait_offload(*task, *pass);
   }
   forward_done(forward, fc.forward);
   add_flops(bc.backward, false);

@@ -1,36 +1,26 @@
 #pragma once
 // One pipeline stage of one simulated replica, as a SimGrid actor: it plays the schedule's
-// order of passes step after step. Compute takes the stage's costs (stage_costs.hpp), slowed
-// while a communication of its GPU runs beside it; its layers' TP and EP collectives play
-// between its layers' compute; its outputs go to the next stage through the transfer board;
-// its gradients are reduced (and with ZeRO its parameters gathered) on the gradient groups;
-// its time goes to its GPU account, its activities to the step's observer.
+// order of passes step after step, each pass's work done by its parts (README.md, "Files of
+// the stage actor"): compute with its slowdowns (stage_compute.hpp), the layers' TP, EP and
+// CP collectives (layer_collectives.hpp), gradient reduction (gradient_reduction.hpp), ZeRO's
+// parameter gathers (parameter_gathers.hpp), forward-backward pairs (stage_pair.hpp), the
+// data, offload and host waits (stage_waits.hpp). Its outputs go to the next stage through the
+// transfer board; its time goes to its GPU account, its activities to the step's observer.
 
-#include <array>
-#include <deque>
-#include <functional>
+#include <cstdint>
 #include <optional>
-#include <string>
-#include <tuple>
-#include <utility>
-#include <vector>
 
-#include "sim/engine/collective.hpp"
 #include "sim/engine/comm_activity.hpp"
 #include "sim/schedule/pipeline_task.hpp"
-#include "sim/step/data_loader.hpp"
-#include "sim/step/gpu_account.hpp"
-#include "sim/step/gradient_groups.hpp"
-#include "sim/step/gradient_plans.hpp"
 #include "sim/step/gradient_reduction.hpp"
 #include "sim/step/layer_collectives.hpp"
 #include "sim/step/parameter_gathers.hpp"
 #include "sim/step/stage_compute.hpp"
 #include "sim/step/stage_context.hpp"
-#include "sim/step/stage_pair.hpp"
 #include "sim/step/stage_costs.hpp"
+#include "sim/step/stage_pair.hpp"
 #include "sim/step/stage_traffic.hpp"
-#include "sim/step/step_observer.hpp"
+#include "sim/step/stage_waits.hpp"
 #include "sim/step/step_world.hpp"
 #include "sim/step/transfer_board.hpp"
 
@@ -54,13 +44,6 @@ class StageActor : private StageTraffic {
   const engine::CommActivity* parameter_gather_in_flight() const override;
   std::optional<ReplicaRendezvous::Key> awaited_start() const override;
 
-  double host_beside_collectives(const char* kind, const PipelineTask& t, const PassCost& pass, double blocked_s);
-
-  // Compute: a pass's, with the communication that runs inside it.
-  double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
-
-  // The gradient (dp x cp) groups' collectives.
-
   // The pipeline: which pass's output a pass takes, and where its own goes.
   int chunks() const;
   int global_chunk(const PipelineTask& t) const;
@@ -70,16 +53,14 @@ class StageActor : private StageTraffic {
   std::int64_t transfer_tag(const TaskKey& key) const;
   bool inputs_ready(const PipelineTask& t) const;
   void wait_inputs(const PipelineTask& t);
-  void wait_data(const PipelineTask& t);
   void send_output(const PipelineTask& t);
 
-
-  // Passes.
+  // Passes: which part runs what of each, in which order.
+  double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
   void add_flops(const PassCost& pass, bool recomputed);
   double run_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
   void run_task(const PipelineTask& t);
   void run_weight(const PipelineTask& t);
-  void wait_offload(const PipelineTask& t, const PassCost& pass);
   void forward_done(const PipelineTask& t, const PassCost& pass);
 
   // MoE all-to-all overlap (Megatron-Core's combined 1F1B).
@@ -89,13 +70,14 @@ class StageActor : private StageTraffic {
   double run_optimizer();
   void finish_step();
 
+  // The parts, each on those above it.
   StageContext s_;
   LayerCollectives layers_;
   StageCompute compute_;
   GradientReduction reduction_;
   ParameterGathers gathers_;
   StagePair pair_;
-  DataLoader loader_;
+  StageWaits waits_;
 };
 
 }  // namespace trainsim

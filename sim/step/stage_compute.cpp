@@ -13,7 +13,10 @@ using engine::CollectiveOp;
 using engine::CommActivity;
 
 StageCompute::StageCompute(StageContext& s, LayerCollectives& layers, const StageTraffic& traffic)
-    : s_(s), layers_(layers), traffic_(traffic), slowdown_(s.replica_class.stage_slowdown[static_cast<size_t>(s.stage)]) {}
+    : s_(s),
+      layers_(layers),
+      traffic_(traffic),
+      slowdown_(s.replica_class.stage_slowdown[static_cast<size_t>(s.stage)]) {}
 
 void StageCompute::open_record(const char* kind, const PipelineTask& t, WorkRate rate) {
   const double now = s_.clock.now();

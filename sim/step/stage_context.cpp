@@ -84,8 +84,8 @@ engine::CommActivity StageContext::start_gradient_plan(const GradientPlanKey& ke
   if (auto prepared = w.gradient_plans.find(key))
     return engine::start_prepared_plan(w.platform, prepared, name, {}, std::move(after));
   const GradientGroups groups{w.mapping, w.scenario.parallel, w.simulated.one_transfer_per_tp_group};
-  return engine::start_plan(w.platform, gradient_plan(key, groups, w.platform), name,
-                            engine::PlanSurroundings::shared, {}, std::move(after));
+  return engine::start_plan(w.platform, gradient_plan(key, groups, w.platform), name, engine::PlanSurroundings::shared,
+                            {}, std::move(after));
 }
 
 std::vector<ActivityCollective> StageContext::group_collectives(engine::CollectiveOp op, double bytes,

@@ -27,7 +27,7 @@ struct PairChain {
   std::vector<double> held;
   std::vector<std::vector<const GroupCollective*>> groups;
   std::optional<LayerSlots> tp;  ///< its TP collectives, played inside its pieces
-  size_t leads_done = 0;        ///< pieces whose part before `held` has run
+  size_t leads_done = 0;         ///< pieces whose part before `held` has run
   size_t groups_done = 0;
   double compute_s = 0;  ///< the time its pieces took
 };
