@@ -1,5 +1,5 @@
 // The Blackwell GPU presets and the DGX B200 cluster preset carry the datasheet figures cited
-// in topologies/gpu_presets.cpp and topologies/cluster_presets.cpp; the older presets keep
+// in topologies/presets/gpus/ and topologies/presets/clusters/; the older presets keep
 // theirs.
 
 #include <gtest/gtest.h>
