@@ -60,6 +60,9 @@ CommPlan NvlsTreeAlgorithm::plan(const CollectiveCall& call, const Platform& pla
   // across domains, per head, along both trees: S/(2h) up and down each tree edge.
   const double per_pair = call.bytes * (1.0 + 1.0 / kd) * platform.nvlink_Bps() / platform.nvls_tree_Bps() / (kd - 1);
   const double tree_bytes = call.bytes / (2.0 * static_cast<double>(heads));
+  // Every NVLS pair, and each head's two trees of count - 1 edges, both ways: reserved whole,
+  // the plan is not copied while it grows (1.44 M transfers, 35 MB, at 131,072 GPUs).
+  phase.transfers.reserve(domains.size() * k * (k - 1) + heads * 2 * static_cast<size_t>(count - 1) * 2);
   for (const auto& members : domains)
     for (const int src : members)
       for (const int dst : members)
