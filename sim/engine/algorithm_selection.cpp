@@ -76,8 +76,14 @@ std::optional<RackGroup> rack_group(const CollectiveCall& call, const Platform& 
   if (domains.size() < 2) return std::nullopt;
   for (const auto& d : domains)
     if (d.size() != domains.front().size()) return std::nullopt;
-  return RackGroup{static_cast<int>(call.gpus.size()), static_cast<int>(domains.size()),
-                   platform.cluster().nic_bandwidth_Bps};
+  // The NICs the group's GPUs have in a rack, as the preset states them per node (a GB200
+  // tray: 4 GPUs, 4 NICs), at most the rack's.
+  const ClusterSpec& c = platform.cluster();
+  const int per_rack = static_cast<int>(domains.front().size());
+  const int nics = std::min(platform.nics_per_domain(),
+                            (per_rack * platform.layout().nics_per_node + c.gpus_per_node - 1) / c.gpus_per_node);
+  return RackGroup{static_cast<int>(call.gpus.size()), static_cast<int>(domains.size()), c.nic_bandwidth_Bps,
+                   std::max(1, nics), platform.nvls_tree_Bps() > 0};
 }
 
 // NCCL's estimate for `algo` across racks, its fastest protocol; nullopt where its model has none.
