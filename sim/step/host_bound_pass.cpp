@@ -9,9 +9,13 @@ namespace trainsim {
 
 HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host) {
   const HostCost measured = host_cost(host);
+  // A stated launch time (training.kernel_launch_time) is the host's speed: the per-expert
+  // cuBLASLt set-up, host work too, scales with it, so a stated host prices alike on any CPU.
+  const double setup_s = training.kernel_launch_time_s && measured.launch_s > 0
+                             ? measured.gemm_setup_s * *training.kernel_launch_time_s / measured.launch_s
+                             : measured.gemm_setup_s;
   return {training.kernel_host_time_s.value_or(measured.op_s),
-          training.kernel_launch_time_s.value_or(measured.launch_s), measured.module_factor,
-          measured.gemm_setup_s};
+          training.kernel_launch_time_s.value_or(measured.launch_s), measured.module_factor, setup_s};
 }
 
 double first_launch_seconds(const Op& op, HostLaunchCost host) {
