@@ -18,20 +18,6 @@ namespace {
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
-ClusterSpec gb200_racks(int count) {
-  ClusterSpec c = *cluster_preset("gb200-nvl72");
-  c.nodes = 18 * count;
-  return c;
-}
-
-// The first `per_rack` GPUs of each of `count` 72-GPU racks.
-std::vector<int> per_rack_gpus(int count, int per_rack) {
-  std::vector<int> g;
-  for (int r = 0; r < count; ++r)
-    for (int i = 0; i < per_rack; ++i) g.push_back(72 * r + i);
-  return g;
-}
-
 TEST(NcclRackNics, NvlsOffPicksTheRingAsNccl2273DidOnThreeGb200Racks) {
   // NVIDIA/nccl#1801 (NCCL 2.27.3, GB200 NVL72, NCCL_NVLS_ENABLE=0): all-reduce of 16 GiB over
   // three NVL partitions on three racks, 4 GPUs each (one tray) and 8 each (two trays): NCCL
@@ -39,13 +25,13 @@ TEST(NcclRackNics, NvlsOffPicksTheRingAsNccl2273DidOnThreeGb200Racks) {
   // 234.43 and 485.68, faster, which NCCL's model does not see: the point). NCCL's model
   // here: ring 4 or 8 channels at 48 GB/s (one per NIC) against the tree's 24 GB/s per channel
   // beyond 2 nodes, halved for the all-reduce.
-  ClusterSpec c = gb200_racks(3);
+  ClusterSpec c = test::racks("gb200-nvl72", 3);
   c.nvls = false;
   for (const int per_rack : {4, 8}) {
     const RackGroup g{3 * per_rack, 3, 400e9 / 8, per_rack, false};
     EXPECT_EQ(nccl_rack_choice(CollectiveOp::all_reduce, 16 * k_gib, g).algo, CollectiveAlgo::ring) << per_rack;
     const std::vector<double> r =
-        test::measured_collective(c, CollectiveOp::all_reduce, per_rack_gpus(3, per_rack), 16 * k_gib);
+        test::measured_collective(c, CollectiveOp::all_reduce, test::per_rack_gpus(3, per_rack), 16 * k_gib);
     EXPECT_EQ(r[1], static_cast<double>(CollectiveAlgo::ring)) << per_rack;
     // Measured: 196.72 (4 a rack), 393.66 (8 a rack); the ring's NICs bind (one channel per NIC
     // at NDR's efficiency). A check, not a fit: within 6 %.
@@ -58,7 +44,7 @@ TEST(NcclRackNics, NvlsOffPicksTheRingAsNccl2273DidOnThreeGb200Racks) {
 }
 
 TEST(NcclRackNics, NvlsOffRefusesNvlsAndNvlsTree) {
-  ClusterSpec c = gb200_racks(2);
+  ClusterSpec c = test::racks("gb200-nvl72", 2);
   c.nvls = false;
   const Platform p = Platform::without_simgrid(c);
   CollectiveCall call;
@@ -76,8 +62,8 @@ TEST(NcclRackNics, ManyRacksAreBoundByTheNicShareLargeAndByLatencySmall) {
   // inter-rack traffic; with 2 a tray (a stated variant) 8, and the channels and heads follow
   // the NICs: large buffers run at most at the NIC share (ring: one channel per NIC; NVLS-tree:
   // h heads, 2 S/h each way), so half the NICs give about half the bus bandwidth.
-  const std::vector<int> gpus = per_rack_gpus(8, 16);
-  ClusterSpec four = gb200_racks(8);
+  const std::vector<int> gpus = test::per_rack_gpus(8, 16);
+  ClusterSpec four = test::racks("gb200-nvl72", 8);
   ClusterSpec two = four;
   two.nics_per_node = 2;
   const double nic_GBps = 50 * protocol_efficiency(four).network;
