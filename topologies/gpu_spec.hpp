@@ -31,6 +31,13 @@ struct GpuSpec {
   /// GEMMs run beside tensor-parallel communication overlapped with them (Transformer
   /// Engine's userbuffers reserve SMs and share HBM for the whole GEMM), as a fraction.
   double tp_overlap_slowdown = 0;
+  /// The GPU's architecture by NVIDIA's name (ampere, hopper, blackwell): with the cluster's
+  /// host it picks the validation family (sim/scenario/accuracy_caveats.cpp).
+  std::string architecture;
+  /// The NVLink generation its links are (3: A100, 4: H100/H200/H800, 5: Blackwell), which
+  /// picks the measured NVLink collective and dispatcher rates (topologies/protocol_efficiency.cpp,
+  /// sim/step/dispatcher_rates.cpp); 0: none measured, collectives at line rate.
+  int nvlink_generation = 0;
   /// The kernel table the GPU's compute is timed by (kernels/calibration/NAME.csv): its own
   /// when empty; a GPU that differs from another only off its SMs and HBM names that one.
   std::string calibration_gpu;

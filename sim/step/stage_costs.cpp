@@ -57,7 +57,7 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, in
 // metadata_preprocessing, allgather_routing_map: deepseek-ai/DeepEP hybrid-ep @ 94a9f8f6,
 // csrc/hybrid_ep/hybrid_ep.cu; the backward reuses the forward's handle). DeepEP's and
 // HybridEP's token all-to-alls run at their own measured rates (the step gives them
-// dispatcher_rates.hpp's rate, stage_actor.cpp), the alltoall dispatcher's at NCCL's. `moe_layers` of the
+// dispatcher_rates.hpp's rate, layer_collectives.cpp), the alltoall dispatcher's at NCCL's. `moe_layers` of the
 // `layers` are MoE layers (DeepSeek-V3's first layers are dense): their collectives are
 // spread over the pass's layers.
 // With expert parallel folding and expert_tp > 1, after the dispatch the tokens a rank

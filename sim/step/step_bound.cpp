@@ -141,7 +141,7 @@ double network_s(const StepCosts& costs, const ParallelSpec& p, const DomainTraf
 }
 
 // A ZeRO-3 pass gathers each of its units' parameters after it starts and before that unit
-// computes (stage_actor.cpp, compute_by_units), so it lasts at least as long as the domain's
+// computes (parameter_gathers.cpp, compute_by_units), so it lasts at least as long as the domain's
 // NICs take to bring in all of them for every group of its stage there at once.
 double gathering_pass_s(double pass, int units, const StageCosts& st, const DomainTraffic& traffic) {
   return std::max(pass, units * st.zero3_unit_bytes * traffic.stage_s_per_byte[static_cast<size_t>(st.stage)]);

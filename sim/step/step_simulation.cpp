@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,8 +46,11 @@ std::vector<int> create_stage_actors(StepWorld& world, const std::string& job) {
     for (int stage = 0; stage < s.parallel.pp; ++stage) {
       const int gpu = world.mapping.gpu_of(rank_of(world.mapping, rc.representative, stage));
       gpus_per_account.push_back(s.parallel.tp * static_cast<int>(rc.members.size()));
+      // The actor's parts refer to one another: it stays where it is made, the engine's
+      // actor holds it.
+      auto actor = std::make_shared<StageActor>(world, stage, c, account++);
       sg4::Actor::create(job + "stage" + std::to_string(stage) + ".r" + std::to_string(rc.representative),
-                         world.platform.host(gpu), StageActor(world, stage, c, account++));
+                         world.platform.host(gpu), [actor] { (*actor)(); });
     }
   }
   return gpus_per_account;

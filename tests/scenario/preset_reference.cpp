@@ -83,6 +83,8 @@ GpuSpec blackwell(const BlackwellFigures& f) {
   g.nvlink_bandwidth_Bps = 900e9;
   g.sms = f.sms;
   g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;
+  g.architecture = "blackwell";
+  g.nvlink_generation = 5;
   set_power(g, f.tdp_w);
   return g;
 }
@@ -111,6 +113,8 @@ std::optional<GpuSpec> reference_gpu_preset(std::string_view name) {
     g.nvlink_bandwidth_Bps = 300e9;
     g.sms = 108;  // NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 108 SMs
     g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;
+    g.architecture = "ampere";
+    g.nvlink_generation = 3;
     set_power(g, 400);
     return g;
   }
@@ -128,6 +132,8 @@ std::optional<GpuSpec> reference_gpu_preset(std::string_view name) {
     // the H200 and H800 carry the same GH100 configuration.
     g.sms = 132;
     g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;  // H200: the H100's compute dies
+    g.architecture = "hopper";
+    g.nvlink_generation = 4;
     set_power(g, 700);
     return g;
   }
