@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "sim/core/error.hpp"
 #include "sim/scenario/router_caveat.hpp"
 
 namespace trainsim {
@@ -45,8 +44,8 @@ const std::vector<ValidationFamily>& table() {
   return families;
 }
 
-// A GPU of no family (a preset file of the user's, timed by no shipped GPU's kernel table):
-// no published run measures it.
+// An architecture (or an architecture on a host) that no published run of ours covers, such as
+// a user's own GPU preset file: nothing measures its error.
 const ValidationFamily& unvalidated_family() {
   static const ValidationFamily family{"unvalidated", "a GPU with no published run (a preset of one's own)", 0, 0, 0, 0};
   return family;

@@ -23,10 +23,14 @@ namespace {
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
-ClusterSpec racks(const char* preset, int count) {
-  ClusterSpec c = *cluster_preset(preset);
-  c.nodes = 18 * count;
-  return c;
+using test::racks;
+
+// A layout of tp x dp ranks, one pipeline stage.
+ParallelSpec tp_dp(int tp, int dp) {
+  ParallelSpec p;
+  p.tp = tp;
+  p.dp = dp;
+  return p;
 }
 
 // Bus bandwidth (GB/s) of `op` of `bytes` over `gpus` of `cluster`, and the algorithm chosen.
@@ -246,12 +250,12 @@ TEST(NvlinkDomain, CollnetNeedsSharp) {
 
 TEST(NvlinkDomain, TensorParallelAcrossTraysIsNoWarning) {
   const ClusterSpec c = racks("gb200-nvl72", 2);
-  const RankMapping inside(ParallelSpec{.tp = 72, .pp = 1, .dp = 2}, c);  // each TP group is one whole rack
+  const RankMapping inside(tp_dp(72, 2), c);  // each TP group is one whole rack
   EXPECT_TRUE(inside.warnings().empty());
   EXPECT_EQ(inside.domain_of(71), 0);
   EXPECT_EQ(inside.domain_of(72), 1);
   EXPECT_EQ(inside.node_of(71), 17);
-  const RankMapping beyond(ParallelSpec{.tp = 16, .pp = 1, .dp = 9}, c);  // ranks 64-79 straddle the racks
+  const RankMapping beyond(tp_dp(16, 9), c);  // ranks 64-79 straddle the racks
   ASSERT_EQ(beyond.warnings().size(), 1u);
   EXPECT_NE(beyond.warnings()[0].find("1 of 9 TP groups span NVLink domains of 72 GPUs"), std::string::npos)
       << beyond.warnings()[0];
