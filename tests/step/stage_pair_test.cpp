@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "sim/step/stage_pair.hpp"
+#include "tests/step/stage_part_traffic.hpp"
+#include "tests/step/stage_part_world.hpp"
+#include "tests/step/test_scenario.hpp"
 
 namespace trainsim {
 namespace {
@@ -90,6 +93,72 @@ TEST(StagePair, ABackwardHoldsItsExpertsWeightGradientsBesideTheDispatchGradient
   EXPECT_EQ(delayed.groups[0], (std::vector<const GroupCollective*>{&pass.collectives[0]}));
   EXPECT_EQ(delayed.groups[1], (std::vector<const GroupCollective*>{&pass.collectives[1], &pass.collectives[0]}));
   EXPECT_DOUBLE_EQ(pair_chain("backward", t, pass, false).held[1], 0.0);
+}
+
+double sum(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
+
+// Qwen3 30B-A3B cut to 4 layers on one node, its 8 GPUs one expert-parallel group.
+const testing::Settings k_pair{{"model.preset", "qwen3-30b-a3b"},
+                               {"model.layers", "4"},
+                               {"model.seq_len", "2048"},
+                               {"training.grad_accum", "4"},
+                               {"parallel.ep", "8"},
+                               {"parallel.overlap_grad_reduce", "false"},
+                               {"parallel.moe_a2a_overlap", "true"},
+                               {"cluster.nodes", "1"}};
+
+TEST(StagePair, RunPlaysEveryPieceAndCollectiveAndHidesSomeOfTheAllToAlls) {
+  testing::KeptRecords records;
+  StepOptions options;
+  options.observer = &records;
+  const std::vector<double> out = testing::run_stage_part(
+      testing::scenario(k_pair), 0,
+      [&](StageContext& context) {
+        testing::NoTraffic traffic;
+        LayerCollectives layers(context, traffic);
+        StageCompute compute(context, layers, traffic);
+        StagePair pair(context, compute, layers, traffic);
+        const PipelineTask forward{1, 0, TaskPass::forward};
+        const PipelineTask backward{0, 0, TaskPass::backward};
+        const ChunkCosts& c = context.costs.chunks[0];
+        std::array<PairChain, 2> chains{pair_chain("backward", backward, c.backward, false),
+                                        pair_chain("forward", forward, c.forward, false)};
+        pair.run(chains);
+        // The collectives ran on the other stream, each recorded (in this child process).
+        double ep_s = 0, ep_records = 0;
+        for (const ActivityRecord& r : records.records)
+          if (r.stream != ActivityStream::compute) {
+            ep_s += r.end_s - r.start_s;
+            ++ep_records;
+          }
+        std::vector<double> v{context.clock.now(), context.account().ep_comm, ep_s, ep_records};
+        for (const PairChain& chain : chains)
+          v.insert(v.end(), {chain.compute_s, sum(chain.pieces), static_cast<double>(chain.leads_done),
+                             static_cast<double>(chain.pieces.size()), static_cast<double>(chain.groups_done),
+                             static_cast<double>(chain.groups.size())});
+        return v;
+      },
+      options);
+  ASSERT_EQ(out.size(), 16u);
+  const double elapsed = out[0], ep_comm = out[1], ep_s = out[2], ep_records = out[3];
+  double computed = 0;
+  for (size_t c = 0; c < 2; ++c) {
+    const double* chain = &out[4 + 6 * c];
+    EXPECT_GE(chain[0], chain[1] * (1 - 1e-12)) << "chain " << c;  // its pieces, slower beside a collective
+    EXPECT_EQ(chain[2], chain[3]) << "chain " << c;                  // every piece played
+    EXPECT_EQ(chain[4], chain[5]) << "chain " << c;                  // every group of collectives done
+    EXPECT_EQ(chain[5], 8.0) << "chain " << c;                       // two a layer
+    computed += chain[0];
+  }
+  // One compute stream: the step is its pieces and its waits for the collectives.
+  EXPECT_NEAR(elapsed, computed + ep_comm, 1e-9 * elapsed);
+  // Every collective of the 16 groups recorded; the compute stream waited for less than
+  // they took (the other pass's pieces ran beside them).
+  EXPECT_GE(ep_records, 16.0);
+  EXPECT_GT(ep_s, 0.0);
+  EXPECT_LT(ep_comm, 0.5 * ep_s);
 }
 
 }  // namespace
