@@ -52,11 +52,7 @@ TEST(LayerCollectives, SlotsGoLayerByLayerSpreadOverTheCompute) {
 }
 
 TEST(LayerCollectives, RunAccountsATpCollectiveAndReusesItsDuration) {
-  const Scenario s = scenario({{"model.preset", "llama3-8b"},
-                               {"model.layers", "2"},
-                               {"model.seq_len", "2048"},
-                               {"parallel.tp", "4"},
-                               {"cluster.nodes", "1"}});
+  const Scenario s = scenario(testing::tp4_node());
   const std::vector<double> out = run_stage_part(s, 0, [](StageContext& context) {
     NoTraffic traffic;
     LayerCollectives layers(context, traffic);
@@ -81,11 +77,7 @@ TEST(LayerCollectives, RunAccountsATpCollectiveAndReusesItsDuration) {
 }
 
 TEST(LayerCollectives, OverlappedGemmRunsBesideTheCollective) {
-  const Scenario s = scenario({{"model.preset", "llama3-8b"},
-                               {"model.layers", "2"},
-                               {"model.seq_len", "2048"},
-                               {"parallel.tp", "4"},
-                               {"cluster.nodes", "1"}});
+  const Scenario s = scenario(testing::tp4_node());
   const std::vector<double> out = run_stage_part(s, 0, [](StageContext& context) {
     NoTraffic traffic;
     LayerCollectives layers(context, traffic);

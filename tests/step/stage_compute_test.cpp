@@ -18,11 +18,7 @@ using testing::NoTraffic;
 using testing::run_stage_part;
 using testing::scenario;
 
-const testing::Settings k_node{{"model.preset", "llama3-8b"},
-                               {"model.layers", "2"},
-                               {"model.seq_len", "2048"},
-                               {"parallel.tp", "4"},
-                               {"cluster.nodes", "1"}};
+const testing::Settings k_node = testing::tp4_node();
 
 TEST(StageCompute, AloneItTakesItsSecondsAndReportsOneRecord) {
   testing::KeptRecords records;

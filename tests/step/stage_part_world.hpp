@@ -20,9 +20,20 @@
 #include "sim/step/step_observer.hpp"
 #include "sim/step/step_world.hpp"
 #include "tests/engine/isolated_run.hpp"
+#include "tests/step/test_scenario.hpp"
 #include "topologies/rank_mapping.hpp"
 
 namespace trainsim::testing {
+
+/// Llama 3 8B cut to 2 layers of 2,048 tokens, TP 4 on one node: the step most part tests
+/// run a part in.
+inline Settings tp4_node() {
+  return {{"model.preset", "llama3-8b"},
+          {"model.layers", "2"},
+          {"model.seq_len", "2048"},
+          {"parallel.tp", "4"},
+          {"cluster.nodes", "1"}};
+}
 
 /// The activities a part reports, kept.
 class KeptRecords : public StepObserver {
