@@ -35,7 +35,7 @@ const std::vector<ValidationFamily>& table() {
       {"dense-ampere", "dense on Ampere (A100)", 10, -9.9, 3.6, 4.7},
       {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -11.8, 2.4, 6.7},
       {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -16.0, -4.2, 10.1},
-      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -3.6, 48.5, 22.0},
+      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -3.6, 42.8, 19.2},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
       {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 8.1, 149.3, 41.3},
       {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 6.9, 115.5, 42.5},

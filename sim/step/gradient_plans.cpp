@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 
+#include "models/gradient_tensors.hpp"
 #include "sim/engine/algorithm_selection.hpp"
 
 namespace trainsim {
@@ -92,6 +94,27 @@ CommPlan gradient_plan(const GradientPlanKey& key, const GradientGroups& groups,
   return plan;
 }
 
+BucketSplit bucket_split(const StageCosts& stage, int chunk, double gradient_bytes, double bucket_bytes) {
+  if (bucket_bytes <= 0 || gradient_bytes < bucket_bytes) return {1.0, 0};
+  const std::vector<double>& tensors = stage.chunks[static_cast<size_t>(chunk)].gradient_tensors;
+  const double listed = std::accumulate(tensors.begin(), tensors.end(), 0.0);
+  if (stage.expert_gradient_bytes <= 0 && listed > 0) {
+    // Megatron-Core's layout over the chunk's tensors: a bucket in the list's units.
+    const std::vector<double> sizes = bucket_sizes(tensors, bucket_bytes / gradient_bytes * listed);
+    return {sizes.back() / listed, static_cast<int>(sizes.size()) - 1};
+  }
+  // Experts' gradients (a buffer of their own in Megatron-Core) or no tensor list: the
+  // parameters taken as divisible, the last bucket the gradients modulo a bucket.
+  const double whole = std::floor(gradient_bytes / bucket_bytes);
+  double last = gradient_bytes - whole * bucket_bytes;
+  int full = static_cast<int>(whole);
+  if (last <= 0) {
+    last = bucket_bytes;
+    full -= 1;
+  }
+  return {last / gradient_bytes, full};
+}
+
 ReductionBuckets reduction_buckets(const StageCosts& stage, int chunk, double share, double bucket_bytes) {
   const int layers_on_stage = stage.layers();
   // A stage without transformer layers (the embedding or the output layer alone, as
@@ -103,26 +126,18 @@ ReductionBuckets reduction_buckets(const StageCosts& stage, int chunk, double sh
   const double experts = stage.expert_gradient_bytes * part;
   ReductionBuckets out;
   const double total = dense + experts;
-  const double whole = bucket_bytes > 0 ? std::floor(total / bucket_bytes) : 0.0;
-  if (share < 1.0 || total <= 0 || whole < 1.0) {
+  const BucketSplit split = share < 1.0 || total <= 0 ? BucketSplit{1.0, 0} : bucket_split(stage, chunk, total, bucket_bytes);
+  if (split.full < 1) {
     out.buckets.push_back({dense, experts, 1.0});
     return out;
   }
-  // The last bucket: the remainder, or one whole bucket when the gradients divide evenly.
-  double last = total - whole * bucket_bytes;
-  double full = whole;
-  if (last <= 0) {
-    last = bucket_bytes;
-    full -= 1.0;
-  }
-  const int merged = static_cast<int>(std::min<double>(full, k_max_buckets_per_chunk - 1));
-  const double one = bucket_bytes / total;  // one whole bucket's part of the gradients
+  const int merged = std::min(split.full, k_max_buckets_per_chunk - 1);
+  const double one = (1.0 - split.last) / split.full;  // one whole bucket's part of the gradients
   for (int i = 0; i < merged; ++i) {
-    const double f = (total - last) / total / merged;
+    const double f = (1.0 - split.last) / merged;
     out.buckets.push_back({dense * f, experts * f, std::min(one, f), std::max(0.0, f - one)});
   }
-  const double f = last / total;
-  out.buckets.push_back({dense * f, experts * f, f, 0.0});
+  out.buckets.push_back({dense * split.last, experts * split.last, split.last, 0.0});
   return out;
 }
 
@@ -130,22 +145,16 @@ std::vector<ReductionBucket> parameter_gather_buckets(const StageCosts& stage, d
   const double dense = stage.dense_weight_bytes;
   const double experts = stage.expert_weight_bytes;
   const double gradients = stage.dense_gradient_bytes + stage.expert_gradient_bytes;
-  const double whole = bucket_bytes > 0 ? std::floor(gradients / bucket_bytes) : 0.0;
-  if (stage.chunks.size() != 1 || gradients <= 0 || whole < 1.0) return {{dense, experts, 1.0, 0.0}};
-  double last = gradients - whole * bucket_bytes;  // as reduction_buckets
-  double full = whole;
-  if (last <= 0) {
-    last = bucket_bytes;
-    full -= 1.0;
-  }
+  if (stage.chunks.size() != 1 || gradients <= 0) return {{dense, experts, 1.0, 0.0}};
+  const BucketSplit split = bucket_split(stage, 0, gradients, bucket_bytes);  // as reduction_buckets
+  if (split.full < 1) return {{dense, experts, 1.0, 0.0}};
   // Each bucket simulated alone (a merged gather would be waited for whole before its first
   // bucket's compute), up to k_max_gather_buckets in all.
-  const int groups = static_cast<int>(std::min<double>(full, k_max_gather_buckets - 1));
+  const int groups = std::min(split.full, k_max_gather_buckets - 1);
   std::vector<ReductionBucket> out;
-  const double f_last = last / gradients;
-  out.push_back({dense * f_last, experts * f_last, f_last, 0.0});
+  out.push_back({dense * split.last, experts * split.last, split.last, 0.0});
   for (int i = 0; i < groups; ++i) {
-    const double f = (1.0 - f_last) / groups;
+    const double f = (1.0 - split.last) / groups;
     out.push_back({dense * f, experts * f, f, 0.0});
   }
   return out;

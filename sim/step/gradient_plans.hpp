@@ -97,14 +97,26 @@ struct ReductionBuckets {
 /// at most k_max_buckets_per_chunk - 1 reductions of as many buckets each (ReductionBucket).
 constexpr int k_max_buckets_per_chunk = 4;
 
+/// How chunk `chunk`'s `gradient_bytes` fall into buckets of `bucket_bytes`: the last bucket's
+/// part and the count of whole buckets before it (0: one bucket). Dense chunks are cut at
+/// their tensors as Megatron-Core cuts them (models/gradient_tensors.hpp: a bucket closes once
+/// it holds at least `bucket_bytes`, so the last holds what follows the last closed one; on
+/// the first stage always the whole embedding). Where the stage has experts' gradients (a
+/// buffer of their own in Megatron-Core, many small tensors) the parameters are taken as
+/// divisible: the last bucket is the gradients modulo a bucket (a whole one when they divide
+/// evenly).
+struct BucketSplit {
+  double last = 1;  ///< the last bucket's part of the gradients
+  int full = 0;     ///< buckets before it
+};
+BucketSplit bucket_split(const StageCosts& stage, int chunk, double gradient_bytes, double bucket_bytes);
+
 /// The buckets of the `share` of chunk `chunk`'s gradients one backward call produces (1 for a
 /// part of the chunk, share < 1). Megatron-Core fills its buckets in backward order and closes
 /// one once it holds at least `bucket_bytes` (megatron/core/optimizer/distrib_optimizer.py and
 /// distributed/param_and_grad_buffer.py @ d98e8a64, the per-buffer parameter layout), so the
 /// bucket the backward issues last, holding the first layers and the embedding, is what is
-/// left: the gradients modulo `bucket_bytes` (a whole bucket when they divide evenly), its
-/// reduction issued when the pass ends with nothing left to hide it. Parameters are taken as
-/// divisible: a real bucket overshoots by up to one tensor.
+/// left (bucket_split), its reduction issued when the pass ends with nothing left to hide it.
 /// A chunk's part of its stage's gradients is its part of the stage's layers (of its chunks
 /// where the stage has no transformer layer).
 ReductionBuckets reduction_buckets(const StageCosts& stage, int chunk, double share, double bucket_bytes);

@@ -8,6 +8,7 @@
 #include "models/cast_ops.hpp"
 #include "models/expert_capacity.hpp"
 #include "models/expert_load.hpp"
+#include "models/gradient_tensors.hpp"
 #include "models/layer_kinds.hpp"
 #include "models/layer_workload.hpp"
 #include "models/memory_budget.hpp"
@@ -535,6 +536,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
                 defer, activation_bytes, ep_tokens_bytes, load);
       add_edge_tp_comm(cc.forward, s, c.has_embedding, c.has_output, activation_bytes);
       add_edge_tp_comm(cc.backward, s, c.has_embedding, c.has_output, activation_bytes);
+      cc.gradient_tensors = chunk_gradient_tensors(m, par, c);
       st.chunks.push_back(cc);
     }
     const StageParameters params = stage_parameters(m, par, stage, rank_chunks(chunks, par, stage));

@@ -90,6 +90,9 @@ struct ChunkCosts {
   PassCost recompute;  ///< forward work repeated before backward
   PassCost backward;   ///< input gradients (+ weight gradients unless the schedule defers them)
   PassCost weight;     ///< deferred weight gradients (zero-bubble schedules), else empty
+  /// Its dense gradient buffer's tensors in backward order, in parameters on this GPU
+  /// (models/gradient_tensors.hpp): what Megatron-Core cuts its buckets from.
+  std::vector<double> gradient_tensors;
 };
 
 struct StageCosts {

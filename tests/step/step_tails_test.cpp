@@ -65,6 +65,24 @@ TEST(StepTails, GradientsThatDivideEvenlyEndOnAWholeBucket) {
   EXPECT_DOUBLE_EQ(small.buckets[0].dense_bytes, 60 * k_mb);
 }
 
+TEST(StepTails, BucketsAreCutAtTensorsAsMegatronCoreCutsThem) {
+  // A chunk whose gradients end (in backward order) with a tensor larger than what the whole
+  // buckets leave, as the embedding does on the first stage: buckets close once they hold
+  // 50 MB, so the last one is that 60 MB tensor, not the gradients modulo a bucket (30 MB).
+  StageCosts st = one_chunk_stage(180 * k_mb, 90 * k_mb);
+  st.chunks[0].gradient_tensors = {30, 30, 30, 30, 60};
+  const ReductionBuckets b = reduction_buckets(st, 0, 1.0, 50 * k_mb);
+  ASSERT_EQ(b.buckets.size(), 3u);
+  EXPECT_NEAR(b.buckets.back().dense_bytes, 60 * k_mb, 1.0);
+  EXPECT_NEAR(b.buckets.back().compute_share, 60.0 / 180, 1e-12);
+  EXPECT_NEAR(b.buckets[0].dense_bytes, 60 * k_mb, 1.0);
+  // The next step's first forward gathers that bucket first: the embedding's part of the weights.
+  const std::vector<ReductionBucket> g = parameter_gather_buckets(st, 50 * k_mb);
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_NEAR(g.front().dense_bytes, 30 * k_mb, 1.0);
+  EXPECT_NEAR(g.front().compute_share, 60.0 / 180, 1e-12);
+}
+
 TEST(StepTails, ParametersAreGatheredBucketByBucketInForwardOrder) {
   // 10.5 buckets of gradients, weights half their bytes: the forward first needs the half
   // bucket (the first layers and the embedding), then the ten whole ones, each gathered alone.
@@ -159,7 +177,9 @@ TEST(StepTails, TheFirstForwardWaitsForItsFirstBucketOnly) {
   std::sort(gathers.begin(), gathers.end(), [](const Span& a, const Span& b) { return a.start_s < b.start_s; });
   EXPECT_GE(first_forward, gathers[0].end_s - 1e-9);  // the forward waits for the first bucket
   EXPECT_LT(first_forward, gathers[1].end_s);          // and computes beside the next one
-  EXPECT_LT(gathers[0].bytes, gathers[1].bytes);       // the first is the remainder
+  // The first is the bucket the backward issued last, cut at tensors: it holds the whole
+  // embedding (128,256 x 4,096 bf16 weights), more than a 500 MB bucket.
+  EXPECT_GE(gathers[0].bytes, 128256.0 * 4096 * 2);
 }
 
 // Symmetry (DESIGN.md): the one replica simulated stands for each. Under --full every replica
