@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "sim/core/address_sanitizer.hpp"
+
 namespace trainsim {
 
 namespace {
@@ -26,6 +28,7 @@ std::uintptr_t heap_end() {
 // Grows the main arena by `bytes` of address space (untouched: nothing becomes resident),
 // hands it back to the arena's top, and asks the kernel for transparent huge pages over it.
 void reserve_huge_heap(std::size_t bytes) {
+  if (k_address_sanitizer) return;  // its allocator maps blocks of its own: no break to advise
   if (rlimit as{}; getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY) return;
   const std::uintptr_t before = heap_end();
   if (before == 0) return;
