@@ -136,14 +136,12 @@ struct ConstraintHash {
 std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<Leg>& legs,
                                  const std::vector<TaskLegs>& tasks, const std::vector<bool>& never_left_out) {
   const Pairs pairs = pairs_of(legs, tasks, routes.endpoints);
-  // Each pair's route, found once (three passes read it; finding it each time was 9 M of a
-  // 4,096-GPU collective's 293 M instructions, callgrind).
-  std::vector<RouteLinks> pair_routes(pairs.size());
-  for (std::size_t p = 0; p < pairs.size(); ++p) {
+  const auto route_of = [&](std::size_t p) {
+    RouteLinks r;
     const Leg& leg = legs[pairs.first_leg[p]];
-    routes.route(leg.src, leg.dst, pair_routes[p]);
-  }
-  const auto route_of = [&](std::size_t p) -> const RouteLinks& { return pair_routes[p]; };
+    routes.route(leg.src, leg.dst, r);
+    return r;
+  };
 
   // Each link crossed, each task's largest latency and latency x bytes, and the components
   // of pairs that share links (joined in pair and route order).
@@ -155,7 +153,7 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
   std::vector<std::size_t> parent(pairs.size());
   std::iota(parent.begin(), parent.end(), std::size_t{0});
   for (std::size_t p = 0; p < pairs.size(); ++p) {
-    const RouteLinks& route = route_of(p);
+    const RouteLinks route = route_of(p);
     latency[p] = route.latency_s;
     const std::size_t t = pairs.task[p];
     max_latency[t] = std::max(max_latency[t], latency[p]);
@@ -180,7 +178,7 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
   crossed.element_weight.resize(crossed.offset.back());
   std::fill(crossed.count.begin(), crossed.count.end(), 0);
   for (std::size_t p = 0; p < pairs.size(); ++p) {
-    const RouteLinks& route = route_of(p);
+    const RouteLinks route = route_of(p);
     for (int i = 0; i < route.count; ++i) {
       const auto s = static_cast<std::size_t>(crossed.slot_of_link[static_cast<std::size_t>(route.links[i])]);
       std::size_t& n = crossed.count[s];
@@ -238,7 +236,7 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
     for (std::size_t m = first; m < last && !keep; ++m) {
       const std::size_t q = members[m];
       keep = sets_a_maximum[q];
-      const RouteLinks& route = route_of(q);
+      const RouteLinks route = route_of(q);
       for (int i = 0; i < route.count && !keep; ++i) {
         const int link = route.links[static_cast<std::size_t>(i)];
         keep = foreign(link) || kept_links.count(slot_of(link)) == 0;
@@ -249,7 +247,7 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
       continue;
     }
     for (std::size_t m = first; m < last; ++m) {
-      const RouteLinks& route = route_of(members[m]);
+      const RouteLinks route = route_of(members[m]);
       for (int i = 0; i < route.count; ++i) {
         const int link = route.links[static_cast<std::size_t>(i)];
         const int slot = slot_of(link);
