@@ -248,7 +248,6 @@ Command collective_command() {
       throw InputError(k_command, "--gpus", std::to_string(gpus),
                        "alltoall is simulated pair by pair (n^2 transfers): at most 1024 GPUs");
 
-    eng::Simulation sim;
     // Planned on the cluster without SimGrid; the platform then builds only the endpoints the
     // rows keep (plan_runner.hpp: prepare_lone_plan), so a large cluster builds a part.
     const eng::Platform planning = eng::Platform::without_simgrid(cluster);
@@ -274,6 +273,9 @@ Command collective_command() {
       planned.item_done();
     }
     planned.finish();
+    // Created once the plans are made: until then the heap takes huge pages
+    // (sim/core/simulation_heap.hpp).
+    eng::Simulation sim;
     const eng::Platform platform(cluster, std::move(endpoints));
     // One driver runs the sizes one after another, as nccl-tests does.
     ProgressLine progress(terminal_stderr(), "collective", "sizes", static_cast<int>(rows.size()));

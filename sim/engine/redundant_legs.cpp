@@ -224,6 +224,7 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
   std::unordered_set<int, ConstraintHash, SameConstraint> kept_links(16, ConstraintHash{&crossed},
                                                                      SameConstraint{&routes, &crossed});
   std::vector<bool> dropped(pairs.size(), false);  // per root
+  std::vector<char> offered(crossed.slots(), 0);    // per slot: inserted into kept_links
   const auto slot_of = [&](int link) { return crossed.slot_of_link[static_cast<std::size_t>(link)]; };
   const auto foreign = [&](int link) {
     return !never_left_out.empty() && never_left_out[static_cast<std::size_t>(link)];
@@ -249,7 +250,12 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
       const RouteLinks route = route_of(members[m]);
       for (int i = 0; i < route.count; ++i) {
         const int link = route.links[static_cast<std::size_t>(i)];
-        if (!foreign(link)) kept_links.insert(slot_of(link));
+        const int slot = slot_of(link);
+        // A link several of the component's pairs cross is offered once (a second insert
+        // of the same slot finds it: no change to the set).
+        if (foreign(link) || offered[static_cast<std::size_t>(slot)]) continue;
+        offered[static_cast<std::size_t>(slot)] = 1;
+        kept_links.insert(slot);
       }
     }
   }

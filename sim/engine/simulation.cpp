@@ -6,20 +6,10 @@
 #include <vector>
 #include <xbt/config.hpp>
 
+#include "sim/core/address_sanitizer.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/simulation_heap.hpp"
 
-// Whether this build runs under AddressSanitizer (GCC defines __SANITIZE_ADDRESS__, clang
-// has __has_feature).
-#if defined(__SANITIZE_ADDRESS__)
-#define TRAINSIM_ADDRESS_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TRAINSIM_ADDRESS_SANITIZER 1
-#endif
-#endif
-#ifndef TRAINSIM_ADDRESS_SANITIZER
-#define TRAINSIM_ADDRESS_SANITIZER 0
-#endif
 
 // SimGrid's engine category: it reports a deadlock itself, at CRITICAL, with "This usually
 // happens when the user code is not perfectly clean" (simgrid src/kernel/EngineImpl.cpp @ v3.32
@@ -32,13 +22,12 @@ namespace trainsim::engine {
 Simulation::Simulation() {
   const char* once = "SimGrid allows one simulation per process; this process already created one";
   if (simgrid::s4u::Engine::has_instance()) throw Error(once);
+  end_huge_page_heap();  // each actor's stack would hold a huge page (sim/core/simulation_heap.hpp)
   std::vector<std::string> args{"trainsim", "--log=root.thresh:warning", "--log=xbt_cfg.thresh:warning"};
-#if TRAINSIM_ADDRESS_SANITIZER
   // Under AddressSanitizer (the `asan` preset): actors as threads. SimGrid's default contexts
   // switch stacks behind ASan's back, which then warns ("ignoring requested
   // __asan_handle_no_return", false positives may follow) whenever an actor is killed.
-  args.emplace_back("--cfg=contexts/factory:thread");
-#endif
+  if (k_address_sanitizer) args.emplace_back("--cfg=contexts/factory:thread");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
