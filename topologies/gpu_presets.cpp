@@ -15,15 +15,6 @@ void set_power(GpuSpec& g, double tdp_w) {
   g.comm_power_w = 0.40 * tdp_w;
 }
 
-// The slowdown of GEMMs beside overlapped tensor-parallel communication (Megatron-LM
-// --tp-comm-overlap). Fitted once, on the DGX-H100 rows of public.md A2 (the only published
-// runs with TP overlap; tests/cli/validation_test.cpp): the value that minimises their mean
-// absolute error. For scale: Megatron-Bridge's H100 userbuffers configs reserve 1 to 24 of
-// the 132 SMs for the collectives (comm_overlap.py, num_sm), and the ring exchange shares
-// HBM and NVLink with the GEMM. The A100 has no published TP-overlap run to fit: it keeps
-// the H100's value (a stated assumption).
-constexpr double k_hopper_tp_overlap_slowdown = 0.40;
-
 // Blackwell (b200, gb200, b300, gb300). Peaks are the datasheets' dense figures (the sparse
 // ones halved), per GPU:
 //   B200 (HGX/DGX B200, 1,000 W): BF16 2.25, FP8 4.5, FP4 9 PFLOP/s, TF32 1.1 PFLOP/s;
@@ -51,8 +42,6 @@ constexpr double k_hopper_tp_overlap_slowdown = 0.40;
 // "18x 5th Gen NVLink, 14.4 TB/s aggregated bandwidth").
 // SMs: 148 on the B200 (the device query in pytorch/ao#4002, an NVIDIA B200: "Number of SMs:
 // 148"); the other three unstated (0) until a source states them.
-// TP-overlap slowdown: no published Blackwell run with TP overlap to fit it on; Blackwell
-// keeps the H100's value (a stated assumption, not fitted).
 struct BlackwellFigures {
   const char* name;
   double memory_mib;
@@ -75,7 +64,6 @@ GpuSpec blackwell(const BlackwellFigures& f) {
   g.hbm_bandwidth_Bps = 8e12;
   g.nvlink_bandwidth_Bps = 900e9;
   g.sms = f.sms;
-  g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;
   set_power(g, f.tdp_w);
   return g;
 }
@@ -103,8 +91,7 @@ std::optional<GpuSpec> gpu_preset(std::string_view name) {
     g.hbm_bandwidth_Bps = 2039e9;
     g.nvlink_bandwidth_Bps = 300e9;
     g.sms = 108;  // NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 108 SMs
-    g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;
-    set_power(g, 400);
+      set_power(g, 400);
     return g;
   }
   if (name == "h100-sxm" || name == "h200") {
@@ -120,7 +107,6 @@ std::optional<GpuSpec> gpu_preset(std::string_view name) {
     // NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): 132 SMs on the SXM5 board;
     // the H200 and H800 carry the same GH100 configuration.
     g.sms = 132;
-    g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;  // H200: the H100's compute dies
     set_power(g, 700);
     return g;
   }

@@ -27,9 +27,9 @@ struct GpuSpec {
   double tdp_w = 0;                 ///< power while computing
   double comm_power_w = 0;          ///< power while only communicating
   double idle_power_w = 0;          ///< power while waiting
-  /// Calibration of the GPU type (one per type, topologies/gpu_presets.cpp): how much slower
-  /// GEMMs run beside tensor-parallel communication overlapped with them (Transformer
-  /// Engine's userbuffers reserve SMs and share HBM for the whole GEMM), as a fraction.
+  /// A user's override (cluster.tp_overlap_slowdown): how much slower, as a fraction, GEMMs
+  /// beside overlapped TP communication run on top of what the userbuffers kernels take from
+  /// them (sim/step/tp_overlap_cost.hpp). 0, and no preset sets it: the mechanism alone.
   double tp_overlap_slowdown = 0;
   /// The kernel table the GPU's compute is timed by (kernels/calibration/NAME.csv): its own
   /// when empty; a GPU that differs from another only off its SMs and HBM names that one.

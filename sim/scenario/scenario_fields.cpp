@@ -9,6 +9,7 @@
 #include "sim/core/units.hpp"
 #include "sim/run/run_limits.hpp"
 #include "sim/scenario/scenario_rules.hpp"
+#include "sim/scenario/tp_overlap_fields.hpp"
 #include "sim/scenario/value_parsers.hpp"
 
 namespace trainsim {
@@ -542,7 +543,7 @@ std::vector<std::string> reserved_sections() {
 }
 
 std::vector<ScenarioField> scenario_fields() {
-  return {
+  std::vector<ScenarioField> fields = {
       model_preset_field(),
       int_field(
           "model.layers", "transformer layers", [](auto& s) -> auto& { return s.model.layers; }, 1, k_max_layers,
@@ -801,7 +802,8 @@ std::vector<ScenarioField> scenario_fields() {
           "cluster.gpu_memory", "GPU memory capacity; default: the GPU's",
           [](auto& s) -> auto& { return s.cluster.gpu.memory_bytes; }),
       fraction_field(
-          "cluster.tp_overlap_slowdown", "GEMM slowdown beside overlapped TP communication; default: the GPU's",
+          "cluster.tp_overlap_slowdown",
+          "extra slowdown of GEMMs beside overlapped TP communication, over the SMs and HBM its kernels take",
           [](auto& s) -> auto& { return s.cluster.gpu.tp_overlap_slowdown; }),
       int_field(
           "cluster.nodes", "nodes", [](auto& s) -> auto& { return s.cluster.nodes; }, 1),
@@ -977,6 +979,13 @@ std::vector<ScenarioField> scenario_fields() {
           "the neighbour's nodes: after the job's, or interleaved with them node by node (sharing their leaves)",
           [](auto& s) -> auto& { return s.variations.neighbour_placement; }, k_neighbour_placements),
   };
+  // Topic files' keys after the key they belong with.
+  const auto after = [&fields](const char* name, std::vector<ScenarioField> more) {
+    const auto at = std::find_if(fields.begin(), fields.end(), [&](const ScenarioField& f) { return f.name == name; });
+    fields.insert(at + 1, std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  };
+  after("parallel.tp_comm_overlap", tp_overlap_fields());
+  return fields;
 }
 
 }  // namespace trainsim

@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/run/run_limits.hpp"
 #include "sim/scenario/scenario_fields.hpp"
+#include "sim/scenario/tp_overlap_fields.hpp"
 #include "topologies/fabric_layout.hpp"
 
 namespace trainsim {
@@ -574,6 +575,7 @@ void check_scenario_rules(const Scenario& s) {
   check_layout(s);
   check_model(s);
   check_tensor_parallel(s);
+  check_tp_overlap(s);
   check_pipeline(s);
   check_context_and_experts(s);
   check_rank_order(s);

@@ -150,7 +150,7 @@ class StageActor {
   std::optional<LayerComm> layer_comm(const PassCost& pass, const PipelineTask& t, bool with_ep) const;
   double play_layer_slot();
   double finish_layer_comm(const PassCost& pass, const PipelineTask& t);
-  double overlapped_gemm_s(double overlap_s) const;
+  double overlapped_gemm_s(const GroupCollective& c) const;
   double run_collective(const GroupCollective& c, int times, const PipelineTask& t);
   std::tuple<int, int, double, int> duration_key(const GroupCollective& c) const;
   const std::vector<int>& layer_group(const GroupCollective& c) const;
