@@ -3,10 +3,12 @@
 
 Each scenario names its published figure in a line `# published_<metric> = N`
 (`tflops_per_gpu`: Megatron-LM's eq. 3 FLOPs with recomputation, attention in full, which
-trainsim reports as hardware_tflops_per_gpu_full_attention; `tokens_per_s_per_gpu`). This
-runs `trainsim run FILE --json` on each and prints one Markdown table per GPU type, with the
-error and the mean absolute error of each table: what README.md and this folder's README.md
-show. With --check DOC it prints nothing and fails (exit 1) when a row of DOC's tables
+trainsim reports as hardware_tflops_per_gpu_full_attention; `tokens_per_s_per_gpu`;
+`model_tflops_per_gpu`; `step_time_s`, MLPerf's logged step time). This runs
+`trainsim run FILE --json` on each and prints one Markdown table per GPU type, and one for
+MLPerf Training's rows (`mlperf-*.ini`), with the error and the mean absolute error of each
+table: what README.md and this folder's README.md show. The error is the throughput's,
+positive when trainsim runs faster than published; for a step time, published / simulated - 1. With --check DOC it prints nothing and fails (exit 1) when a row of DOC's tables
 disagrees with this build (CTest: Docs.ValidationTableIsCurrent).
 
     python3 scenarios/validation/table.py [--trainsim build/trainsim] [--check README.md]
@@ -27,7 +29,13 @@ METRICS = {
     "tflops_per_gpu": ("hardware_tflops_per_gpu_full_attention", "TFLOP/s/GPU"),
     "tokens_per_s_per_gpu": ("tokens_per_s_per_gpu", "tokens/s/GPU"),
     "model_tflops_per_gpu": ("model_tflops_per_gpu", "model TFLOP/s/GPU"),
+    "step_time_s": ("step_time_s", "s a step"),
 }
+TIMES = {"step_time_s"}  # lower is faster: the error is published / simulated - 1
+# MLPerf Training's logged runs (public.md A4), a group of their own whatever the GPU.
+MLPERF_PREFIX = "mlperf-"
+MLPERF_TITLE = ("MLPerf Training: NVIDIA's submissions, v3.1 on Eos DGX H100, v5.1 on Tyche "
+                "GB200 NVL72; step times, the error in throughput (published / simulated step - 1)")
 GPU_TITLES = {
     "a100-80g": "A100 80GB (Megatron-LM, Narayanan et al. SC21 Table 1)",
     "h100-sxm": "H100 SXM (NeMo / Megatron-Bridge 25.11, DGX-H100)",
@@ -92,15 +100,18 @@ def rows(trainsim):
             "gpus": result["gpus"],
             "layout": "TP %s PP %s CP %s EP %s" % (keys["parallel.tp"], keys["parallel.pp"], keys["parallel.cp"],
                                                   keys["parallel.ep"]),
+            "kind": kind,
             "unit": METRICS[kind][1],
             "published": value,
             "simulated": simulated,
-            "error": simulated / value - 1,
+            "error": value / simulated - 1 if kind in TIMES else simulated / value - 1,
         })
     return sorted(out, key=lambda r: (r["gpus"], r["file"]))
 
 
-def number(v):
+def number(v, kind=None):
+    if kind in TIMES:
+        return "%.4f" % v if v < 1 else "%.3f" % v
     if v == int(v):
         return "%d" % v
     return "%.1f" % v if v < 1000 else "%.0f" % v
@@ -111,21 +122,26 @@ def tables(all_rows):
     groups = []
     for gpu in GPU_TITLES:
         for moe in (False, True):
-            group = [r for r in all_rows if r["gpu"] == gpu and r["moe"] == moe and not r["check"]]
+            group = [r for r in all_rows
+                     if r["gpu"] == gpu and r["moe"] == moe and not r["check"] and not r["file"].startswith(MLPERF_PREFIX)]
             if group:
                 groups.append((GPU_TITLES[gpu] + (", mixture of experts" if moe else ""), group))
     for gpu, title in CHECK_TITLES.items():
         group = [r for r in all_rows if r["gpu"] == gpu and r["check"]]
         if group:
             groups.append((title, group))
+    mlperf = sorted((r for r in all_rows if r["file"].startswith(MLPERF_PREFIX)),
+                    key=lambda r: (r["gpu"], r["gpus"], r["file"]))
+    if mlperf:
+        groups.append((MLPERF_TITLE, mlperf))
     for title, group in groups:
         text.append("**%s**\n" % title)
         text.append("| scenario | GPUs | layout | published | simulated | error |")
         text.append("|---|---:|---|---:|---:|---:|")
         for r in group:
             text.append("| `%s` | %d | %s | %s %s | %s | %+.1f %% |" % (r["file"], r["gpus"], r["layout"],
-                                                                     number(r["published"]), r["unit"],
-                                                                     number(r["simulated"]), 100 * r["error"]))
+                                                                     number(r["published"], r["kind"]), r["unit"],
+                                                                     number(r["simulated"], r["kind"]), 100 * r["error"]))
         mape = sum(abs(r["error"]) for r in group) / len(group)
         text.append("\nMean absolute error %.1f %% over %d rows.\n" % (100 * mape, len(group)))
     return "\n".join(text)

@@ -427,6 +427,21 @@ bool StageActor::parameter_gather_running() const {
   return param_gather_ && !param_gather_->done();
 }
 
+// Whether this GPU's gradient reductions or ZeRO-3 unit gathers are in flight (started, not
+// done). With symmetry reduced a layer collective beside one is simulated, not reused: the
+// reduction shares the group's NVLink ports (every replica's, under --full), so a duration
+// timed without it would make the reduced step short of --full (1.1 % on two DGX-H100 under
+// Megatron-Core's order, StepSimulation.ReducedEqualsFullSimulation).
+bool StageActor::gradient_traffic_running() const {
+  const auto running = [&](const auto& keys) {
+    return std::any_of(keys.begin(), keys.end(), [&](const ReplicaRendezvous::Key& key) {
+      const CommActivity* a = w_.rendezvous.started(key);
+      return a && !a->done();
+    });
+  };
+  return running(dp_inflight_) || running(unit_gathers_);
+}
+
 // A communication of this GPU's still in flight beside its compute, if any.
 const CommActivity* StageActor::running_beside() const {
   for (const ReplicaRendezvous::Key& key : dp_inflight_)
@@ -588,7 +603,8 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
     // that every member asks for every one.
     const bool shared =
         !tp && group_actors_[static_cast<size_t>(c.group == CommGroup::ep ? LayerGroup::ep : LayerGroup::etp)] > 1;
-    const bool reuse = tp ? tp_reuse_ : w_.options.reduce_symmetry && !shared;
+    const bool beside_gradients = w_.options.reduce_symmetry && gradient_traffic_running();
+    const bool reuse = (tp ? tp_reuse_ : w_.options.reduce_symmetry && !shared) && !beside_gradients;
     if (reuse && cached != w_.duration_cache.end()) {
       clock_.sleep(std::max(beside, cached->second));
     } else {
@@ -614,7 +630,8 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
       }
       const CommActivity& collective = *started;
       collective.wait();
-      if ((!tp || tp_reuse_) && !beside_gather && !parameter_gather_running())
+      if ((!tp || tp_reuse_) && !beside_gather && !parameter_gather_running() && !beside_gradients &&
+          !(w_.options.reduce_symmetry && gradient_traffic_running()))
         w_.duration_cache[key] = collective.duration_s();
     }
     const double end = clock_.now();
@@ -857,11 +874,12 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
       return;
     item = comms[next_comm++];
     const auto cached = w_.duration_cache.find(duration_key(*item.collective));
+    const bool beside_gradients = w_.options.reduce_symmetry && gradient_traffic_running();
     simulated = !(w_.options.reduce_symmetry && group_actors_[static_cast<size_t>(LayerGroup::ep)] == 1 &&
-                  cached != w_.duration_cache.end());
+                  cached != w_.duration_cache.end() && !beside_gradients);
     if (simulated) {
       // It starts when the group's last member asks; the compute goes on meanwhile.
-      measure = !parameter_gather_running();
+      measure = !parameter_gather_running() && !beside_gradients;
       const auto [key, actors] = next_group_rendezvous(LayerGroup::ep);
       clock_.settle();
       const CollectiveCall call = layer_call(*item.collective);

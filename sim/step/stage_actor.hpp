@@ -183,6 +183,7 @@ class StageActor {
   double compute_with_buckets(const PipelineTask& t, double seconds, double share);
   void start_reduction(double dense_bytes, double expert_bytes, bool last);
   bool parameter_gather_running() const;
+  bool gradient_traffic_running() const;
   bool gathers_updated_parameters() const;
   void start_overlapped_parameter_gather();
   void finish_overlapped_parameter_gather();

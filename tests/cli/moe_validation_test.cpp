@@ -68,9 +68,9 @@ void simulates(const std::string& name, double bound) {
   const double simulated = result.at(figure->field).get<double>();
   EXPECT_GT(simulated, 0) << name;
   std::printf("%s: simulated %.1f %s, published %.1f, error %+.1f %%, step %.3f s\n", name.c_str(), simulated,
-              figure->field.c_str(), figure->value, 100 * (simulated / figure->value - 1),
+              figure->field.c_str(), figure->value, 100 * figure->error(simulated),
               result.at("step_time_s").get<double>());
-  EXPECT_LE(std::abs(simulated / figure->value - 1), bound) << name;
+  EXPECT_LE(std::abs(figure->error(simulated)), bound) << name;
 }
 
 // The simulated tokens/s per GPU of a validation scenario.

@@ -13,7 +13,9 @@
 // They must simulate and fit in memory as they ran; their errors are printed, never tuned
 // away. The MoE rows of A2 are held to that in tests/cli/moe_validation_test.cpp, and left
 // out here: their errors (+57 to +169 %) are a gap of the MoE model, not of the GPU's
-// calibration, and would swamp the per-GPU means this test holds.
+// calibration, and would swamp the per-GPU means this test holds. The MLPerf rows of A4
+// (mlperf-*.ini: logged step times, other stacks and scales) are held to their own bounds in
+// tests/cli/mlperf_validation_test.cpp and left out here too.
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -43,11 +45,12 @@ TEST(Validation, PublishedRunsPerGpuType) {
     const testing::PublishedFigure* figure = &published;
     const Scenario s = load_scenario(file.string());
     if (s.model.is_moe()) continue;
+    if (testing::is_mlperf_run(path)) continue;  // public.md A4: mlperf_validation_test.cpp
     const auto r = testing::run_trainsim({"run", file.string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << file << ": " << r.err;
     const nlohmann::json result = nlohmann::json::parse(r.out);
     const double simulated = result.at(figure->field).get<double>();
-    const double error = simulated / figure->value - 1.0;
+    const double error = figure->error(simulated);
     const std::string gpu = s.cluster.gpu.name;
     errors[gpu].push_back(std::abs(error));
     EXPECT_LE(result.at("peak_memory_bytes").get<double>(), s.gpu_memory_bytes()) << file.filename();
