@@ -8,10 +8,12 @@
 // faster), as every validation row reads.
 //
 // The bounds are this build's error plus 5 points, rounded up to a whole point, not where the
-// rows should be (issue 56 asks for 10 %): GPT-3 on H100 -11.2, -10.9 and -11.5 % (trainsim
-// too slow at every scale), Llama 3.1 405B NVFP4 +21.6 %, Llama 3.1 8B on 72 GPUs +16.0 % and
-// on 512 GPUs +60.0 % (too fast). tests/cli/validation_test.cpp leaves these rows out of its
-// per-GPU means.
+// rows should be (issue 56 asks for 10 %): GPT-3 on H100 +4.4, +2.6 and +0.1 % (TP overlap
+// priced by the SMs its userbuffers kernels take, sim/step/tp_overlap_cost.hpp; -11.2, -10.9
+// and -11.5 % under the fitted 40 % slowdown it replaced), Llama 3.1 405B NVFP4 +21.6 %,
+// Llama 3.1 8B on 72 GPUs +16.0 % and on 512 GPUs +74.7 % (too fast; +60.0 % under the fitted
+// slowdown: the GB200 states no SM count, so its overlapped GEMMs now pay only the HBM share).
+// tests/cli/validation_test.cpp leaves these rows out of its per-GPU means.
 //
 // Each row runs in under 3 s on one core (the 10,752-GPU row in under 1 s: the reduced
 // simulation times one data-parallel replica's pipeline).
@@ -77,10 +79,10 @@ TEST(MlperfValidation, PublishedStepTimeReadsAsThroughputError) {
 }
 
 TEST(MlperfValidation, Gpt3_175bOnEosH100) {
-  holds({"mlperf-h100-gpt3-175b-512", 0.17});
-  holds({"mlperf-h100-gpt3-175b-4096", 0.16});
+  holds({"mlperf-h100-gpt3-175b-512", 0.10});
+  holds({"mlperf-h100-gpt3-175b-4096", 0.08});
   // 10,752 GPUs: still seconds to simulate.
-  EXPECT_LT(holds({"mlperf-h100-gpt3-175b-10752", 0.17}), 30.0);
+  EXPECT_LT(holds({"mlperf-h100-gpt3-175b-10752", 0.06}), 30.0);
 }
 
 TEST(MlperfValidation, Llama31_405bNvfp4OnGb200) {
@@ -89,7 +91,7 @@ TEST(MlperfValidation, Llama31_405bNvfp4OnGb200) {
 
 TEST(MlperfValidation, Llama31_8bOnGb200) {
   holds({"mlperf-gb200-llama3.1-8b-72", 0.22});
-  holds({"mlperf-gb200-llama3.1-8b-512", 0.66});
+  holds({"mlperf-gb200-llama3.1-8b-512", 0.80});
 }
 
 }  // namespace
