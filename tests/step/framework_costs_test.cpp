@@ -70,10 +70,13 @@ TEST(FrameworkCosts, GemmsBesideTpCommunicationRunOnTheSmsLeft) {
   taken.back().second = "pipeline:24:4";
   const Result slowed = simulate(scenario(k_tp, taken));
   EXPECT_GT(slowed.forward_s, free.forward_s);
-  EXPECT_GT(slowed.step_s, free.step_s);
+  // Here the reduce-scatters still outlast their chunks on 108 SMs: the step waits for them.
+  EXPECT_GE(slowed.step_s, free.step_s);
   Settings more = taken;
   more.push_back({"parallel.tp_comm_overlap_sms", "100"});
-  EXPECT_GT(simulate(scenario(k_tp, more)).step_s, slowed.step_s);
+  const Result greedy = simulate(scenario(k_tp, more));
+  EXPECT_GT(greedy.forward_s, slowed.forward_s);
+  EXPECT_GT(greedy.step_s, slowed.step_s);
 }
 
 TEST(FrameworkCosts, ComputeSlowsBesideZero3Gathers) {
