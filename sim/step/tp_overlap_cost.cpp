@@ -40,7 +40,7 @@ double overlapped_gemm_s(const Op& op, double gemm_s, const TpOverlapSetting& se
   // The exchange's HBM traffic on this GPU: it reads the tp - 1 parts it sends and the peers
   // write the tp - 1 it receives. A copy-engine ring exchange takes no SM but shares the HBM;
   // a compute-bound GEMM hides it, a memory-bound one waits for the bytes of both at the
-  // datasheet bandwidth (public.md D3).
+  // datasheet bandwidth (GpuSpec::hbm_bandwidth_Bps, topologies/gpu_presets.cpp).
   const double moved = 2.0 * exchange_bytes * (tp - 1) / tp;
   const double hbm_s = gpu.hbm_bandwidth_Bps > 0 ? (op.bytes + moved) / gpu.hbm_bandwidth_Bps : 0.0;
   return std::max(sms_s, hbm_s);
