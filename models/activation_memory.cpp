@@ -1,5 +1,7 @@
 #include "models/activation_memory.hpp"
 
+#include "models/expert_capacity.hpp"
+
 namespace trainsim {
 
 namespace {
@@ -61,13 +63,16 @@ double projection_copy_bytes(const Dims& d) {
 // The parts tensor parallelism splits, without the attention core: Q (2 s b h), K and V
 // (2 s b h each for MHA, scaled by kv_heads / heads for GQA), the output projection's input
 // (2 s b h), and the MLP's wide activations (GeLU: its input and output, 2 s b f each;
-// SwiGLU: gate and up outputs and their product, 2 s b f each). MoE: top_k experts per token.
+// SwiGLU: gate and up outputs and their product, 2 s b f each). MoE: top_k experts per token,
+// at the padded rows or the rank budget's buffer where the shapes are static
+// (models/expert_capacity.hpp).
 double split_linear_bytes(const ModelSpec& m, const Dims& d) {
+  const double routed = m.is_moe() ? m.top_k * expert_buffer_share(m, d.s * d.b / d.sp_divisor) : 1.0;
   const double wide = mlp_bytes_per_width(m, d);
   if (!m.is_mla() && m.explicit_head_dim == 0 && m.shared_experts == 0 && m.moe_ffn_hidden == 0) {
     const double kv_ratio = static_cast<double>(m.kv_heads) / m.heads;
     const double attention = (4.0 + 4.0 * kv_ratio + projection_copy_bytes(d)) * d.s * d.b * d.h;
-    const double mlp = wide * d.s * d.b * m.ffn_hidden * (m.is_moe() ? m.top_k : 1);
+    const double mlp = wide * d.s * d.b * m.ffn_hidden * routed;
     return attention + mlp;
   }
   // Q (heads x qk), K and V (kv heads x (qk + v); MLA: every head's, after the up-projection),
@@ -77,7 +82,7 @@ double split_linear_bytes(const ModelSpec& m, const Dims& d) {
   const double attention =
       2.0 * d.s * d.b * (a * m.qk_head_dim() + kv * (m.qk_head_dim() + m.value_head_dim()) + a * m.value_head_dim()) +
       projection_copy_bytes(d) * d.s * d.b * a * m.value_head_dim();
-  double mlp = wide * d.s * d.b * (m.is_moe() ? static_cast<double>(m.expert_ffn()) * m.top_k : m.ffn_hidden);
+  double mlp = wide * d.s * d.b * (m.is_moe() ? static_cast<double>(m.expert_ffn()) * routed : m.ffn_hidden);
   if (m.is_moe()) mlp += wide * d.s * d.b * m.shared_experts * static_cast<double>(m.shared_ffn());
   return attention + mlp;
 }

@@ -14,7 +14,7 @@ std::string_view head(std::string_view name) {
 }  // namespace
 
 const std::vector<std::string>& graph_scope_names() {
-  static const std::vector<std::string> names{"attn", "mlp", "moe_router", "moe_preprocess", "full_iteration"};
+  static const std::vector<std::string> names{"attn", "mlp", "moe_router", "moe_preprocess", "moe", "full_iteration"};
   return names;
 }
 
@@ -32,6 +32,8 @@ int captured_by(const CudaGraphs& g, std::string_view name, GraphedLayer layer) 
   const std::string_view h = head(name);
   if (h == "attention" || h == "qkv" || h == "q" || h == "kv" || h == "block") return scope(GraphScope::attn);
   if (!layer.moe) return h == "mlp" ? scope(GraphScope::mlp) : -1;
+  if (g.has(GraphScope::moe) && (h == "mlp" || h == "router" || h == "shared_experts" || h == "moe" || h == "experts"))
+    return scope(GraphScope::moe);
   if (name.starts_with("mlp.norm") || h == "router" || h == "shared_experts") return scope(GraphScope::moe_router);
   if (layer.sender_permutes && name.starts_with("moe.permute") && name.find(".bwd") == std::string_view::npos)
     return scope(GraphScope::moe_preprocess);

@@ -14,6 +14,10 @@
 //   moe_preprocess  the dispatcher's preprocess and permute before the all-to-all (with
 //                   moe_router, as Megatron-Core requires); the host's wait for the token counts
 //                   moves to the first op after the graph;
+//   moe             an MoE layer's whole MLP block: norm, router, shared experts, permutations,
+//                   experts and residual (Megatron-Core's CudaGraphModule.moe: only with
+//                   drop-and-pad, whose shapes are static, and not with moe_router;
+//                   transformer_config.py @ d98e8a64; sim/scenario/token_drop_fields.hpp);
 //   full_iteration  every op of the forward and backward (Megatron-Core's local
 //                   implementation), so no host sync may remain: refused for dropless MoE
 //                   (sim/scenario/scenario_rules.cpp).
@@ -26,7 +30,7 @@ namespace trainsim {
 
 struct Op;  // models/op.hpp, which includes this file through training_spec.hpp
 
-enum class GraphScope { attn, mlp, moe_router, moe_preprocess, full_iteration };
+enum class GraphScope { attn, mlp, moe_router, moe_preprocess, moe, full_iteration };
 
 /// The scopes a run captures: none by default (Megatron-Core's cuda_graph_impl = "none").
 struct CudaGraphs {

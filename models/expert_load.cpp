@@ -11,34 +11,55 @@
 
 namespace trainsim {
 
-double busiest_expert_rank_load(const ModelSpec& m, const ParallelSpec& p, std::uint64_t seed) {
-  if (!m.is_moe()) return 1.0;
-  // A stated load factor (model.router_balance): the busiest rank's share, within capacity.
-  if (m.router_load > 1.0) return m.capacity_factor > 0 ? std::min(m.router_load, m.capacity_factor) : m.router_load;
-  if (m.expert_imbalance <= 0) return 1.0;
+namespace {
+
+// `load` held to `cap` where a cap is set (> 0).
+double capped(double load, double cap) {
+  return cap > 0 ? std::min(load, cap) : load;
+}
+
+// A stated busiest-rank load (model.router_balance; 1: balanced): the other ranks' loads are
+// not known, so they share the rest evenly; each rank keeps its load within the caps.
+ExpertLoads stated_loads(const ModelSpec& m, const ParallelSpec& p, double busiest) {
+  const auto held = [&](double load) { return capped(capped(load, m.capacity_factor), m.rank_capacity_factor); };
+  const int ep = std::max(1, p.ep);
+  const double others = ep > 1 ? std::max(0.0, (ep - busiest) / (ep - 1)) : busiest;
+  return {held(busiest), (held(busiest) + (ep - 1) * held(others)) / ep};
+}
+
+}  // namespace
+
+ExpertLoads expert_loads(const ModelSpec& m, const ParallelSpec& p, std::uint64_t seed) {
+  if (!m.is_moe()) return {};
+  if (m.router_load > 1.0) return stated_loads(m, p, m.router_load);
+  if (m.expert_imbalance <= 0) return stated_loads(m, p, 1.0);
   // Log-normal with coefficient of variation c: sigma^2 = ln(1 + c^2), mean 1.
   const double sigma = std::sqrt(portable::log1p(m.expert_imbalance * m.expert_imbalance));
   std::mt19937_64 rng(seed);
   portable::NormalDraws normal;
   const int experts = m.experts;
   const int per_rank = experts / p.ep;
-  double total = 0;
+  double busiest_sum = 0, kept_sum = 0;
   for (int layer = 0; layer < m.layers; ++layer) {
     std::vector<double> load(static_cast<size_t>(experts));
     for (double& l : load) l = portable::exp(sigma * normal.next(rng) - sigma * sigma / 2);
     const double mean = std::accumulate(load.begin(), load.end(), 0.0) / experts;
-    for (double& l : load) {
-      l /= mean;  // 1 = the balanced share
-      if (m.capacity_factor > 0) l = std::min(l, m.capacity_factor);
-    }
-    double busiest = 0;
+    for (double& l : load) l = capped(l / mean, m.capacity_factor);  // 1 = the balanced share
+    double busiest = 0, kept = 0;
     for (int r = 0; r < p.ep; ++r) {
       const auto first = load.begin() + static_cast<long>(r) * per_rank;
-      busiest = std::max(busiest, std::accumulate(first, first + per_rank, 0.0) / per_rank);
+      const double rank = capped(std::accumulate(first, first + per_rank, 0.0) / per_rank, m.rank_capacity_factor);
+      busiest = std::max(busiest, rank);
+      kept += rank / p.ep;
     }
-    total += busiest;
+    busiest_sum += busiest;
+    kept_sum += kept;
   }
-  return total / m.layers;
+  return {busiest_sum / m.layers, kept_sum / m.layers};
+}
+
+double busiest_expert_rank_load(const ModelSpec& m, const ParallelSpec& p, std::uint64_t seed) {
+  return expert_loads(m, p, seed).busiest_rank;
 }
 
 }  // namespace trainsim

@@ -28,6 +28,8 @@ ModelSpec layer_spec(const ModelSpec& m, int layer) {
     l.shared_experts = 0;
     l.moe_ffn_hidden = 0;
     l.capacity_factor = 0;
+    l.pad_to_capacity = false;
+    l.rank_capacity_factor = 0;
     l.expert_imbalance = 0;
     l.router_bias = false;
   }

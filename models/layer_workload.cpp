@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "models/cast_ops.hpp"
 #include "models/cuda_graphs.hpp"
+#include "models/expert_capacity.hpp"
 #include "models/model_state_memory.hpp"
 #include "models/moe_dispatch.hpp"
 
@@ -34,10 +36,13 @@ struct Dims {
   /// Chunks of each TP-overlapped GEMM (by TpOverlapGemm; 1 without tp_comm_overlap).
   std::array<int, k_tp_overlap_gemms> overlap_splits;
   Precision linear;              ///< number format of the layers' linear GEMMs
-  Precision other;               ///< of attention, router and output layer
+  Precision other;               ///< of the router and output layer
+  Precision attention;           ///< of fused attention (training.attention_precision)
+  double attention_element;      ///< bytes of one Q, K, V or O element of fused attention
+  TrainingSpec training;         ///< the casts' recipe (models/cast_ops.hpp)
 };
 
-Dims dims_of(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
+Dims dims_of(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p, bool bf16_linears = false) {
   Dims d{};
   d.samples = tr.micro_batch;
   d.q_len = static_cast<double>(m.seq_len) / p.cp;
@@ -62,21 +67,18 @@ Dims dims_of(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) 
   d.kv_local = static_cast<double>(m.kv_heads) / p.tp;
   d.element = activation_element_bytes(tr.precision);
   d.grad_element = gradient_element_bytes(tr);
-  d.linear = tr.precision;
-  // Transformer Engine's userbuffers (Megatron-LM --tp-comm-overlap) run each GEMM beside
-  // its sequence-parallel collective in chunks of T / splits rows (Wang et al. 2022): tp
-  // chunks for a ring exchange, num_splits for a pipelined reduce-scatter, one for a bulk
-  // overlap (models/tp_overlap.hpp; the method per GEMM from the scenario or the defaults).
-  const bool overlap = p.tp_comm_overlap && p.sequence_parallel && p.tp > 1;
-  for (int g = 0; g < k_tp_overlap_gemms; ++g)
-    d.overlap_splits[static_cast<size_t>(g)] =
-        overlap ? tp_overlap_splits(tp_overlap_setting(p.tp_overlap, static_cast<TpOverlapGemm>(g), tr.precision, ""),
-                                    p.tp)
-                : 1;
+  d.linear = bf16_linears && is_quantized(tr.precision) ? Precision::bf16 : tr.precision;
+  d.training = tr;
+  // Each GEMM beside its sequence-parallel collective runs in chunks (models/tp_overlap.hpp).
+  d.overlap_splits = tp_overlap_chunks(p.tp_overlap, tr.precision, p.tp,
+                                       p.tp_comm_overlap && p.sequence_parallel && p.tp > 1);
   // Transformer Engine runs only the transformer layers' Linear modules in fp8; attention
   // (DotProductAttention without fp8_dpa), the router and the output layer stay bf16
   // (Megatron-Core / NeMo FP8 recipes).
   d.other = is_quantized(tr.precision) ? Precision::bf16 : tr.precision;
+  // With fp8_dot_product_attention cuDNN's FP8 attention reads and writes one byte an element.
+  d.attention = tr.attention_precision == Precision::fp8 ? Precision::fp8 : d.other;
+  d.attention_element = d.attention == Precision::fp8 ? 1.0 : d.element;
   return d;
 }
 
@@ -122,21 +124,11 @@ Op split_into(Op op, int splits) {
   return op;
 }
 
-// Transformer Engine's fp8 with current scaling (NeMo's FP8-CS recipe; Transformer Engine
-// docs, "Float8CurrentScaling"): the scale of a tensor comes from its own absolute maximum,
-// so each bf16 GEMM operand is read once for the amax, then read again and written as fp8
-// twice, row-wise and transposed (the transposed copy feeds the weight-gradient GEMM):
-// 2 + 2 + 1 + 1 bytes per element, two kernels. Forward: the GEMM's input; backward: the
-// gradient of its output. A tensor of hidden width is quantized before the sequence-parallel
-// all-gather, on this rank's T / t rows, and gathered in fp8. (The weights are quantized
-// once per step: fp8_weight_quantize_op.) A grouped GEMM's operand is quantized expert by
-// expert (`groups` tensors: Transformer Engine's GroupedLinear quantizes each split).
-Op quantize_op(std::string name, double elements, double groups = 1) {
-  Op op = memory_op(std::move(name), OpKind::elementwise, 6.0 * elements);
-  op.kernels = 2 * static_cast<int>(groups);
-  return op;
-}
-
+// A quantized GEMM's operands are cast by the kernels of models/cast_ops.hpp. Forward: the
+// GEMM's input; backward: the gradient of its output. A tensor of hidden width is cast before
+// the sequence-parallel all-gather, on this rank's T / t rows, and gathered quantized. (The
+// weights are cast once per step: weight_quantize_op.) A grouped GEMM's operand is cast expert
+// by expert (`groups` tensors: Transformer Engine's GroupedLinear quantizes each split).
 // The tensors a GEMM's operand is quantized as: one per group of a grouped GEMM.
 double quantized_groups(const Op& gemm_op) {
   return gemm_op.kind == OpKind::gemm ? gemm_op.gemm.batch : 1.0;
@@ -154,14 +146,13 @@ struct Elements {
 // 2 x grad_precision + 1 x activation bytes an element. (Megatron-LM's
 // --gradient-accumulation-fusion accumulates in the GEMM's epilogue and saves the read of
 // the new gradient: counted unfused.)
-void add_gemm_backward(const Op& fwd, bool has_weight, Elements elements, int dgrad_splits, double grad_rows,
-                       std::vector<Op>& backward) {
+void add_gemm_backward(const Op& fwd, bool has_weight, Elements elements, int dgrad_splits,
+                       const std::vector<Op>& casts, std::vector<Op>& backward) {
   const double element = elements.activation;
   const GemmShape& g = fwd.gemm;
-  if (is_quantized(fwd.precision)) {
-    Op quantize = quantize_op(fwd.name + ".quantize.bwd", grad_rows * g.n * g.batch, quantized_groups(fwd));
-    quantize.pass = OpPass::backward;
-    backward.push_back(quantize);
+  for (Op cast : casts) {
+    cast.pass = OpPass::backward;
+    backward.push_back(std::move(cast));
   }
   Op dgrad = split_into(gemm(fwd.name + ".dgrad", g.m, g.k, g.n, g.batch, element, fwd.precision, fwd.kind),
                         dgrad_splits);
@@ -202,7 +193,9 @@ struct ForwardStep {
   double out_bytes = 0;
   bool core_attention = false;  ///< recomputed by selective recompute
   int dgrad_splits = 1;         ///< chunks of the input-gradient GEMM (TP overlap)
-  double grad_rows = 0;         ///< fp8: rows of the output gradient this rank quantizes
+  /// Quantized: the backward's casts before its GEMMs (the output gradient's, the weight's
+  /// scale swizzle for the input-gradient GEMM).
+  std::vector<Op> grad_casts{};
 };
 
 // How a linear layer runs: its GEMM in `splits` chunks forward and `dgrad_splits` for its
@@ -215,16 +208,22 @@ struct LinearRun {
   double grad_rows = 0;
 };
 
-// A linear layer's GEMM; in fp8 preceded by the quantization of its input.
-void add_weight_gemm(Op op, std::vector<ForwardStep>& steps, const LinearRun& run = {}) {
+// A linear layer's GEMM; quantized, preceded by the cast of its input (with the swizzle of its
+// weight's scales), its backward by the cast of its output gradient (and the swizzle again).
+void add_weight_gemm(Op op, const Dims& d, std::vector<ForwardStep>& steps, const LinearRun& run = {}) {
   const GemmShape g = op.gemm;
-  if (is_quantized(op.precision))
-    steps.push_back({quantize_op(op.name + ".quantize", (run.input_rows > 0 ? run.input_rows : g.m) * g.k * g.batch,
-                                 quantized_groups(op)),
+  const bool quantized = is_quantized(op.precision);
+  const double groups = quantized_groups(op);
+  const double weight = g.k * g.n * g.batch;
+  if (quantized)
+    steps.push_back({*cast_op(op.name + ".quantize", d.training,
+                              (run.input_rows > 0 ? run.input_rows : g.m) * g.k * g.batch, groups, weight),
                      ForwardStep::Grad::quantize});
   ForwardStep step{split_into(std::move(op), run.splits), ForwardStep::Grad::weight_gemm};
   step.dgrad_splits = run.dgrad_splits;
-  step.grad_rows = run.grad_rows > 0 ? run.grad_rows : g.m;
+  if (quantized)
+    step.grad_casts.push_back(*cast_op(step.op.name + ".quantize.bwd", d.training,
+                                       (run.grad_rows > 0 ? run.grad_rows : g.m) * g.n * g.batch, groups, weight));
   steps.push_back(step);
 }
 
@@ -255,20 +254,28 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
     // negligible share of the kernel (GPT-OSS model card, "Attention").
     op.name = m.sliding_window > 0 ? "attention.window" : "attention";
     op.kind = OpKind::attention;
-    op.precision = d.other;
+    op.precision = d.attention;
     if (!m.is_mla() && m.explicit_head_dim == 0 && m.sliding_window == 0) {
       op.model_flops = 4.0 * d.tokens * d.keys * d.heads_local * d.d;  // QK^T and AV, 2 s h each per token
       op.flops = op.causal_model_flops = op.model_flops * k_causal_fraction;
-      op.bytes = (2.0 * d.tokens * d.heads_local * d.d + 2.0 * d.tokens * d.kv_local * d.d) * d.element;
+      op.bytes = (2.0 * d.tokens * d.heads_local * d.d + 2.0 * d.tokens * d.kv_local * d.d) * d.attention_element;
     } else {
       // QK^T over qk_d and AV over v_d, per head and key (MLA: 192 and 128 for DeepSeek-V3).
       op.model_flops = 2.0 * d.tokens * d.window_keys * d.heads_local * (d.qk_d + d.v_d);
       op.flops = op.causal_model_flops = op.model_flops * d.causal_fraction;
       // Reads Q, K, V and writes O: MLA's K and V are per head after the up-projection.
       const double kv_heads = m.is_mla() ? d.heads_local : d.kv_local;
-      op.bytes = d.tokens * (d.heads_local * (d.qk_d + d.v_d) + kv_heads * (d.qk_d + d.v_d)) * d.element;
+      op.bytes = d.tokens * (d.heads_local * (d.qk_d + d.v_d) + kv_heads * (d.qk_d + d.v_d)) * d.attention_element;
     }
-    steps.push_back({op, ForwardStep::Grad::attention, 0, 0, true});
+    ForwardStep step{op, ForwardStep::Grad::attention, 0, 0, true};
+    if (d.attention == Precision::fp8) {  // Q, K and V cast forward, the output's gradient backward
+      const double qkv = op.bytes / d.attention_element - d.tokens * d.heads_local * d.v_d;
+      ForwardStep cast{fp8_attention_cast_op("attention.quantize", qkv), ForwardStep::Grad::quantize};
+      cast.core_attention = true;
+      steps.push_back(std::move(cast));
+      step.grad_casts.push_back(fp8_attention_cast_op("attention.quantize.bwd", d.tokens * d.heads_local * d.v_d));
+    }
+    steps.push_back(step);
     return;
   }
   // Unfused attention: scores, softmax (and dropout) over b a s^2 / t elements, then P V.
@@ -324,10 +331,12 @@ void add_router_kernels(const ModelSpec& m, const Dims& d, std::vector<ForwardSt
 // dispatch is where Megatron-Core's MoEAlltoAllTokenDispatcher copies the token counts to
 // the host and waits for them (preprocess: _maybe_dtoh_and_synchronize before the EP
 // all-to-all; NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py), forward
-// only: the backward all-to-alls reuse the split sizes already on the host.
-void add_token_permutation(double in_bytes, double out_bytes, bool dispatch, std::vector<ForwardStep>& steps) {
+// only: the backward all-to-alls reuse the split sizes already on the host. Static expert
+// shapes (padding to capacity, a rank budget: models/expert_capacity.hpp) have no such wait.
+void add_token_permutation(double in_bytes, double out_bytes, bool dispatch, bool host_sync,
+                           std::vector<ForwardStep>& steps) {
   if (dispatch) {
-    add_linear_memory(steps, "moe.permute", in_bytes, out_bytes, 4, true);
+    add_linear_memory(steps, "moe.permute", in_bytes, out_bytes, 4, host_sync);
   } else {
     add_linear_memory(steps, "moe.unpermute", in_bytes, out_bytes, 1);
   }
@@ -337,11 +346,11 @@ void add_token_permutation(double in_bytes, double out_bytes, bool dispatch, std
 void add_dense_mlp(const std::string& name, const ModelSpec& m, double f, const Dims& d,
                    std::vector<ForwardStep>& steps) {
   const double up_width = (m.activation == FfnActivation::swiglu ? 2.0 : 1.0) * f / d.t;
-  add_weight_gemm(gemm(name + ".up", d.tokens, up_width, d.h, 1, d.element, d.linear), steps,
+  add_weight_gemm(gemm(name + ".up", d.tokens, up_width, d.h, 1, d.element, d.linear), d, steps,
                   column_parallel(d, TpOverlapGemm::fc1_fprop));
   steps.push_back(memory_step(name + ".activation", OpKind::elementwise, d.tokens * up_width * d.element,
                               d.tokens * f / d.t * d.element));
-  add_weight_gemm(gemm(name + ".down", d.tokens, d.h, f / d.t, 1, d.element, d.linear), steps,
+  add_weight_gemm(gemm(name + ".down", d.tokens, d.h, f / d.t, 1, d.element, d.linear), d, steps,
                   row_parallel(d, TpOverlapGemm::fc2_fprop, TpOverlapGemm::fc2_dgrad));
 }
 
@@ -367,9 +376,11 @@ void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vect
   const double local_experts = static_cast<double>(m.experts) / p.ep;
   const double rows = d.tokens * m.top_k * etp / d.t;
   const double tokens_per_expert = rows / local_experts;
-  // The bytes this rank dispatches (its sequence shard's top_k copies with SP) and those its
-  // experts get (the rows above).
-  const double dispatched_bytes = d.sp_tokens * m.top_k * d.h * d.element;
+  // The bytes this rank dispatches (its sequence shard's top_k copies with SP; padded to every
+  // expert's capacity under pad_to_capacity) and those its experts get (the rows above; the
+  // step scales them by the rows' load, op_load in sim/step/stage_costs.hpp).
+  const double dispatched_bytes = d.sp_tokens * m.top_k * d.h * d.element * padded_row_share(m, d.sp_tokens);
+  const bool host_sync = !static_expert_shapes(m);
   const double received_bytes = rows * d.h * d.element;
   const bool alltoall = p.moe_dispatcher == MoeDispatcher::alltoall;
   // DeepEP and HybridEP (models/moe_dispatch.hpp): the kernel sends each token once per
@@ -379,23 +390,30 @@ void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vect
   // counts, and unpermuted with their probabilities before the combine.
   const double unique_bytes = received_bytes * dispatched_rows_per_token(m, p) / m.top_k;
   if (alltoall) {
-    add_token_permutation(d.sp_tokens * d.h * d.element, dispatched_bytes, true, steps);
+    add_token_permutation(d.sp_tokens * d.h * d.element, dispatched_bytes, true, host_sync, steps);
   } else {
-    add_token_permutation(unique_bytes, received_bytes, true, steps);
+    add_token_permutation(unique_bytes, received_bytes, true, host_sync, steps);
   }
   // Permutation 2 (Megatron-Core's sort_chunks_by_idxs, fused): the received rows sorted by
-  // local expert, and back after the experts; only with more than one local expert.
-  if (alltoall && local_experts > 1) add_linear_memory(steps, "experts.sort", received_bytes, received_bytes, 2);
-  add_weight_gemm(gemm("experts.up", tokens_per_expert, up_width, d.h, local_experts, d.element, d.linear), steps);
+  // local expert, and back after the experts; only with more than one local expert. Padded to
+  // capacity, every source's chunk of every expert has the same rows: a transpose of fixed
+  // shape copied contiguous, tokens and probabilities (token_dispatcher.py @ d98e8a64,
+  // dispatch_preprocess), the same bytes without the index arithmetic.
+  const bool padded = pads_to_capacity(m);
+  if (alltoall && local_experts > 1)
+    add_linear_memory(steps, padded ? "experts.reshape" : "experts.sort", received_bytes, received_bytes, 2);
+  add_weight_gemm(gemm("experts.up", tokens_per_expert, up_width, d.h, local_experts, d.element, d.linear), d, steps);
   steps.push_back(memory_step("experts.activation", OpKind::elementwise, rows * up_width * d.element,
                               rows * expert_f / etp * d.element));
   add_weight_gemm(gemm("experts.down", tokens_per_expert, d.h, expert_f / etp, local_experts, d.element, d.linear),
-                  steps);
-  if (alltoall && local_experts > 1) add_linear_memory(steps, "experts.unsort", received_bytes, received_bytes, 2);
+                  d, steps);
+  if (alltoall && local_experts > 1)
+    add_linear_memory(steps, padded ? "experts.unreshape" : "experts.unsort", received_bytes, received_bytes,
+                      padded ? 1 : 2);
   if (alltoall) {
-    add_token_permutation(dispatched_bytes, d.sp_tokens * d.h * d.element, false, steps);
+    add_token_permutation(dispatched_bytes, d.sp_tokens * d.h * d.element, false, false, steps);
   } else {
-    add_token_permutation(received_bytes, unique_bytes, false, steps);
+    add_token_permutation(received_bytes, unique_bytes, false, false, steps);
   }
 }
 
@@ -406,20 +424,20 @@ void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vect
 void add_mla_projections(const ModelSpec& m, const Dims& d, std::vector<ForwardStep>& steps) {
   const double q_width = d.heads_local * d.qk_d;
   if (m.q_lora_rank > 0) {
-    add_weight_gemm(gemm("q.down", d.tokens, m.q_lora_rank, d.h, 1, d.element, d.linear), steps);
+    add_weight_gemm(gemm("q.down", d.tokens, m.q_lora_rank, d.h, 1, d.element, d.linear), d, steps);
     const double latent = d.tokens * m.q_lora_rank * d.element;
     steps.push_back(memory_step("q.norm", OpKind::norm, latent, latent));
-    add_weight_gemm(gemm("q.up", d.tokens, q_width, m.q_lora_rank, 1, d.element, d.linear), steps);
+    add_weight_gemm(gemm("q.up", d.tokens, q_width, m.q_lora_rank, 1, d.element, d.linear), d, steps);
   } else {
-    add_weight_gemm(gemm("q", d.tokens, q_width, d.h, 1, d.element, d.linear), steps,
+    add_weight_gemm(gemm("q", d.tokens, q_width, d.h, 1, d.element, d.linear), d, steps,
                     column_parallel(d, TpOverlapGemm::qkv_fprop));
   }
-  add_weight_gemm(gemm("kv.down", d.tokens, m.kv_lora_rank + m.qk_rope_head_dim, d.h, 1, d.element, d.linear), steps);
+  add_weight_gemm(gemm("kv.down", d.tokens, m.kv_lora_rank + m.qk_rope_head_dim, d.h, 1, d.element, d.linear), d, steps);
   const double latent = d.tokens * m.kv_lora_rank * d.element;
   steps.push_back(memory_step("kv.norm", OpKind::norm, latent, latent));
   add_weight_gemm(
       gemm("kv.up", d.tokens, d.heads_local * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank, 1, d.element, d.linear),
-      steps);
+      d, steps);
 }
 
 std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p,
@@ -432,7 +450,7 @@ std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& t
   } else {
     // Q: a/t heads, K and V: kv/t heads each, of head_dim d (GQA: Ainslie et al. 2023).
     add_weight_gemm(gemm("qkv", d.tokens, (d.heads_local + 2.0 * d.kv_local) * d.d, d.h, 1, d.element, d.linear),
-                    steps, column_parallel(d, TpOverlapGemm::qkv_fprop));
+                    d, steps, column_parallel(d, TpOverlapGemm::qkv_fprop));
     if (m.qk_norm) {
       // Qwen3: RMSNorm over each query and key head before the rotary embedding.
       const double qk = d.tokens * (d.heads_local + d.kv_local) * d.d * d.element;
@@ -452,7 +470,7 @@ std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& t
                      qk, qk});
   }
   add_attention_core(m, tr, d, steps);
-  add_weight_gemm(gemm("attention.proj", d.tokens, d.h, d.heads_local * d.v_d, 1, d.element, d.linear), steps,
+  add_weight_gemm(gemm("attention.proj", d.tokens, d.h, d.heads_local * d.v_d, 1, d.element, d.linear), d, steps,
                   row_parallel(d, TpOverlapGemm::proj_fprop, TpOverlapGemm::proj_dgrad));
   if (m.parallel_block) {
     // GPT-J / PaLM §2: y = x + Attention(LN(x)) + MLP(LN(x)): the MLP reads the same normed
@@ -471,10 +489,10 @@ std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& t
 void add_backward(const ForwardStep& s, Elements elements, std::vector<Op>& backward) {
   switch (s.grad) {
     case ForwardStep::Grad::weight_gemm:
-      add_gemm_backward(s.op, true, elements, s.dgrad_splits, s.grad_rows, backward);
+      add_gemm_backward(s.op, true, elements, s.dgrad_splits, s.grad_casts, backward);
       return;
     case ForwardStep::Grad::activation_gemm:
-      add_gemm_backward(s.op, false, elements, 1, s.grad_rows, backward);
+      add_gemm_backward(s.op, false, elements, 1, s.grad_casts, backward);
       return;
     case ForwardStep::Grad::memory:
       backward.push_back(memory_backward(s.op, s.in_bytes, s.out_bytes));
@@ -485,6 +503,7 @@ void add_backward(const ForwardStep& s, Elements elements, std::vector<Op>& back
     case ForwardStep::Grad::quantize:
       return;  // the output gradient's quantization belongs to the GEMM's backward
     case ForwardStep::Grad::attention: {
+      for (Op cast : s.grad_casts) backward.push_back(as_pass(std::move(cast), OpPass::backward));
       Op op = s.op;
       op.name += ".bwd";
       op.pass = OpPass::backward;
@@ -519,8 +538,8 @@ PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, con
 
 }  // namespace
 
-PassOps transformer_layer_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
-  const Dims d = dims_of(m, tr, p);
+PassOps transformer_layer_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p, bool bf16_linears) {
+  const Dims d = dims_of(m, tr, p, bf16_linears);
   PassOps ops = assemble(layer_forward(m, tr, p, d), tr.recompute, d);
   const GraphedLayer graphed{m.is_moe(), p.moe_dispatcher == MoeDispatcher::alltoall};
   for (std::vector<Op>* pass : {&ops.forward, &ops.backward, &ops.recompute})
@@ -552,7 +571,7 @@ PassOps mtp_projection_ops(const ModelSpec& m, const TrainingSpec& tr, const Par
   const double act = d.sp_tokens * d.h * d.element;
   std::vector<ForwardStep> steps;
   steps.push_back(memory_step("mtp.norms", OpKind::norm, 2.0 * act, 2.0 * act));
-  add_weight_gemm(gemm("mtp.proj", d.tokens, d.h / d.t, 2.0 * d.h, 1, d.element, d.linear), steps,
+  add_weight_gemm(gemm("mtp.proj", d.tokens, d.h / d.t, 2.0 * d.h, 1, d.element, d.linear), d, steps,
                   column_parallel(d, TpOverlapGemm::qkv_fprop));
   return assemble(steps, Recompute::none, d);
 }
@@ -561,12 +580,6 @@ Op optimizer_op(double parameters, const TrainingSpec& tr) {
   // Reads the optimizer states and the gradient, writes the states and the new weights.
   const StateBytesPerParameter per = state_bytes_per_parameter(tr);
   Op op = memory_op("optimizer", OpKind::optimizer, parameters * (2.0 * per.optimizer + per.gradients + per.weights));
-  op.pass = OpPass::backward;
-  return op;
-}
-
-Op fp8_weight_quantize_op(double parameters) {
-  Op op = quantize_op("fp8.weights.quantize", parameters);
   op.pass = OpPass::backward;
   return op;
 }

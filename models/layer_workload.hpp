@@ -22,7 +22,10 @@ struct PassOps {
 /// One transformer layer on one GPU for one micro-batch.
 /// Forward FLOPs of a GPT layer (MHA, GeLU 4h) sum to 24 b s h^2 + 4 b s^2 h, without
 /// parallelism (Narayanan et al. SC21, the basis of eq. 3); backward counts twice that.
-PassOps transformer_layer_ops(const ModelSpec& model, const TrainingSpec& training, const ParallelSpec& parallel);
+/// `bf16_linears`: one of the layers first_last_layers_bf16 keeps in bf16 (TrainingSpec): its
+/// linear GEMMs in bf16, uncast, whatever training.precision.
+PassOps transformer_layer_ops(const ModelSpec& model, const TrainingSpec& training, const ParallelSpec& parallel,
+                              bool bf16_linears = false);
 
 /// The embedding lookup (first stage).
 PassOps embedding_ops(const ModelSpec& model, const TrainingSpec& training, const ParallelSpec& parallel);
@@ -39,11 +42,6 @@ PassOps mtp_projection_ops(const ModelSpec& model, const TrainingSpec& training,
 /// The optimizer update of `parameters` parameters (already divided by ZeRO sharding).
 Op optimizer_op(double parameters, const TrainingSpec& training);
 
-/// Transformer Engine's fp8 weights: once per step, after the update, each linear layer's
-/// bf16 weights are scanned for their amax and quantized to fp8 row-wise and transposed
-/// (weights are cached in fp8 across the step's micro-batches: Megatron-Core passes
-/// is_first_microbatch). `parameters`: the linear layers' parameters on the GPU.
-Op fp8_weight_quantize_op(double parameters);
 
 /// True for the attention core: the fused attention op, or unfused attention's score and
 /// value products, softmax and dropout (and their gradients), everything between QKV and the

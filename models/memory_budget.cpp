@@ -145,17 +145,17 @@ double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const Parall
   double bytes = std::max(inflight - 1.0, 0.0) * layer_bytes + std::max(layer_bytes, buffers) + working;
   offloaded = inflight * offloaded_bytes * activation_element_scale(tr.precision);
   if (stage == 0) bytes += inflight * embedding_activation_bytes(m, layout);
-  if (stage == par.pp - 1) {
-    bytes += inflight * output_activation_bytes(m, layout);
-    // Multi-token prediction (DeepSeek-V3 §2.2): each module's layer (kept whole) and its
-    // own output head's inputs and logits, plus its projection's 2h input.
-    if (m.mtp_depth > 0) {
-      const ModelSpec last = layer_spec(m, m.layers - 1);
-      const double tokens = static_cast<double>(m.seq_len) / par.cp * tr.micro_batch;
-      const double proj_input = 2.0 * 2.0 * tokens * m.hidden / (par.sequence_parallel ? par.tp : 1);
-      bytes += inflight * m.mtp_depth *
-               (layer_activation_bytes(last, kept) + output_activation_bytes(m, layout) + proj_input);
-    }
+  if (stage == par.pp - 1) bytes += inflight * output_activation_bytes(m, layout);
+  // Multi-token prediction (DeepSeek-V3 §2.2), on the stage whose chunk runs the modules:
+  // each module's layer (kept whole) and its own output head's inputs and logits, plus its
+  // projection's 2h input.
+  int mtp = 0;
+  for (const ModelChunk& c : chunks) mtp += c.mtp_layers;
+  if (mtp > 0) {
+    const ModelSpec last = layer_spec(m, m.layers - 1);
+    const double tokens = static_cast<double>(m.seq_len) / par.cp * tr.micro_batch;
+    const double proj_input = 2.0 * 2.0 * tokens * m.hidden / (par.sequence_parallel ? par.tp : 1);
+    bytes += inflight * mtp * (layer_activation_bytes(last, kept) + output_activation_bytes(m, layout) + proj_input);
   }
   return bytes * activation_element_scale(tr.precision);
 }
@@ -183,7 +183,10 @@ std::vector<std::vector<double>> offloaded_layer_bytes(const ModelSpec& m, const
   return bytes;
 }
 
-std::vector<ModelChunk> balanced_chunks(const ModelSpec& m, const ParallelSpec& par) {
+namespace {
+
+// The chunks parallel.stage_split gives.
+std::vector<ModelChunk> split_chunks(const ModelSpec& m, const ParallelSpec& par) {
   if (par.stage_split != StageSplit::cost)
     return even_layers(m.layers, par.pp * par.virtual_stages, par.stage_split == StageSplit::even_with_ends);
   std::vector<double> costs(static_cast<size_t>(m.layers));
@@ -194,6 +197,15 @@ std::vector<ModelChunk> balanced_chunks(const ModelSpec& m, const ParallelSpec& 
     output_cost += m.mtp_depth * (layer_forward_flops_per_token(layer_spec(m, m.layers - 1)) +
                                   4.0 * static_cast<double>(m.hidden) * m.hidden + output_forward_flops_per_token(m));
   return partition_layers(costs, par.pp * par.virtual_stages, 0.0, output_cost);
+}
+
+}  // namespace
+
+std::vector<ModelChunk> balanced_chunks(const ModelSpec& m, const ParallelSpec& par) {
+  if (!par.pipeline_layout.empty()) return layout_chunks(par.pipeline_layout);
+  std::vector<ModelChunk> chunks = split_chunks(m, par);
+  chunks.back().mtp_layers = m.mtp_depth;  // the modules run on the last chunk
+  return chunks;
 }
 
 MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par,

@@ -60,8 +60,10 @@ std::vector<std::vector<double>> offloaded_layer_bytes(const ModelSpec& model, c
                                                        const ParallelSpec& parallel,
                                                        const std::vector<ModelChunk>& chunks);
 
-/// The model's layers split into pp x virtual_stages chunks by parallel.stage_split (cost:
-/// balanced by forward FLOPs). Inputs must be validated (an even split must divide).
+/// The model's layers split into pp x virtual_stages chunks: as parallel.pipeline_layout
+/// places them when it is set, otherwise by parallel.stage_split (cost: balanced by forward
+/// FLOPs), the MTP layers on the last chunk. Inputs must be validated (an even split must
+/// divide, a layout must fit the model and the pipeline).
 std::vector<ModelChunk> balanced_chunks(const ModelSpec& model, const ParallelSpec& parallel);
 
 }  // namespace trainsim

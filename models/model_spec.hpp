@@ -11,6 +11,9 @@ namespace trainsim {
 enum class FfnActivation { gelu, swiglu, squared_relu };
 enum class NormKind { layernorm, rmsnorm };
 enum class PositionEmbedding { learned, rope };
+/// Which tokens an over-capacity expert drops (Megatron-Core's moe_token_drop_policy): those of
+/// lowest routing probability, or those latest in the batch. Timing does not depend on it.
+enum class TokenDropPolicy { probs, position };
 
 struct ModelSpec {
   std::string name = "custom";
@@ -25,6 +28,14 @@ struct ModelSpec {
   int top_k = 1;    ///< experts each token is routed to
   /// Tokens an expert accepts, as a multiple of its balanced share (0: no cap, dropless).
   double capacity_factor = 0;
+  /// Every expert runs exactly its capacity of rows, the missing ones padded (Megatron-Core's
+  /// moe_pad_expert_input_to_capacity; needs capacity_factor > 0): static shapes, no host sync
+  /// (models/expert_capacity.hpp).
+  bool pad_to_capacity = false;
+  TokenDropPolicy token_drop_policy = TokenDropPolicy::probs;
+  /// Each expert-parallel rank's token budget as a multiple of its balanced share (Megatron-Core's
+  /// moe_expert_rank_capacity_factor, HybridEP; 0: none): static buffers, no host sync.
+  double rank_capacity_factor = 0;
   /// Router imbalance: coefficient of variation of the experts' token counts (0: balanced).
   double expert_imbalance = 0;
   /// The busiest expert-parallel rank's tokens over the balanced share, stated for every MoE

@@ -2,6 +2,8 @@
 // How one training job is split across GPUs: the parallel axes and the pipeline schedule.
 
 #include <algorithm>
+
+#include "models/pipeline_layout.hpp"
 #include "models/rank_order.hpp"
 #include "models/tp_overlap.hpp"
 
@@ -73,6 +75,10 @@ struct ParallelSpec {
   /// §3.3.2's tunable N). 0: pp, Narayanan et al.'s schedule.
   int microbatch_group = 0;
   StageSplit stage_split = StageSplit::cost;
+  /// Megatron-Core's pipeline layout (pipeline_model_parallel_layout): when set, it places
+  /// every layer, the embedding, the MTP layers and the loss, chunk by chunk, instead of
+  /// stage_split (models/pipeline_layout.hpp).
+  PipelineLayout pipeline_layout;
   /// Gradients are reduced bucket by bucket during the last backward (Megatron-Core's
   /// overlap_grad_reduce); false: after the whole backward (Megatron-LM 2021, --DDP-impl local).
   bool overlap_grad_reduce = true;

@@ -52,13 +52,18 @@ StageParameters stage_parameters(const ModelSpec& m, const ParallelSpec& par, in
       p.dense += pc.output / tp;
     else if (par.pp > 1)
       p.dense += pc.embedding / tp;
-    if (m.mtp_depth > 0) {
-      // Each module: its own layer (the last layer's kind), projection (split over TP) and norms.
-      add_layers(p, layer_share(layer_spec(m, m.layers - 1), par), m.mtp_depth);
-      p.dense += m.mtp_depth * (2.0 * m.hidden * m.hidden / tp + (pc.mtp_extra_per_module - 2.0 * m.hidden * m.hidden));
-      // The first stage holds the embedding the modules read; with pp > 1 the last keeps a copy.
-      if (par.pp > 1) p.dense += pc.embedding / tp;
-    }
+  }
+  int mtp = 0;  // the last stage's unless parallel.pipeline_layout places them elsewhere
+  for (const ModelChunk& c : chunks) mtp += c.mtp_layers;
+  if (mtp > 0) {
+    // Each module: its own layer (the last layer's kind), projection (split over TP) and norms.
+    add_layers(p, layer_share(layer_spec(m, m.layers - 1), par), mtp);
+    p.dense += mtp * (2.0 * m.hidden * m.hidden / tp + (pc.mtp_extra_per_module - 2.0 * m.hidden * m.hidden));
+    // The first stage holds the embedding the modules read; another stage keeps a copy.
+    if (stage != 0) p.dense += pc.embedding / tp;
+    // A stage other than the last runs the shared output head for its modules: its own copy
+    // (a tied head is the embedding copy above).
+    if (stage != par.pp - 1 && !m.tied_embeddings) p.dense += pc.output / tp;
   }
   return p;
 }

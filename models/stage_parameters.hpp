@@ -21,7 +21,8 @@ struct StageParameters {
 /// Megatron-LM splits the linear layers over TP and replicates the norms and the router;
 /// experts split over TP x EP (shared experts over TP only); the first stage holds the
 /// embedding, the last the final norm, the output layer (a tied one keeps its own copy of the
-/// embedding when pp > 1) and the multi-token prediction modules.
+/// embedding when pp > 1); the chunks' multi-token prediction modules (the last stage's
+/// unless a pipeline layout places them), with copies of the embedding and output head.
 StageParameters stage_parameters(const ModelSpec& model, const ParallelSpec& parallel, int stage,
                                  const std::vector<ModelChunk>& chunks);
 

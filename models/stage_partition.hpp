@@ -11,6 +11,9 @@ struct ModelChunk {
   int layers = 0;
   bool has_embedding = false;  ///< the first chunk also runs the embedding
   bool has_output = false;     ///< the last chunk also runs the final norm, logits and loss
+  /// Multi-token prediction layers (DeepSeek-V3 §2.2) the chunk runs after its layers: the
+  /// last chunk's unless parallel.pipeline_layout places them (an m slot) elsewhere.
+  int mtp_layers = 0;
   double cost = 0;             ///< in the units of the costs given
 };
 

@@ -83,6 +83,15 @@ int tp_overlap_splits(const TpOverlapSetting& s, int tp) {
   return 1;
 }
 
+std::array<int, k_tp_overlap_gemms> tp_overlap_chunks(const TpOverlapSettings& settings, Precision precision, int tp,
+                                                      bool overlap) {
+  std::array<int, k_tp_overlap_gemms> chunks{};
+  for (int g = 0; g < k_tp_overlap_gemms; ++g)
+    chunks[static_cast<size_t>(g)] =
+        overlap ? tp_overlap_splits(tp_overlap_setting(settings, static_cast<TpOverlapGemm>(g), precision, ""), tp) : 1;
+  return chunks;
+}
+
 std::string tp_overlap_setting_text(const TpOverlapSetting& s) {
   switch (s.method) {
     case TpOverlapMethod::ring_exchange:

@@ -64,6 +64,13 @@ TpOverlapSetting tp_overlap_setting(const TpOverlapSettings& settings, TpOverlap
 /// Chunks the GEMM runs as under `s` at tensor-parallel size `tp`.
 int tp_overlap_splits(const TpOverlapSetting& s, int tp);
 
+/// Chunks of every overlapped GEMM, by TpOverlapGemm: Transformer Engine's userbuffers
+/// (Megatron-LM --tp-comm-overlap) run each GEMM beside its sequence-parallel collective in
+/// chunks of T / splits rows (Wang et al. 2022): tp for a ring exchange, num_splits for a
+/// pipelined reduce-scatter, one for a bulk overlap; all 1 without `overlap`.
+std::array<int, k_tp_overlap_gemms> tp_overlap_chunks(const TpOverlapSettings& settings, Precision precision, int tp,
+                                                      bool overlap);
+
 /// "ring_exchange", "ring_exchange:1" (one SM of margin), "pipeline:24:4", "bulk:8".
 std::string tp_overlap_setting_text(const TpOverlapSetting& s);
 /// The setting `text` spells, or the violated rule.

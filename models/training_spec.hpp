@@ -68,6 +68,26 @@ struct TrainingSpec {
   /// them waits for the backward. false: Korthikanti et al.'s fp32 logits.
   bool fused_cross_entropy = false;
   AttentionKernel attention = AttentionKernel::flash;
+  /// The number format of fused attention (training.attention_precision): bf16, or fp8 for
+  /// Megatron-LM's fp8_dot_product_attention (Transformer Engine's DotProductAttention with
+  /// fp8_dpa: cuDNN's FP8 fused attention, Q, K, V and O one byte an element), timed from the
+  /// calibration table's fp8 attention rows (sim/scenario/precision_recipe.hpp states the rules).
+  Precision attention_precision = Precision::bf16;
+  /// Megatron-LM's first_last_layers_bf16 (TransformerConfig @ d98e8a64; fp8_utils.py
+  /// is_first_last_bf16_layer): under a quantized precision the first layers_at_start_in_bf16
+  /// and the last layers_at_end_in_bf16 transformer layers of the model (global indices) run
+  /// their linear GEMMs in bf16, uncast. Megatron-LM's defaults 1 and 1 (Megatron-Bridge's
+  /// MixedPrecisionConfig defaults them to 0).
+  bool first_last_layers_bf16 = false;
+  int layers_at_start_in_bf16 = 1;
+  int layers_at_end_in_bf16 = 1;
+  /// Whether an fp8 (per-tensor) GEMM operand is cast once for all its GEMMs: Blackwell's
+  /// tensor cores take fp8 operands in any layout, Hopper's only K-major, so there Transformer
+  /// Engine writes a transposed copy beside the row-wise one (TransformerEngine @ 8f2e6357,
+  /// common/transformer_engine.cpp nvte_is_non_tn_fp8_gemm_supported: compute capability 10.x,
+  /// 11.x, >= 13). Derived from cluster.gpu when the scenario is loaded (a GPU with MX tensor
+  /// cores is a Blackwell), not a key.
+  bool fp8_single_copy = false;
   GradPrecision grad_precision = GradPrecision::automatic;
   /// Per-GPU memory outside the allocator: CUDA context, cuBLAS workspace, NCCL buffers.
   double framework_bytes = 1.5 * 1024 * 1024 * 1024;
@@ -109,6 +129,13 @@ struct TrainingSpec {
   /// The scopes CUDA graphs capture (models/cuda_graphs.hpp): one host dispatch per graph.
   CudaGraphs cuda_graphs;
 };
+
+/// Whether transformer layer `layer` (0-based, of `layers`) runs its linear GEMMs in bf16
+/// under first_last_layers_bf16 (Megatron-LM fp8_utils.py is_first_last_bf16_layer).
+inline bool is_bf16_layer(const TrainingSpec& tr, int layer, int layers) {
+  if (!tr.first_last_layers_bf16 || !is_quantized(tr.precision)) return false;
+  return layer < tr.layers_at_start_in_bf16 || layer >= layers - tr.layers_at_end_in_bf16;
+}
 
 /// Bytes of one activation element as the layers hand them on (training.precision): 4 in
 /// fp32, else 2 (bf16 and fp16; fp8 GEMMs take bf16 activations and cast them themselves).

@@ -85,7 +85,7 @@ po::options_description visible_options(Options& o) {
       "smallest size (bytes; K, M, G = 2^10, 2^20, 2^30)")(
       "maxbytes,e", po::value(&o.max_bytes)->default_value(o.max_bytes), "largest size")(
       "stepfactor,f", po::value(&o.factor)->default_value(o.factor), "size multiplier between rows")(
-      "json", "rows as JSON: [{bytes, time_s, algbw_GBps, busbw_GBps}]")(
+      "json", "rows as JSON: [{bytes, time_s, algbw_GBps, busbw_GBps, algo, proto}]")(
       "set", po::value(&o.overrides)->composing(), "override a SCENARIO key: --set section.key=value");
   return d;
 }
@@ -194,7 +194,12 @@ struct Row {
   double bytes = 0;
   double time_s = 0;
   std::string algo;
+  std::string proto;  ///< NCCL's protocol: LL, LL128 or Simple
 };
+
+std::string protocol_name(eng::NcclProtocol p) {
+  return p == eng::NcclProtocol::ll ? "LL" : p == eng::NcclProtocol::ll128 ? "LL128" : "Simple";
+}
 
 }  // namespace
 
@@ -252,7 +257,8 @@ Command collective_command() {
     ProgressLine planned(terminal_stderr(), "collective (planning)", "sizes", static_cast<int>(sizes.size()));
     for (const double bytes : sizes) {
       call.bytes = bytes;
-      rows.push_back({bytes, 0, eng::algo_name(eng::choose_algorithm(call, planning))});
+      const eng::CollectiveAlgo chosen = eng::choose_algorithm(call, planning);
+      rows.push_back({bytes, 0, eng::algo_name(chosen), protocol_name(eng::protocol_of(chosen, call, planning))});
       eng::PreparedPlan prepared = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning), &endpoints);
       left_out.push_back(std::move(prepared.left_out));
       planned.item_done();
@@ -289,6 +295,8 @@ Command collective_command() {
         row["time_s"] = r.time_s;
         row["algbw_GBps"] = algbw;
         row["busbw_GBps"] = algbw * factor;
+        row["algo"] = r.algo;
+        row["proto"] = r.proto;
         j.push_back(row);
       }
       out << j.dump(2) << "\n";
@@ -298,13 +306,14 @@ Command collective_command() {
     out << "# trainsim collective: " << eng::op_name(op) << " on " << gpus << " GPUs (" << spanned << " node"
         << (spanned > 1 ? "s" : "") << ") of the " << cluster.preset << " cluster (" << cluster.nodes << " node"
         << (cluster.nodes > 1 ? "s" : "") << "), simulated on SimGrid\n#\n";
-    out << "#        size         count    type         algo      time     algbw     busbw\n";
-    out << "#         (B)    (elements)                           (us)    (GB/s)    (GB/s)\n";
+    out << "#        size         count    type         algo   proto      time     algbw     busbw\n";
+    out << "#         (B)    (elements)                                   (us)    (GB/s)    (GB/s)\n";
     for (const Row& r : rows) {
       const double algbw = r.time_s > 0 ? r.bytes / r.time_s / 1e9 : 0;
       char line[160];
-      std::snprintf(line, sizeof line, "%14.0f %13.0f %7s %12s %9.2f %9.2f %9.2f\n", r.bytes, std::floor(r.bytes / 4),
-                    "float", r.algo.c_str(), r.time_s * 1e6, algbw, algbw * factor);
+      std::snprintf(line, sizeof line, "%14.0f %13.0f %7s %12s %7s %9.2f %9.2f %9.2f\n", r.bytes,
+                    std::floor(r.bytes / 4), "float", r.algo.c_str(), r.proto.c_str(), r.time_s * 1e6, algbw,
+                    algbw * factor);
       out << line;
     }
     return 0;

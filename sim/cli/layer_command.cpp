@@ -14,7 +14,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "models/expert_load.hpp"
+#include "models/expert_capacity.hpp"
 #include "models/layer_kinds.hpp"
 #include "models/layer_workload.hpp"
 #include "sim/cli/command.hpp"
@@ -182,7 +182,9 @@ std::string header_line(const Scenario& s, const ComputeModel& compute, double e
   if (s.model.is_moe()) {
     char load[160];
     std::snprintf(load, sizeof load,
-                  "experts.* ops: the busiest expert-parallel rank's, %.3f x the balanced share (router imbalance)\n",
+                  pads_to_capacity(s.model)
+                      ? "experts.* ops: every rank's, %.3f x the balanced share (padded to expert capacity)\n"
+                      : "experts.* ops: the busiest expert-parallel rank's, %.3f x the balanced share (router imbalance)\n",
                   expert_load);
     out << load;
   }
@@ -490,7 +492,7 @@ Command layer_command() {
     s.model = layer_spec(s.model, index);
     const auto compute = scenario_compute_model(s);
     const PassOps ops = transformer_layer_ops(s.model, s.training, s.parallel);
-    const double expert_load = busiest_expert_rank_load(s.model, s.parallel, s.run.seed);
+    const double expert_load = expert_row_load(s.model, s.training, s.parallel, s.run.seed);
     const HostLaunchCost host = host_launch_cost(s.training, s.cluster.host);
     const std::vector<TimedOp> timed = timed_ops(ops, *compute, expert_load, host);
     const std::vector<PassSegments> segments = pass_segments(ops, *compute, expert_load, host);

@@ -6,6 +6,7 @@
 
 #include "sim/cli/data_folder.hpp"
 
+#include "sim/compute/calibrated_compute_model.hpp"
 #include "sim/compute/compute_model_factory.hpp"
 #include "sim/compute/launch_gap_compute_model.hpp"
 #include "sim/core/error.hpp"
@@ -47,6 +48,25 @@ CalibrationChoice scenario_calibration(const Scenario& s) {
   return choice;
 }
 
+// training.attention_precision = fp8 is timed from the calibration table's fp8 attention rows
+// only: cuDNN's FP8 attention runs 1.0 to 1.6 times as fast as its bf16 attention where
+// measured (B200 forward 1,781 vs 1,515 TFLOP/s, backward 1,582 vs 1,180 at sequence 32K; slower
+// than bf16 at sequence 1K: NVIDIA/cudnn-frontend @ 0b1577c8 benchmark/sdpa_benchmark_training/
+// artifacts/sdpa_fp8_benchmark_results_NVIDIA_B200.csv), far from the datasheet's 2x, so no
+// roofline stands in for rows.
+void require_fp8_attention_rows(const Scenario& s, const ComputeModel& kernels) {
+  if (s.training.attention_precision != Precision::fp8) return;
+  const auto* table = dynamic_cast<const CalibratedComputeModel*>(&kernels);
+  if (table == nullptr)
+    throw InputError(s.source, "training.attention_precision", "fp8",
+                     "fp8 attention is timed from a calibration table's measured fp8 attention rows; cluster.calibration "
+                     "= " + s.cluster.calibration + " times by the datasheet roofline, which has no FP8 attention rate");
+  if (!table->has_fp8_attention())
+    throw InputError(s.source, "training.attention_precision", "fp8",
+                     "the calibration table " + table->table().file +
+                         " has no attention_fwd and attention_bwd rows of dtype fp8 to time fp8 attention from");
+}
+
 }  // namespace
 
 std::vector<std::string> scenario_input_files(const Scenario& s) {
@@ -61,6 +81,7 @@ std::vector<std::string> scenario_input_files(const Scenario& s) {
 std::unique_ptr<ComputeModel> scenario_compute_model(const Scenario& s) {
   const CalibrationChoice choice = scenario_calibration(s);
   auto kernels = make_compute_model(s.cluster.gpu, s.training.precision, choice);
+  require_fp8_attention_rows(s, *kernels);
   if (s.training.kernel_gap_s <= 0) return kernels;
   return std::make_unique<LaunchGapComputeModel>(std::move(kernels), s.training.kernel_gap_s);
 }

@@ -62,8 +62,9 @@ std::vector<std::string> gemm_dtypes(Precision p) {
       return {"fp16", "bf16"};
     case Precision::fp8:
       return {"fp8"};
-    // Stated assumption until measured: MXFP8 GEMMs run at the FP8 rate (the Blackwell
-    // datasheets give them one peak), so fp8 rows stand in where no mxfp8 rows exist.
+    // MXFP8 GEMMs by their own rows where the table has them (the Blackwell tables: measured on
+    // B200 by flashinfer#2464 and torchao, kernels/README.md); elsewhere fp8 rows stand in (the
+    // datasheets give both one peak: a stated assumption).
     case Precision::mxfp8:
       return {"mxfp8", "fp8"};
     case Precision::nvfp4:
@@ -82,6 +83,11 @@ std::vector<std::string> other_dtypes(Precision p) {
     if (!present) d.emplace_back(extra);
   }
   return d;
+}
+
+std::vector<std::string> attention_dtypes(Precision attention, Precision training) {
+  if (is_quantized(attention)) return {"fp8"};
+  return other_dtypes(is_quantized(training) ? Precision::bf16 : training);
 }
 
 bool contains_text(const std::string& s, const char* part) {
@@ -160,6 +166,10 @@ CalibratedComputeModel::CalibratedComputeModel(CalibrationTable table, Precision
     curves_.emplace(key, KernelCurve(all, table_.file, key));
     fused_wgrad_accumulation_ = fused_wgrad_accumulation_ || kernel == "gemm_wgrad";
   }
+}
+
+bool CalibratedComputeModel::has_fp8_attention() const {
+  return find("attention_fwd", {"fp8"}) != nullptr && find("attention_bwd", {"fp8"}) != nullptr;
 }
 
 const KernelCurve* CalibratedComputeModel::find(const std::string& kernel,
@@ -252,7 +262,10 @@ double CalibratedComputeModel::time_s(const Op& op, bool& covered) const {
       return gemm_time_s(op, covered);
     case OpKind::attention: {
       const char* kernel = op.pass == OpPass::backward ? "attention_bwd" : "attention_fwd";
-      const KernelCurve* curve = find(kernel, other_dtypes(precision_));
+      // Attention in its own format (Op::precision): fp8 (training.attention_precision) from the
+      // table's fp8 rows only, whose rate is cuDNN's FP8 kernel's, not a bf16 row's; 16-bit
+      // attention never from fp8 rows, whatever format the linear GEMMs train in.
+      const KernelCurve* curve = find(kernel, attention_dtypes(op.precision, precision_));
       if (curve == nullptr || !(op.flops > 0)) return fallback_.op_time_s(op);
       if (!(op.bytes > 0)) return fallback_.op_time_s(op);
       covered = true;

@@ -69,6 +69,9 @@ class CalibratedComputeModel final : public ComputeModel {
 
   /// True if some table curve (not the fallback roofline) times `op`.
   bool covers(const Op& op) const;
+  /// True if the table has fp8 attention_fwd and attention_bwd rows (what
+  /// training.attention_precision = fp8 is timed from).
+  bool has_fp8_attention() const;
   const CalibrationTable& table() const { return table_; }
 
  private:

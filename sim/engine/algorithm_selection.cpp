@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "sim/core/error.hpp"
@@ -11,9 +12,11 @@
 #include "sim/engine/double_binary_tree_algorithm.hpp"
 #include "sim/engine/hierarchical_algorithm.hpp"
 #include "sim/engine/nccl_latency.hpp"
+#include "sim/engine/nccl_rack_model.hpp"
 #include "sim/engine/nvls_algorithm.hpp"
 #include "sim/engine/nvls_tree_algorithm.hpp"
 #include "sim/engine/pairwise_algorithm.hpp"
+#include "sim/engine/pat_algorithm.hpp"
 #include "sim/engine/ring_algorithm.hpp"
 
 namespace trainsim::engine {
@@ -33,6 +36,31 @@ void validate(const CollectiveCall& call, const Platform& platform) {
   if (!(call.bytes >= 0)) throw InputError("", "bytes", std::to_string(call.bytes), "must be >= 0");
   if (call.root < 0 || call.root >= static_cast<int>(call.gpus.size()))
     throw InputError("", "root", std::to_string(call.root), "must index one of the collective's GPUs");
+}
+
+// The group as NCCL's model sees it across NVL72 racks (nccl_rack_model.hpp): an all-reduce,
+// all-gather or reduce-scatter over 2 or more NVLink domains that each span several nodes
+// (multi-node NVLink) and hold as many of its GPUs; nullopt otherwise (one domain, DGX/HGX
+// nodes, uneven domains: nccl_latency.hpp's model decides there).
+std::optional<RackGroup> rack_group(const CollectiveCall& call, const Platform& platform) {
+  if (call.op != CollectiveOp::all_reduce && call.op != CollectiveOp::all_gather &&
+      call.op != CollectiveOp::reduce_scatter)
+    return std::nullopt;
+  if (platform.cluster().nodes_per_domain() < 2 || call.gpus.size() < 2) return std::nullopt;
+  const auto domains = gpus_by_node(call.gpus, platform);
+  if (domains.size() < 2) return std::nullopt;
+  for (const auto& d : domains)
+    if (d.size() != domains.front().size()) return std::nullopt;
+  return RackGroup{static_cast<int>(call.gpus.size()), static_cast<int>(domains.size()),
+                   platform.cluster().nic_bandwidth_Bps};
+}
+
+// NCCL's estimate for `algo` across racks, its fastest protocol; nullopt where its model has none.
+std::optional<RackEstimate> rack_estimate(CollectiveAlgo algo, const CollectiveCall& call, const RackGroup& group) {
+  std::optional<RackEstimate> best;
+  for (const RackEstimate& e : nccl_rack_estimates(call.op, call.bytes, group))
+    if (e.algo == algo && (!best || e.time_s < best->time_s)) best = e;
+  return best;
 }
 
 // Bus bandwidth of the group, as NCCL's model sees it: NVLink inside a node (an NVLink
@@ -133,6 +161,8 @@ std::unique_ptr<CollectiveAlgorithm> make_algorithm(CollectiveAlgo algo) {
       return std::make_unique<NvlsTreeAlgorithm>();
     case CollectiveAlgo::collnet:
       return std::make_unique<CollnetAlgorithm>();
+    case CollectiveAlgo::pat:
+      return std::make_unique<PatAlgorithm>();
     case CollectiveAlgo::automatic:
       break;
   }
@@ -147,9 +177,18 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
     // The in-switch reductions need hardware the cluster may lack: refuse them here, before a
     // simulation starts (their plans throw InputError saying what is missing).
     const bool needs_hardware = call.algo == CollectiveAlgo::nvls || call.algo == CollectiveAlgo::nvls_tree ||
-                                call.algo == CollectiveAlgo::collnet;
+                                call.algo == CollectiveAlgo::collnet || call.algo == CollectiveAlgo::pat;
     if (needs_hardware && call.gpus.size() >= 2) make_algorithm(call.algo)->plan(call, platform);
     return call.algo;
+  }
+  if (const auto group = rack_group(call, platform)) {
+    // Across NVL72 racks: NCCL's own choice by its model (nccl_rack_model.hpp); IB SHARP where
+    // the cluster has it and NCCL's view of it is faster still.
+    const RackEstimate best = nccl_rack_choice(call.op, call.bytes, *group);
+    if (call.op == CollectiveOp::all_reduce && collnet_possible(call.gpus, platform) &&
+        collnet_all_reduce_s(call.bytes, group->ranks / group->racks, group->racks, platform) < best.time_s)
+      return CollectiveAlgo::collnet;
+    return best.algo;
   }
   switch (call.op) {
     case CollectiveOp::all_reduce:
@@ -214,11 +253,55 @@ void pay_measured_nvlink_steps(CommPlan& plan, CollectiveAlgo algo, const Collec
   }
 }
 
+// Across racks, what the simulation charges `algo` besides its bytes: NCCL's model's latency
+// (nccl_rack_model.hpp) and a tree's pipeline fill; nullopt where NCCL's model has no estimate
+// for `algo`. NVLS-tree's in-rack stages are NVLS in each rack: where one rack of the group's
+// size would itself run NVLS at this size on a measured NVLink (large buffers), they pay at least
+// the one-rack NVLS latency (nvls_algorithm.hpp; 0.81 ms on 72 GPUs, fitted on the full rack's
+// sweep) in place of NCCL's 25 us, so that racks are never faster than one rack; below that size
+// NCCL's 25 us and the fill (the measured latency would charge 0.8 ms to 8 bytes).
+std::optional<RackEstimate> charged_rack_estimate(CollectiveAlgo algo, const CollectiveCall& call,
+                                                  const Platform& platform) {
+  const auto group = rack_group(call, platform);
+  if (!group) return std::nullopt;
+  auto e = rack_estimate(algo, call, *group);
+  if (!e || algo != CollectiveAlgo::nvls_tree) return e;
+  const int per_rack = group->ranks / group->racks;
+  const auto one_rack = domain_cost(CollectiveOp::all_reduce, call.bytes, per_rack, platform);
+  if (one_rack && nvls_all_reduce_s(call.bytes, per_rack, platform) < one_rack->time_s)
+    e->fill_s = std::max(e->fill_s, nvls_latency_s(per_rack, platform) - k_nccl_nvls_latency_s);
+  return e;
+}
+
 }  // namespace
+
+NcclProtocol chosen_protocol(const CollectiveCall& call, const Platform& platform) {
+  return call.gpus.size() < 2 ? NcclProtocol::simple : protocol_of(choose_algorithm(call, platform), call, platform);
+}
+
+NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform) {
+  if (call.gpus.size() < 2) return NcclProtocol::simple;
+  if (const auto rack = charged_rack_estimate(algo, call, platform)) return rack->protocol;
+  switch (algo) {
+    case CollectiveAlgo::nvls:
+    case CollectiveAlgo::nvls_tree:
+    case CollectiveAlgo::collnet:
+      return NcclProtocol::simple;
+    case CollectiveAlgo::double_binary_tree:
+      return tree_estimate(call, platform).protocol;
+    default:
+      break;
+  }
+  if (const auto measured = measured_domain_cost(algo, call, platform))
+    return measured->byte_scale * k_nccl_ll_efficiency == 1.0 ? NcclProtocol::ll : NcclProtocol::simple;
+  return ring_estimate(call, platform).protocol;
+}
 
 double nccl_base_latency_s(const CollectiveCall& call, const Platform& platform) {
   if (call.gpus.size() < 2) return 0.0;
-  return base_latency_s(choose_algorithm(call, platform), call, platform);
+  const CollectiveAlgo algo = choose_algorithm(call, platform);
+  if (const auto rack = charged_rack_estimate(algo, call, platform)) return rack->latency_s;
+  return base_latency_s(algo, call, platform);
 }
 
 CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
@@ -228,6 +311,20 @@ CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
   if (plan.phases.empty()) return plan;
   if (const auto measured = measured_domain_cost(algo, call, platform)) {
     pay_measured_cost(plan, *measured);
+    return plan;
+  }
+  if (const auto rack = charged_rack_estimate(algo, call, platform)) {
+    // Across racks: NCCL's latency and the tree's pipeline fill in place of the links' hop
+    // latencies, and the protocol's wire format on the bytes (LL: 8-byte stores of 4 data
+    // bytes; LL128: 120 data bytes a 128-byte line).
+    const double wire = rack->protocol == NcclProtocol::ll      ? 1.0 / k_nccl_ll_efficiency
+                        : rack->protocol == NcclProtocol::ll128 ? 128.0 / 120.0
+                                                                : 1.0;
+    for (CommPhase& phase : plan.phases) {
+      phase.latency_s = 0;
+      for (Transfer& t : phase.transfers) t.bytes *= wire;
+    }
+    plan.phases.front().latency_s = rack->latency_s + rack->fill_s;
     return plan;
   }
   pay_measured_nvlink_steps(plan, algo, call, platform);

@@ -15,6 +15,10 @@
 //   collnet_algorithm.hpp) where cluster.sharp, each when faster than the ring and tree: on
 //   2 DGX nodes NVLS-tree takes large buffers, on 3 or more the ring; across NVL72 racks
 //   NVLS-tree.
+// - Across NVL72 racks (multi-node NVLink domains), all-reduce, all-gather and reduce-scatter:
+//   NCCL's own choice by its tuning model at 5067397c (nccl_rack_model.hpp): ring, tree,
+//   NVLS-tree, PAT at one GPU per rack, each with its protocol; its latency and the trees'
+//   pipeline fill are charged in place of the links' hop latencies (plan_collective()).
 // - all-gather, reduce-scatter, broadcast: ring (NCCL 2.x has no other algorithm for them;
 //   newer NCCL's NVLS all-gather and reduce-scatter measure no faster than the ring on
 //   8 x H200: 361.4 / 362.9 GB/s, public.md D2).
@@ -26,6 +30,7 @@
 #include "sim/engine/collective.hpp"
 #include "sim/engine/collective_algorithm.hpp"
 #include "sim/engine/comm_plan.hpp"
+#include "sim/engine/nccl_latency.hpp"
 #include "sim/engine/platform.hpp"
 
 namespace trainsim::engine {
@@ -37,6 +42,13 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
 
 /// The implementation of `algo` (not `automatic`).
 std::unique_ptr<CollectiveAlgorithm> make_algorithm(CollectiveAlgo algo);
+
+/// The protocol (LL, LL128, Simple) NCCL runs `call` with under the algorithm
+/// choose_algorithm() picks (NVLS, NVLS-tree, CollNet: Simple).
+NcclProtocol chosen_protocol(const CollectiveCall& call, const Platform& platform);
+
+/// The protocol NCCL runs `call` with under `algo` (what choose_algorithm() returned for it).
+NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform);
 
 /// NCCL's base latency for `call` with the algorithm choose_algorithm() picks: the fixed
 /// cost of the protocol NCCL's model picks for its size (nccl_latency.hpp; 0 for NVLS, whose

@@ -16,7 +16,7 @@ constexpr std::array<std::pair<CollectiveOp, std::string_view>, 6> k_ops{{
     {CollectiveOp::send_recv, "sendrecv"},
 }};
 
-constexpr std::array<std::pair<CollectiveAlgo, std::string_view>, 9> k_algos{{
+constexpr std::array<std::pair<CollectiveAlgo, std::string_view>, 10> k_algos{{
     {CollectiveAlgo::automatic, "auto"},
     {CollectiveAlgo::ring, "ring"},
     {CollectiveAlgo::double_binary_tree, "tree"},
@@ -26,6 +26,7 @@ constexpr std::array<std::pair<CollectiveAlgo, std::string_view>, 9> k_algos{{
     {CollectiveAlgo::nvls, "nvls"},
     {CollectiveAlgo::nvls_tree, "nvls-tree"},
     {CollectiveAlgo::collnet, "collnet"},
+    {CollectiveAlgo::pat, "pat"},
 }};
 
 }  // namespace

@@ -13,7 +13,7 @@ enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, all
 /// `automatic` lets algorithm_selection.hpp pick what NCCL would.
 /// nvls: NVLink SHARP inside one NVLink domain; nvls_tree: NVLS in each domain and a tree
 /// across them (NCCL's NVLS_TREE); collnet: InfiniBand SHARP across domains (NCCL's CollNet).
-enum class CollectiveAlgo { automatic, ring, double_binary_tree, hierarchical, pairwise, direct, nvls, nvls_tree, collnet };
+enum class CollectiveAlgo { automatic, ring, double_binary_tree, hierarchical, pairwise, direct, nvls, nvls_tree, collnet, pat };
 
 struct CollectiveCall {
   CollectiveOp op = CollectiveOp::all_reduce;

@@ -22,6 +22,8 @@
 //
 // Latency: the domain's NVLS latency (nvls_algorithm.hpp) plus 2 ceil(log2 D) network hops
 // of the slowest inter-domain edge, the trees' up and down passes (public.md D1's tree form).
+// Across NVL72 racks plan_collective() charges NCCL's model's latency and the pipeline fill
+// instead (nccl_rack_model.hpp).
 
 #include "sim/engine/collective_algorithm.hpp"
 

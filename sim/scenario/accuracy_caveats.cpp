@@ -37,9 +37,9 @@ const std::vector<ValidationFamily>& table() {
       {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -5.2, -1.3, 3.2},
       {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 0, 0, 0, 0},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 8, 23.2, 185.4, 56.8},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 6, 12.7, 114.6, 61.0},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 12.9, 30.5, 21.7},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 23.2, 181.9, 52.7},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 12.7, 115.5, 50.3},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 14.1, 31.1, 22.6},
   };
   return families;
 }

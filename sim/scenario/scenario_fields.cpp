@@ -8,8 +8,12 @@
 #include "models/model_presets.hpp"
 #include "sim/core/units.hpp"
 #include "sim/run/run_limits.hpp"
+#include "sim/scenario/pipeline_layout_field.hpp"
+#include "sim/scenario/field_kinds.hpp"
+#include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 #include "sim/scenario/tp_overlap_fields.hpp"
+#include "sim/scenario/token_drop_fields.hpp"
 #include "sim/scenario/value_parsers.hpp"
 
 namespace trainsim {
@@ -17,68 +21,13 @@ namespace trainsim {
 namespace {
 
 using Rule = std::optional<std::string>;
+using field_kinds::bool_field;
+using field_kinds::enum_field;
+using field_kinds::int_field;
+using field_kinds::number_field;
+using field_kinds::number_text;
 
-std::string number_text(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
-}
-
-// Each helper takes an accessor `[](auto& s) -> auto& { return s.x.y; }` usable on both a
-// Scenario and a const Scenario.
-// `why` follows the bound in the message when `max` is a limit of trainsim's (not the int's).
-template <typename Access>
-ScenarioField int_field(std::string name, std::string help, Access access, long long min,
-                        long long max = std::numeric_limits<int>::max(), std::string why = "") {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access, min, max, why](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::integer(text);
-    // A value above the bound says what the bound is, even the int's (issue 19: 4000000000
-    // got "expected an integer >= 1").
-    if (!v || *v < min || *v > max) {
-      if (max == std::numeric_limits<int>::max() && !(v && *v > max))
-        return "expected an integer >= " + std::to_string(min);
-      return "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) +
-             (why.empty() ? std::string() : ": " + why);
-    }
-    access(s) = static_cast<std::remove_reference_t<decltype(access(s))>>(*v);
-    return std::nullopt;
-  };
-  f.show = [access](const Scenario& s) { return std::to_string(access(s)); };
-  return f;
-}
-
-template <typename Access>
-ScenarioField bool_field(std::string name, std::string help, Access access) {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::boolean(text);
-    if (!v) return "expected true or false";
-    access(s) = *v;
-    return std::nullopt;
-  };
-  f.show = [access](const Scenario& s) { return std::string(access(s) ? "true" : "false"); };
-  return f;
-}
-
-template <typename Enum, typename Access>
-ScenarioField enum_field(std::string name, std::string help, Access access, parse::EnumNames<Enum> names) {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access, names](Scenario& s, std::string_view text) -> Rule {
-    const auto v = names.parse(text);
-    if (!v) return names.rule();
-    access(s) = *v;
-    return std::nullopt;
-  };
-  f.show = [access, names](const Scenario& s) { return names.name_of(access(s)); };
-  return f;
-}
+// int_field, number_field, bool_field, enum_field: field_kinds.hpp.
 
 // A quantity with a unit: `parser` is one of units::parse_bytes/bandwidth/duration.
 // Shown in `show_unit` (one of the parser's units, with its factor).
@@ -287,7 +236,7 @@ ScenarioField router_balance_field() {
 ScenarioField cuda_graphs_field() {
   ScenarioField f;
   f.name = "training.cuda_graphs";
-  f.help = "CUDA graph scopes: none, or attn, mlp, moe_router, moe_preprocess, full_iteration joined by '+' or ','";
+  f.help = "CUDA graph scopes: none, or attn, mlp, moe_router, moe_preprocess, moe, full_iteration joined by '+' or ','";
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
     std::string rule = "expected none, or scopes of";
     for (const std::string& n : graph_scope_names()) rule += " " + n;
@@ -324,20 +273,6 @@ ScenarioField fraction_field(std::string name, std::string help, Access access) 
   return f;
 }
 
-template <typename Access>
-ScenarioField number_field(std::string name, std::string help, Access access, double min) {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access, min](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::number(text);
-    if (!v || *v < min) return "expected a number >= " + number_text(min);
-    access(s) = *v;
-    return std::nullopt;
-  };
-  f.show = [access](const Scenario& s) { return number_text(access(s)); };
-  return f;
-}
 
 ScenarioField checkpoint_interval_field() {
   ScenarioField f;
@@ -543,7 +478,7 @@ std::vector<std::string> reserved_sections() {
 }
 
 std::vector<ScenarioField> scenario_fields() {
-  std::vector<ScenarioField> fields = {
+  std::vector<ScenarioField> fields{
       model_preset_field(),
       int_field(
           "model.layers", "transformer layers", [](auto& s) -> auto& { return s.model.layers; }, 1, k_max_layers,
@@ -761,6 +696,7 @@ std::vector<ScenarioField> scenario_fields() {
       enum_field(
           "parallel.stage_split", "layers per model chunk: cost (balanced), even, even-with-ends (Megatron-Core)",
           [](auto& s) -> auto& { return s.parallel.stage_split; }, k_stage_splits),
+      pipeline_layout_field(),
       bool_field(
           "parallel.overlap_grad_reduce", "reduce gradients during the last backward",
           [](auto& s) -> auto& { return s.parallel.overlap_grad_reduce; }),
@@ -979,6 +915,17 @@ std::vector<ScenarioField> scenario_fields() {
           "the neighbour's nodes: after the job's, or interleaved with them node by node (sharing their leaves)",
           [](auto& s) -> auto& { return s.variations.neighbour_placement; }, k_neighbour_placements),
   };
+  // The low-precision recipe's keys (precision_recipe.hpp), after the other training keys.
+  const auto after_training = std::find_if(fields.rbegin(), fields.rend(), [](const ScenarioField& f) {
+                                return f.section() == "training";
+                              }).base();
+  const std::vector<ScenarioField> recipe = precision_recipe_fields();
+  fields.insert(after_training, recipe.begin(), recipe.end());
+  // The token-dropping keys follow model.capacity_factor (token_drop_fields.hpp).
+  const auto capacity = std::find_if(fields.begin(), fields.end(),
+                                     [](const ScenarioField& f) { return f.name == "model.capacity_factor"; });
+  const std::vector<ScenarioField> drop = token_drop_fields();
+  fields.insert(capacity + 1, drop.begin(), drop.end());
   // Topic files' keys after the key they belong with.
   const auto after = [&fields](const char* name, std::vector<ScenarioField> more) {
     const auto at = std::find_if(fields.begin(), fields.end(), [&](const ScenarioField& f) { return f.name == name; });

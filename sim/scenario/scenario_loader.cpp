@@ -9,6 +9,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
+#include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_fields.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 
@@ -181,6 +182,7 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
   check_cluster_size(s);
   derive_data_parallel(s, given.count("parallel.dp") > 0);
   derive_grad_accum(s, given);
+  derive_precision_recipe(s);
   check_scenario_rules(s);
   load_neighbour(s, neighbour_allowed);
   return s;

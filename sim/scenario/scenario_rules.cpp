@@ -8,14 +8,16 @@
 #include "models/memory_budget.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run_limits.hpp"
+#include "sim/scenario/pipeline_layout_field.hpp"
+#include "sim/scenario/precision_recipe.hpp"
 #include "sim/scenario/scenario_fields.hpp"
 #include "sim/scenario/tp_overlap_fields.hpp"
+#include "sim/scenario/token_drop_fields.hpp"
 #include "topologies/fabric_layout.hpp"
 
 namespace trainsim {
 
 namespace {
-
 std::string str(long long v) {
   return std::to_string(v);
 }
@@ -116,8 +118,9 @@ void check_tensor_parallel(const Scenario& s) {
 void check_pipeline(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const long long chunks = static_cast<long long>(p.pp) * p.virtual_stages;  // both ints: no overflow (tests/fuzz)
+  if (!p.pipeline_layout.empty()) check_pipeline_layout_rules(s);
   // With even-with-ends the embedding and the loss fill a chunk each (Llama 3 §3.3.2).
-  if (p.stage_split == StageSplit::even_with_ends)
+  else if (p.stage_split == StageSplit::even_with_ends)
     require(s, s.model.layers + 2LL >= chunks, "model.layers", s.model.layers,
             "must be at least parallel.pp * parallel.virtual_stages - 2 = " + str(chunks - 2) +
                 " (each model chunk needs a layer, the embedding or the loss)");
@@ -125,11 +128,11 @@ void check_pipeline(const Scenario& s) {
     require(s, s.model.layers >= chunks, "model.layers", s.model.layers,
             "must be at least parallel.pp * parallel.virtual_stages = " + str(chunks) +
                 " (each model chunk needs a layer)");
-  if (p.stage_split == StageSplit::even)
+  if (p.stage_split == StageSplit::even && p.pipeline_layout.empty())
     require(s, s.model.layers % chunks == 0, "model.layers", s.model.layers,
             "parallel.stage_split = even needs the layers to divide into pp * virtual_stages = " + str(chunks) +
                 " chunks");
-  if (p.stage_split == StageSplit::even_with_ends)
+  if (p.stage_split == StageSplit::even_with_ends && p.pipeline_layout.empty())
     require(s, (s.model.layers + 2LL) % chunks == 0 && chunks >= 2, "model.layers", s.model.layers,
             "parallel.stage_split = even-with-ends needs layers + 2 (the embedding and the loss) to divide into "
             "pp * virtual_stages = " + str(chunks) + " chunks (at least 2)");
@@ -284,7 +287,7 @@ void check_moe_a2a_overlap(const Scenario& s) {
 // CUDA graphs as Megatron-Core allows them (models/cuda_graphs.hpp; Megatron-LM
 // docs/discussions/deepseek-v3-gb200-optimization @ eb0783b6): moe_preprocess only with
 // moe_router, the MoE scopes on MoE models, and full_iteration alone and without a host sync,
-// which dropless MoE layers pay every forward (their token counts).
+// which MoE layers without static shapes pay every forward (their token counts).
 void check_cuda_graphs(const Scenario& s) {
   const CudaGraphs& g = s.training.cuda_graphs;
   if (g.none()) return;
@@ -296,11 +299,10 @@ void check_cuda_graphs(const Scenario& s) {
   if (g.has(GraphScope::full_iteration) && !(g == full)) refuse("full_iteration captures every op: give it alone");
   if (g.has(GraphScope::moe_preprocess) && !g.has(GraphScope::moe_router))
     refuse("moe_preprocess is captured together with moe_router (Megatron-Core)");
-  if ((g.has(GraphScope::moe_router) || g.has(GraphScope::moe_preprocess)) && !s.model.is_moe())
+  if ((g.has(GraphScope::moe_router) || g.has(GraphScope::moe_preprocess) || g.has(GraphScope::moe)) &&
+      !s.model.is_moe())
     refuse("the moe scopes need model.experts > 1");
-  if (g.has(GraphScope::full_iteration) && s.model.is_moe() && !(s.model.capacity_factor > 0))
-    refuse(
-        "a dropless MoE layer waits on the host for its token counts: full_iteration needs model.capacity_factor > 0");
+  if (g.has(GraphScope::moe) && g.has(GraphScope::moe_router)) refuse("moe and moe_router exclude each other (Megatron-Core)");
 }
 
 void check_recompute(const Scenario& s) {
@@ -582,10 +584,12 @@ void check_scenario_rules(const Scenario& s) {
   check_hybrid_sharding(s);
   check_megatron_fsdp(s);
   check_cuda_graphs(s);
+  check_token_drop(s);  // full_iteration and moe_preprocess on MoE layers (token_drop_fields.hpp)
   check_moe_a2a_overlap(s);
   check_recompute(s);
   check_activation_offload(s);
   check_hardware(s);
+  check_precision_recipe(s);
   check_nvlink_domain(s);
   check_in_network_reduction(s);
   check_elastic(s);

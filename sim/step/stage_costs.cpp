@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/cast_ops.hpp"
+#include "models/expert_capacity.hpp"
 #include "models/expert_load.hpp"
 #include "models/layer_kinds.hpp"
 #include "models/layer_workload.hpp"
@@ -73,7 +75,9 @@ void add_layer_expert_comm(PassCost& cost, const Scenario& s, int moe_layers, in
   const double element = activation_element_bytes(s.training.precision);
   const double tokens = tokens_bytes / (m.hidden * element);
   if (p.ep > 1) {
-    if (forward && p.moe_dispatcher == MoeDispatcher::alltoall)
+    // Padded to capacity every count is known on the host: no all-gather of them
+    // (models/expert_capacity.hpp).
+    if (forward && p.moe_dispatcher == MoeDispatcher::alltoall && !pads_to_capacity(m))
       add_collective(cost, CollectiveOp::all_gather, p.ep * m.experts * k_token_count_bytes, moe_layers, layers,
                      CommGroup::ep);
     if (forward && p.moe_dispatcher == MoeDispatcher::hybridep)
@@ -243,6 +247,7 @@ SplitBackward split(const std::vector<Op>& backward, bool defer) {
 // One kind of layer's ops (models/layer_kinds.hpp) and the GEMMs its TP collectives overlap.
 struct KindOps {
   ModelSpec layer;
+  bool bf16_linears = false;  ///< one of first_last_layers_bf16's layers
   PassOps ops;
   SplitBackward backward;
   LayerOverlap forward_overlap;
@@ -292,10 +297,18 @@ void add_moe_layers(MoeLayerSplit& into, const MoeLayerSplit& add, int count) {
           mean(into.experts_wgrad_s, add.experts_wgrad_s)};
 }
 
-KindOps kind_ops(const ModelSpec& layer, const Scenario& s, const ComputeModel& compute, double load, bool defer) {
+KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, const ComputeModel& compute,
+                 double load, bool defer) {
   KindOps k;
   k.layer = layer;
-  k.ops = transformer_layer_ops(layer, s.training, s.parallel);
+  k.bf16_linears = bf16_linears;
+  k.ops = transformer_layer_ops(layer, s.training, s.parallel, bf16_linears);
+  if (layer.is_moe()) {
+    // The pairs a capacity drops leave the model FLOPs (models/expert_capacity.hpp).
+    const double kept = expert_loads(s.model, s.parallel, s.run.seed).kept;
+    for (std::vector<Op>* pass : {&k.ops.forward, &k.ops.recompute, &k.ops.backward})
+      keep_routed_model_flops(*pass, kept);
+  }
   k.backward = split(k.ops.backward, defer);
   k.forward_overlap = layer_overlap(k.ops.forward, s, compute, load, true);
   k.backward_overlap = layer_overlap(k.backward.input, s, compute, load, false);
@@ -344,11 +357,29 @@ void add_layers(const KindOps& k, int count, int recomputed, const ComputeModel&
 
 // The kinds a model's layers come in, each built once.
 const KindOps& ops_of(std::deque<KindOps>& kinds, const ModelSpec& layer, const Scenario& s, const ComputeModel& compute,
-                      double load, bool defer) {
+                      double load, bool defer, bool bf16_linears = false) {
   for (const KindOps& k : kinds)
-    if (same_layer_kind(k.layer, layer)) return k;
-  kinds.push_back(kind_ops(layer, s, compute, load, defer));
+    if (same_layer_kind(k.layer, layer) && k.bf16_linears == bf16_linears) return k;
+  kinds.push_back(kind_ops(layer, bf16_linears, s, compute, load, defer));
   return kinds.back();
+}
+
+// A run of layers of one kind, and whether its linear GEMMs stay bf16 (first_last_layers_bf16).
+struct PrecisionRun {
+  LayerRun run;
+  bool bf16_linears = false;
+};
+
+// Layers [first, first + layers) of `s.model` as runs of one kind and one linear precision.
+std::vector<PrecisionRun> precision_runs(const Scenario& s, int first, int layers) {
+  std::vector<PrecisionRun> runs;
+  for (const LayerRun& r : layer_runs(s.model, first, layers))
+    for (int i = 0; i < r.count; ++i) {
+      const bool bf16 = is_bf16_layer(s.training, r.first_layer + i, s.model.layers);
+      if (i == 0 || runs.back().bf16_linears != bf16) runs.push_back({{r.layer, r.first_layer + i, 0}, bf16});
+      ++runs.back().run.count;
+    }
+  return runs;
 }
 
 // The layers' TP overlap, averaged over a chunk's layers of several kinds (the collectives
@@ -374,12 +405,12 @@ LayerOverlap mean_overlap(const std::vector<std::pair<const KindOps*, int>>& run
   return mean;
 }
 
-// Multi-token prediction on the last chunk (DeepSeek-V3 §2.2): per module, its projection,
+// Multi-token prediction on its chunk (DeepSeek-V3 §2.2; the last unless a pipeline layout
+// places it): per module, its projection,
 // one more layer of the last layer's kind and the shared output head and loss, kept whole
 // (not recomputed). Their collectives run once per pass, after the compute.
-void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, const KindOps& layer, bool defer,
-             double activation_bytes, double ep_tokens_bytes, double load) {
-  const int depth = s.model.mtp_depth;
+void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, const KindOps& layer, int depth,
+             bool defer, double activation_bytes, double ep_tokens_bytes, double load) {
   const PassOps proj = mtp_projection_ops(s.model, s.training, s.parallel);
   const PassOps head = output_ops(s.model, s.training, s.parallel);
   for (const PassOps* ops : {&proj, &head}) {
@@ -446,7 +477,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
 
   // The tokens a rank dispatches to experts: its sequence shard with SP (Megatron-Core).
   const double ep_tokens_bytes = activation_bytes / (par.sequence_parallel ? par.tp : 1);
-  const double load = busiest_expert_rank_load(m, par, s.run.seed);
+  const double load = expert_row_load(m, s.training, par, s.run.seed);
   const bool overlap_tp = par.tp_comm_overlap && par.tp > 1 && par.sequence_parallel;
   std::deque<KindOps> kinds;  // a deque: references into it stay valid as kinds are added
 
@@ -472,8 +503,8 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       const int recomputed = recomputed_layers(s.training, c.layers);
       std::vector<std::pair<const KindOps*, int>> runs;
       int moe_layers = 0, moe_recomputed = 0, before = 0, recompute_ops = 0;
-      for (const LayerRun& r : layer_runs(m, c.first_layer, c.layers)) {
-        const KindOps& k = ops_of(kinds, r.layer, s, compute, load, defer);
+      for (const auto& [r, bf16_linears] : precision_runs(s, c.first_layer, c.layers)) {
+        const KindOps& k = ops_of(kinds, r.layer, s, compute, load, defer, bf16_linears);
         runs.emplace_back(&k, r.count);
         const int again = std::clamp(recomputed - before, 0, r.count);
         if (r.layer.is_moe()) {
@@ -536,9 +567,10 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
         add_ops(output.forward, compute, 1, 1.0, cc.forward);
         add_ops(output_bwd.input, compute, 1, 1.0, cc.backward);
         add_ops(output_bwd.weight, compute, 1, 1.0, cc.weight);
-        if (m.mtp_depth > 0) add_mtp(cc, s, compute, ops_of(kinds, layer_spec(m, m.layers - 1), s, compute, load, defer),
-                                     defer, activation_bytes, ep_tokens_bytes, load);
       }
+      if (c.mtp_layers > 0)
+        add_mtp(cc, s, compute, ops_of(kinds, layer_spec(m, m.layers - 1), s, compute, load, defer), c.mtp_layers,
+                defer, activation_bytes, ep_tokens_bytes, load);
       add_edge_tp_comm(cc.forward, s, c.has_embedding, c.has_output, activation_bytes);
       add_edge_tp_comm(cc.backward, s, c.has_embedding, c.has_output, activation_bytes);
       st.chunks.push_back(cc);
@@ -561,8 +593,16 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
     } else {
       st.optimizer_s = compute.op_time_s(optimizer_op(updated, s.training));
     }
-    if (is_quantized(s.training.precision))  // the layers' weights, quantized once per step
-      st.optimizer_s += compute.op_time_s(fp8_weight_quantize_op(params.layers_on_gpu));
+    // The layers' weights, cast once per step; first_last_layers_bf16's layers' stay bf16.
+    int stage_layers_all = 0, cast_layers = 0;
+    for (const ModelChunk& c : own)
+      for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
+        ++stage_layers_all;
+        cast_layers += is_bf16_layer(s.training, l, m.layers) ? 0 : 1;
+      }
+    const double cast_parameters =
+        stage_layers_all > 0 ? params.layers_on_gpu * cast_layers / stage_layers_all : params.layers_on_gpu;
+    if (const auto cast = weight_quantize_op(cast_parameters, s.training)) st.optimizer_s += compute.op_time_s(*cast);
     const int unit_layers = par.zero3_unit_layers;
     st.zero3_unit_bytes = par.zero >= 3 ? unit_layers * params.per_layer_on_gpu * per_param.weights : 0;
     const int stage_layers = st.layers();

@@ -53,14 +53,17 @@ nlohmann::json b200_step(const std::string& precision) {
 }
 
 TEST(DgxB200, BlockScaledPrecisions) {
-  // MXFP8 GEMMs run at the FP8 rate (the datasheet's one FP8/MXFP8 peak; the fp8 rows of the
-  // b200 table stand in); NVFP4's peak is twice FP8's: the Linear GEMMs run faster, the rest
-  // (attention, norms, the output layer: bf16) does not, so the step speeds up by less than 2.
+  // MXFP8 GEMMs by the b200 table's mxfp8 rows: Transformer Engine measured the MXFP8 GEMMs of
+  // a layer 1.05x its per-tensor FP8 ones (B300, kernel only; kernels/README.md), so the step is
+  // slower than FP8's by at most that. NVFP4's GEMMs at their measured rate (0.265 x bf16 at
+  // large shapes, pytorch/ao#2427): the Linear GEMMs run faster, the rest (attention, norms, the
+  // output layer: bf16) does not, so the step speeds up by less than 2.
   const nlohmann::json fp8 = b200_step("fp8");
   const nlohmann::json mx = b200_step("mxfp8");
   const nlohmann::json fp4 = b200_step("nvfp4");
   const double fp8_s = fp8.at("step_time_s").get<double>();
-  EXPECT_NEAR(mx.at("step_time_s").get<double>() / fp8_s, 1.0, 0.02);
+  EXPECT_GT(mx.at("step_time_s").get<double>() / fp8_s, 1.0);
+  EXPECT_LT(mx.at("step_time_s").get<double>() / fp8_s, 1.06);
   const double speedup = fp8_s / fp4.at("step_time_s").get<double>();
   EXPECT_GT(speedup, 1.1);
   EXPECT_LT(speedup, 2.0);

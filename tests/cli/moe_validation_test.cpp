@@ -88,10 +88,10 @@ void simulates_and_fits(const std::string& name, double bound) {
 }
 
 // Errors with this build (scenarios/validation/README.md): H100 GPT-OSS +60.1 %, H100 Qwen3 30B
-// +185.4 % (its recipe's all-to-all overlap hides the all-to-alls: +157.4 % without), B200
-// DeepSeek-V3 +23.8 %, B200 GPT-OSS +111.2 %, B200 Qwen3 30B +114.6 % (its recipe's CUDA graphs
+// +181.9 % (its recipe's all-to-all overlap hides the all-to-alls: +157.4 % without), B200
+// DeepSeek-V3 +23.1 %, B200 GPT-OSS +111.0 %, B200 Qwen3 30B +115.5 % (its recipe's CUDA graphs
 // of the router and preprocess take host time off a layer the x86 host binds), B200 Qwen3 235B
-// +78.2 % (all-to-all overlap; +49.6 % without); each bound is the next 5 % above.
+// +76.7 % (all-to-all overlap; +49.6 % without); each bound is the next 5 % above.
 TEST(MoeValidation, DgxH100GptOss120b) {
   const std::string name = "nemo-h100-gpt-oss-120b";
   simulates_and_fits(name, 0.65);
@@ -111,7 +111,7 @@ TEST(MoeValidation, DgxB200DeepSeekV3) {
 TEST(MoeValidation, DgxB200GptOss120b) { simulates_and_fits("nemo-b200-gpt-oss-120b", 1.15); }
 
 TEST(MoeValidation, DgxB200Qwen3_30bA3b) {
-  simulates_and_fits("nemo-b200-qwen3-30b-a3b", 1.15);
+  simulates_and_fits("nemo-b200-qwen3-30b-a3b", 1.20);
 }
 
 TEST(MoeValidation, DgxB200Qwen3_235bA22b) {
@@ -122,8 +122,8 @@ TEST(MoeValidation, DgxB200Qwen3_235bA22b) {
 // throughput rows), each held, as the A2 rows are, within the next 5 % above this build's
 // error (scenarios/validation/README.md): Qwen3 30B-A3B on 16 H100 with HybridEP +27.7 %, with
 // its overlap +36.4 %, with NCCL's alltoall +23.2 %, with its overlap +50.3 %; Megatron-LM's
-// recipes on 32 H100 in BF16 +34.4 % and FP8 +36.8 %, on 16 GB200 in BF16 +12.9 % and MXFP8
-// +30.5 %; Megatron-Bridge's HybridEP recipe on 8 B200 in BF16 +12.7 % and MXFP8 +25.0 % (held
+// recipes on 32 H100 in BF16 +34.4 % and FP8 +32.2 %, on 16 GB200 in BF16 +14.1 % and MXFP8
+// +31.1 %; Megatron-Bridge's HybridEP recipe on 8 B200 in BF16 +12.7 % and MXFP8 +25.9 % (held
 // to 30 %: the error sits on the boundary).
 TEST(MoeValidation, SameStackMeasurements) {
   for (const auto& [name, bound] : std::vector<std::pair<std::string, double>>{

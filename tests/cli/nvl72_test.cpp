@@ -40,6 +40,22 @@ TEST(Nvl72, AllReduceInsideARackIsNvlinkClass) {
   EXPECT_NEAR(busbw, 724.1, 724.1 * 0.10);
 }
 
+TEST(Nvl72, CollectivePrintsTheAlgorithmAndProtocolNcclPicks) {
+  // 8 racks: NCCL's model picks the tree with LL for 8 bytes, NVLS-tree (Simple only) for 8 GiB.
+  const auto r = testing::run_trainsim(
+      {"collective", "--cluster", "gb200-nvl72", "--gpus", "576", "-b", "8", "-e", "8G", "-f", "1073741824"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("algo   proto"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("float         tree      LL"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("float    nvls-tree  Simple"), std::string::npos) << r.out;
+  const auto j = testing::run_trainsim(
+      {"collective", "--cluster", "gb200-nvl72", "--gpus", "576", "-b", "8", "-e", "8", "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const auto row = nlohmann::json::parse(j.out).at(0);
+  EXPECT_EQ(row.at("algo").get<std::string>(), "tree");
+  EXPECT_EQ(row.at("proto").get<std::string>(), "LL");
+}
+
 TEST(Nvl72, AllToAllAcrossTwoRacksIsBoundedByTheNics) {
   // Half of each GPU's buffer leaves the rack through 400 Gb/s NICs at 0.94: algbw <= 94 GB/s.
   const double across =

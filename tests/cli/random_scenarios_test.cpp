@@ -150,6 +150,7 @@ Point architecture_point(std::uint32_t seed) {
   }
   int ep = 1;
   int expert_tp = tp;
+  bool mtp = false;
   bool sequence_parallel = tp > 1 && d.chance(2);
   if (d.chance(2)) {  // mixture of experts
     const int experts = d.pick({8, 16, 64});
@@ -160,9 +161,13 @@ Point architecture_point(std::uint32_t seed) {
     sets.push_back("model.dense_layers=" + std::to_string(d.pick({0, 1})));
     sets.push_back("model.moe_layer_interval=" + std::to_string(d.pick({1, 2})));
     sets.push_back("model.router_bias=" + d.pick<std::string>({"false", "true"}));
-    sets.push_back("model.capacity_factor=" + d.pick<std::string>({"0", "1.25"}));
+    const std::string capacity = d.pick<std::string>({"0", "1.25"});
+    sets.push_back("model.capacity_factor=" + capacity);
     sets.push_back("model.expert_imbalance=" + d.pick<std::string>({"0", "0.2"}));
-    if (d.chance(3)) sets.push_back("model.mtp_depth=1");
+    if (d.chance(3)) {
+      mtp = true;
+      sets.push_back("model.mtp_depth=1");
+    }
     if (tp > 1 && d.chance(3)) {  // MoE parallel folding: experts unsplit, then EP over the stage's ranks
       expert_tp = 1;
       sequence_parallel = true;
@@ -174,7 +179,14 @@ Point architecture_point(std::uint32_t seed) {
     const std::string dispatcher = d.pick<std::string>({"alltoall", "deepep", "hybridep"});
     sets.push_back("parallel.moe_dispatcher=" + dispatcher);
     if (dispatcher != "alltoall") sets.push_back("parallel.moe_dispatcher_sms=" + std::to_string(d.pick({0, 16, 32})));
-    sets.push_back("training.cuda_graphs=" + d.pick<std::string>({"none", "attn,moe_router,moe_preprocess"}));
+    // Padding to capacity (Megatron-Core: not with DeepEP); unpadded dropping copies counts to
+    // the host in alltoall's preprocess, which no graph may hold.
+    const bool pad = capacity != "0" && dispatcher != "deepep" && d.chance(2);
+    if (pad) sets.push_back("model.pad_to_capacity=true");
+    const bool host_copies = capacity != "0" && !pad && dispatcher == "alltoall";
+    sets.push_back("training.cuda_graphs=" +
+                   (host_copies ? std::string("none")
+                                : d.pick<std::string>({"none", "attn,moe_router,moe_preprocess"})));
   } else {
     sets.push_back("training.cuda_graphs=" + d.pick<std::string>({"none", "attn+mlp", "full_iteration"}));
   }
@@ -213,6 +225,20 @@ Point architecture_point(std::uint32_t seed) {
       "run.seed=" + std::to_string(d.pick({1, 7})),
   };
   sets.insert(sets.end(), layout.begin(), layout.end());
+  // Megatron-Core's pipeline layout in place of the cost split (drawn last, so the points
+  // drawn before it stay as they were): the first chunk holds the embedding alone, the others
+  // the layers dealt out unevenly, the last the rest (none, perhaps), the MTP layer and the loss.
+  const int chunks = pp * v;
+  if (split == "cost" && chunks > 1 && d.chance(3)) {
+    std::string text = "E";
+    int left = layers;
+    for (int c = 1; c < chunks; ++c) {
+      const int here = c == chunks - 1 ? left : std::min(left, layers / (chunks - 1) + c % 2);
+      text += "|t*" + std::to_string(here);
+      left -= here;
+    }
+    sets.push_back("parallel.pipeline_layout=" + text + (mtp ? "mL" : "L"));
+  }
   return point(sets);
 }
 

@@ -219,12 +219,14 @@ TEST(CalibrationTable, ShippedTablesParseAndSayWhereTheyComeFrom) {
       for (const auto& [key, value] : t.header) {
         if (key.rfind("ref ", 0) == 0) {
           cites = true;
-          EXPECT_NE(value.find(" @"), std::string::npos) << key;
+          // a repository file at its commit, or figures read from a pull request's description
+          EXPECT_TRUE(value.find(" @") != std::string::npos || value.find(" pull request #") != std::string::npos)
+              << key;
         }
       }
       EXPECT_TRUE(cites) << gpu;
     }
-    EXPECT_LT(t.rows.size(), 2000U) << gpu;
+    EXPECT_LT(t.rows.size(), 4000U) << gpu;  // B200: every GEMM shape in bf16, fp8, mxfp8 and nvfp4
   }
 }
 

@@ -24,6 +24,7 @@ reads only the committed tables and always runs.
 
 import argparse
 import csv
+import math
 import os
 import subprocess
 import sys
@@ -44,8 +45,16 @@ COMMITS = {
     "PrincetonUniversity/LLMCompass": "2e015fd2ee750e6cad8d7152df52551e5b41ef20",
     "MooreThreads/SimuMax": "4dcaae513ba7679d56c116a17cd4a691ec41e252",
     "stas00/ml-engineering": "744d01e18b79512572f64a6bbd8b5f4a725203a7",
+    "NVIDIA/TransformerEngine": "8f2e63578e103ce1d41503102f47504c129b94d2",
 }
 B200_ARTIFACT_COMMIT = "9793df569ce413f4b1844a9176f7ae24dd981603"
+# The FP8 attention artifacts (B200 and GB300; GB200 at the second commit).
+FP8_ARTIFACT_COMMITS = ("0b1577c8c83401237d601d0d0db5210506705396", "d48a60eb146eada7aee2e00b8f8c1d6ddcf96c51")
+# The figures read from public pages (no extract to parse): the converter's data module, whose
+# numbers public.md D4-D6 quote; the rules below are recomputed here from them.
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, CALIBRATION)
+from converter import public_figures as fig  # noqa: E402
 
 
 class Failure(Exception):
@@ -140,11 +149,14 @@ def tables_cite_their_sources():
         for repo, commit in COMMITS.items():
             cited = [h for h in refs if (" %s " % repo) in h]
             for h in cited:
-                check(("@" + commit) in h or ("@" + B200_ARTIFACT_COMMIT) in h, name + ": commit of " + h)
+                check(any(("@" + c) in h for c in (commit, B200_ARTIFACT_COMMIT) + FP8_ARTIFACT_COMMITS),
+                      name + ": commit of " + h)
                 check(h.split("@", 1)[1].split(" ")[1] in ("Apache-2.0", "MIT", "BSD-3-Clause", "CC-BY-SA-4.0"),
                       name + ": license")
         repo_of = {"xla": "openxla/xla", "vidur": "microsoft/vidur", "cudnn": "NVIDIA/cudnn-frontend",
-                   "llmcompass": "PrincetonUniversity/LLMCompass", "simumax": "MooreThreads/SimuMax"}
+                   "llmcompass": "PrincetonUniversity/LLMCompass", "simumax": "MooreThreads/SimuMax",
+                   "cudnn-fp8": "NVIDIA/cudnn-frontend", "te": "NVIDIA/TransformerEngine", "ao-nvfp4": "pytorch/ao",
+                   "flashinfer-mxfp8": "flashinfer-ai/flashinfer", "torchao-moe": "pytorch/ao"}
         for what in used:
             check(any((" %s " % repo_of[what]) in h for h in refs), name + ": measured:%s without a ref line" % what)
         count = [h for h in header if h.startswith("# rows:")]
@@ -165,6 +177,16 @@ def tables_cite_their_sources():
         # measurement times which GEMM shapes.
         if any("mamf" in r["origin"] and r["origin"] != "derived:mamf-fp8-ratio" for r in rows):
             check(any(" stas00/ml-engineering " in h for h in refs), name + ": MAMF rule without its ref line")
+        # Every Blackwell table times NVFP4 and MXFP8 GEMMs and FP8 attention by rows of their own,
+        # measured on that GPU or derived by a low-precision rule, never by the fp8 rows alone.
+        if name in ("b200", "gb200", "b300", "gb300"):
+            for kernel, dtype in (("gemm", "nvfp4"), ("gemm", "mxfp8"), ("attention_fwd", "fp8"),
+                                  ("attention_bwd", "fp8")):
+                origins = {r["origin"] for r in rows if r["kernel"] == kernel and r["dtype"] == dtype}
+                check(origins, "%s: no %s %s rows" % (name, dtype, kernel))
+                check(all(o.startswith("measured:") or "lowprec" in o or "board" in o or "mamf-ratio" in o or
+                          "te-pass" in o or "gb300-cudnn" in o for o in origins),
+                      "%s: %s %s origins %r" % (name, dtype, kernel, origins))
         if name == "b200":
             for rule in ("gemm-sources", "gemm-layouts", "attention-sources", "grouped-gemm"):
                 check(any(h.startswith("# rule %s: " % rule) for h in header), name + ": no rule " + rule)
@@ -329,6 +351,102 @@ def find(rows, kernel, dtype, m, n, k, batch, origin):
             r["n"] == n and r["k"] == k and r["batch"] == batch and r["origin"] == origin]
 
 
+def interp_log(points, x):
+    """Log-log interpolation in [(x, y)], held beyond the ends (the converter's size curves)."""
+    xs = [p[0] for p in points]
+    if x <= xs[0]:
+        return points[0][1]
+    if x >= xs[-1]:
+        return points[-1][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if x0 <= x <= x1:
+            f = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0))
+            return y0 * (y1 / y0) ** f
+    raise AssertionError(x)
+
+
+def ao_bf16_seconds(m, n, k):
+    """B200 bf16 time at pytorch/ao#2427's rate for the GEMM's size (side = cube root of m n k)."""
+    rate = interp_log([(s, 2.0 * s ** 3 / t) for s, t, _ in fig.AO_B200_NVFP4_CUBES], (m * n * k) ** (1 / 3))
+    return 2.0 * m * n * k / rate
+
+
+def b300_over_b200():
+    """Median of TE's four B300 forward bf16 GEMM times over ao's B200 time at the same size."""
+    ratios = sorted(t / 1000 / ao_bf16_seconds(m, out, k_in) for (m, k_in, out), t in fig.TE_B300_FPROP_BF16_MS)
+    return (ratios[1] + ratios[2]) / 2
+
+
+def gb200_artifact_bf16():
+    """{(kernel, seq, batch x heads)} of GB200's bf16 rows kept from its FP8 artifacts' run."""
+    entries = fig.CUDNN_FP8_MS["gb200"]
+    bh = fig.CUDNN_FP8_SHAPE["batch"] * fig.CUDNN_FP8_SHAPE["heads"]
+    out = set()
+    for column, kernel in ((3, "attention_fwd"), (4, "attention_bwd")):
+        times = [e[column] for e in entries]
+        out |= {(kernel, e[0], bh) for e, keep in zip(entries, above_host_floor(times)) if keep}
+    return out
+
+
+def lowprec_expected(expect, board, rho, simumax_gemm):
+    """The measured low-precision rows and FP8 attention, and the low-precision rules recomputed."""
+    for s, _, t in fig.AO_B200_NVFP4_CUBES:
+        expect("b200", "gemm", "nvfp4", s, s, s, 1, t, "measured:ao-nvfp4")
+        expect("gb200", "gemm", "nvfp4", s, s, s, 1, t * board("nvfp4"), "derived:b200-mamf-ratio")
+    for m, n, k, tflops in fig.FLASHINFER_B200_MXFP8:
+        t = 2.0 * m * n * k / (tflops * 1e12)
+        expect("b200", "gemm", "mxfp8", m, n, k, 1, t, "measured:flashinfer-mxfp8")
+        expect("gb200", "gemm", "mxfp8", m, n, k, 1, t * board("mxfp8"), "derived:b200-mamf-ratio")
+    g = fig.TORCHAO_B200_MXFP8_GROUPED
+    per = g["rows"] / g["groups"]
+    for kernel, m, n, k, us in (("grouped_gemm", per, g["ffn"], g["hidden"], g["fwd_us"]),
+                                ("grouped_gemm_dgrad", per, g["hidden"], g["ffn"], g["dgrad_us"]),
+                                ("grouped_gemm_wgrad", g["hidden"], g["ffn"], per, g["wgrad_us"])):
+        expect("b200", kernel, "mxfp8", m, n, k, g["groups"], us * 1e-6, "measured:torchao-moe")
+    # B200 nvfp4 at SimuMax's dense shapes: its bf16 time x ao's NVFP4/BF16 ratio at the size.
+    nvfp4 = [(s, t4 / t16) for s, t16, t4 in fig.AO_B200_NVFP4_CUBES]
+    for kernel, m, n, k, t in simumax_gemm:
+        if kernel == "gemm" and m == n == k and any(m == s for s, _ in nvfp4):
+            continue  # measured there
+        r = interp_log(nvfp4, (m * n * k) ** (1 / 3))
+        expect("b200", kernel, "nvfp4", m, n, k, 1, t * r, "derived:b200-lowprec-ratio")
+    # B300: TE's forward bf16 GEMMs measured (GB300 on its board); every pass and format's four
+    # rows add up to TE's kernel-only pass sum.
+    for (tokens, k_in, out), ms in fig.TE_B300_FPROP_BF16_MS:
+        expect("b300", "gemm", "bf16", tokens, out, k_in, 1, ms / 1000, "measured:te")
+        expect("gb300", "gemm", "bf16", tokens, out, k_in, 1, ms / 1000 * board("bf16"), "derived:b300-board-ratio")
+    b300 = read_table(committed("b300"))[2]
+    shapes = {"gemm": lambda t, i, o: (t, o, i), "gemm_dgrad": lambda t, i, o: (t, i, o),
+              "gemm_wgrad": lambda t, i, o: (i, o, t)}
+    for fmt, passes in fig.TE_B300_PASS_MS.items():
+        for (p, sum_ms), kernel in zip(sorted(passes.items()), ("gemm_dgrad", "gemm", "gemm_wgrad")):
+            if fmt == "bf16" and kernel == "gemm":
+                continue
+            total = 0.0
+            for (tokens, k_in, out), _ in fig.TE_B300_FPROP_BF16_MS:
+                m, n, k = shapes[kernel](tokens, k_in, out)
+                found = find(b300, kernel, fmt, m, n, k, 1, "derived:te-pass-share")
+                check(len(found) == 1, "b300: no te-pass-share row %s %s %dx%dx%d" % (kernel, fmt, m, n, k))
+                total += b300[found[0]]["time_s"]
+            check(abs(total * 1000 / sum_ms - 1) < 1e-6, "b300 %s %s: rows add to %r ms, TE %r" % (fmt, p, total, sum_ms))
+    # cuDNN FP8 attention (host-timed: each column's rows under 10x its shortest dropped); GB200
+    # and GB300 with the same runs' bf16 rows; B300 = GB300 x 1822/1745.
+    shape = fig.CUDNN_FP8_SHAPE
+    bh = shape["batch"] * shape["heads"]
+    for gpu, entries in fig.CUDNN_FP8_MS.items():
+        for column, kernel, dtype in ((1, "attention_fwd", "fp8"), (2, "attention_bwd", "fp8"),
+                                      (3, "attention_fwd", "bf16"), (4, "attention_bwd", "bf16")):
+            if dtype == "bf16" and gpu == "b200":
+                continue
+            times = [e[column] / 1000 for e in entries]
+            for e, t, keep in zip(entries, times, above_host_floor(times)):
+                if keep:
+                    expect(gpu, kernel, dtype, e[0], e[0], shape["head_dim"], bh, t, "measured:cudnn-fp8")
+                    if gpu == "gb300":
+                        expect("b300", kernel, dtype, e[0], e[0], shape["head_dim"], bh, t * 1822.0 / 1745.0,
+                               "derived:gb300-cudnn")
+
+
 def converted_rows_equal_source_rows():
     tables = {name: read_table(committed(name))[2] for name in TABLES if not is_measured(committed(name))}
     matched = {name: set() for name in tables}
@@ -347,20 +465,28 @@ def converted_rows_equal_source_rows():
         matched[name].add(found[0])
         checked += 1
 
-    # Blackwell GPUs' rows derived from the B200's: the MAMF ratio of the dtype (stas00's
-    # maximum achievable matmul TFLOP/s: B200 1745.0 bf16 / 3432.5 fp8, GB200 1822.0 / 3615.6,
-    # B300 1769.0 / 3353.3). GB300 takes GB200's (the same dense peaks).
-    mamf = {"b200": (1745.0, 3432.5), "gb200": (1822.0, 3615.6), "b300": (1769.0, 3353.3)}
+    # Blackwell GPUs' rows derived from the B200's: GB200 at the MAMF ratio of the dtype (stas00's
+    # maximum achievable matmul TFLOP/s: B200 1745.0 bf16 / 3432.5 fp8, GB200 1822.0 / 3615.6; the
+    # fp8 one for mxfp8 and nvfp4 too). B300 (Blackwell Ultra) bf16 and tf32 at its measured ratio
+    # over B200 (rho), GB300 the B300 row on the Grace board (the GB200/B200 MAMF gain).
+    mamf = {"b200": (1745.0, 3432.5), "gb200": (1822.0, 3615.6)}
+    rho = b300_over_b200()
+    check(0.9 < rho < 1.0, "B300/B200 bf16 ratio %r" % rho)
+
+    def board(dtype):
+        i = 1 if dtype in ("fp8", "mxfp8", "nvfp4") else 0
+        return mamf["b200"][i] / mamf["gb200"][i]
+
+    # (GB200's own bf16 rows of the FP8 artifacts' run replace the derived ones at their shapes)
+    gb200_own = gb200_artifact_bf16()
 
     def from_b200(kernel, dtype, m, n, k, batch, t):
-        i = 1 if dtype == "fp8" else 0
-        expect("gb200", kernel, dtype, m, n, k, batch, t * mamf["b200"][i] / mamf["gb200"][i],
-               "derived:b200-mamf-ratio")
-        if not kernel.startswith("attention"):
-            expect("gb300", kernel, dtype, m, n, k, batch, t * mamf["b200"][i] / mamf["gb200"][i],
-                   "derived:b200-mamf-ratio-gb300")
-            expect("b300", kernel, dtype, m, n, k, batch, t * mamf["b200"][i] / mamf["b300"][i],
-                   "derived:b200-mamf-ratio-b300")
+        if kernel.startswith("attention") and k == fig.CUDNN_FP8_SHAPE["head_dim"] and (kernel, m, batch) in gb200_own:
+            return
+        expect("gb200", kernel, dtype, m, n, k, batch, t * board(dtype), "derived:b200-mamf-ratio")
+        if not kernel.startswith("attention") and dtype in ("bf16", "tf32"):
+            expect("b300", kernel, dtype, m, n, k, batch, t * rho, "derived:b300-over-b200")
+            expect("gb300", kernel, dtype, m, n, k, batch, t * rho * board(dtype), "derived:b300-board-ratio")
 
     # XLA: sm_90 -> H100 measured (no fp8), H200 derived with the same times; sm_100 -> B200,
     # and GB200, GB300, B300 derived at the MAMF ratios.
@@ -418,11 +544,12 @@ def converted_rows_equal_source_rows():
         if seq < 4096:
             expect("b200", kernel, "bf16", seq, seq, 128, bh, t * 1822.0 / 1745.0, "derived:gb200-mamf-ratio")
         expect("gb200", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
-    # GB300 measured (B300 x 2500/2250: dense bf16 2500 GB300, 2250 B300).
+    # GB300 measured (B300: the same die on the HGX board, x 1822/1745).
     for kernel, seq, bh, t in attention["gb300"]:
         expect("gb300", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
-        expect("b300", kernel, "bf16", seq, seq, 128, bh, t * 2500 / 2250, "derived:gb300-cudnn")
+        expect("b300", kernel, "bf16", seq, seq, 128, bh, t * 1822.0 / 1745.0, "derived:gb300-cudnn")
     check(attention["gb300"], "no GB300 attention rows read")
+    lowprec_expected(expect, board, rho, simumax["gemm"])
     check(checked > 2000, "only %d rows checked" % checked)
     # And the other way round: every measured row of a table is one of the source rows above.
     for name, rows in tables.items():

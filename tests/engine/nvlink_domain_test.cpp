@@ -207,7 +207,7 @@ TEST(NvlinkDomain, AllReduceAcrossRacksIsBoundedByTheNics) {
   const double slow = collective(c, CollectiveOp::all_reduce, first(1440), 8 * k_gib, CollectiveAlgo::nvls_tree)[0];
   const double nic_bound = 32 * 12.5 / 2 * 2 * 1439 / 1440;
   EXPECT_LE(slow, nic_bound * 1.01);
-  EXPECT_GT(slow, nic_bound * 0.9);
+  EXPECT_GT(slow, nic_bound * 0.85);  // 9 loops of NVLS-tree's pipeline fill (nccl_rack_model.hpp): ~10 %
   // NCCL's choice then is the tree, whose channels use all 72 NICs of a rack (2 S/72 each way at
   // most): bounded by those, above NVLS-tree.
   const double best = collective(c, CollectiveOp::all_reduce, first(1440), 8 * k_gib)[0];

@@ -102,6 +102,28 @@ TEST(CudaGraphs, MlpCapturesDenseLayersOnlyAndNoneCapturesNothing) {
   for (const Op& op : qwen3_layer(CudaGraphs{}).forward) EXPECT_EQ(op.graph_scope, -1) << op.name;
 }
 
+// The moe scope (drop-and-pad only): the MoE layer's whole MLP block, experts and
+// permutations included, forward and backward; the attention stays with attn.
+TEST(CudaGraphs, MoeScopeCapturesThePaddedMlpBlock) {
+  ModelSpec m = *model_preset("qwen3-30b-a3b");
+  m.seq_len = 4096;
+  m.capacity_factor = 1.0;
+  m.pad_to_capacity = true;
+  TrainingSpec tr;
+  tr.cuda_graphs = scopes({GraphScope::attn, GraphScope::moe});
+  ParallelSpec p;
+  p.ep = 8;
+  p.dp = 8;
+  const PassOps ops = transformer_layer_ops(m, tr, p);
+  const int moe = static_cast<int>(GraphScope::moe), attn = static_cast<int>(GraphScope::attn);
+  for (const char* name : {"mlp.norm", "router", "moe.permute", "experts.reshape", "experts.up", "experts.down",
+                           "moe.unpermute", "mlp.residual", "experts.up.dgrad", "experts.up.wgrad"})
+    EXPECT_EQ(scope_of(ops, name), moe) << name;
+  EXPECT_EQ(scope_of(ops, "qkv"), attn);
+  for (const Op& op : ops.forward) EXPECT_FALSE(op.host_sync) << op.name;
+  EXPECT_EQ(graph_scopes_text(tr.cuda_graphs), "attn+moe");
+}
+
 TEST(CudaGraphs, ScopesReadBackAsWritten) {
   EXPECT_EQ(graph_scopes_text(CudaGraphs{}), "none");
   EXPECT_EQ(graph_scopes_text(scopes({GraphScope::moe_preprocess, GraphScope::attn, GraphScope::moe_router})),

@@ -152,8 +152,8 @@ namespace {
 using testing::find_op;
 
 // Transformer Engine fp8 with current scaling: the linear layers' GEMMs in fp8, each input
-// and output gradient read for its amax, then read and written twice as fp8 (6 bytes an
-// element); attention and the output layer stay bf16.
+// and output gradient read for its amax, then read and written twice as fp8 on Hopper (6 bytes
+// an element: models/cast_ops.hpp); attention and the output layer stay bf16.
 TEST(LayerWorkload, Fp8QuantizesEveryLinearGemmsOperands) {
   const ModelSpec m = *model_preset("llama3-8b");
   TrainingSpec tr;
@@ -180,6 +180,55 @@ TEST(LayerWorkload, Fp8QuantizesEveryLinearGemmsOperands) {
   // bf16 training adds none of it.
   const PassOps plain = transformer_layer_ops(m, TrainingSpec{}, p);
   for (const Op& op : plain.forward) EXPECT_EQ(op.name.find("quantize"), std::string::npos) << op.name;
+}
+
+// MXFP8 and NVFP4: every linear GEMM in the format, its input cast forward and its output
+// gradient backward at the format's bytes, its weight's scales swizzled before the forward and
+// the input-gradient GEMM; a layer first_last_layers_bf16 keeps in bf16 casts nothing.
+TEST(LayerWorkload, BlockScaledFormatsCastAtTheirBytesAndBf16LayersCastNothing) {
+  const ModelSpec m = *model_preset("llama3-8b");
+  const double tokens = m.seq_len, h = m.hidden;
+  for (const Precision p : {Precision::mxfp8, Precision::nvfp4}) {
+    TrainingSpec tr;
+    tr.precision = p;
+    const PassOps ops = transformer_layer_ops(m, tr, ParallelSpec{});
+    const bool mx = p == Precision::mxfp8;
+    const double per_element = mx ? 2.0 + 2.0 * (1.0 + 1.0 / 32) : 2.0 + 2.0 + 2.0 * (0.5 + 1.0 / 16);
+    // The weight's scales (h x h of the output projection) swizzled for the GEMM: read, written.
+    const double swizzle = 2.0 * h * h * (mx ? 1.0 / 32 : 1.0 / 16);
+    EXPECT_DOUBLE_EQ(find_op(ops.forward, "attention.proj.quantize")->bytes, per_element * tokens * h + swizzle);
+    EXPECT_EQ(find_op(ops.forward, "attention.proj.quantize")->kernels, mx ? 2 : 3);
+    EXPECT_DOUBLE_EQ(find_op(ops.backward, "attention.proj.quantize.bwd")->bytes, per_element * tokens * h + swizzle);
+    EXPECT_EQ(find_op(ops.forward, "mlp.up")->precision, p);
+    const PassOps bf16 = transformer_layer_ops(m, tr, ParallelSpec{}, true);
+    for (const std::vector<Op>* pass : {&bf16.forward, &bf16.backward})
+      for (const Op& op : *pass) {
+        EXPECT_EQ(op.name.find("quantize"), std::string::npos) << op.name;
+        EXPECT_EQ(op.name.find("swizzle"), std::string::npos) << op.name;
+        EXPECT_NE(op.precision, p) << op.name;
+      }
+  }
+}
+
+// fp8_dot_product_attention: the attention kernels in fp8 at one byte an element, Q, K and V
+// cast before them and the output's gradient before the backward.
+TEST(LayerWorkload, Fp8AttentionRunsInFp8BetweenItsCasts) {
+  const ModelSpec m = *model_preset("llama3-8b");
+  TrainingSpec tr;
+  tr.precision = Precision::nvfp4;
+  const PassOps bf16 = transformer_layer_ops(m, tr, ParallelSpec{});
+  tr.attention_precision = Precision::fp8;
+  const PassOps fp8 = transformer_layer_ops(m, tr, ParallelSpec{});
+  EXPECT_EQ(find_op(bf16.forward, "attention")->precision, Precision::bf16);
+  EXPECT_EQ(find_op(fp8.forward, "attention")->precision, Precision::fp8);
+  EXPECT_EQ(find_op(fp8.backward, "attention.bwd")->precision, Precision::fp8);
+  EXPECT_DOUBLE_EQ(find_op(fp8.forward, "attention")->bytes, find_op(bf16.forward, "attention")->bytes / 2);
+  EXPECT_DOUBLE_EQ(find_op(fp8.forward, "attention")->flops, find_op(bf16.forward, "attention")->flops);
+  // Q (heads) and K, V (kv heads), head_dim each: amax 2 bytes, cast 2 in and 1 out.
+  const double qkv = m.seq_len * (m.heads + 2.0 * m.kv_heads) * m.head_dim();
+  EXPECT_DOUBLE_EQ(find_op(fp8.forward, "attention.quantize")->bytes, 5.0 * qkv);
+  EXPECT_DOUBLE_EQ(find_op(fp8.backward, "attention.quantize.bwd")->bytes, 5.0 * m.seq_len * m.heads * m.head_dim());
+  EXPECT_EQ(find_op(bf16.forward, "attention.quantize"), nullptr);
 }
 
 TEST(LayerWorkload, RotaryEmbeddingOnlyWithRope) {
@@ -279,11 +328,11 @@ TEST(LayerWorkload, GroupedExpertGemmsLaunchOneKernelPerLocalExpert) {
   const int local = c.model.experts / c.parallel.ep;
   for (const char* name : {"experts.up", "experts.down"}) {
     EXPECT_EQ(find_op(ops.forward, name)->kernels, local) << name;
-    // fp8 current scaling: each expert's input quantized by an amax and a cast kernel.
-    EXPECT_EQ(find_op(ops.forward, std::string(name) + ".quantize")->kernels, 2 * local) << name;
+    // fp8 current scaling: each expert's input quantized by amax, scale and cast kernels.
+    EXPECT_EQ(find_op(ops.forward, std::string(name) + ".quantize")->kernels, 3 * local) << name;
     for (const char* grad : {".dgrad", ".wgrad"})
       EXPECT_EQ(find_op(ops.backward, std::string(name) + grad)->kernels, local) << name << grad;
-    EXPECT_EQ(find_op(ops.backward, std::string(name) + ".quantize.bwd")->kernels, 2 * local) << name;
+    EXPECT_EQ(find_op(ops.backward, std::string(name) + ".quantize.bwd")->kernels, 3 * local) << name;
   }
   // The router's and the attention's GEMMs stay one kernel each.
   EXPECT_EQ(find_op(ops.forward, "router")->kernels, 1);

@@ -8,6 +8,7 @@
 #include "models/moe_dispatch.hpp"
 #include "sim/compute/roofline_compute_model.hpp"
 #include "sim/step/stage_costs.hpp"
+#include "tests/step/moe_step_costs.hpp"
 #include "tests/step/step_outputs.hpp"
 #include "tests/step/test_scenario.hpp"
 
@@ -19,21 +20,13 @@ using testing::scenario;
 using testing::Settings;
 
 // Qwen3 30B-A3B, 2 layers, EP 8 on one DGX H100.
-const Settings k_qwen{{"model.preset", "qwen3-30b-a3b"}, {"model.layers", "2"}, {"model.seq_len", "4096"},
-                      {"training.grad_accum", "2"},      {"parallel.ep", "8"},  {"cluster.nodes", "1"}};
+const Settings& k_qwen = testing::k_small_qwen3;
 
 StepCosts costs_of(const Scenario& s) {
-  const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
-  return build_step_costs(s, compute, false);
+  return testing::roofline_costs(s);
 }
 
-// The expert group's collectives of `op` in `pass`: their count and the bytes of each.
-std::vector<std::pair<int, double>> ep_collectives(const PassCost& pass, CollectiveOp op) {
-  std::vector<std::pair<int, double>> out;
-  for (const GroupCollective& c : pass.collectives)
-    if (c.group == CommGroup::ep && c.op == op) out.emplace_back(c.count, c.bytes);
-  return out;
-}
+using testing::ep_collectives;
 
 TEST(MoeDispatcher, AlltoallSendsTokensProbabilitiesAndCounts) {
   const Scenario s = scenario(k_qwen);

@@ -1,0 +1,77 @@
+"""Measured figures read from public pages and repositories that are not kept as extracts in
+../shared/data/calibration-sources/: only the numbers, converted here into our own form, each
+with the place it was read (repository @ commit and file, or the pull request). No file of
+theirs is copied. public.md D4 and D6 (../shared/validation/public.md) list them.
+
+Units are those of the source (ms, us, TFLOP/s); the functions of lowprec.py and src_cudnn.py
+turn them into rows.
+"""
+
+# NVIDIA/TransformerEngine @ 8f2e63578e103ce1d41503102f47504c129b94d2 (Apache-2.0),
+# docs/examples/gemm_profiling/gemm_profiling.rst: "GEMM Benchmark (Model Config Mode) on NVIDIA
+# B300 SXM6 AC", CUDA events, 10 warm-up and 100 timed iterations per GEMM; one layer of hidden
+# 4096, FFN 16384, M = 31 x 512 = 15,872 tokens. TE writes shapes as M x K x N (tokens x in x out).
+TE_B300_TOKENS = 15872
+# Forward GEMMs (tokens, in, out) and their BF16 time in ms, from the autocast table (BF16 has no
+# quantisation step, so its autocast time is the kernel's; its pass sum 4.196 ms agrees with the
+# pre-quantized run's 4.250 within 1.3 %).
+TE_B300_FPROP_BF16_MS = [((15872, 4096, 12288), 1.071),   # QKV
+                         ((15872, 4096, 4096), 0.307),    # attention output
+                         ((15872, 4096, 16384), 1.393),   # MLP up (gate and up fused)
+                         ((15872, 16384, 4096), 1.426)]   # MLP down
+# Kernel-only (--pre-quantize) per-pass sums over the four GEMMs, ms: "Per-Layer GEMM Time" of the
+# pre-quantized run. fp8 is TE's FP8 CurrentScaling (per-tensor scales; DelayedScaling is timed
+# with its quantisation even there, so it is not a kernel time).
+TE_B300_PASS_MS = {
+    "bf16": {"fprop": 4.250, "dgrad": 4.434, "wgrad": 4.418},
+    "fp8": {"fprop": 2.158, "dgrad": 2.329, "wgrad": 2.325},
+    "mxfp8": {"fprop": 2.365, "dgrad": 2.397, "wgrad": 2.400},
+    "nvfp4": {"fprop": 1.254, "dgrad": 1.305, "wgrad": 1.205},
+}
+
+# pytorch/ao#2427 (BSD-3-Clause repository; the pull request's description, 2025-06-23):
+# benchmarks/float8/bench_matmul.py --recipe nvfp4 on "NVIDIA B200": square M = K = N GEMMs,
+# (side, BF16 seconds, NVFP4 seconds), kernel time of repeated calls.
+AO_B200_NVFP4_CUBES = [(1024, 5.08e-06, 5.87e-06), (1536, 7.87e-06, 6.73e-06), (2048, 1.52e-05, 1.02e-05),
+                       (3072, 3.84e-05, 1.65e-05), (4096, 9.74e-05, 3.08e-05), (6144, 3.19e-04, 8.44e-05),
+                       (8192, 7.74e-04, 2.05e-04)]
+
+# flashinfer-ai/flashinfer#2464 (Apache-2.0 repository; the pull request's description,
+# 2026-02-02): mm_mxfp8, CUTLASS backend, autotuned, bf16 output, on B200: (m, n, k, achieved
+# TFLOP/s) with a of m x k and b of k x n (m tokens, n out, k in: the table's gemm convention).
+# The rates carry more digits than the printed median times (0.005 .. 2.838 ms).
+FLASHINFER_B200_MXFP8 = [(1024, 2048, 1024, 789.981), (1024, 4096, 4096, 2014.903), (8192, 8192, 4096, 3200.870),
+                         (16384, 16384, 16384, 3099.690)]
+
+# pytorch/ao @ 0b1bb117 (BSD-3-Clause) torchao/prototype/moe_training/README.md, "MXFP8 Kernel
+# Breakdown by Pass" (public.md D5): DeepSeek-V3's routed experts on B200, 131,072 rows in 8 groups,
+# K 7,168 (hidden), N 2,048 (expert FFN); the MXFP8 grouped GEMM alone, us.
+TORCHAO_B200_MXFP8_GROUPED = {"groups": 8, "rows": 131072, "hidden": 7168, "ffn": 2048,
+                              "fwd_us": 1838.1, "dgrad_us": 1838.1, "wgrad_us": 2412.4}
+
+# NVIDIA/cudnn-frontend (MIT) benchmark/sdpa_benchmark_training/artifacts/
+# sdpa_fp8_benchmark_results_NVIDIA_<GPU>.csv: cuDNN fused attention through PyTorch, causal,
+# batch 1, 128 query and 8 KV heads, head dim 128; forward and backward ms of FP8 and of BF16 in
+# the same run, timed around the PyTorch call with CUDA events (as the B200 bf16 artifacts: the
+# host-timing rule applies). (sequence, fp8 fwd, fp8 bwd, bf16 fwd, bf16 bwd).
+CUDNN_FP8_COMMITS = {"b200": "0b1577c8c83401237d601d0d0db5210506705396",
+                     "gb200": "d48a60eb146eada7aee2e00b8f8c1d6ddcf96c51",
+                     "gb300": "0b1577c8c83401237d601d0d0db5210506705396"}
+CUDNN_FP8_SHAPE = {"batch": 1, "heads": 128, "kv_heads": 8, "head_dim": 128}
+CUDNN_FP8_MS = {
+    "b200": [(512, 0.044, 0.126, 0.035, 0.107), (1024, 0.067, 0.228, 0.061, 0.228),
+             (2048, 0.141, 0.618, 0.151, 0.630), (4096, 0.447, 1.414, 0.482, 1.650),
+             (8192, 1.464, 4.382, 1.589, 5.526), (16384, 5.197, 14.964, 5.962, 19.094),
+             (32768, 19.751, 55.593, 23.228, 74.527), (65536, 77.531, 216.304, 94.215, 284.695),
+             (131072, 307.690, 870.832, 395.922, 1248.042)],
+    "gb200": [(512, 0.018, 0.072, 0.021, 0.066), (1024, 0.040, 0.157, 0.047, 0.163),
+              (2048, 0.104, 0.512, 0.129, 0.524), (4096, 0.331, 1.264, 0.399, 1.304),
+              (8192, 1.161, 4.352, 1.389, 4.539), (16384, 4.327, 16.020, 5.257, 16.875),
+              (32768, 16.564, 61.559, 20.855, 67.092), (65536, 64.518, 242.637, 88.377, 282.172),
+              (131072, 259.183, 977.197, 382.750, 1185.117)],
+    "gb300": [(512, 0.063, 0.147, 0.049, 0.123), (1024, 0.081, 0.233, 0.070, 0.235),
+              (2048, 0.133, 0.599, 0.137, 0.631), (4096, 0.328, 1.189, 0.380, 1.459),
+              (8192, 1.060, 3.632, 1.281, 4.778), (16384, 3.881, 12.595, 4.791, 17.037),
+              (32768, 14.961, 46.779, 18.680, 65.150), (65536, 58.975, 180.145, 76.825, 251.544),
+              (131072, 236.917, 715.422, 323.592, 1044.691)],
+}

@@ -1,0 +1,94 @@
+#include "models/cast_ops.hpp"
+
+#include <optional>
+#include <utility>
+
+namespace trainsim {
+
+namespace {
+
+constexpr double k_bf16_bytes = 2.0;
+
+Op memory_op(std::string name, double bytes, int kernels) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = OpKind::elementwise;
+  op.bytes = bytes;
+  op.kernels = kernels;
+  return op;
+}
+
+}  // namespace
+
+// Per format, as Transformer Engine @ 8f2e6357 runs it (pytorch/csrc/quantizer.cpp):
+// - fp8, current scaling (Float8CurrentScalingQuantizer::quantize_impl): the amax kernel reads
+//   the tensor (nvte_compute_amax_with_config), a one-thread kernel turns it into the scale
+//   (nvte_compute_scale_from_amax), the cast reads it again and writes one byte an element, and
+//   on Hopper one more for the transposed copy (single_copy: Blackwell reads one copy).
+// - mxfp8 (MXFP8Quantizer::quantize): one kernel, no amax: each 32-element block's E8M0 scale
+//   comes from the block itself; it reads the tensor and writes both copies, one byte an element
+//   and one scale byte a block each (get_scale_shape: rows x cols/32 and rows/32 x cols).
+// - nvfp4 (NVFP4Quantizer::quantize_impl): the second-level fp32 scale is the tensor's amax, so
+//   an amax kernel reads the tensor first (nvte_compute_amax_with_config, or
+//   nvte_hadamard_transform_amax when the column-wise copy takes a random Hadamard transform);
+//   then one kernel writes both copies, half a byte an element and one E4M3 scale a 16-element
+//   block each (nvte_quantize_v2, or nvte_quantize_with_hadamard_transform: the transform runs
+//   on the tensor cores inside the cast). The default recipe (Hadamard transform, stochastic
+//   rounding, 16x16 weight blocks) and MLPerf's vanilla one (NVTE_NVFP4_DISABLE_RHT=1 ...,
+//   config_common_fp4.sh) read and write the same bytes in as many kernels.
+CastBytes cast_bytes(Precision precision, int copies) {
+  CastBytes c;
+  switch (precision) {
+    case Precision::fp8:
+      c.amax = k_bf16_bytes;
+      c.amax_kernels = 2;
+      c.cast = k_bf16_bytes + copies * 1.0;
+      c.cast_kernels = 1;
+      return c;
+    case Precision::mxfp8:
+      c.scales = 1.0 / 32;
+      c.cast = k_bf16_bytes + copies * (1.0 + c.scales);
+      c.cast_kernels = 1;
+      return c;
+    case Precision::nvfp4:
+      c.scales = 1.0 / 16;
+      c.amax = k_bf16_bytes;
+      c.amax_kernels = 1;
+      c.cast = k_bf16_bytes + copies * (0.5 + c.scales);
+      c.cast_kernels = 1;
+      return c;
+    default:
+      return c;
+  }
+}
+
+std::optional<Op> cast_op(const std::string& name, Precision precision, double elements, int copies, double groups,
+                          double swizzled) {
+  const CastBytes c = cast_bytes(precision, copies);
+  if (!(c.cast > 0)) return std::nullopt;
+  const int tensors = static_cast<int>(groups);
+  Op op = memory_op(name, (c.amax + c.cast) * elements, (c.amax_kernels + c.cast_kernels) * tensors);
+  if (swizzled > 0 && c.scales > 0) {
+    op.bytes += 2.0 * c.scales * swizzled;
+    op.kernels += tensors;
+  }
+  return op;
+}
+
+std::optional<Op> cast_op(const std::string& name, const TrainingSpec& training, double elements, double groups,
+                          double swizzled) {
+  const bool one_copy = training.precision == Precision::fp8 && training.fp8_single_copy;
+  return cast_op(name, training.precision, elements, one_copy ? 1 : 2, groups, swizzled);
+}
+
+std::optional<Op> weight_quantize_op(double parameters, const TrainingSpec& training) {
+  std::optional<Op> op = cast_op("weights.quantize", training, parameters);
+  if (op) op->pass = OpPass::backward;
+  return op;
+}
+
+Op fp8_attention_cast_op(const std::string& name, double elements) {
+  return *cast_op(name, Precision::fp8, elements, 1);
+}
+
+}  // namespace trainsim

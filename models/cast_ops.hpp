@@ -1,0 +1,74 @@
+#pragma once
+// The kernels Transformer Engine runs to turn a bf16 tensor into a quantized GEMM operand
+// (fp8 with current scaling, mxfp8, nvfp4): an amax pass where the format's scale needs the
+// tensor's absolute maximum, the cast itself (row-wise and column-wise copies with their block
+// scales), and, for the block-scaled formats, the swizzle of a weight's scales into the layout
+// the tensor cores read. All memory-bound: one op of the bytes its kernels read and write, timed
+// as any streaming kernel, one op per framework call (its kernels launched by that call: the
+// host pays one dispatch, sim/step/host_bound_pass.hpp; the GPU a launch gap per kernel).
+//
+// Which tensors are cast when (Transformer Engine @ 8f2e6357, pytorch/module/linear.py):
+// a Linear's input is cast in its forward, row-wise for the forward GEMM and column-wise for
+// the weight-gradient GEMM; the gradient of its output in its backward, row-wise for the
+// input-gradient GEMM and column-wise for the weight-gradient one; its weight row-wise and
+// column-wise, once per step when Megatron-Core passes is_first_microbatch (the cast copy is
+// kept for the step's other micro-batches).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/op.hpp"
+#include "models/training_spec.hpp"
+
+namespace trainsim {
+
+/// What casting one element of a bf16 tensor costs in a format, per element: the amax pass's
+/// reads (0: none) and the cast's reads and writes, and the kernels of each.
+struct CastBytes {
+  double amax = 0;
+  int amax_kernels = 0;
+  double cast = 0;
+  int cast_kernels = 0;
+  /// Bytes of the block scales of one copy, per element (1/32 mxfp8, 1/16 nvfp4; 0: fp8's one
+  /// per-tensor scale).
+  double scales = 0;
+};
+
+/// The cast of a tensor into `copies` copies: 2, the row-wise and the column-wise one its GEMMs
+/// read in training; 1, one of them (or fp8 on a GPU whose tensor cores read one copy in any
+/// layout, TrainingSpec::fp8_single_copy). {} for a precision that is not quantized.
+CastBytes cast_bytes(Precision precision, int copies);
+
+/// The op casting a tensor of `elements` bf16 elements, held as `groups` tensors (a grouped
+/// GEMM's operand, one per expert), to `precision` in `copies` copies, named `name`: the amax
+/// pass where the format takes one, then the cast. With `swizzled` > 0, also the swizzle of a
+/// block-scaled weight of that many elements that the next GEMM reads: Transformer Engine's GEMM
+/// swizzles an operand's scales unless its quantizer wrote them swizzled
+/// (pytorch/csrc/extensions/gemm.cpp swizzle_scales_for_gemm), which a Linear's input and
+/// output-gradient quantizers do since 2.12 (optimize_for_gemm, linear.py) and its weight
+/// quantizer does not: the forward and the input-gradient GEMM each read and write the weight's
+/// scales again, one more kernel per weight tensor (launched by the GEMM's call, counted here).
+/// nullopt for a precision that is not quantized.
+std::optional<Op> cast_op(const std::string& name, Precision precision, double elements, int copies,
+                          double groups = 1, double swizzled = 0);
+
+/// The same for a training GEMM operand: `training.precision`, both copies (one for fp8 where
+/// TrainingSpec::fp8_single_copy).
+std::optional<Op> cast_op(const std::string& name, const TrainingSpec& training, double elements, double groups = 1,
+                          double swizzled = 0);
+
+/// Transformer Engine's quantized weights: once per step, after the update, each linear
+/// layer's bf16 weights are cast to training.precision, row-wise and column-wise (the cast copy
+/// is kept across the step's micro-batches: Megatron-Core passes is_first_microbatch).
+/// `parameters`: the cast linear layers' parameters on the GPU. A backward-pass op; nullopt for
+/// a precision that is not quantized.
+std::optional<Op> weight_quantize_op(double parameters, const TrainingSpec& training);
+
+/// The casts around cuDNN's FP8 attention (training.attention_precision = fp8): Transformer
+/// Engine casts Q, K and V before the forward and the output's gradient before the backward,
+/// with current scaling (NVTE_DPA_FP8_RECIPE = Float8CurrentScaling in MLPerf's v5.1 configs),
+/// one copy that cuDNN reads as it is. `elements`: the tensors' bf16 elements.
+Op fp8_attention_cast_op(const std::string& name, double elements);
+
+}  // namespace trainsim
