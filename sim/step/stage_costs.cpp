@@ -16,7 +16,7 @@
 #include "models/stage_parameters.hpp"
 #include "models/training_spec.hpp"
 #include "sim/step/host_bound_pass.hpp"
-#include "sim/step/tp_overlap_cost.hpp"
+#include "sim/step/tp_overlap_slots.hpp"
 
 namespace trainsim {
 
@@ -106,70 +106,10 @@ double layer_cp_bytes(const Scenario& s, double element) {
   return p.cp * 2.0 * tokens * s.model.kv_heads * s.model.head_dim() * element / p.tp;
 }
 
-// The bytes of a layer's sequence-parallel all-gather: in fp8 it carries the GEMM inputs
-// (forward) and output gradients (backward) already quantized, one byte an element
-// (Transformer Engine gathers Float8Tensors; see layer_workload.cpp).
-double tp_gather_bytes(const Scenario& s, double activation_bytes) {
-  return activation_bytes *
-         (is_quantized(s.training.precision) ? quantized_element_bytes(s.training.precision) / 2 : 1.0);
-}
-
 // One [b, s/cp, h] activation: the TP collectives' and the pipeline sends' size.
 double layer_activation_bytes(const Scenario& s) {
   return static_cast<double>(s.training.micro_batch) * s.model.seq_len / s.parallel.cp * s.model.hidden *
          activation_element_bytes(s.training.precision);
-}
-
-// With tp_comm_overlap, the GEMM each sequence-parallel collective of a layer is pipelined
-// with (Transformer Engine userbuffers, Megatron-LM --tp-comm-overlap): forward, the
-// all-gathers with the GEMMs that consume their output (QKV, the MLP's first) and the
-// reduce-scatters with the GEMMs that produce their input (the attention's output
-// projection, the MLP's second); backward, the conjugates: the all-gathers of the output
-// gradients with the projection's and the MLP's second input-gradient GEMMs, the
-// reduce-scatters with QKV's and the MLP's first. Order: all-gather and reduce-scatter of
-// the attention, then of the MLP. Each slot: the GEMM's seconds alone (part of the pass's
-// compute) and beside its collective (tp_overlap_cost.hpp).
-struct OverlapSlot {
-  double gemm_s = 0, beside_s = 0;
-};
-struct LayerOverlap {
-  OverlapSlot attention_gather, attention_scatter, mlp_gather, mlp_scatter;
-};
-
-// The slot of the op named `name` (the first of `names` present), overlapped as Transformer
-// Engine's GEMM `g` with a collective of `exchange_bytes`.
-OverlapSlot overlap_slot(const std::vector<Op>& ops, std::initializer_list<const char*> names, TpOverlapGemm g,
-                         const Scenario& s, const ComputeModel& compute, double load, double exchange_bytes) {
-  for (const char* name : names)
-    for (const Op& op : ops)
-      if (op.name == name) {
-        OverlapSlot slot;
-        slot.gemm_s = op_load(op, load) * compute.time_s(op);
-        const TpOverlapSetting setting =
-            tp_overlap_setting(s.parallel.tp_overlap, g, s.training.precision, s.cluster.gpu.name);
-        slot.beside_s = overlapped_gemm_s(op, slot.gemm_s, setting, s.cluster.gpu, exchange_bytes, s.parallel.tp) *
-                        (1.0 + s.cluster.gpu.tp_overlap_slowdown);
-        return slot;
-      }
-  return {};
-}
-
-// The slots of a layer's forward (`forward`) or backward ops, as Transformer Engine names
-// their GEMMs; the all-gathers carry tp_gather_bytes, the reduce-scatters an activation.
-LayerOverlap layer_overlap(const std::vector<Op>& ops, const Scenario& s, const ComputeModel& c, double load,
-                           bool forward) {
-  const double act = layer_activation_bytes(s);
-  const double gathered = tp_gather_bytes(s, act);
-  using G = TpOverlapGemm;
-  if (forward)
-    return {overlap_slot(ops, {"qkv"}, G::qkv_fprop, s, c, load, gathered),
-            overlap_slot(ops, {"attention.proj"}, G::proj_fprop, s, c, load, act),
-            overlap_slot(ops, {"mlp.up", "experts.up"}, G::fc1_fprop, s, c, load, gathered),
-            overlap_slot(ops, {"mlp.down", "experts.down"}, G::fc2_fprop, s, c, load, act)};
-  return {overlap_slot(ops, {"attention.proj.dgrad"}, G::proj_dgrad, s, c, load, gathered),
-          overlap_slot(ops, {"qkv.dgrad"}, G::qkv_wgrad, s, c, load, act),
-          overlap_slot(ops, {"mlp.down.dgrad", "experts.down.dgrad"}, G::fc2_dgrad, s, c, load, gathered),
-          overlap_slot(ops, {"mlp.up.dgrad", "experts.up.dgrad"}, G::fc1_wgrad, s, c, load, act)};
 }
 
 // The tensor-parallel collectives of `layers` layers in one pass (Narayanan et al. SC21 §3.2:
@@ -310,8 +250,8 @@ KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, c
       keep_routed_model_flops(*pass, kept);
   }
   k.backward = split(k.ops.backward, defer);
-  k.forward_overlap = layer_overlap(k.ops.forward, s, compute, load, true);
-  k.backward_overlap = layer_overlap(k.backward.input, s, compute, load, false);
+  k.forward_overlap = layer_overlap(k.ops.forward, s, compute, load, layer_activation_bytes(s), true);
+  k.backward_overlap = layer_overlap(k.backward.input, s, compute, load, layer_activation_bytes(s), false);
   const HostLaunchCost host_s = host_launch_cost(s.training, s.cluster.host);
   k.forward_host_s = host_bound_excess_s(k.ops.forward, compute, load, host_s);
   k.recompute_host_s = host_bound_excess_s(k.ops.recompute, compute, load, host_s);

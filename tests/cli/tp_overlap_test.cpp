@@ -36,5 +36,21 @@ TEST(TpOverlap, GainsTimeOnMlperfGpt3At512Gpus) {
   EXPECT_GT(greedy.at("step_time_s").get<double>(), on_s);
 }
 
+// Transformer Engine's ring-exchange reduce-scatter sums the partial outputs it received in
+// one more kernel after its last chunk (CommOverlapP2PBase::split_overlap_rs); the pipelined
+// one reduces inside its SM kernels. At TP 4 both run the output projection and the MLP's
+// second GEMM in 4 chunks, so on no SMs taken the ring exchange's step is the slower by that
+// kernel.
+TEST(TpOverlap, ARingExchangeReduceScatterPaysItsReduction) {
+  const double ring = run({"parallel.tp_overlap_proj_fprop=ring_exchange", "parallel.tp_overlap_fc2_fprop=ring_exchange"})
+                          .at("step_time_s")
+                          .get<double>();
+  const double pipelined =
+      run({"parallel.tp_overlap_proj_fprop=pipeline:0:4", "parallel.tp_overlap_fc2_fprop=pipeline:0:4"})
+          .at("step_time_s")
+          .get<double>();
+  EXPECT_GT(ring, pipelined);
+}
+
 }  // namespace
 }  // namespace trainsim
