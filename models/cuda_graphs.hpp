@@ -20,7 +20,7 @@
 //                   transformer_config.py @ d98e8a64; sim/scenario/token_drop_fields.hpp);
 //   full_iteration  every op of the forward and backward (Megatron-Core's local
 //                   implementation), so no host sync may remain: refused for dropless MoE
-//                   (sim/scenario/scenario_rules.cpp).
+//                   (sim/scenario/token_drop_fields.cpp).
 
 #include <string>
 #include <string_view>

@@ -27,20 +27,17 @@ ExpertLoads stated_loads(const ModelSpec& m, const ParallelSpec& p, double busie
   return {held(busiest), (held(busiest) + (ep - 1) * held(others)) / ep};
 }
 
-}  // namespace
-
-ExpertLoads expert_loads(const ModelSpec& m, const ParallelSpec& p, std::uint64_t seed) {
-  if (!m.is_moe()) return {};
-  if (m.router_load > 1.0) return stated_loads(m, p, m.router_load);
-  if (m.expert_imbalance <= 0) return stated_loads(m, p, 1.0);
-  // Log-normal with coefficient of variation c: sigma^2 = ln(1 + c^2), mean 1.
-  const double sigma = std::sqrt(portable::log1p(m.expert_imbalance * m.expert_imbalance));
+// Expert loads drawn from a log-normal of coefficient of variation `cv` (sigma^2 = ln(1 + cv^2),
+// mean 1) for each of `draws` layers, seeded by `seed`; each rank's load is its experts' mean
+// within the caps, and the result the layers' mean busiest and kept shares.
+ExpertLoads drawn_loads(const ModelSpec& m, const ParallelSpec& p, double cv, int draws, std::uint64_t seed) {
+  const double sigma = std::sqrt(portable::log1p(cv * cv));
   std::mt19937_64 rng(seed);
   portable::NormalDraws normal;
   const int experts = m.experts;
   const int per_rank = experts / p.ep;
   double busiest_sum = 0, kept_sum = 0;
-  for (int layer = 0; layer < m.layers; ++layer) {
+  for (int layer = 0; layer < draws; ++layer) {
     std::vector<double> load(static_cast<size_t>(experts));
     for (double& l : load) l = portable::exp(sigma * normal.next(rng) - sigma * sigma / 2);
     const double mean = std::accumulate(load.begin(), load.end(), 0.0) / experts;
@@ -55,7 +52,17 @@ ExpertLoads expert_loads(const ModelSpec& m, const ParallelSpec& p, std::uint64_
     busiest_sum += busiest;
     kept_sum += kept;
   }
-  return {busiest_sum / m.layers, kept_sum / m.layers};
+  return {busiest_sum / draws, kept_sum / draws};
+}
+
+}  // namespace
+
+ExpertLoads expert_loads(const ModelSpec& m, const ParallelSpec& p, std::uint64_t seed) {
+  if (!m.is_moe()) return {};
+  if (m.router_aux_loss) return drawn_loads(m, p, k_aux_loss_expert_cv, k_aux_loss_draws, k_aux_loss_seed);
+  if (m.router_load > 1.0) return stated_loads(m, p, m.router_load);
+  if (m.expert_imbalance <= 0) return stated_loads(m, p, 1.0);
+  return drawn_loads(m, p, m.expert_imbalance, m.layers, seed);
 }
 
 double busiest_expert_rank_load(const ModelSpec& m, const ParallelSpec& p, std::uint64_t seed) {

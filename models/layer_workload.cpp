@@ -9,7 +9,6 @@
 #include "models/moe_dispatch.hpp"
 
 namespace trainsim {
-
 namespace {
 
 // Causal fused attention skips the blocks above the diagonal: about half the work
@@ -255,6 +254,10 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
     op.name = m.sliding_window > 0 ? "attention.window" : "attention";
     op.kind = OpKind::attention;
     op.precision = d.attention;
+    // Its shape as the calibration tables write attention rows (kernels/README.md): queries,
+    // keys a query reads (the window's, or s), the query/key head width, batch x query heads;
+    // the compute model times it by the rows of the nearest measured head width.
+    op.gemm = {d.q_len, d.window_keys, d.qk_d, batch};
     if (!m.is_mla() && m.explicit_head_dim == 0 && m.sliding_window == 0) {
       op.model_flops = 4.0 * d.tokens * d.keys * d.heads_local * d.d;  // QK^T and AV, 2 s h each per token
       op.flops = op.causal_model_flops = op.model_flops * k_causal_fraction;

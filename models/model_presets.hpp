@@ -1,5 +1,6 @@
 #pragma once
-// Published model shapes, by name.
+// Published model shapes, by name: the data files models/presets/<name>.ini, read from the
+// data folder by sim/scenario/preset_library.cpp, which defines these (link trainsim::scenario).
 
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // The shape of a decoder-only transformer, as a value type. Filled from a preset
-// (models/model_presets.hpp) and explicit scenario keys; validated at the boundary.
+// (models/presets/<name>.ini, models/model_presets.hpp) and explicit scenario keys; validated at the boundary.
 
 #include <string>
 
@@ -42,6 +42,14 @@ struct ModelSpec {
   /// layer (model.router_balance): 1 is Megatron-Core's forced balance
   /// (moe_router_force_load_balancing, what the NeMo benchmark rows ran).
   double router_load = 1.0;
+  /// model.router_balance = aux_loss: the loads a router trained with an auxiliary balance loss
+  /// leaves, drawn from the measured spread of models/expert_load.hpp (not a stated factor).
+  bool router_aux_loss = false;
+  /// Group-limited routing (Megatron-Core's moe_router_num_groups, moe_router_group_topk; 0:
+  /// none): the experts in router_num_groups equal groups, each token's top_k chosen inside
+  /// router_group_topk of them (DeepSeek-V3 §2.1.2: 8 groups, one a node, 4 per token).
+  int router_num_groups = 0;
+  int router_group_topk = 0;
   FfnActivation activation = FfnActivation::swiglu;
   NormKind norm = NormKind::rmsnorm;
   PositionEmbedding position = PositionEmbedding::rope;
@@ -80,15 +88,20 @@ struct ModelSpec {
   /// After the dense_layers, every k-th layer is an MoE layer (layers k-1, 2k-1, ...: Llama 4's
   /// interleave_moe_layer_step), the others dense; 1: every one.
   int moe_layer_interval = 1;
-  bool router_bias = false;          ///< the router has a bias per expert (GPT-OSS; DeepSeek-V3's correction bias)
+  bool router_bias = false;  ///< the router has a bias per expert (GPT-OSS; DeepSeek-V3's correction bias)
   /// Multi-token prediction modules (DeepSeek-V3 §2.2): each one a projection of 2h -> h, two
   /// norms, one more transformer layer of the last layer's kind and the shared output layer,
   /// run on the last pipeline stage.
   int mtp_depth = 0;
 
+  bool operator==(const ModelSpec&) const = default;
   int head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : hidden / heads; }
   bool is_moe() const { return experts > 1; }
   bool is_mla() const { return kv_lora_rank > 0; }
+  /// Each token's experts lie in fewer groups than there are (model.router_group_topk).
+  bool group_limited() const {
+    return router_num_groups > 1 && router_group_topk > 0 && router_group_topk < router_num_groups;
+  }
   int expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn_hidden; }
   int shared_ffn() const { return shared_expert_ffn_hidden > 0 ? shared_expert_ffn_hidden : expert_ffn(); }
   /// Width of one head's query and key: head_dim, or with MLA qk_nope_head_dim + qk_rope_head_dim.
@@ -98,8 +111,7 @@ struct ModelSpec {
   /// Key plus value elements per token after projection (what ring attention exchanges): MLA
   /// up-projects them per head.
   double kv_width() const {
-    return is_mla() ? static_cast<double>(heads) * (qk_head_dim() + value_head_dim())
-                    : 2.0 * kv_heads * head_dim();
+    return is_mla() ? static_cast<double>(heads) * (qk_head_dim() + value_head_dim()) : 2.0 * kv_heads * head_dim();
   }
 };
 

@@ -42,7 +42,9 @@ struct Op {
   double causal_model_flops = 0;
   double bytes = 0;              ///< HBM bytes read and written
   /// For gemm and batched_gemm; for a weight gradient's accumulation into its buffer (the
-  /// elementwise op with weight_gradient), the shape of the weight-gradient GEMM it follows.
+  /// elementwise op with weight_gradient), the shape of the weight-gradient GEMM it follows;
+  /// for fused attention its calibration-row shape (m queries, n keys a query reads, k the
+  /// query/key head width, batch x heads), by which head width's rows time it.
   GemmShape gemm;
   /// The number format the op's math runs in: under fp8 training only the transformer
   /// layers' linear GEMMs run in fp8 (Transformer Engine); attention, the router and the

@@ -147,7 +147,7 @@ struct ParallelSpec {
   int expert_shard_ranks() const {
     return zero == 0 ? 1 : std::max(1, dense_shard_ranks() * tp / expert_slice());
   }
-  /// True when Megatron FSDP shards the states (it needs zero >= 2: scenario_rules.cpp).
+  /// True when Megatron FSDP shards the states (it needs zero >= 2: scenario_fields_parallel.cpp).
   bool megatron_fsdp() const { return fsdp == Fsdp::megatron && zero >= 2; }
   /// True when ZeRO shards within groups smaller than the gradient group (HSDP).
   bool hybrid_sharding() const { return zero >= 1 && zero_shard_size > 0 && zero_shard_size < gradient_group(); }

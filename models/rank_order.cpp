@@ -147,7 +147,7 @@ std::optional<std::string> rank_order_rule(const ParallelSpec& p) {
   for (const ParallelAxis a : {ParallelAxis::tp, ParallelAxis::cp, ParallelAxis::dp, ParallelAxis::pp})
     if (auto rule = missing(a, "parallel." + std::string(axis_name(a)), dense_axis_size(p, a))) return rule;
   if (auto rule = missing(ParallelAxis::ep, "parallel.ep", p.ep)) return rule;
-  if (!p.whole_expert_groups()) return std::nullopt;  // refused by its own rule (scenario_rules.cpp)
+  if (!p.whole_expert_groups()) return std::nullopt;  // refused by its own rule (scenario_fields_parallel.cpp)
   if (auto rule = missing(ParallelAxis::tp, "parallel.expert_tp", p.expert_tp_size())) return rule;
   if (auto rule = missing(ParallelAxis::dp, "the expert data parallelism", p.expert_dp())) return rule;
   if (p.pp > 1 && o.outermost() != ParallelAxis::pp && p.expert_dp() != p.dp)

@@ -31,6 +31,13 @@ inline double quantized_element_bytes(Precision p) {
       return 1.0;
   }
 }
+/// How Transformer Engine scales an fp8 (per-tensor) operand (training.fp8_scaling; Megatron-LM's
+/// --fp8-recipe tensorwise or delayed): current, current scaling (Float8CurrentScaling: each tensor's amax taken
+/// just before its cast); delayed, DelayedScaling (the scale from an amax history kept across
+/// steps). Only what tells them apart in the step is modelled: current scaling's amax
+/// all-reduce over the TP group before a sequence-parallel operand's cast
+/// (sim/step/fixed_costs.hpp).
+enum class Fp8Scaling { current, delayed };
 enum class Optimizer { adam, sgd };
 enum class Recompute { none, selective, full };
 enum class Offload { none, cpu };
@@ -79,6 +86,7 @@ struct TrainingSpec {
   /// their linear GEMMs in bf16, uncast. Megatron-LM's defaults 1 and 1 (Megatron-Bridge's
   /// MixedPrecisionConfig defaults them to 0).
   bool first_last_layers_bf16 = false;
+  Fp8Scaling fp8_scaling = Fp8Scaling::current;
   int layers_at_start_in_bf16 = 1;
   int layers_at_end_in_bf16 = 1;
   /// Whether an fp8 (per-tensor) GEMM operand is cast once for all its GEMMs: Blackwell's

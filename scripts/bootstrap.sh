@@ -15,6 +15,7 @@ packages=(
   python3-h5py python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
   munge slurmctld slurmd slurm-client
   qemu-user binutils
+  libyaml-cpp-dev
   clang libclang-rt-14-dev
 )
 missing=()

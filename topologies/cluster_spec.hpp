@@ -1,6 +1,7 @@
 #pragma once
 // A cluster of identical GPU nodes and the fabric between them, as a value type.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,8 @@
 #include "topologies/host_cost.hpp"
 
 namespace trainsim {
+
+struct FabricCalibration;
 
 /// single-switch: every NIC on one switch. fat-tree: leaf/spine(/core) with an
 /// oversubscription ratio. rail-optimized: NIC i of every node on rail i's leaves.
@@ -29,7 +32,7 @@ struct ClusterSpec {
   /// GPUs per NVLink domain: GPUs that reach each other over NVLink through one NVSwitch
   /// fabric, on consecutive nodes (GB200 NVL72: 72 GPUs on 18 compute trays of 4). 0: one
   /// node's GPUs (DGX, HGX). A multiple of gpus_per_node that divides the cluster's GPUs
-  /// (sim/scenario/scenario_rules.cpp).
+  /// (sim/scenario/scenario_fields_cluster.cpp).
   int nvlink_domain = 0;
   /// GPUs the job uses in each NVLink domain, whole nodes from the first (NVIDIA's GB200 and
   /// GB300 benchmark jobs use 64 of a rack's 72 GPUs past one rack, 8 to 64 within one). 0:
@@ -54,6 +57,9 @@ struct ClusterSpec {
   /// Kernel timings: "auto" (kernels/calibration/<gpu>.csv if shipped), "none" (datasheet
   /// roofline), or the path of a calibration table.
   std::string calibration = "auto";
+  /// Collectives inside one NVLink domain and across domains as the user measured them with
+  /// nccl-tests (topologies/fabric_calibration.hpp; cluster.fabric_calibration); null: the built-in ones.
+  std::shared_ptr<const FabricCalibration> fabric_calibration;
   /// GPUs slower than the others, by id (ascending), at slow_gpu_speed of their compute rate:
   /// the scenario's [variations] resolved once (topologies/slow_parts.hpp, with_slow_parts)
   /// by the step simulation (not keys), as the slow NICs and uplinks below.
@@ -71,6 +77,8 @@ struct ClusterSpec {
   /// in its group), and the group's uplink to the core layer the spine's share.
   std::vector<int> down_spines;
 
+  /// Every member equal (the same fabric calibration object, not equal contents).
+  bool operator==(const ClusterSpec&) const = default;
   int total_gpus() const { return nodes * gpus_per_node; }
   /// GPUs of one NVLink domain as built (nvlink_domain, or a node's GPUs when it is 0).
   int physical_domain_gpus() const { return nvlink_domain > 0 ? nvlink_domain : gpus_per_node; }
@@ -88,8 +96,8 @@ struct ClusterSpec {
   int domains() const { return (total_gpus() + domain_gpus() - 1) / domain_gpus(); }
 };
 
-/// The cluster preset of that name (`dgx-a100`, `dgx-h100`, `hgx-h200`, `dgx-b200`: one node;
-/// `gb200-nvl72`, `gb300-nvl72`: one rack, 18 nodes in one NVLink domain).
+/// The cluster preset of that name (the data folder's presets/clusters/NAME.ini), or nothing:
+/// defined by sim/scenario/preset_library.cpp, which reads the files (link trainsim::scenario).
 std::optional<ClusterSpec> cluster_preset(std::string_view name);
 std::vector<std::string> cluster_preset_names();
 /// The preset names joined by ", ", for help texts.

@@ -35,6 +35,8 @@ struct GpuSpec {
   /// when empty; a GPU that differs from another only off its SMs and HBM names that one.
   std::string calibration_gpu;
   const std::string& table_gpu() const { return calibration_gpu.empty() ? name : calibration_gpu; }
+  /// Every figure equal (the preset files against the presets they replaced).
+  bool operator==(const GpuSpec&) const = default;
   bool has_fp8() const { return peak_fp8_flops > 0; }
   bool has_mxfp8() const { return peak_mxfp8_flops > 0; }
   bool has_nvfp4() const { return peak_nvfp4_flops > 0; }
@@ -55,8 +57,8 @@ struct GpuSpec {
   }
 };
 
-/// The GPU of that name (`a100-80g`, `h100-sxm`, `h200`, `b200`, `gb200`, `b300`, `gb300`), or
-/// nothing.
+/// The GPU preset of that name (the data folder's presets/gpus/NAME.ini), or nothing: defined
+/// by sim/scenario/preset_library.cpp, which reads the files (link trainsim::scenario).
 std::optional<GpuSpec> gpu_preset(std::string_view name);
 std::vector<std::string> gpu_preset_names();
 

@@ -13,6 +13,9 @@ enum class HostCpu { x86, grace };
 struct HostCost {
   double op_s = 0;
   double launch_s = 0;
+  /// A Transformer Engine module call's dispatch as a multiple of op_s
+  /// (sim/step/module_host_call.hpp).
+  double module_factor = 1;
 };
 
 /// The measured costs of `host` (sources in host_cost.cpp).

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "topologies/fabric_calibration.hpp"
+
 namespace trainsim {
 
 namespace {
@@ -46,6 +48,21 @@ void nvlink5_measured(ProtocolEfficiency& e) {
   e.nvlink = e.all_reduce.efficiency;
 }
 
+// The user's nccl-tests fit (fabric_calibration.hpp) in place of the built-in measurements:
+// its bus bandwidth as a fraction of NVLink's line rate, its latencies, and the smallest sizes
+// as measured (the fit covers whatever protocol NCCL ran for them). The links' own rate
+// (e.nvlink) stays: an all-reduce that ran NVLS can exceed the ring's line rate.
+void apply_fabric_calibration(const FabricCalibration& f, double nvlink_Bps, ProtocolEfficiency& e) {
+  MeasuredCollective* targets[k_calibrated_collectives] = {&e.all_reduce, &e.all_gather, &e.reduce_scatter,
+                                                           &e.all_to_all, &e.send_recv};
+  for (int i = 0; i < k_calibrated_collectives; ++i) {
+    const FittedCollective& c = f[static_cast<CalibratedCollective>(i)];
+    if (!c.fitted() || !(nvlink_Bps > 0)) continue;
+    *targets[i] = MeasuredCollective{c.bus_bandwidth_Bps / nvlink_Bps, c.step_latency_s, c.fixed_latency_s, {}, true,
+                                     true};
+  }
+}
+
 }  // namespace
 
 double MeasuredCollective::latency_s(int ranks, double steps) const {
@@ -61,7 +78,9 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
     e.nvlink_source = e.network_source = "line rate (the ideal fabric)";
     return e;
   }
-  const std::string& gpu = c.gpu.name;
+  // By the GPU whose measurements stand for this one (its kernel_table: the H800's are the
+  // H100's; a GPU preset of one's own names the shipped GPU it is timed as).
+  const std::string& gpu = c.gpu.table_gpu();
   // NVLink 3 (A100): all-reduce busbw 234.89 GB/s of 300 GB/s per direction = 0.783
   // (public.md D2, stas00/ml-engineering; NCCL's own sm80 cap is 235 GB/s, public.md D1).
   // A100's NVSwitch cannot reduce (NCCL's nvlsEfficiency is 0 for Ampere: NVIDIA/nccl
@@ -79,7 +98,7 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
   if (gpu.rfind("h100", 0) == 0 || gpu.rfind("h200", 0) == 0 || gpu == "h800") {
     e.nvlink = 370.0 / 450.0;
     e.nvlink_source =
-        gpu == "h800" ? "the H100's NVLink 4 figure, a stated assumption: nccl-tests ring ~370 GB/s busbw on 8 x H100 "
+        c.gpu.name == "h800" ? "the H100's NVLink 4 figure, a stated assumption: nccl-tests ring ~370 GB/s busbw on 8 x H100 "
                         "(NVIDIA/nccl-tests#212)"
                       : "nccl-tests ring ~370 GB/s busbw on 8 x H100 (NVIDIA/nccl-tests#212, NVIDIA/nccl#1442)";
     e.nvls = k_nvlink4_nvls;
@@ -129,6 +148,7 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
         "NDR's figure, a stated assumption (no 800 Gb/s measurement): nccl-tests, 46-48 GB/s per 400 Gb/s NIC "
         "(NVIDIA/nccl-tests#290)";
   }
+  if (c.fabric_calibration) apply_fabric_calibration(*c.fabric_calibration, c.nvlink_bandwidth_Bps, e);
   // Ethernet AI fabrics, whatever their speed (400 or 800 Gb/s), at the effective data
   // throughput NVIDIA states for them at scale (NVIDIA newsroom, "NVIDIA Ethernet Networking
   // Accelerates World's Largest AI Supercomputer, Built by xAI", 28 Oct 2024): Spectrum-X

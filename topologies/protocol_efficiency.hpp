@@ -25,6 +25,9 @@ struct MeasuredCollective {
   /// The latency is the measured time of the smallest messages, which already runs the
   /// protocol NCCL picks for them: no faster protocol is modelled below it.
   bool small_sizes_measured = false;
+  /// Fitted to the user's own nccl-tests logs (fabric_calibration.hpp): it stands for whatever
+  /// NCCL ran inside the domain, NVLS included, so no other algorithm is chosen over it there.
+  bool user_measured = false;
 
   bool measured() const { return efficiency > 0; }
   /// fixed (for `ranks`) + step x `steps`, in seconds.
@@ -47,11 +50,14 @@ struct ProtocolEfficiency {
   /// Collectives inside one NVLink domain measured on this NVLink generation (NVLink 5; the
   /// all-to-all on NVLink 4 too); the others run on links at `nvlink` with NCCL's latencies.
   MeasuredCollective all_reduce, all_gather, reduce_scatter, all_to_all;
+  /// A send/receive inside one domain: measured only by a fabric calibration.
+  MeasuredCollective send_recv;
 };
 
 /// The efficiencies for `cluster`'s GPU (NVLink generation), NVLink fabric (NVSwitch in a
 /// node, or the NVLink Switch System of an NVL72 rack) and NIC speed (IB generation); 1.0 for
-/// the ideal fabric and for hardware without a measurement.
+/// the ideal fabric and for hardware without a measurement. The cluster's fabric calibration,
+/// when it has one, replaces the in-domain collectives it holds.
 ProtocolEfficiency protocol_efficiency(const ClusterSpec& cluster);
 
 }  // namespace trainsim

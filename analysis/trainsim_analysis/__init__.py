@@ -1,5 +1,6 @@
 """Load trainsim HDF5 traces (schema: analysis/README.md), results tables of sweep, batch and plan,
-`trainsim layer --json` and `trainsim drill --trace` outputs into pandas, and plot them."""
+`trainsim layer --json` and `trainsim drill --trace` outputs into pandas, and plot them; PyTorch
+profiler (Kineto) traces, real or written by `trainsim run --kineto-out`, with HTA's breakdowns."""
 
 from .trace import (
     Trace,
@@ -19,6 +20,7 @@ from .trace import (
     SCHEMA_MAJOR,
 )
 from .layer import Layer, load_layer
+from .kineto import KinetoTrace, load_kineto, temporal_breakdown, comm_comp_overlap, breakdown_summary
 from .results import load_results, rank_layouts, best_layout, FIT_COLUMNS
 from .drill import Drill, load_drill, DRILL_SCHEMA_MAJOR
 from .step_figures import (
@@ -66,6 +68,11 @@ __all__ = [
     "SCHEMA_MAJOR",
     "Layer",
     "load_layer",
+    "KinetoTrace",
+    "load_kineto",
+    "temporal_breakdown",
+    "comm_comp_overlap",
+    "breakdown_summary",
     "load_results",
     "rank_layouts",
     "best_layout",

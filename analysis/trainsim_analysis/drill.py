@@ -1,4 +1,4 @@
-"""`trainsim drill --trace FILE` outputs (schema: analysis/README.md, "Drill files"): the loss
+"""`trainsim drill --trace FILE` outputs (schema: analysis/SCHEMA.md, "Drill files"): the loss
 curves of the uninterrupted run and of each recovered or rescaled run, and how far each moved."""
 
 from dataclasses import dataclass, field

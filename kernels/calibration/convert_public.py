@@ -197,7 +197,7 @@ DERIVED (stated assumptions; every rule names its figures)
                            (sim/compute/roofline_compute_model.cpp); HBM: A100 2039, H100 3350,
                            H200 4800 GB/s (public.md D3), B200 8000 GB/s (NVIDIA DGX B200:
                            64 TB/s for eight GPUs), GB200 8000 GB/s (GB200 NVL72: 576 TB/s for
-                           72 GPUs; topologies/gpu_presets.cpp).
+                           72 GPUs; topologies/presets/gpus/).
   No row carries an end-to-end factor: the tables are kernel times only (the former A100
   factor 0.865, fitted to Megatron-LM Table 1, is gone; end-to-end calibration is done
   elsewhere).

@@ -4,6 +4,8 @@
 // rows, calls of one shape merged (sim/profile/). The table goes to stdout or, whole, to
 // --out (written under a temporary name and renamed); the summary of what was and was not
 // mapped goes to stderr.
+// `trainsim calibrate --from-nccl-tests LOG... --cluster PRESET [--out FILE]`: a fabric
+// calibration from the user's nccl-tests logs (nccl_tests_calibration.hpp).
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/value_semantic.hpp>
@@ -18,6 +20,7 @@
 
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/nccl_tests_calibration.hpp"
 #include "sim/compute/calibration_peaks.hpp"
 #include "sim/compute/calibration_table.hpp"
 #include "sim/core/error.hpp"
@@ -39,6 +42,8 @@ struct Options {
   std::string trace;
   std::string out;
   std::string gpu;
+  std::vector<std::string> nccl_tests;
+  std::string cluster;
   bool help = false;
 };
 
@@ -50,7 +55,13 @@ po::options_description visible_options(Options& o) {
       "out", po::value(&o.out)->value_name("FILE"), "write the table here (default: stdout)")(
       "gpu", po::value(&o.gpu)->value_name("NAME"),
       "the table's '# gpu:' line (default: the trace's deviceProperties name; needed when it has none); a trainsim "
-      "GPU preset's name (h100-sxm) bounds the rows by its datasheet peaks");
+      "GPU preset's name (h100-sxm) bounds the rows by its datasheet peaks")(
+      "from-nccl-tests", po::value(&o.nccl_tests)->multitoken()->value_name("LOG..."),
+      "nccl-tests outputs (all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf, sendrecv_perf) "
+      "inside one NVLink domain or across nodes and racks: fits each collective's bus bandwidth and latency, by "
+      "tier; --out writes the fabric calibration a scenario names (cluster.fabric_calibration)")(
+      "cluster", po::value(&o.cluster)->value_name("PRESET"),
+      "with --from-nccl-tests: the cluster preset the logs were measured on");
   return d;
 }
 
@@ -78,7 +89,9 @@ void check_table(const std::string& table, const std::string& gpu, const std::st
     std::istringstream in(table);
     const CalibrationTable read = parse_calibration_table(in, trace);
     const std::optional<GpuSpec> preset = gpu_preset(gpu);
-    check_calibration_peaks(read, preset ? *preset : fastest_gpu_preset_bounds());
+    std::vector<GpuSpec> known;
+    for (const std::string& name : gpu_preset_names()) known.push_back(*gpu_preset(name));
+    check_calibration_peaks(read, preset ? *preset : fastest_gpu_bounds(known));
   } catch (const InputError& e) {
     throw InputError(trace, "the table it gives, " + e.key(), e.value(),
                      e.rule() + " (from the trace's kernel durations, shapes or names)");
@@ -99,20 +112,31 @@ std::string utc_now() {
 Command calibrate_command() {
   Command c;
   c.name = "calibrate";
-  c.summary = "a calibration table from a PyTorch profiler trace of your own GPU (--from-profile)";
+  c.summary =
+      "a calibration table from a PyTorch profiler trace of your own GPU (--from-profile), or a fabric calibration "
+      "from your nccl-tests logs (--from-nccl-tests)";
   c.run = [summary = c.summary](const std::vector<std::string>& args, std::ostream& out) {
     Options o;
     const po::options_description visible = visible_options(o);
     const po::variables_map vm = parse_command_line(args, visible, k_command);
     if (vm.count("help")) {
-      out << "usage: trainsim calibrate --from-profile TRACE.json[.gz] [--out FILE] [--gpu NAME]\n\n"
+      out << "usage: trainsim calibrate --from-profile TRACE.json[.gz] [--out FILE] [--gpu NAME]\n"
+          << "       trainsim calibrate --from-nccl-tests LOG... --cluster PRESET [--out FILE]\n\n"
           << summary << "\n\n"
           << visible;
       return 0;
     }
+    if (vm.count("from-nccl-tests")) {
+      if (vm.count("from-profile") || vm.count("gpu"))
+        throw InputError(k_command, vm.count("gpu") ? "--gpu" : "--from-profile", "",
+                         "not with --from-nccl-tests (a fabric calibration, not a kernel table)");
+      return calibrate_from_nccl_tests({o.nccl_tests, o.cluster, vm.count("out") ? o.out : ""}, out);
+    }
+    if (vm.count("cluster")) throw InputError(k_command, "--cluster", o.cluster, "only with --from-nccl-tests");
     if (o.trace.empty())
       throw InputError(k_command, "--from-profile", "",
-                       "give the profiler trace to read: --from-profile TRACE.json.gz");
+                       "give the profiler trace to read: --from-profile TRACE.json.gz, or nccl-tests logs: "
+                       "--from-nccl-tests LOG...");
     if (vm.count("out")) check_output_path(o.out, "--out", {o.trace});
     if (vm.count("gpu") && o.gpu.empty()) throw InputError(k_command, "--gpu", "", "needs a GPU name");
 

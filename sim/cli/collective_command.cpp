@@ -29,6 +29,7 @@
 #include "sim/engine/plan_runner.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/scenario/fabric_calibration_field.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 #include "topologies/cluster_spec.hpp"
@@ -59,6 +60,7 @@ struct Options {
   int gpus = 0;
   std::string cluster;
   std::string fabric;
+  std::string fabric_calibration;
   std::string scenario;
   std::vector<std::string> overrides;
   std::string algo = "auto";
@@ -80,6 +82,9 @@ po::options_description visible_options(Options& o) {
       "cluster", po::value(&o.cluster),
       ("cluster preset (" + cluster_preset_list() + ") instead of a SCENARIO").c_str())(
       "fabric", po::value(&o.fabric), "with --cluster: single-switch|fat-tree|rail-optimized|ideal")(
+      "fabric-calibration", po::value(&o.fabric_calibration)->value_name("FILE"),
+      "collectives inside an NVLink domain and across domains as fitted to your nccl-tests logs (trainsim calibrate "
+      "--from-nccl-tests)")(
       "algo", po::value(&o.algo)->default_value(o.algo), "auto|ring|tree|hierarchical|pairwise|direct|nvls|nvls-tree|collnet")(
       "minbytes,b", po::value(&o.min_bytes)->default_value(o.min_bytes),
       "smallest size (bytes; K, M, G = 2^10, 2^20, 2^30)")(
@@ -94,8 +99,8 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
   Options o;
   po::options_description visible = visible_options(o);
   std::ostringstream u;
-  u << "usage: trainsim collective --op OP [--gpus N] [--cluster PRESET | SCENARIO] [--algo A] [-b MIN -e MAX -f F] "
-       "[--json]\n\nnccl-tests-style table of a simulated collective\n\n"
+  u << "usage: trainsim collective --op OP [--gpus N] [--cluster PRESET | SCENARIO] [--fabric-calibration FILE] "
+       "[--algo A] [-b MIN -e MAX -f F] [--json]\n\nnccl-tests-style table of a simulated collective\n\n"
     << visible;
   usage = u.str();
   po::options_description all;
@@ -187,6 +192,8 @@ ClusterSpec cluster_of(const Options& o, bool gpus_given, int& gpus) {
     if (!o.fabric.empty()) c.fabric = parse_fabric(o.fabric);
   }
   if (gpus < 1) throw InputError(k_command, "--gpus", std::to_string(o.gpus), "must be >= 1");
+  if (!o.fabric_calibration.empty())
+    c.fabric_calibration = load_fabric_calibration(o.fabric_calibration, c.gpu.name, k_command, "--fabric-calibration");
   return c;
 }
 

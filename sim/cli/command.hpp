@@ -29,5 +29,7 @@ Command sweep_command();
 Command calibrate_command();
 Command drill_command();
 Command replay_command();
+Command import_command();
+Command presets_command();
 
 }  // namespace trainsim::cli

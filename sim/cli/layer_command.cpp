@@ -232,6 +232,11 @@ std::string host_table(const std::vector<PassSegments>& passes, HostLaunchCost h
                 "host (%s): %.1f us per op and %.1f us per further kernel (training.kernel_host_time, "
                 "kernel_launch_time)\n",
                 host_name(cpu), host.op_s * 1e6, host.launch_s * 1e6);
+  out << line;
+  std::snprintf(line, sizeof line,
+                "a Transformer Engine module call %.2f x an op, a kernel a module launches from inside %.1f us "
+                "(sim/step/module_host_call.hpp)\n",
+                host.module_factor, host.launch_s * 1e6);
   out << line
       << "kernels run in launch order, each once launched; a pass with host syncs runs from a sync to the same\n"
          "sync of the next layer, one without at the later of its GPU and host times\n";

@@ -45,7 +45,7 @@ std::vector<Command> commands() {
           trainsim::cli::layer_command(),      trainsim::cli::check_command(),    trainsim::cli::topology_command(),
           trainsim::cli::collective_command(), trainsim::cli::batch_command(),    trainsim::cli::sweep_command(),
           trainsim::cli::plan_command(),       trainsim::cli::calibrate_command(), trainsim::cli::drill_command(),
-          trainsim::cli::replay_command()};
+          trainsim::cli::replay_command(),     trainsim::cli::import_command(),   trainsim::cli::presets_command()};
 }
 
 std::string help_text(const std::vector<Command>& cmds) {

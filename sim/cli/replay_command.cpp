@@ -71,7 +71,7 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
       "nodes", po::value(&o.nodes), "nodes of the cluster; default: whole NVLink domains enough for the ranks")(
       "json", "every number as JSON")(
       "trace", po::value(&o.trace)->value_name("FILE"),
-      "write an HDF5 trace of the replay: /summary, /steps and every rank's nodes in /events (analysis/README.md)")(
+      "write an HDF5 trace of the replay: /summary, /steps and every rank's nodes in /events (analysis/SCHEMA.md)")(
       "chrome-trace", po::value(&o.chrome_trace)->value_name("FILE"),
       "write every rank's compute and communication nodes as a Chrome trace (JSON) "
       "for Perfetto")(

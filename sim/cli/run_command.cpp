@@ -1,10 +1,12 @@
 // `trainsim run SCENARIO [--json] [--full] [--trace FILE [--trace-level L]] [--chrome-trace FILE]
-// [--chakra-out DIR [--ranks LIST]]`: one training step simulated on SimGrid, optionally
-// recorded as an HDF5 trace, a Chrome trace and Chakra execution traces.
+// [--kineto-out DIR] [--chakra-out DIR [--ranks LIST]]`: one training step simulated on SimGrid,
+// optionally recorded as an HDF5 trace, a Chrome trace, Kineto traces (one per simulated rank,
+// for Holistic Trace Analysis) and Chakra execution traces.
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +23,7 @@
 #include "sim/cli/variation_report.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/library_versions.hpp"
+#include "sim/core/new_output_folder.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/core/progress_line.hpp"
 #include "sim/core/units.hpp"
@@ -35,6 +38,7 @@
 #include "sim/step/step_simulation.hpp"
 #include "sim/trace/chrome_trace_writer.hpp"
 #include "sim/trace/hdf5_trace_writer.hpp"
+#include "sim/trace/kineto_trace_writer.hpp"
 #include "sim/trace/trace_recorder.hpp"
 #include "sim/workload/export_folder.hpp"
 #include "sim/workload/step_export.hpp"
@@ -80,6 +84,11 @@ std::string json(const Scenario& s, const StepResult& r, const std::string& comp
     else
       j[group][name] = value;
   });
+  // The step's fixed costs by name, parts of the breakdown (sim/step/fixed_costs.hpp).
+  const FixedCosts& f = r.fixed_costs_s;
+  j["fixed_costs_s"] = {{"amax_reductions", f.amax_reductions},
+                        {"grad_norm_allreduce", f.grad_norm_allreduce},
+                        {"host_after_norm", f.host_after_norm}};
   j["compute_model"] = compute;
   j["sim_wall_s"] = r.sim_wall_s;
   // Whether the step's peak fits the GPU, so that a script never takes a layout that does not
@@ -118,7 +127,17 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
       << formatted(" %9.4f", b.recompute) << formatted(" %9.4f", b.optimizer) << formatted(" %8.4f", b.tp_comm)
       << formatted(" %8.4f", b.pp_comm) << formatted(" %8.4f", b.dp_comm) << formatted(" %9.4f", b.zero_comm)
       << formatted(" %8.4f", b.ep_comm) << formatted(" %8.4f", b.cp_comm) << formatted(" %8.4f", b.offload)
-      << formatted(" %8.4f", b.idle) << "\n\n";
+      << formatted(" %8.4f", b.idle) << "\n";
+  // Part of forward, backward and recompute above (sim/step/host_bound_pass.hpp).
+  if (r.host_wait_s > 0)
+    out << "host-bound       " << formatted("%8.4f", r.host_wait_s)
+        << "  of forward, backward and recompute: the GPU waiting for the host's kernel launches\n";
+  const FixedCosts& f = r.fixed_costs_s;
+  if (f.amax_reductions + f.grad_norm_allreduce + f.host_after_norm > 0)  // sim/step/fixed_costs.hpp
+    out << "fixed per step, ms  " << formatted(" amax_reductions %.3f", 1e3 * f.amax_reductions) << " (of tp_comm)"
+        << formatted("  grad_norm_allreduce %.3f", 1e3 * f.grad_norm_allreduce)
+        << formatted("  host_after_norm %.3f", 1e3 * f.host_after_norm) << " (of optimizer)\n";
+  out << "\n";
   out << "peak memory           " << units::format_bytes_binary(r.peak_memory_bytes) << " per GPU\n"
       << "energy                " << formatted("%.1f kJ per step", r.energy_per_step_j / 1e3) << ", "
       << formatted("%.3f J per token", r.energy_per_token_j) << ", " << formatted("%.1f kW average", r.avg_power_w / 1e3)
@@ -188,11 +207,14 @@ Command run_command() {
     boost::program_options::options_description extra("Simulation");
     extra.add_options()("full", "simulate every data-parallel replica and every collective (slow; for checks)")(
         "trace", boost::program_options::value<std::string>()->value_name("FILE"),
-        "write an HDF5 trace (schema: analysis/README.md)")(
+        "write an HDF5 trace (schema: analysis/SCHEMA.md)")(
         "trace-level", boost::program_options::value<std::string>()->value_name("LEVEL")->default_value("events"),
         "what the trace holds: summary, steps or events")(
         "chrome-trace", boost::program_options::value<std::string>()->value_name("FILE"),
         "write the events as a Chrome trace (JSON) for Perfetto")(
+        "kineto-out", boost::program_options::value<std::string>()->value_name("DIR"),
+        "write the events as PyTorch profiler (Kineto) traces, DIR/rank-<R>.pt.trace.json, one per simulated "
+        "rank, for Holistic Trace Analysis (DIR is created, or must be empty)")(
         "chakra-out", boost::program_options::value<std::string>()->value_name("DIR"),
         "write the simulated step as Chakra execution traces, DIR/step.<rank>.et (trainsim replay DIR/step)")(
         "ranks", boost::program_options::value<std::string>()->value_name("LIST"),
@@ -208,6 +230,7 @@ Command run_command() {
     const std::string trace_path = o.variables.count("trace") ? o.variables["trace"].as<std::string>() : "";
     const std::string chrome_path =
         o.variables.count("chrome-trace") ? o.variables["chrome-trace"].as<std::string>() : "";
+    const std::string kineto_dir = o.variables.count("kineto-out") ? o.variables["kineto-out"].as<std::string>() : "";
     const TraceLevel level = parse_trace_level(o.variables["trace-level"].as<std::string>(), "--trace-level");
     // Options of the HDF5 trace mean nothing without one: refused rather than ignored.
     if (!o.variables.count("trace")) {
@@ -234,12 +257,13 @@ Command run_command() {
     else if (!chakra_dir.empty())
       for (int rank = 0; rank < mapping.world_size(); ++rank) chakra_ranks.push_back(rank);
     if (!chakra_dir.empty()) workload::ExportFolder::check(chakra_dir, "trainsim run", "--chakra-out");
+    if (o.variables.count("kineto-out")) NewOutputFolder::check(kineto_dir, "trainsim run", "--kineto-out");
     const auto compute = scenario_compute_model(s);
     StepOptions options;
     options.reduce_symmetry = !o.variables.count("full");
-    const bool tracing = !trace_path.empty() || !chrome_path.empty();
-    TraceRecorder recorder(level == TraceLevel::events || !chrome_path.empty(), k_max_trace_events,
-                           o.variables.count("trace-links") > 0);
+    const bool tracing = !trace_path.empty() || !chrome_path.empty() || !kineto_dir.empty();
+    TraceRecorder recorder(level == TraceLevel::events || !chrome_path.empty() || !kineto_dir.empty(),
+                           k_max_trace_events, o.variables.count("trace-links") > 0);
     workload::StepRecording recording;
     ObserverPair observers(tracing ? &recorder : nullptr, chakra_dir.empty() ? nullptr : &recording);
     if (tracing || !chakra_dir.empty()) options.observer = &observers;
@@ -265,6 +289,14 @@ Command run_command() {
       if (!trace_path.empty()) write_hdf5_trace(trace_path, contents);
       if (!chrome_path.empty())
         write_chrome_trace(chrome_path, contents.events, s.cluster.gpus_per_node, contents.metadata, replicas.notes);
+      if (!kineto_dir.empty()) {
+        const KinetoJob job{mapping.world_size(), s.cluster.gpus_per_node, s.cluster.gpu.name, s.gpu_memory_bytes()};
+        const int written = write_kineto_traces(kineto_dir, contents, job);
+        if (!o.json)
+          std::cerr << "trainsim run: wrote " << written << " Kineto trace(s), "
+                    << (std::filesystem::path(kineto_dir) / "rank-<R>.pt.trace.json").string()
+                    << " (Holistic Trace Analysis: TraceAnalysis(trace_dir=...))\n";
+      }
     }
     if (!chakra_dir.empty()) {
       const workload::StepExport exported(recording, mapping, s.parallel, !s.parallel.pp_sends_overlap());

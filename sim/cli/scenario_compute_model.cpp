@@ -4,11 +4,10 @@
 #include <filesystem>
 #include <vector>
 
-#include "sim/cli/data_folder.hpp"
-
 #include "sim/compute/calibrated_compute_model.hpp"
 #include "sim/compute/compute_model_factory.hpp"
 #include "sim/compute/launch_gap_compute_model.hpp"
+#include "sim/core/data_folder.hpp"
 #include "sim/core/error.hpp"
 
 namespace trainsim::cli {
@@ -29,8 +28,7 @@ CalibrationChoice automatic_calibration(const Scenario& s, CalibrationChoice cho
   std::error_code ec;
   if (!choice.directory.empty() && std::filesystem::exists(calibration_table_path(choice.directory, gpu), ec))
     return choice;
-  std::string looked;
-  for (const std::string& place : data.looked) looked += (looked.empty() ? "" : ", ") + place;
+  const std::string looked = looked_places(data);
   throw InputError(s.source, "cluster.calibration", s.cluster.calibration,
                    "no calibration/" + gpu + ".csv, the " + gpu + " kernel table trainsim ships, in a data folder (" +
                        (data.path.empty() ? "looked in " + looked : "found " + data.path) +
@@ -72,6 +70,7 @@ void require_fp8_attention_rows(const Scenario& s, const ComputeModel& kernels) 
 std::vector<std::string> scenario_input_files(const Scenario& s) {
   const CalibrationChoice choice = scenario_calibration(s);
   std::vector<std::string> files = {s.source};
+  files.insert(files.end(), s.read_files.begin(), s.read_files.end());
   if (choice.mode == CalibrationMode::file) files.push_back(choice.table_path);
   if (choice.mode == CalibrationMode::automatic && !choice.directory.empty())
     files.push_back(calibration_table_path(choice.directory, s.cluster.gpu.table_gpu()));

@@ -16,8 +16,9 @@ namespace trainsim::cli {
 /// malformed table, `auto`'s included when the build ships one for the GPU type.
 std::unique_ptr<ComputeModel> scenario_compute_model(const Scenario& scenario);
 
-/// The files a scenario is read from: the scenario file and the calibration table it uses
-/// (named, or the shipped one `auto` picks), for check_output_path's inputs.
+/// The files a scenario is read from: the scenario file, the files its keys read
+/// (Scenario::read_files) and the calibration table it uses (named, or the shipped one `auto`
+/// picks), for check_output_path's inputs.
 std::vector<std::string> scenario_input_files(const Scenario& scenario);
 
 }  // namespace trainsim::cli

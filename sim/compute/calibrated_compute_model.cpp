@@ -1,9 +1,12 @@
 #include "sim/compute/calibrated_compute_model.hpp"
 
+#include <cmath>
 #include <set>
 #include <utility>
 
+#include "sim/compute/row_gather.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/portable_math.hpp"
 
 namespace trainsim {
 
@@ -120,6 +123,22 @@ void fill_gaps(std::vector<CurveSample>& all, const std::vector<CurveSample>& mo
   }
 }
 
+// Fused attention rows by head dim (the row's k): head dims of 128 and more form one curve, the
+// kernel's own name, as every table had before head dim 64 was timed (SimuMax's B200 rows at MLA's
+// 192 run at 0.83 to 1.02 x the 128 rows' rate at the same sequence and heads, b200.csv; cuDNN's
+// GPT-OSS rows at 64 at about half, kernels/calibration/converter/head_dim.py); each narrower
+// head dim its own curve, "attention_fwd.d64".
+constexpr int k_pooled_head_dim = 128;
+
+std::string attention_class_kernel(const std::string& kernel, int head_dim) {
+  if (head_dim <= 0 || head_dim >= k_pooled_head_dim) return kernel;
+  return kernel + ".d" + std::to_string(head_dim);
+}
+
+bool is_attention_kernel(const std::string& kernel) {
+  return kernel == "attention_fwd" || kernel == "attention_bwd";
+}
+
 // The table kernel that times a dense GEMM op: the backward layouts by their own rows (the
 // input gradient dA = dC B^T, the weight gradient dB = A^T dC: other operand layouts, another
 // kernel choice and, for the weight gradient, accumulation into the gradient buffer), the
@@ -142,7 +161,13 @@ CalibratedComputeModel::CalibratedComputeModel(CalibrationTable table, Precision
                        std::to_string(row.batch),
                        "'" + row.kernel + "' rows have batch 1; batched GEMMs are 'batched_gemm' rows");
     }
-    samples[key_of(row.kernel, row.dtype)].push_back(
+    std::string kernel = row.kernel;
+    if (is_attention_kernel(kernel)) {
+      const int head_dim = static_cast<int>(row.k);
+      kernel = attention_class_kernel(kernel, head_dim);
+      if (kernel != row.kernel) attention_head_dims_.insert(head_dim);
+    }
+    samples[key_of(kernel, row.dtype)].push_back(
         {coords_of(row, used->second), row.time_s, row.flops, row.bytes, row.line});
   }
   // A kernel's rows, then the same-rate dtype's at coordinates they lack.
@@ -166,6 +191,21 @@ CalibratedComputeModel::CalibratedComputeModel(CalibrationTable table, Precision
     curves_.emplace(key, KernelCurve(all, table_.file, key));
     fused_wgrad_accumulation_ = fused_wgrad_accumulation_ || kernel == "gemm_wgrad";
   }
+}
+
+int CalibratedComputeModel::attention_head_dim(int op_head_dim) const {
+  if (op_head_dim <= 0 || op_head_dim >= k_pooled_head_dim) return k_pooled_head_dim;
+  // The nearest measured head dim in ratio (|log(d / m)|), the wider one on a tie.
+  int best = k_pooled_head_dim;
+  double best_distance = std::abs(portable::log(static_cast<double>(op_head_dim) / best));
+  for (const int measured : attention_head_dims_) {
+    const double distance = std::abs(portable::log(static_cast<double>(op_head_dim) / measured));
+    if (distance < best_distance || (distance == best_distance && measured > best)) {
+      best = measured;
+      best_distance = distance;
+    }
+  }
+  return best;
 }
 
 bool CalibratedComputeModel::has_fp8_attention() const {
@@ -265,7 +305,9 @@ double CalibratedComputeModel::time_s(const Op& op, bool& covered) const {
       // Attention in its own format (Op::precision): fp8 (training.attention_precision) from the
       // table's fp8 rows only, whose rate is cuDNN's FP8 kernel's, not a bf16 row's; 16-bit
       // attention never from fp8 rows, whatever format the linear GEMMs train in.
-      const KernelCurve* curve = find(kernel, attention_dtypes(op.precision, precision_));
+      const std::vector<std::string> dtypes = attention_dtypes(op.precision, precision_);
+      const KernelCurve* curve = find(attention_class_kernel(kernel, attention_head_dim(static_cast<int>(op.gemm.k))), dtypes);
+      if (curve == nullptr) curve = find(kernel, dtypes);
       if (curve == nullptr || !(op.flops > 0)) return fallback_.op_time_s(op);
       if (!(op.bytes > 0)) return fallback_.op_time_s(op);
       covered = true;
@@ -287,7 +329,10 @@ double CalibratedComputeModel::time_s(const Op& op, bool& covered) const {
       const KernelCurve* curve = memory_curve(op);
       if (curve == nullptr || !(op.bytes > 0)) return fallback_.op_time_s(op);
       covered = true;
-      return curve->time_s({op.bytes}, op.flops, op.bytes);
+      // Token permutation moves rows through a map, slower than the streaming kernels the
+      // table's memory rows time (sim/compute/row_gather.hpp).
+      return row_gather_time_s(op, curve->time_s({op.bytes}, op.flops, op.bytes),
+                               fallback_.parameters().hbm_bandwidth_Bps);
     }
   }
 }

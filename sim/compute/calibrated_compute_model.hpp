@@ -25,7 +25,15 @@
 //                 are not used for it: unfused attention moves the score matrix through HBM
 //                 (Dao et al. 2022, §2.2, Algorithm 0), so it would overstate a fused
 //                 kernel's time. The workload's unfused path (AttentionKernel::standard) is
-//                 timed by its batched_gemm and softmax rows
+//                 timed by its batched_gemm and softmax rows. By head dim (the row's k, the
+//                 op's gemm.k, which carries an attention op's row shape): rows of head dim 128 and more form one curve; each
+//                 narrower head dim (GPT-OSS's 64: cuDNN runs it at about half the 128 rate)
+//                 its own, and an op takes the curve of the measured head dim nearest its own
+//                 (in ratio, the wider on a tie; no interpolation between head dims: no
+//                 source times a head dim between them; an op without a shape, gemm.k 0,
+//                 as head dim 128). A sliding window's op counts only
+//                 the keys its window reads (models/layer_workload.cpp), as its rows do
+//                 (kernels/README.md), so it is timed by windowed rows of that head dim
 //   norm          'rmsnorm', else 'layernorm', by HBM bytes
 //   elementwise   'softmax' for ops named *softmax*, 'rope' (else 'add') for *rope*
 //                 (rotary embedding of Q and K), 'swiglu' then 'gelu' for *activation*,
@@ -43,6 +51,7 @@
 // covers is timed by the fallback roofline.
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -77,6 +86,8 @@ class CalibratedComputeModel final : public ComputeModel {
  private:
   const KernelCurve* find(const std::string& kernel, const std::vector<std::string>& dtypes) const;
   const KernelCurve* memory_curve(const Op& op) const;
+  /// The head dim whose attention rows time an op of `op_head_dim` (128: the pooled rows).
+  int attention_head_dim(int op_head_dim) const;
   double gemm_time_s(const Op& op, bool& covered) const;
   double time_s(const Op& op, bool& covered) const;
 
@@ -84,6 +95,7 @@ class CalibratedComputeModel final : public ComputeModel {
   Precision precision_;
   RooflineComputeModel fallback_;
   std::map<std::string, KernelCurve> curves_;  ///< by "kernel/dtype"
+  std::set<int> attention_head_dims_;          ///< the attention head dims below 128 with rows of their own
   bool fused_wgrad_accumulation_ = false;      ///< the table has gemm_wgrad rows (accumulating in the GEMM)
 };
 

@@ -56,24 +56,23 @@ void check_calibration_peaks(const CalibrationTable& table, const GpuSpec& gpu) 
       throw InputError(table.file, where, rate_text(flops_per_s, k_tera, "TFLOP/s"),
                        "faster than the datasheet peak for " + row.dtype + " of " + gpu.name + ", " +
                            rate_text(peak, k_tera, "TFLOP/s") +
-                           " (topologies/gpu_presets.cpp): a wrong time, or a table of another GPU");
+                           " (topologies/presets/gpus/): a wrong time, or a table of another GPU");
     }
     const double bytes_per_s = row.bytes / row.time_s;
     if (bytes_per_s > max_bytes_per_s) {
       throw InputError(table.file, where, rate_text(bytes_per_s, k_giga, "GB/s"),
                        "faster than the datasheet HBM bandwidth of " + gpu.name + ", " +
-                           rate_text(gpu.hbm_bandwidth_Bps, k_giga, "GB/s") + " (topologies/gpu_presets.cpp), by more than " +
+                           rate_text(gpu.hbm_bandwidth_Bps, k_giga, "GB/s") + " (topologies/presets/gpus/), by more than " +
                            std::to_string(static_cast<int>(std::lround((k_calibration_memory_tolerance - 1) * 100))) +
                            " %: a wrong time, or a table of another GPU");
     }
   }
 }
 
-GpuSpec fastest_gpu_preset_bounds() {
+GpuSpec fastest_gpu_bounds(const std::vector<GpuSpec>& gpus) {
   GpuSpec bound;
   bound.name = "the fastest GPU trainsim knows";
-  for (const std::string& name : gpu_preset_names()) {
-    const GpuSpec g = *gpu_preset(name);
+  for (const GpuSpec& g : gpus) {
     bound.peak_bf16_flops = std::max(bound.peak_bf16_flops, g.peak_bf16_flops);
     bound.peak_fp8_flops = std::max(bound.peak_fp8_flops, g.peak_fp8_flops);
     bound.peak_tf32_flops = std::max(bound.peak_tf32_flops, g.peak_tf32_flops);

@@ -23,8 +23,8 @@ double calibration_peak_flops(const GpuSpec& gpu, const std::string& dtype);
 /// bandwidth times k_calibration_memory_tolerance, naming the rate and the peak.
 void check_calibration_peaks(const CalibrationTable& table, const GpuSpec& gpu);
 
-/// A GPU whose every peak is the highest of trainsim's GPU presets (its name "any GPU
-/// trainsim knows"): the bound for a table whose GPU is not one of them.
-GpuSpec fastest_gpu_preset_bounds();
+/// A GPU whose every peak is the highest of `gpus` (trainsim's GPU presets; its name "the
+/// fastest GPU trainsim knows"): the bound for a table whose GPU is not one of them.
+GpuSpec fastest_gpu_bounds(const std::vector<GpuSpec>& gpus);
 
 }  // namespace trainsim

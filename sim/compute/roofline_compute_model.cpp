@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "sim/compute/row_gather.hpp"
+
 namespace trainsim {
 
 namespace {
@@ -11,10 +13,11 @@ namespace {
 // compute/accelerator "MAMF" table, ../shared/validation/public.md D3): A100 SXM bf16
 // 271.2 of 312 (86.9 %), H100 SXM bf16 794.5 of 989 (80.3 %, "H200 is the same"),
 // fp8 H100 1402.6 of 1979 (70.9 %), H200 1453.4 (73.4 %).
+// By the GPU whose measurements stand for this one (GpuSpec::table_gpu, a preset's kernel_table).
 double gemm_efficiency(const GpuSpec& gpu, Precision precision) {
-  if (gpu.name == "a100-80g") return 0.869;
+  if (gpu.table_gpu() == "a100-80g") return 0.869;
   // mxfp8 and nvfp4: no public MAMF measurement yet; fp8's efficiency is a stated assumption.
-  if (is_quantized(precision)) return gpu.name == "h200" ? 0.734 : 0.709;
+  if (is_quantized(precision)) return gpu.table_gpu() == "h200" ? 0.734 : 0.709;
   return 0.803;
 }
 
@@ -61,7 +64,9 @@ double RooflineComputeModel::op_time_s(const Op& op) const {
       efficiency = 0;  // memory-bound ops: their FLOPs are not the limit
   }
   const double compute_s = efficiency > 0 ? op.flops / (peak * efficiency) : 0.0;
-  const double memory_s = op.bytes / (p.hbm_bandwidth_Bps * p.memory_efficiency);
+  // Token permutation's row movers at their measured rate (sim/compute/row_gather.hpp).
+  const double memory_s =
+      row_gather_time_s(op, op.bytes / (p.hbm_bandwidth_Bps * p.memory_efficiency), p.hbm_bandwidth_Bps);
   return p.kernel_overhead_s + std::max(compute_s, memory_s);
 }
 

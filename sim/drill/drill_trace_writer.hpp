@@ -1,5 +1,5 @@
 #pragma once
-// Writes a drill as HDF5 (`trainsim drill --trace FILE`; schema in analysis/README.md,
+// Writes a drill as HDF5 (`trainsim drill --trace FILE`; schema in analysis/SCHEMA.md,
 // "Drill files"): /drill (attributes: the layout and settings), /drill/loss (every run's
 // loss curve) and /drill/divergence (each run against the uninterrupted one). Written as
 // sim/core/output_file.hpp writes every output (whole or not at all, devices written through);

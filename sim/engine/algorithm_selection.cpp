@@ -11,6 +11,7 @@
 #include "sim/engine/domain_collective.hpp"
 #include "sim/engine/double_binary_tree_algorithm.hpp"
 #include "sim/engine/hierarchical_algorithm.hpp"
+#include "sim/engine/kernel_rate.hpp"
 #include "sim/engine/nccl_latency.hpp"
 #include "sim/engine/nccl_rack_model.hpp"
 #include "sim/engine/nvls_algorithm.hpp"
@@ -18,6 +19,7 @@
 #include "sim/engine/pairwise_algorithm.hpp"
 #include "sim/engine/pat_algorithm.hpp"
 #include "sim/engine/ring_algorithm.hpp"
+#include "sim/engine/scale_out_collective.hpp"
 
 namespace trainsim::engine {
 
@@ -36,6 +38,25 @@ void validate(const CollectiveCall& call, const Platform& platform) {
   if (!(call.bytes >= 0)) throw InputError("", "bytes", std::to_string(call.bytes), "must be >= 0");
   if (call.root < 0 || call.root >= static_cast<int>(call.gpus.size()))
     throw InputError("", "root", std::to_string(call.root), "must index one of the collective's GPUs");
+}
+
+// The ring for the ring family, pairwise exchange for an all-to-all, one transfer for a
+// send/receive.
+CollectiveAlgo plain_algorithm(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::all_to_all:
+      return CollectiveAlgo::pairwise;
+    case CollectiveOp::send_recv:
+      return CollectiveAlgo::direct;
+    default:
+      return CollectiveAlgo::ring;
+  }
+}
+
+// The scale-out tier of the user's calibration runs `call` with `algo` (the plain plan that
+// choose_algorithm picks for it).
+bool scale_out_calibrated(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform) {
+  return algo == plain_algorithm(call.op) && scale_out_fit(call, platform) != nullptr;
 }
 
 // The group as NCCL's model sees it across NVL72 racks (nccl_rack_model.hpp): an all-reduce,
@@ -76,7 +97,9 @@ double group_bus_Bps(const CollectiveCall& call, const Platform& platform) {
 // collectives were measured (domain_collective.hpp): ring-family algorithms only.
 std::optional<DomainCost> measured_domain_cost(CollectiveAlgo algo, const CollectiveCall& call,
                                                const Platform& platform) {
-  if (algo != CollectiveAlgo::ring && algo != CollectiveAlgo::pairwise) return std::nullopt;
+  // A send/receive is measured only by a fabric calibration (fabric_calibration.hpp).
+  if (algo != CollectiveAlgo::ring && algo != CollectiveAlgo::pairwise && algo != CollectiveAlgo::direct)
+    return std::nullopt;
   if (gpus_by_node(call.gpus, platform).size() != 1) return std::nullopt;
   return domain_cost(call.op, call.bytes, static_cast<int>(call.gpus.size()), platform);
 }
@@ -107,7 +130,8 @@ CollectiveAlgo nccl_all_reduce_choice(const CollectiveCall& call, const Platform
   const int nodes = static_cast<int>(gpus_by_node(call.gpus, platform).size());
   // Inside a measured domain the measurement stands for NCCL's ring and tree alike.
   if (const auto measured = measured_domain_cost(CollectiveAlgo::ring, call, platform)) {
-    if (nvls_possible(call.gpus, platform) &&
+    // The user's own measurement (a fabric calibration) already is whatever NCCL ran, NVLS included.
+    if (!measured_in_domain(call.op, platform)->user_measured && nvls_possible(call.gpus, platform) &&
         nvls_all_reduce_s(call.bytes, static_cast<int>(call.gpus.size()), platform) < measured->time_s)
       return CollectiveAlgo::nvls;
     return CollectiveAlgo::ring;
@@ -181,6 +205,8 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
     if (needs_hardware && call.gpus.size() >= 2) make_algorithm(call.algo)->plan(call, platform);
     return call.algo;
   }
+  // Across NVLink domains as the user measured them (scale_out_collective.hpp): the plain plan.
+  if (scale_out_fit(call, platform) != nullptr) return plain_algorithm(call.op);
   if (const auto group = rack_group(call, platform)) {
     // Across NVL72 racks: NCCL's own choice by its model (nccl_rack_model.hpp); IB SHARP where
     // the cluster has it and NCCL's view of it is faster still.
@@ -190,19 +216,8 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
       return CollectiveAlgo::collnet;
     return best.algo;
   }
-  switch (call.op) {
-    case CollectiveOp::all_reduce:
-      return call.gpus.size() < 2 ? CollectiveAlgo::ring : nccl_all_reduce_choice(call, platform);
-    case CollectiveOp::all_gather:
-    case CollectiveOp::reduce_scatter:
-    case CollectiveOp::broadcast:
-      return CollectiveAlgo::ring;
-    case CollectiveOp::all_to_all:
-      return CollectiveAlgo::pairwise;
-    case CollectiveOp::send_recv:
-      return CollectiveAlgo::direct;
-  }
-  return CollectiveAlgo::ring;
+  if (call.op == CollectiveOp::all_reduce && call.gpus.size() >= 2) return nccl_all_reduce_choice(call, platform);
+  return plain_algorithm(call.op);
 }
 
 namespace {
@@ -280,7 +295,7 @@ NcclProtocol chosen_protocol(const CollectiveCall& call, const Platform& platfor
 }
 
 NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform) {
-  if (call.gpus.size() < 2) return NcclProtocol::simple;
+  if (call.gpus.size() < 2 || scale_out_calibrated(algo, call, platform)) return NcclProtocol::simple;
   if (const auto rack = charged_rack_estimate(algo, call, platform)) return rack->protocol;
   switch (algo) {
     case CollectiveAlgo::nvls:
@@ -300,6 +315,7 @@ NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const 
 double nccl_base_latency_s(const CollectiveCall& call, const Platform& platform) {
   if (call.gpus.size() < 2) return 0.0;
   const CollectiveAlgo algo = choose_algorithm(call, platform);
+  if (scale_out_calibrated(algo, call, platform)) return scale_out_latency_s(call, platform);
   if (const auto rack = charged_rack_estimate(algo, call, platform)) return rack->latency_s;
   return base_latency_s(algo, call, platform);
 }
@@ -309,8 +325,23 @@ CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
   if (call.gpus.size() < 2) return {};
   CommPlan plan = make_algorithm(algo)->plan(call, platform);
   if (plan.phases.empty()) return plan;
+  if (call.op == CollectiveOp::all_to_all && algo == CollectiveAlgo::pairwise && call.kernel_Bps > 0) {
+    pay_kernel_rate(plan, call, platform);
+    return plan;
+  }
   if (const auto measured = measured_domain_cost(algo, call, platform)) {
     pay_measured_cost(plan, *measured);
+    return plan;
+  }
+  if (scale_out_calibrated(algo, call, platform)) {
+    if (call.remote_share == 1.0) {
+      pay_scale_out_cost(plan, call, platform);
+    } else {
+      CollectiveCall even = call;
+      even.remote_share = 1.0;
+      const CommPlan reference = make_algorithm(algo)->plan(even, platform);
+      pay_scale_out_cost(plan, call, platform, &reference);
+    }
     return plan;
   }
   if (const auto rack = charged_rack_estimate(algo, call, platform)) {

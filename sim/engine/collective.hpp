@@ -28,6 +28,10 @@ struct CollectiveCall {
   /// A pairwise all-to-all's bytes to a GPU of another NVLink domain, as a share of those to
   /// one of the sender's (DeepEP's once-per-node dispatch, models/moe_dispatch.hpp); 1: equal.
   double remote_share = 1.0;
+  /// An all-to-all run by a kernel of its own (DeepEP's, HybridEP's): the rate, bytes/s per
+  /// GPU, at which it moves each rank's send buffer, as measured (sim/engine/kernel_rate.hpp);
+  /// 0: NCCL's all-to-all on the links.
+  double kernel_Bps = 0.0;
   CollectiveAlgo algo = CollectiveAlgo::automatic;
 };
 

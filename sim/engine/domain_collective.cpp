@@ -29,6 +29,9 @@ const MeasuredCollective* measured_in_domain(CollectiveOp op, const Platform& pl
     case CollectiveOp::all_to_all:
       m = &e.all_to_all;
       break;
+    case CollectiveOp::send_recv:
+      m = &e.send_recv;
+      break;
     default:
       return nullptr;
   }

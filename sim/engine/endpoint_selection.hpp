@@ -2,7 +2,7 @@
 // Which endpoints of a cluster's platform a simulation can touch, so that Platform builds
 // only those (platform.hpp). A step simulated with symmetry reduced touches one replica's
 // GPUs and, for the gradient reductions, one NIC rail of every other node: on 1,048,576
-// GPUs most hosts and ports would be built for nothing (sim/README.md, "Benchmarks and scale").
+// GPUs most hosts and ports would be built for nothing (bench/README.md, "Benchmarks and scale").
 
 #include <vector>
 

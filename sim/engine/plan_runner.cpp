@@ -13,6 +13,7 @@
 #include "sim/engine/algorithm_selection.hpp"
 #include "sim/engine/plan_workers.hpp"
 #include "sim/engine/redundant_legs.hpp"
+#include "sim/engine/redundant_tasks.hpp"
 #include "sim/engine/timer_wait.hpp"
 
 namespace trainsim::engine {
@@ -84,13 +85,17 @@ std::vector<TaskLegs> pack(const std::vector<Leg>& legs) {
 }
 
 // Starts `task`'s legs but those marked in `left_out` (none when empty), on its endpoints
-// that remain, in their order.
+// that remain, in their order; none (null) when every leg is left out (redundant_tasks.hpp).
 sg4::ExecPtr start_task(const Platform& platform, const std::vector<Leg>& legs, const TaskLegs& task,
                         const std::vector<bool>& left_out, TaskSlots& slots) {
   const auto kept = [&](size_t l) { return left_out.empty() || !left_out[l]; };
   slots.clear();
   for (size_t l = task.first; l < task.last; ++l)
     if (kept(l)) slots.add(legs[l].src, 0), slots.add(legs[l].dst, 0);
+  if (!left_out.empty() && std::all_of(left_out.begin() + static_cast<std::ptrdiff_t>(task.first),
+                                       left_out.begin() + static_cast<std::ptrdiff_t>(task.last),
+                                       [](bool out) { return out; }))
+    return nullptr;
   std::vector<sg4::Host*> hosts;
   for (const int e : task.endpoints) {
     if (slots.find(e) < 0) continue;
@@ -136,7 +141,8 @@ void run_tasks(const Platform& platform, const std::vector<Leg>& legs, const std
   std::vector<sg4::ExecPtr> started;
   started.reserve(last - first);
   TaskSlots slots;
-  for (size_t t = first; t < last; ++t) started.push_back(start_task(platform, legs, tasks[t], left_out, slots));
+  for (size_t t = first; t < last; ++t)
+    if (sg4::ExecPtr task = start_task(platform, legs, tasks[t], left_out, slots)) started.push_back(std::move(task));
   for (const sg4::ExecPtr& task : started) task->wait();
 }
 
@@ -213,7 +219,13 @@ PreparedPlan prepare_lone_plan(const Platform& platform, CommPlan plan, std::vec
   PreparedPlan prepared;
   for (const CommPhase& phase : plan.phases) {
     const std::vector<Leg> legs = legs_of(platform, phase).legs;
-    std::vector<bool> left_out = redundant_legs(platform.routes(), legs, pack(legs));
+    const std::vector<TaskLegs> tasks = pack(legs);
+    std::vector<bool> left_out = redundant_legs(platform.routes(), legs, tasks);
+    // Tasks that repeat others whole (every task of a lone phase starts at once).
+    const std::vector<bool> copies = redundant_tasks(platform.routes(), legs, tasks, left_out);
+    for (size_t t = 0; t < tasks.size(); ++t)
+      if (copies[t]) std::fill(left_out.begin() + static_cast<std::ptrdiff_t>(tasks[t].first),
+                               left_out.begin() + static_cast<std::ptrdiff_t>(tasks[t].last), true);
     if (endpoints) mark_endpoints(legs, left_out, *endpoints);
     prepared.left_out.push_back(std::move(left_out));
   }

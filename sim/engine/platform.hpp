@@ -25,7 +25,7 @@
 // Link latencies: an NVLink port carries half the NVLink hop latency each way; a NIC port
 // half the NIC latency plus half a switch hop; each uplink one switch hop per direction.
 // So GPU-GPU in a node costs nvlink_latency_s, NIC-NIC under one leaf nic_latency_s +
-// switch_latency_s (NCCL's 2.7 us network hop with cluster_presets.cpp's values), and
+// switch_latency_s (NCCL's 2.7 us network hop with the cluster presets' values, topologies/presets/clusters/), and
 // each level climbed adds two switch hops.
 
 #include <simgrid/forward.h>

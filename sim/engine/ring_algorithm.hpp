@@ -36,7 +36,7 @@
 // Both orders cut each channel's ring into tasks that progress at their own bottleneck's rate
 // (the cut moves where the parts meet): the step moved by -0.81 % at most on the cases
 // measured, and the reduced simulation keeps within 0.03 % of --full on them (0.06 % before;
-// sim/README.md, "Benchmarks and scale").
+// bench/README.md, "Benchmarks and scale").
 
 #include <cstddef>
 #include <vector>

@@ -11,7 +11,7 @@
 // Here a semaphore wakes the actor instead: released by a kernel timer at the date
 // (simgrid/kernel/Timer.hpp: the engine advances its clock to the next timer as to the next
 // action's end, src/kernel/EngineImpl.cpp, EngineImpl::run), or by whoever the actor waits
-// for. Nothing enters the system. What it saves: sim/README.md, "Clusters that are not
+// for. Nothing enters the system. What it saves: sim/step/README.md, "Clusters that are not
 // uniform".
 
 #include <simgrid/forward.h>

@@ -1,9 +1,9 @@
 #pragma once
 // The common kinds of scenario field (an integer in bounds, a number above a minimum, a boolean,
-// one of a set of names),
+// one of a set of names, a quantity with a unit, a fraction),
 // built from an accessor `[](auto& s) -> auto& { return s.x.y; }` usable on both a Scenario and
-// a const Scenario: scenario_fields.cpp, precision_recipe.cpp and token_drop_fields.cpp build their
-// keys with them.
+// a const Scenario: the sections' scenario_fields_*.cpp, precision_recipe.cpp and
+// token_drop_fields.cpp build their keys with them.
 
 #include <cstdio>
 #include <limits>
@@ -12,7 +12,9 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
+#include "sim/core/units.hpp"
 #include "sim/scenario/scenario_fields.hpp"
 #include "sim/scenario/value_parsers.hpp"
 
@@ -25,7 +27,6 @@ inline std::string number_text(double v) {
   std::snprintf(buf, sizeof buf, "%.12g", v);
   return buf;
 }
-
 
 // `why` follows the bound in the message when `max` is a limit of trainsim's (not the int's).
 template <typename Access>
@@ -94,6 +95,78 @@ ScenarioField number_field(std::string name, std::string help, Access access, do
   };
   f.show = [access](const Scenario& s) { return number_text(access(s)); };
   return f;
+}
+
+// A quantity with a unit: `parser` is one of units::parse_bytes/bandwidth/duration.
+// Shown in `show_unit` (one of the parser's units, with its factor).
+template <typename Access>
+ScenarioField quantity_field(std::string name, std::string help, Access access,
+                             std::optional<double> (*parser)(std::string_view), const char* units,
+                             const char* show_unit, double show_factor, bool allow_zero) {
+  ScenarioField f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [access, parser, units, allow_zero](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parser(text);
+    if (!v || (!allow_zero && *v <= 0))
+      return std::string(allow_zero ? "expected a value >= 0" : "expected a value > 0") + " with a unit (" + units +
+             ")";
+    access(s) = *v;
+    return std::nullopt;
+  };
+  f.show = [access, show_unit, show_factor](const Scenario& s) {
+    return number_text(access(s) / show_factor) + show_unit;
+  };
+  return f;
+}
+
+template <typename Access>
+ScenarioField bytes_field(std::string name, std::string help, Access access) {
+  ScenarioField f = quantity_field(std::move(name), std::move(help), access, units::parse_bytes, units::k_bytes_units,
+                                   "GiB", 1024.0 * 1024.0 * 1024.0, true);
+  f.show = [access](const Scenario& s) {
+    constexpr double k_mib = 1024.0 * 1024.0;
+    const double bytes = access(s);
+    return bytes >= 1024.0 * k_mib ? number_text(bytes / (1024.0 * k_mib)) + "GiB" : number_text(bytes / k_mib) + "MiB";
+  };
+  return f;
+}
+template <typename Access>
+ScenarioField bandwidth_field(std::string name, std::string help, Access access) {
+  return quantity_field(std::move(name), std::move(help), access, units::parse_bandwidth, units::k_bandwidth_units,
+                        "GB/s", 1e9, false);
+}
+template <typename Access>
+ScenarioField duration_field(std::string name, std::string help, Access access) {
+  return quantity_field(std::move(name), std::move(help), access, units::parse_duration, units::k_duration_units, "s",
+                        1.0, true);
+}
+template <typename Access>
+ScenarioField latency_field(std::string name, std::string help, Access access) {
+  return quantity_field(std::move(name), std::move(help), access, units::parse_duration, units::k_duration_units, "us",
+                        1e-6, true);
+}
+
+template <typename Access>
+ScenarioField fraction_field(std::string name, std::string help, Access access) {
+  ScenarioField f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.apply = [access](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parse::fraction(text);
+    if (!v || *v < 0 || *v > 1) return "expected a fraction from 0 to 1 (0.05 or 5%)";
+    access(s) = *v;
+    return std::nullopt;
+  };
+  f.show = [access](const Scenario& s) { return number_text(access(s) * 100) + "%"; };
+  return f;
+}
+
+// The names a preset key accepts, as its help and rule list them.
+inline std::string join(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
+  return s;
 }
 
 }  // namespace trainsim::field_kinds

@@ -1,7 +1,7 @@
 #pragma once
 // The scenario key parallel.pipeline_layout: Megatron-Core's pipeline layout string
 // (models/pipeline_layout.hpp), parsed where it is read; checked against the model and the
-// pipeline with the other rules (scenario_rules.cpp).
+// pipeline with the other [parallel] rules (scenario_fields_parallel.cpp).
 
 #include "sim/scenario/scenario_fields.hpp"
 

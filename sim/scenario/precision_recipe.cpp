@@ -11,6 +11,7 @@ namespace trainsim {
 namespace {
 
 const parse::EnumNames<Precision> k_attention_precisions{{{"bf16", Precision::bf16}, {"fp8", Precision::fp8}}};
+const parse::EnumNames<Fp8Scaling> k_fp8_scalings{{{"current", Fp8Scaling::current}, {"delayed", Fp8Scaling::delayed}}};
 
 }  // namespace
 
@@ -23,6 +24,10 @@ std::vector<ScenarioField> precision_recipe_fields() {
           "training.attention_precision",
           "fused attention's format: bf16, or fp8 (Megatron-LM's fp8_dot_product_attention, cuDNN FP8 attention)",
           [](auto& s) -> auto& { return s.training.attention_precision; }, k_attention_precisions),
+      enum_field(
+          "training.fp8_scaling",
+          "with precision = fp8: current (Megatron-LM's --fp8-recipe tensorwise, the default) or delayed",
+          [](auto& s) -> auto& { return s.training.fp8_scaling; }, k_fp8_scalings),
       bool_field(
           "training.first_last_layers_bf16",
           "under a quantized precision, the model's first and last layers' linear GEMMs in bf16",
@@ -54,6 +59,12 @@ void check_precision_recipe(const Scenario& s) {
     if (t.attention != AttentionKernel::flash)
       throw InputError(s.source, key, "fp8", "needs training.attention = flash (cuDNN's fused FP8 attention)");
   }
+  // Megatron-LM's --fp8-recipe picks among the per-tensor fp8 recipes; mxfp8 and nvfp4 are
+  // recipes of their own (fp8_utils.py @ d98e8a64).
+  if (t.fp8_scaling != Fp8Scaling::current && t.precision != Precision::fp8)
+    throw InputError(s.source, "training.fp8_scaling", "delayed",
+                     "is a recipe of training.precision = fp8 (per-tensor scaling); this scenario's precision has "
+                     "its own scaling");
   if (!t.first_last_layers_bf16) {
     // Megatron-LM reads the counts only with first_last_layers_bf16: a count set without it
     // would do nothing.

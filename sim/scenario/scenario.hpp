@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/model_spec.hpp"
 #include "models/parallel_spec.hpp"
@@ -27,6 +28,9 @@ struct RunSpec {
 
 struct Scenario {
   std::string source;  ///< the file it came from, for messages
+  /// Other files its keys read (model.from, model.preset and cluster.preset files,
+  /// cluster.fabric_calibration), as resolved paths: inputs no output may overwrite.
+  std::vector<std::string> read_files;
   ModelSpec model;
   TrainingSpec training;
   ParallelSpec parallel;

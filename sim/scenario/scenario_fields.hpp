@@ -1,7 +1,8 @@
 #pragma once
 // The scenario schema: every key a scenario file may set, how its text becomes a value
 // of the Scenario, and how the value is written back (for `trainsim check --resolved`).
-// Adding a key is adding one entry here.
+// Adding a key is adding one entry to its section's list, in scenario_fields_<section>.cpp
+// (scenario_sections.hpp), where the section's rules across keys live too.
 
 #include <functional>
 #include <optional>

@@ -5,11 +5,16 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
+#include "sim/scenario/fabric_calibration_field.hpp"
+#include "sim/scenario/megatron_names.hpp"
 #include "sim/scenario/precision_recipe.hpp"
+#include "sim/scenario/preset_files.hpp"
 #include "sim/scenario/scenario_fields.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 
@@ -48,6 +53,16 @@ const ScenarioField& field_for(const IniEntry& entry, const std::vector<Scenario
 }
 
 void require_model_shape(const Scenario& s, const std::map<std::string, const IniEntry*>& given) {
+  if (given.count("model.from")) {
+    const IniEntry& from = *given.at("model.from");
+    if (given.count("model.preset"))
+      throw InputError(from.origin, "model.from", from.value, "give model.preset or model.from, not both");
+    // A config.json's max_position_embeddings is the longest context the model accepts, not
+    // the sequence it trains on.
+    if (!given.count("model.seq_len"))
+      throw InputError(s.source, "model.seq_len", "", "required beside model.from (config.json has no training length)");
+    return;
+  }
   if (given.count("model.preset")) return;
   for (const char* key :
        {"model.layers", "model.hidden", "model.heads", "model.ffn_hidden", "model.vocab", "model.seq_len"}) {
@@ -120,6 +135,13 @@ std::string batch_partner(const IniEntry& o) {
   return "";
 }
 
+// Likewise model.preset and model.from are two ways of giving one model.
+std::string model_partner(const IniEntry& o) {
+  if (o.name == "model.preset") return "model.from";
+  if (o.name == "model.from") return "model.preset";
+  return "";
+}
+
 }  // namespace
 
 const std::vector<std::string>& plan_open_keys() {
@@ -130,6 +152,31 @@ const std::vector<std::string>& plan_open_keys() {
 namespace {
 
 Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& source, bool neighbour_allowed);
+
+// Megatron's names of keys (megatron_names.hpp) as trainsim's: `tensor_model_parallel_size = 8`
+// in [parallel] is parallel.tp = 8. A key given twice under two names is an error, unless the
+// later is a --set, which replaces the file's. Null when every name is trainsim's (the common
+// case, kept free of copies: a sweep loads every point before it starts).
+std::optional<std::vector<IniEntry>> with_megatron_names(const std::vector<IniEntry>& entries,
+                                                         const std::set<std::string, std::less<>>& keys) {
+  if (std::ranges::all_of(entries, [&](const IniEntry& e) { return keys.count(e.name) > 0; })) return std::nullopt;
+  std::vector<IniEntry> named;
+  std::map<std::string, std::pair<std::size_t, bool>> written;  // key -> (index in named, by an alias)
+  for (const IniEntry& e : entries) {
+    const std::optional<IniEntry> alias = keys.count(e.name) ? std::nullopt : megatron_alias(e);
+    const IniEntry& entry = alias ? *alias : e;
+    const auto it = written.find(entry.name);
+    if (it != written.end() && (alias || it->second.second)) {
+      if (entry.origin != "--set")
+        throw InputError(e.origin, e.name, e.value, "sets " + entry.name + " a second time (give it once, by one name)");
+      named[it->second.first] = entry;  // a --set replaces the file's
+      continue;
+    }
+    written[entry.name] = {named.size(), alias.has_value()};
+    named.push_back(entry);
+  }
+  return named;
+}
 
 // variations.neighbour: the other job's scenario, read from its path (relative to this
 // scenario's file; written back absolute), without a neighbour of its own.
@@ -162,7 +209,13 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
 
   std::map<std::string, const IniEntry*> given;
   std::vector<std::pair<const IniEntry*, const ScenarioField*>> work;
-  for (const IniEntry& e : entries) {
+  static const std::set<std::string, std::less<>> keys = [] {
+    std::set<std::string, std::less<>> names;
+    for (const ScenarioField& f : fields) names.insert(f.name);
+    return names;
+  }();
+  const std::optional<std::vector<IniEntry>> named = with_megatron_names(entries, keys);
+  for (const IniEntry& e : named ? *named : entries) {
     const ScenarioField& f = field_for(e, fields);
     given[e.name] = &e;
     work.emplace_back(&e, &f);
@@ -178,12 +231,14 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
   }
 
   require_model_shape(s, given);
-  if (!given.count("model.kv_heads") && !given.count("model.preset")) s.model.kv_heads = s.model.heads;
+  if (!given.count("model.kv_heads") && !given.count("model.preset") && !given.count("model.from"))
+    s.model.kv_heads = s.model.heads;
   check_cluster_size(s);
   derive_data_parallel(s, given.count("parallel.dp") > 0);
   derive_grad_accum(s, given);
   derive_precision_recipe(s);
   check_scenario_rules(s);
+  check_fabric_calibration(s);  // measured on the cluster's GPU (fabric_calibration_field.hpp)
   load_neighbour(s, neighbour_allowed);
   return s;
 }
@@ -203,10 +258,20 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (entries.empty()) throw InputError(path, "", "", "not a scenario file: it has no 'key = value' lines");
   for (const std::string& text : overrides) {
     IniEntry o = parse_override(text);
+    if (auto alias = megatron_alias(o)) o = std::move(*alias);  // --set training.global_batch_size=64
     const std::string partner = batch_partner(o);
+    const std::string model = model_partner(o);
     std::erase_if(entries, [&](const IniEntry& e) {
-      return e.name == o.name || (!partner.empty() && e.name == partner && e.origin == path);
+      return e.name == o.name || (!partner.empty() && e.name == partner && e.origin == path) ||
+             (!model.empty() && e.name == model && e.origin == path);
     });
+    // A path on the command line is the current folder's, not the scenario file's.
+    if ((o.name == "model.from" && !o.value.empty()) ||
+        ((o.name == "model.preset" || o.name == "cluster.preset") && names_a_preset_file(o.value))) {
+      std::error_code path_ec;
+      const auto absolute = std::filesystem::absolute(o.value, path_ec);
+      if (!path_ec) o.value = absolute.lexically_normal().string();
+    }
     entries.push_back(std::move(o));
   }
   return load_scenario(entries, path);

@@ -47,7 +47,7 @@ StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& 
   r.tokens_per_s_per_gpu = r.tokens_per_s / r.gpus;
 
   double weight_sum = 0, model_flops = 0, hardware_flops = 0, model_flops_full = 0, hardware_flops_full = 0;
-  double comm_union = 0, energy = 0, straggler_wait = 0;
+  double comm_union = 0, energy = 0, straggler_wait = 0, host_wait = 0;
   std::map<int, double> waited_for;
   const GpuSpec& gpu = s.cluster.gpu;
   for (size_t i = 0; i < accounts.size(); ++i) {
@@ -56,12 +56,14 @@ StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& 
     weight_sum += gpus;
     for (const auto& [average, time] : k_times) r.breakdown_s.*average += gpus * a.*time;
     for (const auto& [average, bytes] : k_bytes) r.comm_bytes_per_gpu.*average += gpus * a.*bytes;
+    r.fixed_costs_s += a.fixed.scaled(gpus);
     model_flops += gpus * a.model_flops;
     hardware_flops += gpus * a.hardware_flops;
     model_flops_full += gpus * a.model_flops_full;
     hardware_flops_full += gpus * a.hardware_flops_full;
     comm_union += gpus * a.comm_time(end_s);
     straggler_wait += gpus * a.straggler_wait;
+    host_wait += gpus * a.host_wait;
     for (const auto& [replica, wait] : a.waited_for) waited_for[replica] += gpus * wait;
     const double busy = a.forward + a.backward + a.recompute + a.optimizer;
     const double exposed = a.tp_comm + a.pp_comm + a.dp_comm + a.zero_comm + a.ep_comm + a.cp_comm;
@@ -72,6 +74,7 @@ StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& 
   }
   for (const auto& field : k_times) r.breakdown_s.*field.first /= weight_sum * steps;
   for (const auto& field : k_bytes) r.comm_bytes_per_gpu.*field.first /= weight_sum * steps;
+  r.fixed_costs_s = r.fixed_costs_s.scaled(1.0 / (weight_sum * steps));
   StepBreakdown& b = r.breakdown_s;
   b.idle = std::max(0.0, step_time - b.total());
   const double peak = gpu.peak_flops(s.training.precision);
@@ -87,6 +90,7 @@ StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& 
   r.collective_fraction = comm_union / weight_sum / end_s;
   r.exposed_comm_fraction = (b.tp_comm + b.pp_comm + b.dp_comm + b.zero_comm + b.ep_comm + b.cp_comm) / step_time;
   r.straggler_wait_s = straggler_wait / weight_sum / steps;
+  r.host_wait_s = host_wait / weight_sum / steps;
   double most = 0;
   for (const auto& [replica, wait] : waited_for)
     if (wait > most) most = wait, r.most_waited_for_replica = replica;

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/step/fixed_cost_parts.hpp"
+
 namespace trainsim {
 
 struct GpuAccount {
@@ -13,6 +15,7 @@ struct GpuAccount {
   double backward = 0;
   double recompute = 0;
   double optimizer = 0;
+  FixedCosts fixed;  ///< the step's fixed costs, parts of the categories (fixed_costs.hpp)
   double tp_comm = 0;
   double pp_comm = 0;
   double dp_comm = 0;
@@ -20,6 +23,8 @@ struct GpuAccount {
   double ep_comm = 0;
   double cp_comm = 0;
   double offload = 0;  ///< waiting for activation copies over the host link
+  /// Of forward, backward and recompute: the GPU waiting for the host's launches (PassCost::host_s).
+  double host_wait = 0;
   /// Of dp_comm and zero_comm: waiting for slower replicas to ask for a gradient-group
   /// collective (replica_rendezvous.hpp).
   double straggler_wait = 0;

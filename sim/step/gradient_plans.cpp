@@ -102,10 +102,52 @@ ReductionBuckets reduction_buckets(const StageCosts& stage, int chunk, double sh
   const double dense = stage.dense_gradient_bytes * part;
   const double experts = stage.expert_gradient_bytes * part;
   ReductionBuckets out;
-  out.buckets = std::clamp(static_cast<int>(std::ceil((dense + experts) / bucket_bytes)), 1,
-                           share < 1.0 ? 1 : k_max_buckets_per_chunk);
-  out.dense_bytes = dense / out.buckets;
-  out.expert_bytes = experts / out.buckets;
+  const double total = dense + experts;
+  const double whole = bucket_bytes > 0 ? std::floor(total / bucket_bytes) : 0.0;
+  if (share < 1.0 || total <= 0 || whole < 1.0) {
+    out.buckets.push_back({dense, experts, 1.0});
+    return out;
+  }
+  // The last bucket: the remainder, or one whole bucket when the gradients divide evenly.
+  double last = total - whole * bucket_bytes;
+  double full = whole;
+  if (last <= 0) {
+    last = bucket_bytes;
+    full -= 1.0;
+  }
+  const int merged = static_cast<int>(std::min<double>(full, k_max_buckets_per_chunk - 1));
+  const double one = bucket_bytes / total;  // one whole bucket's part of the gradients
+  for (int i = 0; i < merged; ++i) {
+    const double f = (total - last) / total / merged;
+    out.buckets.push_back({dense * f, experts * f, std::min(one, f), std::max(0.0, f - one)});
+  }
+  const double f = last / total;
+  out.buckets.push_back({dense * f, experts * f, f, 0.0});
+  return out;
+}
+
+std::vector<ReductionBucket> parameter_gather_buckets(const StageCosts& stage, double bucket_bytes) {
+  const double dense = stage.dense_weight_bytes;
+  const double experts = stage.expert_weight_bytes;
+  const double gradients = stage.dense_gradient_bytes + stage.expert_gradient_bytes;
+  const double whole = bucket_bytes > 0 ? std::floor(gradients / bucket_bytes) : 0.0;
+  if (stage.chunks.size() != 1 || gradients <= 0 || whole < 1.0) return {{dense, experts, 1.0, 0.0}};
+  double last = gradients - whole * bucket_bytes;  // as reduction_buckets
+  double full = whole;
+  if (last <= 0) {
+    last = bucket_bytes;
+    full -= 1.0;
+  }
+  // Each bucket simulated alone (a merged gather would be waited for whole before its first
+  // bucket's compute), up to k_max_gather_buckets in all.
+  const int groups = static_cast<int>(std::min<double>(full, k_max_gather_buckets - 1));
+  std::vector<ReductionBucket> out;
+  const double f_last = last / gradients;
+  out.push_back({dense * f_last, experts * f_last, f_last, 0.0});
+  for (int i = 0; i < groups; ++i) {
+    const double f = (1.0 - f_last) / groups;
+    out.push_back({dense * f, experts * f, f, 0.0});
+  }
   return out;
 }
 

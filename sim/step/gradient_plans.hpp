@@ -74,23 +74,53 @@ std::vector<ActivityCollective> plan_collectives(const GradientPlanKey& key, con
 engine::CommPlan gradient_plan(const GradientPlanKey& key, const GradientGroups& groups,
                                const engine::Platform& platform);
 
-/// A chunk's gradient reduction overlapped with its last backward pass (Megatron-LM's
-/// buckets): `buckets` reductions of `dense_bytes` and `expert_bytes` each.
-struct ReductionBuckets {
-  int buckets = 1;
+/// One simulated bucket of a chunk's gradient reduction overlapped with its last backward
+/// pass (Megatron-LM's buckets), or several merged: its bytes on the dense and expert groups,
+/// the part of the pass's compute that runs before it is issued (up to its first bucket's
+/// gradients), and the part after (its other buckets' gradients). A merged reduction issued
+/// at its first bucket ends when its buckets issued one by one would wherever the reduction
+/// is slower than the compute that produces a bucket; where it is faster, both hide.
+struct ReductionBucket {
   double dense_bytes = 0;
   double expert_bytes = 0;
+  double compute_share = 1;  ///< before it is issued
+  double after_share = 0;    ///< after it is issued, before the next one
 };
 
-/// At most this many buckets per chunk are simulated (each at least training.dp_bucket),
-/// which bounds the simulation's cost at large scale.
+/// A chunk's buckets in the order the backward issues them.
+struct ReductionBuckets {
+  std::vector<ReductionBucket> buckets;
+};
+
+/// At most this many buckets per chunk are simulated, which bounds the simulation's cost at
+/// large scale: the last bucket alone at its own size, the full buckets before it merged into
+/// at most k_max_buckets_per_chunk - 1 reductions of as many buckets each (ReductionBucket).
 constexpr int k_max_buckets_per_chunk = 4;
 
-/// The buckets of the `share` of chunk `chunk`'s gradients one backward call produces, each at
-/// least `bucket_bytes`; at most k_max_buckets_per_chunk (1 for a part of the chunk, share < 1).
+/// The buckets of the `share` of chunk `chunk`'s gradients one backward call produces (1 for a
+/// part of the chunk, share < 1). Megatron-Core fills its buckets in backward order and closes
+/// one once it holds at least `bucket_bytes` (megatron/core/optimizer/distrib_optimizer.py and
+/// distributed/param_and_grad_buffer.py @ d98e8a64, the per-buffer parameter layout), so the
+/// bucket the backward issues last, holding the first layers and the embedding, is what is
+/// left: the gradients modulo `bucket_bytes` (a whole bucket when they divide evenly), its
+/// reduction issued when the pass ends with nothing left to hide it. Parameters are taken as
+/// divisible: a real bucket overshoots by up to one tensor.
 /// A chunk's part of its stage's gradients is its part of the stage's layers (of its chunks
 /// where the stage has no transformer layer).
 ReductionBuckets reduction_buckets(const StageCosts& stage, int chunk, double share, double bucket_bytes);
+
+/// overlap_param_gather: the stage's updated parameters all-gathered bucket by bucket in the
+/// order the first forward pass uses them, as Megatron-Core runs it (distributed_data_parallel.py
+/// @ d98e8a64: the first bucket's gather is dispatched before the forward, and each forward
+/// pre-hook waits for its own bucket's gather and dispatches the next one's, so one bucket is
+/// gathered ahead). The buckets are the gradient buckets of a stage with one model chunk in
+/// reverse (reduction_buckets: the first layers' and the embedding's, the remainder, first),
+/// each with its part of the stage's weights (`dense_bytes`, `expert_bytes`) and of the forward
+/// pass's compute it feeds (`compute_share`). One bucket, the whole weights, where the stage has several chunks or
+/// its gradients fill one bucket. Beyond k_max_gather_buckets the full buckets are merged into
+/// equal gathers.
+constexpr int k_max_gather_buckets = 32;
+std::vector<ReductionBucket> parameter_gather_buckets(const StageCosts& stage, double bucket_bytes);
 
 /// The step's gradient-group plans, prepared together, or none (every plan runs every leg).
 class GradientPlans {

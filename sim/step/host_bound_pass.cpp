@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/step/module_host_call.hpp"
 #include "sim/step/stage_costs.hpp"
 
 namespace trainsim {
@@ -9,12 +10,25 @@ namespace trainsim {
 HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host) {
   const HostCost measured = host_cost(host);
   return {training.kernel_host_time_s.value_or(measured.op_s),
-          training.kernel_launch_time_s.value_or(measured.launch_s)};
+          training.kernel_launch_time_s.value_or(measured.launch_s), measured.module_factor};
+}
+
+double first_launch_seconds(const Op& op, HostLaunchCost host) {
+  if (!(host.op_s > 0)) return 0.0;
+  switch (host_call(op)) {
+    case HostCall::te_module:
+      return host.module_factor * host.op_s;
+    case HostCall::inside_module:
+      return host.launch_s;
+    case HostCall::framework_op:
+      break;
+  }
+  return host.op_s;
 }
 
 double host_seconds(const Op& op, HostLaunchCost host) {
   if (!(host.op_s > 0)) return 0.0;
-  return host.op_s + std::max(0, op.kernels - 1) * host.launch_s;
+  return first_launch_seconds(op, host) + std::max(0, op.kernels - 1) * host.launch_s;
 }
 
 double graph_host_seconds(const std::vector<Op>& ops, std::size_t i, HostLaunchCost host) {
@@ -58,7 +72,7 @@ void play_period(const std::vector<Op>& ops, const std::vector<double>& gpu_s, H
       // Eager: the dispatch before the first kernel, the launch call before each further one;
       // a graph: one dispatch (at its first op) launches all its kernels.
       const bool eager = op.graph_scope < 0;
-      const double first_s = eager ? (host.op_s > 0 ? host.op_s : 0.0) : graph_host_seconds(ops, i, host);
+      const double first_s = eager ? first_launch_seconds(op, host) : graph_host_seconds(ops, i, host);
       q.issue(op, gpu_s[i], first_s, eager && host.op_s > 0 ? host.launch_s : 0.0);
     }
     const bool sync_follows = segments[(first + j + 1) % n].after_sync;

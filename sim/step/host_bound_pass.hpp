@@ -34,17 +34,25 @@
 namespace trainsim {
 
 /// Host seconds per op: one dispatch (`op_s`, its first kernel included) and `launch_s` per
-/// further kernel it launches (both >= 0).
+/// further kernel it launches (both >= 0); a Transformer Engine module call dispatches in
+/// `module_factor` x op_s, and a kernel a module launches from inside costs launch_s
+/// (module_host_call.hpp).
 struct HostLaunchCost {
   double op_s = 0;
   double launch_s = 0;
+  double module_factor = 1;
 };
 
 /// The scenario's host costs: training.kernel_host_time and kernel_launch_time where set, else
 /// the host type's measured ones (topologies/host_cost.hpp).
 HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host);
 
-/// Host seconds to dispatch `op`: op_s for its first kernel, launch_s for each further one.
+/// Host seconds before `op`'s first kernel: op_s for a framework op, module_factor x op_s for a
+/// Transformer Engine module call, launch_s for a kernel a module launches from inside
+/// (module_host_call.hpp); 0 when op_s is 0 (no host model).
+double first_launch_seconds(const Op& op, HostLaunchCost host);
+
+/// Host seconds to dispatch `op`: first_launch_seconds, then launch_s for each further kernel.
 double host_seconds(const Op& op, HostLaunchCost host);
 
 /// Host seconds to dispatch `ops[i]` (one layer's pass, in launch order): host_seconds, or

@@ -9,7 +9,7 @@
 // backward): 3 M at 16,384 GPUs. SimGrid's ptask model re-solves every variable and active
 // constraint at each of their starts and ends (src/kernel/lmm/fair_bottleneck.cpp,
 // FairBottleneck::do_solve @ v3.32: no selective update), so `--full` grew as the square of
-// the cluster (634 s at 16,384 GPUs, sim/README.md).
+// the cluster (634 s at 16,384 GPUs, sim/step/README.md).
 //
 // Why it is exact: a GPU-to-GPU message inside an NVLink domain crosses the sender's NVLink
 // port up and the receiver's down and nothing else (FabricRoutes::route). A group all of

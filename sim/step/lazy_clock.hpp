@@ -1,7 +1,7 @@
 #pragma once
 // A stage actor's clock that runs its sleeps lazily. Every event of the engine costs a pass
 // over every action in flight on the cluster (SimGrid 3.32's ptask model updates them all;
-// sim/README.md, "Benchmarks and scale"). A pass's compute pieces and its cached TP
+// bench/README.md, "Benchmarks and scale"). A pass's compute pieces and its cached TP
 // collectives are sleeps that nothing else on the platform can see: run back to back they
 // end at the same time as one sleep of their sum. The actor adds them up and sleeps once,
 // when it next has to meet the platform (start, wait for or test an activity, wait at a

@@ -107,18 +107,25 @@ std::vector<GradientPlanKey> gradient_plan_keys(const Scenario& s, const RankMap
       std::vector<double> shares{1.0};
       if (c < st.zero3_units.size() && st.zero3_units[c] > 0) shares.push_back(1.0 / st.zero3_units[c]);
       for (const double share : shares) {
-        const ReductionBuckets b = reduction_buckets(st, static_cast<int>(c), share, s.training.dp_bucket_bytes);
-        reduce(b.dense_bytes, b.expert_bytes);
-        // Megatron FSDP's micro-batches before the last reduce within the shard groups only.
-        if (par.megatron_fsdp()) keys.push_back(reduction_key(par, rank, b.dense_bytes, b.expert_bytes, false));
+        for (const ReductionBucket& b :
+             reduction_buckets(st, static_cast<int>(c), share, s.training.dp_bucket_bytes).buckets) {
+          reduce(b.dense_bytes, b.expert_bytes);
+          // Megatron FSDP's micro-batches before the last reduce within the shard groups only.
+          if (par.megatron_fsdp()) keys.push_back(reduction_key(par, rank, b.dense_bytes, b.expert_bytes, false));
+        }
       }
     }
     if (par.zero >= 3 && st.zero3_unit_bytes + st.zero3_unit_expert_bytes > 0)
       keys.push_back({rank, engine::CollectiveOp::all_gather, st.zero3_unit_bytes, st.zero3_unit_expert_bytes,
                       gather_scope(par), false});
-    if (par.zero >= 1 && par.zero < 3)
+    if (par.zero >= 1 && par.zero < 3) {
       keys.push_back({rank, engine::CollectiveOp::all_gather, st.dense_weight_bytes, st.expert_weight_bytes,
                       gather_scope(par), false});
+      if (par.overlap_param_gather)
+        for (const ReductionBucket& b : parameter_gather_buckets(st, s.training.dp_bucket_bytes))
+          keys.push_back({rank, engine::CollectiveOp::all_gather, b.dense_bytes, b.expert_bytes, gather_scope(par),
+                          false});
+    }
   }
   return keys;
 }

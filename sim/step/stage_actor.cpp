@@ -13,6 +13,7 @@
 #include "sim/engine/timer_wait.hpp"
 #include "sim/schedule/combined_1f1b.hpp"
 #include "sim/schedule/pipeline_schedule.hpp"
+#include "sim/step/dispatcher_rates.hpp"
 #include "sim/step/simulated_scope.hpp"
 
 namespace trainsim {
@@ -65,6 +66,7 @@ StageActor::StageActor(StepWorld& world, int stage, int replica_class, int accou
   const auto local =
       std::count_if(ep_gpus.begin(), ep_gpus.end(), [&](int gpu) { return world.platform.domain_of(gpu) == domain; });
   ep_remote_share_ = remote_peer_share(world.scenario.model, world.scenario.parallel, static_cast<int>(local));
+  ep_kernel_Bps_ = dispatcher_kernel_Bps(world.scenario, static_cast<int>(local));
   ep_overlap_slowdown_ = ep_overlap_slowdown(world.scenario, static_cast<size_t>(local) < ep_gpus.size());
   const double peers = static_cast<double>(ep_gpus.size()) - 1;
   if (peers > 0) ep_sent_share_ = (static_cast<double>(local) - 1 + (peers + 1 - local) * ep_remote_share_) / peers;
@@ -184,8 +186,20 @@ double StageActor::compute_pass(const char* kind, const PipelineTask& t, const P
     return spent;
   }
   open_record(kind, t, rate);
-  double spent = with_buckets ? compute_with_buckets(t, before_attention, 1.0) : compute(before_attention);
-  if (pass.cp_gather_bytes > 0) spent += compute_attention_with_cp(kind, t, pass, rate);
+  double spent = 0;
+  std::function<double(double)> attention;
+  if (pass.cp_gather_bytes > 0)
+    attention = [&](double share) { return compute_attention_with_cp(kind, t, pass, rate, share); };
+  if (with_buckets) {
+    // Each bucket's reduction is issued once its share of the whole pass, attention included,
+    // has run: the last one when the pass ends.
+    spent = compute_with_buckets(t, before_attention, 1.0, attention);
+  } else if (!gather_shares_.empty() && t.pass == TaskPass::forward && std::string(kind) == "forward") {
+    spent = compute_with_gathers(kind, t, before_attention, rate, attention);
+  } else {
+    spent = compute(before_attention);
+    if (pass.cp_gather_bytes > 0) spent += compute_attention_with_cp(kind, t, pass, rate);
+  }
   close_record();
   return spent;
 }
@@ -193,18 +207,18 @@ double StageActor::compute_pass(const char* kind, const PipelineTask& t, const P
 // The attention kernels of a pass under context parallelism, with the K/V exchange the
 // scenario's cp_algo makes. Called with a compute record open; leaves one open.
 double StageActor::compute_attention_with_cp(const char* kind, const PipelineTask& t, const PassCost& pass,
-                                             WorkRate rate) {
-  if (w_.scenario.parallel.cp_algo == CpAlgo::ring) return compute_with_ring_exchange(t, pass);
+                                             WorkRate rate, double share) {
+  if (w_.scenario.parallel.cp_algo == CpAlgo::ring) return compute_with_ring_exchange(t, pass, share);
   // All-gather CP (Llama 3 §3.3.2): the whole sequence's K and V are gathered before the
   // attention kernels and, in the backward, their gradients reduce-scattered after them;
   // neither overlaps compute. Each stops the compute record.
   close_record();
-  exposed_cp_collective(t, CollectiveOp::all_gather, pass.cp_gather_bytes, "cp_allgather");
+  exposed_cp_collective(t, CollectiveOp::all_gather, share * pass.cp_gather_bytes, "cp_allgather");
   open_record(kind, t, rate);
-  const double spent = compute(pass.attention_s);
+  const double spent = compute(share * pass.attention_s);
   if (pass.cp_reduce_bytes > 0) {
     close_record();
-    exposed_cp_collective(t, CollectiveOp::reduce_scatter, pass.cp_reduce_bytes, "cp_reducescatter");
+    exposed_cp_collective(t, CollectiveOp::reduce_scatter, share * pass.cp_reduce_bytes, "cp_reducescatter");
     open_record(kind, t, rate);
   }
   return spent;
@@ -309,10 +323,11 @@ double StageActor::compute_by_units(const char* kind, const PipelineTask& t, dou
 
 // Ring attention (Liu et al. 2023): the K/V blocks of the other context-parallel ranks
 // arrive while the attention kernels run; what they do not hide is cp_comm.
-double StageActor::compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass) {
-  const CommActivity exchange = start_cp_collective(CollectiveOp::all_gather, pass.cp_gather_bytes);
+double StageActor::compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass, double share) {
+  const double bytes = share * pass.cp_gather_bytes;
+  const CommActivity exchange = start_cp_collective(CollectiveOp::all_gather, bytes);
   beside_.push_back(exchange);
-  double spent = compute(pass.attention_s);
+  double spent = compute(share * pass.attention_s);
   beside_.clear();
   clock_.settle();
   const double asked = clock_.now();
@@ -320,8 +335,8 @@ double StageActor::compute_with_ring_exchange(const PipelineTask& t, const PassC
   const double exposed = clock_.now() - asked;
   account().cp_comm += exposed;
   account().add_comm_interval(exchange.start_s(), exchange.end_s());
-  observe(ActivityStream::dp_comm, "cp_ring_exchange", &t, exchange.start_s(), exchange.end_s(), pass.cp_gather_bytes,
-          0, {{{CollectiveOp::all_gather, ActivityGroup::cp, GradientScope::whole, pass.cp_gather_bytes, 0}}});
+  observe(ActivityStream::dp_comm, "cp_ring_exchange", &t, exchange.start_s(), exchange.end_s(), bytes, 0,
+          {{{CollectiveOp::all_gather, ActivityGroup::cp, GradientScope::whole, bytes, 0}}});
   return spent;
 }
 
@@ -424,34 +439,37 @@ void StageActor::wait_data(const PipelineTask& t) {
 }
 
 bool StageActor::parameter_gather_running() const {
-  return param_gather_ && !param_gather_->done();
+  const CommActivity* gather = parameter_gather();
+  return gather && !gather->done();
 }
 
-// Whether this GPU's gradient reductions or ZeRO-3 unit gathers are in flight (started, not
-// done). With symmetry reduced a layer collective beside one is simulated, not reused: the
-// reduction shares the group's NVLink ports (every replica's, under --full), so a duration
-// timed without it would make the reduced step short of --full (1.1 % on two DGX-H100 under
-// Megatron-Core's order, StepSimulation.ReducedEqualsFullSimulation).
+// Whether this GPU's gradient reductions, ZeRO-3 unit gathers or overlapped parameter gather
+// are in flight (started, not done). With symmetry reduced a layer collective beside one is
+// simulated, not reused: the reduction shares the group's NVLink ports (every replica's, under
+// --full), so a duration timed without it would make the reduced step short of --full (1.1 %
+// on two DGX-H100 under Megatron-Core's order, StepSimulation.ReducedEqualsFullSimulation;
+// 0.3 % with TP 2 beside the bucket gathers, StepTails.ReducedEqualsFullWithBucketGathers).
 bool StageActor::gradient_traffic_running() const {
-  const auto running = [&](const auto& keys) {
-    return std::any_of(keys.begin(), keys.end(), [&](const ReplicaRendezvous::Key& key) {
-      const CommActivity* a = w_.rendezvous.started(key);
-      return a && !a->done();
-    });
+  return gradient_traffic_in_flight() != nullptr || parameter_gather_running();
+}
+
+// The first of this GPU's gradient reductions or ZeRO-3 unit gathers still in flight, if any.
+const CommActivity* StageActor::gradient_traffic_in_flight() const {
+  const auto first_running = [&](const auto& keys) -> const CommActivity* {
+    for (const ReplicaRendezvous::Key& key : keys)
+      if (const CommActivity* a = w_.rendezvous.started(key); a && !a->done()) return a;
+    return nullptr;
   };
-  return running(dp_inflight_) || running(unit_gathers_);
+  if (const CommActivity* a = first_running(dp_inflight_)) return a;
+  return first_running(unit_gathers_);
 }
 
 // A communication of this GPU's still in flight beside its compute, if any.
 const CommActivity* StageActor::running_beside() const {
-  for (const ReplicaRendezvous::Key& key : dp_inflight_)
-    if (const CommActivity* a = w_.rendezvous.started(key); a && !a->done()) return a;
-  for (const ReplicaRendezvous::Key& key : unit_gathers_)
-    if (const CommActivity* a = w_.rendezvous.started(key); a && !a->done()) return a;
+  if (const CommActivity* a = gradient_traffic_in_flight()) return a;
   for (const CommActivity& a : beside_)
     if (!a.done()) return &a;
-  if (param_gather_ && !param_gather_->done()) return &*param_gather_;
-  return nullptr;
+  return parameter_gather_running() ? parameter_gather() : nullptr;
 }
 
 // Runs `seconds` of compute, slowed by overlap_slowdown for as long as a communication of
@@ -637,6 +655,7 @@ double StageActor::run_collective(const GroupCollective& c, int times, const Pip
     const double end = clock_.now();
     computed += beside;
     (tp ? account().tp_comm : account().ep_comm) += end - start - beside;
+    if (c.amax) account().fixed.amax_reductions += end - start - beside;
     record_layer_collective(c, t, start, end, beside);
   }
   return computed;
@@ -658,7 +677,12 @@ CollectiveCall StageActor::layer_call(const GroupCollective& c) const {
   call.op = c.op;
   call.gpus = w_.mapping.gpus_of(layer_group(c));
   call.bytes = c.bytes;
-  if (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all) call.remote_share = ep_remote_share_;
+  if (c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all) {
+    call.remote_share = ep_remote_share_;
+    // DeepEP's and HybridEP's dispatch and combine at their measured rates; the alltoall
+    // dispatcher's probabilities' all-to-all is NCCL's (c.tokens false).
+    if (c.tokens) call.kernel_Bps = ep_kernel_Bps_;
+  }
   return call;
 }
 
@@ -685,6 +709,7 @@ void StageActor::record_layer_collective(const GroupCollective& c, const Pipelin
 
 void StageActor::add_flops(const PassCost& pass, bool recomputed) {
   GpuAccount& a = account();
+  a.host_wait += pass.host_s;  // once per pass run, as its FLOPs
   a.hardware_flops += pass.executed_flops;
   a.hardware_flops_full += pass.model_flops;
   if (recomputed) return;
@@ -695,11 +720,30 @@ void StageActor::add_flops(const PassCost& pass, bool recomputed) {
 // One pass: its compute with its layers' collectives between, then its once-per-pass
 // collectives. Returns the compute time.
 double StageActor::run_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets) {
+  const double blocked = account().tp_comm + account().ep_comm;
   start_layer_comm(pass, t);
   const double spent = compute_pass(kind, t, pass, with_buckets);
-  const double computed = spent + finish_layer_comm(pass, t);
+  double computed = spent + finish_layer_comm(pass, t);
+  computed += host_beside_collectives(kind, t, pass, account().tp_comm + account().ep_comm - blocked);
   wait_offload(t, pass);
   return computed;
+}
+
+// A pass without a host sync: the host's launches run on while its blocking collectives hold
+// the stream (a NCCL kernel is one more kernel in the stream's order; the host does not wait
+// for it), so of the GPU's wait for the host (PassCost::hideable_host_s) only what exceeds
+// the `blocked_s` the pass spent in them is left: a run of such layers settles to the later
+// of the host's time and the GPU's with its collectives. Returns the seconds it adds.
+double StageActor::host_beside_collectives(const char* kind, const PipelineTask& t, const PassCost& pass,
+                                           double blocked_s) {
+  if (!(pass.hideable_host_s > 0)) return 0.0;
+  const double left = std::max(0.0, pass.hideable_host_s - blocked_s);
+  account().host_wait -= pass.hideable_host_s - left;
+  if (!(left > 0)) return 0.0;
+  open_record(kind, t, WorkRate{});  // the pass's, its GPU waiting for launches
+  const double spent = compute(left);
+  close_record();
+  return spent;
 }
 
 // The copies the pass's compute did not hide (stage_costs.cpp).
@@ -714,7 +758,10 @@ void StageActor::wait_offload(const PipelineTask& t, const PassCost& pass) {
 // After a forward pass's compute: its FLOPs, the first forward's parameter gather, its output.
 void StageActor::forward_done(const PipelineTask& t, const PassCost& pass) {
   add_flops(pass, false);
-  finish_overlapped_parameter_gather();
+  while (param_gather_) {  // what compute_with_gathers did not wait for (a pass not run by compute_pass)
+    finish_overlapped_parameter_gather();
+    dispatch_parameter_gather();
+  }
   send_output(t);
 }
 
@@ -740,6 +787,7 @@ void StageActor::run_weight(const PipelineTask& t) {
   const ChunkCosts& c = chunk_costs(t);
   account().backward += compute_pass("weight", t, c.weight, reduces_after(t));
   add_flops(c.weight, false);
+  account().backward += host_beside_collectives("weight", t, c.weight, 0.0);
 }
 
 // parallel.moe_a2a_overlap: whether `t` may run beside a task of the other pass. A backward
@@ -778,7 +826,8 @@ StageActor::PairChain StageActor::pair_chain(const char* kind, const PipelineTas
   const MoeLayerSplit& m = pass.moe;
   const int layers = tokens != nullptr ? tokens->count / 2 : 0;
   const double moe_s = layers * (m.head_s + m.experts_s + m.tail_s);
-  chain.pieces.push_back(std::max(0.0, pass.compute_s - moe_s) + (layers > 0 ? m.head_s : 0.0));
+  // The host's waits of a sync-free pass stay in a pair's compute (its collectives run beside).
+  chain.pieces.push_back(std::max(0.0, pass.compute_s + pass.hideable_host_s - moe_s) + (layers > 0 ? m.head_s : 0.0));
   const bool forward = t.pass == TaskPass::forward;
   const double held = forward || !w_.scenario.parallel.delay_wgrad_compute ? 0.0 : m.experts_wgrad_s;
   chain.held.push_back(0.0);
@@ -799,6 +848,10 @@ StageActor::PairChain StageActor::pair_chain(const char* kind, const PipelineTas
   const double unoverlapped = pass.compute_s > 0 ? (pass.compute_s - pass.overlapped_s) / pass.compute_s : 1.0;
   for (std::vector<double>* v : {&chain.pieces, &chain.held})
     for (double& s : *v) s *= unoverlapped;
+  // A dropless forward's sync leaves the rest of the pair's layer at the host's pace: the
+  // forward's experts wait for it (host_bound_pair.hpp).
+  if (forward)
+    for (int l = 0; l < layers; ++l) chain.pieces[static_cast<size_t>(1 + 2 * l)] += m.paired_host_s;
   chain.tp = layer_comm(pass, t, false);
   return chain;
 }
@@ -826,6 +879,7 @@ void StageActor::run_pair(const PipelineTask& forward, const PipelineTask& backw
 
   std::array<PairChain, 2> chains{pair_chain("backward", backward, bc.backward),
                                   pair_chain("forward", forward, fc.forward)};
+  a.host_wait += fc.forward.moe.paired_host_s * static_cast<double>(chains[1].groups.size() / 2);
   struct CommItem {
     size_t chain, group;
     const GroupCollective* collective;
@@ -985,15 +1039,25 @@ bool StageActor::reduces_after(const PipelineTask& t) const {
 
 // A weight-gradient pass whose gradients are reduced bucket by bucket as the pass produces
 // them (Megatron-LM's overlapped gradient reduction). `share`: the part of the chunk's
-// gradients this call produces (ZeRO-3 and Megatron FSDP run a pass unit by unit).
-double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, double share) {
+// gradients this call produces (ZeRO-3 and Megatron FSDP run a pass unit by unit). Each
+// bucket's part of `seconds`, and of `attention` (the pass's attention with its CP exchange,
+// given its share) where set, runs before the bucket is issued: the last bucket's reduction
+// starts when the pass has ended (reduction_buckets).
+double StageActor::compute_with_buckets(const PipelineTask& t, double seconds, double share,
+                                        const std::function<double(double)>& attention) {
   const bool reduce = w_.scenario.parallel.gradient_group() > 1 && w_.scenario.parallel.overlap_grad_reduce;
-  if (!reduce) return compute(seconds);
+  if (!reduce) return compute(seconds) + (attention ? attention(1.0) : 0.0);
   const ReductionBuckets b = reduction_buckets(costs_, t.chunk, share, w_.scenario.training.dp_bucket_bytes);
   double spent = 0;
-  for (int i = 0; i < b.buckets; ++i) {
-    spent += compute(seconds / b.buckets);
-    start_reduction(b.dense_bytes, b.expert_bytes, t.microbatch == w_.costs.microbatches - 1);
+  const auto run = [&](double part) {
+    if (part <= 0) return;
+    spent += compute(seconds * part);
+    if (attention) spent += attention(part);
+  };
+  for (const ReductionBucket& bucket : b.buckets) {
+    run(bucket.compute_share);
+    start_reduction(bucket.dense_bytes, bucket.expert_bytes, t.microbatch == w_.costs.microbatches - 1);
+    run(bucket.after_share);
   }
   return spent;
 }
@@ -1076,6 +1140,7 @@ std::optional<ReplicaRendezvous::Key> StageActor::awaited_start() const {
     if (!w_.rendezvous.started(key)) return key;
   for (const ReplicaRendezvous::Key& key : unit_gathers_)
     if (!w_.rendezvous.started(key)) return key;
+  if (param_gather_ && !w_.rendezvous.started(*param_gather_)) return param_gather_;
   return std::nullopt;
 }
 
@@ -1095,36 +1160,6 @@ double StageActor::wait_all_started(const std::vector<ReplicaRendezvous::Key>& k
     account().waited_for[w_.rendezvous.starter(*last)] += waited;
   }
   return waited;
-}
-
-// overlap_param_gather: the all-gather of the last update's parameters runs beside this
-// step's first forward pass, which waits for it at its end (Megatron-Core issues the
-// buckets' gathers at the start of the forward and each layer waits for its own: the
-// first forward pass needs them all). One step in the steady state: the gather the
-// previous step's update left.
-//
-// Every replica starts its step at the same time (the step's end barrier): replica 0 starts
-// the gather for all, and waits for it for all.
-void StageActor::start_overlapped_parameter_gather() {
-  if (!w_.scenario.parallel.overlap_param_gather || !gathers_updated_parameters() || replica_ != 0) return;
-  param_gather_ = start_gradient_group_collective(CollectiveOp::all_gather, costs_.dense_weight_bytes, "zero",
-                                                  costs_.expert_weight_bytes, gather_scope());
-  account().zero_bytes += bus_bytes(CollectiveOp::all_gather, costs_.dense_weight_bytes + costs_.expert_weight_bytes,
-                                    gradient_group_size(gather_scope()));
-}
-
-void StageActor::finish_overlapped_parameter_gather() {
-  if (!param_gather_) return;
-  clock_.settle();
-  const double asked = clock_.now();
-  param_gather_->wait();
-  account().zero_comm += clock_.now() - asked;
-  account().add_comm_interval(param_gather_->start_s(), param_gather_->end_s());
-  observe(ActivityStream::dp_comm, "zero_allgather", nullptr, param_gather_->start_s(), param_gather_->end_s(),
-          costs_.dense_weight_bytes + costs_.expert_weight_bytes, 0,
-          {group_collectives(CollectiveOp::all_gather, costs_.dense_weight_bytes, costs_.expert_weight_bytes,
-                             gather_scope())});
-  param_gather_.reset();
 }
 
 // After the update, ZeRO-1/2 all-gather the updated parameters (ZeRO-3 keeps them sharded).
@@ -1158,7 +1193,16 @@ void StageActor::gather_updated_parameters() {
 // The optimizer step: on the GPU, or with CPU offload on the host after the gradient
 // shard went down the host link (and before the parameters come back up it).
 double StageActor::run_optimizer() {
-  if (w_.scenario.training.offload != Offload::cpu) return compute(costs_.optimizer_s);
+  if (w_.scenario.training.offload != Offload::cpu) {
+    const double kernels = compute(costs_.optimizer_s);
+    // The gradient norm's all-reduce and the host's dispatches after its sync
+    // (fixed_costs.hpp): the GPU waits for both.
+    const double waits = costs_.grad_norm_allreduce_s + costs_.host_after_norm_s;
+    if (waits > 0) clock_.sleep(waits);
+    account().fixed.grad_norm_allreduce += costs_.grad_norm_allreduce_s;
+    account().fixed.host_after_norm += costs_.host_after_norm_s;
+    return kernels + waits;
+  }
   const double start = clock_.now();
   const double link_s = costs_.offload_bytes / w_.scenario.cluster.host_link_bandwidth_Bps;
   clock_.sleep(link_s + costs_.host_optimizer_s);

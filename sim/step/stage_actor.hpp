@@ -100,6 +100,7 @@ class StageActor {
   };
 
   GpuAccount& account();
+  double host_beside_collectives(const char* kind, const PipelineTask& t, const PassCost& pass, double blocked_s);
   void observe(ActivityStream stream, std::string kind, const PipelineTask* t, double start, double end, double bytes,
                double flops, ActivityComm comm = {}, double hbm_bytes = 0);
   /// The collectives of a gradient-group collective as start_gradient_group_collective runs it.
@@ -108,7 +109,8 @@ class StageActor {
 
   // Compute: a pass's, with the communication that runs inside it.
   double compute_pass(const char* kind, const PipelineTask& t, const PassCost& pass, bool with_buckets);
-  double compute_attention_with_cp(const char* kind, const PipelineTask& t, const PassCost& pass, WorkRate rate);
+  double compute_attention_with_cp(const char* kind, const PipelineTask& t, const PassCost& pass, WorkRate rate,
+                                   double share = 1.0);
   engine::CommActivity start_cp_collective(engine::CollectiveOp op, double bytes);
   void exposed_cp_collective(const PipelineTask& t, engine::CollectiveOp op, double bytes, const char* name);
   void open_record(const char* kind, const PipelineTask& t, WorkRate rate);
@@ -116,7 +118,7 @@ class StageActor {
   void close_record();
   double compute_by_units(const char* kind, const PipelineTask& t, double seconds, bool with_buckets, WorkRate rate,
                           bool gather);
-  double compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass);
+  double compute_with_ring_exchange(const PipelineTask& t, const PassCost& pass, double share);
   const engine::CommActivity* running_beside() const;
   double compute_slowed(double seconds);
   double compute(double seconds);
@@ -180,13 +182,19 @@ class StageActor {
   engine::CommActivity start_group_collective(LayerGroup group, const engine::CollectiveCall& call);
   std::optional<ReplicaRendezvous::Key> awaited_start() const;
   double wait_all_started(const std::vector<ReplicaRendezvous::Key>& keys);
-  double compute_with_buckets(const PipelineTask& t, double seconds, double share);
+  double compute_with_buckets(const PipelineTask& t, double seconds, double share,
+                              const std::function<double(double)>& attention = {});
   void start_reduction(double dense_bytes, double expert_bytes, bool last);
   bool parameter_gather_running() const;
   bool gradient_traffic_running() const;
+  const engine::CommActivity* gradient_traffic_in_flight() const;
   bool gathers_updated_parameters() const;
   void start_overlapped_parameter_gather();
+  void dispatch_parameter_gather();
   void finish_overlapped_parameter_gather();
+  const engine::CommActivity* parameter_gather() const;
+  double compute_with_gathers(const char* kind, const PipelineTask& t, double seconds, WorkRate rate,
+                              const std::function<double(double)>& attention);
   void gather_updated_parameters();
   double run_optimizer();
   void finish_step();
@@ -217,23 +225,28 @@ class StageActor {
   /// The token all-to-all's bytes to an expert-parallel peer in another NVLink domain over
   /// those to one in this GPU's (models/moe_dispatch.hpp, remote_peer_share).
   double ep_remote_share_ = 1.0;
+  double ep_kernel_Bps_ =
+      0.0;  ///< the dispatcher kernel's rate on the token all-to-all (dispatcher_rates.hpp); 0: NCCL's
   /// Of the bus bytes a pairwise all-to-all of its size sends, the share it sends with that.
   double ep_sent_share_ = 1.0;
   const StageCosts& costs_;
   DataLoader loader_;
   int step_ = 0;
   double step_start_ = 0;
-  std::vector<ReplicaRendezvous::Key> dp_inflight_;   ///< this step's reductions (world.rendezvous)
-  std::deque<ReplicaRendezvous::Key> unit_gathers_;   ///< ZeRO-3 unit gathers asked for, not yet waited for
-  std::vector<engine::CommActivity> beside_;          ///< other communication running beside this GPU's compute
-  std::function<void()> beside_done_;                 ///< called when a communication beside the compute ends
-  std::optional<ReplicaRendezvous::Key> pair_asked_;  ///< a pair's collective asked for, not started (run_pair)
-  std::optional<LayerComm> layer_comm_;               ///< the running pass's per-layer collectives, if any
-  std::optional<ComputeRecord> record_;               ///< the compute record open, if any
-  LazyClock clock_;                                   ///< this actor's time, its sleeps run lazily
-  std::optional<engine::CommActivity> param_gather_;  ///< overlap_param_gather: the step's parameter all-gather
-  std::vector<double> dp_bytes_;                      ///< bytes per GPU of each reduction in dp_inflight_
-  std::vector<GradientPlanKey> dp_keys_;              ///< the plan of each reduction in dp_inflight_
+  std::vector<ReplicaRendezvous::Key> dp_inflight_;     ///< this step's reductions (world.rendezvous)
+  std::deque<ReplicaRendezvous::Key> unit_gathers_;     ///< ZeRO-3 unit gathers asked for, not yet waited for
+  std::vector<engine::CommActivity> beside_;            ///< other communication running beside this GPU's compute
+  std::function<void()> beside_done_;                   ///< called when a communication beside the compute ends
+  std::optional<ReplicaRendezvous::Key> pair_asked_;    ///< a pair's collective asked for, not started (run_pair)
+  std::optional<LayerComm> layer_comm_;                 ///< the running pass's per-layer collectives, if any
+  std::optional<ComputeRecord> record_;                 ///< the compute record open, if any
+  LazyClock clock_;                                     ///< this actor's time, its sleeps run lazily
+  std::optional<ReplicaRendezvous::Key> param_gather_;  ///< overlap_param_gather: the bucket being gathered
+  ReductionBucket gathering_;                           ///< what param_gather_ gathers
+  std::deque<ReductionBucket> gather_buckets_;          ///< the buckets still to gather, in forward order
+  std::vector<double> gather_shares_;                   ///< the first forward's parts, one per bucket (none: whole)
+  std::vector<double> dp_bytes_;                        ///< bytes per GPU of each reduction in dp_inflight_
+  std::vector<GradientPlanKey> dp_keys_;                ///< the plan of each reduction in dp_inflight_
 };
 
 }  // namespace trainsim

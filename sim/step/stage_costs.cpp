@@ -15,6 +15,8 @@
 #include "models/moe_dispatch.hpp"
 #include "models/stage_parameters.hpp"
 #include "models/training_spec.hpp"
+#include "sim/step/fixed_costs.hpp"
+#include "sim/step/host_bound_pair.hpp"
 #include "sim/step/host_bound_pass.hpp"
 #include "sim/step/tp_overlap_slots.hpp"
 
@@ -55,10 +57,8 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, in
 // every rank's routing map over the group before its metadata scan (HybridEPBuffer::
 // metadata_preprocessing, allgather_routing_map: deepseek-ai/DeepEP hybrid-ep @ 94a9f8f6,
 // csrc/hybrid_ep/hybrid_ep.cu; the backward reuses the forward's handle). DeepEP's and
-// HybridEP's kernels run on the fabric at NCCL's measured all-to-all rate: their published
-// rates are within a few per cent of it (H800 intranode dispatch 153 GB/s of 200 per
-// direction, 0.765, against NCCL's 334.90 of 450 on H100, 0.744; HybridEP's Torch API in bf16
-// on B200 536 GB/s of 900, 0.596, against NCCL's 0.641; public.md D5). `moe_layers` of the
+// HybridEP's token all-to-alls run at their own measured rates (the step gives them
+// dispatcher_rates.hpp's rate, stage_actor.cpp), the alltoall dispatcher's at NCCL's. `moe_layers` of the
 // `layers` are MoE layers (DeepSeek-V3's first layers are dense): their collectives are
 // spread over the pass's layers.
 // With expert parallel folding and expert_tp > 1, after the dispatch the tokens a rank
@@ -129,10 +129,18 @@ void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, int mlp_la
     // all-reduce (forward), and their input gradients before one (backward).
     add_collective(cost, s.parallel.sequence_parallel ? CollectiveOp::all_gather : CollectiveOp::all_reduce,
                    activation_bytes, layers, layers);
-    if (s.parallel.sequence_parallel) add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, layers, layers);
+    if (s.parallel.sequence_parallel)
+      add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, layers, layers);
     return;
   }
   const double gather_bytes = tp_gather_bytes(s, activation_bytes);
+  if (reduces_amax_over_tp(s)) {
+    // One amax all-reduce per sequence-parallel cast: the attention's and the MLP's, in the
+    // forward their inputs', in the backward their output gradients' (fixed_costs.hpp).
+    GroupCollective amax{CommGroup::tp, CollectiveOp::all_reduce, k_amax_bytes, layers + mlp_layers, 0.0, layers};
+    amax.amax = true;
+    cost.collectives.push_back(amax);
+  }
   if (s.parallel.sequence_parallel && overlap != nullptr) {
     const auto add = [&](CollectiveOp op, double bytes, int count, const OverlapSlot& slot) {
       GroupCollective c{CommGroup::tp, op, bytes, count, slot.gemm_s, layers};
@@ -233,12 +241,16 @@ void add_moe_layers(MoeLayerSplit& into, const MoeLayerSplit& add, int count) {
   const int layers = into.layers + count;
   if (layers == 0) return;
   const auto mean = [&](double a, double b) { return (a * into.layers + b * count) / layers; };
-  into = {layers, mean(into.head_s, add.head_s), mean(into.experts_s, add.experts_s), mean(into.tail_s, add.tail_s),
-          mean(into.experts_wgrad_s, add.experts_wgrad_s)};
+  into = {layers,
+          mean(into.head_s, add.head_s),
+          mean(into.experts_s, add.experts_s),
+          mean(into.tail_s, add.tail_s),
+          mean(into.experts_wgrad_s, add.experts_wgrad_s),
+          mean(into.paired_host_s, add.paired_host_s)};
 }
 
-KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, const ComputeModel& compute,
-                 double load, bool defer) {
+KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, const ComputeModel& compute, double load,
+                 bool defer) {
   KindOps k;
   k.layer = layer;
   k.bf16_linears = bf16_linears;
@@ -262,6 +274,11 @@ KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, c
   if (layer.is_moe()) {
     k.forward_moe = moe_layer_split(k.ops.forward, compute, load, k.forward_host_s);
     k.backward_moe = moe_layer_split(k.backward.input, compute, load, k.backward_host_s);
+    const double alone = k.forward_host_s + k.backward_host_s + k.weight_host_s;
+    if (s.parallel.moe_a2a_overlap)  // what the pair's sync adds beyond the passes' own waits
+      k.forward_moe.paired_host_s = std::max(0.0, paired_host_excess_s(k.ops.forward, k.ops.backward, compute, load,
+                                                                       host_s, s.parallel.delay_wgrad_compute) -
+                                                      alone);
   }
   return k;
 }
@@ -283,21 +300,26 @@ double offload_wait_s(const std::vector<double>& offloaded, const std::vector<do
 
 // `count` layers of kind `k`, the first `recomputed` of them recomputed: their ops' GPU time
 // and what the host adds to it.
-void add_layers(const KindOps& k, int count, int recomputed, const ComputeModel& compute, double load,
-                ChunkCosts& cc) {
+void add_layers(const KindOps& k, int count, int recomputed, const ComputeModel& compute, double load, ChunkCosts& cc) {
   add_ops(k.ops.forward, compute, count, load, cc.forward);
   add_ops(k.ops.recompute, compute, recomputed, load, cc.recompute);
   add_ops(k.backward.input, compute, count, load, cc.backward);
   add_ops(k.backward.weight, compute, count, load, cc.weight);
-  cc.forward.compute_s += count * k.forward_host_s;
-  cc.recompute.compute_s += recomputed * k.recompute_host_s;
-  cc.backward.compute_s += count * k.backward_host_s;
-  cc.weight.compute_s += count * k.weight_host_s;
+  // A pass with a host sync waits as part of its compute; one without, after its collectives
+  // (PassCost::hideable_host_s).
+  const auto add_host = [](PassCost& pass, const std::vector<Op>& ops, double host_s) {
+    (std::ranges::any_of(ops, &Op::host_sync) ? pass.compute_s : pass.hideable_host_s) += host_s;
+    pass.host_s += host_s;
+  };
+  add_host(cc.forward, k.ops.forward, count * k.forward_host_s);
+  add_host(cc.recompute, k.ops.recompute, recomputed * k.recompute_host_s);
+  add_host(cc.backward, k.backward.input, count * k.backward_host_s);
+  add_host(cc.weight, k.backward.weight, count * k.weight_host_s);
 }
 
 // The kinds a model's layers come in, each built once.
-const KindOps& ops_of(std::deque<KindOps>& kinds, const ModelSpec& layer, const Scenario& s, const ComputeModel& compute,
-                      double load, bool defer, bool bf16_linears = false) {
+const KindOps& ops_of(std::deque<KindOps>& kinds, const ModelSpec& layer, const Scenario& s,
+                      const ComputeModel& compute, double load, bool defer, bool bf16_linears = false) {
   for (const KindOps& k : kinds)
     if (same_layer_kind(k.layer, layer) && k.bf16_linears == bf16_linears) return k;
   kinds.push_back(kind_ops(layer, bf16_linears, s, compute, load, defer));
@@ -373,33 +395,6 @@ void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, con
 }
 
 }  // namespace
-
-// The SMs a dispatcher's dispatch and combine kernels run on, as Megatron-Core launches them
-// with moe_flex_dispatcher_num_sms unset: DeepEP on 20 (token_dispatcher.py @ d98e8a64, "None
-// -> 20", set_deepep_num_sms; DeepSeek-V3 §3.2.2 also runs its all-to-alls on 20); HybridEP on
-// its own defaults, 24 inside one NVLink domain and 8 when the group spans several
-// (deepseek-ai/DeepEP hybrid-ep @ 94a9f8f6, csrc/hybrid_ep/config.cuh, Configurer: "(num_of_nodes
-// == 1) ? 24 : 8"). 0 for NCCL's all-to-all, whose channels' SMs vary with its tuning.
-int dispatcher_sms(MoeDispatcher dispatcher, bool across_domains) {
-  switch (dispatcher) {
-    case MoeDispatcher::deepep:
-      return 20;
-    case MoeDispatcher::hybridep:
-      return across_domains ? 8 : 24;
-    case MoeDispatcher::alltoall:
-      return 0;
-  }
-  return 0;
-}
-
-double ep_overlap_slowdown(const Scenario& s, bool across_domains) {
-  const int sms = s.cluster.gpu.sms;
-  // parallel.moe_dispatcher_sms is refused with alltoall (scenario_rules.cpp).
-  const int taken = s.parallel.moe_dispatcher_sms > 0 ? s.parallel.moe_dispatcher_sms
-                                                      : dispatcher_sms(s.parallel.moe_dispatcher, across_domains);
-  if (taken > 0 && sms > taken) return static_cast<double>(taken) / (sms - taken);
-  return s.training.overlap_slowdown;
-}
 
 double op_load(const Op& op, double expert_load) {
   return op.name.rfind("experts.", 0) == 0 ? expert_load : 1.0;
@@ -532,6 +527,10 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       st.host_optimizer_s = updated * 2.0 * per_param.optimizer / k_host_stream_Bps;
     } else {
       st.optimizer_s = compute.op_time_s(optimizer_op(updated, s.training));
+      // The gradient norm's all-reduce and the host's dispatches after its sync (fixed_costs.hpp).
+      st.grad_norm_allreduce_s = grad_norm_allreduce_s(s);
+      st.host_after_norm_s =
+          host_after_norm_s(s, st.layers(), st.dense_gradient_bytes + st.expert_gradient_bytes, st.optimizer_s);
     }
     // The layers' weights, cast once per step; first_last_layers_bf16's layers' stay bf16.
     int stage_layers_all = 0, cast_layers = 0;

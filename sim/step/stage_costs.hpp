@@ -34,6 +34,9 @@ struct GroupCollective {
   /// The seconds that GEMM takes beside it: slower by the SMs and HBM bandwidth the
   /// collective's userbuffers kernels take (tp_overlap_cost.hpp); overlap_s alone.
   double beside_s = 0;
+  /// Current scaling's amax all-reduce before a sequence-parallel operand's cast
+  /// (sim/step/fixed_costs.hpp): accounted as the amax_reductions part of tp_comm.
+  bool amax = false;
 };
 
 /// One MoE layer's compute in a pass, cut where its token all-to-alls fall, as the combined
@@ -45,6 +48,9 @@ struct MoeLayerSplit {
   int layers = 0;  ///< the pass's MoE layers
   double head_s = 0, experts_s = 0, tail_s = 0;
   double experts_wgrad_s = 0;  ///< of experts_s, the weight gradients (parallel.delay_wgrad_compute)
+  /// A forward's, in a pair: what the host's pace adds after the dropless sync beyond both
+  /// passes' own waits (host_bound_pair.hpp), on the forward's experts.
+  double paired_host_s = 0;
 };
 
 /// One micro-batch through one model chunk, one pass, on one GPU.
@@ -70,6 +76,13 @@ struct PassCost {
   /// its layers' copies over the host link beyond the compute that hides them.
   double offload_s = 0;
   double offload_bytes = 0;  ///< copied over the host link (out in the forward, back in the backward)
+  /// The GPU waiting for the host's kernel launches (host_bound_pass.hpp: the
+  /// host's pace, and after a dropless MoE layer's device-to-host sync its empty queue).
+  double host_s = 0;
+  /// Of host_s, not in compute_s: the layers' whose pass has no host sync. The host launches
+  /// on while the pass's blocking collectives (TP, EP) hold the stream, so they hide it
+  /// (stage_actor.cpp, host_beside_collectives).
+  double hideable_host_s = 0;
   MoeLayerSplit moe;         ///< its MoE layers' compute, a layer's mean (set with parallel.moe_a2a_overlap)
 };
 
@@ -90,6 +103,10 @@ struct StageCosts {
   double dense_weight_bytes = 0;     ///< gathered after the update by ZeRO-1/2 (training-precision weights)
   double expert_weight_bytes = 0;
   double optimizer_s = 0;
+  /// Of what follows the optimizer's kernels (sim/step/fixed_costs.hpp): the gradient norm's
+  /// all-reduce, and the GPU's wait for the host's dispatches after the norm's host sync.
+  double grad_norm_allreduce_s = 0;
+  double host_after_norm_s = 0;
   /// ZeRO-3: the parameter bytes one unit of zero3_unit_layers layers gathers on this GPU
   /// (the all-gather's output), and the units of each chunk. Megatron FSDP gathers a unit's
   /// dense parameters over the dense group (zero3_unit_bytes) and its experts' over the
@@ -121,18 +138,6 @@ struct StepCosts {
 /// waits for that rank), 1 for the rest. The op's time is this times the compute model's.
 double op_load(const Op& op, double expert_load);
 
-/// The SMs the dispatch and combine kernels of `dispatcher` take while they run, as
-/// Megatron-Core configures them (DeepEP 20; HybridEP 24 inside one NVLink domain, 8 when the
-/// expert group spans `across_domains`); 0 for NCCL's all-to-all (not stated).
-int dispatcher_sms(MoeDispatcher dispatcher, bool across_domains);
-
-/// How much slower compute runs beside a layer's expert-parallel collective that overlaps it
-/// (parallel.moe_a2a_overlap), as a fraction: the dispatcher's kernels hold
-/// parallel.moe_dispatcher_sms (where set; else dispatcher_sms) of the GPU's SMs, which the
-/// compute then lacks, sms / (sms - taken) as long, on a GPU whose SM count is stated
-/// (GpuSpec::sms); NCCL's all-to-all and GPUs of no stated count slow it by
-/// training.overlap_slowdown. `across_domains`: the GPU's expert group spans NVLink domains.
-double ep_overlap_slowdown(const Scenario& scenario, bool across_domains);
 
 /// Costs of one step of `scenario`, timed by `compute`. `defer_weight_gradients` splits
 /// each backward into input- and weight-gradient passes (zero-bubble schedules).

@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include "sim/step/fixed_cost_parts.hpp"
+
 namespace trainsim {
 
 /// A neighbour job's steps played beside the job's (variations.neighbour): per step, averaged
@@ -56,7 +58,7 @@ struct StepResult {
   double tokens_per_step = 0;
   double tokens_per_s = 0;
   double tokens_per_s_per_gpu = 0;
-  // FLOP conventions (sim/README.md, "FLOPs and utilization"): model FLOPs leave recomputation out,
+  // FLOP conventions (sim/step/README.md, "FLOPs and utilization"): model FLOPs leave recomputation out,
   // hardware FLOPs count it (PaLM, Chowdhery et al. 2022, App. B; Megatron-LM). Model FLOPs
   // count causal attention at the half a causal mask needs (as Megatron-Bridge's model
   // TFLOP/s does); hardware FLOPs are what the kernels execute (fused causal attention: half
@@ -75,6 +77,9 @@ struct StepResult {
   double exposed_comm_fraction = 0;  ///< communication the GPU waits for / step time
   StepBreakdown breakdown_s;
   CommBytes comm_bytes_per_gpu;
+  /// Of the breakdown, the step's fixed costs by name (fixed_costs.hpp): amax_reductions of
+  /// tp_comm, grad_norm_allreduce and host_after_norm of optimizer. Per GPU, averaged.
+  FixedCosts fixed_costs_s;
   double peak_memory_bytes = 0;
   double energy_per_step_j = 0;
   double energy_per_token_j = 0;
@@ -84,6 +89,9 @@ struct StepResult {
   /// Of dp_comm and zero_comm, per GPU: waiting for slower replicas to join a gradient-group
   /// collective (what slow GPUs cost the others at the step's end).
   double straggler_wait_s = 0;
+  /// Of forward, backward and recompute, per GPU: the GPU waiting for the host's kernel
+  /// launches (sim/step/host_bound_pass.hpp); `trainsim run` prints it as "host-bound".
+  double host_wait_s = 0;
   /// The replica the GPUs waited for most at those collectives (-1: none); not in the
   /// trace's summary (trainsim run says it with the slow GPUs).
   int most_waited_for_replica = -1;

@@ -1,9 +1,6 @@
 #include "sim/trace/chrome_trace_writer.hpp"
 
 #include <array>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,6 +9,7 @@
 
 #include "sim/core/output_file.hpp"
 #include "sim/trace/pipeline_flows.hpp"
+#include "sim/trace/trace_time.hpp"
 
 namespace trainsim {
 
@@ -25,21 +23,6 @@ int stream_index(const std::string& stream) {
   for (size_t i = 0; i < k_streams.size(); ++i)
     if (stream == k_streams[i]) return static_cast<int>(i);
   return static_cast<int>(k_streams.size());
-}
-
-// A time in whole nanoseconds, the trace's resolution. A slice's start and end are rounded,
-// and its duration is their difference: rounding the duration on its own let a slice end 1 ns
-// after its neighbour began, and Perfetto drops such overlapping slices (issue 55).
-long long nanoseconds(double seconds) {
-  return std::llround(seconds * 1e9);
-}
-
-// Microseconds with nanosecond resolution, from whole nanoseconds: exact, and equal inputs
-// byte-equal.
-std::string micros(long long ns) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%s%lld.%03lld", ns < 0 ? "-" : "", std::llabs(ns) / 1000, std::llabs(ns) % 1000);
-  return buf;
 }
 
 }  // namespace
@@ -111,11 +94,12 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
       out << (first ? "" : ",\n") << "{\"ph\":\"X\",\"name\":"
           << nlohmann::json(e.kind).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
           << ",\"cat\":" << nlohmann::json(e.stream).dump() << ",\"pid\":" << node << ",\"tid\":" << tid
-          << ",\"ts\":" << micros(nanoseconds(e.start_s))
-          << ",\"dur\":" << micros(nanoseconds(e.end_s) - nanoseconds(e.start_s)) << ",\"args\":{\"step\":" << e.step
-          << ",\"stage\":" << e.stage << ",\"replica\":" << e.replica << ",\"layer\":" << e.layer
-          << ",\"microbatch\":" << e.microbatch << ",\"bytes\":" << nlohmann::json(e.bytes).dump()
-          << ",\"flops\":" << nlohmann::json(e.flops).dump() << ",\"count\":" << e.count << "}";
+          << ",\"ts\":" << trace_micros(trace_nanoseconds(e.start_s))
+          << ",\"dur\":" << trace_micros(trace_nanoseconds(e.end_s) - trace_nanoseconds(e.start_s))
+          << ",\"args\":{\"step\":" << e.step << ",\"stage\":" << e.stage << ",\"replica\":" << e.replica
+          << ",\"layer\":" << e.layer << ",\"microbatch\":" << e.microbatch
+          << ",\"bytes\":" << nlohmann::json(e.bytes).dump() << ",\"flops\":" << nlohmann::json(e.flops).dump()
+          << ",\"count\":" << e.count << "}";
       if (const auto flow = flow_of.find(i); flow != flow_of.end())
         out << ",\"bind_id\":" << flow->second.first << ",\"" << flow->second.second << "\":true";
       out << "}";

@@ -1,7 +1,7 @@
 #pragma once
 // Internal to sim/trace: the in-memory rows of the trace's tables and their HDF5
 // compound types, shared by the writer and the reader. Field names and types are the schema
-// (analysis/README.md); the file stores them little-endian whatever the host.
+// (analysis/SCHEMA.md); the file stores them little-endian whatever the host.
 
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Writes a trace as HDF5 (schema: analysis/README.md, version k_trace_schema_version):
+// Writes a trace as HDF5 (schema: analysis/SCHEMA.md, version k_trace_schema_version):
 // root attributes, /summary, /steps, /events, /memory, /links, and the run-level simulation's
 // /run, /failures and /checkpoints (empty, and saying so, without one). Tables are chunked and
 // deflate-compressed. The file is written as sim/core/output_file.hpp writes every output

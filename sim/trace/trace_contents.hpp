@@ -1,6 +1,6 @@
 #pragma once
 // Everything a trace file holds, as value types: what the HDF5 writer writes and the reader
-// returns. The schema is documented in analysis/README.md; its version is k_trace_schema_version.
+// returns. The schema is documented in analysis/SCHEMA.md; its version is k_trace_schema_version.
 
 #include <cstdint>
 #include <map>

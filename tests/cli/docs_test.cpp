@@ -1,4 +1,4 @@
-// The docs tell the truth: the sample outputs of README.md and sim/README.md are what the
+// The docs tell the truth: the sample outputs of README.md and sim/drill/README.md are what the
 // build prints, and scenarios/README.md documents every scenario key.
 
 #include <gtest/gtest.h>
@@ -88,8 +88,8 @@ namespace trainsim {
 namespace {
 
 TEST(Docs, SimReadmeDrillSampleIsCurrent) {
-  // sim/README.md's `trainsim drill` sample, but for the drill's wall time.
-  const std::string text = doc("sim/README.md");
+  // sim/drill/README.md's `trainsim drill` sample, but for the drill's wall time.
+  const std::string text = doc("sim/drill/README.md");
   const auto begin = text.find("```\ntrainsim drill: ");
   ASSERT_NE(begin, std::string::npos);
   const auto body = begin + 4;
@@ -111,26 +111,55 @@ TEST(Docs, SimReadmeDrillSampleIsCurrent) {
 namespace trainsim {
 namespace {
 
-// A clone has only the repository: every README.md and every scenario file under scenarios/
-// states the source of a figure where it uses it (publication, repository@commit, issue),
-// never by sending the reader to the team's notes beside the checkout (issue 55, item 7).
-TEST(Docs, ProvenanceIsStatedWhereItIsUsed) {
+// The project's own files under the source tree, relative to it, sorted, that `keep` takes: not
+// .git or other hidden folders, build trees, or the team's shared folder where a checkout holds
+// one.
+template <typename Keep>
+std::vector<std::filesystem::path> project_files(Keep keep) {
   namespace fs = std::filesystem;
   const fs::path root = fs::path(testing::source_path("")).lexically_normal();
   std::vector<fs::path> files;
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
     const fs::path rel = it->path().lexically_relative(root);
     if (it->is_directory()) {
-      // Not the project's: .git and other hidden folders, build trees, and the team's shared
-      // folder where a checkout holds one.
       if (rel.filename().string().starts_with(".") || fs::exists(it->path() / "CMakeCache.txt") || rel == "shared")
         it.disable_recursion_pending();
       continue;
     }
-    if (rel.filename() == "README.md" || (*rel.begin() == "scenarios" && rel.extension() == ".ini"))
-      files.push_back(rel);
+    if (keep(rel)) files.push_back(rel);
   }
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+int line_count(const std::filesystem::path& rel) {
+  std::ifstream in(std::filesystem::path(testing::source_path("")) / rel);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// Docs a user reads stay short enough to read (issue 59 item 3): the top README at most 450
+// lines, sim/README.md at most 400, any other document at most 500; what outgrows them moves
+// to the README of the folder it describes, or to docs/.
+TEST(Docs, DocumentsStayShort) {
+  const auto docs = project_files([](const std::filesystem::path& rel) { return rel.extension() == ".md"; });
+  ASSERT_GE(docs.size(), 10u);
+  for (const auto& rel : docs) {
+    const int limit = rel == "README.md" ? 450 : rel == "sim/README.md" ? 400 : 500;
+    EXPECT_LE(line_count(rel), limit) << rel;
+  }
+}
+
+// A clone has only the repository: every Markdown document and every scenario file under
+// scenarios/ states the source of a figure where it uses it (publication, repository@commit,
+// issue), never by sending the reader to the team's notes beside the checkout (issue 55, item 7).
+TEST(Docs, ProvenanceIsStatedWhereItIsUsed) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(testing::source_path("")).lexically_normal();
+  const std::vector<fs::path> files = project_files([](const fs::path& rel) {
+    return rel.extension() == ".md" || (*rel.begin() == "scenarios" && rel.extension() == ".ini");
+  });
   ASSERT_NE(std::find(files.begin(), files.end(), fs::path("README.md")), files.end());
   ASSERT_NE(std::find(files.begin(), files.end(), fs::path("scenarios/default.ini")), files.end());
   std::string offending;

@@ -67,7 +67,7 @@ TEST(PossibleNumbers, RunRefusesATableFasterThanTheGpusPeak) {
   EXPECT_EQ(r.err.rfind("trainsim: " + table + ": line ", 0), 0U) << r.err;
   // The first row refused is a GEMM whose bytes move at twice the HBM bandwidth.
   EXPECT_NE(r.err.find(" (gemm, bf16) = '7326.18 GB/s': faster than the datasheet HBM bandwidth of h100-sxm, 3350 "
-                       "GB/s (topologies/gpu_presets.cpp), by more than 25 %"),
+                       "GB/s (topologies/presets/gpus/), by more than 25 %"),
             std::string::npos)
       << r.err;
 }

@@ -163,7 +163,12 @@ Point architecture_point(std::uint32_t seed) {
     sets.push_back("model.router_bias=" + d.pick<std::string>({"false", "true"}));
     const std::string capacity = d.pick<std::string>({"0", "1.25"});
     sets.push_back("model.capacity_factor=" + capacity);
-    sets.push_back("model.expert_imbalance=" + d.pick<std::string>({"0", "0.2"}));
+    const std::string imbalance = d.pick<std::string>({"0", "0.2"});
+    sets.push_back("model.expert_imbalance=" + imbalance);
+    // Node-limited routing on 64 experts, a trained router's loads on 16 (no draw: the
+    // sequence of the other picks stays as it was).
+    if (experts == 64) sets.insert(sets.end(), {"model.router_num_groups=8", "model.router_group_topk=4"});
+    if (experts == 16 && imbalance == "0") sets.push_back("model.router_balance=aux_loss");
     if (d.chance(3)) {
       mtp = true;
       sets.push_back("model.mtp_depth=1");

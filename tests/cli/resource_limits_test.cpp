@@ -76,7 +76,7 @@ TEST_F(ResourceLimits, CollectiveOnAHundredMillionGpus) {
   expect_refused({"collective", "--gpus", "131073"}, {"--gpus", "at most 131072"});
 }
 
-// Each limit of the README's table at the limit itself (issue 54: `collective --gpus 524288`,
+// Each limit of docs/outputs-and-limits.md's table at the limit itself (issue 54: `collective --gpus 524288`,
 // under the old 2^20 limit, aborted in SimGrid's stack allocation under this memory limit).
 // A minute where the answer is a simulation of every GPU (16 s measured on a quiet 2-core
 // machine: tests run two at a time).

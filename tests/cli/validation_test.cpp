@@ -1,7 +1,7 @@
 // The published runs of ../shared/validation/public.md that scenarios/validation/ holds, run
 // through the real CLI as a user would: each within 10 % of its published throughput, and the
 // mean absolute error of each GPU type within 5 % (issue 15). One calibration per GPU type
-// serves all its rows (kernels/calibration/<gpu>.csv, topologies/gpu_presets.cpp).
+// serves all its rows (kernels/calibration/<gpu>.csv, topologies/presets/gpus/).
 //
 // Megatron-LM Table 1 rows (A100; public.md A1) publish TFLOP/s per GPU counting eq. 3's
 // FLOPs with recomputation, attention in full: our hardware_tflops_per_gpu_full_attention.

@@ -13,7 +13,7 @@ namespace {
 const std::string k_tables = std::string(TRAINSIM_SOURCE_DIR) + "/kernels/calibration";
 
 TEST(ComputeModelFactory, AutoNamesItsTableAsShownNotWhereItLies) {
-  // Results name `auto`'s table relative to the data folder (sim/cli/data_folder.hpp), so
+  // Results name `auto`'s table relative to the data folder (sim/core/data_folder.hpp), so
   // that they are the same wherever trainsim is installed; `file` tables keep their path.
   CalibrationChoice choice = calibration_choice("auto", k_tables);
   choice.shown_directory = "<data>/calibration";

@@ -56,39 +56,13 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, CALIBRATION)
 from converter import public_figures as fig  # noqa: E402
 
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from calibration_csv import Failure, check, read_table  # noqa: E402
 
 
 def run_converter(folder):
     subprocess.run([sys.executable, CONVERTER, folder, "--sources", SOURCES, "--simumax", SIMUMAX], check=True,
                    stdout=subprocess.PIPE)
-
-
-def read_table(path):
-    """(header lines, rows as dicts with numbers)"""
-    header, rows, columns = [], [], None
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("#"):
-                if columns is None:
-                    header.append(line)
-                continue
-            if columns is None:
-                columns = line.split(",")
-                continue
-            values = dict(zip(columns, line.split(",")))
-            for key in ("m", "n", "k", "batch", "time_s", "flops", "bytes"):
-                values[key] = float(values[key])
-            rows.append(values)
-    return header, columns, rows
 
 
 def is_measured(path):
@@ -156,7 +130,8 @@ def tables_cite_their_sources():
         repo_of = {"xla": "openxla/xla", "vidur": "microsoft/vidur", "cudnn": "NVIDIA/cudnn-frontend",
                    "llmcompass": "PrincetonUniversity/LLMCompass", "simumax": "MooreThreads/SimuMax",
                    "cudnn-fp8": "NVIDIA/cudnn-frontend", "te": "NVIDIA/TransformerEngine", "ao-nvfp4": "pytorch/ao",
-                   "flashinfer-mxfp8": "flashinfer-ai/flashinfer", "torchao-moe": "pytorch/ao"}
+                   "flashinfer-mxfp8": "flashinfer-ai/flashinfer", "torchao-moe": "pytorch/ao",
+                   "cudnn-gpt-oss": "NVIDIA/cudnn-frontend"}
         for what in used:
             check(any((" %s " % repo_of[what]) in h for h in refs), name + ": measured:%s without a ref line" % what)
         count = [h for h in header if h.startswith("# rows:")]
@@ -549,6 +524,11 @@ def converted_rows_equal_source_rows():
         expect("gb300", kernel, "bf16", seq, seq, 128, bh, t, "measured:cudnn")
         expect("b300", kernel, "bf16", seq, seq, 128, bh, t * 1822.0 / 1745.0, "derived:gb300-cudnn")
     check(attention["gb300"], "no GB300 attention rows read")
+    for gpu, f in fig.CUDNN_GPT_OSS.items():  # head dim 64, windowed (the rest: convert_head_dim_test.py)
+        for seq, fwd_ms, bwd_ms in f["ms"]:
+            for kernel, ms in (("attention_fwd", fwd_ms), ("attention_bwd", bwd_ms)):
+                expect(gpu, kernel, "bf16", seq, f["window"], 64, f["batch"] * f["heads"], ms / 1e3,
+                       "measured:cudnn-gpt-oss")
     lowprec_expected(expect, board, rho, simumax["gemm"])
     check(checked > 2000, "only %d rows checked" % checked)
     # And the other way round: every measured row of a table is one of the source rows above.

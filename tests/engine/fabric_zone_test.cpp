@@ -3,7 +3,7 @@
 // with the same bandwidths, and the same route latency to the bit, on every fabric; and so
 // do the routes by number (sim/engine/fabric_routes.hpp) that plans read without SimGrid. With
 // the same links and routes SimGrid's solver sees the same system, so simulated times are
-// unchanged (sim/README.md, "Benchmarks and scale").
+// unchanged (bench/README.md, "Benchmarks and scale").
 
 #include <gtest/gtest.h>
 

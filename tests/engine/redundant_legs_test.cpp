@@ -1,7 +1,9 @@
 // A lone plan's parallel tasks may leave out the legs whose links duplicate links they keep
-// (sim/engine/redundant_legs.hpp): the simulated times must be bit-identical to the full
-// simulation's, for every algorithm and on every fabric shape, and the reduction must
-// leave out legs where a collective repeats itself (the chains of every node in a tree).
+// (sim/engine/redundant_legs.hpp), and whole tasks that repeat an earlier part of the phase
+// (sim/engine/redundant_tasks.hpp): the simulated times must be bit-identical to the full
+// simulation's, for every algorithm and on every fabric shape, and the reductions must
+// leave out legs where a collective repeats itself (the chains of every node in a tree, the
+// NVLink stage of every node in an NVLS-tree).
 
 #include <gtest/gtest.h>
 
@@ -13,6 +15,7 @@
 #include "sim/engine/plan_runner.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/engine/redundant_legs.hpp"
+#include "sim/engine/redundant_tasks.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/engine/isolated_run.hpp"
 #include "tests/engine/test_clusters.hpp"
@@ -146,6 +149,66 @@ TEST(RedundantLegs, ATreeLeavesOutMostOfItsNodesChains) {
                                static_cast<double>(std::count(out.begin(), out.end(), true))};
   });
   EXPECT_GT(counts.at(1), counts.at(0) / 2) << counts.at(1) << " of " << counts.at(0) << " legs left out";
+}
+
+TEST(RedundantTasks, NvlsTreesAndInDomainCollectivesAreBitIdentical) {
+  // 40 DGX H100 nodes: the NVLS stage packs 16 nodes a task, so 2 tasks repeat the first and
+  // a third (8 nodes) differs; 96 GPUs: 12 nodes of 8, and of 12 on an uneven group.
+  const ClusterSpec c = test::preset_cluster("dgx-h100", 40, Fabric::rail_optimized);
+  const std::vector<int> all = every_gpu(c);
+  for (const CollectiveAlgo algo : {CollectiveAlgo::automatic, CollectiveAlgo::nvls_tree})
+    for (const double bytes : {64.0 * 1024, 1.0 * k_gib})
+      expect_identical({c, call_on(all, CollectiveOp::all_reduce, algo, bytes)});
+  const std::vector<int> first_96(all.begin(), all.begin() + 96);
+  expect_identical({c, call_on(first_96, CollectiveOp::all_reduce, CollectiveAlgo::nvls_tree, k_gib)});
+  const std::vector<int> one_node(all.begin(), all.begin() + 8);
+  for (const CollectiveAlgo algo : {CollectiveAlgo::nvls, CollectiveAlgo::ring})
+    expect_identical({c, call_on(one_node, CollectiveOp::all_reduce, algo, k_gib)});
+  const ClusterSpec nvl72 = test::preset_cluster("gb200-nvl72", 72, Fabric::rail_optimized);
+  expect_identical({nvl72, call_on(every_gpu(nvl72), CollectiveOp::all_reduce, CollectiveAlgo::nvls_tree, k_gib)});
+  ClusterSpec fat = test::preset_cluster("dgx-h100", 48, Fabric::fat_tree);
+  fat.oversubscription = 2.0;
+  expect_identical({fat, call_on(every_gpu(fat), CollectiveOp::all_reduce, CollectiveAlgo::nvls_tree, k_gib)});
+}
+
+TEST(RedundantTasks, ANvlsTreeBuildsOneNodesGpus) {
+  // 64 DGX H100 nodes: the NVLS stage is 4 tasks of 16 nodes; redundant_legs keeps one node a
+  // task (32 GPUs), and the 3 tasks that repeat the first are left out whole: 8 GPUs remain.
+  // The heads' trees run on 8 rails that share no link, here each in tasks of its own: 7 repeat
+  // the first, whose 64 NICs remain of 512 (where a task spans two rails, they are one
+  // component and all stay: 4,096 GPUs).
+  const ClusterSpec c = test::preset_cluster("dgx-h100", 64, Fabric::rail_optimized);
+  const std::vector<double> counts = test::run_isolated([&] {
+    const Platform planning = Platform::without_simgrid(c);
+    std::vector<bool> endpoints;
+    prepare_lone_plan(planning,
+                      plan_collective(call_on(every_gpu(c), CollectiveOp::all_reduce, CollectiveAlgo::nvls_tree, k_gib),
+                                      planning),
+                      &endpoints);
+    const auto gpus_built = std::count(endpoints.begin(), endpoints.begin() + planning.gpu_count(), true);
+    const auto nics_built = std::count(endpoints.begin() + planning.gpu_count(), endpoints.end(), true);
+    return std::vector<double>{static_cast<double>(gpus_built), static_cast<double>(nics_built)};
+  });
+  EXPECT_EQ(counts.at(0), 8);
+  EXPECT_EQ(counts.at(1), 64);
+}
+
+// Two tasks over the ports of endpoints {0, 1} and {2, 3} (GPUs of two nodes): `bytes` per leg.
+std::vector<bool> two_tasks(const FabricRoutes& routes, double first_bytes, double second_bytes,
+                            bool share_an_endpoint) {
+  const int c = share_an_endpoint ? 1 : 2;
+  const std::vector<Leg> legs{{0, 1, first_bytes}, {1, 0, first_bytes}, {c, 3, second_bytes}, {3, c, second_bytes}};
+  const std::vector<TaskLegs> tasks{{0, 2, {0, 1}}, {2, 4, {c, 3}}};
+  return redundant_tasks(routes, legs, tasks, {});
+}
+
+TEST(RedundantTasks, LeavesOutOnlyExactRepeatsOnOtherLinks) {
+  const Platform planning = Platform::without_simgrid(test::small_cluster(2, 4, Fabric::single_switch));
+  // GPUs 0, 1 and 2, 3 share a node's switch but no port: the second task repeats the first.
+  EXPECT_EQ(two_tasks(planning.routes(), 1e6, 1e6, false), (std::vector<bool>{false, true}));
+  // A different weight, or a shared port (GPU 1's), keeps both.
+  EXPECT_EQ(two_tasks(planning.routes(), 1e6, 1e6 + 1, false), (std::vector<bool>{false, false}));
+  EXPECT_EQ(two_tasks(planning.routes(), 1e6, 1e6, true), (std::vector<bool>{false, false}));
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // collectives without crashing, and the collectives that crashed before now simulate.
 // Reduced for CI: platforms and plans up to 131,072 GPUs, simulations at 32,768; the
 // sizes beyond (up to 2^20 GPUs) are measured by trainsim-bench-collective and
-// trainsim-bench-step (sim/README.md, "Benchmarks and scale").
+// trainsim-bench-step (bench/README.md, "Benchmarks and scale").
 
 #include <gtest/gtest.h>
 

@@ -31,7 +31,7 @@ inline ClusterSpec small_cluster(int nodes, int gpus_per_node, Fabric fabric) {
   return c;
 }
 
-/// Preset `name` (cluster_presets.cpp) with `nodes` nodes on `fabric`.
+/// Preset `name` (topologies/presets/clusters/) with `nodes` nodes on `fabric`.
 inline ClusterSpec preset_cluster(const char* name, int nodes, Fabric fabric) {
   ClusterSpec c = *cluster_preset(name);
   c.nodes = nodes;

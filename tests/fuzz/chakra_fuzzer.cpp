@@ -4,7 +4,7 @@
 // that reads has its node count within the reader's limit and every dependency on a node of
 // the file.
 //
-//   build-fuzz/tests/fuzz/trainsim-fuzz-chakra CORPUS...   (sim/README.md, "Fuzzing and sanitizers")
+//   build-fuzz/tests/fuzz/trainsim-fuzz-chakra CORPUS...   (tests/fuzz/README.md, "Fuzzing and sanitizers")
 
 #include <cstddef>
 #include <cstdint>

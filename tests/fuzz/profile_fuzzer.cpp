@@ -5,7 +5,7 @@
 // `calibrate --from-profile` does. A trace that reads has GPU activities (kernels among them).
 //
 //   build-fuzz/tests/fuzz/trainsim-fuzz-profile -dict=tests/fuzz/profile.dict CORPUS...
-// (sim/README.md, "Fuzzing and sanitizers").
+// (tests/fuzz/README.md, "Fuzzing and sanitizers").
 
 #include <cmath>
 #include <cstddef>

@@ -4,7 +4,7 @@
 // (trainsim check), which must load again to the same text, and go into JSON.
 //
 //   build-fuzz/tests/fuzz/trainsim-fuzz-scenario -dict=tests/fuzz/scenario.dict CORPUS...
-// (sim/README.md, "Fuzzing and sanitizers").
+// (tests/fuzz/README.md, "Fuzzing and sanitizers").
 
 #include <cstddef>
 #include <cstdint>

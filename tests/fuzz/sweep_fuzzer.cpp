@@ -5,7 +5,7 @@
 // manifest read back to the same points.
 //
 //   build-fuzz/tests/fuzz/trainsim-fuzz-sweep -dict=tests/fuzz/sweep.dict CORPUS...
-// (sim/README.md, "Fuzzing and sanitizers").
+// (tests/fuzz/README.md, "Fuzzing and sanitizers").
 
 #include <cstddef>
 #include <cstdint>

@@ -5,15 +5,12 @@
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "support/run_trainsim.hpp"
+#include "support/scenario_entries.hpp"
 
 namespace trainsim {
 namespace {
 
-std::vector<IniEntry> entries(std::initializer_list<std::pair<const char*, const char*>> kv) {
-  std::vector<IniEntry> e;
-  for (const auto& [k, v] : kv) e.push_back({k, v, "test.ini"});
-  return e;
-}
+using testing::entries;
 
 TEST(ScenarioLoader, PresetThenExplicitKeysOverride) {
   const Scenario s = load_scenario(

@@ -9,29 +9,15 @@
 #include <vector>
 
 #include "sim/step/host_bound_pass.hpp"
+#include "tests/step/host_test_ops.hpp"
 
 namespace trainsim {
 namespace {
 
-// Times each op by the seconds it carries in `flops`.
-class GivenTimes final : public ComputeModel {
- public:
-  double op_time_s(const Op& op) const override { return op.flops; }
-  std::string description() const override { return "given times"; }
-};
-
-Op op(const std::string& name, double gpu_s, int kernels, bool host_sync = false) {
-  Op o;
-  o.name = name;
-  o.flops = gpu_s;
-  o.kernels = kernels;
-  o.host_sync = host_sync;
-  return o;
-}
-
-constexpr double k_us = 1e-6;
-// 30 us an op and a kernel alike, to read the cases by kernels.
-constexpr HostLaunchCost k_host{30e-6, 30e-6};
+using testing::GivenTimes;
+using testing::k_host;
+using testing::k_us;
+using testing::op;
 
 TEST(HostBoundPass, LongKernelsHideTheHost) {
   const GivenTimes gpu;

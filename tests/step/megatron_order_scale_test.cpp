@@ -78,7 +78,7 @@ TEST(MegatronOrderScale, ReducedStepWithinOnePercentOfFull) {
     const double reduced = testing::simulated_fields(kind.scenario, true, step).at(0);
     const double full = testing::simulated_fields(kind.scenario, false, step).at(0);
     // With experts, the reduced step reuses each all-to-all's duration, timed alone, where
-    // --full runs every group's beside the others' (sim/README.md: up to 3.9 % on its MoE
+    // --full runs every group's beside the others' (sim/step/README.md: up to 3.9 % on its MoE
     // case): -1.1 % and -1.5 % here (-2.1 % and -2.4 % with the former channel-major rings);
     // the others within 0.002 %.
     const bool experts = kind.scenario.parallel.ep > 1;

@@ -11,6 +11,7 @@
 #include "sim/core/error.hpp"
 #include "sim/schedule/combined_1f1b.hpp"
 #include "sim/schedule/pipeline_schedule.hpp"
+#include "sim/step/dispatcher_rates.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/step_bound.hpp"
 #include "tests/step/step_outputs.hpp"

@@ -82,4 +82,12 @@ std::string source_path(const std::string& relative) {
   return std::string(TRAINSIM_SOURCE_DIR) + "/" + relative;
 }
 
+std::string without_caveats(const std::string& err) {
+  std::string kept;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);)
+    if (line.find(": caveat: accuracy") == std::string::npos) kept += line + "\n";
+  return kept;
+}
+
 }  // namespace trainsim::testing

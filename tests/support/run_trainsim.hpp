@@ -34,4 +34,9 @@ std::string write_temp_file(const std::string& name, const std::string& text);
 /// Path of a file in the source tree (scenarios/...).
 std::string source_path(const std::string& relative);
 
+/// `err` without the accuracy-caveat lines a command says on stderr for a validation family
+/// whose published runs are off by more than 10 % (sim/scenario/accuracy_caveats.hpp): what
+/// else the command said.
+std::string without_caveats(const std::string& err);
+
 }  // namespace trainsim::testing

@@ -102,6 +102,10 @@ TEST(SweepSlurm, FailedTasksAndNoMerge) {
   if (!slurm.ready()) GTEST_SKIP() << "no local Slurm: " << slurm.why();
   fs::create_directories(root + "/bin");
   fs::copy_file(TRAINSIM_EXE, root + "/bin/trainsim");
+  // The copy finds the build's presets and tables beside it (an install's layout).
+  fs::create_directories(root + "/share");
+  fs::create_directory_symlink(fs::absolute(fs::path(TRAINSIM_EXE).parent_path() / "share" / "trainsim"),
+                               root + "/share/trainsim");
   const std::string sweep = testing::tiny_sweep_file("[vary]\nparallel.tp = 1,2\n");
   const std::string dir = root + "/out";
   int code = 0;

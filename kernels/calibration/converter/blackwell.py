@@ -9,6 +9,7 @@ GPU's own cuDNN measurements (BF16 and FP8), the rest derived (refs.RULES).
 
 from . import lowprec
 from .refs import BLACKWELL_MAMF, XLA_EDGE, mamf_ratio
+from .head_dim import b200_windowed_rows, windowed_rows
 from .rows import attention_rows, gemm_row
 from .src_cudnn import (cudnn_b200_rows, cudnn_fp8_artifact_rows, cudnn_llama, gb300_attention_from_gb200)
 from .src_simumax import simumax_attention_rows, simumax_gemm_rows, simumax_grouped_rows
@@ -48,10 +49,12 @@ def b200_table_rows(ratios):
     lowprec_rows = measured_lowprec + lowprec.format_rows(
         [r for r in bf16 + grouped if r.batch == 1 or r.kernel.startswith("grouped")], ("mxfp8", "nvfp4"),
         ratios.b200, "derived:b200-lowprec-ratio", skip=measured_lowprec)
-    rows = bf16 + fp8 + grouped + lowprec_rows + attention + gb200 + lowprec_rows_fp8_attention("b200")
+    rows = bf16 + fp8 + grouped + lowprec_rows + attention + gb200 + lowprec_rows_fp8_attention("b200") + \
+        b200_windowed_rows()
     return rows, GEMM_REFS + LOWPREC_REFS + [
         ("cudnn-b200", "B200, cuDNN 9.10"), ("cudnn-fp8", "B200 fp8 attention"),
         ("cudnn", "GB200, cuDNN 9.22, for the derived B200 rows"),
+        ("cudnn-gpt-oss", "GB200 head dim 64, for the derived B200 rows"),
         ("mamf", "B200 bf16 and fp8 and GB200 bf16 MAMF, for the derived rows")]
 
 
@@ -69,11 +72,12 @@ def not_at(rows, measured):
 
 def gb200_table_rows(b200_rows):
     own = [row for e in cudnn_llama("gb200") for row in attention_rows(*e, origin="measured:cudnn")]
-    own += lowprec_rows_fp8_attention("gb200")
+    own += lowprec_rows_fp8_attention("gb200") + windowed_rows("gb200")
     from_b200 = [r for r in b200_rows if not is_attention(r) or (r.origin.startswith("measured:") and r.dtype == "bf16")]
     rows = [r.with_time(r.time_s * mamf_ratio("b200", "gb200", r.dtype), "derived:b200-mamf-ratio")
             for r in not_at(from_b200, own)] + own
-    return rows, [("cudnn", "GB200, cuDNN 9.22"), ("cudnn-fp8-gb200", "GB200 fp8 and bf16 attention")] + \
+    return rows, [("cudnn", "GB200, cuDNN 9.22"), ("cudnn-fp8-gb200", "GB200 fp8 and bf16 attention"),
+                  ("cudnn-gpt-oss", "GB200 head dim 64, cuDNN 9.22")] + \
         [(key, what + ", for the derived GB200 rows") for key, what in GEMM_REFS + LOWPREC_REFS] + \
         [("cudnn-b200", "B200, cuDNN 9.10, for the derived GB200 rows"),
          ("mamf", "B200 and GB200 MAMF, for the derived rows")]
@@ -99,19 +103,21 @@ def gb300_b300_tables(gb200_rows, b200_rows, ratios):
     """(gb300 rows, refs), (b300 rows, refs)."""
     b300_gemm = b300_gemm_rows(b200_rows, ratios)
     attention = [row for e in cudnn_llama("gb300") for row in attention_rows(*e, origin="measured:cudnn")]
-    attention += lowprec_rows_fp8_attention("gb300")
+    attention += lowprec_rows_fp8_attention("gb300") + windowed_rows("gb300")
     attention += gb300_attention_from_gb200(gb200_rows, attention)
     gemm_refs = [("te", "B300 (Blackwell Ultra, as GB300) bf16, fp8, mxfp8, nvfp4 GEMMs")] + \
         [(key, what + ", for the B300/B200 ratio and the derived rows") for key, what in GEMM_REFS + LOWPREC_REFS]
     gb300 = [r.with_time(r.time_s * mamf_ratio("b200", "gb200", r.dtype), "derived:b300-board-ratio")
              for r in b300_gemm] + attention
     gb300_refs = [("cudnn", "GB300 (and GB200 for the derived rows), cuDNN 9.22"),
-                  ("cudnn-fp8", "GB300 fp8 and bf16 attention")] + gemm_refs + \
+                  ("cudnn-fp8", "GB300 fp8 and bf16 attention"),
+                  ("cudnn-gpt-oss", "GB300 head dim 64, cuDNN 9.22")] + gemm_refs + \
         [("mamf", "B200 and GB200 MAMF, for the board ratio")]
     b300 = b300_gemm + [r.with_time(r.time_s / mamf_ratio("b200", "gb200", "bf16"), "derived:gb300-cudnn")
                         for r in attention]
     b300_refs = [("cudnn", "GB300 (and GB200), cuDNN 9.22, for the derived B300 rows"),
-                 ("cudnn-fp8", "GB300 attention, for the derived B300 rows")] + gemm_refs + \
+                 ("cudnn-fp8", "GB300 attention, for the derived B300 rows"),
+                 ("cudnn-gpt-oss", "GB300 head dim 64, for the derived B300 rows")] + gemm_refs + \
         [("mamf", "B200 and GB200 MAMF, for the board ratio")]
     return (gb300, gb300_refs), (b300, b300_refs)
 

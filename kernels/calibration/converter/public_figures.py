@@ -75,3 +75,30 @@ CUDNN_FP8_MS = {
               (32768, 14.961, 46.779, 18.680, 65.150), (65536, 58.975, 180.145, 76.825, 251.544),
               (131072, 236.917, 715.422, 323.592, 1044.691)],
 }
+
+# NVIDIA/cudnn-frontend @ 3929da2ef4c1dba1bb8acb68727b9134f26f40c0 (MIT)
+# benchmark/sdpa_benchmark_training/results/: the GPT-OSS preset (configs/gpt_oss.py), cuDNN fused
+# attention at head dim 64, causal with a sliding window (attn_mask top_left, sliding_window_size),
+# bfloat16, times from the PyTorch profiler (median of 10; the llama3.1 files' method). The extracts
+# in ../shared/data/calibration-sources/ keep only the head-dim-128 llama3.1 files, so the rows are
+# read here: (sequence, forward ms, backward ms), the non-deterministic backward.
+# - h200_919_only_cudnn/gpt_oss_20260227_034819.csv: H200, cuDNN 9.19, batch 2, 64 query and 8 KV
+#   heads, window 1024 (fwd_time_ms, bwd_time_ms of one profile_pass=both row);
+# - gpt_oss/gb200/gpt_oss_20260424_100011.csv and gpt_oss/gb300/gpt_oss_20260424_100022.csv: GB200 and
+#   GB300, cuDNN 9.22, batch 2, 128 query and 128 KV heads, window 128 (time_ms of the fwd and the
+#   bwd, deterministic_bwd=False, rows). The GB200's 32K forward (2.634 ms, 104 TFLOP/s against
+#   ~165 at every other sequence) is kept as measured.
+# The files' own TFLOP/s column counts the keys the window reads, 4 b h d (s w - w^2 / 2) forward
+# (H200 32K: 358 TFLOP/s), as rows.attention_rows does with its window.
+CUDNN_GPT_OSS_COMMIT = "3929da2ef4c1dba1bb8acb68727b9134f26f40c0"
+CUDNN_GPT_OSS = {
+    "h200": {"batch": 2, "heads": 64, "kv_heads": 8, "head_dim": 64, "window": 1024,
+             "ms": [(2048, 0.166, 0.488), (4096, 0.358, 1.042), (8192, 0.738, 2.149), (16384, 1.499, 4.392),
+                    (32768, 3.021, 9.045)]},
+    "gb200": {"batch": 2, "heads": 128, "kv_heads": 128, "head_dim": 64, "window": 128,
+              "ms": [(2048, 0.109, 0.237), (4096, 0.210, 0.465), (8192, 0.414, 0.911), (16384, 0.822, 1.818),
+                     (32768, 2.634, 3.692)]},
+    "gb300": {"batch": 2, "heads": 128, "kv_heads": 128, "head_dim": 64, "window": 128,
+              "ms": [(2048, 0.104, 0.227), (4096, 0.202, 0.442), (8192, 0.397, 0.862), (16384, 0.790, 1.712),
+                     (32768, 2.530, 3.450)]},
+}

@@ -34,6 +34,11 @@ REFS = {
     "cudnn-fp8-gb200": ("NVIDIA/cudnn-frontend",
                         "benchmark/sdpa_benchmark_training/artifacts/sdpa_fp8_benchmark_results_NVIDIA_GB200.csv",
                         "d48a60eb146eada7aee2e00b8f8c1d6ddcf96c51", "MIT"),
+    # Rows read from the files (public_figures.CUDNN_GPT_OSS): head dim 64, sliding windows.
+    "cudnn-gpt-oss": ("NVIDIA/cudnn-frontend",
+                      "benchmark/sdpa_benchmark_training/results/{h200_919_only_cudnn/gpt_oss_20260227_034819.csv,"
+                      "gpt_oss/gb200/gpt_oss_20260424_100011.csv,gpt_oss/gb300/gpt_oss_20260424_100022.csv}",
+                      "3929da2ef4c1dba1bb8acb68727b9134f26f40c0", "MIT"),
     # Figures only (a ratio of two measured rates), no rows: CC-BY-SA-4.0 text, nothing copied.
     "mamf": ("stas00/ml-engineering", "compute/accelerator/README.md",
              "744d01e18b79512572f64a6bbd8b5f4a725203a7", "CC-BY-SA-4.0"),
@@ -48,7 +53,8 @@ RULES = {
     "h200-cudnn": "H100 fused attention = the H200's measured cuDNN time at the shape (same tensor cores)",
     "fa2-efficiency": "A100 fused attention: 73 % of 312 TFLOP/s at the longest sequence (FlashAttention-2, "
                       "Dao 2023), the H200 cuDNN efficiency curve below it, the H200's backward/forward ratio",
-    "gb200-mamf-ratio": "B200 fused attention at sequences shorter than any B200 measurement = GB200 cuDNN time x "
+    "gb200-mamf-ratio": "B200 fused attention at sequences shorter than any B200 measurement, and at head dim 64 "
+                        "(sliding window), = GB200 cuDNN time x "
                         "1822.0/1745.0 (the measured bf16 MAMF of GB200 and B200; stas00/ml-engineering)",
     "b200-mamf-fp8-ratio": "B200 fp8 GEMM at a SimuMax shape beyond XLA's 4096 = SimuMax's measured bf16 time of the "
                            "same layout x 1745.0/3432.5 (B200 bf16 / fp8 MAMF; XLA's own fp8/bf16 ratio at 4096^3 "
@@ -87,6 +93,15 @@ RULES = {
                         "Blackwell die (GB200 over B200), no GB300 GEMM timing being public",
     "gb300-cudnn": "B300 fused attention = the GB300 table's attention time x 1822.0/1745.0 (the same Blackwell Ultra "
                    "die on an HGX board: the inverse of the measured Blackwell GB200/B200 MAMF gain)",
+    "h200-headdim-ratio": "fused causal attention at head dim 64 (no public full-attention timing) = the table's "
+                          "head-dim-128 row at the same sequence, batch and heads, half its FLOPs and bytes, at its "
+                          "rate x the H200's measured head-dim-64 / head-dim-128 cuDNN rate at the same sequence "
+                          "(median over 2K..32K: forward 0.542, backward 0.554; the head-dim-64 rows read a "
+                          "1024-key window, so a lower bound at long sequences)",
+    "gb200-window-h200-rate": "H200 fused attention at head dim 64 and a 128-key window (timed on H200 at 1024 "
+                              "only) = GB200's measured cuDNN time x the GB200/H200 head-dim-128 cuDNN rate ratio "
+                              "of the pass (median over the sequences both timed): the window kernel at the same "
+                              "share of each GPU's measured attention rate",
     "h100-bandwidth": "H200 memory-bound = o + (t_H100 - o) x 3350/4800, o = min(3 us, t_H100)",
     "hbm-roofline": "memory-bound with no measurement: 3 us + bytes / (0.85 x HBM bandwidth)",
 }

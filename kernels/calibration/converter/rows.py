@@ -67,18 +67,24 @@ def gemm_row(dtype, m, n, k, batch, time_s, origin, kernel=None):
 
 
 def attention_rows(seq, batch, heads, kv_heads, head_dim, fwd_s, bwd_s, origin, element=2, v_dim=None,
-                   dtype="bf16"):
+                   dtype="bf16", window=None):
     """Fused causal attention, forward and backward, as layer_workload.cpp counts it: forward
     FLOP 2*b*s^2*h*(d_qk + d_v)/2 (causal half; 4*b*s^2*h*d/2 for d_qk = d_v = d), backward 2.5x;
     bytes Q and O over the query heads, K and V over the KV heads (x2 backward), each
     d_qk + d_v wide, `element` bytes each (1 for fp8 attention). Shape fields: seq, seq, head_dim (d_qk),
-    batch x query heads."""
+    batch x query heads. With a sliding `window` w < seq only the keys it reads count: query i sees
+    min(i, w) keys, s w - w^2/2 in all (the workload's window_keys x causal_fraction), forward FLOP
+    2*b*h*(d_qk + d_v)*(s w - w^2/2), and the second shape field is w."""
     v_dim = head_dim if v_dim is None else v_dim
     fwd_flops = 2 * batch * seq * seq * heads * (head_dim + v_dim) // 2
+    keys = seq
+    if window is not None and window < seq:
+        keys = window
+        fwd_flops = 2 * batch * heads * (head_dim + v_dim) * (seq * window - window * window // 2)
     fwd_bytes = (batch * seq * heads * (head_dim + v_dim) + batch * seq * kv_heads * (head_dim + v_dim)) * element
     bh = batch * heads
-    return [Row("attention_fwd", dtype, seq, seq, head_dim, bh, fwd_s, fwd_flops, fwd_bytes, origin),
-            Row("attention_bwd", dtype, seq, seq, head_dim, bh, bwd_s, fwd_flops * 5 // 2, 2 * fwd_bytes, origin)]
+    return [Row("attention_fwd", dtype, seq, keys, head_dim, bh, fwd_s, fwd_flops, fwd_bytes, origin),
+            Row("attention_bwd", dtype, seq, keys, head_dim, bh, bwd_s, fwd_flops * 5 // 2, 2 * fwd_bytes, origin)]
 
 
 def memory_row(kernel, dtype, rows, cols, time_s, origin):

@@ -1,6 +1,7 @@
 """Every table's rows and the sources it cites."""
 
 from .blackwell import blackwell_tables
+from .head_dim import full_rows_from_base, h100_windowed_rows, h200_windowed_rows
 from .derive import fa2_a100_attention, fp8_from_bf16, h200_memory_from_h100, roofline_memory_rows
 from .rows import GPUS, Row, attention_rows
 from .src_cudnn import cudnn_h200
@@ -24,16 +25,19 @@ def table_rows():
                                                                                              "shape of the derived "
                                                                                              "A100 attention")])
     rows = h100_gemm + fp8_from_bf16(h100_xla, "h100-sxm") + h100_memory + \
-        [r.with_time(r.time_s, "derived:h200-cudnn") for r in h200_attention]
+        [r.with_time(r.time_s, "derived:h200-cudnn") for r in h200_attention] + h100_windowed_rows()
     tables["h100-sxm"] = (rows, [("xla", "sm_90; fp8 rows not used: up to %.0f TFLOP/s, above the 1979 peak"
-                                  % (sm90_fp8_best / 1e12)), ("vidur", "H100 DGX"), ("cudnn", "H200")])
+                                  % (sm90_fp8_best / 1e12)), ("vidur", "H100 DGX"), ("cudnn", "H200"),
+                                 ("cudnn-gpt-oss", "H200 head dim 64")])
     rows = [r.with_time(r.time_s, "derived:h100-gemm-rate") for r in h100_gemm] + \
-        fp8_from_bf16(h100_xla, "h200") + h200_memory_from_h100(h100_memory) + h200_attention
-    tables["h200"] = (rows, [("cudnn", "H200, cuDNN 9.19"), ("xla", "sm_90, via the H100 rules"),
+        fp8_from_bf16(h100_xla, "h200") + h200_memory_from_h100(h100_memory) + h200_attention + h200_windowed_rows()
+    tables["h200"] = (rows, [("cudnn", "H200, cuDNN 9.19"), ("cudnn-gpt-oss", "H200 head dim 64, cuDNN 9.19"), ("xla", "sm_90, via the H100 rules"),
                              ("vidur", "H100, via the H100 rules")])
     tables.update(blackwell_tables())
     out = {}
     for name, (rows, refs) in tables.items():
+        if name != "a100-80g":  # head dim 64 where the table has cuDNN's head-dim-128 rows (head_dim.py)
+            rows = rows + full_rows_from_base(rows)
         present = {r.kernel for r in rows}
         rows = rows + roofline_memory_rows(GPUS[name], present)
         out[name] = (sorted(rows, key=Row.sort_key), refs)

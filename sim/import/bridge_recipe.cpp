@@ -1,0 +1,130 @@
+// read_bridge_recipe: a Megatron-Bridge ConfigContainer as YAML (megatron_import.hpp).
+// The dump's shape: Megatron-Bridge src/megatron/bridge/training/utils/config_utils.py
+// (to_dict: every dataclass a mapping with its `_target_`) and utils/yaml_utils.py (functions
+// and dtypes as {_target_, _call_: false}, enums as {_target_, _call_: true, _args_: [value]})
+// @ 00b7660b, written by yaml.safe_dump.
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+
+#include "sim/core/bounded_read.hpp"
+#include "sim/core/error.hpp"
+#include "sim/import/megatron_import.hpp"
+#include "sim/scenario/megatron_names.hpp"
+
+namespace trainsim {
+
+namespace {
+
+// The sections whose fields the table reads, in the order a later one's value wins.
+constexpr std::array<const char*, 7> k_read_sections{"model",        "train",          "ddp", "optimizer", "dist",
+                                                     "comm_overlap", "mixed_precision"};
+
+std::string scalar_text(const YAML::Node& node) {
+  const std::string text = node.Scalar();
+  if (text == "True" || text == "TRUE") return "true";
+  if (text == "False" || text == "FALSE") return "false";
+  return text;
+}
+
+bool is_metadata(const std::string& key) {
+  return key == "_target_" || key == "_call_";
+}
+
+// A mapping that stands for one value: a function or dtype ({_target_, _call_}), or an enum
+// ({_target_, _call_, _args_: [v]}); nullopt for a dataclass's fields.
+std::optional<std::string> object_value(const YAML::Node& node) {
+  if (!node["_target_"] || !node["_target_"].IsScalar()) return std::nullopt;
+  const std::string target = node["_target_"].Scalar();
+  std::size_t others = 0;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    if (!is_metadata(key) && key != "_args_") ++others;
+  }
+  if (others > 0) return std::nullopt;
+  const YAML::Node args = node["_args_"];
+  if (!args) return target;
+  std::string text = target + "(";
+  if (args.IsSequence())
+    for (std::size_t i = 0; i < args.size(); ++i)
+      text += (i ? "," : "") + (args[i].IsScalar() ? args[i].Scalar() : "?");
+  return text + ")";
+}
+
+// A node's value as one text, or nullopt when it is a mapping of fields (read one by one).
+std::optional<std::string> value_text(const YAML::Node& node) {
+  if (node.IsScalar()) return scalar_text(node);
+  if (node.IsSequence()) {
+    std::string text;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::optional<std::string> item = node[i].IsMap() ? object_value(node[i]) : value_text(node[i]);
+      text += (i ? "," : "") + item.value_or("?");
+    }
+    return text;
+  }
+  if (node.IsMap()) return object_value(node);
+  return std::nullopt;
+}
+
+// Every set leaf under `node`, at `path`, as not modelled (nulls are settings left unset).
+void list_not_modelled(const YAML::Node& node, const std::string& path, std::vector<std::string>& out) {
+  if (!node || node.IsNull()) return;
+  if (const auto text = value_text(node)) {
+    out.push_back(path + ": " + *text);
+    return;
+  }
+  if (!node.IsMap()) return;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    if (!is_metadata(key)) list_not_modelled(kv.second, path + "." + key, out);
+  }
+}
+
+}  // namespace
+
+MegatronInput read_bridge_recipe(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "", "cannot open the recipe");
+  const std::string text = read_capped(in, k_max_megatron_input_bytes, path, "the recipe");
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(path, "", "", "not YAML: " + e.msg + " (line " + std::to_string(e.mark.line + 1) + ")");
+  }
+  if (!root.IsMap() || !root["model"] || !root["model"].IsMap())
+    throw InputError(
+        path, "model", "",
+        "not a Megatron-Bridge recipe's config: expected a mapping with a model section (ConfigContainer)");
+  MegatronInput input;
+  input.origin = path;
+  for (const char* section : k_read_sections) {
+    const YAML::Node fields = root[section];
+    if (!fields || fields.IsNull()) continue;
+    if (!fields.IsMap()) {
+      list_not_modelled(fields, section, input.not_modelled);
+      continue;
+    }
+    for (const auto& kv : fields) {
+      const std::string name = kv.first.Scalar();
+      if (is_metadata(name) || kv.second.IsNull()) continue;
+      const std::string where = std::string(section) + "." + name;
+      const std::optional<std::string> value = value_text(kv.second);
+      if (value && megatron_config_field(name))
+        input.settings.push_back({name, *value, where + ": " + *value});
+      else
+        list_not_modelled(kv.second, where, input.not_modelled);
+    }
+  }
+  for (const auto& kv : root) {
+    const std::string section = kv.first.Scalar();
+    if (is_metadata(section) || std::ranges::find(k_read_sections, section) != k_read_sections.end()) continue;
+    list_not_modelled(kv.second, section, input.not_modelled);
+  }
+  return input;
+}
+
+}  // namespace trainsim

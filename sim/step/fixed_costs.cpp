@@ -1,0 +1,64 @@
+#include "sim/step/fixed_costs.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/engine/nccl_latency.hpp"
+#include "sim/step/host_bound_pass.hpp"
+
+namespace trainsim {
+
+bool reduces_amax_over_tp(const Scenario& s) {
+  const TrainingSpec& t = s.training;
+  const bool current = (t.precision == Precision::fp8 && t.fp8_scaling == Fp8Scaling::current) ||
+                       t.precision == Precision::nvfp4;
+  return current && s.parallel.tp > 1 && s.parallel.sequence_parallel;
+}
+
+double grad_norm_allreduce_s(int ranks, int domains, double bus_Bps) {
+  if (ranks <= 1) return 0.0;
+  constexpr double k_bytes = 4.0;  // one fp32: the sum of the squared gradients
+  domains = std::clamp(domains, 1, ranks);
+  // Ring all-reduce: 2(n - 1) steps, 2(domains - 1) of them across domains (tuning.cc).
+  const engine::NcclEstimate ring = engine::nccl_ring(k_bytes, ranks, 2.0 * (ranks - 1), 2.0 * (domains - 1), bus_Bps);
+  const engine::NcclEstimate tree = engine::nccl_tree(k_bytes, ranks, domains, bus_Bps);
+  return std::min(ring.time_s, tree.time_s);
+}
+
+double grad_norm_allreduce_s(const Scenario& s) {
+  const ClusterSpec& c = s.cluster;
+  return grad_norm_allreduce_s(s.parallel.world_size(), c.domains(),
+                               c.domains() > 1 ? c.nic_bandwidth_Bps : c.nvlink_bandwidth_Bps);
+}
+
+double host_after_norm_s(const Scenario& s, int layers, double gradient_bytes, double optimizer_s) {
+  const double host_s = host_ops_after_norm(s, layers, gradient_buckets(s, gradient_bytes)) *
+                        host_launch_cost(s.training, s.cluster.host).op_s;
+  return std::max(0.0, host_s - optimizer_s);
+}
+
+int host_ops_after_norm(const Scenario& s, int layers, int buckets) {
+  constexpr int k_adam_groups = 2;       // weight decay and none: one multi-tensor launch each
+  constexpr int k_tensors_per_layer = 6;  // QKV + its norm, projection, fc1 + its norm, fc2
+  constexpr int k_edge_tensors = 3;       // embedding, output layer, final norm
+  constexpr int k_buffer_resets = 1;      // the gradient buffer's zero_
+  constexpr int k_next_step = 1;          // the next step's graph replay or first op
+  const ParallelSpec& p = s.parallel;
+  const int tensors = k_tensors_per_layer * layers + k_edge_tensors;
+  const int shards = p.zero >= 1 ? std::max(1, p.dense_shard_ranks()) : 1;
+  const int copies = (tensors + shards - 1) / shards + (shards > 1 ? 1 : 0);
+  // The distributed optimizer's parameter all-gather after the update, one launch per bucket
+  // unless overlapped with the next forward (ZeRO 1 and 2). Under ZeRO 3 / FSDP parameters are
+  // gathered before each unit's forward and backward instead (stage_parameter_gather.cpp), not
+  // after the norm.
+  const int gathers = (p.zero == 1 || p.zero == 2) && !p.overlap_param_gather ? buckets : 0;
+  return k_adam_groups + copies + gathers + k_buffer_resets + k_next_step;
+}
+
+int gradient_buckets(const Scenario& s, double gradient_bytes) {
+  const double bucket = s.training.dp_bucket_bytes;
+  if (bucket <= 0 || gradient_bytes <= 0) return 1;
+  return std::max(1, static_cast<int>(std::ceil(gradient_bytes / bucket)));
+}
+
+}  // namespace trainsim

@@ -1,0 +1,36 @@
+#pragma once
+// What the host spends dispatching one op, by the kind of call that issues it in Megatron-Core
+// with the Transformer Engine layer spec (megatron/core/models/gpt/gpt_layer_specs.py @
+// d98e8a64: TELayerNormColumnParallelLinear, TERowParallelLinear, TENorm, TEDotProductAttention,
+// TEColumnParallelGroupedLinear / TERowParallelGroupedLinear for the experts):
+//
+//   framework op   a PyTorch op (the router's gating GEMM, elementwise and memory kernels,
+//                  the permutation kernels, the embedding and output layer): one dispatch,
+//                  HostLaunchCost::op_s (measured from real traces, topologies/host_cost.hpp).
+//   TE module      a Transformer Engine module's forward or its autograd backward (a layer
+//                  GEMM's forward or input-gradient GEMM, fused attention, a norm): the
+//                  module's Python, its quantizer and workspace set-up, more than a bare
+//                  torch op: op_s x HostLaunchCost::module_factor. NVIDIA/TransformerEngine#2053
+//                  measures the same BF16 Linear forward (hidden 2048, 8,192 tokens) at 99.66 us
+//                  of CPU as te.Linear against 37.08 us as torch.nn.Linear on one GB200 host
+//                  (2.69x) and 90.53 against 33.17 us on GH200 (2.73x).
+//   inside module  kernels a TE module launches from its own C++ once called (its casts to
+//                  FP8, the weight-gradient GEMM and its accumulation in the same backward
+//                  call; the layer's input norm, fused into linear_qkv): the launch call
+//                  only, HostLaunchCost::launch_s.
+//
+// The per-expert work of a grouped GEMM stays one launch per further kernel:
+// NVIDIA/TransformerEngine#2897 profiles the fused grouped MLP (64 experts, GB200) at ~1.2 ms
+// forward and ~2.1 ms backward of CPU, 19 and 33 us an expert for two or four GEMMs, the
+// same order as the launch call per kernel Grace is given (16.5 us, host_cost.cpp).
+
+#include "models/op.hpp"
+
+namespace trainsim {
+
+enum class HostCall { framework_op, te_module, inside_module };
+
+/// The call that issues `op` (the rules above, from its kind and name).
+HostCall host_call(const Op& op);
+
+}  // namespace trainsim
