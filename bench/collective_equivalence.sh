@@ -50,6 +50,13 @@ gb200-nvl72 rail-optimized 288 allreduce auto 1K 1G 32
 gb200-nvl72 rail-optimized 576 allgather auto 1K 1G 32
 gb300-nvl72 rail-optimized 1152 allreduce auto 1K 1G 32
 gb200-nvl72 rail-optimized 288 reducescatter auto 1K 1G 32
+# One size a run (trainsim collective then runs the plan it planned with, not a second one).
+dgx-h100 rail-optimized 4096 allreduce auto 1G 1G 2
+dgx-h100 rail-optimized 1024 allreduce nvls-tree 1M 1M 2
+dgx-h100 rail-optimized 1024 allreduce ring 64M 64M 2
+dgx-h100 fat-tree 1000 allreduce auto 1M 1M 2
+gb200-nvl72 rail-optimized 288 allreduce auto 1G 1G 2
+dgx-h100 rail-optimized 64 alltoall auto 1M 1M 2
 EOF
 
 if [ "$large" = "--large" ]; then

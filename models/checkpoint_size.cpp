@@ -13,7 +13,7 @@ std::vector<StageCheckpoint> stage_checkpoints(const ModelSpec& m, const Trainin
   const std::vector<ModelChunk> chunks = balanced_chunks(m, par);
   std::vector<StageCheckpoint> stages;
   for (int stage = 0; stage < par.pp; ++stage) {
-    const StageParameters p = stage_parameters(m, par, stage, chunks_of_stage(chunks, par.pp, stage));
+    const StageParameters p = stage_parameters(m, par, stage, rank_chunks(chunks, par, stage));
     const double params = p.dense + p.expert;  // per (tp, pp) rank
     stages.push_back({params * per.weights, params * per.optimizer, par.dense_shard_ranks()});
   }

@@ -144,8 +144,10 @@ double activation_bytes(const ModelSpec& m, const TrainingSpec& tr, const Parall
   const double buffers = offloaded_bytes > 0 ? 2.0 * largest_offloaded : 0.0;
   double bytes = std::max(inflight - 1.0, 0.0) * layer_bytes + std::max(layer_bytes, buffers) + working;
   offloaded = inflight * offloaded_bytes * activation_element_scale(tr.precision);
-  if (stage == 0) bytes += inflight * embedding_activation_bytes(m, layout);
-  if (stage == par.pp - 1) bytes += inflight * output_activation_bytes(m, layout);
+  // DualPipe's end ranks each hold the first stage and the last (mirrored_chunks_of_stage).
+  const bool ends = par.schedule == Schedule::dualpipe && (stage == 0 || stage == par.pp - 1);
+  if (stage == 0 || ends) bytes += inflight * embedding_activation_bytes(m, layout);
+  if (stage == par.pp - 1 || ends) bytes += inflight * output_activation_bytes(m, layout);
   // Multi-token prediction (DeepSeek-V3 §2.2), on the stage whose chunk runs the modules:
   // each module's layer (kept whole) and its own output head's inputs and logits, plus its
   // projection's 2h input.
@@ -208,6 +210,11 @@ std::vector<ModelChunk> balanced_chunks(const ModelSpec& m, const ParallelSpec& 
   return chunks;
 }
 
+std::vector<ModelChunk> rank_chunks(const std::vector<ModelChunk>& chunks, const ParallelSpec& par, int stage) {
+  if (par.schedule == Schedule::dualpipe) return mirrored_chunks_of_stage(chunks, stage);
+  return chunks_of_stage(chunks, par.pp, stage);
+}
+
 MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& par,
                              double capacity_bytes) {
   MemoryReport report;
@@ -220,7 +227,7 @@ MemoryReport estimate_memory(const ModelSpec& m, const TrainingSpec& tr, const P
   for (int stage = 0; stage < par.pp; ++stage) {
     StageMemory s;
     s.stage = stage;
-    const std::vector<ModelChunk> own = chunks_of_stage(chunks, par.pp, stage);
+    const std::vector<ModelChunk> own = rank_chunks(chunks, par, stage);
     for (const ModelChunk& c : own) s.layers += c.layers;
     const StageParameters params = stage_parameters(m, par, stage, own);
     s.parameters_per_gpu = params.dense + params.expert;

@@ -66,4 +66,8 @@ std::vector<std::vector<double>> offloaded_layer_bytes(const ModelSpec& model, c
 /// divide, a layout must fit the model and the pipeline).
 std::vector<ModelChunk> balanced_chunks(const ModelSpec& model, const ParallelSpec& parallel);
 
+/// The chunks of `chunks` (balanced_chunks) that pipeline rank `stage` holds: every pp-th
+/// (chunks_of_stage), or with DualPipe its stage and the mirrored one (mirrored_chunks_of_stage).
+std::vector<ModelChunk> rank_chunks(const std::vector<ModelChunk>& chunks, const ParallelSpec& parallel, int stage);
+
 }  // namespace trainsim

@@ -9,7 +9,8 @@
 
 namespace trainsim {
 
-enum class Schedule { gpipe, one_f_one_b, interleaved, zb_h1 };
+/// dualpipe: DeepSeek-V3's bidirectional pipeline (sim/schedule/dualpipe_schedule.hpp).
+enum class Schedule { gpipe, one_f_one_b, interleaved, zb_h1, dualpipe };
 /// How layers are split into model chunks: `cost` balances forward FLOPs (the output layer
 /// counted), `even` is Megatron-LM's equal layer count per chunk, `even_with_ends` counts
 /// the embedding and the loss as a layer each (Megatron-Core's
@@ -119,6 +120,9 @@ struct ParallelSpec {
   /// Warm-up forwards the interleaved schedule runs beyond Megatron-Core's usual count:
   /// one with moe_a2a_overlap (schedules.py, get_pp_rank_microbatches).
   int extra_warmup_chunks() const { return moe_a2a_overlap && schedule == Schedule::interleaved && pp > 1 ? 1 : 0; }
+  /// Model chunks each pipeline rank holds: virtual_stages, or with DualPipe two (stage i
+  /// and stage pp - 1 - i, DeepSeek-V3 §3.2.1: both directions' copies).
+  int chunks_per_rank() const { return schedule == Schedule::dualpipe ? 2 : virtual_stages; }
   /// The interleaved schedule's micro-batch group, N (pp unless set).
   int microbatch_group_size() const { return microbatch_group > 0 ? microbatch_group : pp; }
   int world_size() const { return tp * pp * dp * cp; }

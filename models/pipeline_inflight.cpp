@@ -28,6 +28,10 @@ double inflight_microbatches(Schedule schedule, int pp, int stage, int microbatc
           std::min(interleaved_warmup_chunks(pp, stage, microbatches, v, group, extra_warmup) + 1, microbatches * v);
       return static_cast<double>(chunks) / v;
     }
+    case Schedule::dualpipe:
+      // DeepSeek-V3 Table 2: PP + 1 chunks' activations on every rank (PP in 1F1B's units),
+      // here in units of the rank's two chunks (dualpipe_schedule.hpp's order holds it).
+      return std::min(pp + 1, microbatches) / 2.0;
   }
   return 1.0;
 }

@@ -14,6 +14,7 @@ namespace trainsim {
 ///                 1/v of the rank's layers; at N = p on the first stage this is
 ///                 1 + (p - 1)/(p v) micro-batches (Korthikanti et al. §4.2.3). A smaller N
 ///                 holds fewer (Llama 3 §3.3.2).
+///   dualpipe:     pp + 1 chunks (DeepSeek-V3 Table 2), each half of the rank's layers.
 /// Without pipelining (pp = 1) one micro-batch is held whatever the schedule.
 /// `microbatch_group` 0 means pp; `extra_warmup`: warm-up forwards beyond Megatron-Core's usual
 /// count (ParallelSpec::extra_warmup_chunks).

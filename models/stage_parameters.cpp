@@ -45,8 +45,12 @@ StageParameters stage_parameters(const ModelSpec& m, const ParallelSpec& par, in
   for (const LayerKindCount& k : count_kinds(runs)) add_layers(p, layer_share(k.layer, par), k.count);
   const ParameterCounts pc = count_parameters(m);
   const double tp = par.tp;
-  if (stage == 0) p.dense += pc.embedding / tp + pc.positions;
-  if (stage == par.pp - 1) {
+  // DualPipe's end ranks each hold the first stage and the last (mirrored_chunks_of_stage).
+  const bool mirrored = par.schedule == Schedule::dualpipe;
+  const bool first = stage == 0 || (mirrored && stage == par.pp - 1);
+  const bool last = stage == par.pp - 1 || (mirrored && stage == 0);
+  if (first) p.dense += pc.embedding / tp + pc.positions;
+  if (last) {
     p.dense += pc.final_norm;
     if (!m.tied_embeddings)
       p.dense += pc.output / tp;
@@ -60,10 +64,10 @@ StageParameters stage_parameters(const ModelSpec& m, const ParallelSpec& par, in
     add_layers(p, layer_share(layer_spec(m, m.layers - 1), par), mtp);
     p.dense += mtp * (2.0 * m.hidden * m.hidden / tp + (pc.mtp_extra_per_module - 2.0 * m.hidden * m.hidden));
     // The first stage holds the embedding the modules read; another stage keeps a copy.
-    if (stage != 0) p.dense += pc.embedding / tp;
+    if (!first) p.dense += pc.embedding / tp;
     // A stage other than the last runs the shared output head for its modules: its own copy
     // (a tied head is the embedding copy above).
-    if (stage != par.pp - 1 && !m.tied_embeddings) p.dense += pc.output / tp;
+    if (!last && !m.tied_embeddings) p.dense += pc.output / tp;
   }
   return p;
 }

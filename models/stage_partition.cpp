@@ -98,4 +98,9 @@ std::vector<ModelChunk> chunks_of_stage(const std::vector<ModelChunk>& chunks, i
   return mine;
 }
 
+std::vector<ModelChunk> mirrored_chunks_of_stage(const std::vector<ModelChunk>& chunks, int stage) {
+  const size_t pp = chunks.size();
+  return {chunks[static_cast<size_t>(stage)], chunks[pp - 1 - static_cast<size_t>(stage)]};
+}
+
 }  // namespace trainsim

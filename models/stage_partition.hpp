@@ -40,4 +40,10 @@ std::vector<ModelChunk> even_layers(int layers, int chunks, bool ends_count_as_l
 /// (chunk c belongs to rank c mod pp, as in Megatron-LM's interleaved schedule).
 std::vector<ModelChunk> chunks_of_stage(const std::vector<ModelChunk>& chunks, int pp, int stage);
 
+/// DualPipe's chunks of rank `stage` among `chunks.size()` = pp chunks: stage `stage` (the
+/// forward direction's) and stage pp - 1 - stage (the reverse direction's), DeepSeek-V3 §3.2.1
+/// and deepseek-ai/DualPipe examples/example_dualpipe.py @ 3da1bbe (modules[rank],
+/// modules[pp - 1 - rank]).
+std::vector<ModelChunk> mirrored_chunks_of_stage(const std::vector<ModelChunk>& chunks, int stage);
+
 }  // namespace trainsim

@@ -44,6 +44,9 @@ struct ClusterSpec {
   /// The InfiniBand switches reduce (SHARP: Quantum-2, Quantum-X800) and NCCL loads its
   /// CollNet plugin, so all-reduces across NVLink domains may reduce in the network.
   bool sharp = false;
+  /// NCCL may run NVLink SHARP (NVLS, NVLS-tree) where the switches reduce; false is
+  /// NCCL_NVLS_ENABLE=0 (NVIDIA's MLPerf Training v5.1 GB200 configs set it): rings and trees.
+  bool nvls = true;
   double nvlink_bandwidth_Bps = 0;  ///< per GPU, per direction
   double nvlink_latency_s = 0;
   int nics_per_node = 8;

@@ -31,6 +31,13 @@ struct GpuSpec {
   /// beside overlapped TP communication run on top of what the userbuffers kernels take from
   /// them (sim/step/tp_overlap_cost.hpp). 0, and no preset sets it: the mechanism alone.
   double tp_overlap_slowdown = 0;
+  /// The GPU's architecture by NVIDIA's name (ampere, hopper, blackwell): with the cluster's
+  /// host it picks the validation family (sim/scenario/accuracy_caveats.cpp).
+  std::string architecture;
+  /// The NVLink generation its links are (3: A100, 4: H100/H200/H800, 5: Blackwell), which
+  /// picks the measured NVLink collective and dispatcher rates (topologies/protocol_efficiency.cpp,
+  /// sim/step/dispatcher_rates.cpp); 0: none measured, collectives at line rate.
+  int nvlink_generation = 0;
   /// The kernel table the GPU's compute is timed by (kernels/calibration/NAME.csv): its own
   /// when empty; a GPU that differs from another only off its SMs and HBM names that one.
   std::string calibration_gpu;

@@ -16,6 +16,10 @@ struct HostCost {
   /// A Transformer Engine module call's dispatch as a multiple of op_s
   /// (sim/step/module_host_call.hpp).
   double module_factor = 1;
+  /// Host seconds a grouped GEMM's per-expert cuBLASLt GEMM takes beyond its launch call: the
+  /// matmul descriptor, layouts and algorithm heuristic Transformer Engine builds for every
+  /// GEMM it issues (sim/step/module_host_call.hpp).
+  double gemm_setup_s = 0;
 };
 
 /// The measured costs of `host` (sources in host_cost.cpp).

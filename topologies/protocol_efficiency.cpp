@@ -29,12 +29,6 @@ constexpr double k_nvlink4_nvls_tree = 440.58 / (2.0 * 15.0 / 16.0) * (1.0 + 1.0
 // assumption: no sweep by GPU count is published).
 const MeasuredCollective k_nvlink4_all_to_all{334.90 / 450.0, 0.0, 10.5e-6, {}, true};
 
-bool is_blackwell(const std::string& gpu) {
-  for (const char* name : {"b200", "gb200", "b300", "gb300"})
-    if (gpu == name) return true;
-  return false;
-}
-
 // NVLink 5 inside one domain (MooreThreads/SimuMax @ 4dcaae5 `configs/system/b200_bf16_ceperm.json`,
 // public.md D4; copy in ../shared/data/simumax/): NCCL collectives measured on 8 x B200,
 // "high_intra_node" (latencies in us, per step and fixed). SimuMax fits them with the ring's
@@ -78,14 +72,14 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
     e.nvlink_source = e.network_source = "line rate (the ideal fabric)";
     return e;
   }
-  // By the GPU whose measurements stand for this one (its kernel_table: the H800's are the
-  // H100's; a GPU preset of one's own names the shipped GPU it is timed as).
-  const std::string& gpu = c.gpu.table_gpu();
+  // By the NVLink generation of the GPU's preset (gpu.nvlink_generation): the measurements
+  // below are one GPU's each, standing for every GPU of that generation.
+  const int nvlink = c.gpu.nvlink_generation;
   // NVLink 3 (A100): all-reduce busbw 234.89 GB/s of 300 GB/s per direction = 0.783
   // (public.md D2, stas00/ml-engineering; NCCL's own sm80 cap is 235 GB/s, public.md D1).
   // A100's NVSwitch cannot reduce (NCCL's nvlsEfficiency is 0 for Ampere: NVIDIA/nccl
   // src/graph/tuning.cc at 5067397c).
-  if (gpu.rfind("a100", 0) == 0) {
+  if (nvlink == 3) {
     e.nvlink = 234.89 / 300.0;
     e.nvlink_source =
         "nccl-tests all-reduce on 8 x A100, 234.89 GB/s busbw (stas00/ml-engineering@744d01e1 network/README.md)";
@@ -95,7 +89,7 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
   // and reduce-scatter measure within 2 % of it (361.4 / 362.9 on 8 H200): one ratio.
   // H800: the same NVLink 4 links, fewer of them (a stated assumption: the per-link efficiency
   // carries over; DeepEP's 153 GB/s intranode dispatch of 200 per direction, 0.765, public.md D5).
-  if (gpu.rfind("h100", 0) == 0 || gpu.rfind("h200", 0) == 0 || gpu == "h800") {
+  if (nvlink == 4) {
     e.nvlink = 370.0 / 450.0;
     e.nvlink_source =
         c.gpu.name == "h800" ? "the H100's NVLink 4 figure, a stated assumption: nccl-tests ring ~370 GB/s busbw on 8 x H100 "
@@ -119,7 +113,7 @@ ProtocolEfficiency protocol_efficiency(const ClusterSpec& c) {
   //   ten then within 8 %.
   // NVLS-tree's NVLS stage keeps NVLink 4's measured ratio to NVLS (0.85): a stated assumption,
   // no NVLink 5 row has that stage as its bound (2 DGX B200 nodes are bound by the NICs).
-  if (is_blackwell(gpu)) {
+  if (nvlink == 5) {
     nvlink5_measured(e);
     e.nvlink_source =
         "NCCL all-reduce on 8 x B200, 0.7424 of 900 GiB/s "

@@ -258,9 +258,11 @@ Command collective_command() {
     call.algo = algo;
     for (int g = 0; g < gpus; ++g) call.gpus.push_back(g);
     // Each row's plan is built twice (to find its endpoints, then when it runs), so that one
-    // plan is in memory at a time; the legs it leaves out are found once.
+    // plan is in memory at a time; the legs it leaves out are found once. A single row keeps
+    // the plan it was planned with (the same transfers: the plan reads only the cluster).
     std::vector<bool> endpoints;
     std::vector<std::vector<std::vector<bool>>> left_out;  // per row
+    std::optional<eng::CommPlan> single_plan;
     ProgressLine planned(terminal_stderr(), "collective (planning)", "sizes", static_cast<int>(sizes.size()));
     for (const double bytes : sizes) {
       call.bytes = bytes;
@@ -268,22 +270,23 @@ Command collective_command() {
       rows.push_back({bytes, 0, eng::algo_name(chosen), protocol_name(eng::protocol_of(chosen, call, planning))});
       eng::PreparedPlan prepared = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning), &endpoints);
       left_out.push_back(std::move(prepared.left_out));
+      if (sizes.size() == 1) single_plan = std::move(prepared.plan);
       planned.item_done();
     }
     planned.finish();
     const eng::Platform platform(cluster, std::move(endpoints));
     // One driver runs the sizes one after another, as nccl-tests does.
     ProgressLine progress(terminal_stderr(), "collective", "sizes", static_cast<int>(rows.size()));
-    simgrid::s4u::Actor::create("sweep", platform.host(0), [&platform, &call, &rows, &left_out, &progress]() {
+    simgrid::s4u::Actor::create("sweep", platform.host(0), [&platform, &call, &rows, &left_out, &progress,
+                                                            &single_plan]() {
       for (size_t r = 0; r < rows.size(); ++r) {
         Row& row = rows[r];
         call.bytes = row.bytes;
         // One row at a time, nothing else on the platform.
-        const eng::CommActivity a =
-            eng::start_prepared_plan(platform,
-                                     std::make_shared<const eng::PreparedPlan>(eng::PreparedPlan{
-                                         eng::plan_collective(call, platform), std::move(left_out[r])}),
-                                     "row", eng::k_lone_plan_run);
+        eng::CommPlan plan = single_plan ? std::move(*single_plan) : eng::plan_collective(call, platform);
+        const eng::CommActivity a = eng::start_prepared_plan(
+            platform, std::make_shared<const eng::PreparedPlan>(eng::PreparedPlan{std::move(plan), std::move(left_out[r])}),
+            "row", eng::k_lone_plan_run);
         a.wait();
         row.time_s = a.duration_s();
         progress.item_done();

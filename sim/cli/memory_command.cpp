@@ -45,6 +45,8 @@ const char* schedule_name(Schedule s) {
       return "interleaved";
     case Schedule::zb_h1:
       return "zb-h1";
+    case Schedule::dualpipe:
+      return "dualpipe";
   }
   return "?";
 }

@@ -170,7 +170,7 @@ Command plan_command() {
     for (int k = 1; k <= files; ++k)
       check_output_path(ranked_scenario_path(options.out_dir, k), "--write-top", {o.scenario_path});
     // Every layout is the scenario's model on its GPUs: one validation family, said once.
-    if (const auto caveat = accuracy_caveat(validation_family(*report.base)))
+    if (const auto caveat = scenario_caveat(*report.base))
       std::cerr << "trainsim plan: caveat: " << *caveat << "\n";
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(false, options.out_dir));
     report.results = sweep::load_results(plan, options.out_dir);

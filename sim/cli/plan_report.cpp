@@ -201,7 +201,7 @@ std::string plan_table(const PlanReport& r) {
   if (r.search->batch_indivisible > 0)
     out << "left out: " << r.search->batch_indivisible
         << " splits whose micro_batch x dp does not divide the global batch\n";
-  if (const auto caveat = accuracy_caveat(validation_family(s))) out << "caveat: " << *caveat << "\n";
+  if (const auto caveat = scenario_caveat(s)) out << "caveat: " << *caveat << "\n";
   out << "\n" << column_header(*r.search);
   for (size_t i = 0; i < r.ranked.size() && static_cast<int>(i) < r.top; ++i) out << row(r, i);
   out << "\nbubble: the pipeline's idle share of the step; exp.comm: communication not hidden behind compute; "
@@ -226,7 +226,7 @@ std::string plan_json(const PlanReport& r) {
   j["batch_indivisible"] = r.search->batch_indivisible;
   j["results"] = r.out_dir + "/results.csv";
   j["validation_family"] = validation_family(*r.base).id;
-  j["caveats"] = accuracy_caveat(validation_family(*r.base)).value_or("");
+  j["caveats"] = scenario_caveat(*r.base).value_or("");
   nlohmann::ordered_json fixed = nlohmann::ordered_json::object();
   for (const auto& [key, value] : r.search->fixed) fixed[key] = value;
   j["fixed"] = fixed;

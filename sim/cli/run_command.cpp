@@ -99,7 +99,7 @@ std::string json(const Scenario& s, const StepResult& r, const std::string& comp
   j["headroom_bytes"] = fit.headroom_bytes;
   // How far to trust it (issue 55): the validation family, and what its published runs say.
   j["validation_family"] = validation_family(s).id;
-  j["caveats"] = accuracy_caveat(validation_family(s)).value_or("");
+  j["caveats"] = scenario_caveat(s).value_or("");
   return j.dump(2) + "\n";
 }
 
@@ -110,7 +110,7 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
   out << "trainsim run: " << s.model.name << " on " << r.gpus << " x " << s.cluster.gpu.name << ", tp " << p.tp
       << " pp " << p.pp << " dp " << p.dp << " cp " << p.cp << "\n";
   for (const std::string& w : warnings) out << "warning: " << w << "\n";
-  if (const auto caveat = accuracy_caveat(validation_family(s))) out << "caveat: " << *caveat << "\n";
+  if (const auto caveat = scenario_caveat(s)) out << "caveat: " << *caveat << "\n";
   out << "\nstep time             " << formatted("%.4f s", r.step_time_s) << "  (" << r.steps << " step(s) simulated in "
       << formatted("%.2f s", r.sim_wall_s) << ")\n"
       << "tokens/s              " << formatted("%.0f", r.tokens_per_s) << "  (" << formatted("%.1f", r.tokens_per_s_per_gpu)
@@ -311,7 +311,7 @@ Command run_command() {
     }
 
     // Where the validation says the result is far off: stderr in every output mode.
-    if (const auto caveat = accuracy_caveat(validation_family(s))) std::cerr << "trainsim run: caveat: " << *caveat << "\n";
+    if (const auto caveat = scenario_caveat(s)) std::cerr << "trainsim run: caveat: " << *caveat << "\n";
     if (o.json) {
       // The table says it in a warning line; JSON's reader may not look: stderr too.
       if (const auto w = memory_fit_warning(s, r)) std::cerr << "trainsim run: warning: " << *w << "\n";

@@ -15,9 +15,9 @@ namespace {
 // operands stay in L2 between timed calls (40 MB on the A100, 50 MB on the H100) moves fewer
 // HBM bytes than that, and whole-microsecond timings round short kernels down. The shipped
 // tables need it: microsoft/vidur's 25 MB fp16 adds run at 1.07x the H100 SXM's 3.35 TB/s and
-// 1.03x the A100's 2,039 GB/s (kernels/calibration/h100-sxm.csv line 1336, a100-80g.csv line
-// 1201), the H100's derived fp8 batched GEMMs at up to 1.105x (h100-sxm.csv line 1137). 1.25x
-// leaves room for them and still refuses the slips that matter (a factor of 1,000 in a time).
+// 1.03x the A100's 2,039 GB/s (kernels/calibration/h100-sxm.csv line 1370, a100-80g.csv line
+// 1201). 1.25x leaves room for them and still refuses the slips that matter (a factor of
+// 1,000 in a time).
 // No shipped row passes its compute peak (the fastest, the A100's fp16 GEMMs, reach 94 %):
 // tensor cores have no cache to beat.
 constexpr double k_tera = 1e12;

@@ -27,12 +27,16 @@ namespace {
 
 void validate(const CollectiveCall& call, const Platform& platform) {
   if (call.gpus.empty()) throw InputError("", "--gpus", "0", "a collective needs at least one GPU");
+  // GPUs in increasing order (every group the step and `trainsim collective` form) hold none
+  // twice; the set only for others (a std::set node per GPU, each time an algorithm is chosen).
+  const bool increasing = std::adjacent_find(call.gpus.begin(), call.gpus.end(),
+                                             [](int a, int b) { return a >= b; }) == call.gpus.end();
   std::set<int> seen;
   for (const int g : call.gpus) {
     if (g < 0 || g >= platform.gpu_count())
       throw InputError("", "--gpus", std::to_string(g),
                        "GPU index must be in [0, " + std::to_string(platform.gpu_count()) + ")");
-    if (!seen.insert(g).second)
+    if (!increasing && !seen.insert(g).second)
       throw InputError("", "--gpus", std::to_string(g), "a GPU may appear once per collective");
   }
   if (!(call.bytes >= 0)) throw InputError("", "bytes", std::to_string(call.bytes), "must be >= 0");
@@ -72,8 +76,14 @@ std::optional<RackGroup> rack_group(const CollectiveCall& call, const Platform& 
   if (domains.size() < 2) return std::nullopt;
   for (const auto& d : domains)
     if (d.size() != domains.front().size()) return std::nullopt;
-  return RackGroup{static_cast<int>(call.gpus.size()), static_cast<int>(domains.size()),
-                   platform.cluster().nic_bandwidth_Bps};
+  // The NICs the group's GPUs have in a rack, as the preset states them per node (a GB200
+  // tray: 4 GPUs, 4 NICs), at most the rack's.
+  const ClusterSpec& c = platform.cluster();
+  const int per_rack = static_cast<int>(domains.front().size());
+  const int nics = std::min(platform.nics_per_domain(),
+                            (per_rack * platform.layout().nics_per_node + c.gpus_per_node - 1) / c.gpus_per_node);
+  return RackGroup{static_cast<int>(call.gpus.size()), static_cast<int>(domains.size()), c.nic_bandwidth_Bps,
+                   std::max(1, nics), platform.nvls_tree_Bps() > 0};
 }
 
 // NCCL's estimate for `algo` across racks, its fastest protocol; nullopt where its model has none.

@@ -28,6 +28,9 @@ void FabricZone::get_local_route(const sgr::NetPoint* src, const sgr::NetPoint* 
   RouteLinks route;
   route.latency_s = latency ? *latency : 0.0;
   r.route(a, b, route);
+  // One allocation for the route's links instead of one per doubling: SimGrid asks for a
+  // route at every parallel task's start, twice per pair of its hosts (ptask_L07.cpp @ v3.32).
+  into->link_list_.reserve(into->link_list_.size() + static_cast<size_t>(route.count));
   for (int i = 0; i < route.count; ++i) {
     auto* link = routes_.links[static_cast<size_t>(route.links[static_cast<size_t>(i)])];
     if (link == nullptr)

@@ -72,16 +72,17 @@ struct Graphs {
 
 Graphs search(const RackGroup& g) {
   const int ppn = g.ranks / g.racks;
+  const int nics = g.nics_per_rack > 0 ? g.nics_per_rack : ppn;
   const double nic = speed_at_most(g.nic_Bps / 1e9);
   Graphs r;
   r.ring_bw = nic;
-  r.ring_channels = std::min({ppn, k_max_channels, static_cast<int>(k_nvlink_per_gpu / nic)});
+  r.ring_channels = std::min({ppn, nics, k_max_channels, static_cast<int>(k_nvlink_per_gpu / nic)});
   if (r.ring_bw >= 25.0 && !(r.ring_bw < 50.0 && r.ring_channels > 4)) {  // ncclTopoDupChannels
     const int dup = std::min(2 * r.ring_channels, k_max_channels);
     r.ring_bw /= (dup + r.ring_channels - 1) / r.ring_channels;
     r.ring_channels = dup;
   }
-  r.heads = nccl_rack_nvls_heads(ppn);
+  r.heads = g.nvls ? nccl_rack_nvls_heads(ppn, nics) : 0;
   r.nvls_intra = std::min(nic, speed_at_most(k_nvlink_per_gpu / (r.heads + 1)));
   r.nvls_inter = std::min(nic, std::max(r.nvls_intra, speed_at_least(2 * r.nvls_intra)));
   return r;
@@ -124,7 +125,9 @@ double nvls_tree_loop_bytes(double bytes, int racks, int ppn, int heads, double 
 
 }  // namespace
 
-int nccl_rack_nvls_heads(int per_rack) { return std::max(1, std::min(k_max_channels, per_rack)); }
+int nccl_rack_nvls_heads(int per_rack, int nics) {
+  return std::max(1, std::min({k_max_channels, per_rack, nics > 0 ? nics : per_rack}));
+}
 
 std::vector<RackEstimate> nccl_rack_estimates(CollectiveOp op, double bytes, const RackGroup& group) {
   if (group.racks < 2 || group.ranks < group.racks || group.ranks % group.racks != 0)

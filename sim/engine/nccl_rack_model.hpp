@@ -10,13 +10,14 @@
 //   time = latency(a, p) + bytes / algbw(a, p)                        (ncclTopoGetAlgoTime)
 //
 // Graphs (search.cc): a GPU reaches the NVLink switches at 18 x 40.1 = 721.8 GB/s (SM100);
-// each GPU of the group has its own NIC (a GB200/GB300 compute tray: 4 GPUs, 4 NICs), whose
+// each GPU of the group has its own NIC (a GB200/GB300 compute tray: 4 GPUs, 4 NICs; fewer
+// NICs a rack than GPUs bound the channels and heads below to one per NIC), whose
 // NCCL speed is the largest of the SM100 inter-node speeds not above the NIC's rate (48 GB/s
 // for 400 Gb/s, 96 for 800 Gb/s).
 // - Ring and tree: one channel per NIC at that speed, as many as the NVLink carries
-//   (floor(721.8 / speed)), at most ppn and 32; doubled at half the speed when the speed is
+//   (floor(721.8 / speed)), at most ppn, the rack's NICs and 32; doubled at half the speed when the speed is
 //   50 GB/s or more or the channels 4 or fewer (ncclTopoDupChannels).
-// - NVLS-tree: h = min(32, ppn) heads (NCCL_MAX_NVLS_ARITY), one per NIC-attached GPU; every
+// - NVLS-tree (not with NCCL_NVLS_ENABLE=0): h = min(32, ppn, NICs) heads (NCCL_MAX_NVLS_ARITY), one per NIC-attached GPU; every
 //   head channel takes its speed from every GPU's NVLink port and twice from its head's, so
 //   the search settles on the largest speed s with (h + 1) s <= 721.8 (bwIntra: 20 GB/s for
 //   a full rack, 48 for 8 GPUs of a rack), then raises the network speed while it stays
@@ -63,7 +64,13 @@ namespace trainsim::engine {
 struct RackGroup {
   int ranks = 0;         ///< GPUs of the collective
   int racks = 0;         ///< NVLink domains they span (>= 2)
-  double nic_Bps = 0;    ///< each GPU's NIC, line rate, bytes/s
+  double nic_Bps = 0;    ///< each NIC's line rate, bytes/s
+  /// NICs the group's GPUs have in one rack, as the cluster preset states (a GB200 or GB300
+  /// tray: 4 GPUs, 4 NICs); 0: one per GPU. NCCL runs one ring or tree channel, and one
+  /// NVLS-tree head, per NIC (search.cc), so fewer NICs than GPUs a rack bound both.
+  int nics_per_rack = 0;
+  /// NCCL may run NVLS-tree (false: NCCL_NVLS_ENABLE=0, cluster.nvls).
+  bool nvls = true;
 };
 
 /// NCCL's estimate of one algorithm and protocol.
@@ -85,7 +92,8 @@ std::vector<RackEstimate> nccl_rack_estimates(CollectiveOp op, double bytes, con
 /// Throws Error for an operation without candidates (only all-reduce, all-gather, reduce-scatter have them).
 RackEstimate nccl_rack_choice(CollectiveOp op, double bytes, const RackGroup& group);
 
-/// NVLS-tree's heads per rack for `per_rack` GPUs of the group in each (NCCL_MAX_NVLS_ARITY).
-int nccl_rack_nvls_heads(int per_rack);
+/// NVLS-tree's heads per rack for `per_rack` GPUs of the group in each (NCCL_MAX_NVLS_ARITY),
+/// at most `nics` (0: one NIC per GPU).
+int nccl_rack_nvls_heads(int per_rack, int nics = 0);
 
 }  // namespace trainsim::engine

@@ -37,8 +37,10 @@ Platform::Platform(const ClusterSpec& cluster, std::vector<bool> built, Build ho
   const bool ideal = cluster_.fabric == Fabric::ideal;
   nvlink_Bps_ = ideal ? k_ideal_Bps : cluster_.nvlink_bandwidth_Bps * efficiency_.nvlink;
   nic_Bps_ = ideal ? k_ideal_Bps : cluster_.nic_bandwidth_Bps * efficiency_.network;
-  nvls_Bps_ = ideal ? 0.0 : cluster_.nvlink_bandwidth_Bps * efficiency_.nvls;
-  nvls_tree_Bps_ = ideal ? 0.0 : cluster_.nvlink_bandwidth_Bps * efficiency_.nvls_tree;
+  // cluster.nvls = false (NCCL_NVLS_ENABLE=0): no NVLS nor NVLS-tree, as where the switches cannot reduce.
+  const bool no_nvls = ideal || !cluster_.nvls;
+  nvls_Bps_ = no_nvls ? 0.0 : cluster_.nvlink_bandwidth_Bps * efficiency_.nvls;
+  nvls_tree_Bps_ = no_nvls ? 0.0 : cluster_.nvlink_bandwidth_Bps * efficiency_.nvls_tree;
   uplink_scale_ = ideal ? k_ideal_Bps / std::max(1.0, cluster_.nic_bandwidth_Bps) : efficiency_.network;
   if (cluster_.domain_gpus() > 1 && !(nvlink_Bps_ > 0))
     throw InputError("", "cluster.nvlink_bandwidth", std::to_string(cluster_.nvlink_bandwidth_Bps),

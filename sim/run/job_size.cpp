@@ -39,7 +39,10 @@ Scenario scenario_at_dp(const Scenario& s, int dp) {
     // schedule needs a multiple of pp. Rounding up instead would nearly double the batch of
     // an interleaved job that loses one replica of many.
     const long long target = static_cast<long long>(s.training.grad_accum) * s.parallel.dp;
-    const long long step = s.parallel.schedule == Schedule::interleaved ? s.parallel.pp : 1;
+    // DualPipe feeds half from each end: an even count (dualpipe.py's num_chunks % 2 == 0).
+    const long long step = s.parallel.schedule == Schedule::interleaved ? s.parallel.pp
+                           : s.parallel.schedule == Schedule::dualpipe  ? 2
+                                                                        : 1;
     const long long above = (target + dp * step - 1) / (dp * step) * step;  // smallest allowed >= target / dp
     const long long below = std::max(step, above - step);
     r.training.grad_accum = static_cast<int>(target - below * dp < above * dp - target ? below : above);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "sim/core/error.hpp"
+#include "sim/scenario/router_caveat.hpp"
 
 namespace trainsim {
 
@@ -15,11 +16,11 @@ namespace {
 //   (dense rows within 16 % but for MLPerf's short 8B steps on GB200, every MoE run 9 to
 //   185 % fast), since what a real MoE layer pays beyond its GEMMs is not all priced yet
 //   (README.md, "How close it is");
-// - the GPU's generation, which decides the kernel table, the NVLink generation and the host
-//   that issues the kernels: Ampere (a100-80g), Hopper (h100-sxm; h200 and h800 share its
-//   kernels and NVLink generation), Blackwell on x86 hosts (b200, b300) and Grace-Blackwell
-//   (gb200, gb300: Grace's slower host cost per call, topologies/host_cost.hpp, and NVL72's
-//   NVLink domain).
+// - the GPU's architecture (its preset's gpu.architecture), which goes with its kernels and
+//   NVLink generation, and the host that issues the kernels: Ampere (a100-80g), Hopper
+//   (h100-sxm, h200, h800), Blackwell on x86 hosts (b200, b300) and Grace-Blackwell (gb200,
+//   gb300 on cluster.host = grace: Grace's slower host cost per call, topologies/host_cost.hpp,
+//   and NVL72's NVLink domain). Any other pair is unvalidated.
 // Precision is not a third fact: each family's runs hold one or two formats (A100 fp16, H100
 // and B200 dense fp8, MoE bf16, fp8 and MXFP8), too few to tell them apart.
 //
@@ -37,21 +38,11 @@ const std::vector<ValidationFamily>& table() {
       {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -4.2, -1.9, 3.1},
       {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -3.6, 60.7, 26.1},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 8.1, 153.2, 42.1},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 8.1, 149.3, 41.3},
       {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 6.9, 115.5, 42.5},
       {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 7.8, 24.0, 15.9},
   };
   return families;
-}
-
-// The generation part of a family id; every shipped GPU preset has one
-// (AccuracyCaveats.EveryGpuPresetHasAFamily). Null for a GPU of the user's own preset file.
-const char* generation(const std::string& gpu) {
-  if (gpu == "a100-80g") return "ampere";
-  if (gpu == "h100-sxm" || gpu == "h200" || gpu == "h800") return "hopper";
-  if (gpu == "b200" || gpu == "b300") return "blackwell";
-  if (gpu == "gb200" || gpu == "gb300") return "grace-blackwell";
-  return nullptr;
 }
 
 // A GPU of no family (a preset file of the user's, timed by no shipped GPU's kernel table):
@@ -74,14 +65,15 @@ const std::vector<ValidationFamily>& validation_families() {
 }
 
 const ValidationFamily& validation_family(const Scenario& s) {
-  // A GPU of one's own whose compute a shipped GPU's table times (kernel_table) is that GPU's.
-  const char* gen = generation(s.cluster.gpu.name);
-  if (gen == nullptr) gen = generation(s.cluster.gpu.table_gpu());
-  if (gen == nullptr) return unvalidated_family();
-  const std::string id = std::string(s.model.is_moe() ? "moe-" : "dense-") + gen;
+  // The GPU preset's architecture (gpu.architecture), Grace-hosted apart: a Grace host issues
+  // kernels at its own cost per call (topologies/host_cost.hpp) and its racks are NVL72's.
+  const std::string& architecture = s.cluster.gpu.architecture;
+  if (architecture.empty()) return unvalidated_family();
+  const std::string id = std::string(s.model.is_moe() ? "moe-" : "dense-") +
+                         (s.cluster.host == HostCpu::grace ? "grace-" : "") + architecture;
   for (const ValidationFamily& f : table())
     if (f.id == id) return f;
-  throw Error("validation family " + id + " is not in the table (sim/scenario/accuracy_caveats.cpp)");
+  return unvalidated_family();  // an architecture (or host) no published run of ours covers
 }
 
 std::optional<std::string> accuracy_caveat(const ValidationFamily& f) {
@@ -97,6 +89,14 @@ std::optional<std::string> accuracy_caveat(const ValidationFamily& f) {
   return "accuracy: " + f.description + " is off by " + percent(f.min_error_pct) + " to " +
          percent(f.max_error_pct) + " % in throughput on its " + std::to_string(f.runs) +
          " published runs (mean absolute " + mean + " %; scenarios/validation/README.md)" + reading;
+}
+
+std::optional<std::string> scenario_caveat(const Scenario& s) {
+  std::optional<std::string> family = accuracy_caveat(validation_family(s));
+  const std::optional<std::string> router = router_balance_caveat(s);
+  if (!router) return family;
+  if (!family) return router;
+  return *family + "; " + *router;
 }
 
 std::string validation_summary(const ValidationFamily& f) {

@@ -40,6 +40,11 @@ const ValidationFamily& validation_family(const Scenario& s);
 /// than k_caveat_threshold_pct or none was measured; nothing otherwise.
 std::optional<std::string> accuracy_caveat(const ValidationFamily& family);
 
+/// Everything a result of `s` should be read with, on one line: the family's accuracy_caveat
+/// and, for a router balance the measurements do not cover, router_balance_caveat
+/// (sim/scenario/router_caveat.hpp), joined by "; "; nothing when neither applies.
+std::optional<std::string> scenario_caveat(const Scenario& s);
+
 /// The family and its measured error in a few words, for a results table:
 /// "dense on Hopper (H100, H200, H800): 3 published runs off by -1.8 to +2.9 %".
 std::string validation_summary(const ValidationFamily& family);

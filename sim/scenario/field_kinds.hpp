@@ -147,18 +147,31 @@ ScenarioField latency_field(std::string name, std::string help, Access access) {
                         1e-6, true);
 }
 
+// How a fraction key reads: whether 0 is allowed (a speed is not), the example its rule gives,
+// and whether `show` writes it as a percentage or as the number.
+struct FractionForm {
+  bool zero_allowed = true;
+  const char* example = "0.05 or 5%";
+  bool shown_as_percent = true;
+};
+
 template <typename Access>
-ScenarioField fraction_field(std::string name, std::string help, Access access) {
+ScenarioField fraction_field(std::string name, std::string help, Access access, FractionForm form = {}) {
   ScenarioField f;
   f.name = std::move(name);
   f.help = std::move(help);
-  f.apply = [access](Scenario& s, std::string_view text) -> Rule {
+  f.apply = [access, form](Scenario& s, std::string_view text) -> Rule {
     const auto v = parse::fraction(text);
-    if (!v || *v < 0 || *v > 1) return "expected a fraction from 0 to 1 (0.05 or 5%)";
+    const bool low_ok = v && (form.zero_allowed ? *v >= 0 : *v > 0);
+    if (!low_ok || *v > 1)
+      return std::string(form.zero_allowed ? "expected a fraction from 0 to 1 (" : "expected a fraction above 0 and at most 1 (") +
+             form.example + ")";
     access(s) = *v;
     return std::nullopt;
   };
-  f.show = [access](const Scenario& s) { return number_text(access(s) * 100) + "%"; };
+  f.show = [access, form](const Scenario& s) {
+    return form.shown_as_percent ? number_text(access(s) * 100) + "%" : number_text(access(s));
+  };
   return f;
 }
 

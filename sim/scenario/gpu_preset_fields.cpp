@@ -1,5 +1,6 @@
 #include "sim/scenario/gpu_preset_fields.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 #include <utility>
@@ -73,8 +74,8 @@ ScenarioField kernel_table_field() {
   ScenarioField f;
   f.name = "gpu.kernel_table";
   f.help =
-      "the shipped GPU type whose measurements stand for this one's: its kernel table (kernels/calibration/NAME.csv), "
-      "NVLink collective efficiencies and validation family; default: its own";
+      "the shipped GPU type whose kernel table (kernels/calibration/NAME.csv) times this one's compute; default: its "
+      "own";
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
     if (text.empty() || text.find_first_of("/\\ ") != std::string_view::npos) return "expected a GPU type's name";
     s.cluster.gpu.calibration_gpu = std::string(text);
@@ -84,18 +85,43 @@ ScenarioField kernel_table_field() {
   return f;
 }
 
-ScenarioField tp_overlap_field() {
+// The architecture's name, part of a validation family's id (sim/scenario/accuracy_caveats.cpp).
+ScenarioField architecture_field() {
   ScenarioField f;
-  f.name = "gpu.tp_overlap_slowdown";
-  f.help = "GEMM slowdown beside overlapped tensor-parallel communication, a fraction";
+  f.name = "gpu.architecture";
+  f.help = "NVIDIA's architecture name (ampere, hopper, blackwell): with the cluster's host, the validation family";
   f.apply = [](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::fraction(text);
-    if (!v || *v < 0 || *v > 1) return "expected a fraction from 0 to 1 (0.4 or 40%)";
-    s.cluster.gpu.tp_overlap_slowdown = *v;
+    const bool named = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    });
+    if (!named) return "expected a lowercase name (ampere, hopper, blackwell)";
+    s.cluster.gpu.architecture = std::string(text);
     return std::nullopt;
   };
-  f.show = [](const Scenario& s) { return number_text(s.cluster.gpu.tp_overlap_slowdown); };
+  f.show = [](const Scenario& s) { return s.cluster.gpu.architecture; };
   return f;
+}
+
+// The generations whose NVLink collectives are measured (topologies/protocol_efficiency.cpp).
+ScenarioField nvlink_generation_field() {
+  ScenarioField f;
+  f.name = "gpu.nvlink_generation";
+  f.help = "NVLink generation (3, 4, 5), which picks the measured NVLink collective rates; 0: none, line rate";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    const auto v = parse::integer(text);
+    if (!v || !(*v == 0 || (*v >= 3 && *v <= 5)))
+      return "expected 3, 4 or 5 (the NVLink generations with measured collectives) or 0 (none)";
+    s.cluster.gpu.nvlink_generation = static_cast<int>(*v);
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) { return std::to_string(s.cluster.gpu.nvlink_generation); };
+  return f;
+}
+
+ScenarioField tp_overlap_field() {
+  return field_kinds::fraction_field(
+      "gpu.tp_overlap_slowdown", "GEMM slowdown beside overlapped tensor-parallel communication, a fraction",
+      [](auto& s) -> auto& { return s.cluster.gpu.tp_overlap_slowdown; }, {true, "0.4 or 40%", false});
 }
 
 }  // namespace
@@ -143,12 +169,14 @@ std::vector<ScenarioField> gpu_preset_fields() {
           "gpu.comm_power", "power while only communicating: watts or a share of the TDP",
           [](auto& s) -> auto& { return s.cluster.gpu.comm_power_w; }),
       kernel_table_field(),
+      architecture_field(),
+      nvlink_generation_field(),
   };
 }
 
 std::vector<std::string> required_gpu_preset_keys() {
-  return {"gpu.memory",           "gpu.peak_bf16", "gpu.peak_tf32",  "gpu.hbm_bandwidth",
-          "gpu.nvlink_bandwidth", "gpu.tdp",       "gpu.idle_power", "gpu.comm_power"};
+  return {"gpu.memory", "gpu.peak_bf16",  "gpu.peak_tf32",  "gpu.hbm_bandwidth", "gpu.nvlink_bandwidth",
+          "gpu.tdp",    "gpu.idle_power", "gpu.comm_power", "gpu.architecture"};
 }
 
 }  // namespace trainsim

@@ -122,6 +122,9 @@ std::vector<ScenarioField> cluster_fields() {
       bool_field(
           "cluster.sharp", "InfiniBand switches reduce (SHARP) and NCCL's CollNet plugin is loaded",
           [](auto& s) -> auto& { return s.cluster.sharp; }),
+      bool_field(
+          "cluster.nvls", "NCCL may use NVLink SHARP (NVLS, NVLS-tree); false: NCCL_NVLS_ENABLE=0",
+          [](auto& s) -> auto& { return s.cluster.nvls; }),
       bandwidth_field(
           "cluster.nvlink_bandwidth", "NVLink per GPU per direction",
           [](auto& s) -> auto& { return s.cluster.nvlink_bandwidth_Bps; }),

@@ -26,7 +26,8 @@ using field_kinds::int_field;
 const parse::EnumNames<Schedule> k_schedules{{{"gpipe", Schedule::gpipe},
                                               {"1f1b", Schedule::one_f_one_b},
                                               {"interleaved", Schedule::interleaved},
-                                              {"zb-h1", Schedule::zb_h1}}};
+                                              {"zb-h1", Schedule::zb_h1},
+                                              {"dualpipe", Schedule::dualpipe}}};
 const parse::EnumNames<PipelineSendOverlap> k_pp_overlap{{{"auto", PipelineSendOverlap::automatic},
                                                            {"true", PipelineSendOverlap::overlapped},
                                                            {"false", PipelineSendOverlap::blocking}}};
@@ -178,6 +179,33 @@ void check_tensor_parallel(const Scenario& s) {
           "must be divisible by parallel.tp = " + str(tp));
 }
 
+// DeepSeek-V3 §3.2.1 and deepseek-ai/DualPipe dualpipe/dualpipe.py @ 3da1bbe (DualPipe.step's
+// asserts): an even number of ranks, each holding stage i and stage pp - 1 - i, and an even
+// micro-batch count of at least 2 pp, half fed from each end.
+namespace {
+void check_dualpipe(const Scenario& s) {
+  const ParallelSpec& p = s.parallel;
+  require(s, p.pp >= 2 && p.pp % 2 == 0, "parallel.pp", p.pp,
+          "the dualpipe schedule needs an even pp >= 2 (each rank holds stage i and stage pp - 1 - i)");
+  require(s, p.virtual_stages == 1, "parallel.virtual_stages", p.virtual_stages,
+          "the dualpipe schedule holds two chunks per rank of its own; set it to 1");
+  require(s, p.microbatch_group == 0, "parallel.microbatch_group", p.microbatch_group,
+          "only the interleaved schedule groups micro-batches; leave it at 0");
+  const int m = s.training.grad_accum;
+  require(s, m % 2 == 0 && m >= 2 * p.pp, "training.grad_accum", m,
+          "the dualpipe schedule needs an even micro-batch count of at least 2 x parallel.pp = " + str(2 * p.pp) +
+              " (half fed from each end)");
+  // Its forward-backward pairs run as parallel.moe_a2a_overlap's do (StageActor::run_pair),
+  // modelled beside the layers' TP collectives only.
+  const std::string pairs = "the dualpipe schedule's forward-backward pairs are modelled ";
+  require(s, p.cp == 1, "parallel.cp", p.cp, pairs + "without context parallelism; set it to 1");
+  require(s, !(p.expert_folding() && p.expert_tp_size() > 1), "parallel.expert_tp", p.expert_tp,
+          pairs + "without folded expert TP above 1");
+  require(s, p.zero <= 2 && !p.megatron_fsdp(), "parallel.zero", p.zero,
+          pairs + "without ZeRO-3 or Megatron FSDP unit gathers: needs zero <= 2 and fsdp = none");
+}
+}  // namespace
+
 void check_pipeline(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const long long chunks = static_cast<long long>(p.pp) * p.virtual_stages;  // both ints: no overflow (tests/fuzz)
@@ -224,6 +252,8 @@ void check_pipeline(const Scenario& s) {
               "leaves a last group of " + str(last) + " micro-batches (grad_accum mod microbatch_group), fewer than "
               "parallel.pp = " + str(p.pp));
     }
+  } else if (p.schedule == Schedule::dualpipe) {
+    check_dualpipe(s);
   } else {
     require(s, p.microbatch_group == 0, "parallel.microbatch_group", p.microbatch_group,
             "only the interleaved schedule groups micro-batches; leave it at 0");
@@ -337,8 +367,9 @@ void check_moe_a2a_overlap(const Scenario& s) {
     refuse("Megatron-Core refuses it with full recomputation: needs training.recompute = none or selective");
   if (s.training.precision == Precision::fp32)
     refuse("Megatron-Core needs a bf16 or fp16 model: not training.precision = fp32");
-  if (p.pp > 1 && p.schedule != Schedule::interleaved)
-    refuse("with pipelining Megatron-Core needs virtual stages: needs parallel.schedule = interleaved");
+  // DualPipe pairs a forward and a backward of its own (overlapped_forward_backward).
+  if (p.pp > 1 && p.schedule != Schedule::interleaved && p.schedule != Schedule::dualpipe)
+    refuse("with pipelining Megatron-Core needs virtual stages: needs parallel.schedule = interleaved or dualpipe");
   if (p.schedule == Schedule::zb_h1) refuse("pairs whole backwards: not with parallel.schedule = zb-h1");
   // Folded experts with expert_tp 1 add no collective of their own (stage_costs.cpp).
   if ((p.expert_folding() && p.expert_tp_size() > 1) || p.cp > 1)

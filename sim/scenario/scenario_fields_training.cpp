@@ -214,7 +214,7 @@ void check_activation_offload(const Scenario& s) {
   const std::vector<ModelChunk> chunks = balanced_chunks(s.model, s.parallel);
   for (int stage = 0; stage < s.parallel.pp; ++stage) {
     int layers = 0;
-    for (const ModelChunk& c : chunks_of_stage(chunks, s.parallel.pp, stage)) layers += c.layers;
+    for (const ModelChunk& c : rank_chunks(chunks, s.parallel, stage)) layers += c.layers;
     require(s, t.offload_activations < layers, "training.offload_activations", t.offload_activations,
             "must be fewer than the layers of every pipeline stage (stage " + str(stage) + " holds " + str(layers) +
                 "): the last layer's activations stay on the GPU");

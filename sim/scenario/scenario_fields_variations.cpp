@@ -73,20 +73,10 @@ ScenarioField id_list_field(std::string name, std::string help, const char* what
   return f;
 }
 
-// variations.slow_gpu_speed, slow_nic_speed: above 0, at most 1.
+// variations.slow_gpu_speed, slow_nic_speed: above 0, at most 1, shown as the number.
 template <typename Access>
 ScenarioField speed_field(std::string name, std::string help, Access access) {
-  ScenarioField f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.apply = [access](Scenario& s, std::string_view text) -> Rule {
-    const auto v = parse::fraction(text);
-    if (!v || !(*v > 0) || *v > 1) return "expected a fraction above 0 and at most 1 (0.9 or 90%)";
-    access(s) = *v;
-    return std::nullopt;
-  };
-  f.show = [access](const Scenario& s) { return number_text(access(s)); };
-  return f;
+  return field_kinds::fraction_field(std::move(name), std::move(help), access, {false, "0.9 or 90%", false});
 }
 
 }  // namespace

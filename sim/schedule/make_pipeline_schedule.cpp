@@ -1,3 +1,4 @@
+#include "sim/schedule/dualpipe_schedule.hpp"
 #include "sim/schedule/gpipe_schedule.hpp"
 #include "sim/schedule/interleaved_schedule.hpp"
 #include "sim/schedule/one_f_one_b_schedule.hpp"
@@ -15,6 +16,8 @@ std::unique_ptr<PipelineSchedule> make_pipeline_schedule(Schedule schedule, int 
       return std::make_unique<InterleavedSchedule>(microbatch_group, extra_warmup);
     case Schedule::zb_h1:
       return std::make_unique<ZeroBubbleH1Schedule>();
+    case Schedule::dualpipe:
+      return std::make_unique<DualPipeSchedule>();
   }
   return std::make_unique<OneFOneBSchedule>();
 }

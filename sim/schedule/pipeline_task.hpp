@@ -11,6 +11,9 @@ struct PipelineTask {
   int microbatch = 0;
   int chunk = 0;  ///< the stage's model chunk, 0..virtual_stages-1 (global chunk = chunk * pp + stage)
   TaskPass pass = TaskPass::forward;
+  /// A backward of a schedule that splits weight gradients per task (PipelineSchedule::
+  /// runs_weight_with): its weight gradients run as a `weight` task of their own, later.
+  bool weight_apart = false;
   friend bool operator==(const PipelineTask&, const PipelineTask&) = default;
 };
 

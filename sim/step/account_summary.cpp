@@ -70,7 +70,7 @@ StepResult summarize_accounts(const Scenario& s, const std::vector<GpuAccount>& 
     energy += gpus * (busy * gpu.tdp_w + exposed * gpu.comm_power_w + (end_s - busy - exposed) * gpu.idle_power_w);
     r.dp_reductions = std::max(r.dp_reductions, a.dp_reductions / steps);
     if (i < static_cast<size_t>(s.parallel.pp))
-      r.inflight_microbatches.push_back(static_cast<double>(a.max_inflight_chunks) / s.parallel.virtual_stages);
+      r.inflight_microbatches.push_back(static_cast<double>(a.max_inflight_chunks) / s.parallel.chunks_per_rank());
   }
   for (const auto& field : k_times) r.breakdown_s.*field.first /= weight_sum * steps;
   for (const auto& field : k_bytes) r.comm_bytes_per_gpu.*field.first /= weight_sum * steps;

@@ -99,8 +99,6 @@ DispatcherRate interpolate(const std::vector<std::pair<double, DispatcherRate>>&
   return points.back().second;
 }
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
 }  // namespace
 
 const std::vector<DispatcherPoint>& dispatcher_points() { return k_points; }
@@ -108,10 +106,9 @@ const std::vector<DispatcherPoint>& dispatcher_points() { return k_points; }
 std::optional<DispatcherFabric> dispatcher_fabric(const ClusterSpec& cluster, bool across_domains) {
   if (cluster.fabric == Fabric::ideal) return std::nullopt;
   if (across_domains) return F::network;
-  const std::string& gpu = cluster.gpu.table_gpu();  // the GPU its measurements stand for (kernel_table)
-  if (starts_with(gpu, "h100") || starts_with(gpu, "h200") || gpu == "h800") return F::nvlink4_node;
-  if (starts_with(gpu, "b200") || starts_with(gpu, "b300") || starts_with(gpu, "gb200") || starts_with(gpu, "gb300"))
-    return cluster.nodes_per_domain() > 1 ? F::nvlink5_rack : F::nvlink5_node;
+  // By the NVLink generation of the GPU's preset (gpu.nvlink_generation).
+  if (cluster.gpu.nvlink_generation == 4) return F::nvlink4_node;
+  if (cluster.gpu.nvlink_generation == 5) return cluster.nodes_per_domain() > 1 ? F::nvlink5_rack : F::nvlink5_node;
   return std::nullopt;
 }
 

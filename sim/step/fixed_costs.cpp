@@ -49,7 +49,7 @@ int host_ops_after_norm(const Scenario& s, int layers, int buckets) {
   const int copies = (tensors + shards - 1) / shards + (shards > 1 ? 1 : 0);
   // The distributed optimizer's parameter all-gather after the update, one launch per bucket
   // unless overlapped with the next forward (ZeRO 1 and 2). Under ZeRO 3 / FSDP parameters are
-  // gathered before each unit's forward and backward instead (stage_parameter_gather.cpp), not
+  // gathered before each unit's forward and backward instead (parameter_gathers.cpp), not
   // after the norm.
   const int gathers = (p.zero == 1 || p.zero == 2) && !p.overlap_param_gather ? buckets : 0;
   return k_adam_groups + copies + gathers + k_buffer_resets + k_next_step;

@@ -52,7 +52,7 @@ struct Queue {
       if (!take(op)) continue;
       const bool eager = op.graph_scope < 0;
       const double first_s = eager ? first_launch_seconds(op, host) : graph_host_seconds(p.ops, i, host);
-      const double each_s = eager && host.op_s > 0 ? host.launch_s : 0.0;
+      const double each_s = eager ? further_launch_seconds(op, host) : 0.0;
       const int kernels = std::max(1, op.kernels);
       for (int k = 0; k < kernels; ++k) {
         host_s += k == 0 ? first_s : each_s;

@@ -9,8 +9,13 @@ namespace trainsim {
 
 HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host) {
   const HostCost measured = host_cost(host);
+  // A stated launch time (training.kernel_launch_time) is the host's speed: the per-expert
+  // cuBLASLt set-up, host work too, scales with it, so a stated host prices alike on any CPU.
+  const double setup_s = training.kernel_launch_time_s && measured.launch_s > 0
+                             ? measured.gemm_setup_s * *training.kernel_launch_time_s / measured.launch_s
+                             : measured.gemm_setup_s;
   return {training.kernel_host_time_s.value_or(measured.op_s),
-          training.kernel_launch_time_s.value_or(measured.launch_s), measured.module_factor};
+          training.kernel_launch_time_s.value_or(measured.launch_s), measured.module_factor, setup_s};
 }
 
 double first_launch_seconds(const Op& op, HostLaunchCost host) {
@@ -26,9 +31,16 @@ double first_launch_seconds(const Op& op, HostLaunchCost host) {
   return host.op_s;
 }
 
+double further_launch_seconds(const Op& op, HostLaunchCost host) {
+  if (!(host.op_s > 0)) return 0.0;
+  // A grouped GEMM's kernels are its experts' GEMMs (models/layer_workload.cpp, gemm()).
+  const bool per_expert_gemm = op.kind == OpKind::gemm && op.gemm.batch > 1;
+  return host.launch_s + (per_expert_gemm ? host.gemm_setup_s : 0.0);
+}
+
 double host_seconds(const Op& op, HostLaunchCost host) {
   if (!(host.op_s > 0)) return 0.0;
-  return first_launch_seconds(op, host) + std::max(0, op.kernels - 1) * host.launch_s;
+  return first_launch_seconds(op, host) + std::max(0, op.kernels - 1) * further_launch_seconds(op, host);
 }
 
 double graph_host_seconds(const std::vector<Op>& ops, std::size_t i, HostLaunchCost host) {
@@ -73,7 +85,7 @@ void play_period(const std::vector<Op>& ops, const std::vector<double>& gpu_s, H
       // a graph: one dispatch (at its first op) launches all its kernels.
       const bool eager = op.graph_scope < 0;
       const double first_s = eager ? first_launch_seconds(op, host) : graph_host_seconds(ops, i, host);
-      q.issue(op, gpu_s[i], first_s, eager && host.op_s > 0 ? host.launch_s : 0.0);
+      q.issue(op, gpu_s[i], first_s, eager ? further_launch_seconds(op, host) : 0.0);
     }
     const bool sync_follows = segments[(first + j + 1) % n].after_sync;
     s.host_waits_s = sync_follows ? std::max(0.0, q.gpu_s - q.host_s) : 0.0;

@@ -41,6 +41,8 @@ struct HostLaunchCost {
   double op_s = 0;
   double launch_s = 0;
   double module_factor = 1;
+  /// A grouped GEMM's per-expert GEMM costs this beyond launch_s (topologies/host_cost.hpp).
+  double gemm_setup_s = 0;
 };
 
 /// The scenario's host costs: training.kernel_host_time and kernel_launch_time where set, else
@@ -52,7 +54,13 @@ HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host);
 /// (module_host_call.hpp); 0 when op_s is 0 (no host model).
 double first_launch_seconds(const Op& op, HostLaunchCost host);
 
-/// Host seconds to dispatch `op`: first_launch_seconds, then launch_s for each further kernel.
+/// Host seconds before each of `op`'s further kernels: launch_s, and for a grouped GEMM (one
+/// GEMM per local expert) gemm_setup_s more, the cuBLASLt set-up of each expert's GEMM
+/// (module_host_call.hpp); 0 when op_s is 0 (no host model).
+double further_launch_seconds(const Op& op, HostLaunchCost host);
+
+/// Host seconds to dispatch `op`: first_launch_seconds, then further_launch_seconds for each
+/// further kernel.
 double host_seconds(const Op& op, HostLaunchCost host);
 
 /// Host seconds to dispatch `ops[i]` (one layer's pass, in launch order): host_seconds, or

@@ -1,7 +1,7 @@
 #pragma once
 // Under --full (symmetry not reduced) which tensor-parallel groups run their collectives on
 // links nothing else crosses, so that each collective may take the time the same collective
-// took on another such group (StageActor::run_collective reuses it, as the reduced
+// took on another such group (LayerCollectives::run reuses it, as the reduced
 // simulation does for its one replica).
 //
 // Why it matters: a TP group issues about 1,500 collectives a step in the 405B example (its

@@ -19,10 +19,15 @@
 //                  call; the layer's input norm, fused into linear_qkv): the launch call
 //                  only, HostLaunchCost::launch_s.
 //
-// The per-expert work of a grouped GEMM stays one launch per further kernel:
-// NVIDIA/TransformerEngine#2897 profiles the fused grouped MLP (64 experts, GB200) at ~1.2 ms
-// forward and ~2.1 ms backward of CPU, 19 and 33 us an expert for two or four GEMMs, the
-// same order as the launch call per kernel Grace is given (16.5 us, host_cost.cpp).
+// The per-expert work of a grouped GEMM is one launch per further kernel, and for each expert's
+// GEMM the cuBLASLt set-up Transformer Engine redoes per GEMM (HostCost::gemm_setup_s:
+// descriptors and the algorithm heuristic, cublaslt_gemm.cu @ v2.9). Its per-split FP8
+// quantization is counted kernel by kernel (models/cast_ops.hpp: amax, scale and cast per
+// expert under current scaling); the split's allocation and quantizer conversion are left out,
+// about 2 us on x86 (NVIDIA/TransformerEngine#2897: wgrad allocations 350 us and quantizer
+// set-up 90 us for 64 experts on GB200, scaled by host_cost.cpp's Grace factor). #2897 profiles
+// the fused grouped MLP (64 experts, GB200) at ~1.2 ms forward and ~2.1 ms backward of CPU, 19
+// and 33 us an expert, the same order as the launch calls per expert Grace is given.
 
 #include "models/op.hpp"
 

@@ -1,5 +1,6 @@
 #include "sim/step/replica_rendezvous.hpp"
 
+#include <cstdint>
 #include <mutex>
 
 #include "sim/engine/timer_wait.hpp"
@@ -36,6 +37,15 @@ int ReplicaRendezvous::starter(const Key& key) const {
   return it != entries_.end() && it->second.activity ? it->second.starter : -1;
 }
 
+size_t ReplicaRendezvous::KeyHash::operator()(const Key& k) const {
+  // The four fields mixed by 64-bit multiplicative steps (the golden ratio's constant, odd),
+  // each field multiplied in before the next is mixed in (kind 0, group 1 and kind 1, group 0
+  // hash apart: ReplicaRendezvousKey.HashesSpreadTheKeysAStepAsks).
+  uint64_t h = static_cast<uint64_t>(static_cast<uint32_t>(k.kind)) * 0x9E3779B97F4A7C15ull;
+  for (const int v : {k.group, k.step, k.index}) h = (h ^ static_cast<uint32_t>(v)) * 0x9E3779B97F4A7C15ull;
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
 const engine::CommActivity* ReplicaRendezvous::started(const Key& key) const {
   const auto it = entries_.find(key);
   return it != entries_.end() && it->second.activity ? &*it->second.activity : nullptr;
@@ -43,7 +53,7 @@ const engine::CommActivity* ReplicaRendezvous::started(const Key& key) const {
 
 const engine::CommActivity* ReplicaRendezvous::wait_started(const Key& key, double timeout_s) {
   std::unique_lock lock(*mutex_);
-  Entry& e = entries_.at(key);  // the caller arrived: the entry exists (std::map: it stays put)
+  Entry& e = entries_.at(key);  // the caller arrived: the entry exists (a node of the table: it stays put)
   if (!e.activity) {
     // Woken by the start or the timeout, on a semaphore (engine/timer_wait.hpp).
     const sg4::SemaphorePtr wake = sg4::Semaphore::create(0);

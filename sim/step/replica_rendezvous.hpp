@@ -12,9 +12,9 @@
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <functional>
-#include <map>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/comm_activity.hpp"
@@ -33,6 +33,12 @@ class ReplicaRendezvous {
     int index = 0;
     auto tie() const { return std::tie(kind, group, step, index); }
     bool operator<(const Key& o) const { return tie() < o.tie(); }
+    bool operator==(const Key& o) const { return tie() == o.tie(); }
+  };
+  /// Key's hash: the stage actors look their collectives up at every compute and collective
+  /// (a --full step on 1,024 GPUs asks some 300,000 times), so a hash table, not a tree; nothing iterates it.
+  struct KeyHash {
+    size_t operator()(const Key& k) const;
   };
 
   ReplicaRendezvous();
@@ -63,7 +69,7 @@ class ReplicaRendezvous {
   };
 
   simgrid::s4u::MutexPtr mutex_;
-  std::map<Key, Entry> entries_;
+  std::unordered_map<Key, Entry, KeyHash> entries_;
 };
 
 }  // namespace trainsim

@@ -58,7 +58,7 @@ void add_collective(PassCost& cost, CollectiveOp op, double bytes, int count, in
 // metadata_preprocessing, allgather_routing_map: deepseek-ai/DeepEP hybrid-ep @ 94a9f8f6,
 // csrc/hybrid_ep/hybrid_ep.cu; the backward reuses the forward's handle). DeepEP's and
 // HybridEP's token all-to-alls run at their own measured rates (the step gives them
-// dispatcher_rates.hpp's rate, stage_actor.cpp), the alltoall dispatcher's at NCCL's. `moe_layers` of the
+// dispatcher_rates.hpp's rate, layer_collectives.cpp), the alltoall dispatcher's at NCCL's. `moe_layers` of the
 // `layers` are MoE layers (DeepSeek-V3's first layers are dense): their collectives are
 // spread over the pass's layers.
 // With expert parallel folding and expert_tp > 1, after the dispatch the tokens a rank
@@ -275,7 +275,8 @@ KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, c
     k.forward_moe = moe_layer_split(k.ops.forward, compute, load, k.forward_host_s);
     k.backward_moe = moe_layer_split(k.backward.input, compute, load, k.backward_host_s);
     const double alone = k.forward_host_s + k.backward_host_s + k.weight_host_s;
-    if (s.parallel.moe_a2a_overlap)  // what the pair's sync adds beyond the passes' own waits
+    // What the pair's sync adds beyond the passes' own waits (DualPipe always pairs).
+    if (s.parallel.moe_a2a_overlap || s.parallel.schedule == Schedule::dualpipe)
       k.forward_moe.paired_host_s = std::max(0.0, paired_host_excess_s(k.ops.forward, k.ops.backward, compute, load,
                                                                        host_s, s.parallel.delay_wgrad_compute) -
                                                       alone);
@@ -425,7 +426,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
     StageCosts st;
     st.stage = stage;
     int chunk_index = 0;
-    const std::vector<ModelChunk> own = chunks_of_stage(chunks, par.pp, stage);
+    const std::vector<ModelChunk> own = rank_chunks(chunks, par, stage);
     const std::vector<std::vector<double>> offloaded = offloaded_layer_bytes(m, s.training, par, own);
     for (const ModelChunk& c : own) {
       ChunkCosts cc;
@@ -471,7 +472,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
         for (const double b : out) cc.forward.offload_bytes += b;
         cc.backward.offload_bytes = cc.forward.offload_bytes;
       }
-      if (par.moe_a2a_overlap)
+      if (par.moe_a2a_overlap || par.schedule == Schedule::dualpipe)  // the pairs' split
         for (const auto& [k, count] : runs)
           if (k->layer.is_moe()) {
             add_moe_layers(cc.forward.moe, k->forward_moe, count);
@@ -510,7 +511,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       add_edge_tp_comm(cc.backward, s, c.has_embedding, c.has_output, activation_bytes);
       st.chunks.push_back(cc);
     }
-    const StageParameters params = stage_parameters(m, par, stage, chunks_of_stage(chunks, par.pp, stage));
+    const StageParameters params = stage_parameters(m, par, stage, rank_chunks(chunks, par, stage));
     st.dense_gradient_bytes = params.dense * per_param.gradients;
     st.expert_gradient_bytes = params.expert * per_param.gradients;
     st.dense_weight_bytes = params.dense * per_param.weights;

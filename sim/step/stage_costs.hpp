@@ -40,7 +40,7 @@ struct GroupCollective {
 };
 
 /// One MoE layer's compute in a pass, cut where its token all-to-alls fall, as the combined
-/// 1F1B of parallel.moe_a2a_overlap plays it (stage_actor.cpp, run_pair): before the first
+/// 1F1B of parallel.moe_a2a_overlap plays it (stage_pair.cpp, StagePair::run): before the first
 /// (forward: attention, router and permutation; backward: the unpermutation's gradient),
 /// between them (the experts) and after the second. The layer's seconds as the step charges
 /// them, the host's wait shared in proportion.
@@ -81,7 +81,7 @@ struct PassCost {
   double host_s = 0;
   /// Of host_s, not in compute_s: the layers' whose pass has no host sync. The host launches
   /// on while the pass's blocking collectives (TP, EP) hold the stream, so they hide it
-  /// (stage_actor.cpp, host_beside_collectives).
+  /// (stage_waits.cpp, host_beside_collectives).
   double hideable_host_s = 0;
   MoeLayerSplit moe;         ///< its MoE layers' compute, a layer's mean (set with parallel.moe_a2a_overlap)
 };

@@ -63,7 +63,8 @@ double least_token_share(const Scenario& s) {
 double pass_s(const PassCost& pass, const ParallelSpec& p, double port_Bps, double token_share) {
   double s = pass.compute_s;
   for (const GroupCollective& c : pass.collectives) {
-    if (c.overlap_s > 0 || (p.moe_a2a_overlap && c.group == CommGroup::ep && c.layers > 0)) continue;
+    const bool paired = p.moe_a2a_overlap || p.schedule == Schedule::dualpipe;  // DualPipe always pairs
+    if (c.overlap_s > 0 || (paired && c.group == CommGroup::ep && c.layers > 0)) continue;
     const double share = c.group == CommGroup::ep && c.op == CollectiveOp::all_to_all ? token_share : 1.0;
     s += c.count * share * collective_s(c, group_size(c.group, p), port_Bps);
   }
@@ -140,7 +141,7 @@ double network_s(const StepCosts& costs, const ParallelSpec& p, const DomainTraf
 }
 
 // A ZeRO-3 pass gathers each of its units' parameters after it starts and before that unit
-// computes (stage_actor.cpp, compute_by_units), so it lasts at least as long as the domain's
+// computes (parameter_gathers.cpp, compute_by_units), so it lasts at least as long as the domain's
 // NICs take to bring in all of them for every group of its stage there at once.
 double gathering_pass_s(double pass, int units, const StageCosts& st, const DomainTraffic& traffic) {
   return std::max(pass, units * st.zero3_unit_bytes * traffic.stage_s_per_byte[static_cast<size_t>(st.stage)]);
@@ -151,7 +152,12 @@ double gathering_pass_s(double pass, int units, const StageCosts& st, const Doma
 double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
   const auto schedule = make_pipeline_schedule(s.parallel);
   const bool defers = schedule->defers_weight_gradients();
-  const StepCosts costs = build_step_costs(s, compute, defers);
+  const StepCosts costs = build_step_costs(s, compute, schedule->splits_weight_gradients());
+  // DualPipe feeds both ends: no stage waits for a whole chain of stages before its first
+  // pass or after its last (its chunks' chains run the other way), so none is counted.
+  const bool chains = s.parallel.schedule != Schedule::dualpipe;
+  // Micro-batches through each chunk: all of them, or with DualPipe one direction's half.
+  const double per_chunk = chains ? costs.microbatches : costs.microbatches / 2.0;
   const engine::Platform platform = engine::Platform::without_simgrid(s.cluster);
   const double port_Bps = gpu_port_Bps(platform);
   const double token_share = least_token_share(s);
@@ -171,10 +177,10 @@ double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
   for (const StageCosts& stage : costs.stages) {
     double work = 0;
     for (size_t c = 0; c < stage.chunks.size(); ++c)
-      work += costs.microbatches * (forward(stage, c) + pass_s(stage.chunks[c].recompute, p, port_Bps, token_share) +
+      work += per_chunk * (forward(stage, c) + pass_s(stage.chunks[c].recompute, p, port_Bps, token_share) +
                                     backward(stage, c) + pass_s(stage.chunks[c].weight, p, port_Bps, token_share));
-    const double head = chain_s(costs, stage.stage, forward);
-    const double tail = defers ? 0.0 : chain_s(costs, stage.stage, backward);
+    const double head = chains ? chain_s(costs, stage.stage, forward) : 0.0;
+    const double tail = defers || !chains ? 0.0 : chain_s(costs, stage.stage, backward);
     bound = std::max(bound, head + work + tail);
   }
   return std::max(bound, network_s(costs, p, traffic));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,8 +46,11 @@ std::vector<int> create_stage_actors(StepWorld& world, const std::string& job) {
     for (int stage = 0; stage < s.parallel.pp; ++stage) {
       const int gpu = world.mapping.gpu_of(rank_of(world.mapping, rc.representative, stage));
       gpus_per_account.push_back(s.parallel.tp * static_cast<int>(rc.members.size()));
+      // The actor's parts refer to one another: it stays where it is made, the engine's
+      // actor holds it.
+      auto actor = std::make_shared<StageActor>(world, stage, c, account++);
       sg4::Actor::create(job + "stage" + std::to_string(stage) + ".r" + std::to_string(rc.representative),
-                         world.platform.host(gpu), StageActor(world, stage, c, account++));
+                         world.platform.host(gpu), [actor] { (*actor)(); });
     }
   }
   return gpus_per_account;
@@ -98,8 +102,8 @@ StepResult simulate_beside_neighbour(const Scenario& s, const ComputeModel& comp
   for (int& nic : both.slow_nics) nic = placed(nic, s.cluster.nics_per_node);
   const auto schedule = make_pipeline_schedule(s.parallel);
   const auto their_schedule = make_pipeline_schedule(n.parallel);
-  const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
-  const StepCosts their_costs = build_step_costs(n, compute, their_schedule->defers_weight_gradients());
+  const StepCosts costs = build_step_costs(s, compute, schedule->splits_weight_gradients());
+  const StepCosts their_costs = build_step_costs(n, compute, their_schedule->splits_weight_gradients());
   engine::Simulation simulation;
   const RankMapping mapping(s.parallel, s.cluster, nodes.job);
   const RankMapping their_mapping(n.parallel, n.cluster, nodes.neighbour);
@@ -146,7 +150,7 @@ StepResult simulate_step(const Scenario& scenario, const ComputeModel& compute, 
   s.cluster = with_slow_parts(s.cluster, s.variations, s.run.seed, s.fabric());
   if (s.neighbour) return simulate_beside_neighbour(s, compute, options, wall_start);
   const auto schedule = make_pipeline_schedule(s.parallel);
-  const StepCosts costs = build_step_costs(s, compute, schedule->defers_weight_gradients());
+  const StepCosts costs = build_step_costs(s, compute, schedule->splits_weight_gradients());
   engine::Simulation simulation;
   const RankMapping mapping(s.parallel, s.cluster);
   const SimulatedScope scope = simulated_scope(s, mapping, s.cluster, options);

@@ -42,7 +42,7 @@ struct StepWorld {
   /// (group kind, op, bytes, the stage's rank near a slow NIC or -1) -> seconds
   std::map<std::tuple<int, int, double, int>, double> duration_cache;
   /// Per gradient-plan owner (a stage's replica-0 rank): the stage's last gradient reduction,
-  /// which the next queues behind (StageActor::start_reduction).
+  /// which the next queues behind (GradientReduction::start).
   std::map<int, engine::CommActivity> reduction_queue;
   /// With symmetry not reduced: per rank, whether its TP group's collectives may reuse the
   /// cache (isolated_tp_groups.hpp); empty: none may.

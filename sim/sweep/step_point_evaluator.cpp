@@ -16,7 +16,7 @@ PointEvaluator step_point_evaluator(ComputeModelFactory compute_model) {
     const std::optional<RunResult> run = simulate_run_if_any(s, *compute);
     PointResult r = simulated_point(simulate_step(s, *compute), run, static_cast<double>(s.gpu_memory_bytes()));
     r.validation_family = validation_family(s).id;
-    r.caveats = accuracy_caveat(validation_family(s)).value_or("");
+    r.caveats = scenario_caveat(s).value_or("");
     return r;
   };
 }

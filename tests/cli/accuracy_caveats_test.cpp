@@ -136,5 +136,27 @@ TEST(AccuracyCaveats, RunSaysItInEveryOutputMode) {
   EXPECT_EQ(d.err, "");
 }
 
+TEST(AccuracyCaveats, AuxLossRoutingAwayFromItsMeasurementSaysSo) {
+  // The aux_loss spread reproduces ModelZoo's runs at 16 experts a rank (models/expert_load.hpp):
+  // Qwen3 30B-A3B's 128 experts at EP 8 is that point, EP 4 (32 a rank) is not.
+  const std::string moe = testing::source_path("scenarios/validation/nemo-b200-qwen3-30b-a3b.ini");
+  const auto at = [&](const std::string& ep) {
+    const auto r = testing::run_trainsim(
+        {"run", moe, "--json", "--set", "model.router_balance=aux_loss", "--set", "parallel.ep=" + ep});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out).at("caveats").get<std::string>();
+  };
+  const std::string measured = at("8");
+  EXPECT_EQ(measured.find("aux_loss"), std::string::npos) << measured;
+  const std::string extrapolated = at("4");
+  EXPECT_NE(extrapolated.find("aux_loss at 32 experts per expert-parallel rank"), std::string::npos) << extrapolated;
+  EXPECT_NE(extrapolated.find("MoE on Blackwell"), std::string::npos) << extrapolated;  // the family's, kept
+  EXPECT_EQ(extrapolated.find('\n'), std::string::npos);
+  // Forced balance (the default) never carries it.
+  const auto forced = testing::run_trainsim({"run", moe, "--json", "--set", "parallel.ep=4"});
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(nlohmann::json::parse(forced.out).at("caveats").get<std::string>().find("aux_loss"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainsim

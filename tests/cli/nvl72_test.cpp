@@ -56,6 +56,21 @@ TEST(Nvl72, CollectivePrintsTheAlgorithmAndProtocolNcclPicks) {
   EXPECT_EQ(row.at("proto").get<std::string>(), "LL");
 }
 
+TEST(Nvl72, NvlsOffRunsRingsAndTreesAcrossRacks) {
+  // cluster.nvls = false is NCCL_NVLS_ENABLE=0 (NVIDIA's MLPerf v5.1 GB200 configs): 8 GiB over
+  // the 512-GPU row's 8 racks of 64 runs NCCL's ring instead of NVLS-tree, 2 MiB its tree.
+  const std::string s = std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/validation/mlperf-gb200-llama3.1-8b-512.ini";
+  const auto off = testing::run_trainsim({"collective", "--op", "allreduce", s, "-b", "2M", "-e", "8G", "-f", "4096"});
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_NE(off.out.find("float         tree   LL128"), std::string::npos) << off.out;
+  EXPECT_NE(off.out.find("float         ring  Simple"), std::string::npos) << off.out;
+  EXPECT_EQ(off.out.find("nvls"), std::string::npos) << off.out;
+  const auto on = testing::run_trainsim(
+      {"collective", "--op", "allreduce", s, "--set", "cluster.nvls=true", "-b", "8G", "-e", "8G"});
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_NE(on.out.find("nvls-tree"), std::string::npos) << on.out;
+}
+
 TEST(Nvl72, AllToAllAcrossTwoRacksIsBoundedByTheNics) {
   // Half of each GPU's buffer leaves the rack through 400 Gb/s NICs at 0.94: algbw <= 94 GB/s.
   const double across =

@@ -71,7 +71,12 @@ TEST(PresetsCommand, UserFilesGiveTheShippedPresetsResults) {
 
   // A GPU no shipped table times and no published run measures: the datasheet roofline, said
   // to be unmeasured.
-  fs::copy_file(testing::source_path("topologies/presets/gpus/h100-sxm.ini"), dir / "mine" / "new-gpu.ini");
+  // Its architecture is one no validation family holds, and its NVLink no measured generation.
+  std::ifstream h100(testing::source_path("topologies/presets/gpus/h100-sxm.ini"));
+  std::string gpu((std::istreambuf_iterator<char>(h100)), std::istreambuf_iterator<char>());
+  gpu.replace(gpu.find("architecture = hopper"), 21, "architecture = rubin");
+  gpu.replace(gpu.find("nvlink_generation = 4"), 21, "nvlink_generation = 0");
+  std::ofstream(dir / "mine" / "new-gpu.ini") << gpu;
   cluster.replace(cluster.find("gpu = my-gpu.ini"), 16, "gpu = new-gpu.ini");
   std::ofstream(dir / "mine" / "new-node.ini") << cluster;
   const auto unmeasured = testing::run_trainsim({"run", scenario, "--set", "cluster.calibration=none", "--set",

@@ -45,6 +45,7 @@ COMMITS = {
     "PrincetonUniversity/LLMCompass": "2e015fd2ee750e6cad8d7152df52551e5b41ef20",
     "MooreThreads/SimuMax": "4dcaae513ba7679d56c116a17cd4a691ec41e252",
     "stas00/ml-engineering": "744d01e18b79512572f64a6bbd8b5f4a725203a7",
+    "deepseek-ai/DeepGEMM": "55ab91f72f76e8a6db0e86282c3169a88d93df1b",
     "NVIDIA/TransformerEngine": "8f2e63578e103ce1d41503102f47504c129b94d2",
 }
 B200_ARTIFACT_COMMIT = "9793df569ce413f4b1844a9176f7ae24dd981603"
@@ -340,6 +341,34 @@ def interp_log(points, x):
     raise AssertionError(x)
 
 
+def deepgemm_fp8_ratio(sm90, m, k, mamf_fp8):
+    """Rule deepgemm-fp8-gain: fp8 over bf16 time at rows m, depth k, from DeepGEMM's measured
+    H800 rates (whole-tile n only) over the H100's XLA bf16 rate at each shape (log-log, each
+    coordinate held at XLA's 256..4096), repeats averaged in log, weighted by inverse squared
+    distance in (log2 m, log2 k), scaled by the H100/GPU fp8 MAMF and kept in [MAMF ratio, 1]."""
+    grid = [256, 512, 1024, 2048, 4096]
+
+    def bf16_rate(b, mm, nn, kk):
+        def over_k(mi, ni):
+            return interp_log([(g, 2.0 * b * mi * ni * g / sm90[("bf16", b, mi, ni, g)]) for g in grid], kk)
+        return interp_log([(gm, interp_log([(gn, over_k(gm, gn)) for gn in grid], nn)) for gm in grid], mm)
+
+    logs = {}
+    for groups, gm, gn, gk, tflops in fig.DEEPGEMM_H800_FP8:
+        if gn % 128 == 0:
+            r = bf16_rate(1 if groups == 1 else min(groups, 4), gm, gn, gk) / (tflops * 1e12)
+            logs.setdefault((math.log2(gm), math.log2(gk)), []).append(math.log(r))
+    num = den = 0.0
+    for (lm, lk), v in logs.items():
+        d2 = (math.log2(m) - lm) ** 2 + (math.log2(k) - lk) ** 2
+        if d2 == 0:
+            num, den = sum(v) / len(v), 1.0
+            break
+        num += sum(v) / len(v) / d2
+        den += 1 / d2
+    return min(1.0, max(794.5 / mamf_fp8, math.exp(num / den) * 1402.6 / mamf_fp8))
+
+
 def ao_bf16_seconds(m, n, k):
     """B200 bf16 time at pytorch/ao#2427's rate for the GEMM's size (side = cube root of m n k)."""
     rate = interp_log([(s, 2.0 * s ** 3 / t) for s, t, _ in fig.AO_B200_NVFP4_CUBES], (m * n * k) ** (1 / 3))
@@ -465,15 +494,20 @@ def converted_rows_equal_source_rows():
 
     # XLA: sm_90 -> H100 measured (no fp8), H200 derived with the same times; sm_100 -> B200,
     # and GB200, GB300, B300 derived at the MAMF ratios.
-    for (dtype, b, m, n, k), t in xla_times("sm_90").items():
+    sm90 = xla_times("sm_90")
+    for (dtype, b, m, n, k), t in sm90.items():
         if dtype == "fp8" or (dtype == "tf32" and b > 1):
             continue
         kernel = "gemm" if b == 1 else "batched_gemm"
         expect("h100-sxm", kernel, dtype, m, n, k, b, t, "measured:xla")
         expect("h200", kernel, dtype, m, n, k, b, t, "derived:h100-gemm-rate")
-        if dtype == "bf16":
+        if dtype == "bf16" and b == 1:
             expect("h100-sxm", kernel, "fp8", m, n, k, b, t * 794.5 / 1402.6, "derived:mamf-fp8-ratio")
             expect("h200", kernel, "fp8", m, n, k, b, t * 794.5 / 1453.4, "derived:mamf-fp8-ratio")
+        elif dtype == "bf16":  # grouped expert GEMMs: DeepGEMM's measured fp8 gain by rows and depth
+            for name, mamf_fp8 in (("h100-sxm", 1402.6), ("h200", 1453.4)):
+                expect(name, kernel, "fp8", m, n, k, b, t * deepgemm_fp8_ratio(sm90, m, k, mamf_fp8),
+                       "derived:deepgemm-fp8-gain")
     for (dtype, b, m, n, k), t in xla_times("sm_100_B200").items():
         if dtype == "tf32" and b > 1:
             continue

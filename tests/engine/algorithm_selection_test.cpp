@@ -4,6 +4,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/engine/algorithm_selection.hpp"
+#include "sim/engine/collective_algorithm.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/engine/isolated_run.hpp"
@@ -97,6 +98,31 @@ TEST(AlgorithmSelection, RejectsARepeatedGpu) {
     })};
   });
   EXPECT_EQ(r[0], k_input_error);
+}
+
+TEST(AlgorithmSelection, RejectsARepeatedGpuAfterIncreasingOnes) {
+  // Increasing GPUs skip the set of GPUs seen; a repeat after them still goes through it.
+  const auto r = on_dgx_platform([](const Platform& p) {
+    return std::vector<double>{
+        outcome_of([&] { choose_algorithm(call_of(CollectiveOp::all_reduce, {0, 1, 8, 9, 1}, 1024), p); }),
+        outcome_of([&] { choose_algorithm(call_of(CollectiveOp::all_reduce, {0, 1, 8, 9, 10}, 1024), p); })};
+  });
+  EXPECT_EQ(r[0], k_input_error);
+  EXPECT_EQ(r[1], k_ok);
+}
+
+// gpus_by_node groups in order of first appearance whatever the order of the GPUs: domain by
+// domain, domains revisited, and a domain below those seen (the map from there on).
+TEST(GpusByNode, GroupsInOrderOfFirstAppearance) {
+  ClusterSpec c = *cluster_preset("dgx-h100");
+  c.nodes = 4;
+  const Platform p = Platform::without_simgrid(c);
+  using Groups = std::vector<std::vector<int>>;
+  EXPECT_EQ(gpus_by_node({0, 1, 8, 9, 16}, p), (Groups{{0, 1}, {8, 9}, {16}}));
+  EXPECT_EQ(gpus_by_node({0, 8, 1, 9, 16, 2}, p), (Groups{{0, 1, 2}, {8, 9}, {16}}));
+  EXPECT_EQ(gpus_by_node({16, 8, 0, 17, 9, 1}, p), (Groups{{16, 17}, {8, 9}, {0, 1}}));
+  EXPECT_EQ(gpus_by_node({8, 16, 0, 24, 9, 1, 25}, p), (Groups{{8, 9}, {16}, {0, 1}, {24, 25}}));
+  EXPECT_EQ(gpus_by_node({}, p), Groups{});
 }
 
 TEST(AlgorithmSelection, RejectsANegativeSize) {

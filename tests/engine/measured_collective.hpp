@@ -10,6 +10,7 @@
 #include "sim/engine/platform.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/engine/isolated_run.hpp"
+#include "topologies/cluster_spec.hpp"
 
 namespace trainsim::engine::test {
 
@@ -31,6 +32,21 @@ inline std::vector<double> measured_collective(const ClusterSpec& cluster, Colle
     return std::vector<double>{
         bytes / a.duration_s() * bus_bandwidth_factor(op, static_cast<int>(gpus.size())) / 1e9, chosen};
   });
+}
+
+/// `count` whole NVL72 racks of a `preset` of 18 trays a rack (gb200-nvl72, gb300-nvl72).
+inline ClusterSpec racks(const char* preset, int count) {
+  ClusterSpec c = *cluster_preset(preset);
+  c.nodes = 18 * count;
+  return c;
+}
+
+/// The first `per_rack` GPUs of each of `count` 72-GPU racks.
+inline std::vector<int> per_rack_gpus(int count, int per_rack) {
+  std::vector<int> g;
+  for (int r = 0; r < count; ++r)
+    for (int i = 0; i < per_rack; ++i) g.push_back(72 * r + i);
+  return g;
 }
 
 /// GPUs 0 .. n-1.

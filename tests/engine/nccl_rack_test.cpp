@@ -17,20 +17,6 @@ namespace {
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 constexpr double k_gb200_nic = 400e9 / 8;
 
-ClusterSpec racks(const char* preset, int count) {
-  ClusterSpec c = *cluster_preset(preset);
-  c.nodes = 18 * count;
-  return c;
-}
-
-// The first `per_rack` GPUs of each of `count` 72-GPU racks.
-std::vector<int> per_rack_gpus(int count, int per_rack) {
-  std::vector<int> g;
-  for (int r = 0; r < count; ++r)
-    for (int i = 0; i < per_rack; ++i) g.push_back(72 * r + i);
-  return g;
-}
-
 TEST(NcclRackModel, SmallBuffersTakeTheTreeWithLlLargeOnesNvlsTree) {
   // 8 full racks: the tree's latency (6.8 + 2 (71 x 0.6 + 3 x 5) us with LL) beats NVLS-tree's
   // (25 + 6 x 20.9 us) and the ring's 1,150 steps; NVLS-tree's bandwidth wins from a few
@@ -93,7 +79,7 @@ TEST(NcclRackModel, LatencyGrowsWithRacks) {
     const RackEstimate e = nccl_rack_choice(CollectiveOp::all_reduce, 8, {72 * count, count, k_gb200_nic});
     EXPECT_GT(e.latency_s, last_model) << count;
     last_model = e.latency_s;
-    const double t = 8 / (test::measured_collective(racks("gb200-nvl72", count), CollectiveOp::all_reduce,
+    const double t = 8 / (test::measured_collective(test::racks("gb200-nvl72", count), CollectiveOp::all_reduce,
                                                     test::first_gpus(72 * count), 8)[0] *
                           1e9 / bus_bandwidth_factor(CollectiveOp::all_reduce, 72 * count));
     EXPECT_GT(t, last_simulated) << count;
@@ -107,7 +93,7 @@ TEST(NcclRackModel, ManyRacksAreBoundedByTheHeadsNics) {
   // to 2 S/h through its own 400 Gb/s NIC (47 GB/s at NDR's 0.94): algbw <= h x 47 / 2. The
   // in-rack NVLS stage is slower still here, and the pipeline fill (7 loops of 24 x 32 x 128 KiB)
   // keeps it under the stage's own rate.
-  const ClusterSpec c = racks("gb200-nvl72", 8);
+  const ClusterSpec c = test::racks("gb200-nvl72", 8);
   const double nic_GBps = 50 * protocol_efficiency(c).network;
   const double factor = 2.0 * 575 / 576;
   const std::vector<double> full = test::measured_collective(c, CollectiveOp::all_reduce, test::first_gpus(576), 8 * k_gib);
@@ -117,7 +103,7 @@ TEST(NcclRackModel, ManyRacksAreBoundedByTheHeadsNics) {
   EXPECT_LT(full[0], stage_algbw * factor);
   // 8 GPUs of each rack (A4's gradient groups): 8 heads, 8 NICs a rack, and the NICs bind.
   const std::vector<double> part =
-      test::measured_collective(c, CollectiveOp::all_reduce, per_rack_gpus(8, 8), 8 * k_gib);
+      test::measured_collective(c, CollectiveOp::all_reduce, test::per_rack_gpus(8, 8), 8 * k_gib);
   const double part_bound = 8 * nic_GBps / 2 * 2.0 * 63 / 64;
   EXPECT_LE(part[0], part_bound * 1.01);
   EXPECT_GT(part[0], part_bound * 0.8);
@@ -127,7 +113,7 @@ TEST(NcclRackModel, NvlsTreeFillsItsPipelineInLoops) {
   // At 1 GiB on 8 racks a loop is 24 channels x 32 heads x 128 KiB = 96 MiB: the first reaches the
   // multicast after one in-rack stage (at NVLS-tree's algbw, the in-rack stages being the slower)
   // and 6 network hops (at 32 heads x 40 GB/s x 576 / 1150), so 1 GiB runs well below 8 GiB's busbw.
-  const ClusterSpec c = racks("gb200-nvl72", 8);
+  const ClusterSpec c = test::racks("gb200-nvl72", 8);
   const RackEstimate e = nccl_rack_choice(CollectiveOp::all_reduce, k_gib, {576, 8, k_gb200_nic});
   const double loop = 24 * 32 * 128 * 1024.0;
   EXPECT_NEAR(e.fill_s, loop / e.algo_Bps + 6 * loop / (32 * 40e9 * 576 / 1150), 1e-9);
@@ -138,7 +124,7 @@ TEST(NcclRackModel, NvlsTreeFillsItsPipelineInLoops) {
 }
 
 TEST(NcclRackModel, ProtocolFollowsTheChoice) {
-  const ClusterSpec c = racks("gb200-nvl72", 8);
+  const ClusterSpec c = test::racks("gb200-nvl72", 8);
   const std::vector<double> r = test::run_isolated([&] {
     const Platform p = Platform::without_simgrid(c);
     CollectiveCall call;

@@ -69,8 +69,19 @@ TEST(PresetFileErrors, EachNamesFileKeyValueAndRule) {
   const std::string gpu =
       file_with(dir, "gpu.ini",
                 "[gpu]\nsource = x\nmemory = 80GiB\npeak_bf16 = fast\npeak_tf32 = 0\nhbm_bandwidth = 3TB/s\n"
-                "nvlink_bandwidth = 450GB/s\ntdp = 700W\nidle_power = 15%\ncomm_power = 40%\n");
+                "nvlink_bandwidth = 450GB/s\ntdp = 700W\nidle_power = 15%\ncomm_power = 40%\narchitecture = hopper\n");
   expect_parts(refusal([&] { read_gpu_preset(gpu); }), {gpu, "gpu.peak_bf16", "'fast'", "TFLOP/s"});
+  // The architecture is required (it names the validation family); the NVLink generation must
+  // be one with measured collectives, or 0.
+  const std::string base =
+      "[gpu]\nsource = x\nmemory = 80GiB\npeak_bf16 = 989TFLOP/s\npeak_tf32 = 0\nhbm_bandwidth = 3TB/s\n"
+      "nvlink_bandwidth = 450GB/s\ntdp = 700W\nidle_power = 15%\ncomm_power = 40%\n";
+  const std::string no_arch = file_with(dir, "noarch.ini", base);
+  expect_parts(refusal([&] { read_gpu_preset(no_arch); }), {no_arch, "gpu.architecture", "required"});
+  const std::string bad_arch = file_with(dir, "badarch.ini", base + "architecture = Hopper 2\n");
+  expect_parts(refusal([&] { read_gpu_preset(bad_arch); }), {bad_arch, "gpu.architecture", "'Hopper 2'", "lowercase"});
+  const std::string bad_nvlink = file_with(dir, "badnvlink.ini", base + "architecture = hopper\nnvlink_generation = 2\n");
+  expect_parts(refusal([&] { read_gpu_preset(bad_nvlink); }), {bad_nvlink, "gpu.nvlink_generation", "'2'", "3, 4 or 5"});
   const std::string cluster = file_with(dir, "cluster.ini", "[cluster]\nsource = x\ngpu = h100\n");
   expect_parts(refusal([&] { read_cluster_preset(cluster, shipped_presets().gpus); }),
                {cluster, "cluster.gpu", "'h100'", "h100-sxm"});

@@ -77,6 +77,8 @@ GpuSpec blackwell(const BlackwellFigures& f) {
   g.hbm_bandwidth_Bps = 8e12;
   g.nvlink_bandwidth_Bps = 900e9;
   g.sms = f.sms;
+  g.architecture = "blackwell";
+  g.nvlink_generation = 5;
   set_power(g, f.tdp_w);
   return g;
 }
@@ -104,6 +106,8 @@ std::optional<GpuSpec> reference_gpu_preset(std::string_view name) {
     g.hbm_bandwidth_Bps = 2039e9;
     g.nvlink_bandwidth_Bps = 300e9;
     g.sms = 108;  // NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 108 SMs
+    g.architecture = "ampere";
+    g.nvlink_generation = 3;
     set_power(g, 400);
     return g;
   }
@@ -120,6 +124,8 @@ std::optional<GpuSpec> reference_gpu_preset(std::string_view name) {
     // NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): 132 SMs on the SXM5 board;
     // the H200 and H800 carry the same GH100 configuration.
     g.sms = 132;
+    g.architecture = "hopper";
+    g.nvlink_generation = 4;
     set_power(g, 700);
     return g;
   }

@@ -94,7 +94,7 @@ TEST(FixedCosts, TheHostDispatchesAdamTheShardsCopiesTheGathersAndTheNextStep) {
   // No distributed optimizer: every tensor's copy, no gathers.
   EXPECT_EQ(host_ops_after_norm(scenario(k_tp, {{"parallel.zero", "0"}, {"parallel.overlap_param_gather", "false"}}), 4, 3),
             2 + 27 + 1 + 1);
-  // ZeRO 3 / FSDP gathers each unit's parameters before its forward (stage_parameter_gather),
+  // ZeRO 3 / FSDP gathers each unit's parameters before its forward (parameter_gathers.cpp),
   // not after the norm: no gather launches here, blocking or not.
   EXPECT_EQ(host_ops_after_norm(scenario(k_tp, {{"parallel.zero", "3"}, {"parallel.overlap_param_gather", "false"}}), 4, 3),
             2 + 8 + 1 + 1);
@@ -129,7 +129,7 @@ TEST(FixedCosts, EachIsReportedByNameAsAPartOfItsCategory) {
   EXPECT_GT(r[5], x86[5]);
   // Delayed scaling: no amax all-reduces, less tp_comm. (Not a shorter step here: this shape
   // is host-bound, and the host's launches that the blocking all-reduces hid
-  // (StageActor::host_beside_collectives) are then exposed; the step differs by < 0.1 %.)
+  // (StageWaits::host_beside_collectives) are then exposed; the step differs by < 0.1 %.)
   const std::vector<double> delayed =
       testing::simulated_fields(scenario(wide, {{"training.fp8_scaling", "delayed"}}), true, fields);
   EXPECT_EQ(delayed[3], 0.0);

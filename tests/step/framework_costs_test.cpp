@@ -65,7 +65,7 @@ TEST(FrameworkCosts, TpCommOverlapReducedEqualsFull) {
   EXPECT_NEAR(reduced.tp_comm, full.tp_comm, 0.02 * reduced.step_s);
 }
 
-// A pass without a host sync (stage_actor.cpp, host_beside_collectives): the host launches on
+// A pass without a host sync (stage_waits.cpp, host_beside_collectives): the host launches on
 // while the pass's blocking TP all-reduces hold the stream. Llama 3 8B at TP 4 on 2,048
 // tokens: a layer's launches take longer than its kernels (a Transformer Engine module call
 // 2.69 x 30 us) but hardly longer than its kernels and all-reduces together: the step comes

@@ -95,6 +95,33 @@ TEST(HostBoundPass, AnOpsFurtherKernelsCostTheLaunchCallOnly) {
   EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, HostLaunchCost{30 * k_us, 6 * k_us}), 40 * k_us, 1e-12);
 }
 
+TEST(HostBoundPass, AnExpertsGemmAlsoCostsItsCublasLtSetUp) {
+  const GivenTimes gpu;
+  // 16 experts' GEMMs, 5 us each on the GPU: one dispatch of 30 us, then 15 GEMMs each
+  // launched (6 us) after Transformer Engine's cuBLASLt set-up (5 us): 195 us of host against
+  // 80 us of GPU. The same 16 kernels of a quantization pay the launches only.
+  Op grouped = op("experts.up", 80 * k_us, 16);
+  grouped.kind = OpKind::gemm;
+  grouped.gemm = {256, 1536, 2048, 16};
+  const HostLaunchCost host{30 * k_us, 6 * k_us, 1.0, 5 * k_us};
+  EXPECT_NEAR(further_launch_seconds(grouped, host), 11 * k_us, 1e-15);
+  EXPECT_NEAR(host_seconds(grouped, host), 195 * k_us, 1e-12);
+  EXPECT_NEAR(host_bound_excess_s({grouped}, gpu, 1.0, host), 115 * k_us, 1e-12);
+  const Op casts = op("experts.up.quantize", 80 * k_us, 16);
+  EXPECT_NEAR(further_launch_seconds(casts, host), 6 * k_us, 1e-15);
+  // A dense GEMM is one kernel: nothing further.
+  Op dense = grouped;
+  dense.gemm.batch = 1;
+  dense.kernels = 1;
+  EXPECT_NEAR(host_seconds(dense, host), 30 * k_us, 1e-15);
+  // No host model, no set-up; the host types carry RAFT's measured 5 us (x86) and Grace's
+  // scaled figure.
+  EXPECT_DOUBLE_EQ(further_launch_seconds(grouped, HostLaunchCost{}), 0.0);
+  EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86).gemm_setup_s, 5e-6);
+  EXPECT_GT(host_cost(HostCpu::grace).gemm_setup_s, host_cost(HostCpu::x86).gemm_setup_s);
+  EXPECT_DOUBLE_EQ(host_launch_cost(TrainingSpec{}, HostCpu::x86).gemm_setup_s, 5e-6);
+}
+
 TEST(HostBoundPass, SegmentsSayWhoWaitsForWhom) {
   const GivenTimes gpu;
   // Played from the sync: 13 launches of 30 us for 10 us of kernels (the GPU waits 381 us

@@ -67,7 +67,7 @@ TEST(Combined1F1B, InterleavedSteadyStatePairsEveryTaskOnce) {
 // Qwen3 30B-A3B cut to 4 layers on 8 H100 (TP 1, EP 8: the all-to-alls inside a node). The
 // gradients are reduced after the backward: a collective that the reduced simulation takes
 // from its duration cache beside an overlapped reduction is timed alone, where --full times
-// it beside the reduction (stage_actor.cpp, run_collective), with or without the overlap.
+// it beside the reduction (layer_collectives.cpp, LayerCollectives::run), with or without the overlap.
 Settings small_qwen(const std::string& pp) {
   Settings s{{"model.preset", "qwen3-30b-a3b"},
              {"model.layers", "4"},

@@ -1,6 +1,6 @@
 // A stage's gradient reductions queue one behind the other, in the order they were issued, as
 // NCCL runs the collectives issued to one communicator (Megatron-LM's bucket reductions on the
-// data-parallel group: StageActor::start_reduction).
+// data-parallel group: GradientReduction::start).
 
 #include <gtest/gtest.h>
 

@@ -136,7 +136,7 @@ TEST(StepSimulation, ReducedEqualsFullSimulation) {
   // the one that simulates every replica and every collective. Under Megatron-Core's order
   // (the default) both replicas' stage-0 TP groups share node 0 and their data-parallel
   // pairs cross the same NVLink ports; TP collectives beside a gradient reduction are
-  // simulated, not reused (StageActor::gradient_traffic_running), else the reduced step came
+  // simulated, not reused (StageTraffic::gradient_traffic_running), else the reduced step came
   // out 1.1 % short. The former order tp-cp-pp-dp puts one replica's stages on each node.
   const Settings base{{"model.preset", "llama3-8b"}, {"model.layers", "8"}, {"model.seq_len", "2048"},
                       {"training.grad_accum", "4"},  {"parallel.tp", "4"},  {"parallel.pp", "2"},

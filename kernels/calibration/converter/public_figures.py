@@ -102,3 +102,18 @@ CUDNN_GPT_OSS = {
               "ms": [(2048, 0.104, 0.227), (4096, 0.202, 0.442), (8192, 0.397, 0.862), (16384, 0.790, 1.712),
                      (32768, 2.530, 3.450)]},
 }
+
+# deepseek-ai/DeepGEMM @ 55ab91f72f76e8a6db0e86282c3169a88d93df1b (MIT) README.md, "Performance"
+# (public.md D4, D5): FP8 GEMMs with 1 x 128 block scaling on H800 SXM5 (the H100 SXM's compute
+# die, SMs and clocks), NVCC 12.8, the repository's own benchmark. (groups, rows per group, n, k,
+# TFLOP/s): the two grouped tables (contiguous and masked layouts) and the dense table's rows of
+# 4,096 rows (one group). The dense rows of 64 and 128 rows (decoding) lie below every grid the
+# tables use (m >= 256) and are not read.
+DEEPGEMM_COMMIT = "55ab91f72f76e8a6db0e86282c3169a88d93df1b"
+DEEPGEMM_H800_FP8 = [(1, 4096, 2112, 7168, 1009), (1, 4096, 24576, 1536, 1125), (1, 4096, 32768, 512, 751),
+                     (1, 4096, 7168, 16384, 1426), (1, 4096, 4096, 7168, 1265), (1, 4096, 7168, 2048, 1168),
+                     (4, 8192, 4096, 7168, 1346), (4, 8192, 7168, 2048, 1214),
+                     (8, 4096, 4096, 7168, 1346), (8, 4096, 7168, 2048, 1214),
+                     (1, 1024, 4096, 7168, 1233), (1, 1024, 7168, 2048, 925),
+                     (2, 512, 4096, 7168, 1040), (2, 512, 7168, 2048, 916),
+                     (4, 256, 4096, 7168, 932), (4, 256, 7168, 2048, 815)]

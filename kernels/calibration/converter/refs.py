@@ -39,6 +39,8 @@ REFS = {
                       "benchmark/sdpa_benchmark_training/results/{h200_919_only_cudnn/gpt_oss_20260227_034819.csv,"
                       "gpt_oss/gb200/gpt_oss_20260424_100011.csv,gpt_oss/gb300/gpt_oss_20260424_100022.csv}",
                       "3929da2ef4c1dba1bb8acb68727b9134f26f40c0", "MIT"),
+    # Figures read from the README's tables (public_figures.DEEPGEMM_H800_FP8); nothing copied.
+    "deepgemm": ("deepseek-ai/DeepGEMM", "README.md", "55ab91f72f76e8a6db0e86282c3169a88d93df1b", "MIT"),
     # Figures only (a ratio of two measured rates), no rows: CC-BY-SA-4.0 text, nothing copied.
     "mamf": ("stas00/ml-engineering", "compute/accelerator/README.md",
              "744d01e18b79512572f64a6bbd8b5f4a725203a7", "CC-BY-SA-4.0"),
@@ -50,6 +52,10 @@ RULES = {
                       "both: NVIDIA H100 and H200 datasheets)",
     "mamf-fp8-ratio": "fp8 GEMM = the H100's measured bf16 time x bf16 MAMF / fp8 MAMF (794.5/1402.6 H100, "
                       "794.5/1453.4 H200; stas00/ml-engineering compute/accelerator/README.md, MAMF table)",
+    "deepgemm-fp8-gain": "fp8 grouped (batched) GEMM = the H100's measured bf16 time x DeepGEMM's measured fp8 time "
+                         "over the H100's XLA bf16 time at the same per-group shape (H800 FP8, 16 shapes, 256..8192 "
+                         "rows, k 512..16384), weighted by inverse squared distance in (log2 rows, log2 k); H200 "
+                         "x 1402.6/1453.4; never below the MAMF ratio (hopper_fp8.py)",
     "h200-cudnn": "H100 fused attention = the H200's measured cuDNN time at the shape (same tensor cores)",
     "fa2-efficiency": "A100 fused attention: 73 % of 312 TFLOP/s at the longest sequence (FlashAttention-2, "
                       "Dao 2023), the H200 cuDNN efficiency curve below it, the H200's backward/forward ratio",

@@ -46,10 +46,9 @@ def check_sm90_fp8_is_unusable():
 XLA_GRID = [256, 512, 1024, 2048, 4096]  # XLA's m, n and k (every combination, batches 1, 2, 4)
 
 
-def xla_fp8_ratio(entries, m, n, k, batch=4):
-    """fp8 time over bf16 time of XLA's measured rows (one section's xla_entries) at batch
-    `batch`, interpolated log-linearly in (log2 m, log2 n, log2 k), each clamped to XLA's grid
-    (a shape beyond 4096 takes the edge's ratio, where large shapes approach the MAMF ratio)."""
+def xla_log_interp(m, n, k, log_value):
+    """log_value(m_i, n_i, k_i) interpolated log-linearly in (log2 m, log2 n, log2 k) between
+    XLA's grid points, each coordinate clamped to the grid (256..4096)."""
     def bracket(x):
         x = min(max(x, XLA_GRID[0]), XLA_GRID[-1])
         for lo, hi in zip(XLA_GRID, XLA_GRID[1:]):
@@ -57,13 +56,26 @@ def xla_fp8_ratio(entries, m, n, k, batch=4):
                 return lo, hi, (math.log2(x) - math.log2(lo)) / (math.log2(hi) - math.log2(lo))
         raise AssertionError(x)
     (m0, m1, fm), (n0, n1, fn), (k0, k1, fk) = bracket(m), bracket(n), bracket(k)
-    log_ratio = 0.0
+    total = 0.0
     for mi, wm in ((m0, 1 - fm), (m1, fm)):
         for ni, wn in ((n0, 1 - fn), (n1, fn)):
             for ki, wk in ((k0, 1 - fk), (k1, fk)):
                 if wm * wn * wk > 0:
-                    log_ratio += wm * wn * wk * math.log(entries[("fp8", batch, mi, ni, ki)] /
-                                                         entries[("bf16", batch, mi, ni, ki)])
-    return math.exp(log_ratio)
+                    total += wm * wn * wk * log_value(mi, ni, ki)
+    return total
 
 
+def xla_fp8_ratio(entries, m, n, k, batch=4):
+    """fp8 time over bf16 time of XLA's measured rows (one section's xla_entries) at batch
+    `batch`, interpolated log-linearly in (log2 m, log2 n, log2 k), each clamped to XLA's grid
+    (a shape beyond 4096 takes the edge's ratio, where large shapes approach the MAMF ratio)."""
+    return math.exp(xla_log_interp(m, n, k, lambda mi, ni, ki: math.log(entries[("fp8", batch, mi, ni, ki)] /
+                                                                        entries[("bf16", batch, mi, ni, ki)])))
+
+
+def xla_rate(entries, dtype, batch, m, n, k):
+    """FLOP/s of XLA's measured `dtype` rows at batch `batch`, interpolated as xla_log_interp
+    (a coordinate beyond the grid takes the edge's rate)."""
+    def log_rate(mi, ni, ki):
+        return math.log(2 * batch * mi * ni * ki / entries[(dtype, batch, mi, ni, ki)])
+    return math.exp(xla_log_interp(m, n, k, log_rate))

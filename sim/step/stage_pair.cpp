@@ -1,0 +1,207 @@
+#include "sim/step/stage_pair.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "sim/engine/plan_runner.hpp"
+
+namespace trainsim {
+
+using engine::CollectiveCall;
+using engine::CollectiveOp;
+using engine::CommActivity;
+using engine::CommPlan;
+
+// parallel.moe_a2a_overlap: whether `t` may run beside a task of the other pass. A backward
+// whose gradients are reduced bucket by bucket as it runs (the chunk's last micro-batch)
+// runs alone.
+bool pairable(const ParallelSpec& par, bool reduces_after, const PipelineTask& t) {
+  const bool reduces = par.gradient_group() > 1 && par.overlap_grad_reduce && reduces_after;
+  return t.pass == TaskPass::forward || (t.pass == TaskPass::backward && !reduces);
+}
+
+// Pass `pass` of `t` cut as the combined 1F1B plays it (Megatron-Core's
+// TransformerLayerSchedulePlan: per layer a forward runs its attention and router, dispatch,
+// experts, combine; a backward its combine's gradient, experts, dispatch's gradient,
+// attention): per MoE layer the compute before its first token all-to-all, the experts
+// between, the rest after (PassCost::moe); the pass's other compute (dense layers, embedding,
+// output) first. The forward's first group is the dispatch with the dispatcher's token-count
+// all-gather and probabilities' all-to-all, its second the combine; the backward's first the
+// combine's gradient, its second the dispatch's with the probabilities'.
+PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pass, bool delay_wgrad_compute) {
+  PairChain chain;
+  chain.task = &t;
+  chain.kind = kind;
+  chain.pass = &pass;
+  const GroupCollective* tokens = nullptr;
+  std::vector<const GroupCollective*> gathers, others;
+  for (const GroupCollective& c : pass.collectives) {
+    // Once per pass: after the pair (StagePair::run); TP: on the compute stream, in its pieces.
+    if (c.layers == 0 || c.group != CommGroup::ep) continue;
+    if (c.tokens) {
+      tokens = &c;
+    } else {
+      (c.op == CollectiveOp::all_gather ? gathers : others).push_back(&c);
+    }
+  }
+  const MoeLayerSplit& m = pass.moe;
+  const int layers = tokens != nullptr ? tokens->count / 2 : 0;
+  const double moe_s = layers * (m.head_s + m.experts_s + m.tail_s);
+  // The host's waits of a sync-free pass stay in a pair's compute (its collectives run beside).
+  chain.pieces.push_back(std::max(0.0, pass.compute_s + pass.hideable_host_s - moe_s) + (layers > 0 ? m.head_s : 0.0));
+  const bool forward = t.pass == TaskPass::forward;
+  const double held = forward || !delay_wgrad_compute ? 0.0 : m.experts_wgrad_s;
+  chain.held.push_back(0.0);
+  std::vector<const GroupCollective*> dispatch = gathers;
+  dispatch.push_back(tokens);
+  dispatch.insert(dispatch.end(), others.begin(), others.end());
+  const std::vector<const GroupCollective*> combine{tokens};
+  for (int l = 0; l < layers; ++l) {
+    chain.groups.push_back(forward ? dispatch : combine);
+    chain.pieces.push_back(m.experts_s);
+    chain.held.push_back(held);
+    chain.groups.push_back(forward ? combine : dispatch);
+    chain.pieces.push_back(m.tail_s + (l + 1 < layers ? m.head_s : 0.0));
+    chain.held.push_back(0.0);
+  }
+  // TP collectives overlapped with GEMMs run those GEMMs beside them (LayerCollectives::run): the
+  // pieces hold the rest of the compute.
+  const double unoverlapped = pass.compute_s > 0 ? (pass.compute_s - pass.overlapped_s) / pass.compute_s : 1.0;
+  for (std::vector<double>* v : {&chain.pieces, &chain.held})
+    for (double& s : *v) s *= unoverlapped;
+  // A dropless forward's sync leaves the rest of the pair's layer at the host's pace: the
+  // forward's experts wait for it (host_bound_pair.hpp).
+  if (forward)
+    for (int l = 0; l < layers; ++l) chain.pieces[static_cast<size_t>(1 + 2 * l)] += m.paired_host_s;
+  chain.tp = layer_slots(pass, t, false);
+  return chain;
+}
+
+// parallel.moe_a2a_overlap: a `forward` and a `backward` (of another micro-batch) as one unit,
+// layer by layer, as Megatron-Core's combined 1F1B runs them
+// (TransformerLayerSchedulePlan.run, megatron/core/models/common/model_chunk_schedule_plan.py
+// @ d98e8a64): the compute stream runs the backward's and the forward's pieces in turn, the
+// backward's first (its combine gradient's unpermutation; the forward's attention; the
+// backward's experts; the forward's experts; ...), the communication stream their groups of
+// collectives in turn, the backward's first. A piece waits for its pass's group before it, a
+// group for its pass's piece before it and for the stream's collective before it. Compute
+// beside a collective runs at training.overlap_slowdown (NCCL's thread blocks take SMs);
+// the compute stream's waits for the collectives are ep_comm. A selective recomputation runs
+// before the pair; the passes' once-per-pass collectives and offload waits after it. A
+// collective starts when its group's last member asks (ReplicaRendezvous): beside a slower
+// peer (variations) the compute stream runs on until it needs it.
+void StagePair::run(std::array<PairChain, 2>& chains) {
+  struct CommItem {
+    size_t chain, group;
+    const GroupCollective* collective;
+    bool last;  // of its group
+  };
+  std::vector<std::pair<size_t, size_t>> pieces;  // (chain, piece), the compute stream's order
+  std::vector<CommItem> comms;                    // the communication stream's order
+  for (size_t i = 0; i < std::max(chains[0].pieces.size(), chains[1].pieces.size()); ++i)
+    for (size_t c = 0; c < 2; ++c) {
+      if (i < chains[c].pieces.size()) pieces.emplace_back(c, i);
+      if (i < chains[c].groups.size())
+        for (const GroupCollective* g : chains[c].groups[i])
+          comms.push_back({c, i, g, g == chains[c].groups[i].back()});
+    }
+  size_t next_piece = 0, next_comm = 0;
+  std::optional<CommActivity> running;
+  CommItem item{};
+  const auto finish = [&] {
+    layers_.record(*item.collective, *chains[item.chain].task, running->start_s(), running->end_s(), 0.0);
+    if (item.last) ++chains[item.chain].groups_done;
+    running.reset();
+    compute_.clear_beside();
+  };
+  // With symmetry reduced a collective timed before (alone on its group's actors, not
+  // beside the first forward's parameter gather) runs as a timer of its duration, as
+  // run_collective reuses it; the others are simulated, and timed for the next.
+  bool simulated = false;  // the running collective is simulated (not a timer)
+  bool measure = false;    // ... and its duration goes to the cache
+  const auto take_started = [&] {
+    const CommActivity* started = asked_ ? s_.w.rendezvous.started(*asked_) : nullptr;
+    if (started == nullptr) return;
+    running = *started;
+    s_.w.rendezvous.leave(*asked_);
+    asked_.reset();
+    compute_.add_beside(*running);
+  };
+  const auto advance = [&] {
+    take_started();
+    if (running && running->done()) {
+      if (simulated && measure && traffic_.parameter_gather_in_flight() == nullptr)
+        s_.w.duration_cache[layers_.duration_key(*item.collective)] = running->duration_s();
+      finish();
+    }
+    if (running || asked_ || next_comm == comms.size() ||
+        chains[comms[next_comm].chain].leads_done <= comms[next_comm].group)
+      return;
+    item = comms[next_comm++];
+    const auto cached = s_.w.duration_cache.find(layers_.duration_key(*item.collective));
+    const bool beside_gradients = s_.w.options.reduce_symmetry && traffic_.gradient_traffic_running();
+    simulated = !(s_.w.options.reduce_symmetry && layers_.actors_in(LayerGroup::ep) == 1 &&
+                  cached != s_.w.duration_cache.end() && !beside_gradients);
+    if (simulated) {
+      // It starts when the group's last member asks; the compute goes on meanwhile.
+      measure = traffic_.parameter_gather_in_flight() == nullptr && !beside_gradients;
+      const auto [key, actors] = layers_.next_group_rendezvous(LayerGroup::ep);
+      s_.clock.settle();
+      const CollectiveCall call = layers_.call(*item.collective);
+      s_.w.rendezvous.arrive(key, actors, [&] { return engine::start_collective(s_.w.platform, call); });
+      asked_ = key;
+      take_started();
+      return;
+    }
+    CommPlan timer;
+    timer.phases.resize(1);
+    timer.phases[0].latency_s = cached->second;
+    running = engine::start_plan(s_.w.platform, std::move(timer), "ep_timed");
+    compute_.add_beside(*running);
+  };
+  compute_.on_beside_done(advance);
+  while (true) {
+    s_.clock.settle();
+    advance();
+    if (next_piece < pieces.size() && chains[pieces[next_piece].first].groups_done >= pieces[next_piece].second) {
+      PairChain& chain = chains[pieces[next_piece].first];
+      const WorkRate rate = work_rate(*chain.pass);
+      const size_t piece = pieces[next_piece].second;
+      compute_.swap_layer_slots(chain.tp);  // its TP collectives play inside its compute
+      compute_.open_record(chain.kind, *chain.task, rate);
+      chain.compute_s += compute_.compute(chain.pieces[piece] - chain.held[piece]);
+      ++chain.leads_done;
+      if (chain.held[piece] > 0) {  // the weight gradients beside the dispatch gradient
+        advance();
+        chain.compute_s += compute_.compute(chain.held[piece]);
+      }
+      if (piece + 1 == chain.pieces.size())
+        while (compute_.slot_pending()) chain.compute_s += compute_.play_layer_slot();
+      compute_.close_record();
+      compute_.swap_layer_slots(chain.tp);
+      ++next_piece;
+      continue;
+    }
+    if (running || asked_) {  // the compute stream waits for the collective its next piece needs
+      const double asked = s_.clock.now();
+      if (running) {
+        running->wait();
+      } else {
+        s_.w.rendezvous.wait_started(*asked_);
+      }
+      s_.account().ep_comm += s_.clock.now() - asked;
+      continue;
+    }
+    if (next_piece == pieces.size() && next_comm == comms.size()) break;
+    throw std::logic_error("combined 1F1B: neither stream of the pair can go on");
+  }
+  compute_.on_beside_done(nullptr);
+}
+
+std::optional<ReplicaRendezvous::Key> StagePair::awaited_start() const {
+  if (asked_ && !s_.w.rendezvous.started(*asked_)) return asked_;
+  return std::nullopt;
+}
+
+}  // namespace trainsim

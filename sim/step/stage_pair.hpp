@@ -1,0 +1,61 @@
+#pragma once
+// A stage actor's forward-backward pairs (parallel.moe_a2a_overlap; stage_actor.hpp): a
+// forward and a backward of another micro-batch run as one unit, as Megatron-Core's combined
+// 1F1B runs them, the compute stream playing the passes' pieces in turn while the
+// communication stream plays their layers' expert-parallel collectives.
+
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "sim/step/layer_collectives.hpp"
+#include "sim/step/stage_compute.hpp"
+#include "sim/step/stage_context.hpp"
+#include "sim/step/stage_traffic.hpp"
+
+namespace trainsim {
+
+// One pass of a forward-backward pair (parallel.moe_a2a_overlap, StagePair::run): its compute
+// pieces, and between piece i and piece i + 1 group i of its layers' expert-parallel
+// collectives, which may start `held[i]` seconds before piece i ends (delayed weight
+// gradients).
+struct PairChain {
+  const PipelineTask* task = nullptr;
+  const char* kind = "";
+  const PassCost* pass = nullptr;
+  std::vector<double> pieces;
+  std::vector<double> held;
+  std::vector<std::vector<const GroupCollective*>> groups;
+  std::optional<LayerSlots> tp;  ///< its TP collectives, played inside its pieces
+  size_t leads_done = 0;         ///< pieces whose part before `held` has run
+  size_t groups_done = 0;
+  double compute_s = 0;  ///< the time its pieces took
+};
+
+/// Whether `t` may run beside a task of the other pass; `reduces_after`: whether its
+/// gradients are reduced as it produces them (gradient_reduction.hpp).
+bool pairable(const ParallelSpec& parallel, bool reduces_after, const PipelineTask& t);
+
+/// Pass `pass` of `t` cut into pieces and groups of collectives as a pair plays it.
+PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pass, bool delay_wgrad_compute);
+
+class StagePair {
+ public:
+  StagePair(StageContext& s, StageCompute& compute, LayerCollectives& layers, const StageTraffic& traffic)
+      : s_(s), compute_(compute), layers_(layers), traffic_(traffic) {}
+
+  /// Plays `chains` (the backward's, then the forward's) on the two streams; each chain's
+  /// compute_s holds the time its pieces took, the compute stream's waits are ep_comm.
+  void run(std::array<PairChain, 2>& chains);
+  /// A pair's collective asked for that has not started, if any: its start starts the next.
+  std::optional<ReplicaRendezvous::Key> awaited_start() const;
+
+ private:
+  StageContext& s_;
+  StageCompute& compute_;
+  LayerCollectives& layers_;
+  const StageTraffic& traffic_;
+  std::optional<ReplicaRendezvous::Key> asked_;  ///< a collective asked for, not started
+};
+
+}  // namespace trainsim

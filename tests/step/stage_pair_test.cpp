@@ -1,0 +1,96 @@
+// A stage actor's forward-backward pairs (sim/step/stage_pair.hpp): which tasks pair, and a
+// pass cut into the pieces and collective groups the combined 1F1B plays.
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "sim/step/stage_pair.hpp"
+
+namespace trainsim {
+namespace {
+
+using engine::CollectiveOp;
+
+// A pass of `layers` MoE layers: its token all-to-alls (two a layer), a token-count
+// all-gather per layer, a TP all-reduce per layer and one once per pass.
+PassCost moe_pass(int layers) {
+  PassCost pass;
+  pass.moe.layers = layers;
+  pass.moe.head_s = 0.1;
+  pass.moe.experts_s = 0.2;
+  pass.moe.tail_s = 0.05;
+  pass.moe.experts_wgrad_s = 0.08;
+  pass.compute_s = 1.0 + layers * 0.35;
+  GroupCollective tokens;
+  tokens.group = CommGroup::ep;
+  tokens.op = CollectiveOp::all_to_all;
+  tokens.count = 2 * layers;
+  tokens.layers = layers;
+  tokens.tokens = true;
+  GroupCollective counts = tokens;
+  counts.op = CollectiveOp::all_gather;
+  counts.count = layers;
+  counts.tokens = false;
+  GroupCollective tp;
+  tp.count = layers;
+  tp.layers = layers;
+  GroupCollective once;
+  pass.collectives = {tokens, counts, tp, once};
+  return pass;
+}
+
+TEST(StagePair, PairableUnlessItsGradientsAreReducedAsItRuns) {
+  ParallelSpec par;
+  par.dp = 2;
+  par.overlap_grad_reduce = true;
+  const PipelineTask forward{0, 0, TaskPass::forward};
+  const PipelineTask backward{0, 0, TaskPass::backward};
+  EXPECT_TRUE(pairable(par, true, forward));
+  EXPECT_TRUE(pairable(par, false, backward));
+  EXPECT_FALSE(pairable(par, true, backward));
+  par.overlap_grad_reduce = false;  // reduced after the step: it pairs
+  EXPECT_TRUE(pairable(par, true, backward));
+  EXPECT_FALSE(pairable(par, false, PipelineTask{0, 0, TaskPass::weight}));
+}
+
+TEST(StagePair, AForwardIsCutAroundItsTokenAllToAlls) {
+  const PassCost pass = moe_pass(2);
+  const PipelineTask t{0, 0, TaskPass::forward};
+  const PairChain chain = pair_chain("forward", t, pass, true);
+  EXPECT_EQ(chain.task, &t);
+  EXPECT_EQ(chain.pass, &pass);
+  // The non-MoE compute and the first head, then per layer the experts and the tail (with
+  // the next head).
+  ASSERT_EQ(chain.pieces.size(), 5u);
+  EXPECT_DOUBLE_EQ(chain.pieces[0], 1.0 + 0.1);
+  EXPECT_DOUBLE_EQ(chain.pieces[1], 0.2);
+  EXPECT_DOUBLE_EQ(chain.pieces[2], 0.05 + 0.1);
+  EXPECT_DOUBLE_EQ(chain.pieces[4], 0.05);
+  EXPECT_NEAR(std::accumulate(chain.pieces.begin(), chain.pieces.end(), 0.0), pass.compute_s, 1e-12);
+  // A forward holds nothing back; its dispatch (the counts' gather, then the tokens) before
+  // the experts, its combine (the tokens) after them.
+  for (const double h : chain.held) EXPECT_EQ(h, 0.0);
+  ASSERT_EQ(chain.groups.size(), 4u);
+  EXPECT_EQ(chain.groups[0], (std::vector<const GroupCollective*>{&pass.collectives[1], &pass.collectives[0]}));
+  EXPECT_EQ(chain.groups[1], (std::vector<const GroupCollective*>{&pass.collectives[0]}));
+  // Its TP collectives play inside its pieces; the once-per-pass one after the pair.
+  ASSERT_TRUE(chain.tp);
+  EXPECT_EQ(chain.tp->sequence, (std::vector<const GroupCollective*>{&pass.collectives[2], &pass.collectives[2]}));
+}
+
+TEST(StagePair, ABackwardHoldsItsExpertsWeightGradientsBesideTheDispatchGradient) {
+  const PassCost pass = moe_pass(1);
+  const PipelineTask t{0, 0, TaskPass::backward};
+  const PairChain delayed = pair_chain("backward", t, pass, true);
+  ASSERT_EQ(delayed.held.size(), 3u);
+  EXPECT_DOUBLE_EQ(delayed.held[1], 0.08);  // the experts' piece, before the dispatch's gradient
+  // The combine's gradient first, the dispatch's after the experts.
+  EXPECT_EQ(delayed.groups[0], (std::vector<const GroupCollective*>{&pass.collectives[0]}));
+  EXPECT_EQ(delayed.groups[1], (std::vector<const GroupCollective*>{&pass.collectives[1], &pass.collectives[0]}));
+  EXPECT_DOUBLE_EQ(pair_chain("backward", t, pass, false).held[1], 0.0);
+}
+
+}  // namespace
+}  // namespace trainsim
