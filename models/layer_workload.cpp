@@ -32,7 +32,8 @@ struct Dims {
   double heads_local, kv_local;  ///< a / t, kv_heads / t
   double element;                ///< bytes per activation element
   double grad_element;           ///< bytes per accumulated weight-gradient element (training.grad_precision)
-  int overlap_splits;            ///< chunks of a TP-overlapped GEMM (tp with tp_comm_overlap, else 1)
+  /// Chunks of each TP-overlapped GEMM (by TpOverlapGemm; 1 without tp_comm_overlap).
+  std::array<int, k_tp_overlap_gemms> overlap_splits;
   Precision linear;              ///< number format of the layers' linear GEMMs
   Precision other;               ///< of the router and output layer
   Precision attention;           ///< of fused attention (training.attention_precision)
@@ -67,12 +68,9 @@ Dims dims_of(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p, 
   d.grad_element = gradient_element_bytes(tr);
   d.linear = bf16_linears && is_quantized(tr.precision) ? Precision::bf16 : tr.precision;
   d.training = tr;
-  // Transformer Engine's userbuffers (Megatron-LM --tp-comm-overlap) decompose each
-  // sequence-parallel all-gather or reduce-scatter into tp ring-exchange steps and the
-  // GEMM beside it into tp chunks of T / tp rows (Wang et al. 2022; the H100 FP8 configs of
-  // Megatron-Bridge's comm_overlap.py: ring_exchange for qkv/fc1/proj/fc2 fprop and
-  // proj/fc2 dgrad, bulk overlap for qkv/fc1 dgrad and wgrad).
-  d.overlap_splits = p.tp_comm_overlap && p.sequence_parallel && p.tp > 1 ? p.tp : 1;
+  // Each GEMM beside its sequence-parallel collective runs in chunks (models/tp_overlap.hpp).
+  d.overlap_splits = tp_overlap_chunks(p.tp_overlap, tr.precision, p.tp,
+                                       p.tp_comm_overlap && p.sequence_parallel && p.tp > 1);
   // Transformer Engine runs only the transformer layers' Linear modules in fp8; attention
   // (DotProductAttention without fp8_dpa), the router and the output layer stay bf16
   // (Megatron-Core / NeMo FP8 recipes).
@@ -230,14 +228,16 @@ void add_weight_gemm(Op op, const Dims& d, std::vector<ForwardStep>& steps, cons
 
 // Megatron-LM's column-parallel linear (QKV, the MLP's first): its input has hidden width,
 // sequence-parallel; its output gradient is this rank's column slice of all rows.
-LinearRun column_parallel(const Dims& d) {
-  return {d.overlap_splits, 1, d.sp_tokens, 0};
+// `fprop`: the Transformer Engine GEMM its forward is (its input gradient's reduce-scatter
+// is a bulk overlap, one chunk).
+LinearRun column_parallel(const Dims& d, TpOverlapGemm fprop) {
+  return {d.overlap_splits[static_cast<size_t>(fprop)], 1, d.sp_tokens, 0};
 }
 
 // Row-parallel linear (the output projection, the MLP's second): its input is this rank's
 // slice; its output gradient has hidden width, sequence-parallel.
-LinearRun row_parallel(const Dims& d) {
-  return {d.overlap_splits, d.overlap_splits, 0, d.sp_tokens};
+LinearRun row_parallel(const Dims& d, TpOverlapGemm fprop, TpOverlapGemm dgrad) {
+  return {d.overlap_splits[static_cast<size_t>(fprop)], d.overlap_splits[static_cast<size_t>(dgrad)], 0, d.sp_tokens};
 }
 
 ForwardStep memory_step(std::string name, OpKind kind, double in_bytes, double out_bytes) {
@@ -349,10 +349,12 @@ void add_token_permutation(double in_bytes, double out_bytes, bool dispatch, boo
 void add_dense_mlp(const std::string& name, const ModelSpec& m, double f, const Dims& d,
                    std::vector<ForwardStep>& steps) {
   const double up_width = (m.activation == FfnActivation::swiglu ? 2.0 : 1.0) * f / d.t;
-  add_weight_gemm(gemm(name + ".up", d.tokens, up_width, d.h, 1, d.element, d.linear), d, steps, column_parallel(d));
+  add_weight_gemm(gemm(name + ".up", d.tokens, up_width, d.h, 1, d.element, d.linear), d, steps,
+                  column_parallel(d, TpOverlapGemm::fc1_fprop));
   steps.push_back(memory_step(name + ".activation", OpKind::elementwise, d.tokens * up_width * d.element,
                               d.tokens * f / d.t * d.element));
-  add_weight_gemm(gemm(name + ".down", d.tokens, d.h, f / d.t, 1, d.element, d.linear), d, steps, row_parallel(d));
+  add_weight_gemm(gemm(name + ".down", d.tokens, d.h, f / d.t, 1, d.element, d.linear), d, steps,
+                  row_parallel(d, TpOverlapGemm::fc2_fprop, TpOverlapGemm::fc2_dgrad));
 }
 
 void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vector<ForwardStep>& steps) {
@@ -430,7 +432,8 @@ void add_mla_projections(const ModelSpec& m, const Dims& d, std::vector<ForwardS
     steps.push_back(memory_step("q.norm", OpKind::norm, latent, latent));
     add_weight_gemm(gemm("q.up", d.tokens, q_width, m.q_lora_rank, 1, d.element, d.linear), d, steps);
   } else {
-    add_weight_gemm(gemm("q", d.tokens, q_width, d.h, 1, d.element, d.linear), d, steps, column_parallel(d));
+    add_weight_gemm(gemm("q", d.tokens, q_width, d.h, 1, d.element, d.linear), d, steps,
+                    column_parallel(d, TpOverlapGemm::qkv_fprop));
   }
   add_weight_gemm(gemm("kv.down", d.tokens, m.kv_lora_rank + m.qk_rope_head_dim, d.h, 1, d.element, d.linear), d, steps);
   const double latent = d.tokens * m.kv_lora_rank * d.element;
@@ -450,7 +453,7 @@ std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& t
   } else {
     // Q: a/t heads, K and V: kv/t heads each, of head_dim d (GQA: Ainslie et al. 2023).
     add_weight_gemm(gemm("qkv", d.tokens, (d.heads_local + 2.0 * d.kv_local) * d.d, d.h, 1, d.element, d.linear),
-                    d, steps, column_parallel(d));
+                    d, steps, column_parallel(d, TpOverlapGemm::qkv_fprop));
     if (m.qk_norm) {
       // Qwen3: RMSNorm over each query and key head before the rotary embedding.
       const double qk = d.tokens * (d.heads_local + d.kv_local) * d.d * d.element;
@@ -470,8 +473,8 @@ std::vector<ForwardStep> layer_forward(const ModelSpec& m, const TrainingSpec& t
                      qk, qk});
   }
   add_attention_core(m, tr, d, steps);
-  add_weight_gemm(gemm("attention.proj", d.tokens, d.h, d.heads_local * d.v_d, 1, d.element, d.linear), d,
-                  steps, row_parallel(d));
+  add_weight_gemm(gemm("attention.proj", d.tokens, d.h, d.heads_local * d.v_d, 1, d.element, d.linear), d, steps,
+                  row_parallel(d, TpOverlapGemm::proj_fprop, TpOverlapGemm::proj_dgrad));
   if (m.parallel_block) {
     // GPT-J / PaLM §2: y = x + Attention(LN(x)) + MLP(LN(x)): the MLP reads the same normed
     // input, and one add sums the three.
@@ -571,8 +574,8 @@ PassOps mtp_projection_ops(const ModelSpec& m, const TrainingSpec& tr, const Par
   const double act = d.sp_tokens * d.h * d.element;
   std::vector<ForwardStep> steps;
   steps.push_back(memory_step("mtp.norms", OpKind::norm, 2.0 * act, 2.0 * act));
-  add_weight_gemm(gemm("mtp.proj", d.tokens, d.h / d.t, 2.0 * d.h, 1, d.element, d.linear), d,
-                  steps, column_parallel(d));
+  add_weight_gemm(gemm("mtp.proj", d.tokens, d.h / d.t, 2.0 * d.h, 1, d.element, d.linear), d, steps,
+                  column_parallel(d, TpOverlapGemm::qkv_fprop));
   return assemble(steps, Recompute::none, d);
 }
 

@@ -5,6 +5,7 @@
 
 #include "models/pipeline_layout.hpp"
 #include "models/rank_order.hpp"
+#include "models/tp_overlap.hpp"
 
 namespace trainsim {
 
@@ -87,6 +88,9 @@ struct ParallelSpec {
   /// reduce-scatter is pipelined with the GEMM that consumes or produces it (Wang et al.
   /// 2022, "Overlap communication with dependent computation via decomposition").
   bool tp_comm_overlap = false;
+  /// With tp_comm_overlap: per GEMM, how userbuffers overlap it (method, SMs taken, chunks);
+  /// unset ones take the GPU family's default (models/tp_overlap.hpp).
+  TpOverlapSettings tp_overlap;
   /// MoE all-to-all overlap (Megatron-Core's overlap_moe_expert_parallel_comm, the combined
   /// 1F1B of megatron/core/pipeline_parallel/combined_1f1b.py): in the steady state a
   /// micro-batch's forward and another's backward run together layer by layer, each one's

@@ -27,9 +27,9 @@ struct GpuSpec {
   double tdp_w = 0;                 ///< power while computing
   double comm_power_w = 0;          ///< power while only communicating
   double idle_power_w = 0;          ///< power while waiting
-  /// Calibration of the GPU type (one per type, topologies/presets/gpus/<name>.ini): how much slower
-  /// GEMMs run beside tensor-parallel communication overlapped with them (Transformer
-  /// Engine's userbuffers reserve SMs and share HBM for the whole GEMM), as a fraction.
+  /// A user's override (cluster.tp_overlap_slowdown): how much slower, as a fraction, GEMMs
+  /// beside overlapped TP communication run on top of what the userbuffers kernels take from
+  /// them (sim/step/tp_overlap_cost.hpp). 0, and no preset sets it: the mechanism alone.
   double tp_overlap_slowdown = 0;
   /// The GPU's architecture by NVIDIA's name (ampere, hopper, blackwell): with the cluster's
   /// host it picks the validation family (sim/scenario/accuracy_caveats.cpp).

@@ -99,23 +99,24 @@ DERIVED (stated assumptions; every rule names its figures)
                            SM count and clocks (989 TFLOP/s bf16 both; public.md D3 and D4
                            "Gaps"). Its 4.8 vs 3.35 TB/s HBM would only speed up memory-bound
                            shapes, so these rows are an upper bound there.
-  derived:mamf-fp8-ratio   H100 and H200 dense fp8 GEMMs (the sm_90 fp8 rows being unusable):
-                           the H100's measured bf16 XLA time at the same shape x (bf16 MAMF /
-                           fp8 MAMF): 794.5/1402.6 on H100, 794.5/1453.4 on H200 (stas00/ml-
-                           engineering maximum achievable matmul FLOP/s, public.md D3). It
-                           assumes the fp8 speed-up of the largest GEMMs holds at every shape,
-                           which overstates it for small, latency-bound ones (DeepGEMM measures
-                           1.36 x at k = 512, 1.59 x at k = 2048 over XLA's bf16 rate).
-  derived:deepgemm-fp8-gain H100 and H200 fp8 batched GEMMs (the grouped expert GEMMs): the
-                           H100's measured bf16 XLA batched time x DeepGEMM's measured FP8 time
-                           over the H100's XLA bf16 time at the same per-group shape
-                           (deepseek-ai/DeepGEMM README @ 55ab91f7, H800 SXM5: 16 shapes,
-                           256 .. 8192 rows per group, k 512 .. 16384; n = 2112 left out, a
-                           partial tile), weighted by inverse squared distance in (log2 rows,
-                           log2 k); H200 x 1402.6/1453.4; never below the MAMF ratio. The fp8
-                           gain of fine-grained experts: 1.45 x at Qwen3 30B-A3B's down-
-                           projection (4096 rows, k 768), 1.59 x at its up-projection (k 2048),
-                           not 1.77 (converter/hopper_fp8.py).
+  derived:deepgemm-fp8-gain H100 and H200 fp8 GEMMs, dense and batched (the grouped expert
+                           GEMMs; the sm_90 fp8 rows being unusable): the H100's measured bf16
+                           XLA time x DeepGEMM's measured FP8 time over the H100's XLA bf16
+                           time at the same (per-group) shape (deepseek-ai/DeepGEMM README @
+                           55ab91f7, H800 SXM5: 16 shapes, 256 .. 8192 rows per group, k 512 ..
+                           16384; n = 2112 left out, a partial tile), weighted by inverse
+                           squared distance in (log2 rows, log2 k); H200 x 1402.6/1453.4; never
+                           below the MAMF ratio (794.5/1402.6, stas00/ml-engineering, public.md
+                           D3), the gain of the best-shaped large GEMMs only. Dense rows take
+                           DeepGEMM's six dense GEMMs alone (its grouped kernels' masked layout
+                           runs 16 % below the dense kernel at the same total rows), and go on
+                           at k = 8192 and 16384: the bf16 rate at k = 4096 (the base of the
+                           measured gains) x the gain there. Dense FP8 gains 1.36 x at 4096
+                           rows and k = 512, 1.5 to 1.6 x at 512 to 2048 rows, 1.6 x at 4096
+                           rows and k = 2048 to 8192, 1.77 x (the MAMF cap) at k = 16384;
+                           grouped: 1.45 x at Qwen3 30B-A3B's expert down-projection (4096
+                           rows, k 768), 1.59 x at its up-projection (k 2048)
+                           (converter/hopper_fp8.py).
   derived:h200-cudnn       H100 fused attention = the H200's measured cuDNN time at the same
                            shape: attention at these sequence lengths is bound by the tensor
                            cores, which the two GPUs share; FlashAttention-style kernels read
@@ -137,8 +138,8 @@ DERIVED (stated assumptions; every rule names its figures)
   derived:b200-mamf-fp8-ratio  B200 fp8 GEMMs at SimuMax's shapes beyond XLA's 4096 (per layout:
                            gemm, gemm_dgrad, gemm_wgrad): SimuMax's measured bf16 time x
                            1745.0/3432.5 (B200 bf16 / fp8 MAMF, the same table; XLA's own
-                           fp8/bf16 time ratio at 4096^3 is 0.512). As the H100's mamf-fp8-ratio,
-                           it carries the measured sustained bf16 rate over to fp8.
+                           fp8/bf16 time ratio at 4096^3 is 0.512). It
+                           carries the measured sustained bf16 rate over to fp8.
   derived:b200-xla-fp8-ratio  B200 fp8 grouped (expert) GEMMs at every shape of SimuMax's grouped
                            rows (grouped_gemm, _dgrad, _wgrad; no source times an fp8 grouped
                            GEMM at these shapes): SimuMax's measured bf16 time x XLA's measured

@@ -97,7 +97,8 @@ std::vector<ScenarioField> cluster_fields() {
           "cluster.gpu_memory", "GPU memory capacity; default: the GPU's",
           [](auto& s) -> auto& { return s.cluster.gpu.memory_bytes; }),
       fraction_field(
-          "cluster.tp_overlap_slowdown", "GEMM slowdown beside overlapped TP communication; default: the GPU's",
+          "cluster.tp_overlap_slowdown",
+          "extra slowdown of GEMMs beside overlapped TP communication, over the SMs and HBM its kernels take",
           [](auto& s) -> auto& { return s.cluster.gpu.tp_overlap_slowdown; }),
       int_field(
           "cluster.nodes", "nodes", [](auto& s) -> auto& { return s.cluster.nodes; }, 1),

@@ -1,6 +1,7 @@
 // [parallel]: the layout (tp, pp, dp, cp, ep and their rank order), the pipeline schedule, ZeRO and FSDP,
 // the MoE dispatcher and the overlaps, and the rules that hold them to the model and the cluster.
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "sim/scenario/pipeline_layout_field.hpp"
 #include "sim/scenario/rule_helpers.hpp"
 #include "sim/scenario/scenario_sections.hpp"
+#include "sim/scenario/tp_overlap_fields.hpp"
 #include "sim/scenario/value_parsers.hpp"
 
 namespace trainsim::schema {
@@ -138,6 +140,11 @@ std::vector<ScenarioField> parallel_fields() {
           [](auto& s) -> auto& { return s.parallel.zero3_prefetch; }, 0),
       order_field(),
   };
+  // The userbuffers keys follow parallel.tp_comm_overlap (tp_overlap_fields.hpp).
+  const auto overlap = std::find_if(fields.begin(), fields.end(),
+                                    [](const ScenarioField& f) { return f.name == "parallel.tp_comm_overlap"; });
+  const std::vector<ScenarioField> userbuffers = tp_overlap_fields();
+  fields.insert(overlap + 1, userbuffers.begin(), userbuffers.end());
   return fields;
 }
 

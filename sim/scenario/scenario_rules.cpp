@@ -4,6 +4,7 @@
 #include "sim/scenario/router_fields.hpp"
 #include "sim/scenario/scenario_sections.hpp"
 #include "sim/scenario/token_drop_fields.hpp"
+#include "sim/scenario/tp_overlap_fields.hpp"
 
 // Each rule lives beside its section's keys (scenario_sections.hpp); check_cluster_size is
 // [cluster]'s, check_neighbour [variations]'. Here: the order they run in, which decides the
@@ -15,6 +16,7 @@ void check_scenario_rules(const Scenario& s) {
   schema::check_layout(s);
   schema::check_model(s);
   schema::check_tensor_parallel(s);
+  check_tp_overlap(s);  // userbuffers SM counts (tp_overlap_fields.hpp)
   schema::check_pipeline(s);
   schema::check_context_and_experts(s);
   schema::check_rank_order(s);

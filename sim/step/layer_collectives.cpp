@@ -67,12 +67,11 @@ LayerCollectives::LayerCollectives(StageContext& s, const StageTraffic& traffic)
   if (peers > 0) ep_sent_share_ = (static_cast<double>(local) - 1 + (peers + 1 - local) * ep_remote_share_) / peers;
 }
 
-// The GEMM a TP collective is pipelined with, `overlap_s` alone: it runs slower by the
-// GPU's tp_overlap_slowdown for its whole duration (userbuffers reserve SMs for the
-// collective's chunks from the GEMM's start to its end), and by a slow GPU's slowdown.
-// Returns the seconds it takes.
-double LayerCollectives::overlapped_gemm_s(double overlap_s) const {
-  return overlap_s * (1.0 + s_.w.scenario.cluster.gpu.tp_overlap_slowdown) * slowdown_;
+// The GEMM collective `c` is pipelined with: its seconds beside it (GroupCollective::beside_s:
+// the SMs and HBM bandwidth the userbuffers kernels take, sim/step/tp_overlap_cost.hpp),
+// slower still on a slow GPU. 0 when `c` blocks compute.
+double LayerCollectives::overlapped_gemm_s(const GroupCollective& c) const {
+  return c.overlap_s > 0 ? c.beside_s * slowdown_ : 0.0;
 }
 
 // TP on the tensor-parallel group, MoE all-to-alls on the expert-parallel group, the folded
@@ -85,7 +84,7 @@ double LayerCollectives::run(const GroupCollective& c, int times, const Pipeline
     const double start = s_.clock.now();
     const auto key = duration_key(c);
     const auto cached = w.duration_cache.find(key);
-    const double beside = c.overlap_s > 0 ? overlapped_gemm_s(c.overlap_s) : 0.0;  // compute beside it
+    const double beside = overlapped_gemm_s(c);  // compute beside it
     // A group that holds several stage actors' ranks (--full, or classes near a slow NIC)
     // runs each of its collectives once for all of them: none is reused from the cache, so
     // that every member asks for every one.

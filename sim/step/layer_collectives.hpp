@@ -86,7 +86,7 @@ class LayerCollectives {
   double ep_overlap_slowdown() const { return ep_overlap_slowdown_; }
 
  private:
-  double overlapped_gemm_s(double overlap_s) const;
+  double overlapped_gemm_s(const GroupCollective& c) const;
   const std::vector<int>& group(const GroupCollective& c) const;
 
   StageContext& s_;

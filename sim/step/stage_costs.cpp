@@ -19,6 +19,7 @@
 #include "sim/step/fixed_costs.hpp"
 #include "sim/step/host_bound_pair.hpp"
 #include "sim/step/host_bound_pass.hpp"
+#include "sim/step/tp_overlap_slots.hpp"
 
 namespace trainsim {
 
@@ -106,45 +107,17 @@ double layer_cp_bytes(const Scenario& s, double element) {
   return p.cp * 2.0 * tokens * s.model.kv_heads * s.model.head_dim() * element / p.tp;
 }
 
-// The seconds of the op named `name` (the first of `names` present) in `ops`, as the step
-// charges it; 0 if none is there.
-double op_seconds(const std::vector<Op>& ops, std::initializer_list<const char*> names, const ComputeModel& compute,
-                  double expert_load) {
-  for (const char* name : names)
-    for (const Op& op : ops)
-      if (op.name == name) return op_load(op, expert_load) * compute.time_s(op);
-  return 0.0;
-}
-
-// With tp_comm_overlap, the GEMM each sequence-parallel collective of a layer is pipelined
-// with (Transformer Engine userbuffers, Megatron-LM --tp-comm-overlap): forward, the
-// all-gathers with the GEMMs that consume their output (QKV, the MLP's first) and the
-// reduce-scatters with the GEMMs that produce their input (the attention's output
-// projection, the MLP's second); backward, the conjugates: the all-gathers of the output
-// gradients with the projection's and the MLP's second input-gradient GEMMs, the
-// reduce-scatters with QKV's and the MLP's first. Order: all-gather and reduce-scatter of
-// the attention, then of the MLP.
-struct LayerOverlap {
-  double attention_gather_s = 0, attention_scatter_s = 0, mlp_gather_s = 0, mlp_scatter_s = 0;
-};
-
-LayerOverlap forward_overlap(const std::vector<Op>& ops, const ComputeModel& c, double load) {
-  return {op_seconds(ops, {"qkv"}, c, load), op_seconds(ops, {"attention.proj"}, c, load),
-          op_seconds(ops, {"mlp.up", "experts.up"}, c, load), op_seconds(ops, {"mlp.down", "experts.down"}, c, load)};
-}
-
-LayerOverlap backward_overlap(const std::vector<Op>& ops, const ComputeModel& c, double load) {
-  return {op_seconds(ops, {"attention.proj.dgrad"}, c, load), op_seconds(ops, {"qkv.dgrad"}, c, load),
-          op_seconds(ops, {"mlp.down.dgrad", "experts.down.dgrad"}, c, load),
-          op_seconds(ops, {"mlp.up.dgrad", "experts.up.dgrad"}, c, load)};
+// One [b, s/cp, h] activation: the TP collectives' and the pipeline sends' size.
+double layer_activation_bytes(const Scenario& s) {
+  return static_cast<double>(s.training.micro_batch) * s.model.seq_len / s.parallel.cp * s.model.hidden *
+         activation_element_bytes(s.training.precision);
 }
 
 // The tensor-parallel collectives of `layers` layers in one pass (Narayanan et al. SC21 §3.2:
 // two all-reduces of b s h per layer forward and two backward; with sequence parallelism
 // each becomes an all-gather and a reduce-scatter of the same size, Korthikanti et al.
-// §4.2.2), each overlapped with its GEMM when `overlap` is given. In fp8 the all-gathers
-// carry the GEMM inputs (forward) and output gradients (backward) already quantized, one
-// byte an element (Transformer Engine gathers Float8Tensors; see layer_workload.cpp).
+// §4.2.2), each overlapped with its GEMM when `overlap` is given; the all-gathers in fp8
+// carry one byte an element (tp_gather_bytes).
 //
 // `mlp_layers` of the `layers` have their MLP's collectives on the TP group: all of them,
 // unless expert parallel folding moves the MoE layers' to the expert groups
@@ -161,8 +134,7 @@ void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, int mlp_la
       add_collective(cost, CollectiveOp::reduce_scatter, activation_bytes, layers, layers);
     return;
   }
-  const double gather_bytes =
-      activation_bytes * (is_quantized(s.training.precision) ? quantized_element_bytes(s.training.precision) / 2 : 1.0);
+  const double gather_bytes = tp_gather_bytes(s, activation_bytes);
   if (reduces_amax_over_tp(s)) {
     // One amax all-reduce per sequence-parallel cast: the attention's and the MLP's, in the
     // forward their inputs', in the backward their output gradients' (fixed_costs.hpp).
@@ -171,21 +143,20 @@ void add_layer_tp_comm(PassCost& cost, const Scenario& s, int layers, int mlp_la
     cost.collectives.push_back(amax);
   }
   if (s.parallel.sequence_parallel && overlap != nullptr) {
-    const double bytes = activation_bytes;
-    cost.collectives.push_back(
-        {CommGroup::tp, CollectiveOp::all_gather, gather_bytes, layers, overlap->attention_gather_s, layers});
-    cost.collectives.push_back(
-        {CommGroup::tp, CollectiveOp::reduce_scatter, bytes, layers, overlap->attention_scatter_s, layers});
+    const auto add = [&](CollectiveOp op, double bytes, int count, const OverlapSlot& slot) {
+      GroupCollective c{CommGroup::tp, op, bytes, count, slot.gemm_s, layers};
+      c.beside_s = slot.beside_s;
+      cost.collectives.push_back(c);
+    };
+    add(CollectiveOp::all_gather, gather_bytes, layers, overlap->attention_gather);
+    add(CollectiveOp::reduce_scatter, activation_bytes, layers, overlap->attention_scatter);
     if (mlp_layers > 0) {
-      cost.collectives.push_back(
-          {CommGroup::tp, CollectiveOp::all_gather, gather_bytes, mlp_layers, overlap->mlp_gather_s, layers});
-      cost.collectives.push_back(
-          {CommGroup::tp, CollectiveOp::reduce_scatter, bytes, mlp_layers, overlap->mlp_scatter_s, layers});
+      add(CollectiveOp::all_gather, gather_bytes, mlp_layers, overlap->mlp_gather);
+      add(CollectiveOp::reduce_scatter, activation_bytes, mlp_layers, overlap->mlp_scatter);
     }
-    const double attention_s = overlap->attention_gather_s + overlap->attention_scatter_s;
-    const double mlp_s = overlap->mlp_gather_s + overlap->mlp_scatter_s;
-    cost.overlapped_s += mlp_layers == layers ? layers * (attention_s + overlap->mlp_gather_s + overlap->mlp_scatter_s)
-                                              : layers * attention_s + mlp_layers * mlp_s;
+    const double attention_s = overlap->attention_gather.gemm_s + overlap->attention_scatter.gemm_s;
+    const double mlp_s = overlap->mlp_gather.gemm_s + overlap->mlp_scatter.gemm_s;
+    cost.overlapped_s += mlp_layers == layers ? layers * (attention_s + mlp_s) : layers * attention_s + mlp_layers * mlp_s;
     return;
   }
   if (s.parallel.sequence_parallel) {
@@ -292,8 +263,8 @@ KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, c
       keep_routed_model_flops(*pass, kept);
   }
   k.backward = split(k.ops.backward, defer);
-  k.forward_overlap = forward_overlap(k.ops.forward, compute, load);
-  k.backward_overlap = backward_overlap(k.backward.input, compute, load);
+  k.forward_overlap = layer_overlap(k.ops.forward, s, compute, load, layer_activation_bytes(s), true);
+  k.backward_overlap = layer_overlap(k.backward.input, s, compute, load, layer_activation_bytes(s), false);
   const HostLaunchCost host_s = host_launch_cost(s.training, s.cluster.host);
   k.forward_host_s = host_bound_excess_s(k.ops.forward, compute, load, host_s);
   k.recompute_host_s = host_bound_excess_s(k.ops.recompute, compute, load, host_s);
@@ -383,14 +354,18 @@ LayerOverlap mean_overlap(const std::vector<std::pair<const KindOps*, int>>& run
   int layers = 0;
   for (const auto& [k, count] : runs) {
     const LayerOverlap& o = forward ? k->forward_overlap : k->backward_overlap;
-    mean.attention_gather_s += count * o.attention_gather_s;
-    mean.attention_scatter_s += count * o.attention_scatter_s;
-    mean.mlp_gather_s += count * o.mlp_gather_s;
-    mean.mlp_scatter_s += count * o.mlp_scatter_s;
+    for (auto [sum, slot] : {std::pair{&mean.attention_gather, &o.attention_gather},
+                             std::pair{&mean.attention_scatter, &o.attention_scatter},
+                             std::pair{&mean.mlp_gather, &o.mlp_gather}, std::pair{&mean.mlp_scatter, &o.mlp_scatter}}) {
+      sum->gemm_s += count * slot->gemm_s;
+      sum->beside_s += count * slot->beside_s;
+    }
     layers += count;
   }
-  for (double* v : {&mean.attention_gather_s, &mean.attention_scatter_s, &mean.mlp_gather_s, &mean.mlp_scatter_s})
-    *v /= layers;
+  for (OverlapSlot* v : {&mean.attention_gather, &mean.attention_scatter, &mean.mlp_gather, &mean.mlp_scatter}) {
+    v->gemm_s /= layers;
+    v->beside_s /= layers;
+  }
   return mean;
 }
 
@@ -435,8 +410,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
   const SplitBackward embedding_bwd = split(embedding.backward, defer);
   const SplitBackward output_bwd = split(output.backward, defer);
   const double element = activation_element_bytes(s.training.precision);
-  // One [b, s/cp, h] activation: the TP collectives' and the pipeline sends' size.
-  const double activation_bytes = static_cast<double>(s.training.micro_batch) * m.seq_len / par.cp * m.hidden * element;
+  const double activation_bytes = layer_activation_bytes(s);
 
   // The tokens a rank dispatches to experts: its sequence shard with SP (Megatron-Core).
   const double ep_tokens_bytes = activation_bytes / (par.sequence_parallel ? par.tp : 1);

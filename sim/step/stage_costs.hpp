@@ -31,6 +31,9 @@ struct GroupCollective {
   /// The MoE layers' token all-to-all (dispatch and combine, two a layer), as against the
   /// dispatcher's other collectives on the EP group (token counts, routing probabilities).
   bool tokens = false;
+  /// The seconds that GEMM takes beside it: slower by the SMs and HBM bandwidth the
+  /// collective's userbuffers kernels take (tp_overlap_cost.hpp); overlap_s alone.
+  double beside_s = 0;
   /// Current scaling's amax all-reduce before a sequence-parallel operand's cast
   /// (sim/step/fixed_costs.hpp): accounted as the amax_reductions part of tp_comm.
   bool amax = false;

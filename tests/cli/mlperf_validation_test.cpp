@@ -8,10 +8,14 @@
 // faster), as every validation row reads.
 //
 // The bounds are this build's error plus 5 points, rounded up to a whole point, not where the
-// rows should be (issue 56 asks for 10 %): GPT-3 on H100 -11.2, -10.9 and -11.5 % (trainsim
-// too slow at every scale), Llama 3.1 405B NVFP4 +21.6 %, Llama 3.1 8B on 72 GPUs +14.2 % and
-// on 512 GPUs +52.1 % (too fast). tests/cli/validation_test.cpp leaves these rows out of its
-// per-GPU means.
+// rows should be (issue 56 asks for 10 %): GPT-3 on H100 -2.1, -3.2 and -4.9 % (TP overlap
+// priced by the SMs its userbuffers kernels take, sim/step/tp_overlap_cost.hpp, and dense FP8
+// GEMMs at DeepGEMM's measured gain over bf16, kernels/calibration/converter/hopper_fp8.py;
+// +4.1, +2.2 and -0.2 % while they took the MAMF ratio, -11.4, -11.2 and -11.8 % under the
+// fitted 40 % slowdown), Llama 3.1 405B NVFP4 -3.6 %,
+// Llama 3.1 8B on 72 GPUs +14.0 % and on 512 GPUs +60.7 % (too fast; +48.5 % under the fitted
+// slowdown: the GB200 states no SM count, so its overlapped GEMMs now pay only the HBM share).
+// tests/cli/validation_test.cpp leaves these rows out of its per-GPU means.
 //
 // Each row runs in under 3 s on one core (the 10,752-GPU row in under 1 s: the reduced
 // simulation times one data-parallel replica's pipeline).
@@ -77,10 +81,10 @@ TEST(MlperfValidation, PublishedStepTimeReadsAsThroughputError) {
 }
 
 TEST(MlperfValidation, Gpt3_175bOnEosH100) {
-  holds({"mlperf-h100-gpt3-175b-512", 0.17});
-  holds({"mlperf-h100-gpt3-175b-4096", 0.16});
+  holds({"mlperf-h100-gpt3-175b-512", 0.08});
+  holds({"mlperf-h100-gpt3-175b-4096", 0.09});
   // 10,752 GPUs: still seconds to simulate.
-  EXPECT_LT(holds({"mlperf-h100-gpt3-175b-10752", 0.17}), 30.0);
+  EXPECT_LT(holds({"mlperf-h100-gpt3-175b-10752", 0.10}), 30.0);
 }
 
 TEST(MlperfValidation, Llama31_405bNvfp4OnGb200) {
@@ -89,7 +93,7 @@ TEST(MlperfValidation, Llama31_405bNvfp4OnGb200) {
 
 TEST(MlperfValidation, Llama31_8bOnGb200) {
   holds({"mlperf-gb200-llama3.1-8b-72", 0.20});
-  holds({"mlperf-gb200-llama3.1-8b-512", 0.58});
+  holds({"mlperf-gb200-llama3.1-8b-512", 0.66});
 }
 
 // The 8B model spread from 72 to 512 GPUs: each GPU's share of the work falls 4-fold (TP 2 x

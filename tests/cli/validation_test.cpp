@@ -9,7 +9,7 @@
 //
 // The DGX-B200 rows (b200: Llama 3 8B on 8 GPUs, Llama 3.1 405B on 128) are not held to the
 // 10 % yet: with b200.csv (SimuMax's sustained GEMMs beside XLA's) and no parameter fitted to
-// them they come out at -5.2 % and -16.9 % (scenarios/validation/README.md).
+// them they come out at -5.2 % and -1.3 % (scenarios/validation/README.md).
 // They must simulate and fit in memory as they ran; their errors are printed, never tuned
 // away. The MoE rows of A2 are held to that in tests/cli/moe_validation_test.cpp, and left
 // out here: their errors (+57 to +169 %) are a gap of the MoE model, not of the GPU's

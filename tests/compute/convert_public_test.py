@@ -151,7 +151,7 @@ def tables_cite_their_sources():
         # Tables derived with Blackwell MAMF ratios cite them (the H100's come from public.md
         # D3); B200's states which
         # measurement times which GEMM shapes.
-        if any("mamf" in r["origin"] and r["origin"] != "derived:mamf-fp8-ratio" for r in rows):
+        if any("mamf" in r["origin"] for r in rows):
             check(any(" stas00/ml-engineering " in h for h in refs), name + ": MAMF rule without its ref line")
         # Every Blackwell table times NVFP4 and MXFP8 GEMMs and FP8 attention by rows of their own,
         # measured on that GPU or derived by a low-precision rule, never by the fp8 rows alone.
@@ -341,11 +341,12 @@ def interp_log(points, x):
     raise AssertionError(x)
 
 
-def deepgemm_fp8_ratio(sm90, m, k, mamf_fp8):
+def deepgemm_fp8_ratio(sm90, m, k, mamf_fp8, dense_only=False):
     """Rule deepgemm-fp8-gain: fp8 over bf16 time at rows m, depth k, from DeepGEMM's measured
     H800 rates (whole-tile n only) over the H100's XLA bf16 rate at each shape (log-log, each
     coordinate held at XLA's 256..4096), repeats averaged in log, weighted by inverse squared
-    distance in (log2 m, log2 k), scaled by the H100/GPU fp8 MAMF and kept in [MAMF ratio, 1]."""
+    distance in (log2 m, log2 k), scaled by the H100/GPU fp8 MAMF and kept in [MAMF ratio, 1].
+    dense_only: the plain GEMMs (one group) only, as dense rows take."""
     grid = [256, 512, 1024, 2048, 4096]
 
     def bf16_rate(b, mm, nn, kk):
@@ -355,7 +356,7 @@ def deepgemm_fp8_ratio(sm90, m, k, mamf_fp8):
 
     logs = {}
     for groups, gm, gn, gk, tflops in fig.DEEPGEMM_H800_FP8:
-        if gn % 128 == 0:
+        if gn % 128 == 0 and (groups == 1 or not dense_only):
             r = bf16_rate(1 if groups == 1 else min(groups, 4), gm, gn, gk) / (tflops * 1e12)
             logs.setdefault((math.log2(gm), math.log2(gk)), []).append(math.log(r))
     num = den = 0.0
@@ -501,13 +502,17 @@ def converted_rows_equal_source_rows():
         kernel = "gemm" if b == 1 else "batched_gemm"
         expect("h100-sxm", kernel, dtype, m, n, k, b, t, "measured:xla")
         expect("h200", kernel, dtype, m, n, k, b, t, "derived:h100-gemm-rate")
-        if dtype == "bf16" and b == 1:
-            expect("h100-sxm", kernel, "fp8", m, n, k, b, t * 794.5 / 1402.6, "derived:mamf-fp8-ratio")
-            expect("h200", kernel, "fp8", m, n, k, b, t * 794.5 / 1453.4, "derived:mamf-fp8-ratio")
-        elif dtype == "bf16":  # grouped expert GEMMs: DeepGEMM's measured fp8 gain by rows and depth
+        if dtype == "bf16":  # dense and grouped GEMMs: DeepGEMM's measured fp8 gain by rows and depth
             for name, mamf_fp8 in (("h100-sxm", 1402.6), ("h200", 1453.4)):
-                expect(name, kernel, "fp8", m, n, k, b, t * deepgemm_fp8_ratio(sm90, m, k, mamf_fp8),
+                dense = b == 1  # dense rows from DeepGEMM's dense GEMMs, grouped ones from all its rows
+                expect(name, kernel, "fp8", m, n, k, b, t * deepgemm_fp8_ratio(sm90, m, k, mamf_fp8, dense),
                        "derived:deepgemm-fp8-gain")
+                # Dense rows go on beyond XLA's k = 4096 to DeepGEMM's deepest, 16384, from the
+                # bf16 rate at 4096 (the base the measured gains are taken against).
+                for deep in ((8192, 16384) if b == 1 and k == 4096 else ()):
+                    expect(name, kernel, "fp8", m, n, deep, b,
+                           t * deep / k * deepgemm_fp8_ratio(sm90, m, deep, mamf_fp8, True),
+                           "derived:deepgemm-fp8-gain")
     for (dtype, b, m, n, k), t in xla_times("sm_100_B200").items():
         if dtype == "tf32" and b > 1:
             continue

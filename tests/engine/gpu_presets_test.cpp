@@ -36,7 +36,7 @@ TEST(GpuPresets, BlackwellDatasheetFigures) {
     EXPECT_DOUBLE_EQ(g->hbm_bandwidth_Bps, 8e12) << d.name;
     EXPECT_DOUBLE_EQ(g->nvlink_bandwidth_Bps, 900e9) << d.name;  // NVLink 5: 1.8 TB/s both ways
     EXPECT_DOUBLE_EQ(g->tdp_w, d.tdp_w) << d.name;
-    EXPECT_DOUBLE_EQ(g->tp_overlap_slowdown, gpu_preset("h100-sxm")->tp_overlap_slowdown) << d.name;
+    EXPECT_DOUBLE_EQ(g->tp_overlap_slowdown, 0) << d.name;  // no fitted factor (issue 56)
     EXPECT_TRUE(g->has_fp8() && g->has_mxfp8() && g->has_nvfp4()) << d.name;
   }
 }

@@ -22,14 +22,9 @@ void set_power(GpuSpec& g, double tdp_w) {
   g.comm_power_w = 0.40 * tdp_w;
 }
 
-// The slowdown of GEMMs beside overlapped tensor-parallel communication (Megatron-LM
-// --tp-comm-overlap). Fitted once, on the DGX-H100 rows of public.md A2 (the only published
-// runs with TP overlap; tests/cli/validation_test.cpp): the value that minimises their mean
-// absolute error. For scale: Megatron-Bridge's H100 userbuffers configs reserve 1 to 24 of
-// the 132 SMs for the collectives (comm_overlap.py, num_sm), and the ring exchange shares
-// HBM and NVLink with the GEMM. The A100 has no published TP-overlap run to fit: it keeps
-// the H100's value (a stated assumption).
-constexpr double k_hopper_tp_overlap_slowdown = 0.40;
+// The fitted 40 % TP-overlap slowdown these presets carried is gone (issue 56 item 1: the
+// userbuffers kernels' SMs and HBM share price it, sim/step/tp_overlap_cost.hpp); the
+// reference follows the files there and leaves GpuSpec::tp_overlap_slowdown at 0.
 
 // Blackwell (b200, gb200, b300, gb300). Peaks are the datasheets' dense figures (the sparse
 // ones halved), per GPU:
@@ -82,7 +77,6 @@ GpuSpec blackwell(const BlackwellFigures& f) {
   g.hbm_bandwidth_Bps = 8e12;
   g.nvlink_bandwidth_Bps = 900e9;
   g.sms = f.sms;
-  g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;
   g.architecture = "blackwell";
   g.nvlink_generation = 5;
   set_power(g, f.tdp_w);
@@ -112,7 +106,6 @@ std::optional<GpuSpec> reference_gpu_preset(std::string_view name) {
     g.hbm_bandwidth_Bps = 2039e9;
     g.nvlink_bandwidth_Bps = 300e9;
     g.sms = 108;  // NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 108 SMs
-    g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;
     g.architecture = "ampere";
     g.nvlink_generation = 3;
     set_power(g, 400);
@@ -131,7 +124,6 @@ std::optional<GpuSpec> reference_gpu_preset(std::string_view name) {
     // NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): 132 SMs on the SXM5 board;
     // the H200 and H800 carry the same GH100 configuration.
     g.sms = 132;
-    g.tp_overlap_slowdown = k_hopper_tp_overlap_slowdown;  // H200: the H100's compute dies
     g.architecture = "hopper";
     g.nvlink_generation = 4;
     set_power(g, 700);

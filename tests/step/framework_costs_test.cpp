@@ -90,18 +90,22 @@ TEST(FrameworkCosts, SyncFreeLaunchesHideBehindBlockingCollectives) {
   EXPECT_GT(slow[0], with_host[0]);
 }
 
-TEST(FrameworkCosts, GemmsBesideTpCommunicationRunSlower) {
-  // The GPU's calibrated slowdown applies to the whole overlapped GEMM.
-  const Settings s = {{"parallel.tp_comm_overlap", "true"}};
-  const Result slowed = simulate(scenario(k_tp, s));
-  Settings none = s;
-  none.push_back({"cluster.tp_overlap_slowdown", "0%"});
-  const Result free = simulate(scenario(k_tp, none));
+TEST(FrameworkCosts, GemmsBesideTpCommunicationRunOnTheSmsLeft) {
+  // The output projection's pipelined chunks (1024 x 4096: 128 tiles, one wave on the
+  // H100's 132 SMs) take two waves beside a reduce-scatter on 24 SMs, four beside 100.
+  const Settings s = {{"parallel.tp_comm_overlap", "true"}, {"parallel.tp_overlap_proj_fprop", "pipeline:0:4"}};
+  const Result free = simulate(scenario(k_tp, s));
+  Settings taken = s;
+  taken.back().second = "pipeline:24:4";
+  const Result slowed = simulate(scenario(k_tp, taken));
   EXPECT_GT(slowed.forward_s, free.forward_s);
-  EXPECT_GT(slowed.step_s, free.step_s);
-  Settings more = s;
-  more.push_back({"cluster.tp_overlap_slowdown", "50%"});
-  EXPECT_GT(simulate(scenario(k_tp, more)).step_s, slowed.step_s);
+  // Here the reduce-scatters still outlast their chunks on 108 SMs: the step waits for them.
+  EXPECT_GE(slowed.step_s, free.step_s);
+  Settings more = taken;
+  more.push_back({"parallel.tp_comm_overlap_sms", "100"});
+  const Result greedy = simulate(scenario(k_tp, more));
+  EXPECT_GT(greedy.forward_s, slowed.forward_s);
+  EXPECT_GT(greedy.step_s, slowed.step_s);
 }
 
 TEST(FrameworkCosts, ComputeSlowsBesideZero3Gathers) {

@@ -149,11 +149,12 @@ TEST(MoeA2aOverlap, HidesTheAllToAllsBehindThePairedPassAndNoMore) {
     // The compute runs slowed beside the collectives, never faster than alone.
     EXPECT_GE(b[1] + b[2], a[1] + a[2]) << "pp " << pp;
     EXPECT_LE(b[4], b[0]) << "pp " << pp << ": the lower bound";
-    // The reduced simulation plays the pairs as --full does; with folded experts within 1e-4
+    // The reduced simulation plays the pairs as --full does; with folded experts within 2e-4
     // of it: the EP group holds other replicas' TP partners, whose TP collectives beside the
-    // all-to-all only --full simulates (sim/README.md).
+    // all-to-all only --full simulates (sim/README.md). (1e-4 while a fitted 40 % slowdown
+    // stretched the GEMMs beside the TP collectives; their exchanges now outlast them more.)
     const std::vector<double> full = step_of(on, false);
-    const double within = pp == "folded" ? 1e-4 : 1e-9;
+    const double within = pp == "folded" ? 2e-4 : 1e-9;
     for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(full[i], b[i], within * b[0]) << "pp " << pp << " field " << i;
   }
 }

@@ -1,7 +1,7 @@
 """Derivations of rows no measurement covers on the Hopper and Ampere GPUs, and the memory-bound
 rows of every GPU (rules in refs.RULES)."""
 
-from .refs import A100_PEAK_BF16, FA2_FRACTION, H200_PEAK_BF16, MAMF_BF16, MAMF_FP8
+from .refs import A100_PEAK_BF16, FA2_FRACTION, H200_PEAK_BF16
 from .rows import (ADAM_PARAMS, COPY_BYTES, GPUS, OVERHEAD_S, ROW_KERNEL_COLS, ROW_KERNEL_ROWS, Row, attention_rows,
                    gemm_row, memory_row, roofline_time)
 from .src_cudnn import cudnn_h200
@@ -19,17 +19,6 @@ def fa2_a100_attention():
         t_fwd = fwd.flops / (eff * A100_PEAK_BF16)
         rows += [fwd.with_time(t_fwd, fwd.origin), bwd.with_time(t_fwd * bwd.time_s / fwd.time_s, bwd.origin)]
     return rows
-
-
-def fp8_from_bf16(bf16_rows, gpu_name):
-    out = []
-    for r in bf16_rows:
-        if r.dtype != "bf16":
-            continue
-        fp8 = gemm_row("fp8", r.m, r.n, r.k, r.batch, r.time_s * MAMF_BF16 / MAMF_FP8[gpu_name],
-                       "derived:mamf-fp8-ratio")
-        out.append(fp8)
-    return out
 
 
 def h200_memory_from_h100(h100_rows):

@@ -50,12 +50,11 @@ REFS = {
 RULES = {
     "h100-gemm-rate": "H200 GEMM = the H100's measured time at the shape (same compute dies, 989 TFLOP/s bf16 "
                       "both: NVIDIA H100 and H200 datasheets)",
-    "mamf-fp8-ratio": "fp8 GEMM = the H100's measured bf16 time x bf16 MAMF / fp8 MAMF (794.5/1402.6 H100, "
-                      "794.5/1453.4 H200; stas00/ml-engineering compute/accelerator/README.md, MAMF table)",
-    "deepgemm-fp8-gain": "fp8 grouped (batched) GEMM = the H100's measured bf16 time x DeepGEMM's measured fp8 time "
-                         "over the H100's XLA bf16 time at the same per-group shape (H800 FP8, 16 shapes, 256..8192 "
-                         "rows, k 512..16384), weighted by inverse squared distance in (log2 rows, log2 k); H200 "
-                         "x 1402.6/1453.4; never below the MAMF ratio (hopper_fp8.py)",
+    "deepgemm-fp8-gain": "fp8 GEMM, dense and grouped (batched) = the H100's measured bf16 time x DeepGEMM's measured "
+                         "fp8 time over the H100's XLA bf16 time at the same (per-group) shape (H800 FP8, 16 shapes, 256..8192 "
+                         "rows, k 512..16384; dense rows from its 6 dense GEMMs alone), weighted by inverse squared "
+                         "distance in (log2 rows, log2 k); dense rows also at k 8192 and 16384 from the bf16 rate at "
+                         "4096; H200 x 1402.6/1453.4; never below the MAMF ratio (hopper_fp8.py)",
     "h200-cudnn": "H100 fused attention = the H200's measured cuDNN time at the shape (same tensor cores)",
     "fa2-efficiency": "A100 fused attention: 73 % of 312 TFLOP/s at the longest sequence (FlashAttention-2, "
                       "Dao 2023), the H200 cuDNN efficiency curve below it, the H200's backward/forward ratio",

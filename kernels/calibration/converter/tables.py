@@ -1,9 +1,9 @@
 """Every table's rows and the sources it cites."""
 
 from .blackwell import blackwell_tables
-from .hopper_fp8 import fp8_batched_from_bf16
+from .hopper_fp8 import fp8_from_bf16
 from .head_dim import full_rows_from_base, h100_windowed_rows, h200_windowed_rows
-from .derive import fa2_a100_attention, fp8_from_bf16, h200_memory_from_h100, roofline_memory_rows
+from .derive import fa2_a100_attention, h200_memory_from_h100, roofline_memory_rows
 from .rows import GPUS, Row, attention_rows
 from .src_cudnn import cudnn_h200
 from .src_llmcompass import llmcompass_rows
@@ -16,9 +16,8 @@ def table_rows():
     sm90_fp8_best = check_sm90_fp8_is_unusable()
     sm90 = xla_entries("sm_90")
     h100_xla = xla_rows("sm_90", ("bf16", "tf32"), sm90)
-    # fp8 from the bf16 rows: dense GEMMs at the MAMF ratio, grouped (batched) ones at
-    # DeepGEMM's measured gain by rows per group and depth (hopper_fp8.py).
-    h100_single = [r for r in h100_xla if r.batch == 1]
+    # fp8 from the bf16 rows, dense and grouped (batched), at DeepGEMM's measured gain by rows
+    # (per group) and depth (hopper_fp8.py).
     h100_vidur = vidur_rows("h100")
     h100_gemm = h100_xla + [r for r in h100_vidur if r.kernel == "gemm"]
     h100_memory = [r for r in h100_vidur if r.kernel != "gemm"]
@@ -29,15 +28,14 @@ def table_rows():
     tables["a100-80g"] = (rows, [("vidur", "A100 80GB DGX"), ("llmcompass", "A100 80GB"), ("cudnn", "H200, for the "
                                                                                              "shape of the derived "
                                                                                              "A100 attention")])
-    rows = h100_gemm + fp8_from_bf16(h100_single, "h100-sxm") + fp8_batched_from_bf16(h100_xla, sm90, "h100-sxm") + h100_memory + \
+    rows = h100_gemm + fp8_from_bf16(h100_xla, sm90, "h100-sxm") + h100_memory + \
         [r.with_time(r.time_s, "derived:h200-cudnn") for r in h200_attention] + h100_windowed_rows()
     tables["h100-sxm"] = (rows, [("xla", "sm_90; fp8 rows not used: up to %.0f TFLOP/s, above the 1979 peak"
                                   % (sm90_fp8_best / 1e12)), ("vidur", "H100 DGX"), ("cudnn", "H200"),
                                  ("cudnn-gpt-oss", "H200 head dim 64"),
-                                 ("deepgemm", "H800 FP8, the fp8 gain of grouped GEMMs")])
+                                 ("deepgemm", "H800 FP8, the fp8 gain of dense and grouped GEMMs")])
     rows = [r.with_time(r.time_s, "derived:h100-gemm-rate") for r in h100_gemm] + \
-        fp8_from_bf16(h100_single, "h200") + \
-        fp8_batched_from_bf16(h100_xla, sm90, "h200") + h200_memory_from_h100(h100_memory) + h200_attention + h200_windowed_rows()
+        fp8_from_bf16(h100_xla, sm90, "h200") + h200_memory_from_h100(h100_memory) + h200_attention + h200_windowed_rows()
     tables["h200"] = (rows, [("cudnn", "H200, cuDNN 9.19"), ("cudnn-gpt-oss", "H200 head dim 64, cuDNN 9.19"), ("xla", "sm_90, via the H100 rules"),
                              ("vidur", "H100, via the H100 rules"),
                              ("deepgemm", "H800 FP8, via the H100 rules")])
