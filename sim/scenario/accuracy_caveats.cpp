@@ -38,8 +38,8 @@ const std::vector<ValidationFamily>& table() {
       {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -16.0, -4.2, 10.1},
       {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -3.6, 48.5, 22.0},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 8.1, 149.3, 41.3},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 6.9, 115.5, 42.5},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 8.0, 129.3, 38.6},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 6.8, 90.4, 28.0},
       {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 7.8, 24.0, 15.9},
   };
   return families;
