@@ -315,9 +315,8 @@ void add_linear_memory(std::vector<ForwardStep>& steps, std::string name, double
 
 // The router's work beside its GEMM with moe_router_fusion (the NeMo recipes set it): the
 // fused score function and top-k over the [tokens, experts] fp32 logits (reads the logits,
-// writes the probabilities and the bool routing map), and the load-balancing loss reading the
-// same scores (Fedus et al. 2021, Switch Transformer eq. 4); forced balance still runs both.
-// Kernels and calls: models/moe_kernel_counts.hpp.
+// writes the probabilities and the bool routing map), and the load-balancing loss on the same
+// scores (Fedus et al. 2021, Switch Transformer eq. 4; calls: models/moe_kernel_counts.hpp).
 void add_router_kernels(const ModelSpec& m, const Dims& d, std::vector<ForwardStep>& steps) {
   const double scores = d.sp_tokens * m.experts * 4.0;
   steps.push_back(memory_step("router.topk", OpKind::elementwise, scores, scores + scores / 4.0));
@@ -333,7 +332,8 @@ void add_router_kernels(const ModelSpec& m, const Dims& d, std::vector<ForwardSt
 // such wait. Kernels and calls: models/moe_kernel_counts.hpp.
 void add_token_permutation(double in_bytes, double out_bytes, bool dispatch, bool host_sync,
                            std::vector<ForwardStep>& steps) {
-  add_linear_memory(steps, dispatch ? "moe.permute" : "moe.unpermute", in_bytes, out_bytes, 1, dispatch && host_sync);
+  add_linear_memory(steps, dispatch ? "moe.permute" : "moe.unpermute", in_bytes, out_bytes, dispatch ? 4 : 1,
+                    dispatch && host_sync);
 }
 
 // A dense MLP of inner size f, named `name` ("mlp", "shared_experts").

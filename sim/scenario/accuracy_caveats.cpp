@@ -40,7 +40,7 @@ const std::vector<ValidationFamily>& table() {
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
       {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 8.0, 129.3, 38.6},
       {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 6.8, 90.4, 28.0},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 7.8, 24.0, 15.9},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 7.7, 23.0, 15.3},
   };
   return families;
 }
