@@ -35,7 +35,10 @@ int captured_by(const CudaGraphs& g, std::string_view name, GraphedLayer layer) 
   if (g.has(GraphScope::moe) && (h == "mlp" || h == "router" || h == "shared_experts" || h == "moe" || h == "experts"))
     return scope(GraphScope::moe);
   if (name.starts_with("mlp.norm") || h == "router" || h == "shared_experts") return scope(GraphScope::moe_router);
-  if (layer.sender_permutes && name.starts_with("moe.permute") && name.find(".bwd") == std::string_view::npos)
+  // The preprocess and the permutation; the counts' device-to-host copies (moe.dtoh) run after
+  // the graph, eagerly (token_dispatcher.py @ 0d8e0714: cuda_dtoh_point = before_ep_alltoall).
+  if (layer.sender_permutes && (name.starts_with("moe.permute") || name == "moe.preprocess") &&
+      name.find(".bwd") == std::string_view::npos)
     return scope(GraphScope::moe_preprocess);
   return -1;
 }

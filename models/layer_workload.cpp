@@ -7,6 +7,7 @@
 #include "models/expert_capacity.hpp"
 #include "models/model_state_memory.hpp"
 #include "models/moe_dispatch.hpp"
+#include "models/moe_kernel_counts.hpp"
 
 namespace trainsim {
 namespace {
@@ -187,7 +188,8 @@ struct ForwardStep {
   /// linear_memory: a linear map (rotary embedding, fp8 quantization of a GEMM input) whose
   /// gradient reads the output gradient and writes the input gradient only; quantize: the
   /// forward half of an fp8 GEMM's operand quantization (its backward half is the GEMM's).
-  enum class Grad { weight_gemm, activation_gemm, memory, linear_memory, quantize, attention } grad;
+  /// none: integer work with no gradient (the dispatcher's token counts).
+  enum class Grad { weight_gemm, activation_gemm, memory, linear_memory, quantize, attention, none } grad;
   double in_bytes = 0;
   double out_bytes = 0;
   bool core_attention = false;  ///< recomputed by selective recompute
@@ -311,38 +313,27 @@ void add_linear_memory(std::vector<ForwardStep>& steps, std::string name, double
   steps.push_back({op, ForwardStep::Grad::linear_memory, in_bytes, out_bytes});
 }
 
-// The router's kernels beside its GEMM, as Megatron-Core runs them with moe_router_fusion
-// (the NeMo performance recipes set it): the fused score function and top-k over the
-// [tokens, experts] logits in fp32 (Transformer Engine's fused_topk_with_score_function: reads
-// the logits, writes the probabilities and the bool routing map), and the load-balancing
-// loss's two fused kernels (fused_compute_score_for_moe_aux_loss, fused_moe_aux_loss) reading
-// the same scores (Fedus et al. 2021, Switch Transformer eq. 4). The benchmark rows force a
-// balanced routing, but the router and its loss still run.
+// The router's work beside its GEMM with moe_router_fusion (the NeMo recipes set it): the
+// fused score function and top-k over the [tokens, experts] fp32 logits (reads the logits,
+// writes the probabilities and the bool routing map), and the load-balancing loss on the same
+// scores (Fedus et al. 2021, Switch Transformer eq. 4; calls: models/moe_kernel_counts.hpp).
 void add_router_kernels(const ModelSpec& m, const Dims& d, std::vector<ForwardStep>& steps) {
   const double scores = d.sp_tokens * m.experts * 4.0;
   steps.push_back(memory_step("router.topk", OpKind::elementwise, scores, scores + scores / 4.0));
-  ForwardStep aux = memory_step("router.aux_loss", OpKind::elementwise, scores + scores / 4.0, m.experts * 4.0);
-  aux.op.kernels = 2;
-  steps.push_back(aux);
+  steps.push_back(memory_step("router.aux_loss", OpKind::elementwise, scores + scores / 4.0, m.experts * 4.0));
 }
 
-// Token permutation of the all-to-all dispatcher with moe_permute_fusion (Transformer Engine's
-// transformer_engine/pytorch/permutation.py): before the dispatch each token's top_k copies
-// are gathered into expert order (moe_permute_with_probs: three kernels build the row map,
-// one moves the rows), after the combine they are scattered back and summed with their
-// probabilities (moe_unpermute, one kernel); each one's gradient is the other's map. The
-// dispatch is where Megatron-Core's MoEAlltoAllTokenDispatcher copies the token counts to
-// the host and waits for them (preprocess: _maybe_dtoh_and_synchronize before the EP
-// all-to-all; NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py), forward
-// only: the backward all-to-alls reuse the split sizes already on the host. Static expert
-// shapes (padding to capacity, a rank budget: models/expert_capacity.hpp) have no such wait.
+// Token permutation (moe_permute_fusion): each token's top_k copies gathered into expert order
+// (moe.permute), scattered back and summed by probability (moe.unpermute), each one's gradient
+// the other's map. The dispatch is
+// where Megatron-Core's dispatcher has copied the token counts to the host and waits for them
+// (token_dispatcher.py, _maybe_dtoh_and_synchronize), forward only: the backward all-to-alls
+// reuse the split sizes on the host. Static expert shapes (models/expert_capacity.hpp) have no
+// such wait. Kernels and calls: models/moe_kernel_counts.hpp.
 void add_token_permutation(double in_bytes, double out_bytes, bool dispatch, bool host_sync,
                            std::vector<ForwardStep>& steps) {
-  if (dispatch) {
-    add_linear_memory(steps, "moe.permute", in_bytes, out_bytes, 4, host_sync);
-  } else {
-    add_linear_memory(steps, "moe.unpermute", in_bytes, out_bytes, 1);
-  }
+  add_linear_memory(steps, dispatch ? "moe.permute" : "moe.unpermute", in_bytes, out_bytes, dispatch ? 4 : 1,
+                    dispatch && host_sync);
 }
 
 // A dense MLP of inner size f, named `name` ("mlp", "shared_experts").
@@ -393,6 +384,10 @@ void add_mlp(const ModelSpec& m, const ParallelSpec& p, const Dims& d, std::vect
   // counts, and unpermuted with their probabilities before the combine.
   const double unique_bytes = received_bytes * dispatched_rows_per_token(m, p) / m.top_k;
   if (alltoall) {
+    // The preprocess sums the counts from the bool routing map; dropless, moe.dtoh copies them out.
+    const double counts = d.sp_tokens * m.experts + 16.0 * m.experts;
+    steps.push_back({memory_op("moe.preprocess", OpKind::elementwise, counts), ForwardStep::Grad::none});
+    if (host_sync) steps.push_back({memory_op("moe.dtoh", OpKind::elementwise, 32. * m.experts), ForwardStep::Grad::none});
     add_token_permutation(d.sp_tokens * d.h * d.element, dispatched_bytes, true, host_sync, steps);
   } else {
     add_token_permutation(unique_bytes, received_bytes, true, host_sync, steps);
@@ -503,8 +498,9 @@ void add_backward(const ForwardStep& s, Elements elements, std::vector<Op>& back
     case ForwardStep::Grad::linear_memory:
       backward.push_back(as_pass(memory_op(s.op.name + ".bwd", s.op.kind, s.in_bytes + s.out_bytes), OpPass::backward));
       return;
-    case ForwardStep::Grad::quantize:
-      return;  // the output gradient's quantization belongs to the GEMM's backward
+    case ForwardStep::Grad::quantize:  // the output gradient's quantization belongs to the GEMM's backward
+    case ForwardStep::Grad::none:
+      return;
     case ForwardStep::Grad::attention: {
       for (Op cast : s.grad_casts) backward.push_back(as_pass(std::move(cast), OpPass::backward));
       Op op = s.op;
@@ -545,8 +541,12 @@ PassOps transformer_layer_ops(const ModelSpec& m, const TrainingSpec& tr, const 
   const Dims d = dims_of(m, tr, p, bf16_linears);
   PassOps ops = assemble(layer_forward(m, tr, p, d), tr.recompute, d);
   const GraphedLayer graphed{m.is_moe(), p.moe_dispatcher == MoeDispatcher::alltoall};
-  for (std::vector<Op>* pass : {&ops.forward, &ops.backward, &ops.recompute})
+  const MoePath path{graphed.sender_permutes, !pads_to_capacity(m),
+                     !m.router_aux_loss && m.expert_imbalance == 0, m.capacity_factor > 0};
+  for (std::vector<Op>* pass : {&ops.forward, &ops.backward, &ops.recompute}) {
+    if (m.is_moe()) apply_moe_kernel_counts(*pass, path);
     apply_cuda_graphs(*pass, tr.cuda_graphs, graphed);
+  }
   return ops;
 }
 

@@ -54,6 +54,9 @@ struct Op {
   /// training.kernel_host_time per kernel, sim/step/host_bound_pass.hpp). A grouped expert GEMM
   /// launches one GEMM per expert (Transformer Engine's GroupedLinear).
   int kernels = 1;
+  /// Of `kernels`, those the framework issues one call each from Python (torch ops, Triton
+  /// launches: op_s each on the host); the rest a module launches from its own C++ loop.
+  int calls = 1;
   /// The host waits for the GPU to drain before it launches this op: a device-to-host copy
   /// whose value the host needs (Megatron-Core's all-to-all token dispatcher copies the
   /// per-expert token counts to the host before the dispatch), so the launch queue is empty
@@ -78,6 +81,7 @@ inline Op gemm_chunk(const Op& op) {
   chunk.causal_model_flops /= op.splits;
   chunk.bytes /= op.splits;  // the rows' share (each chunk also re-reads B: compute-bound, left out)
   chunk.kernels = 1;
+  chunk.calls = 1;
   chunk.splits = 1;
   return chunk;
 }

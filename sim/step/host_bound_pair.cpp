@@ -51,11 +51,10 @@ struct Queue {
       const Op& op = p.ops[i];
       if (!take(op)) continue;
       const bool eager = op.graph_scope < 0;
-      const double first_s = eager ? first_launch_seconds(op, host) : graph_host_seconds(p.ops, i, host);
-      const double each_s = eager ? further_launch_seconds(op, host) : 0.0;
+      const double graph_s = eager ? 0.0 : graph_host_seconds(p.ops, i, host);
       const int kernels = std::max(1, op.kernels);
       for (int k = 0; k < kernels; ++k) {
-        host_s += k == 0 ? first_s : each_s;
+        host_s += eager ? kernel_launch_seconds(op, k, host) : (k == 0 ? graph_s : 0.0);
         gpu_s = std::max(gpu_s, host_s) + p.gpu_s[i] / kernels;
       }
     }

@@ -38,9 +38,16 @@ double further_launch_seconds(const Op& op, HostLaunchCost host) {
   return host.launch_s + (per_expert_gemm ? host.gemm_setup_s : 0.0);
 }
 
+double kernel_launch_seconds(const Op& op, int k, HostLaunchCost host) {
+  if (k == 0) return first_launch_seconds(op, host);
+  return k < op.calls ? host.op_s : further_launch_seconds(op, host);
+}
+
 double host_seconds(const Op& op, HostLaunchCost host) {
   if (!(host.op_s > 0)) return 0.0;
-  return first_launch_seconds(op, host) + std::max(0, op.kernels - 1) * further_launch_seconds(op, host);
+  double s = 0;
+  for (int k = 0; k < std::max(1, op.kernels); ++k) s += kernel_launch_seconds(op, k, host);
+  return s;
 }
 
 double graph_host_seconds(const std::vector<Op>& ops, std::size_t i, HostLaunchCost host) {
@@ -57,12 +64,13 @@ namespace {
 struct LaunchQueue {
   double host_s = 0;  // when the host has dispatched what it has so far
   double gpu_s = 0;   // when the GPU ends the last kernel launched so far
-  // The host dispatches `op` (`first_s` before its first kernel, `each_s` before each further
-  // one) and the GPU runs its `gpu_time_s` in its kernels, each once launched.
-  void issue(const Op& op, double gpu_time_s, double first_s, double each_s) {
+  // The host dispatches `op` (eager: kernel_launch_seconds before each kernel; a graph:
+  // `graph_s` before its first) and the GPU runs its `gpu_time_s` in its kernels, each once
+  // launched.
+  void issue(const Op& op, double gpu_time_s, HostLaunchCost host, bool eager, double graph_s) {
     const int kernels = std::max(1, op.kernels);
     for (int k = 0; k < kernels; ++k) {
-      host_s += k == 0 ? first_s : each_s;
+      host_s += eager ? kernel_launch_seconds(op, k, host) : (k == 0 ? graph_s : 0.0);
       gpu_s = std::max(gpu_s, host_s) + gpu_time_s / kernels;
     }
   }
@@ -84,8 +92,7 @@ void play_period(const std::vector<Op>& ops, const std::vector<double>& gpu_s, H
       // Eager: the dispatch before the first kernel, the launch call before each further one;
       // a graph: one dispatch (at its first op) launches all its kernels.
       const bool eager = op.graph_scope < 0;
-      const double first_s = eager ? first_launch_seconds(op, host) : graph_host_seconds(ops, i, host);
-      q.issue(op, gpu_s[i], first_s, eager ? further_launch_seconds(op, host) : 0.0);
+      q.issue(op, gpu_s[i], host, eager, eager ? 0.0 : graph_host_seconds(ops, i, host));
     }
     const bool sync_follows = segments[(first + j + 1) % n].after_sync;
     s.host_waits_s = sync_follows ? std::max(0.0, q.gpu_s - q.host_s) : 0.0;

@@ -59,6 +59,11 @@ double first_launch_seconds(const Op& op, HostLaunchCost host);
 /// (module_host_call.hpp); 0 when op_s is 0 (no host model).
 double further_launch_seconds(const Op& op, HostLaunchCost host);
 
+/// Host seconds before `op`'s kernel `k` (from 0), launched eagerly: first_launch_seconds for
+/// the first, a framework op's op_s for each further one of its `calls` (each a Python-level
+/// call: a torch op or a Triton launch), further_launch_seconds for the rest.
+double kernel_launch_seconds(const Op& op, int k, HostLaunchCost host);
+
 /// Host seconds to dispatch `op`: first_launch_seconds, then further_launch_seconds for each
 /// further kernel.
 double host_seconds(const Op& op, HostLaunchCost host);

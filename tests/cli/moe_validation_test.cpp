@@ -87,13 +87,12 @@ void simulates_and_fits(const std::string& name, double bound) {
   EXPECT_TRUE(says_it_fits(verdict)) << name << ": " << verdict;
 }
 
-// Errors with this build (scenarios/validation/README.md): H100 GPT-OSS +50.1 % (head-dim-64
-// attention rows), H100 Qwen3 30B +182.0 % (its recipe's all-to-all overlap hides the all-to-alls: +157.4 % without), B200
-// DeepSeek-V3 +9.6 %, B200 GPT-OSS +118.5 % (the last gradient bucket is the remainder of
-// Megatron-Core's buckets, not a quarter of the gradients: sim/step/gradient_plans.hpp), B200
-// Qwen3 30B +115.6 % (its recipe's CUDA graphs of the router and preprocess take host time off
-// a layer the x86 host binds), B200 Qwen3 235B +76.9 % (all-to-all overlap; +49.6 % without);
-// each bound is the next 5 % above.
+// Errors with this build (scenarios/validation/README.md), the files as the recipes at the
+// 25.11 release tag ran them (Megatron-Bridge v0.2.1, public.md A3): H100 GPT-OSS +44.3 %
+// (head-dim-64 attention rows), H100 Qwen3 30B +129.3 % (MBS 1, VP 12; the router's and
+// dispatcher's calls counted from Megatron-Core, models/moe_kernel_counts.hpp), B200
+// DeepSeek-V3 +7.7 %, B200 GPT-OSS +16.7 % (EP 64), B200 Qwen3 30B +90.4 %, B200 Qwen3 235B
+// +62.9 % (VP 4); the bounds of the rows this changed are the next 5 % above.
 TEST(MoeValidation, DgxH100GptOss120b) {
   const std::string name = "nemo-h100-gpt-oss-120b";
   simulates_and_fits(name, 0.65);
@@ -103,21 +102,21 @@ TEST(MoeValidation, DgxH100GptOss120b) {
 }
 
 TEST(MoeValidation, DgxH100Qwen3_30bA3b) {
-  simulates_and_fits("nemo-h100-qwen3-30b-a3b", 1.90);
+  simulates_and_fits("nemo-h100-qwen3-30b-a3b", 1.35);
 }
 
 TEST(MoeValidation, DgxB200DeepSeekV3) {
   simulates_and_fits("nemo-b200-deepseek-v3", 0.25);
 }
 
-TEST(MoeValidation, DgxB200GptOss120b) { simulates_and_fits("nemo-b200-gpt-oss-120b", 1.25); }
+TEST(MoeValidation, DgxB200GptOss120b) { simulates_and_fits("nemo-b200-gpt-oss-120b", 0.20); }
 
 TEST(MoeValidation, DgxB200Qwen3_30bA3b) {
-  simulates_and_fits("nemo-b200-qwen3-30b-a3b", 1.20);
+  simulates_and_fits("nemo-b200-qwen3-30b-a3b", 0.95);
 }
 
 TEST(MoeValidation, DgxB200Qwen3_235bA22b) {
-  simulates_and_fits("nemo-b200-qwen3-235b-a22b", 0.80);
+  simulates_and_fits("nemo-b200-qwen3-235b-a22b", 0.65);
 }
 
 // The same-stack measurements of public.md D5 (scenarios/validation/d5-*.ini: checks, not
@@ -155,14 +154,15 @@ TEST(MoeValidation, HybridEpAgainstAlltoallAsMeasured) {
 // then the host's pace, sim/step/host_bound_pass.hpp; in a combined-1F1B pair the backward's
 // experts stay queued across it, sim/step/host_bound_pair.hpp). DeepSeek-V3's wide layers
 // stay bound by the GPU whatever the host: its pair, 2,159 against 2,139 tokens/s, within 3 %
-// (1.001 with this build). Qwen3 30B-A3B's narrow layers on B200 wait for the x86 host once
+// (1.013 with this build). Qwen3 30B-A3B's narrow layers on B200 wait for the x86 host once
 // its router and preprocess are the only graphs: the dropless row comes out slower than the
-// token-drop one, as measured (1.94x), but by far less (1.079x with this build: the host costs
-// measured per call, topologies/host_cost.cpp, price an H100 layer and micro-batch at 3.7 ms
-// of host against 8.5 ms of GPU where the pair implies about 16 ms more). The H100 pair
-// (1.99x measured) comes out at 0.906x: there the 25.11 recipe's all-to-all overlap hides
-// more than the sync adds, and the backward's experts queued at each sync cover the host's
-// launches after it (scenarios/validation/README.md).
+// token-drop one, as measured (1.94x), but by far less (1.153x with this build: with the
+// router's and dispatcher's calls counted from Megatron-Core @ 0d8e0714,
+// models/moe_kernel_counts.hpp, and priced at the host costs measured per call,
+// topologies/host_cost.cpp, an H100 layer and micro-batch of 4,096 tokens takes 4.9 ms of host
+// against 5.5 ms of GPU where the pair implies about 16 ms). The H100 pair (1.99x measured)
+// comes out at 1.063x with the 25.11 recipe's micro-batch 1 and VP 12 (0.98x with the table's
+// cells and the former counts): the same direction, far from the size.
 TEST(MoeValidation, DroplessAgainstTokenDropPairs) {
   const double deepseek = tokens_per_s_per_gpu("a3-b200-deepseek-v3") / tokens_per_s_per_gpu("nemo-b200-deepseek-v3");
   EXPECT_NEAR(deepseek, 2159.0 / 2139.0, 0.03);
@@ -175,6 +175,10 @@ TEST(MoeValidation, DroplessAgainstTokenDropPairs) {
               deepseek, 2159.0 / 2139.0, qwen3_b200, qwen3_h100);
   EXPECT_GT(qwen3_b200, 1.05);
   EXPECT_LT(qwen3_b200, 1.94 * 1.10);
+  // The H100 pair points the measured way: the 25.11 recipe's run (micro-batch 1, VP 12) with
+  // the dropless path's calls counted from the code is slower than the 25.09 one.
+  EXPECT_GT(qwen3_h100, 1.0);
+  EXPECT_LT(qwen3_h100, 1.99 * 1.10);
 }
 
 // HybridEP's kernels at HybridEP's own measured rate (sim/step/dispatcher_rates.hpp; over

@@ -95,6 +95,22 @@ TEST(HostBoundPass, AnOpsFurtherKernelsCostTheLaunchCallOnly) {
   EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, HostLaunchCost{30 * k_us, 6 * k_us}), 40 * k_us, 1e-12);
 }
 
+// A Python-issued op (Transformer Engine's Triton permutation: make_row_id_map's three passes
+// and the permute kernel, models/moe_kernel_counts.hpp) pays a dispatch for each of its calls,
+// not one dispatch and launch calls.
+TEST(HostBoundPass, EachPythonCallOfAnOpCostsADispatch) {
+  Op permute = op("moe.permute", 40 * k_us, 4);
+  permute.calls = 4;
+  const HostLaunchCost host{30 * k_us, 6 * k_us};
+  EXPECT_NEAR(host_seconds(permute, host), 120 * k_us, 1e-12);
+  EXPECT_NEAR(kernel_launch_seconds(permute, 3, host), 30 * k_us, 1e-15);
+  permute.calls = 2;  // two calls, the other two kernels launched from inside them
+  EXPECT_NEAR(host_seconds(permute, host), 72 * k_us, 1e-12);
+  const GivenTimes gpu;
+  permute.calls = 4;
+  EXPECT_NEAR(host_bound_excess_s({permute}, gpu, 1.0, host), 80 * k_us, 1e-12);
+}
+
 TEST(HostBoundPass, AnExpertsGemmAlsoCostsItsCublasLtSetUp) {
   const GivenTimes gpu;
   // 16 experts' GEMMs, 5 us each on the GPU: one dispatch of 30 us, then 15 GEMMs each
