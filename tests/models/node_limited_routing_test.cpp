@@ -66,7 +66,9 @@ TEST(NodeLimitedRouting, AGroupANodeReachesAtMostTheGroupsATokenPicks) {
     const double nodes = expected_destination_units(grouped(256, 8, 8, m), 8);
     EXPECT_LE(nodes, m + 1e-12) << m;
     EXPECT_LE(nodes, unlimited + 1e-12) << m;
-    if (m <= 4) EXPECT_GT(nodes, 0.9 * m) << m;
+    if (m <= 4) {
+      EXPECT_GT(nodes, 0.9 * m) << m;
+    }
   }
   EXPECT_DOUBLE_EQ(expected_destination_units(grouped(256, 8, 8, 1), 8), 1.0);
 }

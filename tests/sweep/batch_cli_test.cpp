@@ -58,14 +58,14 @@ TEST(BatchCli, AScenarioThatDoesNotFitIsSaidSo) {
 }
 
 // Issue 55 item 6: each row names its validation family, and a family whose published runs
-// are off by more than 10 % (dense on B200: Llama 3.1 405B, scenarios/validation/README.md) carries the caveat in
+// are off by more than 10 % (dense on Hopper: Llama 3.1 405B, scenarios/validation/README.md) carries the caveat in
 // the last column, said once on stderr for the whole batch.
 TEST(BatchCli, RowsCarryTheirValidationFamilyAndCaveat) {
   const std::string a = testing::write_temp_file("a.ini", testing::tiny_scenario_text());
   const std::string b = testing::write_temp_file("b.ini", testing::tiny_scenario_text() + "[run]\nseed = 2\n");
   const std::string dir = testing::write_temp_file("out", "");
   fs::remove_all(dir);
-  const auto r = testing::run_trainsim({"batch", a, b, "--jobs", "2", "--out", dir, "--set", "cluster.gpu=b200"});
+  const auto r = testing::run_trainsim({"batch", a, b, "--jobs", "2", "--out", dir, "--set", "cluster.gpu=h100-sxm"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string csv = sweep::read_file_or_empty(dir + "/results.csv");
   const std::string header = csv.substr(0, csv.find('\n'));
@@ -73,10 +73,10 @@ TEST(BatchCli, RowsCarryTheirValidationFamilyAndCaveat) {
             ",trace,validation_family,caveats");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
   size_t rows = 0;
-  for (size_t at = csv.find(",dense-blackwell,"); at != std::string::npos; at = csv.find(",dense-blackwell,", at + 1))
+  for (size_t at = csv.find(",dense-hopper,"); at != std::string::npos; at = csv.find(",dense-hopper,", at + 1))
     ++rows;
   EXPECT_EQ(rows, 2u) << csv;
-  EXPECT_NE(csv.find(",\"accuracy: dense on Blackwell (B200, B300) is off by "), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",\"accuracy: dense on Hopper (H100, H200, H800) is off by "), std::string::npos) << csv;
   size_t said = 0;
   for (size_t at = r.err.find("trainsim batch: caveat: "); at != std::string::npos;
        at = r.err.find("trainsim batch: caveat: ", at + 1))
