@@ -129,7 +129,6 @@ Op split_into(Op op, int splits) {
 // the sequence-parallel all-gather, on this rank's T / t rows, and gathered quantized. (The
 // weights are cast once per step: weight_quantize_op.) A grouped GEMM's operand is cast expert
 // by expert (`groups` tensors: Transformer Engine's GroupedLinear quantizes each split).
-// The tensors a GEMM's operand is quantized as: one per group of a grouped GEMM.
 double quantized_groups(const Op& gemm_op) {
   return gemm_op.kind == OpKind::gemm ? gemm_op.gemm.batch : 1.0;
 }
@@ -142,10 +141,8 @@ struct Elements {
 
 // dA = dC B^T (shape m x k over n) and, for a weight, dB = A^T dC (k x n over m). A weight's
 // gradient is added to its accumulation buffer every micro-batch (PyTorch's AccumulateGrad,
-// Megatron-LM's main_grad.add_): the buffer is read and written and the new gradient read,
-// 2 x grad_precision + 1 x activation bytes an element. (Megatron-LM's
-// --gradient-accumulation-fusion accumulates in the GEMM's epilogue and saves the read of
-// the new gradient: counted unfused.)
+// Megatron-LM's main_grad.add_): buffer read and written, new gradient read, 2 x grad_precision
+// + 1 x activation bytes an element (counted unfused: --gradient-accumulation-fusion saves the read).
 void add_gemm_backward(const Op& fwd, bool has_weight, Elements elements, int dgrad_splits,
                        const std::vector<Op>& casts, std::vector<Op>& backward) {
   const double element = elements.activation;
