@@ -15,7 +15,7 @@
 namespace trainsim {
 namespace {
 
-using testing::NoTraffic;
+using testing::ComputeParts;
 using testing::run_stage_part;
 using testing::scenario;
 
@@ -48,10 +48,8 @@ TEST(GradientReduction, DualPipeReducesAfterEachChunksLastMicroBatch) {
 
 TEST(GradientReduction, EachBucketIsReducedAsItsShareOfTheBackwardEnds) {
   const std::vector<double> out = run_stage_part(scenario(k_two_nodes), 0, [](StageContext& context) {
-    NoTraffic traffic;
-    LayerCollectives layers(context, traffic);
-    StageCompute compute(context, layers, traffic);
-    GradientReduction reduction(context, compute);
+    ComputeParts parts(context);
+    GradientReduction reduction(context, parts.compute);
     const PipelineTask t{3, 0, TaskPass::backward};
     const double seconds = 0.05;
     const double spent = reduction.compute_with_buckets(t, seconds, 1.0);
@@ -85,10 +83,8 @@ TEST(GradientReduction, EachBucketIsReducedAsItsShareOfTheBackwardEnds) {
 TEST(GradientReduction, WithoutOverlapTheStageReducesOnceAtTheEnd) {
   const Scenario s = scenario(k_two_nodes, {{"parallel.overlap_grad_reduce", "false"}});
   const std::vector<double> out = run_stage_part(s, 0, [](StageContext& context) {
-    NoTraffic traffic;
-    LayerCollectives layers(context, traffic);
-    StageCompute compute(context, layers, traffic);
-    GradientReduction reduction(context, compute);
+    ComputeParts parts(context);
+    GradientReduction reduction(context, parts.compute);
     const double spent = reduction.compute_with_buckets(PipelineTask{3, 0, TaskPass::backward}, 0.05, 1.0);
     const double asked = static_cast<double>(context.account().dp_reductions);
     reduction.finish_step();

@@ -15,7 +15,7 @@ namespace trainsim {
 namespace {
 
 using engine::CollectiveOp;
-using testing::NoTraffic;
+using testing::ComputeParts;
 using testing::run_stage_part;
 using testing::scenario;
 
@@ -28,12 +28,10 @@ const testing::Settings k_two_nodes{{"model.preset", "llama3-8b"}, {"model.layer
 template <typename Body>
 std::vector<double> with_gathers(const Scenario& s, Body body) {
   return run_stage_part(s, 0, [&](StageContext& context) {
-    NoTraffic traffic;
-    LayerCollectives layers(context, traffic);
-    StageCompute compute(context, layers, traffic);
-    GradientReduction reduction(context, compute);
-    ParameterGathers gathers(context, compute, reduction);
-    return body(context, compute, gathers);
+    ComputeParts parts(context);
+    GradientReduction reduction(context, parts.compute);
+    ParameterGathers gathers(context, parts.compute, reduction);
+    return body(context, parts.compute, gathers);
   });
 }
 

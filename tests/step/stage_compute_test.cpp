@@ -14,7 +14,7 @@
 namespace trainsim {
 namespace {
 
-using testing::NoTraffic;
+using testing::ComputeParts;
 using testing::run_stage_part;
 using testing::scenario;
 
@@ -27,13 +27,11 @@ TEST(StageCompute, AloneItTakesItsSecondsAndReportsOneRecord) {
   const std::vector<double> out = run_stage_part(
       scenario(k_node), 0,
       [&](StageContext& context) {
-        NoTraffic traffic;
-        LayerCollectives layers(context, traffic);
-        StageCompute compute(context, layers, traffic);
+        ComputeParts parts(context);
         const PipelineTask t{1, 0, TaskPass::forward};
-        compute.open_record("forward", t, WorkRate{2e12, 3e9});
-        const double spent = compute.compute(0.25);
-        compute.close_record();
+        parts.compute.open_record("forward", t, WorkRate{2e12, 3e9});
+        const double spent = parts.compute.compute(0.25);
+        parts.compute.close_record();
         return std::vector<double>{spent, context.clock.now(), static_cast<double>(records.records.size()),
                                    records.records.empty() ? 0.0 : records.records[0].flops,
                                    records.records.empty() ? 0.0 : records.records[0].hbm_bytes};
@@ -50,17 +48,15 @@ TEST(StageCompute, AloneItTakesItsSecondsAndReportsOneRecord) {
 TEST(StageCompute, BesideACollectiveItRunsSlower) {
   const Scenario s = scenario(k_node, {{"training.overlap_slowdown", "0.5"}});
   const std::vector<double> out = run_stage_part(s, 0, [](StageContext& context) {
-    NoTraffic traffic;
-    LayerCollectives layers(context, traffic);
-    StageCompute compute(context, layers, traffic);
+    ComputeParts parts(context);
     engine::CollectiveCall call;
     call.op = engine::CollectiveOp::all_reduce;
     call.gpus = {0, 1, 2, 3};
     call.bytes = 4e9;  // longer than the compute beside it
     const engine::CommActivity beside = engine::start_collective(context.w.platform, call);
-    compute.add_beside(beside);
-    const double spent = compute.compute(1e-3);
-    compute.clear_beside();
+    parts.compute.add_beside(beside);
+    const double spent = parts.compute.compute(1e-3);
+    parts.compute.clear_beside();
     beside.wait();
     return std::vector<double>{spent, beside.duration_s()};
   });
@@ -71,9 +67,7 @@ TEST(StageCompute, BesideACollectiveItRunsSlower) {
 
 TEST(StageCompute, LayerSlotsPlayInsideTheCompute) {
   const std::vector<double> out = run_stage_part(scenario(k_node), 0, [](StageContext& context) {
-    NoTraffic traffic;
-    LayerCollectives layers(context, traffic);
-    StageCompute compute(context, layers, traffic);
+    ComputeParts parts(context);
     PassCost pass;
     pass.compute_s = 0.02;
     GroupCollective tp;
@@ -82,12 +76,12 @@ TEST(StageCompute, LayerSlotsPlayInsideTheCompute) {
     tp.layers = 2;
     pass.collectives = {tp};
     const PipelineTask t{0, 0, TaskPass::forward};
-    compute.start_layer_slots(pass, t);
-    const double half = compute.compute(0.01);  // the first two slots fall in it
+    parts.compute.start_layer_slots(pass, t);
+    const double half = parts.compute.compute(0.01);  // the first two slots fall in it
     const double after_half = context.account().tp_comm;
-    const bool pending = compute.slot_pending();
-    const double rest = compute.compute(0.01);
-    const double finished = compute.finish_layer_slots(pass, t);
+    const bool pending = parts.compute.slot_pending();
+    const double rest = parts.compute.compute(0.01);
+    const double finished = parts.compute.finish_layer_slots(pass, t);
     return std::vector<double>{
         half, after_half, pending ? 1.0 : 0.0, rest, finished, context.account().tp_comm, context.clock.now()};
   });

@@ -116,10 +116,8 @@ TEST(StagePair, RunPlaysEveryPieceAndCollectiveAndHidesSomeOfTheAllToAlls) {
   const std::vector<double> out = testing::run_stage_part(
       testing::scenario(k_pair), 0,
       [&](StageContext& context) {
-        testing::NoTraffic traffic;
-        LayerCollectives layers(context, traffic);
-        StageCompute compute(context, layers, traffic);
-        StagePair pair(context, compute, layers, traffic);
+        testing::ComputeParts parts(context);
+        StagePair pair(context, parts.compute, parts.layers, parts.traffic);
         const PipelineTask forward{1, 0, TaskPass::forward};
         const PipelineTask backward{0, 0, TaskPass::backward};
         const ChunkCosts& c = context.costs.chunks[0];

@@ -13,7 +13,7 @@
 namespace trainsim {
 namespace {
 
-using testing::NoTraffic;
+using testing::ComputeParts;
 using testing::run_stage_part;
 using testing::scenario;
 
@@ -21,10 +21,8 @@ const testing::Settings k_node = testing::tp4_node();
 
 TEST(StageWaits, OffloadCopiesTheComputeDidNotHide) {
   const std::vector<double> out = run_stage_part(scenario(k_node), 0, [](StageContext& context) {
-    NoTraffic traffic;
-    LayerCollectives layers(context, traffic);
-    StageCompute compute(context, layers, traffic);
-    StageWaits waits(context, compute);
+    ComputeParts parts(context);
+    StageWaits waits(context, parts.compute);
     PassCost pass;
     const PipelineTask t{0, 0, TaskPass::forward};
     waits.wait_offload(t, pass);  // nothing to copy
@@ -41,10 +39,8 @@ TEST(StageWaits, OffloadCopiesTheComputeDidNotHide) {
 
 TEST(StageWaits, BlockingCollectivesHideTheHostsLaunches) {
   const std::vector<double> out = run_stage_part(scenario(k_node), 0, [](StageContext& context) {
-    NoTraffic traffic;
-    LayerCollectives layers(context, traffic);
-    StageCompute compute(context, layers, traffic);
-    StageWaits waits(context, compute);
+    ComputeParts parts(context);
+    StageWaits waits(context, parts.compute);
     PassCost pass;
     pass.hideable_host_s = 0.003;
     const PipelineTask t{0, 0, TaskPass::forward};
@@ -70,10 +66,8 @@ TEST(StageWaits, ASlowLoaderKeepsTheFirstStageWaiting) {
                                        {"training.micro_batch", "1"},
                                        {"training.grad_accum", "4"}});
   const std::vector<double> out = run_stage_part(s, 0, [](StageContext& context) {
-    NoTraffic traffic;
-    LayerCollectives layers(context, traffic);
-    StageCompute compute(context, layers, traffic);
-    StageWaits waits(context, compute);
+    ComputeParts parts(context);
+    StageWaits waits(context, parts.compute);
     std::vector<double> at;
     for (int mb = 0; mb < 3; ++mb) {
       waits.wait_data(PipelineTask{mb, 0, TaskPass::forward});
