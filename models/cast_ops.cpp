@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace trainsim {
 
@@ -36,12 +37,12 @@ Op memory_op(std::string name, double bytes, int kernels) {
 //   on the tensor cores inside the cast). The default recipe (Hadamard transform, stochastic
 //   rounding, 16x16 weight blocks) and MLPerf's vanilla one (NVTE_NVFP4_DISABLE_RHT=1 ...,
 //   config_common_fp4.sh) read and write the same bytes in as many kernels.
-CastBytes cast_bytes(Precision precision, int copies) {
+CastBytes cast_bytes(Precision precision, int copies, Fp8Scaling scaling) {
   CastBytes c;
   switch (precision) {
     case Precision::fp8:
-      c.amax = k_bf16_bytes;
-      c.amax_kernels = 2;
+      c.amax = scaling == Fp8Scaling::current ? k_bf16_bytes : 0.0;
+      c.amax_kernels = scaling == Fp8Scaling::current ? 2 : 0;
       c.cast = k_bf16_bytes + copies * 1.0;
       c.cast_kernels = 1;
       return c;
@@ -62,9 +63,10 @@ CastBytes cast_bytes(Precision precision, int copies) {
   }
 }
 
-std::optional<Op> cast_op(const std::string& name, Precision precision, double elements, int copies, double groups,
+namespace {
+
+std::optional<Op> cast_of(const std::string& name, const CastBytes& c, double elements, double groups,
                           double swizzled) {
-  const CastBytes c = cast_bytes(precision, copies);
   if (!(c.cast > 0)) return std::nullopt;
   const int tensors = static_cast<int>(groups);
   Op op = memory_op(name, (c.amax + c.cast) * elements, (c.amax_kernels + c.cast_kernels) * tensors);
@@ -75,10 +77,46 @@ std::optional<Op> cast_op(const std::string& name, Precision precision, double e
   return op;
 }
 
+std::optional<Op> training_cast(const std::string& name, const TrainingSpec& training, double elements, int copies,
+                                double groups, double swizzled) {
+  return cast_of(name, cast_bytes(training.precision, copies, training.fp8_scaling), elements, groups, swizzled);
+}
+
+}  // namespace
+
+std::optional<Op> cast_op(const std::string& name, Precision precision, double elements, int copies, double groups,
+                          double swizzled) {
+  return cast_of(name, cast_bytes(precision, copies), elements, groups, swizzled);
+}
+
 std::optional<Op> cast_op(const std::string& name, const TrainingSpec& training, double elements, double groups,
                           double swizzled) {
   const bool one_copy = training.precision == Precision::fp8 && training.fp8_single_copy;
-  return cast_op(name, training.precision, elements, one_copy ? 1 : 2, groups, swizzled);
+  return training_cast(name, training, elements, one_copy ? 1 : 2, groups, swizzled);
+}
+
+std::optional<OperandCasts> operand_casts(const std::string& name, const TrainingSpec& training, double rows,
+                                          double gathered_rows, double cols, double groups, double swizzled) {
+  const bool transposed_after_gather =
+      training.precision == Precision::fp8 && !training.fp8_single_copy && gathered_rows > rows;
+  if (!transposed_after_gather) {
+    std::optional<Op> cast = cast_op(name, training, rows * cols, groups, swizzled);
+    if (!cast) return std::nullopt;
+    return OperandCasts{std::move(*cast), std::nullopt};
+  }
+  OperandCasts casts{*training_cast(name, training, rows * cols, 1, groups, swizzled), std::nullopt};
+  constexpr double k_fp8_bytes = 1.0;
+  Op transpose = memory_op(name + ".transpose", 2.0 * k_fp8_bytes * gathered_rows * cols, static_cast<int>(groups));
+  transpose.pass = OpPass::backward;
+  casts.transpose = std::move(transpose);
+  return casts;
+}
+
+std::vector<Op> backward_casts(const OperandCasts& input, const OperandCasts& output_gradient) {
+  std::vector<Op> ops{output_gradient.cast};
+  for (const std::optional<Op>& t : {output_gradient.transpose, input.transpose})
+    if (t) ops.push_back(*t);
+  return ops;
 }
 
 std::optional<Op> weight_quantize_op(double parameters, const TrainingSpec& training) {

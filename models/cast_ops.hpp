@@ -13,6 +13,17 @@
 // input-gradient GEMM and column-wise for the weight-gradient one; its weight row-wise and
 // column-wise, once per step when Megatron-Core passes is_first_microbatch (the cast copy is
 // kept for the step's other micro-batches).
+//
+// An fp8 operand all-gathered over the TP group before its GEMM (sequence parallelism: a
+// column-parallel layer's input, a row-parallel layer's output gradient) on a GPU whose fp8
+// GEMMs read only K-major operands (Hopper) is cast row-wise only: Transformer Engine cannot
+// gather the column-wise copy (TransformerEngine @ d0067d0d, pytorch/module/linear.py and
+// layernorm_linear.py set columnwise=False on the input quantizer before the gather; and
+// distributed.py _all_gather_fp8), so the weight-gradient GEMM's column-wise copy is the
+// transpose of the gathered tensor, made in the backward (update_usage(columnwise_usage=True)
+// on the gathered Float8Tensor: _create_transpose, one kernel reading and writing one byte an
+// element of all tp shards). Transformer Engine 1.x did the same (v1.0 layernorm_linear.py:
+// fp8_transpose of ln_out_total; linear.py: of the userbuffers-gathered grad_output).
 
 #include <optional>
 #include <string>
@@ -24,7 +35,11 @@
 namespace trainsim {
 
 /// What casting one element of a bf16 tensor costs in a format, per element: the amax pass's
-/// reads (0: none) and the cast's reads and writes, and the kernels of each.
+/// reads (0: none) and the cast's reads and writes, and the kernels of each. Delayed scaling
+/// (fp8 with training.fp8_scaling = delayed) takes no amax pass: its scale comes from the amax
+/// history and the cast kernel records the tensor's amax as it writes (TransformerEngine
+/// @ d0067d0d, pytorch/csrc/quantizer.cpp: Float8Quantizer::quantize is one nvte_quantize_v2,
+/// where Float8CurrentScalingQuantizer::quantize_impl runs nvte_compute_amax first).
 struct CastBytes {
   double amax = 0;
   int amax_kernels = 0;
@@ -38,7 +53,7 @@ struct CastBytes {
 /// The cast of a tensor into `copies` copies: 2, the row-wise and the column-wise one its GEMMs
 /// read in training; 1, one of them (or fp8 on a GPU whose tensor cores read one copy in any
 /// layout, TrainingSpec::fp8_single_copy). {} for a precision that is not quantized.
-CastBytes cast_bytes(Precision precision, int copies);
+CastBytes cast_bytes(Precision precision, int copies, Fp8Scaling scaling = Fp8Scaling::current);
 
 /// The op casting a tensor of `elements` bf16 elements, held as `groups` tensors (a grouped
 /// GEMM's operand, one per expert), to `precision` in `copies` copies, named `name`: the amax
@@ -53,10 +68,31 @@ CastBytes cast_bytes(Precision precision, int copies);
 std::optional<Op> cast_op(const std::string& name, Precision precision, double elements, int copies,
                           double groups = 1, double swizzled = 0);
 
-/// The same for a training GEMM operand: `training.precision`, both copies (one for fp8 where
-/// TrainingSpec::fp8_single_copy).
+/// The same for a training GEMM operand: `training.precision` at `training.fp8_scaling`, both
+/// copies (one for fp8 where TrainingSpec::fp8_single_copy).
 std::optional<Op> cast_op(const std::string& name, const TrainingSpec& training, double elements, double groups = 1,
                           double swizzled = 0);
+
+/// The kernels that quantize one training GEMM operand: its cast and, where the operand is
+/// all-gathered before its GEMM in fp8 on a GPU that reads only K-major fp8 operands, the
+/// transpose of the gathered tensor (a backward-pass op; see the file's comment).
+struct OperandCasts {
+  Op cast;
+  std::optional<Op> transpose;
+};
+
+/// The casts of an operand of `rows` x `cols` elements on this rank, gathered to
+/// `gathered_rows` rows before its GEMM (`gathered_rows` == `rows`: not gathered), named
+/// `name` (the transpose `name`.transpose); `groups` and `swizzled` as cast_op's. Gathered on
+/// Hopper in fp8: the row-wise copy alone, then the transpose of the gathered rows x cols
+/// (one byte read and written an element, one kernel); otherwise cast_op's. nullopt for a
+/// precision that is not quantized.
+std::optional<OperandCasts> operand_casts(const std::string& name, const TrainingSpec& training, double rows,
+                                          double gathered_rows, double cols, double groups = 1, double swizzled = 0);
+
+/// A linear layer's backward casts, before its GEMMs: its output gradient's cast, then the
+/// transposes of its gathered output gradient and gathered input (`input`'s cast ran forward).
+std::vector<Op> backward_casts(const OperandCasts& input, const OperandCasts& output_gradient);
 
 /// Transformer Engine's quantized weights: once per step, after the update, each linear
 /// layer's bf16 weights are cast to training.precision, row-wise and column-wise (the cast copy

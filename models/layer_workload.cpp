@@ -207,21 +207,20 @@ struct LinearRun {
 };
 
 // A linear layer's GEMM; quantized, preceded by the cast of its input (with the swizzle of its
-// weight's scales), its backward by the cast of its output gradient (and the swizzle again).
+// weight's scales), its backward by backward_casts (models/cast_ops.hpp).
 void add_weight_gemm(Op op, const Dims& d, std::vector<ForwardStep>& steps, const LinearRun& run = {}) {
   const GemmShape g = op.gemm;
   const bool quantized = is_quantized(op.precision);
-  const double groups = quantized_groups(op);
-  const double weight = g.k * g.n * g.batch;
-  if (quantized)
-    steps.push_back({*cast_op(op.name + ".quantize", d.training,
-                              (run.input_rows > 0 ? run.input_rows : g.m) * g.k * g.batch, groups, weight),
-                     ForwardStep::Grad::quantize});
+  const double groups = quantized_groups(op), weight = g.k * g.n * g.batch;
+  auto casts = [&](const std::string& name, double rows, double cols) {  // rows of all g.m after any gather
+    return operand_casts(name, d.training, rows > 0 ? rows : g.m, g.m, cols * g.batch, groups, weight);
+  };
+  const auto in = quantized ? casts(op.name + ".quantize", run.input_rows, g.k) : std::nullopt;
+  const auto grad = quantized ? casts(op.name + ".quantize.bwd", run.grad_rows, g.n) : std::nullopt;
+  if (in) steps.push_back({in->cast, ForwardStep::Grad::quantize});
   ForwardStep step{split_into(std::move(op), run.splits), ForwardStep::Grad::weight_gemm};
   step.dgrad_splits = run.dgrad_splits;
-  if (quantized)
-    step.grad_casts.push_back(*cast_op(step.op.name + ".quantize.bwd", d.training,
-                                       (run.grad_rows > 0 ? run.grad_rows : g.m) * g.n * g.batch, groups, weight));
+  if (in) step.grad_casts = backward_casts(*in, *grad);
   steps.push_back(step);
 }
 

@@ -54,6 +54,44 @@ TEST(CastTime, Fp8OnBlackwellWritesOneCopy) {
   EXPECT_NEAR(model.op_time_s(*cast_op("x", training(Precision::fp8, true), k_elements)), stated_s(gpu, 5.0), 1e-12);
 }
 
+// Delayed scaling takes its scale from the amax history: the cast alone, 2 + 2 bytes on
+// Hopper in one kernel (Transformer Engine's Float8Quantizer::quantize: one nvte_quantize_v2).
+TEST(CastTime, Fp8DelayedScalingHasNoAmaxPass) {
+  TrainingSpec tr = training(Precision::fp8);
+  tr.fp8_scaling = Fp8Scaling::delayed;
+  const Op op = *cast_op("x", tr, k_elements);
+  EXPECT_DOUBLE_EQ(op.bytes, 4.0 * k_elements);
+  EXPECT_EQ(op.kernels, 1);
+  EXPECT_DOUBLE_EQ(weight_quantize_op(k_elements, tr)->bytes, 4.0 * k_elements);
+}
+
+// An operand all-gathered over the TP group in fp8 on Hopper: cast row-wise on this rank's
+// shard (2 + 2 + 1 bytes), then in the backward its gathered copy transposed (one byte read,
+// one written, an element of all tp shards; one kernel). Not gathered, or on Blackwell (one
+// copy serves every GEMM), or in MXFP8 (its column-wise copy is gathered too): the cast alone.
+TEST(CastTime, Fp8OperandGatheredOnHopperIsTransposedAfterTheGather) {
+  const double rows = 1024, tp = 8, cols = 16384;
+  const auto gathered = *operand_casts("x", training(Precision::fp8), rows, tp * rows, cols);
+  EXPECT_DOUBLE_EQ(gathered.cast.bytes, 5.0 * rows * cols);
+  EXPECT_EQ(gathered.cast.kernels, 3);
+  ASSERT_TRUE(gathered.transpose.has_value());
+  EXPECT_EQ(gathered.transpose->name, "x.transpose");
+  EXPECT_EQ(gathered.transpose->pass, OpPass::backward);
+  EXPECT_DOUBLE_EQ(gathered.transpose->bytes, 2.0 * tp * rows * cols);
+  EXPECT_EQ(gathered.transpose->kernels, 1);
+  const auto local = *operand_casts("x", training(Precision::fp8), rows, rows, cols);
+  EXPECT_DOUBLE_EQ(local.cast.bytes, 6.0 * rows * cols);
+  EXPECT_FALSE(local.transpose.has_value());
+  EXPECT_FALSE(operand_casts("x", training(Precision::fp8, true), rows, tp * rows, cols)->transpose.has_value());
+  EXPECT_FALSE(operand_casts("x", training(Precision::mxfp8), rows, tp * rows, cols)->transpose.has_value());
+  EXPECT_FALSE(operand_casts("x", training(Precision::bf16), rows, tp * rows, cols).has_value());
+  // The backward casts: the output gradient's cast, then the transposes.
+  const std::vector<Op> backward = backward_casts(gathered, local);
+  ASSERT_EQ(backward.size(), 2u);
+  EXPECT_DOUBLE_EQ(backward[0].bytes, local.cast.bytes);
+  EXPECT_DOUBLE_EQ(backward[1].bytes, gathered.transpose->bytes);
+}
+
 // MXFP8: one kernel, no amax, both copies with one E8M0 scale per 32 elements each:
 // 2 + 2 x (1 + 1/32) bytes; a weight's scales swizzled for the next GEMM add their reading
 // and writing (1/32 each) and a kernel.

@@ -170,9 +170,27 @@ TEST(LayerWorkload, Fp8QuantizesEveryLinearGemmsOperands) {
     ASSERT_NE(find_op(ops.forward, std::string(gemm) + ".quantize"), nullptr) << gemm;
     ASSERT_NE(find_op(ops.backward, std::string(gemm) + ".quantize.bwd"), nullptr) << gemm;
   }
-  // Hidden-width tensors are quantized on this rank's sequence shard, before the all-gather.
-  EXPECT_DOUBLE_EQ(find_op(ops.forward, "qkv.quantize")->bytes, 6.0 * tokens / 4 * h);
-  EXPECT_DOUBLE_EQ(find_op(ops.backward, "mlp.down.quantize.bwd")->bytes, 6.0 * tokens / 4 * h);
+  // Hidden-width tensors are quantized on this rank's sequence shard, before the all-gather,
+  // row-wise only on Hopper (amax 2, cast 2 + 1 bytes); the backward transposes each gathered
+  // tensor (1 + 1 bytes an element of all T rows) for the weight-gradient GEMM.
+  EXPECT_DOUBLE_EQ(find_op(ops.forward, "qkv.quantize")->bytes, 5.0 * tokens / 4 * h);
+  EXPECT_DOUBLE_EQ(find_op(ops.backward, "mlp.down.quantize.bwd")->bytes, 5.0 * tokens / 4 * h);
+  for (const char* gathered : {"qkv.quantize", "mlp.up.quantize", "attention.proj.quantize.bwd",
+                               "mlp.down.quantize.bwd"}) {
+    const Op* transpose = find_op(ops.backward, std::string(gathered) + ".transpose");
+    ASSERT_NE(transpose, nullptr) << gathered;
+    EXPECT_DOUBLE_EQ(transpose->bytes, 2.0 * tokens * h) << gathered;
+  }
+  // The rest is not gathered: cast both ways where it is, no transpose.
+  EXPECT_EQ(find_op(ops.backward, "mlp.down.quantize.transpose"), nullptr);
+  EXPECT_EQ(find_op(ops.backward, "qkv.quantize.bwd.transpose"), nullptr);
+  // Without sequence parallelism, or on Blackwell, nothing is transposed after a gather.
+  ParallelSpec no_sp = p;
+  no_sp.sequence_parallel = false;
+  TrainingSpec blackwell = tr;
+  blackwell.fp8_single_copy = true;
+  for (const PassOps& other : {transformer_layer_ops(m, tr, no_sp), transformer_layer_ops(m, blackwell, p)})
+    for (const Op& op : other.backward) EXPECT_EQ(op.name.find(".transpose"), std::string::npos) << op.name;
   // The others on the whole local slice: the MLP's second input, f / t wide.
   EXPECT_DOUBLE_EQ(find_op(ops.forward, "mlp.down.quantize")->bytes, 6.0 * tokens * m.ffn_hidden / 4);
   EXPECT_EQ(find_op(ops.forward, "attention")->precision, Precision::bf16);
