@@ -175,8 +175,8 @@ TEST(LayerWorkload, Fp8QuantizesEveryLinearGemmsOperands) {
   // tensor (1 + 1 bytes an element of all T rows) for the weight-gradient GEMM.
   EXPECT_DOUBLE_EQ(find_op(ops.forward, "qkv.quantize")->bytes, 5.0 * tokens / 4 * h);
   EXPECT_DOUBLE_EQ(find_op(ops.backward, "mlp.down.quantize.bwd")->bytes, 5.0 * tokens / 4 * h);
-  for (const char* gathered : {"qkv.quantize", "mlp.up.quantize", "attention.proj.quantize.bwd",
-                               "mlp.down.quantize.bwd"}) {
+  for (const char* gathered :
+       {"qkv.quantize", "mlp.up.quantize", "attention.proj.quantize.bwd", "mlp.down.quantize.bwd"}) {
     const Op* transpose = find_op(ops.backward, std::string(gathered) + ".transpose");
     ASSERT_NE(transpose, nullptr) << gathered;
     EXPECT_DOUBLE_EQ(transpose->bytes, 2.0 * tokens * h) << gathered;
