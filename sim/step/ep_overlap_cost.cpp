@@ -7,10 +7,12 @@
 
 namespace trainsim {
 
-int nccl_alltoall_ctas(bool across_domains) { return across_domains ? 16 : 32; }
+int nccl_alltoall_ctas(bool across_domains) {
+  return across_domains ? 16 : 32;
+}
 
-double beside_ep_s(const std::vector<Op>& ops, const ComputeModel& compute, double load, const GpuSpec& gpu,
-                   int taken, double comm_hbm_bytes) {
+double beside_ep_s(const std::vector<Op>& ops, const ComputeModel& compute, double load, const GpuSpec& gpu, int taken,
+                   double comm_hbm_bytes) {
   double alone = 0, sms_s = 0, bytes = comm_hbm_bytes;
   const bool shared = gpu.sms > 0 && taken > 0 && taken < gpu.sms;
   const double linear = shared ? static_cast<double>(gpu.sms) / (gpu.sms - taken) : 1.0;

@@ -40,7 +40,7 @@ int nccl_alltoall_ctas(bool across_domains);
 /// left's share of its time (sms / (sms - taken) as long), and all of them no faster than
 /// the HBM moves their bytes and the collective's (GpuSpec::hbm_bandwidth_Bps). Their time
 /// alone when the GPU's SM count is unknown or nothing is taken.
-double beside_ep_s(const std::vector<Op>& ops, const ComputeModel& compute, double load, const GpuSpec& gpu,
-                   int taken, double comm_hbm_bytes);
+double beside_ep_s(const std::vector<Op>& ops, const ComputeModel& compute, double load, const GpuSpec& gpu, int taken,
+                   double comm_hbm_bytes);
 
 }  // namespace trainsim
