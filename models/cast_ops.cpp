@@ -70,6 +70,7 @@ std::optional<Op> cast_of(const std::string& name, const CastBytes& c, double el
   if (!(c.cast > 0)) return std::nullopt;
   const int tensors = static_cast<int>(groups);
   Op op = memory_op(name, (c.amax + c.cast) * elements, (c.amax_kernels + c.cast_kernels) * tensors);
+  op.precision = precision;  // the format it writes (sim/compute/cast_rate.hpp times block-scaled ones)
   if (swizzled > 0 && c.scales > 0) {
     op.bytes += 2.0 * c.scales * swizzled;
     op.kernels += tensors;

@@ -64,7 +64,8 @@ CastBytes cast_bytes(Precision precision, int copies, Fp8Scaling scaling = Fp8Sc
 /// output-gradient quantizers do since 2.12 (optimize_for_gemm, linear.py) and its weight
 /// quantizer does not: the forward and the input-gradient GEMM each read and write the weight's
 /// scales again, one more kernel per weight tensor (launched by the GEMM's call, counted here).
-/// nullopt for a precision that is not quantized.
+/// The op's Op::precision is `precision`, the format it writes. nullopt for a precision that
+/// is not quantized.
 std::optional<Op> cast_op(const std::string& name, Precision precision, double elements, int copies,
                           double groups = 1, double swizzled = 0);
 

@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "sim/compute/cast_rate.hpp"
 #include "sim/compute/row_gather.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/portable_math.hpp"
@@ -329,10 +330,11 @@ double CalibratedComputeModel::time_s(const Op& op, bool& covered) const {
       const KernelCurve* curve = memory_curve(op);
       if (curve == nullptr || !(op.bytes > 0)) return fallback_.op_time_s(op);
       covered = true;
-      // Token permutation moves rows through a map, slower than the streaming kernels the
-      // table's memory rows time (sim/compute/row_gather.hpp).
-      return row_gather_time_s(op, curve->time_s({op.bytes}, op.flops, op.bytes),
-                               fallback_.parameters().hbm_bandwidth_Bps);
+      // Token permutation moves rows through a map, and a block-scaled cast writes its copies
+      // and scales, slower than the streaming kernels the table's memory rows time
+      // (sim/compute/row_gather.hpp, cast_rate.hpp).
+      const double hbm_Bps = fallback_.parameters().hbm_bandwidth_Bps;
+      return cast_time_s(op, row_gather_time_s(op, curve->time_s({op.bytes}, op.flops, op.bytes), hbm_Bps), hbm_Bps);
     }
   }
 }

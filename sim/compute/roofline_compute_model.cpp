@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "sim/compute/cast_rate.hpp"
 #include "sim/compute/row_gather.hpp"
 
 namespace trainsim {
@@ -64,9 +65,11 @@ double RooflineComputeModel::op_time_s(const Op& op) const {
       efficiency = 0;  // memory-bound ops: their FLOPs are not the limit
   }
   const double compute_s = efficiency > 0 ? op.flops / (peak * efficiency) : 0.0;
-  // Token permutation's row movers at their measured rate (sim/compute/row_gather.hpp).
-  const double memory_s =
-      row_gather_time_s(op, op.bytes / (p.hbm_bandwidth_Bps * p.memory_efficiency), p.hbm_bandwidth_Bps);
+  // Token permutation's row movers and block-scaled casts at their measured rates
+  // (sim/compute/row_gather.hpp, cast_rate.hpp).
+  const double memory_s = cast_time_s(
+      op, row_gather_time_s(op, op.bytes / (p.hbm_bandwidth_Bps * p.memory_efficiency), p.hbm_bandwidth_Bps),
+      p.hbm_bandwidth_Bps);
   return p.kernel_overhead_s + std::max(compute_s, memory_s);
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "models/moe_dispatch.hpp"
+#include "sim/step/ep_overlap_cost.hpp"
 #include "sim/step/stage_costs.hpp"
 
 namespace trainsim {
@@ -151,7 +152,7 @@ double dispatcher_kernel_Bps(const Scenario& s, int local) {
 // -> 20", set_deepep_num_sms; DeepSeek-V3 §3.2.2 also runs its all-to-alls on 20); HybridEP on
 // its own defaults, 24 inside one NVLink domain and 8 when the group spans several
 // (deepseek-ai/DeepEP hybrid-ep @ 94a9f8f6, csrc/hybrid_ep/config.cuh, Configurer: "(num_of_nodes
-// == 1) ? 24 : 8"). 0 for NCCL's all-to-all, whose channels' SMs vary with its tuning.
+// == 1) ? 24 : 8"). 0 for NCCL's all-to-all (its SMs: nccl_alltoall_ctas).
 int dispatcher_sms(MoeDispatcher dispatcher, bool across_domains) {
   switch (dispatcher) {
     case MoeDispatcher::deepep:
@@ -164,11 +165,16 @@ int dispatcher_sms(MoeDispatcher dispatcher, bool across_domains) {
   return 0;
 }
 
+int ep_overlap_sms(const Scenario& s, bool across_domains) {
+  // parallel.moe_dispatcher_sms is refused with alltoall (sim/scenario/scenario_fields_parallel.cpp).
+  if (s.parallel.moe_dispatcher_sms > 0) return s.parallel.moe_dispatcher_sms;
+  if (s.parallel.moe_dispatcher == MoeDispatcher::alltoall) return nccl_alltoall_ctas(across_domains);
+  return dispatcher_sms(s.parallel.moe_dispatcher, across_domains);
+}
+
 double ep_overlap_slowdown(const Scenario& s, bool across_domains) {
   const int sms = s.cluster.gpu.sms;
-  // parallel.moe_dispatcher_sms is refused with alltoall (sim/scenario/scenario_fields_parallel.cpp).
-  const int taken = s.parallel.moe_dispatcher_sms > 0 ? s.parallel.moe_dispatcher_sms
-                                                      : dispatcher_sms(s.parallel.moe_dispatcher, across_domains);
+  const int taken = ep_overlap_sms(s, across_domains);
   if (taken > 0 && sms > taken) return static_cast<double>(taken) / (sms - taken);
   return s.training.overlap_slowdown;
 }

@@ -74,12 +74,16 @@ double dispatcher_kernel_Bps(const Scenario& scenario, int local);
 /// expert group spans `across_domains`); 0 for NCCL's all-to-all (not stated).
 int dispatcher_sms(MoeDispatcher dispatcher, bool across_domains);
 
-/// How much slower compute runs beside a layer's expert-parallel collective that overlaps it
-/// (parallel.moe_a2a_overlap), as a fraction: the dispatcher's kernels hold
-/// parallel.moe_dispatcher_sms (where set; else dispatcher_sms) of the GPU's SMs, which the
-/// compute then lacks, sms / (sms - taken) as long, on a GPU whose SM count is stated
-/// (GpuSpec::sms); NCCL's all-to-all and GPUs of no stated count slow it by
-/// training.overlap_slowdown. `across_domains`: the GPU's expert group spans NVLink domains.
+/// The SMs a layer's expert-parallel collective holds while it runs beside compute
+/// (parallel.moe_a2a_overlap): parallel.moe_dispatcher_sms where set, else dispatcher_sms,
+/// and for NCCL's all-to-all its P2P channels' thread blocks (nccl_alltoall_ctas,
+/// ep_overlap_cost.hpp). `across_domains`: the GPU's expert group spans NVLink domains.
+int ep_overlap_sms(const Scenario& scenario, bool across_domains);
+
+/// How much slower compute runs beside such a collective, as a fraction, where the step does
+/// not price it kernel by kernel (ep_overlap_cost.hpp): ep_overlap_sms of the GPU's SMs taken,
+/// sms / (sms - taken) as long, on a GPU whose SM count is stated (GpuSpec::sms); on GPUs of
+/// no stated count training.overlap_slowdown.
 double ep_overlap_slowdown(const Scenario& scenario, bool across_domains);
 
 }  // namespace trainsim

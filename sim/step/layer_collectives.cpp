@@ -62,7 +62,8 @@ LayerCollectives::LayerCollectives(StageContext& s, const StageTraffic& traffic)
       std::count_if(ep_gpus.begin(), ep_gpus.end(), [&](int gpu) { return world.platform.domain_of(gpu) == domain; });
   ep_remote_share_ = remote_peer_share(world.scenario.model, world.scenario.parallel, static_cast<int>(local));
   ep_kernel_Bps_ = dispatcher_kernel_Bps(world.scenario, static_cast<int>(local));
-  ep_overlap_slowdown_ = trainsim::ep_overlap_slowdown(world.scenario, static_cast<size_t>(local) < ep_gpus.size());
+  ep_across_domains_ = static_cast<size_t>(local) < ep_gpus.size();
+  ep_overlap_slowdown_ = trainsim::ep_overlap_slowdown(world.scenario, ep_across_domains_);
   const double peers = static_cast<double>(ep_gpus.size()) - 1;
   if (peers > 0) ep_sent_share_ = (static_cast<double>(local) - 1 + (peers + 1 - local) * ep_remote_share_) / peers;
 }

@@ -84,6 +84,8 @@ class LayerCollectives {
 
   /// How much slower compute runs beside a pair's EP collective (ep_overlap_slowdown).
   double ep_overlap_slowdown() const { return ep_overlap_slowdown_; }
+  /// Whether this GPU's expert group spans NVLink domains.
+  bool ep_across_domains() const { return ep_across_domains_; }
 
  private:
   double overlapped_gemm_s(const GroupCollective& c) const;
@@ -112,6 +114,7 @@ class LayerCollectives {
   /// Of the bus bytes a pairwise all-to-all of its size sends, the share it sends with that.
   double ep_sent_share_ = 1.0;
   double ep_overlap_slowdown_ = 0;
+  bool ep_across_domains_ = false;
 };
 
 }  // namespace trainsim

@@ -52,10 +52,10 @@ double StageCompute::compute_slowed(double seconds) {
   while (remaining > 0) {
     // Nothing of this GPU's runs beside it while sleeps are pending (starting one settles).
     // A pair's collective first (stage_pair.hpp): its end starts the stream's next, and its
-    // dispatcher's kernels take their SMs (ep_overlap_slowdown).
+    // dispatcher's kernels take their SMs and HBM bandwidth (set_pair_slowdown).
     const bool pair = beside_done_ && !beside_.empty() && !beside_.front().done();
     const CommActivity* running = pair ? &beside_.front() : running_beside();
-    const double slowdown = 1.0 + (pair ? layers_.ep_overlap_slowdown() : s_.w.scenario.training.overlap_slowdown);
+    const double slowdown = 1.0 + (pair ? pair_slowdown_ : s_.w.scenario.training.overlap_slowdown);
     if (running == nullptr) {
       const std::optional<ReplicaRendezvous::Key> awaited = traffic_.awaited_start();
       if (!awaited) {

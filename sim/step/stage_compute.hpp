@@ -1,7 +1,7 @@
 #pragma once
 // A stage actor's compute (stage_actor.hpp): `seconds` of a pass's kernels, slowed by a slow
 // GPU's slowdown and, while a communication of its GPU runs beside them, by
-// training.overlap_slowdown (a pair's EP collective: ep_overlap_slowdown); the pass's layer
+// training.overlap_slowdown (a pair's EP collective: its piece's, set_pair_slowdown); the pass's layer
 // collectives played where their slots fall in it (layer_collectives.hpp); attention with
 // its context-parallel K/V exchange; and the compute records the step's observer sees.
 
@@ -51,6 +51,9 @@ class StageCompute {
   void add_beside(const engine::CommActivity& a) { beside_.push_back(a); }
   void clear_beside() { beside_.clear(); }
   void on_beside_done(std::function<void()> done) { beside_done_ = std::move(done); }
+  /// How much slower the compute runs beside a pair's collective, a fraction (stage_pair.hpp
+  /// sets it per piece; ep_overlap_cost.hpp).
+  void set_pair_slowdown(double fraction) { pair_slowdown_ = fraction; }
 
   /// The attention kernels of a pass under context parallelism, `share` of them, with the
   /// K/V exchange the scenario's cp_algo makes. Called with a record open; leaves one open.
@@ -79,6 +82,7 @@ class StageCompute {
   double slowdown_ = 1.0;
   std::vector<engine::CommActivity> beside_;  ///< other communication running beside this GPU's compute
   std::function<void()> beside_done_;         ///< called when a communication beside the compute ends
+  double pair_slowdown_ = 0;                  ///< beside a pair's collective (set_pair_slowdown)
   std::optional<LayerSlots> slots_;           ///< the running pass's per-layer collectives, if any
   std::optional<ComputeRecord> record_;       ///< the compute record open, if any
 };

@@ -5,6 +5,7 @@
 // gradients reduced across data-parallel ranks. The step simulation (step_simulation.hpp)
 // plays these on SimGrid.
 
+#include <array>
 #include <vector>
 
 #include "sim/compute/compute_model.hpp"
@@ -51,6 +52,10 @@ struct MoeLayerSplit {
   /// A forward's, in a pair: what the host's pace adds after the dropless sync beyond both
   /// passes' own waits (host_bound_pair.hpp), on the forward's experts.
   double paired_host_s = 0;
+  /// Each part's seconds beside a pair's expert-parallel collective over its seconds alone
+  /// (ep_overlap_cost.hpp: the SMs the dispatcher's kernels hold, the HBM its bytes share),
+  /// with the expert group inside one NVLink domain [0] or across domains [1].
+  std::array<double, 2> head_beside{1.0, 1.0}, experts_beside{1.0, 1.0}, tail_beside{1.0, 1.0};
 };
 
 /// One micro-batch through one model chunk, one pass, on one GPU.

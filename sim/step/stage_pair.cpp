@@ -53,6 +53,12 @@ PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pa
   const bool forward = t.pass == TaskPass::forward;
   const double held = forward || !delay_wgrad_compute ? 0.0 : m.experts_wgrad_s;
   chain.held.push_back(0.0);
+  chain.beside.push_back(m.head_beside);
+  // The tail of a layer and the head of the next, as one piece: their ratios weighted by time.
+  std::array<double, 2> tail_head = m.tail_beside;
+  for (size_t i = 0; i < 2; ++i)
+    if (m.tail_s + m.head_s > 0)
+      tail_head[i] = (m.tail_beside[i] * m.tail_s + m.head_beside[i] * m.head_s) / (m.tail_s + m.head_s);
   std::vector<const GroupCollective*> dispatch = gathers;
   dispatch.push_back(tokens);
   dispatch.insert(dispatch.end(), others.begin(), others.end());
@@ -61,9 +67,11 @@ PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pa
     chain.groups.push_back(forward ? dispatch : combine);
     chain.pieces.push_back(m.experts_s);
     chain.held.push_back(held);
+    chain.beside.push_back(m.experts_beside);
     chain.groups.push_back(forward ? combine : dispatch);
     chain.pieces.push_back(m.tail_s + (l + 1 < layers ? m.head_s : 0.0));
     chain.held.push_back(0.0);
+    chain.beside.push_back(l + 1 < layers ? tail_head : m.tail_beside);
   }
   // TP collectives overlapped with GEMMs run those GEMMs beside them (LayerCollectives::run): the
   // pieces hold the rest of the compute.
@@ -86,7 +94,8 @@ PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pa
 // backward's experts; the forward's experts; ...), the communication stream their groups of
 // collectives in turn, the backward's first. A piece waits for its pass's group before it, a
 // group for its pass's piece before it and for the stream's collective before it. Compute
-// beside a collective runs at training.overlap_slowdown (NCCL's thread blocks take SMs);
+// beside a collective runs slower by the SMs its kernels hold and the HBM bandwidth it shares,
+// piece by piece (ep_overlap_cost.hpp; on a GPU of no stated SM count ep_overlap_slowdown);
 // the compute stream's waits for the collectives are ep_comm. A selective recomputation runs
 // before the pair; the passes' once-per-pass collectives and offload waits after it. A
 // collective starts when its group's last member asks (ReplicaRendezvous): beside a slower
@@ -170,6 +179,9 @@ void StagePair::run(std::array<PairChain, 2>& chains) {
       const size_t piece = pieces[next_piece].second;
       compute_.swap_layer_slots(chain.tp);  // its TP collectives play inside its compute
       compute_.open_record(chain.kind, *chain.task, rate);
+      compute_.set_pair_slowdown(s_.w.scenario.cluster.gpu.sms > 0
+                                     ? chain.beside[piece][layers_.ep_across_domains() ? 1 : 0] - 1.0
+                                     : layers_.ep_overlap_slowdown());
       chain.compute_s += compute_.compute(chain.pieces[piece] - chain.held[piece]);
       ++chain.leads_done;
       if (chain.held[piece] > 0) {  // the weight gradients beside the dispatch gradient

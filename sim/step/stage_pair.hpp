@@ -25,6 +25,9 @@ struct PairChain {
   const PassCost* pass = nullptr;
   std::vector<double> pieces;
   std::vector<double> held;
+  /// Per piece, its seconds beside a collective over its seconds alone, with the expert group
+  /// inside one NVLink domain [0] or across domains [1] (MoeLayerSplit's *_beside).
+  std::vector<std::array<double, 2>> beside;
   std::vector<std::vector<const GroupCollective*>> groups;
   std::optional<LayerSlots> tp;  ///< its TP collectives, played inside its pieces
   size_t leads_done = 0;         ///< pieces whose part before `held` has run

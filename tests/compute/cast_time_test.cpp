@@ -22,10 +22,12 @@ namespace {
 constexpr double k_elements = 8192.0 * 8192.0;  // one 8192 x 8192 bf16 tensor
 constexpr double k_kernel_s = 3e-6;             // the roofline's time per kernel
 
-// Time of `bytes_per_element` over the GPU's stated bandwidth, plus the roofline's kernel time
-// (one op: the launch gaps of its further kernels are LaunchGapComputeModel's).
-double stated_s(const GpuSpec& gpu, double bytes_per_element) {
-  return k_kernel_s + bytes_per_element * k_elements / (0.85 * gpu.hbm_bandwidth_Bps);
+// Time of `bytes_per_element` over the GPU's stated bandwidth (at `fraction` of it: the
+// streaming 0.85, or a block-scaled cast's measured fraction, sim/compute/cast_rate.hpp), plus
+// the roofline's kernel time (one op: the launch gaps of its further kernels are
+// LaunchGapComputeModel's).
+double stated_s(const GpuSpec& gpu, double bytes_per_element, double fraction = 0.85) {
+  return k_kernel_s + bytes_per_element * k_elements / (fraction * gpu.hbm_bandwidth_Bps);
 }
 
 TrainingSpec training(Precision precision, bool single_copy = false) {
@@ -100,7 +102,7 @@ TEST(CastTime, Mxfp8IsOneKernelOfBothCopiesAndTheirScales) {
   const RooflineComputeModel model(datasheet_roofline(gpu, Precision::mxfp8));
   const Op op = *cast_op("x", training(Precision::mxfp8), k_elements);
   EXPECT_EQ(op.kernels, 1);
-  EXPECT_NEAR(model.op_time_s(op), stated_s(gpu, 2.0 + 2.0 * (1.0 + 1.0 / 32)), 1e-12);
+  EXPECT_NEAR(model.op_time_s(op), stated_s(gpu, 2.0 + 2.0 * (1.0 + 1.0 / 32), 0.68), 1e-12);
   const Op swizzled = *cast_op("x", training(Precision::mxfp8), k_elements, 1, k_elements);
   EXPECT_EQ(swizzled.kernels, 2);
   EXPECT_DOUBLE_EQ(swizzled.bytes - op.bytes, 2.0 * k_elements / 32);
@@ -115,7 +117,7 @@ TEST(CastTime, Nvfp4IsAnAmaxPassAndOneKernelOfBothCopies) {
   const RooflineComputeModel model(datasheet_roofline(gpu, Precision::nvfp4));
   const Op op = *cast_op("x", training(Precision::nvfp4), k_elements);
   EXPECT_EQ(op.kernels, 2);
-  EXPECT_NEAR(model.op_time_s(op), stated_s(gpu, 2.0 + 2.0 + 2.0 * (0.5 + 1.0 / 16)), 1e-12);
+  EXPECT_NEAR(model.op_time_s(op), stated_s(gpu, 2.0 + 2.0 + 2.0 * (0.5 + 1.0 / 16), 0.615), 1e-12);
   // A grouped operand is cast tensor by tensor: the kernels of each per group.
   EXPECT_EQ(cast_op("x", training(Precision::nvfp4), k_elements, 8)->kernels, 16);
   EXPECT_FALSE(cast_op("x", training(Precision::bf16), k_elements).has_value());
@@ -127,12 +129,11 @@ TEST(CastTime, Nvfp4IsAnAmaxPassAndOneKernelOfBothCopies) {
 // under autocast and with pre-quantized inputs; the difference is the casts: the input x (M x K)
 // cast both ways (the weight needs its gradient), the weight (K x N) row-wise only (x needs
 // none), every call (is_first_microbatch unset). MXFP8 8.984 - 7.161 = 1.823 ms a layer, NVFP4
-// 6.453 - 3.764 = 2.689 ms. The model times the casts as streaming kernels at 85 % of HBM
-// bandwidth; the measured casts run at about 65-75 % of it (torchao's B200 MXFP8 casts:
-// 73.7-81.9 % of their "peak achievable" bandwidth, pytorch/ao @ 5e79e5ed3
-// torchao/prototype/moe_training/README.md), so the model comes out below the measurement:
-// stated tolerance 30 % (-18 % MXFP8, -26 % NVFP4 with this build).
-TEST(CastTime, B300LayerCastsWithinThirtyPercentOfTransformerEngines) {
+// 6.453 - 3.764 = 2.689 ms. The model times the block-scaled casts at the bandwidth fractions
+// sim/compute/cast_rate.hpp derives from these two figures (its bytes and fixed costs per op and
+// kernel as here), so it meets them within what the table's B300 memory rows and the roofline's
+// fixed costs differ by: 5 %. (At the streaming 85 % it came out -18 % and -26 %.)
+TEST(CastTime, B300LayerCastsWithinFivePercentOfTransformerEngines) {
   const std::string table = calibration_table_path(std::string(TRAINSIM_SOURCE_DIR) + "/kernels/calibration", "b300");
   if (!std::filesystem::exists(table)) GTEST_SKIP() << "no B300 calibration table";
   const GpuSpec gpu = *gpu_preset("b300");
@@ -151,7 +152,7 @@ TEST(CastTime, B300LayerCastsWithinThirtyPercentOfTransformerEngines) {
     double casts_s = 0;
     for (const auto& c : calls)
       casts_s += seconds(*cast_op("x", precision, c[0] * c[1], 2)) + seconds(*cast_op("w", precision, c[1] * c[2], 1, 1, c[1] * c[2]));
-    EXPECT_NEAR(casts_s / measured_s, 1.0, 0.30) << static_cast<int>(precision) << ": " << casts_s * 1e3 << " ms";
+    EXPECT_NEAR(casts_s / measured_s, 1.0, 0.05) << static_cast<int>(precision) << ": " << casts_s * 1e3 << " ms";
   }
 }
 

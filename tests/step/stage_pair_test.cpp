@@ -83,6 +83,24 @@ TEST(StagePair, AForwardIsCutAroundItsTokenAllToAlls) {
   EXPECT_EQ(chain.tp->sequence, (std::vector<const GroupCollective*>{&pass.collectives[2], &pass.collectives[2]}));
 }
 
+// Each piece runs beside a collective at its own ratio (ep_overlap_cost.hpp): the head's, the
+// experts', and a tail with the next head at their time-weighted mean.
+TEST(StagePair, EachPieceCarriesItsRatioBesideACollective) {
+  PassCost pass = moe_pass(2);
+  pass.moe.head_beside = {1.2, 1.1};
+  pass.moe.experts_beside = {1.3, 1.15};
+  pass.moe.tail_beside = {1.5, 1.05};
+  const PipelineTask t{0, 0, TaskPass::forward};
+  const PairChain chain = pair_chain("forward", t, pass, true);
+  ASSERT_EQ(chain.beside.size(), chain.pieces.size());
+  EXPECT_EQ(chain.beside[0], pass.moe.head_beside);
+  EXPECT_EQ(chain.beside[1], pass.moe.experts_beside);
+  // tail 0.05 s, head 0.1 s
+  EXPECT_DOUBLE_EQ(chain.beside[2][0], (1.5 * 0.05 + 1.2 * 0.1) / 0.15);
+  EXPECT_DOUBLE_EQ(chain.beside[2][1], (1.05 * 0.05 + 1.1 * 0.1) / 0.15);
+  EXPECT_EQ(chain.beside[4], pass.moe.tail_beside);  // the last tail has no head after it
+}
+
 TEST(StagePair, ABackwardHoldsItsExpertsWeightGradientsBesideTheDispatchGradient) {
   const PassCost pass = moe_pass(1);
   const PipelineTask t{0, 0, TaskPass::backward};

@@ -1,0 +1,44 @@
+#include "sim/compute/cast_rate.hpp"
+
+#include <algorithm>
+
+namespace trainsim {
+
+namespace {
+
+// Transformer Engine's B300 layer (NVIDIA/TransformerEngine @ 8f2e6357
+// docs/examples/gemm_profiling/gemm_profiling.rst; public.md D6): hidden 4096, FFN 16384,
+// 15,872 tokens, the 12 te.Linear calls of a layer timed under autocast and pre-quantized; the
+// difference is their casts, 1.823 ms MXFP8 and 2.689 ms NVFP4. Their bytes as
+// models/cast_ops.hpp counts them (each input both ways, each weight row-wise with its scales'
+// swizzle): 9.130 GB MXFP8 and 12.293 GB NVFP4; less the model's fixed costs of those 24 ops
+// (3 us an op, 2 us a kernel: 36 and 60 kernels), 1.679 and 2.497 ms. DERIVED: 5.44 and
+// 4.92 TB/s, 0.68 and 0.615 of the B300's 8 TB/s. torchao's MXFP8 casts on B200 agree:
+// 131,072 x 7,168 bf16 quantized row-wise in 580.6 us and column-wise in 670.7 us (pytorch/ao
+// @ 0b1bb117 torchao/prototype/moe_training/README.md), DERIVED 0.61 and 0.53 of 8 TB/s. Every
+// GPU takes these fractions of its own datasheet bandwidth (a stated assumption: the kernels
+// were measured on Blackwell, where the formats run).
+constexpr double k_mxfp8_fraction = 0.68;
+constexpr double k_nvfp4_fraction = 0.615;
+
+}  // namespace
+
+double cast_bandwidth_fraction(const Op& op) {
+  if (op.kind != OpKind::elementwise) return 0;
+  switch (op.precision) {
+    case Precision::mxfp8:
+      return k_mxfp8_fraction;
+    case Precision::nvfp4:
+      return k_nvfp4_fraction;
+    default:
+      return 0;
+  }
+}
+
+double cast_time_s(const Op& op, double other_s, double hbm_Bps) {
+  const double fraction = cast_bandwidth_fraction(op);
+  if (!(fraction > 0) || !(hbm_Bps > 0)) return other_s;
+  return std::max(other_s, op.bytes / (fraction * hbm_Bps));
+}
+
+}  // namespace trainsim
