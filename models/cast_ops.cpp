@@ -65,8 +65,8 @@ CastBytes cast_bytes(Precision precision, int copies, Fp8Scaling scaling) {
 
 namespace {
 
-std::optional<Op> cast_of(const std::string& name, const CastBytes& c, double elements, double groups,
-                          double swizzled) {
+std::optional<Op> cast_of(const std::string& name, Precision precision, const CastBytes& c, double elements,
+                          double groups, double swizzled) {
   if (!(c.cast > 0)) return std::nullopt;
   const int tensors = static_cast<int>(groups);
   Op op = memory_op(name, (c.amax + c.cast) * elements, (c.amax_kernels + c.cast_kernels) * tensors);
@@ -80,14 +80,15 @@ std::optional<Op> cast_of(const std::string& name, const CastBytes& c, double el
 
 std::optional<Op> training_cast(const std::string& name, const TrainingSpec& training, double elements, int copies,
                                 double groups, double swizzled) {
-  return cast_of(name, cast_bytes(training.precision, copies, training.fp8_scaling), elements, groups, swizzled);
+  return cast_of(name, training.precision, cast_bytes(training.precision, copies, training.fp8_scaling), elements,
+                 groups, swizzled);
 }
 
 }  // namespace
 
 std::optional<Op> cast_op(const std::string& name, Precision precision, double elements, int copies, double groups,
                           double swizzled) {
-  return cast_of(name, cast_bytes(precision, copies), elements, groups, swizzled);
+  return cast_of(name, precision, cast_bytes(precision, copies), elements, groups, swizzled);
 }
 
 std::optional<Op> cast_op(const std::string& name, const TrainingSpec& training, double elements, double groups,
