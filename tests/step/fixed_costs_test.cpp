@@ -127,14 +127,13 @@ TEST(FixedCosts, EachIsReportedByNameAsAPartOfItsCategory) {
   const std::vector<double> x86 = testing::simulated_fields(
       scenario(wide, {{"training.kernel_host_time", "30us"}}), true, fields);
   EXPECT_GT(r[5], x86[5]);
-  // Delayed scaling: no amax all-reduces, less tp_comm. (Not a shorter step here: this shape
-  // is host-bound, and the host's launches that the blocking all-reduces hid
-  // (StageWaits::host_beside_collectives) are then exposed; the step differs by < 0.1 %.)
+  // Delayed scaling: no amax all-reduces, less tp_comm, and no amax pass before each cast
+  // (models/cast_ops.hpp), so a shorter step.
   const std::vector<double> delayed =
       testing::simulated_fields(scenario(wide, {{"training.fp8_scaling", "delayed"}}), true, fields);
   EXPECT_EQ(delayed[3], 0.0);
   EXPECT_LT(delayed[1], r[1]);
-  EXPECT_NEAR(delayed[0], r[0], 1e-3 * r[0]);
+  EXPECT_LT(delayed[0], r[0]);
 }
 
 // Symmetry (DESIGN.md): the fixed costs are the same for every replica, so the reduced step
