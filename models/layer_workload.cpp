@@ -7,7 +7,7 @@
 #include "models/expert_capacity.hpp"
 #include "models/model_state_memory.hpp"
 #include "models/moe_dispatch.hpp"
-#include "models/moe_kernel_counts.hpp"
+#include "models/moe_framework_work.hpp"
 
 namespace trainsim {
 namespace {
@@ -536,13 +536,10 @@ PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, con
 PassOps transformer_layer_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p, bool bf16_linears) {
   const Dims d = dims_of(m, tr, p, bf16_linears);
   PassOps ops = assemble(layer_forward(m, tr, p, d), tr.recompute, d);
+  if (m.is_moe()) apply_moe_framework_work(ops, m, tr, p);
   const GraphedLayer graphed{m.is_moe(), p.moe_dispatcher == MoeDispatcher::alltoall};
-  const MoePath path{graphed.sender_permutes, !pads_to_capacity(m),
-                     !m.router_aux_loss && m.expert_imbalance == 0, m.capacity_factor > 0};
-  for (std::vector<Op>* pass : {&ops.forward, &ops.backward, &ops.recompute}) {
-    if (m.is_moe()) apply_moe_kernel_counts(*pass, path);
+  for (std::vector<Op>* pass : {&ops.forward, &ops.backward, &ops.recompute})
     apply_cuda_graphs(*pass, tr.cuda_graphs, graphed);
-  }
   return ops;
 }
 

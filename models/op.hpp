@@ -62,6 +62,11 @@ struct Op {
   /// per-expert token counts to the host before the dispatch), so the launch queue is empty
   /// here and the ops from this one on start only as the host launches them.
   bool host_sync = false;
+  /// torch.distributed collectives (c10d over NCCL) the host issues just before this op's
+  /// first kernel, each at HostLaunchCost::collective_s beyond one framework call
+  /// (sim/step/host_bound_pass.hpp; which ops: models/moe_collective_calls.hpp). The
+  /// collective's time on the links is the step's; this is the host's call only.
+  int collective_calls = 0;
   /// The CUDA graph scope whose graph launches the op (models/cuda_graphs.hpp); -1: the host
   /// launches it eagerly.
   int graph_scope = -1;

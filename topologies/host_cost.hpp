@@ -20,6 +20,10 @@ struct HostCost {
   /// matmul descriptor, layouts and algorithm heuristic Transformer Engine builds for every
   /// GEMM it issues (sim/step/module_host_call.hpp).
   double gemm_setup_s = 0;
+  /// Host seconds a torch.distributed collective call spends in c10d's NCCL process group
+  /// beyond the framework call that issues it (op_s): the work object, its events and stream
+  /// waits, the NCCL enqueue (sim/step/host_bound_pass.hpp, Op::collective_calls).
+  double collective_s = 0;
 };
 
 /// The measured costs of `host` (sources in host_cost.cpp).

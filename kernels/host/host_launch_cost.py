@@ -11,6 +11,10 @@ the token permutations), the GPU waits for the host. This script measures it in 
                  framework's whole per-kernel cost (Python, operator dispatch, launch), the
                  rate at which a host-bound thread feeds the GPU
 
+  collective     with --collectives: the CPU time of each NCCL collective call, the
+                 record_param_comms range (c10d's work, its NCCL enqueue) around an nccl:*
+                 annotation: HostCost::collective_s (topologies/host_cost.hpp)
+
 Medians over all launching threads. Inputs used for the default (models/README.md, "What a step pays"):
 facebookresearch/HolisticTraceAnalysis @ f4d0062c382f42bd8a74838bcdad1916c7d5d2da, MIT license
 (Copyright (c) Meta Platforms, Inc. and affiliates; notice in ../shared/data/profiles/README.md
@@ -21,7 +25,7 @@ beside the checkout, which also holds the A100 one as hta-a100-control.json.gz):
 Get them with
   git --git-dir=HolisticTraceAnalysis/.git show f4d0062c:<path> > <file>
 
-Usage: host_launch_cost.py TRACE.json[.gz] ...   (standard library only; deterministic)
+Usage: host_launch_cost.py [--collectives] TRACE.json[.gz] ...   (standard library only; deterministic)
 """
 
 import gzip
@@ -52,6 +56,33 @@ def measure(events):
     return durations, intervals
 
 
+def collective_calls(events):
+    """CPU microseconds of each record_param_comms range that holds an nccl:* annotation."""
+    spans = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "user_annotation")]
+    nccl = [e for e in spans if str(e.get("name", "")).startswith("nccl:")]
+    calls = []
+    for r in spans:
+        if r.get("name") != "record_param_comms":
+            continue
+        begin, end = float(r["ts"]), float(r["ts"]) + float(r.get("dur", 0))
+        if any(n.get("tid") == r.get("tid") and float(n["ts"]) >= begin and float(n["ts"]) + float(n.get("dur", 0)) <= end
+               for n in nccl):
+            calls.append(float(r.get("dur", 0)))
+    return calls
+
+
+def report_collectives(paths):
+    calls = []
+    for path in paths:
+        calls += collective_calls(load(path))
+    if len(calls) < 2:
+        print("no NCCL collective calls")
+        return
+    q = statistics.quantiles(calls, n=4)
+    print(f"{len(calls)} NCCL collective calls; c10d CPU time median {statistics.median(calls):.1f} us "
+          f"(quartiles {q[0]:.1f} .. {q[2]:.1f})")
+
+
 def report(name, durations, intervals):
     q = statistics.quantiles(intervals, n=4)
     print(f"{name}: {len(durations)} launches; launch API median {statistics.median(durations):.1f} us; "
@@ -75,4 +106,7 @@ def main(paths):
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    main(sys.argv[1:])
+    if sys.argv[1] == "--collectives":
+        report_collectives(sys.argv[2:])
+    else:
+        main(sys.argv[1:])

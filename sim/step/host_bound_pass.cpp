@@ -14,12 +14,19 @@ HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host) {
   const double setup_s = training.kernel_launch_time_s && measured.launch_s > 0
                              ? measured.gemm_setup_s * *training.kernel_launch_time_s / measured.launch_s
                              : measured.gemm_setup_s;
+  // So does a collective call's c10d work: a stated host time (training.kernel_host_time)
+  // scales it as it does the op it is measured beside.
+  const double collective_s = training.kernel_host_time_s && measured.op_s > 0
+                                  ? measured.collective_s * *training.kernel_host_time_s / measured.op_s
+                                  : measured.collective_s;
   return {training.kernel_host_time_s.value_or(measured.op_s),
-          training.kernel_launch_time_s.value_or(measured.launch_s), measured.module_factor, setup_s};
+          training.kernel_launch_time_s.value_or(measured.launch_s), measured.module_factor, setup_s, collective_s};
 }
 
-double first_launch_seconds(const Op& op, HostLaunchCost host) {
-  if (!(host.op_s > 0)) return 0.0;
+namespace {
+
+// The host's own dispatch of `op`'s first kernel.
+double own_first_launch_seconds(const Op& op, HostLaunchCost host) {
   switch (host_call(op)) {
     case HostCall::te_module:
       return host.module_factor * host.op_s;
@@ -29,6 +36,13 @@ double first_launch_seconds(const Op& op, HostLaunchCost host) {
       break;
   }
   return host.op_s;
+}
+
+}  // namespace
+
+double first_launch_seconds(const Op& op, HostLaunchCost host) {
+  if (!(host.op_s > 0)) return 0.0;
+  return op.collective_calls * (host.op_s + host.collective_s) + own_first_launch_seconds(op, host);
 }
 
 double further_launch_seconds(const Op& op, HostLaunchCost host) {

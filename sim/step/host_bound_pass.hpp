@@ -21,7 +21,8 @@
 // before its first sync, the queue carried over); a pass without one at the later of its GPU
 // and host times, as a long run of such layers settles to. The host work of a segment does
 // not overlap the collectives the step plays between the layer's ops (the MoE all-to-alls):
-// an upper bound there.
+// an upper bound there; the host's own calls of them (c10d, Op::collective_calls) are counted
+// before the op that follows each.
 
 #include <cstddef>
 #include <vector>
@@ -43,6 +44,8 @@ struct HostLaunchCost {
   double module_factor = 1;
   /// A grouped GEMM's per-expert GEMM costs this beyond launch_s (topologies/host_cost.hpp).
   double gemm_setup_s = 0;
+  /// A torch.distributed collective call costs this beyond its op_s (Op::collective_calls).
+  double collective_s = 0;
 };
 
 /// The scenario's host costs: training.kernel_host_time and kernel_launch_time where set, else
@@ -51,7 +54,8 @@ HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host);
 
 /// Host seconds before `op`'s first kernel: op_s for a framework op, module_factor x op_s for a
 /// Transformer Engine module call, launch_s for a kernel a module launches from inside
-/// (module_host_call.hpp); 0 when op_s is 0 (no host model).
+/// (module_host_call.hpp), and before it op_s + collective_s for each collective the host
+/// calls first (Op::collective_calls); 0 when op_s is 0 (no host model).
 double first_launch_seconds(const Op& op, HostLaunchCost host);
 
 /// Host seconds before each of `op`'s further kernels: launch_s, and for a grouped GEMM (one

@@ -154,15 +154,16 @@ TEST(MoeValidation, HybridEpAgainstAlltoallAsMeasured) {
 // then the host's pace, sim/step/host_bound_pass.hpp; in a combined-1F1B pair the backward's
 // experts stay queued across it, sim/step/host_bound_pair.hpp). DeepSeek-V3's wide layers
 // stay bound by the GPU whatever the host: its pair, 2,159 against 2,139 tokens/s, within 3 %
-// (1.013 with this build). Qwen3 30B-A3B's narrow layers on B200 wait for the x86 host once
-// its router and preprocess are the only graphs: the dropless row comes out slower than the
-// token-drop one, as measured (1.94x), but by far less (1.153x with this build: with the
-// router's and dispatcher's calls counted from Megatron-Core @ 0d8e0714,
-// models/moe_kernel_counts.hpp, and priced at the host costs measured per call,
-// topologies/host_cost.cpp, an H100 layer and micro-batch of 4,096 tokens takes 4.9 ms of host
-// against 5.5 ms of GPU where the pair implies about 16 ms). The H100 pair (1.99x measured)
-// comes out at 1.063x with the 25.11 recipe's micro-batch 1 and VP 12 (0.98x with the table's
-// cells and the former counts): the same direction, far from the size.
+// (1.028 with this build: the dropless row pays the experts' quantization padding,
+// models/expert_quantization_padding.hpp). Qwen3 30B-A3B's narrow layers on B200 wait for the
+// x86 host once its router and preprocess are the only graphs: the dropless row comes out
+// slower than the token-drop one, as measured (1.94x), but by far less (1.281x with this
+// build: with the router's and dispatcher's calls counted from Megatron-Core @ 0d8e0714,
+// models/moe_kernel_counts.hpp, its collective calls, models/moe_collective_calls.hpp, and the
+// padding, priced at the host costs measured per call, topologies/host_cost.cpp, an H100 layer
+// and micro-batch of 4,096 tokens takes 5.9 ms of host against 5.9 ms of GPU where the pair
+// implies about 16 ms). The H100 pair (1.99x measured) comes out at 1.171x with the 25.11
+// recipe's micro-batch 1 and VP 12: the same direction, far from the size.
 TEST(MoeValidation, DroplessAgainstTokenDropPairs) {
   const double deepseek = tokens_per_s_per_gpu("a3-b200-deepseek-v3") / tokens_per_s_per_gpu("nemo-b200-deepseek-v3");
   EXPECT_NEAR(deepseek, 2159.0 / 2139.0, 0.03);
