@@ -47,6 +47,9 @@ struct ClusterSpec {
   /// NCCL may run NVLink SHARP (NVLS, NVLS-tree) where the switches reduce; false is
   /// NCCL_NVLS_ENABLE=0 (NVIDIA's MLPerf Training v5.1 GB200 configs set it): rings and trees.
   bool nvls = true;
+  /// NCCL_MIN_CTAS: the fewest CTAs (one per channel, one SM each) NCCL runs a collective
+  /// on; 0: NCCL's own count (sim/step/nccl_overlap.hpp).
+  int nccl_min_ctas = 0;
   double nvlink_bandwidth_Bps = 0;  ///< per GPU, per direction
   double nvlink_latency_s = 0;
   int nics_per_node = 8;

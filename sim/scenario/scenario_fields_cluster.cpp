@@ -125,6 +125,11 @@ std::vector<ScenarioField> cluster_fields() {
       bool_field(
           "cluster.nvls", "NCCL may use NVLink SHARP (NVLS, NVLS-tree); false: NCCL_NVLS_ENABLE=0",
           [](auto& s) -> auto& { return s.cluster.nvls; }),
+      int_field(
+          "cluster.nccl_min_ctas",
+          "NCCL_MIN_CTAS: SMs each NCCL collective takes at least; compute beside the gradient and parameter "
+          "collectives runs sms / (sms - this) as long; 0: training.overlap_slowdown",
+          [](auto& s) -> auto& { return s.cluster.nccl_min_ctas; }, 0),
       bandwidth_field(
           "cluster.nvlink_bandwidth", "NVLink per GPU per direction",
           [](auto& s) -> auto& { return s.cluster.nvlink_bandwidth_Bps; }),
@@ -184,6 +189,14 @@ void check_nvlink_domain(const Scenario& s) {
 void check_in_network_reduction(const Scenario& s) {
   if (s.cluster.sharp && s.cluster.network != Network::infiniband)
     throw InputError(s.source, "cluster.sharp", "true", "needs cluster.network = infiniband (SHARP is InfiniBand's)");
+}
+
+// NCCL's CTAs take SMs from the GPU's: at least one must stay for compute.
+void check_nccl_ctas(const Scenario& s) {
+  const ClusterSpec& c = s.cluster;
+  if (c.nccl_min_ctas > 0 && c.gpu.sms > 0)
+    require(s, c.nccl_min_ctas < c.gpu.sms, "cluster.nccl_min_ctas", c.nccl_min_ctas,
+            "must be below the GPU's " + str(c.gpu.sms) + " SMs (" + c.gpu.name + ")");
 }
 
 }  // namespace trainsim::schema

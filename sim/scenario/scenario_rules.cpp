@@ -32,6 +32,7 @@ void check_scenario_rules(const Scenario& s) {
   check_precision_recipe(s);
   schema::check_nvlink_domain(s);
   schema::check_in_network_reduction(s);
+  schema::check_nccl_ctas(s);
   schema::check_elastic(s);
   schema::check_run_target(s);
   schema::check_simulated_work(s);

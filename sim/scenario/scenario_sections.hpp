@@ -48,6 +48,7 @@ void check_moe_a2a_overlap(const Scenario& s);
 std::vector<ScenarioField> cluster_fields();
 void check_nvlink_domain(const Scenario& s);
 void check_in_network_reduction(const Scenario& s);
+void check_nccl_ctas(const Scenario& s);
 
 // [run] (scenario_fields_run.cpp).
 std::vector<ScenarioField> run_fields();

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "sim/engine/timer_wait.hpp"
+#include "sim/step/nccl_overlap.hpp"
 
 namespace trainsim {
 
@@ -16,7 +17,8 @@ StageCompute::StageCompute(StageContext& s, LayerCollectives& layers, const Stag
     : s_(s),
       layers_(layers),
       traffic_(traffic),
-      slowdown_(s.replica_class.stage_slowdown[static_cast<size_t>(s.stage)]) {}
+      slowdown_(s.replica_class.stage_slowdown[static_cast<size_t>(s.stage)]),
+      nccl_slowdown_(nccl_overlap_slowdown(s.w.scenario)) {}
 
 void StageCompute::open_record(const char* kind, const PipelineTask& t, WorkRate rate) {
   const double now = s_.clock.now();
@@ -55,7 +57,13 @@ double StageCompute::compute_slowed(double seconds) {
     // dispatcher's kernels take their SMs and HBM bandwidth (set_pair_slowdown).
     const bool pair = beside_done_ && !beside_.empty() && !beside_.front().done();
     const CommActivity* running = pair ? &beside_.front() : running_beside();
-    const double slowdown = 1.0 + (pair ? pair_slowdown_ : s_.w.scenario.training.overlap_slowdown);
+    // NCCL's gradient and parameter collectives hold their CTAs' SMs (nccl_overlap.hpp); the
+    // ring exchange's sends and anything else beside, the flat training.overlap_slowdown.
+    const bool nccl =
+        running != nullptr && !pair &&
+        (running == traffic_.gradient_traffic_in_flight() || running == traffic_.parameter_gather_in_flight());
+    const double slowdown =
+        1.0 + (pair ? pair_slowdown_ : (nccl ? nccl_slowdown_ : s_.w.scenario.training.overlap_slowdown));
     if (running == nullptr) {
       const std::optional<ReplicaRendezvous::Key> awaited = traffic_.awaited_start();
       if (!awaited) {

@@ -80,6 +80,8 @@ class StageCompute {
   const StageTraffic& traffic_;
   /// Compute time over a uniform GPU's: slow GPUs this stage's layers wait on (replica_classes.hpp).
   double slowdown_ = 1.0;
+  /// Compute beside NCCL's gradient and parameter collectives runs 1 + this as long (nccl_overlap.hpp).
+  double nccl_slowdown_ = 0.0;
   std::vector<engine::CommActivity> beside_;  ///< other communication running beside this GPU's compute
   std::function<void()> beside_done_;         ///< called when a communication beside the compute ends
   double pair_slowdown_ = 0;                  ///< beside a pair's collective (set_pair_slowdown)

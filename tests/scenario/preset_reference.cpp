@@ -85,7 +85,7 @@ GpuSpec blackwell(const BlackwellFigures& f) {
 
 constexpr BlackwellFigures k_blackwell[] = {
     {"b200", 183359, 2.25, 1.1, 9, 1000, 148},
-    {"gb200", 189471, 2.5, 1.25, 10, 1200, 0},
+    {"gb200", 189471, 2.5, 1.25, 10, 1200, 152},  // SMs: device queries (gpus/gb200.ini source_sms)
     {"b300", 275040, 2.25, 1.1, 14, 1100, 0},
     {"gb300", 284208, 2.5, 1.25, 15, 1400, 0},
 };

@@ -200,8 +200,9 @@ TEST(MoeA2aOverlap, TheDispatcherTakesItsSmsFromTheComputeBesideIt) {
   // parallel.moe_dispatcher_sms (Megatron-Core's moe_flex_dispatcher_num_sms) replaces the default.
   EXPECT_DOUBLE_EQ(ep_overlap_slowdown(with("hybridep", "dgx-h100", {{"parallel.moe_dispatcher_sms", "32"}}), true),
                    32.0 / 100.0);
-  const Scenario gb200 = with("deepep", "gb200-nvl72");
-  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(gb200, false), gb200.training.overlap_slowdown);
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(with("deepep", "gb200-nvl72"), false), 20.0 / 132.0);  // 152 SMs
+  const Scenario gb300 = with("deepep", "gb300-nvl72");  // no stated SM count
+  EXPECT_DOUBLE_EQ(ep_overlap_slowdown(gb300, false), gb300.training.overlap_slowdown);
   // Its compute runs slower beside the dispatcher than without the overlap.
   const std::vector<double> alone = step_of(with("deepep", "dgx-h100", {{"parallel.moe_a2a_overlap", "false"}}), true);
   const std::vector<double> beside = step_of(with("deepep", "dgx-h100"), true);
