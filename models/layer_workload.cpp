@@ -4,6 +4,7 @@
 
 #include "models/cast_ops.hpp"
 #include "models/cuda_graphs.hpp"
+#include "models/eager_passes.hpp"
 #include "models/expert_capacity.hpp"
 #include "models/model_state_memory.hpp"
 #include "models/moe_dispatch.hpp"
@@ -246,9 +247,8 @@ void add_attention_core(const ModelSpec& m, const TrainingSpec& tr, const Dims& 
   const double batch = d.samples * d.heads_local;
   if (tr.attention == AttentionKernel::flash) {
     Op op;
-    // A windowed layer runs the same kernel with a band mask (FlashAttention-2's window_size;
-    // GPT-OSS); attention sinks add one logit per head to the softmax's denominator, a
-    // negligible share of the kernel (GPT-OSS model card, "Attention").
+    // A windowed layer runs the same kernel with a band mask; sink attention runs fused as well
+    // (cuDNN >= 9.13.1 under Transformer Engine >= 2.8, SBHD: models/README.md, "Attention sinks").
     op.name = m.sliding_window > 0 ? "attention.window" : "attention";
     op.kind = OpKind::attention;
     op.precision = d.attention;
@@ -535,7 +535,7 @@ PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, con
 
 PassOps transformer_layer_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p, bool bf16_linears) {
   const Dims d = dims_of(m, tr, p, bf16_linears);
-  PassOps ops = assemble(layer_forward(m, tr, p, d), tr.recompute, d);
+  PassOps ops = with_eager_passes(assemble(layer_forward(m, tr, p, d), tr.recompute, d), m, tr, p);
   if (m.is_moe()) apply_moe_framework_work(ops, m, tr, p);
   const GraphedLayer graphed{m.is_moe(), p.moe_dispatcher == MoeDispatcher::alltoall};
   for (std::vector<Op>* pass : {&ops.forward, &ops.backward, &ops.recompute})

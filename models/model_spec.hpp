@@ -11,6 +11,9 @@ namespace trainsim {
 enum class FfnActivation { gelu, swiglu, squared_relu };
 enum class NormKind { layernorm, rmsnorm };
 enum class PositionEmbedding { learned, rope };
+/// Rotary frequencies as trained (none) or stretched by YaRN (Peng et al. 2023, "YaRN", §3.2;
+/// GPT-OSS's rope_scaling). Megatron-Bridge fuses plain RoPE only (models/eager_passes.hpp).
+enum class RopeScaling { none, yarn };
 /// Which tokens an over-capacity expert drops (Megatron-Core's moe_token_drop_policy): those of
 /// lowest routing probability, or those latest in the batch. Timing does not depend on it.
 enum class TokenDropPolicy { probs, position };
@@ -53,6 +56,10 @@ struct ModelSpec {
   FfnActivation activation = FfnActivation::swiglu;
   NormKind norm = NormKind::rmsnorm;
   PositionEmbedding position = PositionEmbedding::rope;
+  RopeScaling rope_scaling = RopeScaling::none;
+  /// The GLU's gate clamped to at most this and its linear half to +-this before the activation
+  /// (GPT-OSS's swiglu_limit 7; Megatron-Core's activation_func_clamp_value); 0: no clamp.
+  double activation_clamp = 0;
   bool bias = false;             ///< linear layers and norms carry biases (GPT-2/3 style)
   bool tied_embeddings = false;  ///< output projection shares the input embedding
   bool dropout = false;          ///< dropout layers present (their masks are stored)

@@ -231,6 +231,10 @@ ModelSpec read_family(const HfConfigJson& c, Family f) {
     if (!m.bias)
       c.refuse("attention_bias", "false", "GPT-OSS experts carry biases: trainsim's model.bias covers both");
     m.attention_sinks = true;
+    // GptOssConfig's rope_scaling (yarn) and swiglu_limit (7.0), its defaults and the released
+    // configs' values; trainsim prices their kernels, not their numbers (models/eager_passes.hpp).
+    m.rope_scaling = RopeScaling::yarn;
+    m.activation_clamp = 7;
   }
   if (f == Family::nemotron) m.norm = NormKind::layernorm;  // NemotronLayerNorm1P: scale and shift
   set_attention_layers(c, m, windowed_layers(c, m, f), c.has("layer_types") ? "layer_types" : "sliding_window");

@@ -32,6 +32,7 @@ const parse::EnumNames<FfnActivation> k_activations{
 const parse::EnumNames<NormKind> k_norms{{{"layernorm", NormKind::layernorm}, {"rmsnorm", NormKind::rmsnorm}}};
 const parse::EnumNames<PositionEmbedding> k_positions{
     {{"learned", PositionEmbedding::learned}, {"rope", PositionEmbedding::rope}}};
+const parse::EnumNames<RopeScaling> k_rope_scalings{{{"none", RopeScaling::none}, {"yarn", RopeScaling::yarn}}};
 
 // The help texts name no preset: they are read from the data folder (`trainsim presets`).
 ScenarioField model_preset_field() {
@@ -115,6 +116,12 @@ std::vector<ScenarioField> model_fields() {
       enum_field(
           "model.position_embedding", "position encoding", [](auto& s) -> auto& { return s.model.position; },
           k_positions),
+      enum_field(
+          "model.rope_scaling", "rotary frequency scaling: none or yarn (GPT-OSS; run unfused)",
+          [](auto& s) -> auto& { return s.model.rope_scaling; }, k_rope_scalings),
+      number_field(
+          "model.activation_clamp", "GLU inputs clamped to this before the activation (GPT-OSS: 7; 0: none)",
+          [](auto& s) -> auto& { return s.model.activation_clamp; }, 0.0),
       bool_field(
           "model.bias", "linear layers have biases", [](auto& s) -> auto& { return s.model.bias; }),
       bool_field(
@@ -204,6 +211,11 @@ void check_model_variants(const Scenario& s) {
   const ModelSpec& m = s.model;
   require(s, m.sliding_window <= m.seq_len, "model.sliding_window", m.sliding_window,
           "must not exceed model.seq_len = " + str(m.seq_len) + " (0: full attention)");
+  if (m.rope_scaling != RopeScaling::none && m.position != PositionEmbedding::rope)
+    throw InputError(s.source, "model.rope_scaling", "yarn", "needs model.position_embedding = rope");
+  if (m.activation_clamp > 0 && m.activation != FfnActivation::swiglu)
+    throw InputError(s.source, "model.activation_clamp", number(m.activation_clamp),
+                     "needs model.activation = swiglu (a gated MLP)");
   require(s, m.full_attention_interval == 0 || m.sliding_window > 0, "model.full_attention_interval",
           m.full_attention_interval, "needs model.sliding_window > 0");
   require(s, m.full_attention_interval <= m.layers, "model.full_attention_interval", m.full_attention_interval,

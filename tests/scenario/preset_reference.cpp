@@ -340,6 +340,8 @@ ModelSpec gpt_oss_120b() {
   m.attention_sinks = true;
   m.sliding_window = 128;
   m.full_attention_interval = 2;
+  m.rope_scaling = RopeScaling::yarn;  // config.json rope_scaling.rope_type "yarn", factor 32
+  m.activation_clamp = 7;              // config.json swiglu_limit 7.0
   return m;
 }
 
