@@ -26,6 +26,8 @@ void StageCompute::open_record(const char* kind, const PipelineTask& t, WorkRate
 }
 
 void StageCompute::observe_record() {
+  // observe() drops it without an observer: its kind's string and record not built then.
+  if (!s_.w.options.observer) return;
   s_.observe(ActivityStream::compute, record_->kind, record_->task, record_->start_s, record_->end_s, 0,
              record_->rate.flops_per_s * record_->seconds, {}, record_->rate.bytes_per_s * record_->seconds);
 }
