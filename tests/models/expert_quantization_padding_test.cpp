@@ -11,21 +11,14 @@
 #include "models/layer_workload.hpp"
 #include "models/model_presets.hpp"
 #include "tests/models/find_op.hpp"
+#include "tests/models/qwen3_moe.hpp"
 
 namespace trainsim {
 namespace {
 
 using testing::find_op;
 
-ModelSpec qwen3(bool padded) {
-  ModelSpec m = *model_preset("qwen3-30b-a3b");
-  m.seq_len = 4096;
-  if (padded) {
-    m.capacity_factor = 1.0;
-    m.pad_to_capacity = true;
-  }
-  return m;
-}
+ModelSpec qwen3(bool padded) { return testing::qwen3_moe(padded); }
 
 std::size_t index_of(const std::vector<Op>& ops, const std::string& name) {
   for (std::size_t i = 0; i < ops.size(); ++i)

@@ -9,21 +9,14 @@
 #include "models/layer_workload.hpp"
 #include "models/model_presets.hpp"
 #include "tests/models/find_op.hpp"
+#include "tests/models/qwen3_moe.hpp"
 
 namespace trainsim {
 namespace {
 
 using testing::find_op;
 
-ModelSpec qwen3(bool padded) {
-  ModelSpec m = *model_preset("qwen3-30b-a3b");
-  m.seq_len = 4096;
-  if (padded) {
-    m.capacity_factor = 1.0;
-    m.pad_to_capacity = true;
-  }
-  return m;
-}
+ModelSpec qwen3(bool padded) { return testing::qwen3_moe(padded); }
 
 int calls_of(const std::vector<Op>& ops) {
   int calls = 0;

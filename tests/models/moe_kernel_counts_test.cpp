@@ -10,6 +10,7 @@
 #include "models/model_presets.hpp"
 #include "models/moe_kernel_counts.hpp"
 #include "tests/models/find_op.hpp"
+#include "tests/models/qwen3_moe.hpp"
 
 namespace trainsim {
 namespace {
@@ -70,15 +71,7 @@ TEST(MoeKernelCounts, TritonPermutationsLaunchEachKernelFromPython) {
   EXPECT_EQ(at("router.aux_loss", OpPass::forward, flex).kernels, 5);
 }
 
-ModelSpec qwen3(bool padded) {
-  ModelSpec m = *model_preset("qwen3-30b-a3b");
-  m.seq_len = 4096;
-  if (padded) {
-    m.capacity_factor = 1.0;
-    m.pad_to_capacity = true;
-  }
-  return m;
-}
+ModelSpec qwen3(bool padded) { return testing::qwen3_moe(padded); }
 
 int forward_calls(const std::vector<Op>& ops) {
   int calls = 0;

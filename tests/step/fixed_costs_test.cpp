@@ -22,19 +22,7 @@ using testing::scenario;
 
 // Llama 3 8B cut to 4 layers on one GB200 tray's worth of an NVL72 rack: TP 2 with sequence
 // parallelism, FP8, the distributed optimizer (public.md A4's 512-GPU layout, shrunk).
-const testing::Settings k_tp{{"model.preset", "llama3-8b"},
-                             {"model.layers", "4"},
-                             {"model.seq_len", "4096"},
-                             {"training.precision", "fp8"},
-                             {"training.grad_precision", "bf16"},
-                             {"training.dp_bucket", "100MB"},
-                             {"parallel.tp", "2"},
-                             {"parallel.sequence_parallel", "true"},
-                             {"parallel.zero", "1"},
-                             {"parallel.overlap_grad_reduce", "true"},
-                             {"parallel.overlap_param_gather", "true"},
-                             {"cluster.preset", "gb200-nvl72"},
-                             {"cluster.nodes", "2"}};
+const testing::Settings k_tp = testing::small_gb200_llama3_8b();
 
 // The amax all-reduces of each pass of stage 0's chunk: {forward, backward} counts.
 std::vector<int> amax_counts(const Scenario& s) {

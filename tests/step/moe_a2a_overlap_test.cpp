@@ -152,9 +152,11 @@ TEST(MoeA2aOverlap, HidesTheAllToAllsBehindThePairedPassAndNoMore) {
     // The reduced simulation plays the pairs as --full does; with folded experts within 2e-4
     // of it: the EP group holds other replicas' TP partners, whose TP collectives beside the
     // all-to-all only --full simulates (sim/README.md). (1e-4 while a fitted 40 % slowdown
-    // stretched the GEMMs beside the TP collectives; their exchanges now outlast them more.)
+    // stretched the GEMMs beside the TP collectives; their exchanges now outlast them more.
+    // 2e-4 until the pieces beside the all-to-all ran on the SMs the dispatcher leaves and
+    // the dispatcher's c10d calls cost the host: 2.05e-4 with both.)
     const std::vector<double> full = step_of(on, false);
-    const double within = pp == "folded" ? 2e-4 : 1e-9;
+    const double within = pp == "folded" ? 3e-4 : 1e-9;
     for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(full[i], b[i], within * b[0]) << "pp " << pp << " field " << i;
   }
 }

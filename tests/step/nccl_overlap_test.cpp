@@ -17,19 +17,7 @@ using testing::scenario;
 
 // Llama 3 8B cut to 4 layers on two GB200 trays: DP 4 with the distributed optimizer, its
 // gradient reduce-scatters and parameter all-gathers overlapped with the backward and forward.
-const testing::Settings k_dp{{"model.preset", "llama3-8b"},
-                             {"model.layers", "4"},
-                             {"model.seq_len", "4096"},
-                             {"training.precision", "fp8"},
-                             {"training.grad_precision", "bf16"},
-                             {"training.dp_bucket", "100MB"},
-                             {"parallel.tp", "2"},
-                             {"parallel.sequence_parallel", "true"},
-                             {"parallel.zero", "1"},
-                             {"parallel.overlap_grad_reduce", "true"},
-                             {"parallel.overlap_param_gather", "true"},
-                             {"cluster.preset", "gb200-nvl72"},
-                             {"cluster.nodes", "2"}};
+const testing::Settings k_dp = testing::small_gb200_llama3_8b();
 
 TEST(NcclOverlap, ComputeRunsOnTheSmsTheCtasLeave) {
   // ctas / (sms - ctas): the work of all sms spread over the rest.

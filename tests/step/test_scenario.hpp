@@ -26,6 +26,25 @@ inline Settings merged(Settings base, const Settings& extra) {
   return base;
 }
 
+/// Llama 3 8B cut to 4 layers on two GB200 trays: TP 2 with sequence parallelism, FP8, the
+/// distributed optimizer with its gradient reduce-scatters and parameter all-gathers overlapped
+/// (public.md A4's 512-GPU layout, shrunk).
+inline Settings small_gb200_llama3_8b() {
+  return {{"model.preset", "llama3-8b"},
+          {"model.layers", "4"},
+          {"model.seq_len", "4096"},
+          {"training.precision", "fp8"},
+          {"training.grad_precision", "bf16"},
+          {"training.dp_bucket", "100MB"},
+          {"parallel.tp", "2"},
+          {"parallel.sequence_parallel", "true"},
+          {"parallel.zero", "1"},
+          {"parallel.overlap_grad_reduce", "true"},
+          {"parallel.overlap_param_gather", "true"},
+          {"cluster.preset", "gb200-nvl72"},
+          {"cluster.nodes", "2"}};
+}
+
 /// Mixtral 8x7B cut to 4 layers of 2,048 tokens, TP 2, PP 2, two micro-batches, with `ep`
 /// expert-parallel ranks on `nodes` nodes: a small MoE step with expert traffic.
 inline Settings small_mixtral(int ep, int nodes) {
