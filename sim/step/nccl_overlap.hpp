@@ -1,6 +1,7 @@
 #pragma once
 // How much slower compute runs beside NCCL's gradient and parameter collectives (the gradient
-// reduce-scatters and all-reduces, ZeRO's parameter all-gathers, ring attention's exchange):
+// reduce-scatters and all-reduces, ZeRO's parameter all-gathers; ring attention's exchange keeps
+// training.overlap_slowdown):
 // NCCL runs a collective as one CTA per channel, each CTA resident on one SM for the whole
 // collective, so the kernels beside it run on the rest.
 //
