@@ -21,14 +21,31 @@ bool pairable(const ParallelSpec& par, bool reduces_after, const PipelineTask& t
   return t.pass == TaskPass::forward || (t.pass == TaskPass::backward && !reduces);
 }
 
-// Pass `pass` of `t` cut as the combined 1F1B plays it (Megatron-Core's
-// TransformerLayerSchedulePlan: per layer a forward runs its attention and router, dispatch,
-// experts, combine; a backward its combine's gradient, experts, dispatch's gradient,
-// attention): per MoE layer the compute before its first token all-to-all, the experts
-// between, the rest after (PassCost::moe); the pass's other compute (dense layers, embedding,
-// output) first. The forward's first group is the dispatch with the dispatcher's token-count
-// all-gather and probabilities' all-to-all, its second the combine; the backward's first the
-// combine's gradient, its second the dispatch's with the probabilities'.
+// Pass `pass` of `t` cut as the combined 1F1B plays it (Megatron-Core @ d98e8a64): per MoE
+// layer the nodes TransformerLayerSchedulePlan builds (models/common/
+// model_chunk_schedule_plan.py, _build_callable_nodes), each on its stream, and what each
+// runs (models/gpt/fine_grained_callables.py, build_transformer_layer_callables):
+// - pre_dispatch_computation, compute stream: attention, the MLP's norm, router, dispatch
+//   preprocess (permutation); its backward the same kernels' gradients. A forward's head_s,
+//   a backward's tail_s.
+// - moe_dispatch, communication stream: the token (and probabilities') all-to-all only.
+// - mlp, compute stream: the received chunks' sort, the experts, the unsort (experts_s).
+// - moe_combine, communication stream: the combine all-to-all, then the unpermutation and the
+//   residual add (submodule_combine_forward: `mlp.combine`, `mlp.postprocess`, `mlp_bda`);
+//   in the backward their gradients, then the all-to-all. So a forward's tail_s runs after
+//   its combine on the communication stream, a backward's head_s before its combine's
+//   gradient there: they run beside the other pass's compute and hold the stream.
+// The pass's other compute (embedding, output layer, loss; dense layers) runs outside the
+// layer pairs (TransformerModelChunkSchedulePlan.run: "Phase 0" the forward's preprocess and
+// the backward's postprocess, i.e. the output layer's and loss's gradients, before them;
+// "Phase 6" the forward's postprocess, the output layer and loss, after them, once the last
+// combine is done): a backward's first, a forward's last, with no all-to-all beside it.
+// (The embedding's forward and its gradient, a gather and a scatter, go with them; dense
+// layers, which Megatron-Core pairs layer by layer too, go there as well: a stated
+// simplification.) The forward's first group is the dispatch with the dispatcher's
+// token-count all-gather and probabilities' all-to-all, its second the combine; the
+// backward's first the combine's gradient, its second the dispatch's with the
+// probabilities'.
 PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pass, bool delay_wgrad_compute) {
   PairChain chain;
   chain.task = &t;
@@ -49,34 +66,46 @@ PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pa
   const int layers = tokens != nullptr ? tokens->count / 2 : 0;
   const double moe_s = layers * (m.head_s + m.experts_s + m.tail_s);
   // The host's waits of a sync-free pass stay in a pair's compute (its collectives run beside).
-  chain.pieces.push_back(std::max(0.0, pass.compute_s + pass.hideable_host_s - moe_s) + (layers > 0 ? m.head_s : 0.0));
+  const double other_s = std::max(0.0, pass.compute_s + pass.hideable_host_s - moe_s);
   const bool forward = t.pass == TaskPass::forward;
   const double held = forward || !delay_wgrad_compute ? 0.0 : m.experts_wgrad_s;
-  chain.held.push_back(0.0);
-  chain.beside.push_back(m.head_beside);
-  // The tail of a layer and the head of the next, as one piece: their ratios weighted by time.
-  std::array<double, 2> tail_head = m.tail_beside;
-  for (size_t i = 0; i < 2; ++i)
-    if (m.tail_s + m.head_s > 0)
-      tail_head[i] = (m.tail_beside[i] * m.tail_s + m.head_beside[i] * m.head_s) / (m.tail_s + m.head_s);
+  const auto piece = [&](double s, double hold, const std::array<double, 2>& beside) {
+    chain.pieces.push_back(s);
+    chain.held.push_back(hold);
+    chain.beside.push_back(beside);
+  };
+  const auto group = [&](const std::vector<const GroupCollective*>& g, double before, double after) {
+    chain.groups.push_back(g);
+    chain.comm_before.push_back(before);
+    chain.comm_after.push_back(after);
+  };
   std::vector<const GroupCollective*> dispatch = gathers;
   dispatch.push_back(tokens);
   dispatch.insert(dispatch.end(), others.begin(), others.end());
   const std::vector<const GroupCollective*> combine{tokens};
-  for (int l = 0; l < layers; ++l) {
-    chain.groups.push_back(forward ? dispatch : combine);
-    chain.pieces.push_back(m.experts_s);
-    chain.held.push_back(held);
-    chain.beside.push_back(m.experts_beside);
-    chain.groups.push_back(forward ? combine : dispatch);
-    chain.pieces.push_back(m.tail_s + (l + 1 < layers ? m.head_s : 0.0));
-    chain.held.push_back(0.0);
-    chain.beside.push_back(l + 1 < layers ? tail_head : m.tail_beside);
+  if (layers == 0) {
+    piece(other_s, 0.0, m.tail_beside);
+  } else if (forward) {
+    piece(m.head_s, 0.0, m.head_beside);
+    for (int l = 0; l < layers; ++l) {
+      group(dispatch, 0.0, 0.0);
+      piece(m.experts_s, 0.0, m.experts_beside);
+      group(combine, 0.0, m.tail_s);  // the unpermutation and residual after the combine
+      piece(l + 1 < layers ? m.head_s : other_s, 0.0, m.head_beside);
+    }
+  } else {
+    piece(other_s, 0.0, m.tail_beside);
+    for (int l = 0; l < layers; ++l) {
+      group(combine, m.head_s, 0.0);  // their gradients before the combine's
+      piece(m.experts_s, held, m.experts_beside);
+      group(dispatch, 0.0, 0.0);
+      piece(m.tail_s, 0.0, m.tail_beside);
+    }
   }
   // TP collectives overlapped with GEMMs run those GEMMs beside them (LayerCollectives::run): the
   // pieces hold the rest of the compute.
   const double unoverlapped = pass.compute_s > 0 ? (pass.compute_s - pass.overlapped_s) / pass.compute_s : 1.0;
-  for (std::vector<double>* v : {&chain.pieces, &chain.held})
+  for (std::vector<double>* v : {&chain.pieces, &chain.held, &chain.comm_before, &chain.comm_after})
     for (double& s : *v) s *= unoverlapped;
   // A dropless forward's sync leaves the rest of the pair's layer at the host's pace: the
   // forward's experts wait for it (host_bound_pair.hpp).
@@ -86,14 +115,42 @@ PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pa
   return chain;
 }
 
+// The combine node's unpermutation, residual add and their gradients are memory-bound
+// kernels over every routed row (64 K rows of hidden 2048 for Qwen3 30B-A3B at 4,096 tokens,
+// many waves of thread blocks), so beside the other pass's kernels they take SMs as those
+// free up rather than run in the gaps: Megatron-Core orders `mlp_bda` after `mlp.combine`
+// because run first "it would compete for SM resources with another microbatch's computation
+// and expose the communication" (models/gpt/fine_grained_callables.py @ d98e8a64,
+// submodule_combine_forward). The bound taken: the GPU's SM time is conserved, the compute
+// stream's piece beside them loses their seconds while the communication stream holds them
+// in its order. In StagePair::run's order the backward's group i starts beside the forward's
+// piece i and the forward's group i beside the backward's piece i + 1.
+void share_comm_kernels(std::array<PairChain, 2>& chains) {
+  for (size_t c = 0; c < 2; ++c) {
+    PairChain& other = chains[1 - c];
+    for (size_t i = 0; i < chains[c].groups.size(); ++i) {
+      const size_t beside = c == 0 ? i : i + 1;
+      if (beside < other.pieces.size()) other.pieces[beside] += chains[c].comm_before[i] + chains[c].comm_after[i];
+    }
+  }
+}
+
 // parallel.moe_a2a_overlap: a `forward` and a `backward` (of another micro-batch) as one unit,
 // layer by layer, as Megatron-Core's combined 1F1B runs them
 // (TransformerLayerSchedulePlan.run, megatron/core/models/common/model_chunk_schedule_plan.py
 // @ d98e8a64): the compute stream runs the backward's and the forward's pieces in turn, the
-// backward's first (its combine gradient's unpermutation; the forward's attention; the
-// backward's experts; the forward's experts; ...), the communication stream their groups of
-// collectives in turn, the backward's first. A piece waits for its pass's group before it, a
-// group for its pass's piece before it and for the stream's collective before it. Compute
+// backward's first (its output layer's gradient; the forward's attention; the backward's
+// experts; the forward's experts; the backward's attention; ...; the forward's output
+// layer), the communication stream their groups of collectives in turn, the backward's first
+// (its combine's gradient, the forward's dispatch, the backward's dispatch gradient, the
+// forward's combine: run's docstring, "comm_stream: combine_bwd | dispatch_fwd->dispatch_bwd
+// | combine_fwd"), with the combine node's kernels beside its all-to-all (pair_chain). A
+// piece waits for its pass's group before it, a group for its pass's piece before it and for
+// the stream's item before it: each node waits for its micro-batch's one CUDA event and
+// records it when done (pipeline_parallel/utils.py, ScheduleNode.stream_acquire_context), so a
+// pass's nodes run in its order whatever their streams, the two passes' only in each stream's
+// order; mlp.backward_dw records no event, so the dispatch's gradient starts beside the
+// experts' delayed weight gradients (`held`). Compute
 // beside a collective runs slower by the SMs its kernels hold and the HBM bandwidth it shares,
 // piece by piece (ep_overlap_cost.hpp; on a GPU of no stated SM count ep_overlap_slowdown);
 // the compute stream's waits for the collectives are ep_comm. A selective recomputation runs
@@ -103,23 +160,30 @@ PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pa
 void StagePair::run(std::array<PairChain, 2>& chains) {
   struct CommItem {
     size_t chain, group;
-    const GroupCollective* collective;
-    bool last;  // of its group
+    const GroupCollective* collective;  // null: compute kernels on the communication stream
+    double seconds;                     // theirs
+    bool last;                          // of its group
   };
+  share_comm_kernels(chains);
   std::vector<std::pair<size_t, size_t>> pieces;  // (chain, piece), the compute stream's order
   std::vector<CommItem> comms;                    // the communication stream's order
   for (size_t i = 0; i < std::max(chains[0].pieces.size(), chains[1].pieces.size()); ++i)
     for (size_t c = 0; c < 2; ++c) {
       if (i < chains[c].pieces.size()) pieces.emplace_back(c, i);
-      if (i < chains[c].groups.size())
-        for (const GroupCollective* g : chains[c].groups[i])
-          comms.push_back({c, i, g, g == chains[c].groups[i].back()});
+      if (i < chains[c].groups.size()) {
+        const PairChain& chain = chains[c];
+        if (chain.comm_before[i] > 0) comms.push_back({c, i, nullptr, chain.comm_before[i], false});
+        for (const GroupCollective* g : chain.groups[i])
+          comms.push_back({c, i, g, 0.0, g == chain.groups[i].back() && !(chain.comm_after[i] > 0)});
+        if (chain.comm_after[i] > 0) comms.push_back({c, i, nullptr, chain.comm_after[i], true});
+      }
     }
   size_t next_piece = 0, next_comm = 0;
   std::optional<CommActivity> running;
   CommItem item{};
   const auto finish = [&] {
-    layers_.record(*item.collective, *chains[item.chain].task, running->start_s(), running->end_s(), 0.0);
+    if (item.collective != nullptr)
+      layers_.record(*item.collective, *chains[item.chain].task, running->start_s(), running->end_s(), 0.0);
     if (item.last) ++chains[item.chain].groups_done;
     running.reset();
     compute_.clear_beside();
@@ -148,6 +212,15 @@ void StagePair::run(std::array<PairChain, 2>& chains) {
         chains[comms[next_comm].chain].leads_done <= comms[next_comm].group)
       return;
     item = comms[next_comm++];
+    if (item.collective == nullptr) {  // the combine node's kernels, in stream order
+      simulated = false;
+      CommPlan kernels;
+      kernels.phases.resize(1);
+      kernels.phases[0].latency_s = item.seconds;
+      running = engine::start_plan(s_.w.platform, std::move(kernels), "ep_combine_compute");
+      compute_.add_beside(*running);
+      return;
+    }
     const auto cached = s_.w.duration_cache.find(layers_.duration_key(*item.collective));
     const bool beside_gradients = s_.w.options.reduce_symmetry && traffic_.gradient_traffic_running();
     simulated = !(s_.w.options.reduce_symmetry && layers_.actors_in(LayerGroup::ep) == 1 &&

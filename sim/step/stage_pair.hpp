@@ -18,7 +18,9 @@ namespace trainsim {
 // One pass of a forward-backward pair (parallel.moe_a2a_overlap, StagePair::run): its compute
 // pieces, and between piece i and piece i + 1 group i of its layers' expert-parallel
 // collectives, which may start `held[i]` seconds before piece i ends (delayed weight
-// gradients).
+// gradients). The kernels Megatron-Core's moe_combine node runs beside its all-to-all run on
+// the communication stream with it: `comm_before[i]` seconds of them before group i's
+// collectives, `comm_after[i]` after (pair_chain).
 struct PairChain {
   const PipelineTask* task = nullptr;
   const char* kind = "";
@@ -29,6 +31,7 @@ struct PairChain {
   /// inside one NVLink domain [0] or across domains [1] (MoeLayerSplit's *_beside).
   std::vector<std::array<double, 2>> beside;
   std::vector<std::vector<const GroupCollective*>> groups;
+  std::vector<double> comm_before, comm_after;  ///< per group: compute on the communication stream
   std::optional<LayerSlots> tp;  ///< its TP collectives, played inside its pieces
   size_t leads_done = 0;         ///< pieces whose part before `held` has run
   size_t groups_done = 0;
@@ -42,12 +45,20 @@ bool pairable(const ParallelSpec& parallel, bool reduces_after, const PipelineTa
 /// Pass `pass` of `t` cut into pieces and groups of collectives as a pair plays it.
 PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pass, bool delay_wgrad_compute);
 
+/// The combine node's kernels on the communication stream (PairChain::comm_before,
+/// comm_after) share the GPU's SMs with the other pass's piece the compute stream runs when
+/// they start: that piece is charged their seconds (`chains`: the backward's, then the
+/// forward's, as StagePair::run takes them). A group with no piece of the other pass beside
+/// it charges nothing (the GPU runs its kernels alone).
+void share_comm_kernels(std::array<PairChain, 2>& chains);
+
 class StagePair {
  public:
   StagePair(StageContext& s, StageCompute& compute, LayerCollectives& layers, const StageTraffic& traffic)
       : s_(s), compute_(compute), layers_(layers), traffic_(traffic) {}
 
-  /// Plays `chains` (the backward's, then the forward's) on the two streams; each chain's
+  /// Plays `chains` (the backward's, then the forward's, share_comm_kernels applied) on the
+  /// two streams; each chain's
   /// compute_s holds the time its pieces took, the compute stream's waits are ep_comm.
   void run(std::array<PairChain, 2>& chains);
   /// A pair's collective asked for that has not started, if any: its start starts the next.

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
@@ -58,20 +59,29 @@ TEST(StagePair, PairableUnlessItsGradientsAreReducedAsItRuns) {
   EXPECT_FALSE(pairable(par, false, PipelineTask{0, 0, TaskPass::weight}));
 }
 
+// Megatron-Core's nodes (stage_pair.cpp, pair_chain): a forward's attention, router and
+// permutation before its dispatch, its experts between, its unpermutation and residual on
+// the communication stream after its combine, its output layer and loss after the last layer.
 TEST(StagePair, AForwardIsCutAroundItsTokenAllToAlls) {
   const PassCost pass = moe_pass(2);
   const PipelineTask t{0, 0, TaskPass::forward};
   const PairChain chain = pair_chain("forward", t, pass, true);
   EXPECT_EQ(chain.task, &t);
   EXPECT_EQ(chain.pass, &pass);
-  // The non-MoE compute and the first head, then per layer the experts and the tail (with
-  // the next head).
   ASSERT_EQ(chain.pieces.size(), 5u);
-  EXPECT_DOUBLE_EQ(chain.pieces[0], 1.0 + 0.1);
+  EXPECT_DOUBLE_EQ(chain.pieces[0], 0.1);  // the first head alone: nothing before the first layer
   EXPECT_DOUBLE_EQ(chain.pieces[1], 0.2);
-  EXPECT_DOUBLE_EQ(chain.pieces[2], 0.05 + 0.1);
-  EXPECT_DOUBLE_EQ(chain.pieces[4], 0.05);
-  EXPECT_NEAR(std::accumulate(chain.pieces.begin(), chain.pieces.end(), 0.0), pass.compute_s, 1e-12);
+  EXPECT_DOUBLE_EQ(chain.pieces[2], 0.1);  // the next head; the tail is not on the compute stream
+  EXPECT_DOUBLE_EQ(chain.pieces[3], 0.2);
+  EXPECT_DOUBLE_EQ(chain.pieces[4], 1.0);  // the non-MoE compute, after the last combine
+  // The tails run after the combines on the communication stream, nothing before them.
+  ASSERT_EQ(chain.comm_after.size(), 4u);
+  EXPECT_EQ(chain.comm_before, (std::vector<double>{0.0, 0.0, 0.0, 0.0}));
+  EXPECT_EQ(chain.comm_after, (std::vector<double>{0.0, 0.05, 0.0, 0.05}));
+  // Both streams together hold the pass's compute, once.
+  EXPECT_NEAR(std::accumulate(chain.pieces.begin(), chain.pieces.end(), 0.0) +
+                  std::accumulate(chain.comm_after.begin(), chain.comm_after.end(), 0.0),
+              pass.compute_s, 1e-12);
   // A forward holds nothing back; its dispatch (the counts' gather, then the tokens) before
   // the experts, its combine (the tokens) after them.
   for (const double h : chain.held) EXPECT_EQ(h, 0.0);
@@ -83,8 +93,8 @@ TEST(StagePair, AForwardIsCutAroundItsTokenAllToAlls) {
   EXPECT_EQ(chain.tp->sequence, (std::vector<const GroupCollective*>{&pass.collectives[2], &pass.collectives[2]}));
 }
 
-// Each piece runs beside a collective at its own ratio (ep_overlap_cost.hpp): the head's, the
-// experts', and a tail with the next head at their time-weighted mean.
+// Each piece runs beside a collective at its own ratio (ep_overlap_cost.hpp): a forward's
+// heads at the head's, its experts at the experts'.
 TEST(StagePair, EachPieceCarriesItsRatioBesideACollective) {
   PassCost pass = moe_pass(2);
   pass.moe.head_beside = {1.2, 1.1};
@@ -95,10 +105,14 @@ TEST(StagePair, EachPieceCarriesItsRatioBesideACollective) {
   ASSERT_EQ(chain.beside.size(), chain.pieces.size());
   EXPECT_EQ(chain.beside[0], pass.moe.head_beside);
   EXPECT_EQ(chain.beside[1], pass.moe.experts_beside);
-  // tail 0.05 s, head 0.1 s
-  EXPECT_DOUBLE_EQ(chain.beside[2][0], (1.5 * 0.05 + 1.2 * 0.1) / 0.15);
-  EXPECT_DOUBLE_EQ(chain.beside[2][1], (1.05 * 0.05 + 1.1 * 0.1) / 0.15);
-  EXPECT_EQ(chain.beside[4], pass.moe.tail_beside);  // the last tail has no head after it
+  EXPECT_EQ(chain.beside[2], pass.moe.head_beside);
+  EXPECT_EQ(chain.beside[3], pass.moe.experts_beside);
+  // A backward's attention (its tail) at the tail's.
+  const PipelineTask b{0, 0, TaskPass::backward};
+  const PairChain back = pair_chain("backward", b, pass, true);
+  ASSERT_EQ(back.beside.size(), 5u);
+  EXPECT_EQ(back.beside[2], pass.moe.tail_beside);
+  EXPECT_EQ(back.beside[4], pass.moe.tail_beside);
 }
 
 TEST(StagePair, ABackwardHoldsItsExpertsWeightGradientsBesideTheDispatchGradient) {
@@ -107,6 +121,15 @@ TEST(StagePair, ABackwardHoldsItsExpertsWeightGradientsBesideTheDispatchGradient
   const PairChain delayed = pair_chain("backward", t, pass, true);
   ASSERT_EQ(delayed.held.size(), 3u);
   EXPECT_DOUBLE_EQ(delayed.held[1], 0.08);  // the experts' piece, before the dispatch's gradient
+  // Its output layer's gradient (the non-MoE compute) first, then per layer the experts and
+  // the attention's gradient; the unpermutation's and residual's gradients run before the
+  // combine's gradient on the communication stream.
+  ASSERT_EQ(delayed.pieces.size(), 3u);
+  EXPECT_NEAR(delayed.pieces[0], 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(delayed.pieces[1], 0.2);
+  EXPECT_DOUBLE_EQ(delayed.pieces[2], 0.05);
+  EXPECT_EQ(delayed.comm_before, (std::vector<double>{0.1, 0.0}));
+  EXPECT_EQ(delayed.comm_after, (std::vector<double>{0.0, 0.0}));
   // The combine's gradient first, the dispatch's after the experts.
   EXPECT_EQ(delayed.groups[0], (std::vector<const GroupCollective*>{&pass.collectives[0]}));
   EXPECT_EQ(delayed.groups[1], (std::vector<const GroupCollective*>{&pass.collectives[1], &pass.collectives[0]}));
@@ -116,6 +139,33 @@ TEST(StagePair, ABackwardHoldsItsExpertsWeightGradientsBesideTheDispatchGradient
 double sum(const std::vector<double>& v) {
   return std::accumulate(v.begin(), v.end(), 0.0);
 }
+
+// The combine node's kernels on the communication stream charge the other pass's piece that
+// runs when they start: the backward's group i beside the forward's piece i, the forward's
+// group i beside the backward's piece i + 1; none where no piece of the other pass is beside.
+TEST(StagePair, TheCombinesKernelsChargeTheOtherPassesPieceBesideThem) {
+  const PassCost pass = moe_pass(2);
+  const PipelineTask f{1, 0, TaskPass::forward};
+  const PipelineTask b{0, 0, TaskPass::backward};
+  std::array<PairChain, 2> chains{pair_chain("backward", b, pass, false), pair_chain("forward", f, pass, false)};
+  const std::vector<double> backward = chains[0].pieces, forward = chains[1].pieces;
+  share_comm_kernels(chains);
+  // The backward's unpermutation gradients (0.1 s, groups 0 and 2) beside the forward's heads.
+  EXPECT_EQ(chains[1].pieces, (std::vector<double>{forward[0] + 0.1, forward[1], forward[2] + 0.1, forward[3],
+                                                   forward[4]}));
+  // The forward's unpermutations (0.05 s, groups 1 and 3) beside the backward's attention.
+  EXPECT_EQ(chains[0].pieces, (std::vector<double>{backward[0], backward[1], backward[2] + 0.05, backward[3],
+                                                   backward[4] + 0.05}));
+  // A forward with no backward beside it (more layers than its partner): its last groups'
+  // kernels run alone, charged to nothing.
+  const PassCost longer = moe_pass(3);
+  std::array<PairChain, 2> uneven{pair_chain("backward", b, pass, false), pair_chain("forward", f, longer, false)};
+  const double before = sum(uneven[0].pieces) + sum(uneven[1].pieces);
+  share_comm_kernels(uneven);
+  // Charged: the backward's two unpermutation gradients and the forward's first two tails.
+  EXPECT_NEAR(sum(uneven[0].pieces) + sum(uneven[1].pieces), before + 2 * 0.1 + 2 * 0.05, 1e-12);
+}
+
 
 // Qwen3 30B-A3B cut to 4 layers on one node, its 8 GPUs one expert-parallel group.
 const testing::Settings k_pair{{"model.preset", "qwen3-30b-a3b"},
@@ -175,6 +225,51 @@ TEST(StagePair, RunPlaysEveryPieceAndCollectiveAndHidesSomeOfTheAllToAlls) {
   EXPECT_GE(ep_records, 16.0);
   EXPECT_GT(ep_s, 0.0);
   EXPECT_LT(ep_comm, 0.5 * ep_s);
+}
+
+// Megatron-Core's stream placement (stage_pair.cpp, pair_chain): the backward's combine
+// gradient starts once its output layer's gradient and its unpermutation's gradient (on the
+// communication stream) are done; the forward's output layer starts once its last combine
+// and the unpermutation after it are done; one communication stream runs its items one at a
+// time.
+TEST(StagePair, TheCombinesKernelsHoldTheCommunicationStreamAndTheOutputLayerWaitsForTheLastCombine) {
+  testing::KeptRecords records;
+  StepOptions options;
+  options.observer = &records;
+  const std::vector<double> out = testing::run_stage_part(
+      testing::scenario(k_pair), 0,
+      [&](StageContext& context) {
+        testing::ComputeParts parts(context);
+        StagePair pair(context, parts.compute, parts.layers, parts.traffic);
+        const PipelineTask forward{1, 0, TaskPass::forward};
+        const PipelineTask backward{0, 0, TaskPass::backward};
+        const ChunkCosts& c = context.costs.chunks[0];
+        std::array<PairChain, 2> chains{pair_chain("backward", backward, c.backward, false),
+                                        pair_chain("forward", forward, c.forward, false)};
+        pair.run(chains);
+        std::vector<const ActivityRecord*> compute[2], comm[2], stream;
+        for (const ActivityRecord& r : records.records) {
+          const size_t pass = r.microbatch == 1 ? 1 : 0;
+          (r.stream == ActivityStream::compute ? compute : comm)[pass].push_back(&r);
+          if (r.stream != ActivityStream::compute) stream.push_back(&r);
+        }
+        double overlap = 0;  // of the communication stream's records with each other
+        for (size_t i = 1; i < stream.size(); ++i) overlap = std::max(overlap, stream[i - 1]->end_s - stream[i]->start_s);
+        return std::vector<double>{compute[0].front()->end_s + chains[0].comm_before[0],
+                                   comm[0].front()->start_s,
+                                   comm[1].back()->end_s + chains[1].comm_after.back(),
+                                   compute[1].back()->start_s,
+                                   chains[0].comm_before[0],
+                                   chains[1].comm_after.back(),
+                                   overlap};
+      },
+      options);
+  ASSERT_EQ(out.size(), 7u);
+  EXPECT_GT(out[4], 0.0);  // the unpermutation's gradient
+  EXPECT_GT(out[5], 0.0);  // the unpermutation and residual
+  EXPECT_GE(out[1], out[0] * (1 - 1e-12));
+  EXPECT_GE(out[3], out[2] * (1 - 1e-12));
+  EXPECT_LE(out[6], 1e-12);
 }
 
 }  // namespace
