@@ -181,6 +181,12 @@ void StagePair::run(std::array<PairChain, 2>& chains) {
   size_t next_piece = 0, next_comm = 0;
   std::optional<CommActivity> running;
   CommItem item{};
+  // The piece's slowdown beside a collective; beside the combine node's kernels none, their
+  // seconds already charged to it (share_comm_kernels).
+  double piece_slowdown = 0;
+  const auto slow_beside = [&] {
+    compute_.set_pair_slowdown(running && item.collective == nullptr ? 0.0 : piece_slowdown);
+  };
   const auto finish = [&] {
     if (item.collective != nullptr)
       layers_.record(*item.collective, *chains[item.chain].task, running->start_s(), running->end_s(), 0.0);
@@ -208,6 +214,7 @@ void StagePair::run(std::array<PairChain, 2>& chains) {
         s_.w.duration_cache[layers_.duration_key(*item.collective)] = running->duration_s();
       finish();
     }
+    slow_beside();
     if (running || asked_ || next_comm == comms.size() ||
         chains[comms[next_comm].chain].leads_done <= comms[next_comm].group)
       return;
@@ -219,6 +226,7 @@ void StagePair::run(std::array<PairChain, 2>& chains) {
       kernels.phases[0].latency_s = item.seconds;
       running = engine::start_plan(s_.w.platform, std::move(kernels), "ep_combine_compute");
       compute_.add_beside(*running);
+      slow_beside();
       return;
     }
     const auto cached = s_.w.duration_cache.find(layers_.duration_key(*item.collective));
@@ -252,9 +260,9 @@ void StagePair::run(std::array<PairChain, 2>& chains) {
       const size_t piece = pieces[next_piece].second;
       compute_.swap_layer_slots(chain.tp);  // its TP collectives play inside its compute
       compute_.open_record(chain.kind, *chain.task, rate);
-      compute_.set_pair_slowdown(s_.w.scenario.cluster.gpu.sms > 0
-                                     ? chain.beside[piece][layers_.ep_across_domains() ? 1 : 0] - 1.0
-                                     : layers_.ep_overlap_slowdown());
+      piece_slowdown = s_.w.scenario.cluster.gpu.sms > 0 ? chain.beside[piece][layers_.ep_across_domains() ? 1 : 0] - 1.0
+                                                         : layers_.ep_overlap_slowdown();
+      slow_beside();
       chain.compute_s += compute_.compute(chain.pieces[piece] - chain.held[piece]);
       ++chain.leads_done;
       if (chain.held[piece] > 0) {  // the weight gradients beside the dispatch gradient
