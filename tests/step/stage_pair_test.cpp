@@ -272,5 +272,65 @@ TEST(StagePair, TheCombinesKernelsHoldTheCommunicationStreamAndTheOutputLayerWai
   EXPECT_LE(out[6], 1e-12);
 }
 
+// The event rule (Megatron-Core's ScheduleNode.stream_acquire_context: a node waits for its
+// micro-batch's event, recorded when its previous node ended, on whichever stream): each
+// piece of a pass starts once its group before it (and the combine node's kernels after it)
+// is done, each group once its piece before it (and the kernels before it) is; the compute
+// stream plays the two passes' pieces in turn, one at a time. EP 16 over two nodes at 100 Gb/s
+// a NIC: all-to-alls longer than the pieces beside them, so that the waits bind.
+TEST(StagePair, EachNodeWaitsForItsPassesNodeBeforeIt) {
+  testing::KeptRecords records;
+  StepOptions options;
+  options.observer = &records;
+  const std::vector<double> out = testing::run_stage_part(
+      testing::scenario(testing::merged(
+          k_pair, {{"parallel.ep", "16"}, {"cluster.nodes", "2"}, {"cluster.nic_bandwidth", "100Gb/s"}})),
+      0,
+      [&](StageContext& context) {
+        testing::ComputeParts parts(context);
+        StagePair pair(context, parts.compute, parts.layers, parts.traffic);
+        const PipelineTask forward{1, 0, TaskPass::forward};
+        const PipelineTask backward{0, 0, TaskPass::backward};
+        const ChunkCosts& c = context.costs.chunks[0];
+        std::array<PairChain, 2> chains{pair_chain("backward", backward, c.backward, false),
+                                        pair_chain("forward", forward, c.forward, false)};
+        pair.run(chains);
+        std::vector<const ActivityRecord*> compute[2], comm[2], stream;
+        for (const ActivityRecord& r : records.records) {
+          const size_t pass = r.microbatch == 1 ? 1 : 0;
+          (r.stream == ActivityStream::compute ? compute : comm)[pass].push_back(&r);
+          if (r.stream == ActivityStream::compute) stream.push_back(&r);
+        }
+        double late = 0;  // the most a node started before what it waits for had ended
+        double checks = 0;
+        for (size_t p = 0; p < 2; ++p) {
+          const PairChain& chain = chains[p];
+          if (compute[p].size() != chain.pieces.size()) return std::vector<double>{-1.0};
+          size_t first = 0;  // the group's first collective in the pass's records
+          for (size_t g = 0; g < chain.groups.size(); ++g) {
+            const size_t n = chain.groups[g].size();
+            if (first + n > comm[p].size()) return std::vector<double>{-2.0};
+            // The group after piece g and the kernels before it.
+            late = std::max(late, compute[p][g]->end_s + chain.comm_before[g] - comm[p][first]->start_s);
+            // Piece g + 1 after the group and the kernels after it.
+            late = std::max(late, comm[p][first + n - 1]->end_s + chain.comm_after[g] - compute[p][g + 1]->start_s);
+            checks += 2;
+            first += n;
+          }
+        }
+        // The compute stream: backward and forward pieces in turn, one at a time.
+        for (size_t i = 1; i < stream.size(); ++i) {
+          late = std::max(late, stream[i - 1]->end_s - stream[i]->start_s);
+          if ((stream[i - 1]->microbatch == 1) == (stream[i]->microbatch == 1)) late = 1.0;
+        }
+        return std::vector<double>{late, checks, stream.front()->microbatch == 0 ? 1.0 : 0.0};
+      },
+      options);
+  ASSERT_EQ(out.size(), 3u) << (out.empty() ? 0.0 : out[0]);
+  EXPECT_LE(out[0], 1e-12);
+  EXPECT_EQ(out[1], 32.0);  // 8 groups a pass (4 layers), 2 checks each
+  EXPECT_EQ(out[2], 1.0);   // the backward's piece first
+}
+
 }  // namespace
 }  // namespace trainsim
