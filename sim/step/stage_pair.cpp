@@ -260,8 +260,9 @@ void StagePair::run(std::array<PairChain, 2>& chains) {
       const size_t piece = pieces[next_piece].second;
       compute_.swap_layer_slots(chain.tp);  // its TP collectives play inside its compute
       compute_.open_record(chain.kind, *chain.task, rate);
-      piece_slowdown = s_.w.scenario.cluster.gpu.sms > 0 ? chain.beside[piece][layers_.ep_across_domains() ? 1 : 0] - 1.0
-                                                         : layers_.ep_overlap_slowdown();
+      piece_slowdown = s_.w.scenario.cluster.gpu.sms > 0
+                           ? chain.beside[piece][layers_.ep_across_domains() ? 1 : 0] - 1.0
+                           : layers_.ep_overlap_slowdown();
       slow_beside();
       chain.compute_s += compute_.compute(chain.pieces[piece] - chain.held[piece]);
       ++chain.leads_done;

@@ -32,8 +32,8 @@ struct PairChain {
   std::vector<std::array<double, 2>> beside;
   std::vector<std::vector<const GroupCollective*>> groups;
   std::vector<double> comm_before, comm_after;  ///< per group: compute on the communication stream
-  std::optional<LayerSlots> tp;  ///< its TP collectives, played inside its pieces
-  size_t leads_done = 0;         ///< pieces whose part before `held` has run
+  std::optional<LayerSlots> tp;                 ///< its TP collectives, played inside its pieces
+  size_t leads_done = 0;                        ///< pieces whose part before `held` has run
   size_t groups_done = 0;
   double compute_s = 0;  ///< the time its pieces took
 };

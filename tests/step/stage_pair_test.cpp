@@ -151,11 +151,11 @@ TEST(StagePair, TheCombinesKernelsChargeTheOtherPassesPieceBesideThem) {
   const std::vector<double> backward = chains[0].pieces, forward = chains[1].pieces;
   share_comm_kernels(chains);
   // The backward's unpermutation gradients (0.1 s, groups 0 and 2) beside the forward's heads.
-  EXPECT_EQ(chains[1].pieces, (std::vector<double>{forward[0] + 0.1, forward[1], forward[2] + 0.1, forward[3],
-                                                   forward[4]}));
+  EXPECT_EQ(chains[1].pieces,
+            (std::vector<double>{forward[0] + 0.1, forward[1], forward[2] + 0.1, forward[3], forward[4]}));
   // The forward's unpermutations (0.05 s, groups 1 and 3) beside the backward's attention.
-  EXPECT_EQ(chains[0].pieces, (std::vector<double>{backward[0], backward[1], backward[2] + 0.05, backward[3],
-                                                   backward[4] + 0.05}));
+  EXPECT_EQ(chains[0].pieces,
+            (std::vector<double>{backward[0], backward[1], backward[2] + 0.05, backward[3], backward[4] + 0.05}));
   // A forward with no backward beside it (more layers than its partner): its last groups'
   // kernels run alone, charged to nothing.
   const PassCost longer = moe_pass(3);
@@ -254,7 +254,8 @@ TEST(StagePair, TheCombinesKernelsHoldTheCommunicationStreamAndTheOutputLayerWai
           if (r.stream != ActivityStream::compute) stream.push_back(&r);
         }
         double overlap = 0;  // of the communication stream's records with each other
-        for (size_t i = 1; i < stream.size(); ++i) overlap = std::max(overlap, stream[i - 1]->end_s - stream[i]->start_s);
+        for (size_t i = 1; i < stream.size(); ++i)
+          overlap = std::max(overlap, stream[i - 1]->end_s - stream[i]->start_s);
         return std::vector<double>{compute[0].front()->end_s + chains[0].comm_before[0],
                                    comm[0].front()->start_s,
                                    comm[1].back()->end_s + chains[1].comm_after.back(),
