@@ -147,6 +147,38 @@ double gathering_pass_s(double pass, int units, const StageCosts& st, const Doma
   return std::max(pass, units * st.zero3_unit_bytes * traffic.stage_s_per_byte[static_cast<size_t>(st.stage)]);
 }
 
+// The gradient reduction after stage `st`'s last pass starts, and what follows it. A chunk's
+// gradients are reduced once its last micro-batch's backward produces them
+// (gradient_reduction.hpp, reduces_after: Megatron-LM's overlapped reduction issues a bucket as
+// that pass fills it, or the whole stage after its last backward without overlap), and the stage
+// then waits for every reduction, runs the optimizer and, under ZeRO-1/2 without
+// overlap_param_gather, all-gathers its updated parameters before the step ends
+// (StageActor::finish_step, ParameterGathers::gather_updated). The stage's compute stream runs
+// its passes one after another, so its last pass, the backward of some chunk c, starts no
+// earlier than `head` and every other pass (at least `work` less that backward, `last_c`: the
+// chunk's backward and weight passes, the weight pass empty unless the schedule splits it off);
+// chunk c's share of the stage's dense gradients then leaves through the domain's NICs, every
+// group of the stage there at once (each GPU of the stage has the same bound), and the
+// gathered parameters come in through them after the optimizer's kernels. Not knowing which
+// chunk ends the stage, the least over them.
+double reduction_tail_s(const Scenario& s, const StageCosts& st, double head, double work,
+                        const std::vector<double>& last_c, const DomainTraffic& traffic) {
+  if (!(traffic.s_per_byte > 0)) return 0.0;
+  const double s_per_byte = traffic.stage_s_per_byte[static_cast<size_t>(st.stage)];
+  const ParallelSpec& p = s.parallel;
+  double after = 0;  // the optimizer and the gather after the reductions
+  if (s.training.offload != Offload::cpu) after += st.optimizer_s + st.grad_norm_allreduce_s + st.host_after_norm_s;
+  if (p.zero >= 1 && p.zero < 3 && !p.overlap_param_gather) after += st.dense_weight_bytes * s_per_byte;
+  const int layers = st.layers();
+  double least = std::numeric_limits<double>::infinity();
+  for (size_t c = 0; c < st.chunks.size(); ++c) {
+    // The chunk's part of the stage's gradients, as reduction_buckets (gradient_plans.hpp) cuts it.
+    const double part = layers > 0 ? static_cast<double>(st.chunks[c].layers) / layers : 1.0 / st.chunks.size();
+    least = std::min(least, head + work - last_c[c] + st.dense_gradient_bytes * part * s_per_byte + after);
+  }
+  return least;
+}
+
 }  // namespace
 
 double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
@@ -176,12 +208,19 @@ double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
   double bound = 0;
   for (const StageCosts& stage : costs.stages) {
     double work = 0;
-    for (size_t c = 0; c < stage.chunks.size(); ++c)
-      work += per_chunk * (forward(stage, c) + pass_s(stage.chunks[c].recompute, p, port_Bps, token_share) +
-                                    backward(stage, c) + pass_s(stage.chunks[c].weight, p, port_Bps, token_share));
+    std::vector<double> last_c;  // each chunk's backward and weight passes
+    for (size_t c = 0; c < stage.chunks.size(); ++c) {
+      const double b = backward(stage, c);
+      const double w = pass_s(stage.chunks[c].weight, p, port_Bps, token_share);
+      last_c.push_back(b + w);
+      work += per_chunk * (forward(stage, c) + pass_s(stage.chunks[c].recompute, p, port_Bps, token_share) + b + w);
+    }
     const double head = chains ? chain_s(costs, stage.stage, forward) : 0.0;
     const double tail = defers || !chains ? 0.0 : chain_s(costs, stage.stage, backward);
     bound = std::max(bound, head + work + tail);
+    // Where the last pass of a stage is a backward: not with weight gradients deferred past it
+    // (zero-bubble) or with DualPipe's two directions.
+    if (!defers && chains) bound = std::max(bound, reduction_tail_s(s, stage, head, work, last_c, traffic));
   }
   return std::max(bound, network_s(costs, p, traffic));
 }
