@@ -174,5 +174,25 @@ TEST(StepBound, CountsTheReductionAfterTheLastBackward) {
   }
 }
 
+TEST(StepBound, CountsTheFirstStagesReductionAfterTheLastBackwardComesBack) {
+  // Two stages, two micro-batches: the last stage's passes start after the first micro-batch's
+  // forward on stage 0 and end no earlier than its two forwards and two backwards after that;
+  // the last micro-batch's backward then starts on stage 0, and stage 0's gradients leave its
+  // nodes after it (m = 4 nodes a data-parallel group, one TP group a node).
+  const Scenario s = scenario(k_reducing, {{"training.grad_accum", "2"}, {"parallel.pp", "2"}});
+  const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+  const StepCosts costs = build_step_costs(s, compute, false);
+  const engine::Platform platform = engine::Platform::without_simgrid(s.cluster);
+  const double m = s.parallel.dp;
+  ASSERT_EQ(m, 4);
+  const ChunkCosts& first = costs.stages[0].chunks[0];
+  const ChunkCosts& last = costs.stages[1].chunks[0];
+  const double before_s = first.forward.compute_s + 2 * (last.forward.compute_s + last.backward.compute_s);
+  const double nic_s = costs.stages[0].dense_gradient_bytes * (m - 1) / m / platform.nic_Bps();
+  const std::vector<double> r = bound_and_step(s);
+  EXPECT_GE(r[0], (before_s + nic_s) * (1 - 1e-12)) << "passes before " << before_s << " s, NICs " << nic_s << " s";
+  EXPECT_LE(r[0], r[1] * (1 + 1e-12)) << "bound " << r[0] << " s, step " << r[1] << " s";
+}
+
 }  // namespace
 }  // namespace trainsim
