@@ -235,7 +235,7 @@ double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
         const StageCosts& below = costs.stages[static_cast<size_t>(j)];
         const ReductionTail t = reduction_tail(s, below, traffic);
         least = std::numeric_limits<double>::infinity();
-        for (size_t c = 0; c < below.chunks.size(); ++c) {
+        for (size_t c = 0; c < std::min(below.chunks.size(), between.size()); ++c) {
           least = std::min(least, between[c] + t.reduction_s[c]);
           between[c] += backward(below, c);
         }
