@@ -49,17 +49,18 @@ struct Ordered {
   bool own_searched = false;
 };
 
-double bound_of(const sweep::SweepPoint& p) {
+double bound_of(const sweep::SweepPoint& p, SharedComputeModels& models) {
   const Scenario layout = load_scenario(p.scenario_path, p.overrides);
-  return step_time_lower_bound_s(layout, *scenario_compute_model(layout));
+  return step_time_lower_bound_s(layout, models(layout));
 }
 
 Ordered order_layouts(const std::string& path, const sweep::LayoutSearch& search, const OwnLayout& own) {
   std::vector<std::vector<std::string>> rows;
   for (const sweep::Layout& l : search.fitting) rows.push_back(l.values);
   const sweep::SweepPlan enumerated = sweep::override_plan("plan", path, search.resolved_overrides, search.keys, rows);
+  SharedComputeModels models;
   std::vector<double> bounds;
-  for (const sweep::SweepPoint& p : enumerated.points) bounds.push_back(bound_of(p));
+  for (const sweep::SweepPoint& p : enumerated.points) bounds.push_back(bound_of(p, models));
   Ordered o;
   if (own.values) {
     const auto it = std::find(rows.begin(), rows.end(), *own.values);
@@ -71,7 +72,7 @@ Ordered order_layouts(const std::string& path, const sweep::LayoutSearch& search
     } else {
       const auto p = sweep::override_plan("plan", path, search.resolved_overrides, search.keys, {*own.values});
       try {
-        o.bounds.push_back(bound_of(p.points.front()));
+        o.bounds.push_back(bound_of(p.points.front(), models));
       } catch (const InputError&) {
         o.bounds.push_back(0);  // refused: its point is skipped, with the rule as the reason
       }

@@ -77,6 +77,16 @@ std::vector<std::string> scenario_input_files(const Scenario& s) {
   return files;
 }
 
+const ComputeModel& SharedComputeModels::operator()(const Scenario& s) {
+  for (const Entry& e : models_)
+    if (e.source == s.source && e.cluster == s.cluster && e.precision == s.training.precision &&
+        e.attention_precision == s.training.attention_precision && e.kernel_gap_s == s.training.kernel_gap_s)
+      return *e.model;
+  models_.push_back({s.source, s.cluster, s.training.precision, s.training.attention_precision,
+                     s.training.kernel_gap_s, scenario_compute_model(s)});
+  return *models_.back().model;
+}
+
 std::unique_ptr<ComputeModel> scenario_compute_model(const Scenario& s) {
   const CalibrationChoice choice = scenario_calibration(s);
   auto kernels = make_compute_model(s.cluster.gpu, s.training.precision, choice);

@@ -16,6 +16,28 @@ namespace trainsim::cli {
 /// malformed table, `auto`'s included when the build ships one for the GPU type.
 std::unique_ptr<ComputeModel> scenario_compute_model(const Scenario& scenario);
 
+/// Compute models kept for scenarios that differ only in what the model does not read (their
+/// parallel layout, their batch): `trainsim plan` bounds hundreds of layouts of one scenario,
+/// and each model reads and fits its calibration table (a third of the bounds' time). A
+/// scenario gets the model built for an earlier one with the same file, cluster, precisions
+/// and kernel gap (everything scenario_compute_model reads); the models hold no state that
+/// their answers depend on, so each answers as its own would.
+class SharedComputeModels {
+ public:
+  const ComputeModel& operator()(const Scenario& scenario);
+
+ private:
+  struct Entry {
+    std::string source;
+    ClusterSpec cluster;
+    Precision precision;
+    Precision attention_precision;
+    double kernel_gap_s;
+    std::unique_ptr<ComputeModel> model;
+  };
+  std::vector<Entry> models_;
+};
+
 /// The files a scenario is read from: the scenario file, the files its keys read
 /// (Scenario::read_files) and the calibration table it uses (named, or the shipped one `auto`
 /// picks), for check_output_path's inputs.

@@ -147,6 +147,37 @@ double gathering_pass_s(double pass, int units, const StageCosts& st, const Doma
   return std::max(pass, units * st.zero3_unit_bytes * traffic.stage_s_per_byte[static_cast<size_t>(st.stage)]);
 }
 
+// What follows a stage's last backward of chunk c before the step ends. A chunk's gradients
+// are reduced once its last micro-batch's backward produces them (gradient_reduction.hpp,
+// reduces_after: Megatron-LM's overlapped reduction issues a bucket as that pass fills it, or
+// the whole stage after its last backward without overlap), and the stage then waits for every
+// reduction, runs the optimizer and, under ZeRO-1/2 without overlap_param_gather, all-gathers
+// its updated parameters before the step ends (StageActor::finish_step,
+// ParameterGathers::gather_updated). Chunk c's share of the stage's dense gradients leaves
+// through the domain's NICs after that backward starts, every group of the stage there at once
+// (each GPU of the stage has the same bound), and the gathered parameters come in through them
+// after the optimizer's kernels.
+struct ReductionTail {
+  std::vector<double> reduction_s;  ///< per chunk: its gradients' NIC time
+  double after_s = 0;               ///< the optimizer and the gather after the reductions
+};
+
+ReductionTail reduction_tail(const Scenario& s, const StageCosts& st, const DomainTraffic& traffic) {
+  ReductionTail t;
+  if (!(traffic.s_per_byte > 0)) return t;
+  const double s_per_byte = traffic.stage_s_per_byte[static_cast<size_t>(st.stage)];
+  const ParallelSpec& p = s.parallel;
+  if (s.training.offload != Offload::cpu) t.after_s += st.optimizer_s + st.grad_norm_allreduce_s + st.host_after_norm_s;
+  if (p.zero >= 1 && p.zero < 3 && !p.overlap_param_gather) t.after_s += st.dense_weight_bytes * s_per_byte;
+  const int layers = st.layers();
+  for (size_t c = 0; c < st.chunks.size(); ++c) {
+    // The chunk's part of the stage's gradients, as reduction_buckets (gradient_plans.hpp) cuts it.
+    const double part = layers > 0 ? static_cast<double>(st.chunks[c].layers) / layers : 1.0 / st.chunks.size();
+    t.reduction_s.push_back(st.dense_gradient_bytes * part * s_per_byte);
+  }
+  return t;
+}
+
 }  // namespace
 
 double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
@@ -176,12 +207,41 @@ double step_time_lower_bound_s(const Scenario& s, const ComputeModel& compute) {
   double bound = 0;
   for (const StageCosts& stage : costs.stages) {
     double work = 0;
-    for (size_t c = 0; c < stage.chunks.size(); ++c)
-      work += per_chunk * (forward(stage, c) + pass_s(stage.chunks[c].recompute, p, port_Bps, token_share) +
-                                    backward(stage, c) + pass_s(stage.chunks[c].weight, p, port_Bps, token_share));
+    std::vector<double> last_c;  // each chunk's backward and weight passes
+    for (size_t c = 0; c < stage.chunks.size(); ++c) {
+      const double b = backward(stage, c);
+      const double w = pass_s(stage.chunks[c].weight, p, port_Bps, token_share);
+      last_c.push_back(b + w);
+      work += per_chunk * (forward(stage, c) + pass_s(stage.chunks[c].recompute, p, port_Bps, token_share) + b + w);
+    }
     const double head = chains ? chain_s(costs, stage.stage, forward) : 0.0;
     const double tail = defers || !chains ? 0.0 : chain_s(costs, stage.stage, backward);
     bound = std::max(bound, head + work + tail);
+    // The reductions after the last backward, where a stage's last pass is a backward (not with
+    // weight gradients deferred past it, zero-bubble, or with DualPipe's two directions). The
+    // stage's last pass, the backward of some chunk c, starts no earlier than `head` and every
+    // other pass (at least `work` less that pass, `last_c`: the chunk's backward and weight
+    // passes, the weight pass empty unless the schedule splits it off), and ends no earlier than
+    // head + work. That micro-batch's backward then starts on stage j < s only once it ended on
+    // stage j + 1, so no earlier than head + work and the backwards of stages j + 1 .. s - 1; it
+    // is, or precedes, chunk c's last backward on stage j. Not knowing c, the least over chunks.
+    if (!defers && chains && traffic.s_per_byte > 0) {
+      const ReductionTail own = reduction_tail(s, stage, traffic);
+      double least = std::numeric_limits<double>::infinity();
+      for (size_t c = 0; c < stage.chunks.size(); ++c) least = std::min(least, own.reduction_s[c] - last_c[c]);
+      bound = std::max(bound, head + work + least + own.after_s);
+      std::vector<double> between(stage.chunks.size(), 0.0);  // per chunk: stages j + 1 .. s - 1's backwards
+      for (int j = stage.stage - 1; j >= 0; --j) {
+        const StageCosts& below = costs.stages[static_cast<size_t>(j)];
+        const ReductionTail t = reduction_tail(s, below, traffic);
+        least = std::numeric_limits<double>::infinity();
+        for (size_t c = 0; c < std::min(below.chunks.size(), between.size()); ++c) {
+          least = std::min(least, between[c] + t.reduction_s[c]);
+          between[c] += backward(below, c);
+        }
+        bound = std::max(bound, head + work + least + t.after_s);
+      }
+    }
   }
   return std::max(bound, network_s(costs, p, traffic));
 }

@@ -14,13 +14,18 @@
 // chunk). Unless the schedule defers weight gradients (zero-bubble), its last backward is
 // followed by the same micro-batch's backward on stages s-1 .. 0 (tail_s, likewise). Every
 // step of a run repeats this, so the simulated step time (the run's end over its steps) is at
-// least max over s of head_s + W_s + tail_s. The optimizer is left out (it may overlap the
-// next step's data wait). And it is at least the time each NVLink domain's NICs need for the
-// step's data-parallel traffic (gradient reductions, ZeRO-3's gathers) at their simulated
-// rate, however it overlaps compute. Latencies, pipeline transfers, context parallelism's
-// exchanges and what of the data-parallel traffic compute could not hide are left out, so
-// layouts where those weigh come out above their bound. Held against the
-// simulation on every kind of layout (tests/step/step_bound_test.cpp).
+// least max over s of head_s + W_s + tail_s. The optimizer is left out there (it may overlap
+// the next step's data wait). And it is at least the time each NVLink domain's NICs need for
+// the step's data-parallel traffic (gradient reductions, ZeRO-3's gathers) at their simulated
+// rate, however it overlaps compute. A stage's last pass (the backward of its chunks' last
+// micro-batch, unless the schedule defers weight gradients or is DualPipe) starts no earlier
+// than head_s + W_s less that pass, and that chunk's gradients are reduced only then, the
+// optimizer and, under ZeRO-1/2 without overlap_param_gather, the gather of the updated
+// parameters following before the stage ends its step: the step is at least that start plus
+// those NIC times and the optimizer's kernels. Latencies, pipeline transfers, context
+// parallelism's exchanges and the rest of what compute could not hide are left out, so
+// layouts where those weigh come out above their bound. Held against the simulation on every
+// kind of layout (tests/step/step_bound_test.cpp).
 
 #include "sim/compute/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
