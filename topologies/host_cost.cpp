@@ -39,13 +39,32 @@ constexpr double k_x86_gemm_setup_s = 10e-6 - 5e-6;
 // call around them apart.
 constexpr double k_x86_collective_s = 87.5e-6;
 
+// A weight's gradient handed back to autograd, once per weight and micro-batch (Megatron-Core's
+// DDP with gradient-accumulation fusion, megatron/core/distributed/distributed_data_parallel.py
+// @ 0d8e0714: a hook on every parameter's AccumulateGrad node; Transformer Engine v2.9
+// module/grouped_linear.py, _GroupedLinear.backward: per expert weight a placeholder gradient
+// from torch.empty (handle_custom_ddp_from_mcore, the real one went into main_grad) and
+// clear_tensor_data of its saved input), two parts:
+// - the autograd engine's AccumulateGrad evaluation that takes the gradient as the weight's
+//   .grad without a kernel: median 9.0 us of CPU on the A100 x86 trace (hta-a100-control, 18
+//   such evaluations, quartiles 4.8 .. 13.5 us; kernels/host/host_launch_cost.py
+//   --accumulate-grad; with an add kernel 19.0 us over 1,536). Its Megatron-Core Python hook
+//   (param.grad = None, register_grad_ready) is Python we have no measurement of: left out.
+// - Transformer Engine's per-weight host work: "wgrad tensor allocations: 350 us" and
+//   "clear_tensor_data: 200 us" for the fused grouped MLP's 2 x 64 expert weights on GB200
+//   (NVIDIA/TransformerEngine#2897, a maintainer's profile): 4.3 us a weight on Grace.
+constexpr double k_x86_accumulate_grad_s = 9.0e-6;
+constexpr double k_grace_te_weight_gradient_s = (350e-6 + 200e-6) / 128.0;
+
 }  // namespace
 
 HostCost host_cost(HostCpu host) {
   if (host == HostCpu::grace)
     return {k_x86.op_s * k_grace_over_x86, k_x86.launch_s * k_grace_over_x86, k_te_module_over_op,
-            k_x86_gemm_setup_s * k_grace_over_x86, k_x86_collective_s * k_grace_over_x86};
-  return {k_x86.op_s, k_x86.launch_s, k_te_module_over_op, k_x86_gemm_setup_s, k_x86_collective_s};
+            k_x86_gemm_setup_s * k_grace_over_x86, k_x86_collective_s * k_grace_over_x86,
+            k_x86_accumulate_grad_s * k_grace_over_x86 + k_grace_te_weight_gradient_s};
+  return {k_x86.op_s, k_x86.launch_s, k_te_module_over_op, k_x86_gemm_setup_s, k_x86_collective_s,
+          k_x86_accumulate_grad_s + k_grace_te_weight_gradient_s / k_grace_over_x86};
 }
 
 }  // namespace trainsim

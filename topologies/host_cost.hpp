@@ -24,6 +24,11 @@ struct HostCost {
   /// beyond the framework call that issues it (op_s): the work object, its events and stream
   /// waits, the NCCL enqueue (sim/step/host_bound_pass.hpp, Op::collective_calls).
   double collective_s = 0;
+  /// Host seconds per weight whose gradient a backward hands back to autograd: the engine's
+  /// AccumulateGrad evaluation of the parameter (the gradient taken as its .grad, no kernel)
+  /// and Transformer Engine's allocation of the placeholder gradient it returns and its
+  /// release of the saved input (sim/step/host_bound_pass.hpp, weight_gradient_seconds).
+  double weight_gradient_s = 0;
 };
 
 /// The measured costs of `host` (sources in host_cost.cpp).

@@ -15,6 +15,12 @@ the token permutations), the GPU waits for the host. This script measures it in 
                  record_param_comms range (c10d's work, its NCCL enqueue) around an nccl:*
                  annotation: HostCost::collective_s (topologies/host_cost.hpp)
 
+  accumulate     with --accumulate-grad: the CPU time of each autograd engine evaluation of a
+                 parameter's AccumulateGrad node ("autograd::engine::evaluate_function:
+                 torch::autograd::AccumulateGrad", its hooks inside), split by whether it
+                 launched a kernel (an add into an existing .grad) or not (the incoming
+                 gradient stolen as the new .grad): HostCost::weight_gradient_s
+
 Medians over all launching threads. Inputs used for the default (models/README.md, "What a step pays"):
 facebookresearch/HolisticTraceAnalysis @ f4d0062c382f42bd8a74838bcdad1916c7d5d2da, MIT license
 (Copyright (c) Meta Platforms, Inc. and affiliates; notice in ../shared/data/profiles/README.md
@@ -25,7 +31,7 @@ beside the checkout, which also holds the A100 one as hta-a100-control.json.gz):
 Get them with
   git --git-dir=HolisticTraceAnalysis/.git show f4d0062c:<path> > <file>
 
-Usage: host_launch_cost.py [--collectives] TRACE.json[.gz] ...   (standard library only; deterministic)
+Usage: host_launch_cost.py [--collectives | --accumulate-grad] TRACE.json[.gz] ...   (standard library only; deterministic)
 """
 
 import gzip
@@ -83,6 +89,42 @@ def report_collectives(paths):
           f"(quartiles {q[0]:.1f} .. {q[2]:.1f})")
 
 
+ACCUMULATE = "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"
+
+
+def accumulate_grad_calls(events):
+    """CPU microseconds of each AccumulateGrad evaluation, as (without a kernel, with one)."""
+    by_thread = {}
+    for e in events:
+        if e.get("ph") == "X" and "ts" in e:
+            by_thread.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+    stolen, added = [], []
+    for spans in by_thread.values():
+        launches = sorted(float(e["ts"]) for e in spans if e.get("name") in LAUNCHES)
+        for a in spans:
+            if a.get("name") != ACCUMULATE:
+                continue
+            begin, end = float(a["ts"]), float(a["ts"]) + float(a.get("dur", 0))
+            launched = any(begin <= t <= end for t in launches)
+            (added if launched else stolen).append(float(a.get("dur", 0)))
+    return stolen, added
+
+
+def report_accumulate_grad(paths):
+    stolen, added = [], []
+    for path in paths:
+        s, a = accumulate_grad_calls(load(path))
+        stolen += s
+        added += a
+    for name, calls in (("without a kernel", stolen), ("with a kernel", added)):
+        if len(calls) < 2:
+            print(f"AccumulateGrad {name}: fewer than 2")
+            continue
+        q = statistics.quantiles(calls, n=4)
+        print(f"AccumulateGrad {name}: {len(calls)} evaluations; CPU time median {statistics.median(calls):.1f} us "
+              f"(quartiles {q[0]:.1f} .. {q[2]:.1f})")
+
+
 def report(name, durations, intervals):
     q = statistics.quantiles(intervals, n=4)
     print(f"{name}: {len(durations)} launches; launch API median {statistics.median(durations):.1f} us; "
@@ -108,5 +150,7 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     if sys.argv[1] == "--collectives":
         report_collectives(sys.argv[2:])
+    elif sys.argv[1] == "--accumulate-grad":
+        report_accumulate_grad(sys.argv[2:])
     else:
         main(sys.argv[1:])

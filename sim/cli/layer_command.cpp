@@ -237,6 +237,11 @@ std::string host_table(const std::vector<PassSegments>& passes, HostLaunchCost h
                 "a Transformer Engine module call %.2f x an op, a kernel a module launches from inside %.1f us, "
                 "an expert's GEMM %.1f us more (sim/step/module_host_call.hpp)\n",
                 host.module_factor, host.launch_s * 1e6, host.gemm_setup_s * 1e6);
+  out << line;
+  std::snprintf(line, sizeof line,
+                "each weight whose gradient a backward hands back %.1f us (AccumulateGrad and Transformer Engine's "
+                "per-weight work, topologies/host_cost.cpp)\n",
+                host.weight_gradient_s * 1e6);
   out << line
       << "kernels run in launch order, each once launched; a pass with host syncs runs from a sync to the same\n"
          "sync of the next layer, one without at the later of its GPU and host times\n";

@@ -19,8 +19,16 @@ HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host) {
   const double collective_s = training.kernel_host_time_s && measured.op_s > 0
                                   ? measured.collective_s * *training.kernel_host_time_s / measured.op_s
                                   : measured.collective_s;
+  // And so does the host's per-weight gradient work, measured beside the same ops.
+  const double weight_gradient_s = training.kernel_host_time_s && measured.op_s > 0
+                                       ? measured.weight_gradient_s * *training.kernel_host_time_s / measured.op_s
+                                       : measured.weight_gradient_s;
   return {training.kernel_host_time_s.value_or(measured.op_s),
-          training.kernel_launch_time_s.value_or(measured.launch_s), measured.module_factor, setup_s, collective_s};
+          training.kernel_launch_time_s.value_or(measured.launch_s),
+          measured.module_factor,
+          setup_s,
+          collective_s,
+          weight_gradient_s};
 }
 
 namespace {
@@ -40,9 +48,15 @@ double own_first_launch_seconds(const Op& op, HostLaunchCost host) {
 
 }  // namespace
 
+double weight_gradient_seconds(const Op& op, HostLaunchCost host) {
+  if (!(host.op_s > 0) || !op.weight_gradient || op.kind != OpKind::gemm) return 0.0;
+  return std::max(1.0, op.gemm.batch) * host.weight_gradient_s;
+}
+
 double first_launch_seconds(const Op& op, HostLaunchCost host) {
   if (!(host.op_s > 0)) return 0.0;
-  return op.collective_calls * (host.op_s + host.collective_s) + own_first_launch_seconds(op, host);
+  return op.collective_calls * (host.op_s + host.collective_s) + own_first_launch_seconds(op, host) +
+         weight_gradient_seconds(op, host);
 }
 
 double further_launch_seconds(const Op& op, HostLaunchCost host) {
@@ -69,7 +83,7 @@ double graph_host_seconds(const std::vector<Op>& ops, std::size_t i, HostLaunchC
   if (op.graph_scope < 0) return host_seconds(op, host);
   // One dispatch launches the graph at its first op; the rest of it costs the host nothing.
   const bool continues = i > 0 && ops[i - 1].graph_scope == op.graph_scope;
-  return continues || !(host.op_s > 0) ? 0.0 : host.op_s;
+  return (continues || !(host.op_s > 0) ? 0.0 : host.op_s) + weight_gradient_seconds(op, host);
 }
 
 namespace {

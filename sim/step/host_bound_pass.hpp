@@ -46,6 +46,9 @@ struct HostLaunchCost {
   double gemm_setup_s = 0;
   /// A torch.distributed collective call costs this beyond its op_s (Op::collective_calls).
   double collective_s = 0;
+  /// Each weight a weight-gradient op hands back to autograd costs this (its AccumulateGrad
+  /// and Transformer Engine's per-weight work, topologies/host_cost.hpp).
+  double weight_gradient_s = 0;
 };
 
 /// The scenario's host costs: training.kernel_host_time and kernel_launch_time where set, else
@@ -55,8 +58,16 @@ HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host);
 /// Host seconds before `op`'s first kernel: op_s for a framework op, module_factor x op_s for a
 /// Transformer Engine module call, launch_s for a kernel a module launches from inside
 /// (module_host_call.hpp), and before it op_s + collective_s for each collective the host
-/// calls first (Op::collective_calls); 0 when op_s is 0 (no host model).
+/// calls first (Op::collective_calls), and weight_gradient_seconds; 0 when op_s is 0 (no host
+/// model).
 double first_launch_seconds(const Op& op, HostLaunchCost host);
+
+/// Host seconds `op` spends handing its weights' gradients back to autograd: for a weight
+/// gradient GEMM one weight_gradient_s per weight (gemm.batch of them: a grouped GEMM's every
+/// expert has its own weight, Transformer Engine's GroupedLinear weight0..weightN-1), 0 for any
+/// other op and when op_s is 0 (no host model). The host does it after the op's kernels are
+/// launched; it is counted before its first one (first_launch_seconds), as one pass's total.
+double weight_gradient_seconds(const Op& op, HostLaunchCost host);
 
 /// Host seconds before each of `op`'s further kernels: launch_s, and for a grouped GEMM (one
 /// GEMM per local expert) gemm_setup_s more, the cuBLASLt set-up of each expert's GEMM

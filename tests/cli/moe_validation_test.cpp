@@ -157,12 +157,13 @@ TEST(MoeValidation, HybridEpAgainstAlltoallAsMeasured) {
 // (1.028 with this build: the dropless row pays the experts' quantization padding,
 // models/expert_quantization_padding.hpp). Qwen3 30B-A3B's narrow layers on B200 wait for the
 // x86 host once its router and preprocess are the only graphs: the dropless row comes out
-// slower than the token-drop one, as measured (1.94x), but by far less (1.281x with this
+// slower than the token-drop one, as measured (1.94x), but by far less (1.339x with this
 // build: with the router's and dispatcher's calls counted from Megatron-Core @ 0d8e0714,
-// models/moe_kernel_counts.hpp, its collective calls, models/moe_collective_calls.hpp, and the
-// padding, priced at the host costs measured per call, topologies/host_cost.cpp, an H100 layer
-// and micro-batch of 4,096 tokens takes 5.9 ms of host against 5.9 ms of GPU where the pair
-// implies about 16 ms). The H100 pair (1.99x measured) comes out at 1.171x with the 25.11
+// models/moe_kernel_counts.hpp, its collective calls, models/moe_collective_calls.hpp, the
+// padding, and the 35 weights' gradients a layer hands back to autograd (HostCost::
+// weight_gradient_s), priced at the host costs measured per call, topologies/host_cost.cpp, an
+// H100 layer and micro-batch of 4,096 tokens takes 6.2 ms of host against 5.9 ms of GPU where
+// the pair implies about 16 ms). The H100 pair (1.99x measured) comes out at 1.197x with the 25.11
 // recipe's micro-batch 1 and VP 12: the same direction, far from the size.
 TEST(MoeValidation, DroplessAgainstTokenDropPairs) {
   const double deepseek = tokens_per_s_per_gpu("a3-b200-deepseek-v3") / tokens_per_s_per_gpu("nemo-b200-deepseek-v3");

@@ -8,7 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "models/layer_workload.hpp"
 #include "sim/step/host_bound_pass.hpp"
+#include "tests/models/qwen3_moe.hpp"
 #include "tests/step/host_test_ops.hpp"
 
 namespace trainsim {
@@ -215,6 +217,66 @@ TEST(HostBoundPass, ACollectiveCallCostsTheHostBeforeTheNextOp) {
   EXPECT_DOUBLE_EQ(host_launch_cost(t, HostCpu::x86).collective_s, 87.5e-6);
   t.kernel_host_time_s = 60e-6;  // twice x86's op_s: the host is twice as slow
   EXPECT_NEAR(host_launch_cost(t, HostCpu::x86).collective_s, 175e-6, 1e-15);
+}
+
+// Every weight a weight-gradient GEMM hands back costs the host weight_gradient_s: a grouped
+// GEMM's gemm.batch experts each, a dense GEMM's one weight once; no other op; a stated host
+// time scales it as it does the ops it is measured beside.
+TEST(HostBoundPass, EachWeightsGradientCostsTheHostItsAccumulation) {
+  HostLaunchCost host{30 * k_us, 6 * k_us, 1.0, 0.0, 0.0, 10 * k_us};
+  Op wgrad = op("experts.up.wgrad", 0, 16);
+  wgrad.kind = OpKind::gemm;
+  wgrad.weight_gradient = true;
+  wgrad.gemm = {2048, 1536, 256, 16};
+  EXPECT_NEAR(weight_gradient_seconds(wgrad, host), 16 * 10 * k_us, 1e-15);
+  // Before the first kernel, with the launch calls: 16 x 10 us beyond the same op without.
+  Op without = wgrad;
+  without.weight_gradient = false;
+  EXPECT_NEAR(host_seconds(wgrad, host) - host_seconds(without, host), 160 * k_us, 1e-15);
+  EXPECT_NEAR(first_launch_seconds(wgrad, host) - first_launch_seconds(without, host), 160 * k_us, 1e-15);
+  Op dense = wgrad;
+  dense.gemm.batch = 1;
+  dense.kernels = 1;
+  EXPECT_NEAR(weight_gradient_seconds(dense, host), 10 * k_us, 1e-15);
+  // The accumulation into the buffer (an elementwise op with weight_gradient) and a dgrad: none.
+  Op accumulate = op("experts.up.wgrad.accumulate", 0, 1);
+  accumulate.weight_gradient = true;
+  accumulate.gemm = wgrad.gemm;
+  EXPECT_DOUBLE_EQ(weight_gradient_seconds(accumulate, host), 0.0);
+  EXPECT_DOUBLE_EQ(weight_gradient_seconds(without, host), 0.0);
+  EXPECT_DOUBLE_EQ(weight_gradient_seconds(wgrad, HostLaunchCost{}), 0.0);
+  // Replayed in a graph, the graph's dispatch and the weights still.
+  std::vector<Op> graphed{wgrad};
+  graphed[0].graph_scope = 1;
+  EXPECT_NEAR(graph_host_seconds(graphed, 0, host), (30 + 160) * k_us, 1e-15);
+  // The host types: the A100 x86 trace's AccumulateGrad without a kernel (9 us) and TE#2897's
+  // 550 us over 128 weights on Grace, each scaled to the other host by Grace's 2.75x.
+  const double grace_te = 550e-6 / 128.0;
+  const double grace = 37.08 / 13.48;
+  EXPECT_NEAR(host_cost(HostCpu::x86).weight_gradient_s, 9e-6 + grace_te / grace, 1e-12);
+  EXPECT_NEAR(host_cost(HostCpu::grace).weight_gradient_s, 9e-6 * grace + grace_te, 1e-12);
+  TrainingSpec t;
+  EXPECT_DOUBLE_EQ(host_launch_cost(t, HostCpu::x86).weight_gradient_s, host_cost(HostCpu::x86).weight_gradient_s);
+  t.kernel_host_time_s = 60e-6;  // twice x86's op_s
+  EXPECT_NEAR(host_launch_cost(t, HostCpu::x86).weight_gradient_s, 2 * host_cost(HostCpu::x86).weight_gradient_s,
+              1e-15);
+}
+
+// A Qwen3 30B-A3B layer at EP 8 hands back 35 weights' gradients a micro-batch: linear_qkv's
+// and linear_proj's weights, the router's, and one weight per local expert (128 / 8 = 16) in
+// each of TEGroupedMLP's two GroupedLinear modules (TE v2.9 grouped_linear.py registers
+// weight0 .. weight15), dropless or padded alike. The norms' weights are not counted.
+TEST(HostBoundPass, AQwen3LayerHandsBackItsWeightsGradients) {
+  ParallelSpec p;
+  p.ep = 8;
+  const HostLaunchCost host{30 * k_us, 6 * k_us, 1.0, 0.0, 0.0, 1 * k_us};
+  for (const bool padded : {false, true}) {
+    const PassOps ops = transformer_layer_ops(testing::qwen3_moe(padded), TrainingSpec{}, p);
+    double s = 0;
+    for (const Op& o : ops.backward) s += weight_gradient_seconds(o, host);
+    EXPECT_NEAR(s, (3 + 2 * 16) * k_us, 1e-15) << padded;
+    for (const Op& o : ops.forward) EXPECT_DOUBLE_EQ(weight_gradient_seconds(o, host), 0.0) << o.name;
+  }
 }
 
 }  // namespace
