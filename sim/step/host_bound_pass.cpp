@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/cuda_graphs.hpp"
 #include "sim/step/module_host_call.hpp"
 #include "sim/step/stage_costs.hpp"
 
@@ -83,7 +84,11 @@ double graph_host_seconds(const std::vector<Op>& ops, std::size_t i, HostLaunchC
   if (op.graph_scope < 0) return host_seconds(op, host);
   // One dispatch launches the graph at its first op; the rest of it costs the host nothing.
   const bool continues = i > 0 && ops[i - 1].graph_scope == op.graph_scope;
-  return (continues || !(host.op_s > 0) ? 0.0 : host.op_s) + weight_gradient_seconds(op, host);
+  // A per-layer graph's autograd function still hands each weight's gradient back to the
+  // engine; a full-iteration graph replays the whole backward with no autograd on the host
+  // (Megatron-LM full_cuda_graph.py, FullCudaGraphWrapper captures forward_backward_func).
+  const bool autograd = op.graph_scope != static_cast<int>(GraphScope::full_iteration);
+  return (continues || !(host.op_s > 0) ? 0.0 : host.op_s) + (autograd ? weight_gradient_seconds(op, host) : 0.0);
 }
 
 namespace {

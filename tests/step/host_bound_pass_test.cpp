@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/cuda_graphs.hpp"
 #include "models/layer_workload.hpp"
 #include "sim/step/host_bound_pass.hpp"
 #include "tests/models/qwen3_moe.hpp"
@@ -249,6 +250,9 @@ TEST(HostBoundPass, EachWeightsGradientCostsTheHostItsAccumulation) {
   std::vector<Op> graphed{wgrad};
   graphed[0].graph_scope = 1;
   EXPECT_NEAR(graph_host_seconds(graphed, 0, host), (30 + 160) * k_us, 1e-15);
+  // A full-iteration graph replays the backward without autograd: its dispatch only.
+  graphed[0].graph_scope = static_cast<int>(GraphScope::full_iteration);
+  EXPECT_NEAR(graph_host_seconds(graphed, 0, host), 30 * k_us, 1e-15);
   // The host types: the A100 x86 trace's AccumulateGrad without a kernel (9 us) and TE#2897's
   // 550 us over 128 weights on Grace, each scaled to the other host by Grace's 2.75x.
   const double grace_te = 550e-6 / 128.0;
