@@ -143,7 +143,17 @@ void run_tasks(const Platform& platform, const std::vector<Leg>& legs, const std
   TaskSlots slots;
   for (size_t t = first; t < last; ++t)
     if (sg4::ExecPtr task = start_task(platform, legs, tasks[t], left_out, slots)) started.push_back(std::move(task));
-  for (const sg4::ExecPtr& task : started) task->wait();
+  // Each task waited for as the one activity of a wait-any, not by Exec::wait: SimGrid 3.32
+  // gives every plain wait a sleep action on the waiting actor's host (ActivityImpl::wait_for,
+  // "to be notified of host failures"; every plan's actor runs on endpoint 0), which enters
+  // the linear system that every event updates, while a wait-any without a timeout adds none
+  // (ActivityImpl::wait_any_for). Both are answered when the task finishes, by the same
+  // ExecImpl::finish.
+  std::vector<sg4::ExecPtr> one(1);
+  for (sg4::ExecPtr& task : started) {
+    one[0] = std::move(task);
+    sg4::Exec::wait_any(one);
+  }
 }
 
 // Runs `phase`, leaving out the legs marked in `left_out` (none when empty).

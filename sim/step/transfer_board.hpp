@@ -2,8 +2,8 @@
 // Pipeline transfers between stage actors (stage_actor.hpp): the sender posts the transfer it
 // started; the receiver waits for the post, then for the transfer.
 
-#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Mutex.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 
 #include <map>
 #include <optional>
@@ -42,10 +42,15 @@ class TransferBoard {
  private:
   // A pass's output, posted or not yet, and its receiver's wake-up: one per key, so that a
   // post wakes its receiver alone (thousands of actors wait at once under --full or with
-  // slow GPUs' classes, and waking all on every post cost each post their number).
+  // slow GPUs' classes, and waking all on every post cost each post their number). A
+  // semaphore, not a condition variable: SimGrid 3.32 makes every condition wait an action of
+  // the host's CPU in the linear system, a sleep without end (src/kernel/activity/
+  // ConditionVariableImpl.cpp, ConditionVariableImpl::wait, and Synchro.cpp, SynchroImpl::start),
+  // which every event then updates (timer_wait.hpp); acquiring a semaphore without a timeout
+  // adds none (SemaphoreImpl.cpp, SemAcquisitionImpl::wait_for).
   struct Slot {
     std::optional<Entry> entry;
-    simgrid::s4u::ConditionVariablePtr posted;
+    simgrid::s4u::SemaphorePtr posted;
   };
   Slot& slot(const TaskKey& key);
 
