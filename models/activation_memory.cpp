@@ -60,6 +60,32 @@ double projection_copy_bytes(const Dims& d) {
   return d.q < 2.0 ? d.q : 0.0;
 }
 
+// What the eager passes of GPT-OSS's recipe (models/eager_passes.hpp) keep for backward, as
+// PyTorch's autograd saves tensors: an op's input only where a needed gradient's formula reads
+// it (pytorch/pytorch tools/autograd/derivatives.yaml, and gen_variable_type.py's guard_for @
+// 9e69e8210c01ff23aff82df3806f7dbe0ec106d2, which saves mul's `self` only when `other` needs a
+// gradient); add, neg, chunk, slices and cat keep none (their gradients need shapes only).
+// - The unfused rotation (_apply_rotary_pos_emb_bshd, Megatron-LM @ 92c8482e): t * cos_ and
+//   rotate_half(t) * sin_ keep cos_ and sin_, which need no gradient (t is not kept); each a
+//   [s, 1, 1, d] table in the activations' dtype made anew for the query and for the key: 4 s d
+//   a layer, whatever the batch, the heads and TP. With the fused kernel nothing but the
+//   frequencies (shared by every layer) is kept. MLA's rotation stays fused here as there.
+double eager_rotary_bytes(const ModelSpec& m, const Dims& d) {
+  if (m.rope_scaling != RopeScaling::yarn || m.position != PositionEmbedding::rope || m.is_mla()) return 0.0;
+  return 4.0 * 2.0 * d.s * m.head_dim();
+}
+
+// - The GLU's clamp (weighted_bias_quick_geglu_impl, Megatron-LM @ 92c8482e): clamp saves its
+//   input (derivatives.yaml: clamp_backward(grad, self, min, max)), and both halves are views of
+//   the experts' fc1 output, so that output (2 f a routed row, 2 bytes an element) stays
+//   beside the concatenation the activation saves: 4 bytes per element of the experts' width.
+// - The experts' second bias (_apply_bias) keeps nothing more: b * p saves the bias (a
+//   parameter) and the probabilities (views of those the activation saves); the add, the
+//   split and the concatenation keep none.
+double eager_clamp_bytes_per_width(const ModelSpec& m) {
+  return m.is_moe() && m.activation_clamp > 0 && m.activation == FfnActivation::swiglu ? 4.0 : 0.0;
+}
+
 // The parts tensor parallelism splits, without the attention core: Q (2 s b h), K and V
 // (2 s b h each for MHA, scaled by kv_heads / heads for GQA), the output projection's input
 // (2 s b h), and the MLP's wide activations (GeLU: its input and output, 2 s b f each;
@@ -69,11 +95,13 @@ double projection_copy_bytes(const Dims& d) {
 double split_linear_bytes(const ModelSpec& m, const Dims& d) {
   const double routed = m.is_moe() ? m.top_k * expert_buffer_share(m, d.s * d.b / d.sp_divisor) : 1.0;
   const double wide = mlp_bytes_per_width(m, d);
+  // The routed experts' fc1 output the clamp keeps (eager_clamp_bytes_per_width).
+  const double clamp = eager_clamp_bytes_per_width(m) * d.s * d.b * static_cast<double>(m.expert_ffn()) * routed;
   if (!m.is_mla() && m.explicit_head_dim == 0 && m.shared_experts == 0 && m.moe_ffn_hidden == 0) {
     const double kv_ratio = static_cast<double>(m.kv_heads) / m.heads;
     const double attention = (4.0 + 4.0 * kv_ratio + projection_copy_bytes(d)) * d.s * d.b * d.h;
     const double mlp = wide * d.s * d.b * m.ffn_hidden * routed;
-    return attention + mlp;
+    return attention + mlp + clamp;
   }
   // Q (heads x qk), K and V (kv heads x (qk + v); MLA: every head's, after the up-projection),
   // and the output projection's input (heads x v), 2 bytes an element.
@@ -84,7 +112,7 @@ double split_linear_bytes(const ModelSpec& m, const Dims& d) {
       projection_copy_bytes(d) * d.s * d.b * a * m.value_head_dim();
   double mlp = wide * d.s * d.b * (m.is_moe() ? static_cast<double>(m.expert_ffn()) * routed : m.ffn_hidden);
   if (m.is_moe()) mlp += wide * d.s * d.b * m.shared_experts * static_cast<double>(m.shared_ffn());
-  return attention + mlp;
+  return attention + mlp + clamp;
 }
 
 // The attention core. Standard attention keeps the softmax output (2 a s^2 b) and, with
@@ -97,7 +125,8 @@ double attention_core_bytes(const ModelSpec& m, const Dims& d, AttentionKernel k
 }
 
 double stored_without_recompute(const ModelSpec& m, const Dims& d, AttentionKernel kernel) {
-  return unsplit_bytes(m, d) / d.sp_divisor + (split_linear_bytes(m, d) + attention_core_bytes(m, d, kernel)) / d.t;
+  return unsplit_bytes(m, d) / d.sp_divisor + (split_linear_bytes(m, d) + attention_core_bytes(m, d, kernel)) / d.t +
+         eager_rotary_bytes(m, d);
 }
 
 }  // namespace
@@ -111,7 +140,8 @@ double layer_activation_bytes(const ModelSpec& m, const ActivationLayout& l) {
       // Selective recompute drops the attention core of standard attention (Korthikanti
       // §5); fused attention already recomputes its core, so nothing more is dropped.
       return unsplit_bytes(m, d) / d.sp_divisor + split_linear_bytes(m, d) / d.t +
-             (l.attention == AttentionKernel::flash ? attention_core_bytes(m, d, l.attention) / d.t : 0.0);
+             (l.attention == AttentionKernel::flash ? attention_core_bytes(m, d, l.attention) / d.t : 0.0) +
+             eager_rotary_bytes(m, d);
     case Recompute::full:
       return 2.0 * d.s * d.b * d.h / d.sp_divisor;
   }

@@ -14,6 +14,10 @@ EagerPassCount activation_clamp_pass() {
   return {1.0 + 1.0 + 2.0, 2.0 + 3.5 + 2.0, 3, 7};
 }
 
+EagerPassCount unfused_bias_pass() {
+  return {2.0, 0.0, 1, 0};
+}
+
 EagerPassCount expert_bias_pass(int local_experts) {
   return {1.0 + 3.0 + 2.0, 3.0 + 3.0, 2 * local_experts + 1, 4 * local_experts};
 }
@@ -69,6 +73,21 @@ PassOps with_eager_passes(PassOps ops, const ModelSpec& m, const TrainingSpec& t
         op.kernels = 2 * (backward ? c.backward_kernels : c.forward_kernels);  // the query's call and the key's
         op.calls = backward ? 1 : op.kernels;
       }
+  }
+  // The output projections' biases unfused (training.bias_dropout_fusion off): Attention and
+  // MLP build linear_proj and linear_fc2 with skip_bias_add (transformer/attention.py, mlp.py)
+  // and hand the bias to the bias-dropout-add, whose unfused form (_bias_dropout_add_func,
+  // fusions/fused_bias_dropout.py) adds it as its own kernel; dropout at p = 0 launches none
+  // (ATen's _dropout_impl returns its input) and the residual add is the one the fused form
+  // runs. MoE layers return no bias (moe_layer.py): the experts add theirs (below).
+  if (m.bias && !tr.bias_dropout_fusion) {
+    const double act = tokens / (p.sequence_parallel ? p.tp : 1) * m.hidden * element;
+    const EagerPassCount c = unfused_bias_pass();
+    for (const char* anchor : {"attention.proj", "mlp.down"}) {
+      const std::string name = std::string(anchor) + "_bias";
+      insert_forward(ops, anchor, true,
+                     eager_op(name, OpPass::forward, c.forward_bytes * act + m.hidden * element, c.forward_kernels));
+    }
   }
   if (!m.is_moe()) return ops;
   // The rows this rank's experts run (models/layer_workload.cpp, add_mlp): T top_k etp / t.

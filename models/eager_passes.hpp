@@ -13,6 +13,12 @@
 // - the experts' second bias (model.bias on an MoE layer): TEGroupedMLP builds linear_fc2 with
 //   skip_bias_add and adds each local expert's bias times its rows' probabilities in
 //   _apply_bias (transformer/moe/experts.py), three torch ops an expert and a concatenation.
+// - the attention's (and a dense MLP's) output bias under bias_dropout_fusion = false
+//   (Megatron-Bridge's GPTOSSProvider sets it so): added eagerly, not in the fused
+//   bias-dropout-add (training.bias_dropout_fusion).
+// What these ops keep for backward is in models/activation_memory.cpp (eager_rotary_bytes,
+// eager_clamp_bytes_per_width): the rotation's cos and sin tables and the clamp's input; the
+// biases' adds keep nothing.
 // The autograd engine issues the backward's kernels from C++: one Python call a pass.
 
 #include "models/layer_workload.hpp"
@@ -44,6 +50,12 @@ EagerPassCount unfused_rope_pass();
 /// the chunk's gradient concatenated (2 u): 7.5 u, 7 kernels.
 EagerPassCount activation_clamp_pass();
 
+/// A projection's bias added on its own (the unfused bias-dropout-add, x + bias) over its output
+/// x: forward 2 x (and the bias), one kernel. Backward nothing the fused form does not do: the
+/// add passes its gradient through, and the bias's gradient (a reduction over the tokens) is
+/// computed by both forms alike.
+EagerPassCount unfused_bias_pass();
+
 /// The second bias of `local_experts` experts over the fc2 output y (_apply_bias): forward
 /// per expert the bias times the probabilities (writes its rows: 1) and the add (3), then the
 /// concatenation (2): 6 y, 2 E + 1 kernels. Backward per expert the bias's gradient (g p
@@ -54,8 +66,9 @@ EagerPassCount expert_bias_pass(int local_experts);
 
 /// `ops` (one transformer layer, models/layer_workload.hpp) with the passes above: the RoPE op
 /// priced as the unfused passes (renamed attention.rotary_eager), the clamp before
-/// experts.activation, the bias after experts.down (backward before experts.down.dgrad);
-/// unchanged without the features.
+/// experts.activation, the bias after experts.down (backward before experts.down.dgrad), the
+/// unfused output biases after attention.proj and mlp.down (forward only); unchanged without
+/// the features.
 PassOps with_eager_passes(PassOps ops, const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p);
 
 }  // namespace trainsim

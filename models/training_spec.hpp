@@ -74,6 +74,11 @@ struct TrainingSpec {
   /// forward writes the logits' gradient into the 16-bit logits in place, so no fp32 copy of
   /// them waits for the backward. false: Korthikanti et al.'s fp32 logits.
   bool fused_cross_entropy = false;
+  /// Megatron-Core's bias_dropout_fusion (TransformerConfig; on in Megatron-LM's arguments,
+  /// off in Megatron-Bridge's GPTOSSProvider @ 00b7660b): the bias a row-parallel projection
+  /// returns (skip_bias_add), the dropout and the residual add in one compiled kernel. Off, with
+  /// biases, the bias is its own eager add (models/eager_passes.hpp).
+  bool bias_dropout_fusion = true;
   AttentionKernel attention = AttentionKernel::flash;
   /// The number format of fused attention (training.attention_precision): bf16, or fp8 for
   /// Megatron-LM's fp8_dot_product_attention (Transformer Engine's DotProductAttention with

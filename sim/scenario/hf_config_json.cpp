@@ -97,6 +97,32 @@ std::string HfConfigJson::text_or(const char* field, const std::string& fallback
   return v->get<std::string>();
 }
 
+double HfConfigJson::number_or(const char* field, double fallback, double above) const {
+  const nlohmann::json* v = find(field);
+  if (v == nullptr) return fallback;
+  if (!v->is_number() || !(v->get<double>() > above))
+    refuse(field, shown(*v), "expected a number above " + shown(nlohmann::json(above)));
+  return v->get<double>();
+}
+
+bool HfConfigJson::has_object(const char* field) const {
+  const nlohmann::json* v = find(field);
+  if (v != nullptr && !v->is_object()) refuse(field, shown(*v), "expected a JSON object");
+  return v != nullptr;
+}
+
+std::string HfConfigJson::member_text(const char* field, const std::vector<const char*>& members) const {
+  if (!has_object(field)) return "";
+  const nlohmann::json& object = *find(field);
+  for (const char* member : members) {
+    const auto it = object.find(member);
+    if (it == object.end() || it->is_null()) continue;
+    if (!it->is_string()) refuse(std::string(field) + "." + member, shown(*it), "expected a string");
+    return it->get<std::string>();
+  }
+  return "";
+}
+
 std::vector<int> HfConfigJson::integers(const char* field) const {
   const nlohmann::json* v = find(field);
   if (v == nullptr) return {};

@@ -32,6 +32,13 @@ class HfConfigJson {
                  long long max = std::numeric_limits<int>::max(), const std::string& why = "") const;
   bool flag_or(const char* field, bool fallback) const;
   std::string text_or(const char* field, const std::string& fallback) const;
+  /// A number (integer or not) above `above`, or `fallback` when the field is missing or null.
+  double number_or(const char* field, double fallback, double above) const;
+  /// Whether `field` is present and not null, and its first present member of `members` as a
+  /// string ("" when it has none of them). Refuses a `field` that is not a JSON object and a
+  /// member that is not a string, naming "field.member".
+  bool has_object(const char* field) const;
+  std::string member_text(const char* field, const std::vector<const char*>& members) const;
   /// A list of integers (mlp_only_layers); empty when missing or null.
   std::vector<int> integers(const char* field) const;
   /// A list of strings (layer_types); empty when missing or null.

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "sim/scenario/hf_config_json.hpp"
+#include "sim/scenario/hf_rope_scaling.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 
 // Field names, meanings and class defaults from Hugging Face transformers (github.com/huggingface/transformers):
@@ -18,7 +19,7 @@
 // Shape numbers are required (a missing one is an error naming it); a field whose class
 // default is None-derived (num_key_value_heads -> num_attention_heads, head_dim -> hidden /
 // heads) or a switch (tie_word_embeddings, attention_bias, mlp_bias, hidden_act, use_sliding_window,
-// decoder_sparse_step, mlp_only_layers, layer_types) takes the class's default.
+// decoder_sparse_step, mlp_only_layers, layer_types, rope_scaling, swiglu_limit) takes the class's default.
 
 namespace trainsim {
 
@@ -231,11 +232,12 @@ ModelSpec read_family(const HfConfigJson& c, Family f) {
     if (!m.bias)
       c.refuse("attention_bias", "false", "GPT-OSS experts carry biases: trainsim's model.bias covers both");
     m.attention_sinks = true;
-    // GptOssConfig's rope_scaling (yarn) and swiglu_limit (7.0), its defaults and the released
-    // configs' values; trainsim prices their kernels, not their numbers (models/eager_passes.hpp).
-    m.rope_scaling = RopeScaling::yarn;
-    m.activation_clamp = 7;
+    // GptOssConfig's swiglu_limit (@ 02b8f42b: default 7.0, the released configs' value): the
+    // experts' gate clamped to at most it and their linear half to +-it (models/eager_passes.hpp).
+    m.activation_clamp = c.number_or("swiglu_limit", 7.0, 0.0);
   }
+  // rope_scaling / rope_parameters: GptOssConfig fills in yarn when absent (hf_rope_scaling.hpp).
+  m.rope_scaling = hf_rope_scaling(c, f == Family::gpt_oss ? RopeScaling::yarn : RopeScaling::none);
   if (f == Family::nemotron) m.norm = NormKind::layernorm;  // NemotronLayerNorm1P: scale and shift
   set_attention_layers(c, m, windowed_layers(c, m, f), c.has("layer_types") ? "layer_types" : "sliding_window");
   switch (f) {

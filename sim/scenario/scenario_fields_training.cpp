@@ -130,6 +130,10 @@ std::vector<ScenarioField> training_fields() {
           "training.fused_cross_entropy",
           "the loss keeps 16-bit logits holding their gradient (TE's fused cross entropy)",
           [](auto& s) -> auto& { return s.training.fused_cross_entropy; }),
+      bool_field(
+          "training.bias_dropout_fusion",
+          "a projection's bias, dropout and residual add in one kernel (Megatron's bias_dropout_fusion)",
+          [](auto& s) -> auto& { return s.training.bias_dropout_fusion; }),
       enum_field(
           "training.attention", "attention kernel", [](auto& s) -> auto& { return s.training.attention; }, k_attention),
       bytes_field(

@@ -129,5 +129,54 @@ TEST(ActivationMemory, QuantizedTrainingSavesTheGemmInputsItQuantized) {
   EXPECT_NEAR(layer_activation_bytes(m, fp8), s * h * (6 + 4.5 + 1) + 5 * s * f + core, 1.0);
 }
 
+// GPT-OSS's eager passes keep, besides what the fused path keeps (activation_memory.cpp): the
+// unfused YaRN rotation its cos and sin tables for the query and for the key (4 s d elements of
+// 2 bytes, whatever the batch, the heads and TP), the clamp the experts' fc1 output (2 f a
+// routed row: top_k rows a token, 2 bytes each), the second bias nothing.
+TEST(ActivationMemory, GptOssEagerPassesKeepTheirSavedInputs) {
+  const ModelSpec oss = *model_preset("gpt-oss-120b");
+  ASSERT_EQ(oss.rope_scaling, RopeScaling::yarn);
+  ASSERT_GT(oss.activation_clamp, 0.0);
+  ModelSpec fused_rope = oss;
+  fused_rope.rope_scaling = RopeScaling::none;
+  ModelSpec no_clamp = oss;
+  no_clamp.activation_clamp = 0;
+  const double s = 4096, d = 64, f = 2880, top_k = 4;
+  for (const int tp : {1, 2})
+    for (const int b : {1, 2})
+      for (const int cp : {1, 2}) {
+        ModelSpec m = oss;
+        m.seq_len = static_cast<int>(s);
+        ModelSpec r = fused_rope, c = no_clamp;
+        r.seq_len = c.seq_len = m.seq_len;
+        ActivationLayout l;
+        l.tp = tp;
+        l.micro_batch = b;
+        l.cp = cp;
+        l.sequence_parallel = tp > 1;
+        const double tables = 4.0 * (s / cp) * d * 2.0;
+        EXPECT_NEAR(layer_activation_bytes(m, l) - layer_activation_bytes(r, l), tables, 1e-6 * tables);
+        const double fc1 = (s / cp) * b * top_k * 2.0 * f * 2.0 / tp;
+        EXPECT_NEAR(layer_activation_bytes(m, l) - layer_activation_bytes(c, l), fc1, 1e-6 * fc1);
+        // Selective recompute keeps both; full recompute keeps the layer's input only, and the
+        // layer run again holds them while it is recomputed.
+        l.recompute = Recompute::selective;
+        EXPECT_NEAR(layer_activation_bytes(m, l) - layer_activation_bytes(r, l), tables, 1e-6 * tables);
+        l.recompute = Recompute::full;
+        EXPECT_EQ(layer_activation_bytes(m, l), layer_activation_bytes(r, l));
+        EXPECT_NEAR(recompute_working_bytes(m, l) - recompute_working_bytes(c, l), fc1, 1e-6 * fc1);
+      }
+  // The fused rotation of plain RoPE and MLA's keep no tables; a dense layer has no clamp.
+  const ModelSpec ds = *model_preset("deepseek-v3");
+  ModelSpec ds_yarn = ds;
+  ds_yarn.rope_scaling = RopeScaling::yarn;
+  ActivationLayout l;
+  EXPECT_EQ(layer_activation_bytes(ds_yarn, l), layer_activation_bytes(ds, l));
+  ModelSpec dense = *model_preset("llama3-8b");
+  ModelSpec clamped = dense;
+  clamped.activation_clamp = 7;
+  EXPECT_EQ(layer_activation_bytes(clamped, l), layer_activation_bytes(dense, l));
+}
+
 }  // namespace
 }  // namespace trainsim

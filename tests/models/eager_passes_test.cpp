@@ -125,5 +125,35 @@ TEST(EagerPasses, AModelWithoutTheFeaturesKeepsItsOps) {
   EXPECT_EQ(find_op(dense_ops.forward, "experts.clamp"), nullptr);
 }
 
+// bias_dropout_fusion off (GPTOSSProvider): the attention's output bias is one more add over
+// the projection's output, [T, h] read and written (and the bias read), forward only; a dense
+// MLP's second bias the same after mlp.down. Fused, or without biases, no such op.
+TEST(EagerPasses, UnfusedBiasDropoutAddAddsTheBiasOnItsOwn) {
+  TrainingSpec tr;
+  tr.bias_dropout_fusion = false;
+  const ModelSpec m = gpt_oss();
+  const PassOps ops = transformer_layer_ops(m, tr, ep8());
+  const Op* bias = find_op(ops.forward, "attention.proj_bias");
+  ASSERT_TRUE(bias);
+  const double act = 4096.0 * m.hidden * 2.0;
+  EXPECT_DOUBLE_EQ(bias->bytes, 2.0 * act + m.hidden * 2.0);
+  EXPECT_EQ(bias->kernels, 1);
+  const auto index = [](const std::vector<Op>& v, const std::string& name) {
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i].name == name) return static_cast<int>(i);
+    return -1;
+  };
+  EXPECT_EQ(index(ops.forward, "attention.proj") + 1, index(ops.forward, "attention.proj_bias"));
+  EXPECT_EQ(find_op(ops.backward, "attention.proj_bias.bwd"), nullptr);
+  EXPECT_EQ(find_op(ops.forward, "mlp.down_bias"), nullptr);  // MoE layers return no bias
+  TrainingSpec fused;
+  EXPECT_EQ(find_op(transformer_layer_ops(m, fused, ep8()).forward, "attention.proj_bias"), nullptr);
+  EXPECT_EQ(find_op(transformer_layer_ops(without_features(m), tr, ep8()).forward, "attention.proj_bias"), nullptr);
+  ModelSpec dense = m;
+  dense.experts = 1;
+  dense.top_k = 1;
+  ASSERT_TRUE(find_op(transformer_layer_ops(dense, tr, ParallelSpec{}).forward, "mlp.down_bias"));
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -110,6 +110,8 @@ TEST(HfModelSource, LayerPatternsBecomeTheirKeys) {
   EXPECT_EQ(oss.sliding_window, 128);
   EXPECT_EQ(oss.full_attention_interval, 2);
   EXPECT_TRUE(oss.attention_sinks);
+  EXPECT_EQ(oss.rope_scaling, RopeScaling::yarn);  // rope_scaling.rope_type
+  EXPECT_EQ(oss.activation_clamp, 7.0);            // swiglu_limit
   EXPECT_EQ(oss.name, "gpt-oss-120b");
 }
 
@@ -146,6 +148,71 @@ TEST(HfModelSource, ClassDefaultsAndLayerListsBecomeTheKeys) {
   EXPECT_EQ(oss.full_attention_interval, 2);
   EXPECT_TRUE(oss.bias);
   EXPECT_TRUE(oss.router_bias);
+}
+
+// GPT-OSS's fields as GptOssConfig names them (transformers
+// models/gpt_oss/configuration_gpt_oss.py), written here with the few shape fields a file needs.
+std::string gpt_oss_config(const std::string& name, const std::string& extra) {
+  return write_temp_file(name + ".json", R"({"architectures": ["GptOssForCausalLM"], "hidden_size": 2880,
+      "num_hidden_layers": 2, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
+      "vocab_size": 201088, "intermediate_size": 2880, "num_local_experts": 8, "num_experts_per_tok": 4,
+      "sliding_window": 128)" + extra + "}");
+}
+
+TEST(HfModelSource, RopeScalingAndSwigluLimitBecomeTheirKeys) {
+  // The released 120B config's fields: rope_scaling with rope_type yarn, swiglu_limit 7.0.
+  const ModelSpec released = model_from_hf_config(gpt_oss_config("oss_released", R"(, "rope_scaling": {
+      "beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0, "original_max_position_embeddings": 4096,
+      "rope_type": "yarn", "truncate": false}, "swiglu_limit": 7.0)"));
+  EXPECT_EQ(released.rope_scaling, RopeScaling::yarn);
+  EXPECT_EQ(released.activation_clamp, 7.0);
+  // The limit is read, not assumed; without either field, GptOssConfig's defaults (yarn, 7.0).
+  EXPECT_EQ(model_from_hf_config(gpt_oss_config("oss_limit", R"(, "swiglu_limit": 5.5)")).activation_clamp, 5.5);
+  const ModelSpec defaults = model_from_hf_config(gpt_oss_config("oss_defaults", ""));
+  EXPECT_EQ(defaults.rope_scaling, RopeScaling::yarn);
+  EXPECT_EQ(defaults.activation_clamp, 7.0);
+  // transformers v5's rope_parameters; plain RoPE stated is plain RoPE, on GPT-OSS too.
+  EXPECT_EQ(model_from_hf_config(gpt_oss_config("oss_plain", R"(, "rope_parameters": {"rope_type": "default",
+      "rope_theta": 150000.0})")).rope_scaling,
+            RopeScaling::none);
+  // Other families: Llama 3.1's llama3 and linear scaling are plain (fused) RoPE, a legacy
+  // "type": "yarn" (DeepSeek-V3's spelling) is YaRN; no rope_scaling is plain RoPE.
+  const std::string llama = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 2,
+      "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 128256)";
+  const auto llama_with = [&](const std::string& name, const std::string& rope) {
+    return model_from_hf_config(write_temp_file(name + ".json", llama + rope + "}"));
+  };
+  EXPECT_EQ(llama_with("llama3", R"(, "rope_scaling": {"factor": 8.0, "rope_type": "llama3"})").rope_scaling,
+            RopeScaling::none);
+  EXPECT_EQ(llama_with("linear", R"(, "rope_scaling": {"factor": 2.0, "type": "linear"})").rope_scaling,
+            RopeScaling::none);
+  EXPECT_EQ(llama_with("yarn", R"(, "rope_scaling": {"factor": 4.0, "type": "yarn"})").rope_scaling,
+            RopeScaling::yarn);
+  EXPECT_EQ(llama_with("none", "").rope_scaling, RopeScaling::none);
+  EXPECT_EQ(llama_with("null", R"(, "rope_scaling": null)").rope_scaling, RopeScaling::none);
+  EXPECT_EQ(llama_with("none", "").activation_clamp, 0.0);
+}
+
+TEST(HfModelSource, RopeScalingAndSwigluLimitPriceTheEagerPasses) {
+  // Through `trainsim layer`: the GPT-OSS config prices the unfused rotation and the clamp,
+  // the same config with plain RoPE and no clamp (swiglu_limit cannot be 0: a preset-style
+  // override) the fused kernel and no clamp.
+  const std::string oss = gpt_oss_config("oss_layer", R"(, "rope_scaling": {"rope_type": "yarn", "factor": 32.0})");
+  const std::string plain =
+      gpt_oss_config("oss_layer_plain", R"(, "rope_scaling": {"rope_type": "default"}, "swiglu_limit": 7.0)");
+  const auto scenario = [](const std::string& json, const std::string& more) {
+    return write_temp_file("oss_layer.ini", "[model]\nfrom = " + json + "\nseq_len = 4096\n" + more +
+                                                "[parallel]\nep = 8\n[cluster]\nnodes = 1\n");
+  };
+  const auto yarn = run_trainsim({"layer", scenario(oss, "")});
+  ASSERT_EQ(yarn.exit_code, 0) << yarn.err;
+  EXPECT_NE(yarn.out.find("attention.rotary_eager"), std::string::npos) << yarn.out;
+  EXPECT_NE(yarn.out.find("experts.clamp"), std::string::npos) << yarn.out;
+  const auto fused = run_trainsim({"layer", scenario(plain, "activation_clamp = 0\n")});
+  ASSERT_EQ(fused.exit_code, 0) << fused.err;
+  EXPECT_EQ(fused.out.find("attention.rotary_eager"), std::string::npos) << fused.out;
+  EXPECT_EQ(fused.out.find("experts.clamp"), std::string::npos) << fused.out;
+  EXPECT_NE(fused.out.find("attention.rope"), std::string::npos) << fused.out;
 }
 
 TEST(HfModelSource, ScenarioKeysBesideItOverride) {
@@ -228,6 +295,23 @@ INSTANTIATE_TEST_SUITE_P(
                   R"({"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 4,
                     "num_attention_heads": 128, "vocab_size": 129280})",
                   "kv_lora_rank", "missing"},
+        BadConfig{"rope_dynamic",
+                  k_llama_head + R"("num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 1,
+                    "vocab_size": 1, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}})",
+                  "rope_scaling.rope_type", "Megatron-Core builds no other"},
+        BadConfig{"rope_legacy_longrope",
+                  k_llama_head + R"("num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 1,
+                    "vocab_size": 1, "rope_scaling": {"type": "longrope"}})",
+                  "rope_scaling.type", "yarn"},
+        BadConfig{"rope_scaling_not_an_object",
+                  k_llama_head + R"("num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 1,
+                    "vocab_size": 1, "rope_scaling": "yarn"})",
+                  "rope_scaling", "JSON object"},
+        BadConfig{"swiglu_limit_zero",
+                  R"({"architectures": ["GptOssForCausalLM"], "hidden_size": 2880, "num_hidden_layers": 2,
+                    "num_attention_heads": 64, "head_dim": 64, "vocab_size": 201088, "intermediate_size": 2880,
+                    "num_local_experts": 8, "num_experts_per_tok": 2, "sliding_window": 128, "swiglu_limit": 0})",
+                  "swiglu_limit", "above 0"},
         BadConfig{"window_pattern",
                   R"({"architectures": ["GptOssForCausalLM"], "hidden_size": 2880, "num_hidden_layers": 3,
                     "num_attention_heads": 64, "head_dim": 64, "vocab_size": 201088, "intermediate_size": 2880,
