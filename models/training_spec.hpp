@@ -101,6 +101,10 @@ struct TrainingSpec {
   /// 11.x, >= 13). Derived from cluster.gpu when the scenario is loaded (a GPU with MX tensor
   /// cores is a Blackwell), not a key.
   bool fp8_single_copy = false;
+  /// Megatron-LM's --fp8-param-gather (MLPerf's FP8_PARAM_GATHER): the linear weights kept in
+  /// fp8, all-gathered one byte a parameter by the distributed optimizer, each rank casting its
+  /// master shard after the update (sim/step/fp8_param_gather.hpp).
+  bool fp8_param_gather = false;
   GradPrecision grad_precision = GradPrecision::automatic;
   /// Per-GPU memory outside the allocator: CUDA context, cuBLAS workspace, NCCL buffers.
   double framework_bytes = 1.5 * 1024 * 1024 * 1024;

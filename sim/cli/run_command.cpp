@@ -88,7 +88,8 @@ std::string json(const Scenario& s, const StepResult& r, const std::string& comp
   const FixedCosts& f = r.fixed_costs_s;
   j["fixed_costs_s"] = {{"amax_reductions", f.amax_reductions},
                         {"grad_norm_allreduce", f.grad_norm_allreduce},
-                        {"host_after_norm", f.host_after_norm}};
+                        {"host_after_norm", f.host_after_norm},
+                        {"fp8_param_amax_allreduce", f.fp8_param_amax_allreduce}};
   j["compute_model"] = compute;
   j["sim_wall_s"] = r.sim_wall_s;
   // Whether the step's peak fits the GPU, so that a script never takes a layout that does not
@@ -133,10 +134,14 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
     out << "host-bound       " << formatted("%8.4f", r.host_wait_s)
         << "  of forward, backward and recompute: the GPU waiting for the host's kernel launches\n";
   const FixedCosts& f = r.fixed_costs_s;
-  if (f.amax_reductions + f.grad_norm_allreduce + f.host_after_norm > 0)  // sim/step/fixed_costs.hpp
+  if (f.amax_reductions + f.grad_norm_allreduce + f.host_after_norm + f.fp8_param_amax_allreduce > 0) {
     out << "fixed per step, ms  " << formatted(" amax_reductions %.3f", 1e3 * f.amax_reductions) << " (of tp_comm)"
         << formatted("  grad_norm_allreduce %.3f", 1e3 * f.grad_norm_allreduce)
-        << formatted("  host_after_norm %.3f", 1e3 * f.host_after_norm) << " (of optimizer)\n";
+        << formatted("  host_after_norm %.3f", 1e3 * f.host_after_norm);
+    if (f.fp8_param_amax_allreduce > 0)  // sim/step/fp8_param_gather.hpp
+      out << formatted("  fp8_param_amax_allreduce %.3f", 1e3 * f.fp8_param_amax_allreduce);
+    out << " (of optimizer)\n";
+  }
   out << "\n";
   out << "peak memory           " << units::format_bytes_binary(r.peak_memory_bytes) << " per GPU\n"
       << "energy                " << formatted("%.1f kJ per step", r.energy_per_step_j / 1e3) << ", "

@@ -29,6 +29,10 @@ std::vector<ScenarioField> precision_recipe_fields() {
           "with precision = fp8: current (Megatron-LM's --fp8-recipe tensorwise, the default) or delayed",
           [](auto& s) -> auto& { return s.training.fp8_scaling; }, k_fp8_scalings),
       bool_field(
+          "training.fp8_param_gather",
+          "fp8 weights gathered one byte a parameter, each rank casting its master shard (--fp8-param-gather)",
+          [](auto& s) -> auto& { return s.training.fp8_param_gather; }),
+      bool_field(
           "training.first_last_layers_bf16",
           "under a quantized precision, the model's first and last layers' linear GEMMs in bf16",
           [](auto& s) -> auto& { return s.training.first_last_layers_bf16; }),
@@ -65,6 +69,17 @@ void check_precision_recipe(const Scenario& s) {
     throw InputError(s.source, "training.fp8_scaling", "delayed",
                      "is a recipe of training.precision = fp8 (per-tensor scaling); this scenario's precision has "
                      "its own scaling");
+  if (t.fp8_param_gather) {
+    // Transformer Engine release_v2.8 casts master shards to per-tensor fp8 only (utils.py
+    // cast_master_weights_to_fp8: delayed, current and block scaling; MXFP8 "not supported
+    // yet"), and Megatron-LM calls it from the distributed optimizer (ZeRO 1 and 2 here).
+    if (t.precision != Precision::fp8)
+      throw InputError(s.source, "training.fp8_param_gather", "true",
+                       "needs training.precision = fp8 (Transformer Engine casts master shards to per-tensor fp8 only)");
+    if ((s.parallel.zero != 1 && s.parallel.zero != 2) || s.parallel.megatron_fsdp())
+      throw InputError(s.source, "training.fp8_param_gather", "true",
+                       "needs the distributed optimizer, parallel.zero = 1 or 2 without Megatron FSDP");
+  }
   if (!t.first_last_layers_bf16) {
     // Megatron-LM reads the counts only with first_last_layers_bf16: a count set without it
     // would do nothing.

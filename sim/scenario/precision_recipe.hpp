@@ -1,7 +1,8 @@
 #pragma once
 // The low-precision recipe keys beside training.precision, as Megatron-LM and Megatron-Bridge
 // name them: training.attention_precision (fp8_dot_product_attention), training.fp8_scaling
-// (--fp8-recipe tensorwise or delayed) and training.first_last_layers_bf16 with
+// (--fp8-recipe tensorwise or delayed), training.fp8_param_gather (--fp8-param-gather:
+// per-tensor fp8 under ZeRO 1 or 2 only) and training.first_last_layers_bf16 with
 // num_layers_at_start_in_bf16 / num_layers_at_end_in_bf16;
 // their fields (scenario_fields() lists them with the training keys) and their rules.
 

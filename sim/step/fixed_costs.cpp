@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/engine/nccl_latency.hpp"
+#include "sim/step/fp8_param_gather.hpp"
 #include "sim/step/host_bound_pass.hpp"
 
 namespace trainsim {
@@ -15,14 +16,18 @@ bool reduces_amax_over_tp(const Scenario& s) {
   return current && s.parallel.tp > 1 && s.parallel.sequence_parallel;
 }
 
-double grad_norm_allreduce_s(int ranks, int domains, double bus_Bps) {
+double small_allreduce_s(double bytes, int ranks, int domains, double bus_Bps) {
   if (ranks <= 1) return 0.0;
-  constexpr double k_bytes = 4.0;  // one fp32: the sum of the squared gradients
   domains = std::clamp(domains, 1, ranks);
   // Ring all-reduce: 2(n - 1) steps, 2(domains - 1) of them across domains (tuning.cc).
-  const engine::NcclEstimate ring = engine::nccl_ring(k_bytes, ranks, 2.0 * (ranks - 1), 2.0 * (domains - 1), bus_Bps);
-  const engine::NcclEstimate tree = engine::nccl_tree(k_bytes, ranks, domains, bus_Bps);
+  const engine::NcclEstimate ring = engine::nccl_ring(bytes, ranks, 2.0 * (ranks - 1), 2.0 * (domains - 1), bus_Bps);
+  const engine::NcclEstimate tree = engine::nccl_tree(bytes, ranks, domains, bus_Bps);
   return std::min(ring.time_s, tree.time_s);
+}
+
+double grad_norm_allreduce_s(int ranks, int domains, double bus_Bps) {
+  constexpr double k_bytes = 4.0;  // one fp32: the sum of the squared gradients
+  return small_allreduce_s(k_bytes, ranks, domains, bus_Bps);
 }
 
 double grad_norm_allreduce_s(const Scenario& s) {
@@ -32,8 +37,10 @@ double grad_norm_allreduce_s(const Scenario& s) {
 }
 
 double host_after_norm_s(const Scenario& s, int layers, double gradient_bytes, double optimizer_s) {
-  const double host_s = host_ops_after_norm(s, layers, gradient_buckets(s, gradient_bytes)) *
-                        host_launch_cost(s.training, s.cluster.host).op_s;
+  const HostLaunchCost host = host_launch_cost(s.training, s.cluster.host);
+  // fp8_param_gather's amax all-reduce is a c10d call (fp8_param_gather.hpp).
+  const double host_s = host_ops_after_norm(s, layers, gradient_buckets(s, gradient_bytes)) * host.op_s +
+                        (gathers_fp8_parameters(s) ? host.collective_s : 0.0);
   return std::max(0.0, host_s - optimizer_s);
 }
 
@@ -46,7 +53,10 @@ int host_ops_after_norm(const Scenario& s, int layers, int buckets) {
   const ParallelSpec& p = s.parallel;
   const int tensors = k_tensors_per_layer * layers + k_edge_tensors;
   const int shards = p.zero >= 1 ? std::max(1, p.dense_shard_ranks()) : 1;
-  const int copies = (tensors + shards - 1) / shards + (shards > 1 ? 1 : 0);
+  // fp8_param_gather: the fp8 weights' shards are cast, not copied (fp8_param_gather.hpp).
+  const int fp8_tensors = gathers_fp8_parameters(s) ? fp8_weight_tensors(layers) : 0;
+  const int copies = shard_tensors(tensors - fp8_tensors, shards) +
+                     (fp8_tensors > 0 ? fp8_param_gather_host_ops(shard_tensors(fp8_tensors, shards)) : 0);
   // The distributed optimizer's parameter all-gather after the update, one launch per bucket
   // unless overlapped with the next forward (ZeRO 1 and 2). Under ZeRO 3 / FSDP parameters are
   // gathered before each unit's forward and backward instead (parameter_gathers.cpp), not

@@ -52,6 +52,10 @@ bool reduces_amax_over_tp(const Scenario& scenario);
 /// Bytes of one amax all-reduce: one fp32.
 inline constexpr double k_amax_bytes = 4.0;
 
+/// Seconds of an all-reduce of `bytes` over `ranks` GPUs in `domains` NVLink domains at NCCL's
+/// model (the faster of ring and tree, tuning.cc's latencies); 0 for one rank.
+double small_allreduce_s(double bytes, int ranks, int domains, double bus_Bps);
+
 /// Seconds of the gradient norm's all-reduce of one fp32 over `ranks` GPUs in `domains`
 /// NVLink domains, at NCCL's model (faster of ring and tree); 0 for one rank.
 double grad_norm_allreduce_s(int ranks, int domains, double bus_Bps);

@@ -19,6 +19,7 @@
 #include "sim/step/dispatcher_rates.hpp"
 #include "sim/step/ep_overlap_cost.hpp"
 #include "sim/step/fixed_costs.hpp"
+#include "sim/step/fp8_param_gather.hpp"
 #include "sim/step/host_bound_pair.hpp"
 #include "sim/step/host_bound_pass.hpp"
 #include "sim/step/tp_overlap_slots.hpp"
@@ -572,7 +573,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       }
     const double cast_parameters =
         stage_layers_all > 0 ? params.layers_on_gpu * cast_layers / stage_layers_all : params.layers_on_gpu;
-    if (const auto cast = weight_quantize_op(cast_parameters, s.training)) st.optimizer_s += compute.op_time_s(*cast);
+    add_weight_casts(st, s, compute, cast_parameters, cast_layers, per_param.weights);  // fp8_param_gather.hpp
     const int unit_layers = par.zero3_unit_layers;
     st.zero3_unit_bytes = par.zero >= 3 ? unit_layers * params.per_layer_on_gpu * per_param.weights : 0;
     const int stage_layers = st.layers();

@@ -115,6 +115,8 @@ struct StageCosts {
   /// all-reduce, and the GPU's wait for the host's dispatches after the norm's host sync.
   double grad_norm_allreduce_s = 0;
   double host_after_norm_s = 0;
+  /// fp8_param_gather: the packed amax all-reduce before the shard casts (fp8_param_gather.hpp).
+  double fp8_param_amax_allreduce_s = 0;
   /// ZeRO-3: the parameter bytes one unit of zero3_unit_layers layers gathers on this GPU
   /// (the all-gather's output), and the units of each chunk. Megatron FSDP gathers a unit's
   /// dense parameters over the dense group (zero3_unit_bytes) and its experts' over the

@@ -77,8 +77,9 @@ struct StepResult {
   double exposed_comm_fraction = 0;  ///< communication the GPU waits for / step time
   StepBreakdown breakdown_s;
   CommBytes comm_bytes_per_gpu;
-  /// Of the breakdown, the step's fixed costs by name (fixed_costs.hpp): amax_reductions of
-  /// tp_comm, grad_norm_allreduce and host_after_norm of optimizer. Per GPU, averaged.
+  /// Of the breakdown, the step's fixed costs by name (fixed_costs.hpp, fp8_param_gather.hpp):
+  /// amax_reductions of tp_comm, grad_norm_allreduce, host_after_norm and
+  /// fp8_param_amax_allreduce of optimizer. Per GPU, averaged.
   FixedCosts fixed_costs_s;
   double peak_memory_bytes = 0;
   double energy_per_step_j = 0;
