@@ -35,10 +35,10 @@ const std::vector<ValidationFamily>& table() {
       {"dense-ampere", "dense on Ampere (A100)", 10, -9.9, 3.6, 4.7},
       {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -2.3, 12.9, 4.5},
       {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -4.3, -1.8, 3.0},
-      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -4.3, 53.7, 22.9},
+      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -4.3, 63.1, 27.6},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 7.9, 102.6, 32.3},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 5.8, 71.0, 22.6},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 7.9, 102.6, 32.1},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 5.8, 63.9, 21.7},
       {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 7.7, 22.1, 14.9},
   };
   return families;
