@@ -177,12 +177,15 @@ const testing::Settings k_pair{{"model.preset", "qwen3-30b-a3b"},
                                {"parallel.moe_a2a_overlap", "true"},
                                {"cluster.nodes", "1"}};
 
-TEST(StagePair, RunPlaysEveryPieceAndCollectiveAndHidesSomeOfTheAllToAlls) {
+// Runs stage 0's first chunk: micro-batch 0's backward paired with micro-batch 1's forward,
+// keeping every activity record; `measure(context, records, chains)` reads them after the pair.
+template <class Measure>
+std::vector<double> run_pair(const Scenario& scenario, Measure measure) {
   testing::KeptRecords records;
   StepOptions options;
   options.observer = &records;
-  const std::vector<double> out = testing::run_stage_part(
-      testing::scenario(k_pair), 0,
+  return testing::run_stage_part(
+      scenario, 0,
       [&](StageContext& context) {
         testing::ComputeParts parts(context);
         StagePair pair(context, parts.compute, parts.layers, parts.traffic);
@@ -192,9 +195,18 @@ TEST(StagePair, RunPlaysEveryPieceAndCollectiveAndHidesSomeOfTheAllToAlls) {
         std::array<PairChain, 2> chains{pair_chain("backward", backward, c.backward, false),
                                         pair_chain("forward", forward, c.forward, false)};
         pair.run(chains);
+        return measure(context, records.records, chains);
+      },
+      options);
+}
+
+TEST(StagePair, RunPlaysEveryPieceAndCollectiveAndHidesSomeOfTheAllToAlls) {
+  const std::vector<double> out = run_pair(
+      testing::scenario(k_pair),
+      [&](StageContext& context, const std::vector<ActivityRecord>& records, std::array<PairChain, 2>& chains) {
         // The collectives ran on the other stream, each recorded (in this child process).
         double ep_s = 0, ep_records = 0;
-        for (const ActivityRecord& r : records.records)
+        for (const ActivityRecord& r : records)
           if (r.stream != ActivityStream::compute) {
             ep_s += r.end_s - r.start_s;
             ++ep_records;
@@ -205,8 +217,7 @@ TEST(StagePair, RunPlaysEveryPieceAndCollectiveAndHidesSomeOfTheAllToAlls) {
                              static_cast<double>(chain.pieces.size()), static_cast<double>(chain.groups_done),
                              static_cast<double>(chain.groups.size())});
         return v;
-      },
-      options);
+      });
   ASSERT_EQ(out.size(), 16u);
   const double elapsed = out[0], ep_comm = out[1], ep_s = out[2], ep_records = out[3];
   double computed = 0;
@@ -233,22 +244,11 @@ TEST(StagePair, RunPlaysEveryPieceAndCollectiveAndHidesSomeOfTheAllToAlls) {
 // and the unpermutation after it are done; one communication stream runs its items one at a
 // time.
 TEST(StagePair, TheCombinesKernelsHoldTheCommunicationStreamAndTheOutputLayerWaitsForTheLastCombine) {
-  testing::KeptRecords records;
-  StepOptions options;
-  options.observer = &records;
-  const std::vector<double> out = testing::run_stage_part(
-      testing::scenario(k_pair), 0,
-      [&](StageContext& context) {
-        testing::ComputeParts parts(context);
-        StagePair pair(context, parts.compute, parts.layers, parts.traffic);
-        const PipelineTask forward{1, 0, TaskPass::forward};
-        const PipelineTask backward{0, 0, TaskPass::backward};
-        const ChunkCosts& c = context.costs.chunks[0];
-        std::array<PairChain, 2> chains{pair_chain("backward", backward, c.backward, false),
-                                        pair_chain("forward", forward, c.forward, false)};
-        pair.run(chains);
+  const std::vector<double> out = run_pair(
+      testing::scenario(k_pair),
+      [&](StageContext&, const std::vector<ActivityRecord>& records, std::array<PairChain, 2>& chains) {
         std::vector<const ActivityRecord*> compute[2], comm[2], stream;
-        for (const ActivityRecord& r : records.records) {
+        for (const ActivityRecord& r : records) {
           const size_t pass = r.microbatch == 1 ? 1 : 0;
           (r.stream == ActivityStream::compute ? compute : comm)[pass].push_back(&r);
           if (r.stream != ActivityStream::compute) stream.push_back(&r);
@@ -263,8 +263,7 @@ TEST(StagePair, TheCombinesKernelsHoldTheCommunicationStreamAndTheOutputLayerWai
                                    chains[0].comm_before[0],
                                    chains[1].comm_after.back(),
                                    overlap};
-      },
-      options);
+      });
   ASSERT_EQ(out.size(), 7u);
   EXPECT_GT(out[4], 0.0);  // the unpermutation's gradient
   EXPECT_GT(out[5], 0.0);  // the unpermutation and residual
@@ -280,24 +279,12 @@ TEST(StagePair, TheCombinesKernelsHoldTheCommunicationStreamAndTheOutputLayerWai
 // stream plays the two passes' pieces in turn, one at a time. EP 16 over two nodes at 100 Gb/s
 // a NIC: all-to-alls longer than the pieces beside them, so that the waits bind.
 TEST(StagePair, EachNodeWaitsForItsPassesNodeBeforeIt) {
-  testing::KeptRecords records;
-  StepOptions options;
-  options.observer = &records;
-  const std::vector<double> out = testing::run_stage_part(
+  const std::vector<double> out = run_pair(
       testing::scenario(testing::merged(
           k_pair, {{"parallel.ep", "16"}, {"cluster.nodes", "2"}, {"cluster.nic_bandwidth", "100Gb/s"}})),
-      0,
-      [&](StageContext& context) {
-        testing::ComputeParts parts(context);
-        StagePair pair(context, parts.compute, parts.layers, parts.traffic);
-        const PipelineTask forward{1, 0, TaskPass::forward};
-        const PipelineTask backward{0, 0, TaskPass::backward};
-        const ChunkCosts& c = context.costs.chunks[0];
-        std::array<PairChain, 2> chains{pair_chain("backward", backward, c.backward, false),
-                                        pair_chain("forward", forward, c.forward, false)};
-        pair.run(chains);
+      [&](StageContext&, const std::vector<ActivityRecord>& records, std::array<PairChain, 2>& chains) {
         std::vector<const ActivityRecord*> compute[2], comm[2], stream;
-        for (const ActivityRecord& r : records.records) {
+        for (const ActivityRecord& r : records) {
           const size_t pass = r.microbatch == 1 ? 1 : 0;
           (r.stream == ActivityStream::compute ? compute : comm)[pass].push_back(&r);
           if (r.stream == ActivityStream::compute) stream.push_back(&r);
@@ -325,8 +312,7 @@ TEST(StagePair, EachNodeWaitsForItsPassesNodeBeforeIt) {
           if ((stream[i - 1]->microbatch == 1) == (stream[i]->microbatch == 1)) late = 1.0;
         }
         return std::vector<double>{late, checks, stream.front()->microbatch == 0 ? 1.0 : 0.0};
-      },
-      options);
+      });
   ASSERT_EQ(out.size(), 3u) << (out.empty() ? 0.0 : out[0]);
   EXPECT_LE(out[0], 1e-12);
   EXPECT_EQ(out[1], 32.0);  // 8 groups a pass (4 layers), 2 checks each
