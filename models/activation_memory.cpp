@@ -1,5 +1,6 @@
 #include "models/activation_memory.hpp"
 
+#include "models/eager_passes.hpp"
 #include "models/expert_capacity.hpp"
 
 namespace trainsim {
@@ -71,7 +72,7 @@ double projection_copy_bytes(const Dims& d) {
 //   a layer, whatever the batch, the heads and TP. With the fused kernel nothing but the
 //   frequencies (shared by every layer) is kept. MLA's rotation stays fused here as there.
 double eager_rotary_bytes(const ModelSpec& m, const Dims& d) {
-  if (m.rope_scaling != RopeScaling::yarn || m.position != PositionEmbedding::rope || m.is_mla()) return 0.0;
+  if (!rotary_runs_eager(m)) return 0.0;
   return 4.0 * 2.0 * d.s * m.head_dim();
 }
 
@@ -83,7 +84,7 @@ double eager_rotary_bytes(const ModelSpec& m, const Dims& d) {
 //   parameter) and the probabilities (views of those the activation saves); the add, the
 //   split and the concatenation keep none.
 double eager_clamp_bytes_per_width(const ModelSpec& m) {
-  return m.is_moe() && m.activation_clamp > 0 && m.activation == FfnActivation::swiglu ? 4.0 : 0.0;
+  return clamps_glu_input(m) ? 4.0 : 0.0;
 }
 
 // The parts tensor parallelism splits, without the attention core: Q (2 s b h), K and V

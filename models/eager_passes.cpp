@@ -55,11 +55,19 @@ void insert_forward(PassOps& ops, const std::string& anchor, bool after, const O
 
 }  // namespace
 
+bool rotary_runs_eager(const ModelSpec& m) {
+  return m.rope_scaling == RopeScaling::yarn && m.position == PositionEmbedding::rope && !m.is_mla();
+}
+
+bool clamps_glu_input(const ModelSpec& m) {
+  return m.is_moe() && m.activation_clamp > 0 && m.activation == FfnActivation::swiglu;
+}
+
 PassOps with_eager_passes(PassOps ops, const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p) {
   const double element = activation_element_bytes(tr.precision);
   const double tokens = static_cast<double>(tr.micro_batch) * m.seq_len / p.cp;
   // YaRN on plain (non-MLA) attention: query and key, a/t and kv/t heads of head_dim each.
-  if (m.rope_scaling == RopeScaling::yarn && m.position == PositionEmbedding::rope && !m.is_mla()) {
+  if (rotary_runs_eager(m)) {
     const double qk = tokens * (static_cast<double>(m.heads) + m.kv_heads) / p.tp * m.head_dim() * element;
     const EagerPassCount c = unfused_rope_pass();
     for (std::vector<Op>* pass : {&ops.forward, &ops.recompute, &ops.backward})
@@ -93,7 +101,7 @@ PassOps with_eager_passes(PassOps ops, const ModelSpec& m, const TrainingSpec& t
   // The rows this rank's experts run (models/layer_workload.cpp, add_mlp): T top_k etp / t.
   const double etp = p.expert_tp_size();
   const double rows = tokens * m.top_k * etp / p.tp;
-  if (m.activation_clamp > 0 && m.activation == FfnActivation::swiglu) {
+  if (clamps_glu_input(m)) {
     const double fc1_out = rows * 2.0 * m.expert_ffn() / etp * element;
     const EagerPassCount c = activation_clamp_pass();
     insert_forward(ops, "experts.activation", false,

@@ -64,6 +64,12 @@ EagerPassCount unfused_bias_pass();
 /// moe_router_dtype): an fp32 promotion would add more.
 EagerPassCount expert_bias_pass(int local_experts);
 
+/// Whether `m`'s rotation runs as the unfused passes: YaRN on plain RoPE (MLA's stays fused).
+bool rotary_runs_eager(const ModelSpec& m);
+
+/// Whether `m`'s experts clamp their GLU input eagerly: model.activation_clamp on a SwiGLU MoE.
+bool clamps_glu_input(const ModelSpec& m);
+
 /// `ops` (one transformer layer, models/layer_workload.hpp) with the passes above: the RoPE op
 /// priced as the unfused passes (renamed attention.rotary_eager), the clamp before
 /// experts.activation, the bias after experts.down (backward before experts.down.dgrad), the

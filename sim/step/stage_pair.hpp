@@ -57,8 +57,8 @@ class StagePair {
   StagePair(StageContext& s, StageCompute& compute, LayerCollectives& layers, const StageTraffic& traffic)
       : s_(s), compute_(compute), layers_(layers), traffic_(traffic) {}
 
-  /// Plays `chains` (the backward's, then the forward's, share_comm_kernels applied) on the
-  /// two streams; each chain's
+  /// Plays `chains` (the backward's, then the forward's) on the two streams, first charging
+  /// the combine node's kernels to the pieces beside them (share_comm_kernels); each chain's
   /// compute_s holds the time its pieces took, the compute stream's waits are ep_comm.
   void run(std::array<PairChain, 2>& chains);
   /// A pair's collective asked for that has not started, if any: its start starts the next.
