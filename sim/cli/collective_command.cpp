@@ -90,7 +90,7 @@ po::options_description visible_options(Options& o) {
       "smallest size (bytes; K, M, G = 2^10, 2^20, 2^30)")(
       "maxbytes,e", po::value(&o.max_bytes)->default_value(o.max_bytes), "largest size")(
       "stepfactor,f", po::value(&o.factor)->default_value(o.factor), "size multiplier between rows")(
-      "json", "rows as JSON: [{bytes, time_s, algbw_GBps, busbw_GBps, algo, proto}]")(
+      "json", "rows as JSON: [{bytes, time_s, algbw_GBps, busbw_GBps, algo, proto, channels (across NVL72 racks)}]")(
       "set", po::value(&o.overrides)->composing(), "override a SCENARIO key: --set section.key=value");
   return d;
 }
@@ -202,6 +202,7 @@ struct Row {
   double time_s = 0;
   std::string algo;
   std::string proto;  ///< NCCL's protocol: LL, LL128 or Simple
+  int channels = 0;   ///< NCCL's channels (CTAs) across NVL72 racks; 0: not modelled
 };
 
 std::string protocol_name(eng::NcclProtocol p) {
@@ -266,7 +267,8 @@ Command collective_command() {
     for (const double bytes : sizes) {
       call.bytes = bytes;
       const eng::CollectiveAlgo chosen = eng::choose_algorithm(call, planning);
-      rows.push_back({bytes, 0, eng::algo_name(chosen), protocol_name(eng::protocol_of(chosen, call, planning))});
+      rows.push_back({bytes, 0, eng::algo_name(chosen), protocol_name(eng::protocol_of(chosen, call, planning)),
+                      eng::nccl_channels(call, planning)});
       eng::PreparedPlan prepared = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning), &endpoints);
       left_out.push_back(std::move(prepared.left_out));
       if (sizes.size() == 1) single_plan = std::move(prepared.plan);
@@ -309,6 +311,7 @@ Command collective_command() {
         row["busbw_GBps"] = algbw * factor;
         row["algo"] = r.algo;
         row["proto"] = r.proto;
+        if (r.channels > 0) row["channels"] = r.channels;
         j.push_back(row);
       }
       out << j.dump(2) << "\n";
@@ -318,14 +321,15 @@ Command collective_command() {
     out << "# trainsim collective: " << eng::op_name(op) << " on " << gpus << " GPUs (" << spanned << " node"
         << (spanned > 1 ? "s" : "") << ") of the " << cluster.preset << " cluster (" << cluster.nodes << " node"
         << (cluster.nodes > 1 ? "s" : "") << "), simulated on SimGrid\n#\n";
-    out << "#        size         count    type         algo   proto      time     algbw     busbw\n";
-    out << "#         (B)    (elements)                                   (us)    (GB/s)    (GB/s)\n";
+    out << "#        size         count    type         algo   proto  chan      time     algbw     busbw\n";
+    out << "#         (B)    (elements)                                         (us)    (GB/s)    (GB/s)\n";
     for (const Row& r : rows) {
       const double algbw = r.time_s > 0 ? r.bytes / r.time_s / 1e9 : 0;
       char line[160];
-      std::snprintf(line, sizeof line, "%14.0f %13.0f %7s %12s %7s %9.2f %9.2f %9.2f\n", r.bytes,
-                    std::floor(r.bytes / 4), "float", r.algo.c_str(), r.proto.c_str(), r.time_s * 1e6, algbw,
-                    algbw * factor);
+      const std::string chan = r.channels > 0 ? std::to_string(r.channels) : "-";
+      std::snprintf(line, sizeof line, "%14.0f %13.0f %7s %12s %7s %5s %9.2f %9.2f %9.2f\n", r.bytes,
+                    std::floor(r.bytes / 4), "float", r.algo.c_str(), r.proto.c_str(), chan.c_str(), r.time_s * 1e6,
+                    algbw, algbw * factor);
       out << line;
     }
     return 0;

@@ -82,8 +82,9 @@ std::optional<RackGroup> rack_group(const CollectiveCall& call, const Platform& 
   const int per_rack = static_cast<int>(domains.front().size());
   const int nics = std::min(platform.nics_per_domain(),
                             (per_rack * platform.layout().nics_per_node + c.gpus_per_node - 1) / c.gpus_per_node);
+  // NCCL_MIN_CTAS (cluster.nccl_min_ctas) over every communicator's own limits (nccl_channels.hpp).
   return RackGroup{static_cast<int>(call.gpus.size()), static_cast<int>(domains.size()), c.nic_bandwidth_Bps,
-                   std::max(1, nics), platform.nvls_tree_Bps() > 0};
+                   std::max(1, nics), platform.nvls_tree_Bps() > 0, nccl_cta_limits({}, {c.nccl_min_ctas, 0})};
 }
 
 // NCCL's estimate for `algo` across racks, its fastest protocol; nullopt where its model has none.
@@ -322,6 +323,12 @@ NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const 
   return ring_estimate(call, platform).protocol;
 }
 
+int nccl_channels(const CollectiveCall& call, const Platform& platform) {
+  if (call.gpus.size() < 2) return 0;
+  const auto rack = charged_rack_estimate(choose_algorithm(call, platform), call, platform);
+  return rack ? rack->channels : 0;
+}
+
 double nccl_base_latency_s(const CollectiveCall& call, const Platform& platform) {
   if (call.gpus.size() < 2) return 0.0;
   const CollectiveAlgo algo = choose_algorithm(call, platform);
@@ -361,10 +368,20 @@ CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
     const double wire = rack->protocol == NcclProtocol::ll      ? 1.0 / k_nccl_ll_efficiency
                         : rack->protocol == NcclProtocol::ll128 ? 128.0 / 120.0
                                                                 : 1.0;
+    double alone_s = 0;
     for (CommPhase& phase : plan.phases) {
       phase.latency_s = 0;
       for (Transfer& t : phase.transfers) t.bytes *= wire;
+      alone_s += endpoint_bound_s(phase, platform);
     }
+    // No faster than NCCL's model at the channels it runs on (nccl_channels.hpp): where the
+    // links alone would move the bytes sooner (a ring through every GPU's NIC, where NCCL's
+    // search takes one NIC per channel), the bytes grow until the busiest port alone takes
+    // bytes / that bandwidth; contention slows them further, as it would NCCL's.
+    const double channel_s = call.bytes / rack->channel_algo_Bps;
+    if (alone_s > 0 && channel_s > alone_s)
+      for (CommPhase& phase : plan.phases)
+        for (Transfer& t : phase.transfers) t.bytes *= channel_s / alone_s;
     plan.phases.front().latency_s = rack->latency_s + rack->fill_s;
     return plan;
   }

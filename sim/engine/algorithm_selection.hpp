@@ -50,6 +50,10 @@ NcclProtocol chosen_protocol(const CollectiveCall& call, const Platform& platfor
 /// The protocol NCCL runs `call` with under `algo` (what choose_algorithm() returned for it).
 NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform);
 
+/// The channels (CTAs) NCCL runs `call` on across NVL72 racks, as nccl_rack_model.hpp and
+/// nccl_channels.hpp state them; 0 where trainsim does not model them (one domain, DGX nodes).
+int nccl_channels(const CollectiveCall& call, const Platform& platform);
+
 /// NCCL's base latency for `call` with the algorithm choose_algorithm() picks: the fixed
 /// cost of the protocol NCCL's model picks for its size (nccl_latency.hpp; 0 for NVLS, whose
 /// plan carries its own), paid before the first byte moves.

@@ -46,6 +46,13 @@ constexpr std::array<double, 3> k_tree_chunk{32.0 * 1024, 576000.0, 512.0 * 1024
 
 constexpr std::array<double, 3> k_wire_efficiency{0.5, 120.0 / 128.0, 1.0};
 
+// Threads a ring or tree channel runs and the bytes per thread before enqueue.cc drops a channel,
+// per protocol LL, LL128, Simple (device.h NCCL_LL_MAX_NTHREADS, NCCL_LL128_MAX_NTHREADS,
+// NCCL_SIMPLE_MAX_NTHREADS; comm.h NCCL_*_THREAD_THRESHOLD; tuning.cc: the ring's LL threshold x
+// ranks). The Simple ring's 256 threads below PCI_BW are out of reach across racks.
+constexpr std::array<int, 3> k_threads{512, 640, 512};
+constexpr std::array<double, 3> k_thread_threshold{8.0, 8.0, 64.0};
+
 int index_of(NcclProtocol p) { return p == NcclProtocol::ll ? 0 : p == NcclProtocol::ll128 ? 1 : 2; }
 
 int log2i(double x) { return x >= 1 ? static_cast<int>(std::bit_width(static_cast<unsigned long long>(x))) - 1 : -1; }
@@ -98,23 +105,32 @@ double fill_s(double stages, double loop_bytes, double bytes, double algo_GBps) 
   return stages > 1 ? (stages - 1) * std::min(loop_bytes, bytes) / (algo_GBps * 1e9) : 0.0;
 }
 
-// nvls.cc ncclNvlsTreeSm100Tuning and enqueue.cc calcCollChunking for NVLS-tree: bytes per loop.
-double nvls_tree_loop_bytes(double bytes, int racks, int ppn, int heads, double nic_GBps) {
+// nvls.cc ncclNvlsTreeSm100Tuning: NVLS-tree's channels and chunk sizes.
+struct NvlsTreeTuning {
   int channels = 24;
   double chunk = 128 * 1024, tree_max = 128 * 1024;
+};
+
+NvlsTreeTuning nvls_tree_tuning(int racks, int ppn, double nic_GBps) {
+  NvlsTreeTuning t;
   if (racks == 2 && nic_GBps >= 48) {
-    channels = 32;
-    if (ppn <= 4) chunk = tree_max = 256 * 1024;
-    else if (ppn >= 16) tree_max = 64 * 1024;
+    t.channels = 32;
+    if (ppn <= 4) t.chunk = t.tree_max = 256 * 1024;
+    else if (ppn >= 16) t.tree_max = 64 * 1024;
   } else if (nic_GBps >= 96) {
     if (ppn <= 8) {
-      chunk = tree_max = 256 * 1024;
+      t.chunk = t.tree_max = 256 * 1024;
     } else {
-      channels = 32;
-      tree_max = ppn < 32 ? 128 * 1024 : 64 * 1024;
+      t.channels = 32;
+      t.tree_max = ppn < 32 ? 128 * 1024 : 64 * 1024;
     }
   }
-  double c = std::min(chunk, tree_max);
+  return t;
+}
+
+// enqueue.cc calcCollChunking for NVLS-tree on `channels`: bytes per loop.
+double nvls_tree_loop_bytes(double bytes, const NvlsTreeTuning& t, int channels, int heads) {
+  double c = std::min(t.chunk, t.tree_max);
   const double ops = static_cast<double>(channels) * heads;
   if (bytes < 32 * ops * c && c > 262144) c = 262144;
   if (bytes < 16 * ops * c && c > 131072) c = 131072;
@@ -142,8 +158,30 @@ std::vector<RackEstimate> nccl_rack_estimates(CollectiveOp op, double bytes, con
   const double inter_steps = all_reduce ? 2.0 * (racks - 1) : racks - 1.0;
   const double log_racks = log2i(racks);
   std::vector<RackEstimate> out;
-  auto add = [&](CollectiveAlgo a, NcclProtocol p, double latency_us, double algo_GBps, double fill) {
-    out.push_back({a, p, 1e-6 * latency_us + bytes / (algo_GBps * 1e9), 1e-6 * latency_us, algo_GBps * 1e9, fill});
+  // The ring's, tree's and PAT's channels: the communicator's under its CTA limits and by
+  // default (nccl_channels.hpp); NVLS-tree's its own.
+  const int comm_channels = nccl_comm_channels(gr.ring_channels, gr.ring_bw, racks, group.ctas);
+  const int default_channels = nccl_comm_channels(gr.ring_channels, gr.ring_bw, racks, nccl_cta_limits({}, {}));
+  const NvlsTreeTuning nvls_tuning = nvls_tree_tuning(racks, ppn, group.nic_Bps / 1e9);
+  const int nvls_channels = nccl_nvls_channels(nvls_tuning.channels, group.ctas);
+  // `linear_GBps`: the part of the algorithm bandwidth that grows with the channels (the caps
+  // tuning.cc takes for the whole communicator, LL's llMaxBw, left out); the channels run reach
+  // their share of it, at most the model's bandwidth.
+  auto add = [&](CollectiveAlgo a, NcclProtocol p, double latency_us, double algo_GBps, double fill,
+                 double linear_GBps) {
+    const size_t pi = static_cast<size_t>(index_of(p));
+    int channels = nvls_channels, full = nvls_tuning.channels;
+    if (a != CollectiveAlgo::nvls_tree) {
+      // PAT runs no thread count of tuning.cc's, so enqueue.cc keeps all its channels.
+      const int threads = a == CollectiveAlgo::pat ? 0 : k_threads[pi];
+      const double threshold =
+          k_thread_threshold[pi] * (a == CollectiveAlgo::ring && p == NcclProtocol::ll ? n : 1.0);
+      channels = nccl_collective_channels(comm_channels, bytes, threads, threshold);
+      full = default_channels;
+    }
+    const double share = std::min(1.0, static_cast<double>(channels) / full);
+    out.push_back({a, p, 1e-6 * latency_us + bytes / (algo_GBps * 1e9), 1e-6 * latency_us, algo_GBps * 1e9, fill,
+                   channels, std::min(algo_GBps, share * linear_GBps) * 1e9});
   };
   if (op != CollectiveOp::all_reduce && op != CollectiveOp::all_gather && op != CollectiveOp::reduce_scatter)
     return out;
@@ -151,23 +189,29 @@ std::vector<RackEstimate> nccl_rack_estimates(CollectiveOp op, double bytes, con
     const size_t pi = static_cast<size_t>(index_of(p));
     // Ring.
     double bus = gr.ring_channels * gr.ring_bw;
+    const double ring_ll_GBps = bus * 0.5 * n / nsteps;
     if (p == NcclProtocol::ll) bus = std::min(k_ll_max[i2], bus * 0.5);
     if (p == NcclProtocol::ll128) bus = std::min(bus * 0.92, gr.ring_channels * k_ring_ll128_per_channel);
     const double ring_GBps = bus * n / nsteps;
+    // LL's llMaxBw is the communicator's; LL128's caps are per channel.
+    const double ring_channel_GBps = p == NcclProtocol::ll ? ring_ll_GBps : ring_GBps;
     const double overhead = k_net_overhead * (p == NcclProtocol::simple ? 3 : 1);
     const double inter_hop = ppn == 1 ? k_tree_net_hop[pi] : k_ring_net_hop[pi];
     double ring_us = k_ring_base[pi] + (nsteps - inter_steps) * std::max(k_ring_nvlink_hop[pi], overhead) +
                      inter_steps * inter_hop;
-    if (all_reduce && p == NcclProtocol::simple && bytes / (gr.ring_channels * n) >= 64) ring_us *= 1.4;
-    add(CollectiveAlgo::ring, p, ring_us, ring_GBps, 0.0);
+    // The plateau on the communicator's channels (tuning.cc ncclTopoGetAlgoTime: comm->nChannels).
+    if (all_reduce && p == NcclProtocol::simple && bytes / (comm_channels * n) >= 64) ring_us *= 1.4;
+    add(CollectiveAlgo::ring, p, ring_us, ring_GBps, 0.0, ring_channel_GBps);
     if (all_reduce) {
       // Tree.
       // The tree's graph as the ring's (bwIntra = bwInter, a stated simplification of the search).
       double tbus = std::min(gr.ring_channels * gr.ring_bw * 0.92, gr.ring_channels * k_tree_per_channel[i2]);
+      const double tree_ll_GBps = tbus / 3.8 * 0.5 * tree_correction(bytes, p);
       if (p == NcclProtocol::ll) tbus = std::min(tbus / 3.8, k_ll_max[i2]);
       if (p == NcclProtocol::ll128)
         tbus = std::min(tbus * 120.0 / 128.0, gr.ring_channels * k_tree_ll128_per_channel[i2]);
       const double tree_GBps = tbus * 0.5 * tree_correction(bytes, p);
+      const double tree_linear_GBps = p == NcclProtocol::ll ? tree_ll_GBps : tree_GBps;
       const double tree_hop = k_tree_net_hop[pi];
       const double tree_us = k_tree_base[pi] + 2 * ((ppn - 1) * k_tree_nvlink_hop[pi] + log_racks * tree_hop);
       // Its chain and tree hops each hand on a channel's chunk at the channel's speed and the
@@ -175,7 +219,7 @@ std::vector<RackEstimate> nccl_rack_estimates(CollectiveOp op, double bytes, con
       const double stages = 2.0 * ((ppn - 1) + log_racks);
       const double channel_GBps = gr.ring_bw * k_wire_efficiency[pi];
       add(CollectiveAlgo::double_binary_tree, p, tree_us, tree_GBps,
-          fill_s(stages, k_tree_chunk[pi], bytes / gr.ring_channels, channel_GBps));
+          fill_s(stages, k_tree_chunk[pi], bytes / gr.ring_channels, channel_GBps), tree_linear_GBps);
       // NVLS-tree: Simple only, 2 or more heads.
       if (p == NcclProtocol::simple && gr.heads >= 2) {
         const double h = gr.heads;
@@ -187,20 +231,19 @@ std::vector<RackEstimate> nccl_rack_estimates(CollectiveOp op, double bytes, con
         // Fill: each stage hands on a loop at its own rate by NCCL's model (the two in-rack NVLS
         // stages at the intra bandwidth, the 2 log2 R network hops at the inter); the slowest
         // stage's own time is the bandwidth term already.
-        const double loop =
-            std::min(bytes, nvls_tree_loop_bytes(bytes, racks, ppn, gr.heads, group.nic_Bps / 1e9));
+        const double loop = std::min(bytes, nvls_tree_loop_bytes(bytes, nvls_tuning, nvls_channels, gr.heads));
         const double intra_s = loop / (h * std::min(intra, cap) * n / nsteps * 1e9);
         const double inter_s = loop / (h * std::min(inter, cap) * n / nsteps * 1e9);
         const double fill = 2 * intra_s + 2 * log_racks * inter_s - std::max(intra_s, inter_s);
         add(CollectiveAlgo::nvls_tree, p, k_nvls_tree_nvlink_hop + 2 * log_racks * k_nvls_tree_net_hop, nvls_GBps,
-            fill);
+            fill, nvls_GBps);
       }
     }
     // PAT: all-gather and reduce-scatter at one GPU per rack, Simple (tuning.cc ncclPatEnable).
     if ((op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter) && ppn == 1 &&
         p == NcclProtocol::simple) {
       const double pbus = gr.ring_channels * gr.ring_bw * 0.75;
-      add(CollectiveAlgo::pat, p, k_pat_base + log_racks * (k_pat_net_hop / 3.5) + n * 2.8, pbus, 0.0);
+      add(CollectiveAlgo::pat, p, k_pat_base + log_racks * (k_pat_net_hop / 3.5) + n * 2.8, pbus, 0.0, pbus);
     }
   }
   return out;

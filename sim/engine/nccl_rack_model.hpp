@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "sim/engine/collective.hpp"
+#include "sim/engine/nccl_channels.hpp"
 #include "sim/engine/nccl_latency.hpp"
 
 namespace trainsim::engine {
@@ -71,6 +72,8 @@ struct RackGroup {
   int nics_per_rack = 0;
   /// NCCL may run NVLS-tree (false: NCCL_NVLS_ENABLE=0, cluster.nvls).
   bool nvls = true;
+  /// The communicator's CTA limits (nccl_cta_limits(); unset: NCCL's defaults).
+  NcclCtaLimits ctas{};
 };
 
 /// NCCL's estimate of one algorithm and protocol.
@@ -81,6 +84,11 @@ struct RackEstimate {
   double latency_s = 0;  ///< NCCL's latency term
   double algo_Bps = 0;   ///< NCCL's modelled algorithm bandwidth
   double fill_s = 0;     ///< the pipeline fill a tree adds (0 for rings and PAT)
+  /// The channels (CTAs) the collective runs on (nccl_channels.hpp).
+  int channels = 0;
+  /// The algorithm bandwidth those channels reach: algo_Bps x channels / the communicator's
+  /// default channels, at most algo_Bps (nccl_channels.hpp, "What a channel carries").
+  double channel_algo_Bps = 0;
 };
 
 /// Every algorithm and protocol NCCL's model allows for `op` on `group` (ring, tree,
