@@ -16,6 +16,7 @@ struct Dims {
   double t;
   double sp_divisor;  ///< t with sequence parallelism, else 1: divides the "unsplit" parts
   double q;           ///< bytes of a saved GEMM input element (ActivationLayout::gemm_input_bytes)
+  bool projection_original = false;  ///< ActivationLayout::projection_saves_original_input
 };
 
 Dims dims_of(const ModelSpec& m, const ActivationLayout& l) {
@@ -28,6 +29,7 @@ Dims dims_of(const ModelSpec& m, const ActivationLayout& l) {
   d.t = l.tp;
   d.sp_divisor = l.sequence_parallel ? d.t : 1.0;
   d.q = l.gemm_input_bytes;
+  d.projection_original = l.projection_saves_original_input;
   return d;
 }
 
@@ -56,9 +58,10 @@ double mlp_bytes_per_width(const ModelSpec& m, const Dims& d) {
 }
 
 // Under a quantized format the output projection saves its FP8 input beside the 16-bit
-// attention output the fused attention's backward keeps: (q) bytes per element more.
+// attention output the fused attention's backward keeps: (q) bytes per element more; none
+// where it saves the 16-bit input itself (models/original_input_casts.hpp).
 double projection_copy_bytes(const Dims& d) {
-  return d.q < 2.0 ? d.q : 0.0;
+  return d.q < 2.0 && !d.projection_original ? d.q : 0.0;
 }
 
 // What the eager passes of GPT-OSS's recipe (models/eager_passes.hpp) keep for backward, as

@@ -21,6 +21,9 @@ struct ActivationLayout {
   /// 16-bit training; under FP8, MXFP8 or NVFP4 Transformer Engine saves the quantized copy
   /// its forward GEMM read (quantized_element_bytes).
   double gemm_input_bytes = 2.0;
+  /// The output projection saves its 16-bit input instead of its quantized copy
+  /// (models/original_input_casts.hpp: every quantized recipe but fp8 delayed scaling).
+  bool projection_saves_original_input = false;
   bool fused_cross_entropy = false;  ///< TrainingSpec::fused_cross_entropy
 };
 

@@ -71,9 +71,15 @@ std::optional<Op> cast_of(const std::string& name, Precision precision, const Ca
   const int tensors = static_cast<int>(groups);
   Op op = memory_op(name, (c.amax + c.cast) * elements, (c.amax_kernels + c.cast_kernels) * tensors);
   op.precision = precision;  // the format it writes (sim/compute/cast_rate.hpp times block-scaled ones)
+  // The weights' scale swizzle: one kernel whatever the number of weight tensors. A grouped
+  // GEMM swizzles all its experts' weight scales in one multi-tensor launch
+  // (TransformerEngine @ v2.14, pytorch/csrc/extensions/gemm.cpp te_general_grouped_gemm calls
+  // multi_tensor_swizzle_scales_for_gemm, swizzle.cpp: one
+  // nvte_multi_tensor_swizzle_scaling_factors over the list; since v2.8, #2019); a Linear's
+  // GEMM swizzles its one weight (swizzle_scales_for_gemm).
   if (swizzled > 0 && c.scales > 0) {
     op.bytes += 2.0 * c.scales * swizzled;
-    op.kernels += tensors;
+    op.kernels += 1;
   }
   return op;
 }

@@ -63,7 +63,9 @@ CastBytes cast_bytes(Precision precision, int copies, Fp8Scaling scaling = Fp8Sc
 /// (pytorch/csrc/extensions/gemm.cpp swizzle_scales_for_gemm), which a Linear's input and
 /// output-gradient quantizers do since 2.12 (optimize_for_gemm, linear.py) and its weight
 /// quantizer does not: the forward and the input-gradient GEMM each read and write the weight's
-/// scales again, one more kernel per weight tensor (launched by the GEMM's call, counted here).
+/// scales again, one more kernel (launched by the GEMM's call, counted here): one for all of a
+/// grouped GEMM's expert weights (multi_tensor_swizzle_scales_for_gemm, Transformer Engine
+/// v2.8 on, #2019).
 /// The op's Op::precision is `precision`, the format it writes. nullopt for a precision that
 /// is not quantized.
 std::optional<Op> cast_op(const std::string& name, Precision precision, double elements, int copies,

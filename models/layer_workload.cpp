@@ -9,6 +9,7 @@
 #include "models/model_state_memory.hpp"
 #include "models/moe_dispatch.hpp"
 #include "models/moe_framework_work.hpp"
+#include "models/original_input_casts.hpp"
 
 namespace trainsim {
 namespace {
@@ -537,6 +538,7 @@ PassOps transformer_layer_ops(const ModelSpec& m, const TrainingSpec& tr, const 
   const Dims d = dims_of(m, tr, p, bf16_linears);
   PassOps ops = with_eager_passes(assemble(layer_forward(m, tr, p, d), tr.recompute, d), m, tr, p);
   if (m.is_moe()) apply_moe_framework_work(ops, m, tr, p);
+  apply_original_input_casts(ops, tr);
   const GraphedLayer graphed{m.is_moe(), p.moe_dispatcher == MoeDispatcher::alltoall};
   for (std::vector<Op>* pass : {&ops.forward, &ops.backward, &ops.recompute})
     apply_cuda_graphs(*pass, tr.cuda_graphs, graphed);

@@ -7,6 +7,7 @@
 #include "models/layer_kinds.hpp"
 #include "models/model_state_memory.hpp"
 #include "models/moe_dispatch.hpp"
+#include "models/original_input_casts.hpp"
 #include "models/parameter_count.hpp"
 #include "models/pipeline_inflight.hpp"
 #include "models/stage_parameters.hpp"
@@ -87,6 +88,7 @@ ActivationLayout activation_layout(const TrainingSpec& tr, const ParallelSpec& p
   layout.attention = tr.attention;
   layout.fused_cross_entropy = tr.fused_cross_entropy;
   if (is_quantized(tr.precision)) layout.gemm_input_bytes = quantized_element_bytes(tr.precision);
+  layout.projection_saves_original_input = projection_saves_original_input(tr);
   return layout;
 }
 

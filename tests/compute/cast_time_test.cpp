@@ -110,6 +110,22 @@ TEST(CastTime, Mxfp8IsOneKernelOfBothCopiesAndTheirScales) {
   EXPECT_DOUBLE_EQ(cast_op("x", training(Precision::fp8), k_elements, 1, k_elements)->bytes, 6.0 * k_elements);
 }
 
+// A grouped GEMM's operand is cast split by split (one cast kernel an expert, and for NVFP4 an
+// amax kernel each as well), and the GEMM swizzles all its experts' weight scales in one
+// multi-tensor kernel (Transformer Engine v2.14 multi_tensor_swizzle_scales_for_gemm): 16
+// experts take 16 + 1 kernels under MXFP8 and 2 x 16 + 1 under NVFP4, the bytes of one tensor
+// of all their elements.
+TEST(CastTime, GroupedCastSwizzlesAllExpertWeightsInOneKernel) {
+  constexpr double k_experts = 16;
+  const Op one = *cast_op("x", training(Precision::mxfp8), k_elements, 1, k_elements);
+  const Op grouped = *cast_op("x", training(Precision::mxfp8), k_elements, k_experts, k_elements);
+  EXPECT_EQ(grouped.kernels, 16 + 1);
+  EXPECT_DOUBLE_EQ(grouped.bytes, one.bytes);
+  EXPECT_EQ(cast_op("x", training(Precision::nvfp4), k_elements, k_experts, k_elements)->kernels, 2 * 16 + 1);
+  // Without a weight to swizzle (an output gradient's cast alone): one kernel an expert.
+  EXPECT_EQ(cast_op("x", training(Precision::mxfp8), k_elements, k_experts)->kernels, 16);
+}
+
 // NVFP4: an amax pass (the second-level scale), then both copies at half a byte an element and
 // one E4M3 scale per 16: 2 + 2 + 2 x (0.5 + 1/16) bytes in two kernels.
 TEST(CastTime, Nvfp4IsAnAmaxPassAndOneKernelOfBothCopies) {
