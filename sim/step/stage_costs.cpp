@@ -37,9 +37,10 @@ void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double rep
              PassCost& cost, const NcclBeside* nccl = nullptr) {
   for (const Op& op : ops) {
     const double scale = op_load(op, expert_load);
-    const double seconds = repeat * scale * compute.time_s(op);
+    const double op_s = compute.time_s(op);
+    const double seconds = repeat * scale * op_s;
     cost.compute_s += seconds;
-    if (nccl) cost.nccl_extra_s += seconds * (nccl_op_slowdown(op, seconds, *nccl) - 1.0);
+    if (nccl) cost.nccl_extra_s += seconds * (nccl_op_slowdown(op, op_s, *nccl) - 1.0);
     if (is_attention_core(op)) cost.attention_s += seconds;  // what ring attention's K/V exchange overlaps
     cost.model_flops += repeat * op.model_flops;
     cost.causal_model_flops += repeat * op.causal_model_flops;
