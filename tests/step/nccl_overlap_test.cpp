@@ -8,7 +8,9 @@
 #include <optional>
 #include <vector>
 
+#include "sim/compute/roofline_compute_model.hpp"
 #include "sim/step/nccl_overlap.hpp"
+#include "sim/step/stage_costs.hpp"
 #include "sim/step/tp_overlap_cost.hpp"
 #include "topologies/gpu_spec.hpp"
 #include "tests/step/step_outputs.hpp"
@@ -154,6 +156,24 @@ TEST(NcclOverlap, APassIsSlowedByItsOpsAddedSeconds) {
   const Scenario priced = scenario(k_dp, {{"cluster.nccl_min_ctas", "16"}});
   EXPECT_DOUBLE_EQ(nccl_pass_slowdown(0.5, 2.0, priced), 0.25);
   EXPECT_DOUBLE_EQ(nccl_pass_slowdown(0.0, 2.0, priced), 0.0);
+}
+
+double forward_extra_s(const Scenario& s) {
+  const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
+  return build_step_costs(s, compute, false).stages.at(0).chunks.at(0).forward.nccl_extra_s;
+}
+
+// The step's costs add each op's extra seconds as many times as the op runs, each priced at
+// its own time: a pass's extra grows by the same amount with every layer.
+TEST(NcclOverlap, EachLayerAddsItsOpsExtraSeconds) {
+  const auto extra = [](const char* layers) {
+    return forward_extra_s(scenario(k_dp, {{"cluster.nccl_min_ctas", "16"}, {"model.layers", layers}}));
+  };
+  const double one = extra("1"), two = extra("2"), three = extra("3");
+  EXPECT_GT(one, 0);
+  EXPECT_NEAR(three - two, two - one, 1e-9 * three);
+  // No CTA count: nothing priced (the flat fraction stands in, nccl_pass_slowdown).
+  EXPECT_DOUBLE_EQ(forward_extra_s(scenario(k_dp)), 0.0);
 }
 
 // With the CTAs stated the pass's own slowdown replaces training.overlap_slowdown beside the
