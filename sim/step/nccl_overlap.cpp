@@ -44,7 +44,9 @@ bool dp_across_domains(const Scenario& s) {
 
 }  // namespace
 
-int nccl_overlap_ctas(const Scenario& s) { return s.cluster.nccl_min_ctas; }
+int nccl_overlap_ctas(const Scenario& s) {
+  return s.cluster.nccl_min_ctas;
+}
 
 double nccl_overlap_slowdown(int sms, int ctas, double fallback) {
   if (sms <= 0 || ctas <= 0 || ctas >= sms) return fallback;
@@ -64,8 +66,9 @@ double nccl_overlap_slowdown(const Scenario& s) {
 // problem shape, @ 364b9031 include/cutlass/gemm/kernel/sm100_tile_scheduler.hpp) and a
 // running CTA takes an unstarted CTA's tile by cluster launch control
 // (clusterlaunchcontrol.try_cancel, IsDynamicPersistent): the tiles flow onto whatever SMs are
-// free. Ampere and unnamed architectures: a stated assumption, one CTA per tile (the
-// non-persistent kernels before Hopper).
+// free; cuBLAS's Blackwell kernels are taken to launch as CUTLASS's (a stated assumption: no
+// source at hand shows their grid). Ampere and unnamed architectures: a stated assumption, one
+// CTA per tile (the non-persistent kernels before Hopper).
 GemmLaunch gemm_launch(const GpuSpec& gpu) {
   if (gpu.architecture == "hopper") return GemmLaunch::persistent_static;
   if (gpu.architecture == "blackwell") return GemmLaunch::persistent_dynamic;
@@ -102,8 +105,8 @@ double nccl_op_slowdown(const Op& op, double op_s, const NcclBeside& b) {
   const int sms = b.gpu.sms;
   if (op_s <= 0 || sms <= 0 || b.ctas <= 0 || b.ctas >= sms) return 1.0;
   const bool gemm = op.kind == OpKind::gemm || op.kind == OpKind::batched_gemm;
-  const double sm = gemm ? nccl_gemm_slowdown(gemm_chunk(op).gemm, b.gpu, b.ctas)
-                         : 1.0 + nccl_overlap_slowdown(sms, b.ctas, 0.0);
+  const double sm =
+      gemm ? nccl_gemm_slowdown(gemm_chunk(op).gemm, b.gpu, b.ctas) : 1.0 + nccl_overlap_slowdown(sms, b.ctas, 0.0);
   // The op's bytes at what the HBM has left beside NCCL's (none left: the SMs' slowdown alone).
   const double left_Bps = b.gpu.hbm_bandwidth_Bps - b.hbm_Bps;
   const double hbm = left_Bps > 0 ? op.bytes / left_Bps / op_s : 0.0;

@@ -33,8 +33,8 @@ using engine::CollectiveOp;
 
 // `expert_load`: the busiest expert-parallel rank's tokens over the balanced share; `nccl`: what
 // prices the ops beside NCCL's collectives (PassCost::nccl_extra_s), if anything.
-void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double repeat, double expert_load,
-             PassCost& cost, const NcclBeside* nccl = nullptr) {
+void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double repeat, double expert_load, PassCost& cost,
+             const NcclBeside* nccl = nullptr) {
   for (const Op& op : ops) {
     const double scale = op_load(op, expert_load);
     const double op_s = compute.time_s(op);

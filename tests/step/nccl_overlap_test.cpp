@@ -12,9 +12,9 @@
 #include "sim/step/nccl_overlap.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/tp_overlap_cost.hpp"
-#include "topologies/gpu_spec.hpp"
 #include "tests/step/step_outputs.hpp"
 #include "tests/step/test_scenario.hpp"
+#include "topologies/gpu_spec.hpp"
 
 namespace trainsim {
 namespace {
@@ -44,7 +44,8 @@ TEST(NcclOverlap, TheScenarioSetsTheCtasAndTheGpuItsSms) {
 }
 
 double step_time(const Scenario& s, bool reduce = true) {
-  return testing::simulated_fields(s, reduce, [](const StepResult& r) { return std::vector<double>{r.step_time_s}; })[0];
+  return testing::simulated_fields(s, reduce,
+                                   [](const StepResult& r) { return std::vector<double>{r.step_time_s}; })[0];
 }
 
 GpuSpec preset(const char* name) {
