@@ -18,7 +18,13 @@ StageCompute::StageCompute(StageContext& s, LayerCollectives& layers, const Stag
       layers_(layers),
       traffic_(traffic),
       slowdown_(s.replica_class.stage_slowdown[static_cast<size_t>(s.stage)]),
-      nccl_slowdown_(nccl_overlap_slowdown(s.w.scenario)) {}
+      nccl_slowdown_(nccl_overlap_slowdown(s.w.scenario)),
+      nccl_flat_slowdown_(nccl_slowdown_) {}
+
+void StageCompute::start_layer_slots(const PassCost& pass, const PipelineTask& t) {
+  slots_ = layer_slots(pass, t, true);
+  nccl_slowdown_ = nccl_pass_slowdown(pass.nccl_extra_s, pass.compute_s, s_.w.scenario);
+}
 
 void StageCompute::open_record(const char* kind, const PipelineTask& t, WorkRate rate) {
   const double now = s_.clock.now();
@@ -135,6 +141,7 @@ double StageCompute::finish_layer_slots(const PassCost& pass, const PipelineTask
   double computed = 0;
   while (slots_ && slots_->pending()) computed += play_layer_slot();
   slots_.reset();
+  nccl_slowdown_ = nccl_flat_slowdown_;
   for (const GroupCollective& c : pass.collectives)
     computed += layers_.run(c, c.layers > 0 ? c.count % c.layers : c.count, t);
   return computed;

@@ -34,7 +34,9 @@ class StageCompute {
   void close_record();
 
   /// The layer collectives of `pass` (all of them), to play inside its compute.
-  void start_layer_slots(const PassCost& pass, const PipelineTask& t) { slots_ = layer_slots(pass, t, true); }
+  /// Beside NCCL's collectives the pass's compute then runs at the pass's own slowdown
+  /// (PassCost::nccl_extra_s, nccl_overlap.hpp) until finish_layer_slots.
+  void start_layer_slots(const PassCost& pass, const PipelineTask& t);
   /// After the pass's compute: the slots its rounding left, the collectives that do not
   /// divide by their layers' count, and those once per pass (embedding, output).
   double finish_layer_slots(const PassCost& pass, const PipelineTask& t);
@@ -80,8 +82,10 @@ class StageCompute {
   const StageTraffic& traffic_;
   /// Compute time over a uniform GPU's: slow GPUs this stage's layers wait on (replica_classes.hpp).
   double slowdown_ = 1.0;
-  /// Compute beside NCCL's gradient and parameter collectives runs 1 + this as long (nccl_overlap.hpp).
+  /// Compute beside NCCL's gradient and parameter collectives runs 1 + this as long (nccl_overlap.hpp):
+  /// the running pass's, else the scenario's flat one.
   double nccl_slowdown_ = 0.0;
+  double nccl_flat_slowdown_ = 0.0;
   std::vector<engine::CommActivity> beside_;  ///< other communication running beside this GPU's compute
   std::function<void()> beside_done_;         ///< called when a communication beside the compute ends
   double pair_slowdown_ = 0;                  ///< beside a pair's collective (set_pair_slowdown)

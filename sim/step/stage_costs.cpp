@@ -22,6 +22,7 @@
 #include "sim/step/fp8_param_gather.hpp"
 #include "sim/step/host_bound_pair.hpp"
 #include "sim/step/host_bound_pass.hpp"
+#include "sim/step/nccl_overlap.hpp"
 #include "sim/step/tp_overlap_slots.hpp"
 
 namespace trainsim {
@@ -30,13 +31,16 @@ namespace {
 
 using engine::CollectiveOp;
 
-// `expert_load`: the busiest expert-parallel rank's tokens over the balanced share.
-void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double repeat, double expert_load,
-             PassCost& cost) {
+// `expert_load`: the busiest expert-parallel rank's tokens over the balanced share; `nccl`: what
+// prices the ops beside NCCL's collectives (PassCost::nccl_extra_s), if anything.
+void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double repeat, double expert_load, PassCost& cost,
+             const NcclBeside* nccl = nullptr) {
   for (const Op& op : ops) {
     const double scale = op_load(op, expert_load);
-    const double seconds = repeat * scale * compute.time_s(op);
+    const double op_s = compute.time_s(op);
+    const double seconds = repeat * scale * op_s;
     cost.compute_s += seconds;
+    if (nccl) cost.nccl_extra_s += seconds * (nccl_op_slowdown(op, op_s, *nccl) - 1.0);
     if (is_attention_core(op)) cost.attention_s += seconds;  // what ring attention's K/V exchange overlaps
     cost.model_flops += repeat * op.model_flops;
     cost.causal_model_flops += repeat * op.causal_model_flops;
@@ -331,11 +335,12 @@ double offload_wait_s(const std::vector<double>& offloaded, const std::vector<do
 
 // `count` layers of kind `k`, the first `recomputed` of them recomputed: their ops' GPU time
 // and what the host adds to it.
-void add_layers(const KindOps& k, int count, int recomputed, const ComputeModel& compute, double load, ChunkCosts& cc) {
-  add_ops(k.ops.forward, compute, count, load, cc.forward);
-  add_ops(k.ops.recompute, compute, recomputed, load, cc.recompute);
-  add_ops(k.backward.input, compute, count, load, cc.backward);
-  add_ops(k.backward.weight, compute, count, load, cc.weight);
+void add_layers(const KindOps& k, int count, int recomputed, const ComputeModel& compute, double load, ChunkCosts& cc,
+                const NcclBeside* nccl) {
+  add_ops(k.ops.forward, compute, count, load, cc.forward, nccl);
+  add_ops(k.ops.recompute, compute, recomputed, load, cc.recompute, nccl);
+  add_ops(k.backward.input, compute, count, load, cc.backward, nccl);
+  add_ops(k.backward.weight, compute, count, load, cc.weight, nccl);
   // A pass with a host sync waits as part of its compute; one without, after its collectives
   // (PassCost::hideable_host_s).
   const auto add_host = [](PassCost& pass, const std::vector<Op>& ops, double host_s) {
@@ -403,16 +408,16 @@ LayerOverlap mean_overlap(const std::vector<std::pair<const KindOps*, int>>& run
 // one more layer of the last layer's kind and the shared output head and loss, kept whole
 // (not recomputed). Their collectives run once per pass, after the compute.
 void add_mtp(ChunkCosts& cc, const Scenario& s, const ComputeModel& compute, const KindOps& layer, int depth,
-             bool defer, double activation_bytes, double ep_tokens_bytes, double load) {
+             bool defer, double activation_bytes, double ep_tokens_bytes, double load, const NcclBeside* nccl) {
   const PassOps proj = mtp_projection_ops(s.model, s.training, s.parallel);
   const PassOps head = output_ops(s.model, s.training, s.parallel);
   for (const PassOps* ops : {&proj, &head}) {
     const SplitBackward bwd = split(ops->backward, defer);
-    add_ops(ops->forward, compute, depth, 1.0, cc.forward);
-    add_ops(bwd.input, compute, depth, 1.0, cc.backward);
-    add_ops(bwd.weight, compute, depth, 1.0, cc.weight);
+    add_ops(ops->forward, compute, depth, 1.0, cc.forward, nccl);
+    add_ops(bwd.input, compute, depth, 1.0, cc.backward, nccl);
+    add_ops(bwd.weight, compute, depth, 1.0, cc.weight, nccl);
   }
-  add_layers(layer, depth, 0, compute, load, cc);
+  add_layers(layer, depth, 0, compute, load, cc, nccl);
   for (PassCost* pass : {&cc.forward, &cc.backward}) {
     PassCost extra;
     const int moe = layer.layer.is_moe() ? depth : 0;
@@ -439,6 +444,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
   const SplitBackward embedding_bwd = split(embedding.backward, defer);
   const SplitBackward output_bwd = split(output.backward, defer);
   const double element = activation_element_bytes(s.training.precision);
+  const NcclBeside nccl = nccl_beside(s);
   const double activation_bytes = layer_activation_bytes(s);
 
   // The tokens a rank dispatches to experts: its sequence shard with SP (Megatron-Core).
@@ -485,7 +491,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       if (recompute_ops > 0) cc.recompute.compute_s += recompute_ops * tr.layer_host_overhead_s;
       before = 0;
       for (const auto& [k, count] : runs) {
-        add_layers(*k, count, std::clamp(recomputed - before, 0, count), compute, load, cc);
+        add_layers(*k, count, std::clamp(recomputed - before, 0, count), compute, load, cc, &nccl);
         before += count;
       }
       if (tr.offload_activations > 0) {
@@ -525,18 +531,18 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
         cc.recompute.cp_gather_bytes = recomputed * layer_cp_bytes(s, element);
       }
       if (c.has_embedding) {
-        add_ops(embedding.forward, compute, 1, 1.0, cc.forward);
-        add_ops(embedding_bwd.input, compute, 1, 1.0, cc.backward);
-        add_ops(embedding_bwd.weight, compute, 1, 1.0, cc.weight);
+        add_ops(embedding.forward, compute, 1, 1.0, cc.forward, &nccl);
+        add_ops(embedding_bwd.input, compute, 1, 1.0, cc.backward, &nccl);
+        add_ops(embedding_bwd.weight, compute, 1, 1.0, cc.weight, &nccl);
       }
       if (c.has_output) {
-        add_ops(output.forward, compute, 1, 1.0, cc.forward);
-        add_ops(output_bwd.input, compute, 1, 1.0, cc.backward);
-        add_ops(output_bwd.weight, compute, 1, 1.0, cc.weight);
+        add_ops(output.forward, compute, 1, 1.0, cc.forward, &nccl);
+        add_ops(output_bwd.input, compute, 1, 1.0, cc.backward, &nccl);
+        add_ops(output_bwd.weight, compute, 1, 1.0, cc.weight, &nccl);
       }
       if (c.mtp_layers > 0)
         add_mtp(cc, s, compute, ops_of(kinds, layer_spec(m, m.layers - 1), s, compute, load, defer), c.mtp_layers,
-                defer, activation_bytes, ep_tokens_bytes, load);
+                defer, activation_bytes, ep_tokens_bytes, load, &nccl);
       add_edge_tp_comm(cc.forward, s, c.has_embedding, c.has_output, activation_bytes);
       add_edge_tp_comm(cc.backward, s, c.has_embedding, c.has_output, activation_bytes);
       cc.gradient_tensors = chunk_gradient_tensors(m, par, c);

@@ -67,6 +67,9 @@ struct PassCost {
   double causal_model_flops = 0;  ///< attention at its causal half (for MFU)
   double executed_flops = 0;      ///< what the kernels execute
   double executed_bytes = 0;      ///< the HBM bytes the kernels read and write (Op::bytes)
+  /// What compute_s's kernels take longer while they run beside NCCL's gradient and parameter
+  /// collectives, each op at its own slowdown (nccl_overlap.hpp: nccl_op_slowdown).
+  double nccl_extra_s = 0;
   /// Blocking, as in Megatron-LM: TP all-reduces (or SP all-gathers / reduce-scatters) and
   /// MoE token all-to-alls.
   std::vector<GroupCollective> collectives;
