@@ -14,7 +14,7 @@
 //   forward   kv_pack        1 kernel   torch.cat of K and V into the send buffer
 //             diagonal       1 kernel   causal s' x s' (step 0)
 //             lower          cp - 1     non-causal, s' queries x s' / 2 keys (steps 1 .. cp - 1)
-//             lse_correction cp - 1     the running log-sum-exp merged with each step's (fp32)
+//             lse_correction cp         the log-sum-exp: step 0's cloned, each later one merged (fp32)
 //             out_correction cp         each step's output rescaled and summed (after the loop)
 //   backward  kv_pack        1 kernel   K and V copied into the ring buffer
 //             lower, diagonal           the same blocks' gradients (the diagonal last)
