@@ -73,8 +73,8 @@ std::vector<Op> forward_pieces(const Op& whole, const RingDims& d) {
   // Step 1's is a clone of step 0's statistics; each later one reads two and writes one.
   ops.push_back(memory_piece(whole, "attention.cp.lse_correction", lse * (2.0 + 3.0 * (cp - 1)), cp, false));
   // Step 0's output rescaled into the sum (read, write), each later one added (read two, write).
-  ops.push_back(memory_piece(whole, "attention.cp.out_correction",
-                             2.0 * out + 3.0 * out * (cp - 1) + 2.0 * lse * cp, cp, false));
+  ops.push_back(
+      memory_piece(whole, "attention.cp.out_correction", 2.0 * out + 3.0 * out * (cp - 1) + 2.0 * lse * cp, cp, false));
   return ops;
 }
 
@@ -95,7 +95,9 @@ std::vector<Op> backward_pieces(const Op& whole, const RingDims& d) {
   return ops;
 }
 
-bool is_fused_causal(const Op& op) { return op.kind == OpKind::attention && op.name.rfind("attention.window", 0) != 0; }
+bool is_fused_causal(const Op& op) {
+  return op.kind == OpKind::attention && op.name.rfind("attention.window", 0) != 0;
+}
 
 }  // namespace
 

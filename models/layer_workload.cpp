@@ -590,7 +590,8 @@ double total_flops(const std::vector<Op>& ops, bool executed) {
 
 bool is_attention_core(const Op& op) {
   if (op.kind == OpKind::attention) return true;
-  for (const char* prefix : {"attention.scores", "attention.softmax", "attention.dropout", "attention.values", "attention.cp."})
+  for (const char* prefix :
+       {"attention.scores", "attention.softmax", "attention.dropout", "attention.values", "attention.cp."})
     if (op.name.rfind(prefix, 0) == 0) return true;
   return false;
 }

@@ -81,7 +81,7 @@ TEST(CpRingAttention, EachStepDoesOneCpthOfTheWork) {
     EXPECT_EQ(last->gemm.n, s / cp / 2);  // the first half of the sender's keys
     const Op* lower_bwd = testing::find_op(ops.backward, "attention.cp.lower.bwd");
     ASSERT_NE(lower_bwd, nullptr);
-    EXPECT_EQ(lower_bwd->splits, cp - 1);  // timed kernel by kernel at its own shape
+    EXPECT_EQ(lower_bwd->splits, cp - 1);                                 // timed kernel by kernel at its own shape
     EXPECT_NEAR(lower_bwd->flops / (cp - 1) / (2.5 * step), 1.0, 1e-12);  // FlashAttention-2's 2.5x
   }
 }

@@ -24,8 +24,10 @@ TEST(CpRingCosts, TheExchangeHidesBehindTheStepsThatRunBesideIt) {
   for (auto [pass, ops] : {std::pair{&c.forward, &layer.forward}, {&c.backward, &layer.backward}}) {
     double hidden = 0, after = 0;
     for (const Op& op : *ops) {
-      if (op.beside_cp_exchange) hidden += compute.time_s(op);
-      else if (is_attention_core(op)) after += compute.time_s(op);
+      if (op.beside_cp_exchange)
+        hidden += compute.time_s(op);
+      else if (is_attention_core(op))
+        after += compute.time_s(op);
     }
     EXPECT_GT(after, 0);  // the forward's last step and output merge, the backward's dK/dV sums
     EXPECT_NEAR(pass->cp_hidden_s / (c.layers * hidden), 1.0, 1e-12);
@@ -35,8 +37,8 @@ TEST(CpRingCosts, TheExchangeHidesBehindTheStepsThatRunBesideIt) {
 }
 
 TEST(CpRingCosts, AllGatherKeepsItsExchangeBytes) {
-  const Scenario s = scenario(
-      merged(testing::small_gb200_llama3_8b(), {{"parallel.cp", "4"}, {"parallel.cp_algo", "all-gather"}}));
+  const Scenario s =
+      scenario(merged(testing::small_gb200_llama3_8b(), {{"parallel.cp", "4"}, {"parallel.cp_algo", "all-gather"}}));
   const RooflineComputeModel compute(datasheet_roofline(s.cluster.gpu, s.training.precision));
   const ChunkCosts& c = build_step_costs(s, compute, false).stages[0].chunks[0];
   EXPECT_EQ(c.backward.cp_gather_bytes, c.forward.cp_gather_bytes);
