@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "models/cast_ops.hpp"
+#include "models/cp_ring_attention.hpp"
 #include "models/cuda_graphs.hpp"
 #include "models/eager_passes.hpp"
 #include "models/expert_capacity.hpp"
@@ -537,6 +538,7 @@ PassOps assemble(const std::vector<ForwardStep>& steps, Recompute recompute, con
 PassOps transformer_layer_ops(const ModelSpec& m, const TrainingSpec& tr, const ParallelSpec& p, bool bf16_linears) {
   const Dims d = dims_of(m, tr, p, bf16_linears);
   PassOps ops = with_eager_passes(assemble(layer_forward(m, tr, p, d), tr.recompute, d), m, tr, p);
+  apply_cp_ring_attention(ops, m, tr, p);  // Transformer Engine's P2P pieces under ring CP
   if (m.is_moe()) apply_moe_framework_work(ops, m, tr, p);
   apply_original_input_casts(ops, tr);
   const GraphedLayer graphed{m.is_moe(), p.moe_dispatcher == MoeDispatcher::alltoall};
@@ -590,7 +592,8 @@ double total_flops(const std::vector<Op>& ops, bool executed) {
 
 bool is_attention_core(const Op& op) {
   if (op.kind == OpKind::attention) return true;
-  for (const char* prefix : {"attention.scores", "attention.softmax", "attention.dropout", "attention.values"})
+  for (const char* prefix :
+       {"attention.scores", "attention.softmax", "attention.dropout", "attention.values", "attention.cp."})
     if (op.name.rfind(prefix, 0) == 0) return true;
   return false;
 }

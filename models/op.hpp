@@ -74,6 +74,9 @@ struct Op {
   /// Engine's ring-exchange TP overlap computes each chunk as its slice of the all-gather
   /// arrives); `gemm` and the counts are the whole op's.
   int splits = 1;
+  /// Runs while context parallelism's ring K/V exchange is in flight, able to hide it
+  /// (Transformer Engine's P2P attention: models/cp_ring_attention.hpp).
+  bool beside_cp_exchange = false;
 };
 
 /// One of the `op.splits` equal GEMMs `op` runs as (the op itself when not split).

@@ -2,6 +2,7 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/engine/timer_wait.hpp"
@@ -166,17 +167,22 @@ double StageCompute::attention_with_cp(const char* kind, const PipelineTask& t, 
 }
 
 // Ring attention (Liu et al. 2023): the K/V blocks of the other context-parallel ranks
-// arrive while the attention kernels run; what they do not hide is cp_comm.
+// arrive while the attention kernels that can hide them run (pass.cp_hidden_s: Transformer
+// Engine's steps but the forward's last, models/cp_ring_attention.hpp); what they do not
+// hide is cp_comm; the kernels after them (the last step, the output and dK/dV
+// corrections) wait for them. The layers' and steps' sends are summed into one exchange
+// beside the summed kernels: the same exposure as step by step where the steps match.
 double StageCompute::with_ring_exchange(const PipelineTask& t, const PassCost& pass, double share) {
   const double bytes = share * pass.cp_gather_bytes;
   const CommActivity exchange = layers_.start_cp(CollectiveOp::all_gather, bytes);
   beside_.push_back(exchange);
-  double spent = compute(share * pass.attention_s);
+  double spent = compute(share * pass.cp_hidden_s);
   beside_.clear();
   s_.clock.settle();
   const double asked = s_.clock.now();
   exchange.wait();
   const double exposed = s_.clock.now() - asked;
+  spent += compute(share * std::max(0.0, pass.attention_s - pass.cp_hidden_s));
   s_.account().cp_comm += exposed;
   s_.account().add_comm_interval(exchange.start_s(), exchange.end_s());
   s_.observe(ActivityStream::dp_comm, "cp_ring_exchange", &t, exchange.start_s(), exchange.end_s(), bytes, 0,

@@ -42,6 +42,7 @@ void add_ops(const std::vector<Op>& ops, const ComputeModel& compute, double rep
     cost.compute_s += seconds;
     if (nccl) cost.nccl_extra_s += seconds * (nccl_op_slowdown(op, op_s, *nccl) - 1.0);
     if (is_attention_core(op)) cost.attention_s += seconds;  // what ring attention's K/V exchange overlaps
+    if (op.beside_cp_exchange) cost.cp_hidden_s += seconds;
     cost.model_flops += repeat * op.model_flops;
     cost.causal_model_flops += repeat * op.causal_model_flops;
     cost.executed_flops += repeat * scale * op.flops;
@@ -523,6 +524,7 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
         add_layer_expert_comm(*pass, s, moe_layers, c.layers, ep_tokens_bytes, load, pass == &cc.forward);
       cc.forward.cp_gather_bytes = cc.backward.cp_gather_bytes = c.layers * layer_cp_bytes(s, element);
       if (par.cp_algo == CpAlgo::all_gather) cc.backward.cp_reduce_bytes = cc.backward.cp_gather_bytes;
+      else cc.backward.cp_gather_bytes *= 2;  // dK/dV ride the ring beside K/V (cp_ring_attention.hpp)
       // Full recomputation repeats the forward, its collectives included.
       if (s.training.recompute == Recompute::full) {
         add_layer_tp_comm(cc.recompute, s, recomputed, tp_mlp_layers(s, recomputed, moe_recomputed), activation_bytes,

@@ -63,6 +63,9 @@ struct PassCost {
   double compute_s = 0;           ///< all of the pass's kernels, those beside overlapped collectives included
   double overlapped_s = 0;        ///< of compute_s, what runs beside collectives (sum of count x overlap_s)
   double attention_s = 0;         ///< of compute_s, the attention kernels (what ring attention overlaps)
+  /// Of attention_s, the kernels ring attention's K/V exchange runs beside (Op::beside_cp_exchange;
+  /// the rest wait for it: models/cp_ring_attention.hpp).
+  double cp_hidden_s = 0;
   double model_flops = 0;         ///< attention in full: Megatron-LM eq. 3 / PaLM
   double causal_model_flops = 0;  ///< attention at its causal half (for MFU)
   double executed_flops = 0;      ///< what the kernels execute
@@ -75,7 +78,8 @@ struct PassCost {
   std::vector<GroupCollective> collectives;
   /// Context parallelism: K/V bytes each rank gathers (as an all-gather, nccl-tests size):
   /// with cp_algo = ring around the CP ring, overlapped with the attention kernels (Liu et
-  /// al. 2023, Ring Attention); with all-gather before them, exposed.
+  /// al. 2023, Ring Attention; the backward's ring carries dK/dV beside K/V, twice the bytes);
+  /// with all-gather before them, exposed.
   double cp_gather_bytes = 0;
   /// cp_algo = all-gather, backward: the K/V gradient bytes reduce-scattered after the
   /// attention kernels (Llama 3 §3.3.2), exposed.
