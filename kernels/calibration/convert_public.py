@@ -135,6 +135,19 @@ DERIVED (stated assumptions; every rule names its figures)
                            engineering compute/accelerator/README.md @744d01e1), which the
                            device-reported maximum SM clocks (2062 vs 1965 MHz, the same table)
                            match within 1 %. It replaces the datasheet ratio 2500/2250.
+  derived:simumax-host-gap B200 fused attention forward at SimuMax's shapes: SimuMax times a call
+                           from its first kernel's start to its last kernel's end, synchronized
+                           before and after (test_fa_efficiency.py @4dcaae5); Transformer
+                           Engine's fused_attn_fwd launches a one-thread rng-state kernel, then
+                           queries cuDNN's workspace, allocates it and has cuDNN launch the
+                           attention kernel (pytorch/csrc/extensions/attention.cpp @015d2257), so
+                           that host time lies in every forward span. Taken out: the intercept
+                           of time against query heads through the 16- and 32-head rows at 4096
+                           tokens (3.5 waves and more), the mean of the two head-dim families
+                           (42.5 and 46.2 us); never below the total FLOPs at 2250 TFLOP/s or
+                           one 128-row query tile over all keys at one SM's share of it. The
+                           backward launches nothing before cuDNN's kernels (its intercept is
+                           0 to 20 us) and stays measured.
   derived:b200-mamf-fp8-ratio  B200 fp8 GEMMs at SimuMax's shapes beyond XLA's 4096 (per layout:
                            gemm, gemm_dgrad, gemm_wgrad): SimuMax's measured bf16 time x
                            1745.0/3432.5 (B200 bf16 / fp8 MAMF, the same table; XLA's own

@@ -375,8 +375,26 @@ def converted_rows_equal_source_rows():
     for kernel, m, n, k, groups, t in simumax["grouped"]:
         expect("b200", kernel, "bf16", m, n, k, groups, t, "measured:simumax")
         from_b200(kernel, "bf16", m, n, k, groups, t)
-    for kernel, seq, head_dim, bh, t in simumax["attention"]:
-        expect("b200", kernel, "bf16", seq, seq, head_dim, bh, t, "measured:simumax")
+    # SimuMax's forward spans carry Transformer Engine's host gap between its rng-state kernel and
+    # cuDNN's launch: the heads-line intercept through the 16- and 32-head rows at 4096 tokens,
+    # per head-dim family (repeats averaged), the mean taken out, never below the FLOPs at the
+    # 2250 TFLOP/s peak or one 128-row query tile over all keys on one of 148 SMs.
+    by_family = {}
+    for kernel, seq, head_dim, bh, t, v_dim in simumax["attention_v"]:
+        if kernel == "attention_fwd" and seq == 4096 and bh in (16, 32):
+            by_family.setdefault(head_dim, {}).setdefault(bh, []).append(t)
+    mean = lambda ts: sum(ts) / len(ts)
+    intercepts = [2 * mean(f[16]) - mean(f[32]) for f in by_family.values()]
+    check(len(intercepts) == 2 and all(40e-6 < i < 50e-6 for i in intercepts),
+          "SimuMax forward host-gap intercepts %r" % intercepts)
+    gap = mean(intercepts)
+    for kernel, seq, head_dim, bh, t, v_dim in simumax["attention_v"]:
+        origin = "measured:simumax"
+        if kernel == "attention_fwd":
+            flops = seq * seq * bh * (head_dim + v_dim)
+            t = max(t - gap, flops / 2250e12, 2 * 128 * seq * (head_dim + v_dim) * 148 / 2250e12)
+            origin = "derived:simumax-host-gap"
+        expect("b200", kernel, "bf16", seq, seq, head_dim, bh, t, origin)
         from_b200(kernel, "bf16", seq, seq, head_dim, bh, t)
     # Vidur: A100 and H100 measured; the H100's GEMMs reappear in the H200 table.
     for gpu, name in (("a100", "a100-80g"), ("h100", "h100-sxm")):

@@ -114,13 +114,14 @@ def cudnn_expected():
 
 def simumax_expected():
     """{"gemm": [(kernel, m, n, k, seconds)], "grouped": [(kernel, m, n, k, groups, seconds)],
-    "attention": [(kernel, seq, head_dim, batch x heads, seconds)]}: SimuMax's B200 entries in the
+    "attention": [(kernel, seq, head_dim, batch x heads, seconds)], "attention_v": the same with d_v
+    appended}: SimuMax's B200 entries in the
     table's conventions (kernels/README.md), parsed here with regular expressions."""
     import json
     import re
     with open(os.path.join(SIMUMAX, "b200_bf16_ceperm.json")) as f:
         ops = json.load(f)["accelerator"]["op"]
-    out = {"gemm": [], "grouped": [], "attention": []}
+    out = {"gemm": [], "grouped": [], "attention": [], "attention_v": []}
     peak = ops["matmul"]["tflops"] * 1e12
     dense = re.compile(r"b=(\d+), m=(\d+), k=(\d+), n=(\d+), layout=(TN|NN|NT), accumulate=(True|False), "
                        r"out_dtype=(bf16|fp32)$")
@@ -157,6 +158,7 @@ def simumax_expected():
                 continue  # the non-contiguous repeats
             b, seq, h, kv, dqk, dv = (int(x) for x in match.groups())
             # SimuMax's count: fwd 2 b s^2 max(h, kv) (d_qk + d_v), bwd 2.5x.
-            out["attention"].append((kernel, seq, dqk, b * h, factor * b * seq * seq * max(h, kv) * (dqk + dv) /
-                                     (eff * peak)))
+            seconds = factor * b * seq * seq * max(h, kv) * (dqk + dv) / (eff * peak)
+            out["attention"].append((kernel, seq, dqk, b * h, seconds))
+            out["attention_v"].append((kernel, seq, dqk, b * h, seconds, dv))
     return out

@@ -61,6 +61,12 @@ RULES = {
     "gb200-mamf-ratio": "B200 fused attention at sequences shorter than any B200 measurement, and at head dim 64 "
                         "(sliding window), = GB200 cuDNN time x "
                         "1822.0/1745.0 (the measured bf16 MAMF of GB200 and B200; stas00/ml-engineering)",
+    "simumax-host-gap": "B200 fused attention forward at SimuMax's shapes = SimuMax's measured span less the host gap "
+                        "inside it (Transformer Engine launches its rng-state kernel before the workspace query and "
+                        "cuDNN's launch; SimuMax times first kernel start to last kernel end on an idle GPU): the "
+                        "intercept of time against query heads through the 16- and 32-head rows at 4096 tokens, "
+                        "mean of head dims 128 and 192/128 (44.4 us), never below the total FLOPs at 2250 TFLOP/s nor "
+                        "one 128-row query tile over all keys at one SM's share of it",
     "b200-mamf-fp8-ratio": "B200 fp8 GEMM at a SimuMax shape beyond XLA's 4096 = SimuMax's measured bf16 time of the "
                            "same layout x 1745.0/3432.5 (B200 bf16 / fp8 MAMF; XLA's own fp8/bf16 ratio at 4096^3 "
                            "is 0.51 too)",
