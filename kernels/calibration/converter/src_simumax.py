@@ -111,11 +111,13 @@ def simumax_attention_rows():
 
 # SimuMax times each attention call as the span from the start of its first GPU kernel to the end
 # of its last, the GPU synchronized before and after the call (simu_tools/efficency_test/
-# test_fa_efficiency.py @4dcaae5, _profile_kernel_mean_ms). Transformer Engine's forward launches
+# test_fa_efficiency.py @4dcaae5, _profile_kernel_mean_ms; FA_TIMING_MODE=trace_kernel and TE
+# 2.11.0 for the B200 file: docs/b200/b200_real_repro_guide.md §8). Transformer Engine's forward launches
 # a one-thread kernel that copies the rng seed and offset (`unpack`) before it asks cuDNN for the
 # workspace size, allocates the workspace and the softmax statistics and has cuDNN launch the
 # attention kernel (NVIDIA/TransformerEngine transformer_engine/pytorch/csrc/extensions/
-# attention.cpp @015d2257, fused_attn_fwd), so on the idle GPU that host time lies inside every
+# attention.cpp @015d2257, fused_attn_fwd; the same order in the later stored versions, those with
+# softmax offsets among them), so on the idle GPU that host time lies inside every
 # forward span; a training step queues the kernels back to back (and a CUDA graph replays them)
 # with no such gap. The backward (fused_attn_bwd, bf16 sbhd) launches nothing before cuDNN's
 # kernels, and SimuMax's backward rows show no such intercept (about 20 us at 16/32 heads, 0 at
