@@ -86,7 +86,8 @@ def simumax_attention_rows():
     contiguous Q, K, V (the layout SimuMax's simulator reads for B200; the non-contiguous
     repeats differ by under 6 %). SimuMax counts fwd 2*b*s^2*max(h, h_kv)*(d_qk + d_v), bwd
     2.5x that, against 2250 TFLOP/s: the time is that count over that rate; the rows count
-    the causal half as the workload does."""
+    the causal half as the workload does. The forward rows lose the host gap inside SimuMax's
+    spans (simumax_forward_host_gap, below) and say derived:simumax-host-gap."""
     fwd = {}
     for op in ("sdp_fwd", "sdp_bwd"):
         for f, s_per_flop in simumax_entries(op):
