@@ -48,13 +48,19 @@ void release(void* block) noexcept {
   if (!t_cache.keep(block, malloc_usable_size(block))) std::free(block);
 }
 
+// A sized delete: the size the block was asked for (C++14 sized deallocation, GCC's default).
+void release(void* block, std::size_t bytes) noexcept {
+  if (block == nullptr) return;
+  if (!t_cache.keep_request(block, bytes)) std::free(block);
+}
+
 }  // namespace
 
 void* operator new(std::size_t bytes) { return allocate(bytes); }
 void* operator new[](std::size_t bytes) { return allocate(bytes); }
 void operator delete(void* block) noexcept { release(block); }
 void operator delete[](void* block) noexcept { release(block); }
-void operator delete(void* block, std::size_t) noexcept { release(block); }
-void operator delete[](void* block, std::size_t) noexcept { release(block); }
+void operator delete(void* block, std::size_t bytes) noexcept { release(block, bytes); }
+void operator delete[](void* block, std::size_t bytes) noexcept { release(block, bytes); }
 
 #endif

@@ -51,13 +51,26 @@ class SmallBlockCache {
   bool keep(void* block, std::size_t usable) {
     const std::size_t chunk = usable + 8;
     if (chunk > k_largest_chunk || chunk % 16 != 0 || chunk < 32) return false;
-    void*& head = heads_[chunk / 16];
-    *static_cast<void**>(block) = head;
-    head = block;
+    file(block, chunk);
+    return true;
+  }
+
+  /// Keeps `block`, allocated for a request of `bytes` (a sized delete: glibc's header is not
+  /// read; a block glibc made larger than the request's chunk is filed as that chunk, the
+  /// bytes past it unused); false (the caller frees it) when too large.
+  bool keep_request(void* block, std::size_t bytes) {
+    if (bytes > k_largest_chunk - 8) return false;
+    file(block, chunk_of_request(bytes));
     return true;
   }
 
  private:
+  void file(void* block, std::size_t chunk) {
+    void*& head = heads_[chunk / 16];
+    *static_cast<void**>(block) = head;
+    head = block;
+  }
+
   std::array<void*, k_largest_chunk / 16 + 1> heads_{};  // per chunk size: a list through the blocks' first word
 };
 

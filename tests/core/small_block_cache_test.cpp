@@ -46,6 +46,17 @@ TEST(SmallBlockCache, LeavesLargeAndOddBlocksToFree) {
   EXPECT_EQ(cache.take(1032), block);
 }
 
+// A sized delete files the block by its request's chunk: any later request of that chunk
+// gets it, however large glibc made it.
+TEST(SmallBlockCache, FilesASizedDeleteByItsRequest) {
+  SmallBlockCache cache;
+  alignas(16) unsigned char block[64];
+  ASSERT_TRUE(cache.keep_request(block, 30));  // chunk 48
+  EXPECT_EQ(cache.take(41), nullptr);            // chunk 64
+  EXPECT_EQ(cache.take(40), block);
+  EXPECT_FALSE(cache.keep_request(block, 1033));
+}
+
 // Blocks from glibc itself, of every small size: malloc_usable_size + 8 is a chunk the cache
 // files, at least the chunk of the request, and a request of the block's whole usable size
 // gets that block back.
