@@ -30,6 +30,7 @@
 #include "sim/step/step_fields.hpp"
 #include "sim/trace/chrome_trace_writer.hpp"
 #include "sim/trace/hdf5_trace_writer.hpp"
+#include "sim/workload/export_folder.hpp"
 #include "sim/workload/replay_simulation.hpp"
 #include "sim/workload/workload.hpp"
 #include "topologies/cluster_spec.hpp"
@@ -208,6 +209,12 @@ Command replay_command() {
     const wl::Workload w = wl::read_workload(o.prefix);
     std::vector<std::string> inputs;
     for (const wl::RankTrace& t : w.ranks) inputs.push_back(t.path);
+    // An export's manifest and comm-group configuration are read too (they are checked against
+    // each rank): an output over one of them breaks the export.
+    if (const auto manifest = wl::read_export_manifest(o.prefix)) {
+      inputs.push_back(manifest->path);
+      if (manifest->comm_groups) inputs.push_back(manifest->comm_groups->first);
+    }
     if (!o.chrome_trace.empty()) check_output_path(o.chrome_trace, "--chrome-trace", inputs);
     if (!o.trace.empty()) check_output_path(o.trace, "--trace", inputs);
     const int ranks = static_cast<int>(w.ranks.size());

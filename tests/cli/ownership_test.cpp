@@ -97,6 +97,26 @@ TEST(Ownership, TraceNamingAFileTheScenarioReadsIsRefused) {
   }
 }
 
+// replay reads an export's manifest and comm_groups.json beside the rank traces, and checks
+// each rank against the manifest: they are inputs too. Written over, the export no longer
+// replayed ("not the manifest of a trainsim export").
+TEST(Ownership, ReplayOutputNamingTheExportsManifestOrGroupsIsRefused) {
+  const fs::path dir = testing::fresh_test_dir("own_replay");
+  const fs::path exported = dir / "export";
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--chakra-out", exported.string()}).exit_code, 0);
+  const std::string prefix = (exported / "step").string();
+  for (const std::string name : {"chakra-export.json", "comm_groups.json"})
+    for (const std::string option : {"--trace", "--chrome-trace"}) {
+      SCOPED_TRACE(option + " " + name);
+      const fs::path file = exported / name;
+      const std::string bytes = slurp(file);
+      expect_one_line_error(run_trainsim({"replay", prefix, "--nodes", "4", option, file.string()}),
+                            option + " = '" + file.string() + "': is the input '" + file.string() + "'");
+      EXPECT_EQ(slurp(file), bytes);
+    }
+  EXPECT_EQ(run_trainsim({"replay", prefix, "--nodes", "4"}).exit_code, 0);
+}
+
 TEST(Ownership, AFolderOfTheUsersIsRefusedAndLeftAsItWas) {
   const fs::path dir = testing::fresh_test_dir("own_folder");
   const fs::path mine = dir / "mine";
