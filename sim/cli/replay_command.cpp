@@ -22,6 +22,7 @@
 #include "sim/cli/formatted_number.hpp"
 #include "sim/compute/roofline_compute_model.hpp"
 #include "sim/core/checked_output.hpp"
+#include "sim/core/distinct_outputs.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/nearest_name.hpp"
@@ -217,6 +218,7 @@ Command replay_command() {
     }
     if (!o.chrome_trace.empty()) check_output_path(o.chrome_trace, "--chrome-trace", inputs);
     if (!o.trace.empty()) check_output_path(o.trace, "--trace", inputs);
+    check_distinct_outputs({{"--trace", o.trace, false}, {"--chrome-trace", o.chrome_trace, false}});
     const int ranks = static_cast<int>(w.ranks.size());
     const ClusterSpec cluster = cluster_of(o, ranks);
     if (const std::string faults = w.tolerated().describe(); !faults.empty())

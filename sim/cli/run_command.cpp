@@ -21,6 +21,7 @@
 #include "sim/cli/simulated_replicas.hpp"
 #include "sim/cli/step_progress.hpp"
 #include "sim/cli/variation_report.hpp"
+#include "sim/core/distinct_outputs.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/new_output_folder.hpp"
@@ -255,6 +256,10 @@ Command run_command() {
     const std::vector<std::string> inputs = scenario_input_files(s);
     if (o.variables.count("trace")) check_output_path(trace_path, "--trace", inputs);
     if (o.variables.count("chrome-trace")) check_output_path(chrome_path, "--chrome-trace", inputs);
+    check_distinct_outputs({{"--trace", trace_path, false},
+                            {"--chrome-trace", chrome_path, false},
+                            {"--kineto-out", kineto_dir, true},
+                            {"--chakra-out", chakra_dir, true}});
     const RankMapping mapping(s.parallel, s.cluster);
     std::vector<int> chakra_ranks;  // every rank unless --ranks picks some
     if (o.variables.count("ranks"))

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "support/run_trainsim.hpp"
 #include "support/test_folders.hpp"
@@ -115,6 +116,43 @@ TEST(Ownership, ReplayOutputNamingTheExportsManifestOrGroupsIsRefused) {
       EXPECT_EQ(slurp(file), bytes);
     }
   EXPECT_EQ(run_trainsim({"replay", prefix, "--nodes", "4"}).exit_code, 0);
+}
+
+// Two outputs of one command naming one file, or a file in the folder of a folder output:
+// before, the later write silently replaced the earlier (`--trace x --chrome-trace x` kept the
+// Chrome trace only, exit 0), and `--chakra-out D` moved whatever else had been written into D
+// (the Kineto traces, the HDF5 trace) aside into a hidden folder, having said it wrote them.
+TEST(Ownership, OutputsNamingOneAnotherAreRefusedBeforeAnyWork) {
+  const fs::path dir = testing::fresh_test_dir("own_outputs");
+  const fs::path folder = dir / "traces";
+  fs::create_directories(folder);
+  const std::string x = (dir / "x.out").string();
+  std::ofstream(x) << "earlier";
+  fs::create_symlink("x.out", dir / "link.out");
+  const std::string d = folder.string();
+  const std::string in_d = (folder / "t.h5").string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"run", k_tiny, "--trace", x, "--chrome-trace", x}, "--chrome-trace = '" + x + "': is also --trace's file"},
+      {{"run", k_tiny, "--trace", x, "--chrome-trace", (dir / "link.out").string()}, "is also --trace's file"},
+      {{"run", k_tiny, "--kineto-out", d, "--chakra-out", d + "/"}, "is also --kineto-out's folder"},
+      {{"run", k_tiny, "--trace", in_d, "--chakra-out", d}, "--chakra-out = '" + d + "': holds --trace's file"},
+      {{"run", k_tiny, "--chrome-trace", in_d, "--kineto-out", d}, "holds --chrome-trace's file"},
+      {{"run", k_tiny, "--kineto-out", (folder / "k").string(), "--chakra-out", d}, "holds --kineto-out's folder"},
+  };
+  for (const auto& [args, needle] : cases) {
+    SCOPED_TRACE(args[2] + " " + args[4]);
+    expect_one_line_error(run_trainsim(args), needle);
+  }
+  const fs::path exported = dir / "export";
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--chakra-out", exported.string()}).exit_code, 0);
+  expect_one_line_error(
+      run_trainsim({"replay", (exported / "step").string(), "--nodes", "4", "--trace", x, "--chrome-trace", x}),
+      "is also --trace's file");
+  EXPECT_EQ(slurp(x), "earlier");
+  EXPECT_TRUE(fs::is_empty(folder));
+  // Nothing hidden beside them either (a set moved aside, a temporary).
+  for (const fs::directory_entry& e : fs::directory_iterator(dir))
+    EXPECT_NE(e.path().filename().string().rfind(".trainsim-tmp.", 0), 0u) << e.path();
 }
 
 TEST(Ownership, AFolderOfTheUsersIsRefusedAndLeftAsItWas) {
