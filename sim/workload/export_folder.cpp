@@ -113,6 +113,23 @@ void remove_export(const std::string& folder) {
   fs::remove(folder, ec);  // only when empty
 }
 
+// The first entry of `folder` that is neither an earlier export's (its manifest lists it) nor
+// a temporary of ours, or nullopt. A damaged manifest lists nothing.
+std::optional<std::string> foreign_entry(const std::string& folder) {
+  std::set<std::string> ours;
+  try {
+    if (const auto m = read_manifest(folder)) ours = export_names(*m);
+  } catch (const InputError&) {
+  }
+  std::error_code ec;
+  std::optional<std::string> first;
+  for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!ours.count(name) && !is_temporary_name(name) && (!first || name < *first)) first = name;
+  }
+  return first;
+}
+
 }  // namespace
 
 void ExportFolder::check(const std::string& given, const std::string& command, const std::string& option) {
@@ -218,6 +235,15 @@ void ExportFolder::commit() {
   const std::string aside = temporary_name(dir_ + ".replaced");
   fs::rename(dir_, aside, ec);
   if (ec) throw OutputError(dir_, "cannot move the earlier export aside to " + aside + ": " + ec.message());
+  // DIR was empty or an earlier export's when the run began (check()); whatever appeared in it
+  // since (a user's file, another command's output) is not ours to replace: DIR goes back as
+  // it was and the new set is not written. Before, it stayed in the hidden folder aside.
+  if (const auto foreign = foreign_entry(aside)) {
+    std::error_code back;
+    fs::rename(aside, dir_, back);
+    throw OutputError(dir_, "it now holds '" + *foreign + "', which no export of trainsim wrote: left as it was, " +
+                                "the traces not written (give a new or empty folder)");
+  }
   fs::rename(temp_dir_, dir_, ec);
   if (ec) {
     std::error_code back;
