@@ -255,6 +255,22 @@ bool is_temporary_name(const std::string& file_name) {
          name.ends_with(suffix);
 }
 
+bool temporary_writer_running(const std::string& file_name) {
+  if (!is_temporary_name(file_name)) return false;
+  // NAME.HOST.PID.tmp: the PID is the last part before the suffix, the host the one before it.
+  const std::string rest = file_name.substr(0, file_name.size() - std::strlen(k_temporary_suffix));
+  const std::size_t dot = rest.rfind('.');
+  if (dot == std::string::npos || dot + 1 == rest.size()) return false;
+  const std::string pid_text = rest.substr(dot + 1);
+  if (pid_text.size() > 9 || pid_text.find_first_not_of("0123456789") != std::string::npos) return false;
+  const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return false;
+  if (!std::string_view(rest).substr(0, dot).ends_with("." + std::string(host))) return false;
+  if (pid <= 0 || pid == ::getpid()) return false;  // this process' own name: none of its files is open yet
+  return ::kill(pid, 0) == 0 || errno == EPERM;
+}
+
 std::string temporary_target_name(const std::string& file_name) {
   if (!is_temporary_name(file_name)) return {};
   return file_name.substr(k_temporary_prefix.size());

@@ -94,6 +94,13 @@ std::string temporary_name(const std::string& path);
 /// Whether a file name is such a temporary name (left behind by a killed writer).
 bool is_temporary_name(const std::string& file_name);
 
+/// Whether the temporary `file_name` is being written right now by a process of this host
+/// (its PID, other than this process', is alive): a clean-up leaves it. Two commands writing
+/// into one folder (a sweep started twice, a `--merge` beside a running sweep) removed each
+/// other's temporaries, and the other's rename then failed. Another host's temporaries cannot be
+/// told apart and are not kept.
+bool temporary_writer_running(const std::string& file_name);
+
 /// The part of a temporary name after the prefix (NAME.HOST.PID.tmp), or "" for another name:
 /// what a clean-up reads to tell whose temporary it is.
 std::string temporary_target_name(const std::string& file_name);

@@ -30,12 +30,13 @@ std::string manifest_path(const std::string& out_dir) {
 
 // Temporary files of writers that were killed: never renamed, never complete. Only trainsim's
 // own (is_temporary_name: its prefix, never a user's `*.tmp`), and of those only the ones
-// `mine` accepts: other shards may be writing theirs into the same folder right now.
+// `mine` accepts: other shards may be writing theirs into the same folder right now. A
+// temporary whose writer still runs on this host (another sweep into the same folder) stays.
 void remove_temporaries(const std::string& dir, const std::function<bool(const std::string&)>& mine) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (is_temporary_name(name) && mine(name)) fs::remove(entry.path(), ec);
+    if (is_temporary_name(name) && mine(name) && !temporary_writer_running(name)) fs::remove(entry.path(), ec);
   }
 }
 

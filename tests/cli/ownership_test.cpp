@@ -4,6 +4,8 @@
 // write on standard output is an error, not success.
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -189,6 +191,41 @@ TEST(Ownership, AnEmptyFolderOrOneOfOursIsUsedAndTheUsersTmpFilesKept) {
   EXPECT_EQ(slurp(out / "notes.tmp"), "draft");
   EXPECT_EQ(slurp(out / "points" / "000000.json.1234.tmp"), "mine");
   EXPECT_FALSE(fs::exists(out / ".trainsim-tmp.results.csv.node3.4321.tmp"));
+}
+
+// A clean-up removes the temporaries of writers that are gone, never those of a process still
+// writing on this host: a second sweep or batch into the same folder, or `sweep --merge` beside
+// a running one, removed the first one's temporaries, whose rename then failed ("cannot rename
+// ... into place: No such file or directory", exit 2).
+TEST(Ownership, ARunningWritersTemporariesAreKept) {
+  const fs::path dir = testing::fresh_test_dir("own_running");
+  const fs::path out = dir / "results";
+  ASSERT_EQ(run_trainsim({"batch", k_tiny, "--jobs", "1", "--out", out.string()}).exit_code, 0);
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  const pid_t gone = ::fork();
+  ASSERT_GE(gone, 0);
+  if (gone == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+  const auto temporary = [&](const fs::path& folder, const std::string& name, pid_t pid) {
+    const fs::path p = folder / (".trainsim-tmp." + name + "." + host + "." + std::to_string(pid) + ".tmp");
+    std::ofstream(p) << "half";
+    return p;
+  };
+  // This test's process stands for the other writer: it runs while trainsim cleans up.
+  const fs::path running_table = temporary(out, "results.csv", ::getpid());
+  const fs::path running_point = temporary(out / "points", "000000.json", ::getpid());
+  const fs::path gone_table = temporary(out, "results.h5", gone);
+  const fs::path gone_point = temporary(out / "points", "000000.json", gone);
+  ASSERT_EQ(run_trainsim({"batch", k_tiny, "--jobs", "1", "--out", out.string()}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(running_table));
+  EXPECT_TRUE(fs::exists(running_point));
+  EXPECT_FALSE(fs::exists(gone_table));
+  EXPECT_FALSE(fs::exists(gone_point));
+  const fs::path gone_again = temporary(out, "results.csv", gone);
+  ASSERT_EQ(run_trainsim({"sweep", "--merge", out.string()}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(running_table));
+  EXPECT_FALSE(fs::exists(gone_again));
 }
 
 TEST(Ownership, SweepOutputNamingItsScenarioIsRefused) {
