@@ -242,6 +242,22 @@ TEST(Ownership, SweepOutputNamingItsScenarioIsRefused) {
   EXPECT_EQ(slurp(dir / "job.ini"), text);
 }
 
+// A point file of an earlier run is written over by a rename that follows a symbolic link: a
+// link to the scenario made the scenario the point's JSON result (exit 0).
+TEST(Ownership, APointFileLinkedToTheScenarioIsRefused) {
+  const fs::path dir = testing::fresh_test_dir("own_point_link");
+  const fs::path out = dir / "results";
+  const fs::path s = scenario_copy(dir);
+  ASSERT_EQ(run_trainsim({"batch", s.string(), "--jobs", "1", "--out", out.string()}).exit_code, 0);
+  fs::remove(out / "points" / "000000.json");
+  fs::create_symlink("../../job.ini", out / "points" / "000000.json");
+  std::ofstream(s, std::ios::app) << "# edited: the point is computed again\n";
+  const std::string text = slurp(s);
+  expect_one_line_error(run_trainsim({"batch", s.string(), "--jobs", "1", "--out", out.string()}),
+                        "--out = '" + (out / "points" / "000000.json").string() + "': is the input '" + s.string() + "'");
+  EXPECT_EQ(slurp(s), text);
+}
+
 TEST(Ownership, StandardOutputThatFailsIsAnErrorNotSuccess) {
   // A full disk (/dev/full: every write fails with ENOSPC) and a closed standard output.
   const std::string full = "exec sh -c 'exec \"$0\" \"$@\" >/dev/full' ";
