@@ -27,6 +27,7 @@
 #include "sim/core/new_output_folder.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/core/progress_line.hpp"
+#include "sim/core/shell_quote.hpp"
 #include "sim/core/units.hpp"
 #include "sim/run/run_in_processes.hpp"
 #include "sim/run/run_json.hpp"
@@ -317,7 +318,7 @@ Command run_command() {
       const std::string prefix = folder.prefix();
       if (!o.json)
         std::cerr << "trainsim run: wrote " << chakra_ranks.size() << " Chakra trace(s), " << prefix
-                  << ".<rank>.et (trainsim replay " << prefix << ")\n";
+                  << ".<rank>.et (trainsim replay " << shell_quoted(prefix) << ")\n";
     }
 
     // Where the validation says the result is far off: stderr in every output mode.

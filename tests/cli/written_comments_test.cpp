@@ -2,17 +2,21 @@
 // whatever the path or argument it quotes: a line end in a scenario's or a log's name, or in a
 // Megatron argument trainsim does not model, ended the comment there and made the rest a line
 // of the file. The plan's rank-1.ini was refused by `run`, a fabric calibration by `collective`,
-// and an imported scenario took a key from an argument it said it did not model.
+// and an imported scenario took a key from an argument it said it did not model. And the
+// commands trainsim prints or writes for a user to paste are quoted for the shell.
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "sim/core/comment_line.hpp"
+#include "sim/core/shell_quote.hpp"
 #include "support/run_trainsim.hpp"
 #include "support/test_folders.hpp"
 
@@ -83,6 +87,49 @@ TEST(WrittenComments, CheckSaysAPathWithALineEndOnOneLine) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("\n[run]\nsteps = 7"), std::string::npos);
   EXPECT_EQ(r.out.rfind("# " + comment_line(scenario.string()) + ": valid", 0), 0u) << r.out;
+}
+
+// What bash makes of `line` (a pasted command) with `trainsim` a function that prints its
+// arguments one a line: the words the real command would get, and nothing run from them.
+std::vector<std::string> words_bash_reads(const std::string& line) {
+  const std::string script = "trainsim() { printf '%s\\n' \"$@\"; }; " + line;
+  FILE* p = ::popen(("bash -c " + shell_quoted(script)).c_str(), "r");
+  std::vector<std::string> words;
+  if (p == nullptr) return words;
+  char buf[4096];
+  std::string all;
+  while (std::fgets(buf, sizeof buf, p) != nullptr) all += buf;
+  ::pclose(p);
+  std::stringstream in(all);
+  for (std::string w; std::getline(in, w);) words.push_back(w);
+  return words;
+}
+
+// `run --chakra-out DIR` says how to replay the export, and a plan's rank-1.ini how to run it:
+// with DIR or the plan's folder named `a $(touch pwned) b`, a pasted line ran `touch` (the
+// Slurm status line's defect, issue 54, in two more places).
+TEST(PrintedCommands, ReplayAndRunHintsAreQuotedForTheShell) {
+  const fs::path dir = testing::fresh_test_dir("printed_commands");
+  const std::string name = "a $(touch " + (dir / "pwned").string() + ") `touch " + (dir / "pwned2").string() + "` b";
+  const fs::path exported = dir / name;
+  const auto r = run_trainsim({"run", source_path("tests/trace/tiny.ini"), "--chakra-out", exported.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::size_t at = r.err.find("(trainsim replay ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string hint = r.err.substr(at + 1, r.err.find(")\n", at) - at - 1);
+  EXPECT_EQ(words_bash_reads(hint), (std::vector<std::string>{"replay", (exported / "step").string()}));
+  const fs::path plan = dir / ("p " + name);
+  ASSERT_EQ(run_trainsim({"plan", source_path("tests/trace/tiny.ini"), "--jobs", "1", "--out", plan.string()})
+                .exit_code,
+            0);
+  const std::string ini = slurp(plan / "rank-1.ini");
+  const std::string marker = "simulate it with: ";
+  const std::size_t from = ini.find(marker);
+  ASSERT_NE(from, std::string::npos) << ini;
+  const std::string line = ini.substr(from + marker.size(), ini.find('\n', from) - from - marker.size());
+  EXPECT_EQ(words_bash_reads(line), (std::vector<std::string>{"run", (plan / "rank-1.ini").string()}));
+  EXPECT_FALSE(fs::exists(dir / "pwned"));
+  EXPECT_FALSE(fs::exists(dir / "pwned2"));
 }
 
 }  // namespace
