@@ -228,6 +228,44 @@ TEST(Ownership, ARunningWritersTemporariesAreKept) {
   EXPECT_FALSE(fs::exists(gone_again));
 }
 
+// What a run killed mid-write leaves (SIGTERM during `run --trace T`: .trainsim-tmp.T.HOST.PID.tmp
+// beside T; during `--kineto-out DIR`: one inside DIR) stayed for good, and DIR was refused from
+// then on ("holds '.trainsim-tmp...'"). The next command writing that output removes them, and
+// nothing else: another name, another host, a writer still running, a user's `*.tmp`.
+TEST(Ownership, AKilledWritersTemporariesGoWithTheNextWrite) {
+  const fs::path dir = testing::fresh_test_dir("own_killed");
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  const pid_t gone = ::fork();
+  ASSERT_GE(gone, 0);
+  if (gone == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+  const auto temporary = [&](const fs::path& folder, const std::string& name, const std::string& at, pid_t pid) {
+    const fs::path p = folder / (".trainsim-tmp." + name + "." + at + "." + std::to_string(pid) + ".tmp");
+    std::ofstream(p) << "half";
+    return p;
+  };
+  const fs::path left = temporary(dir, "t.h5", host, gone);
+  const fs::path running = temporary(dir, "t.h5", host, ::getpid());
+  const fs::path elsewhere = temporary(dir, "t.h5", "node7", gone);
+  const fs::path other_name = temporary(dir, "u.h5", host, gone);
+  std::ofstream(dir / "t.h5.tmp") << "mine";
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--trace", (dir / "t.h5").string()}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(left));
+  for (const fs::path& kept : {running, elsewhere, other_name, dir / "t.h5.tmp"}) EXPECT_TRUE(fs::exists(kept)) << kept;
+
+  const fs::path kineto = dir / "kineto";
+  fs::create_directories(kineto);
+  temporary(kineto, "rank-0.pt.trace.json", host, gone);
+  const auto k = run_trainsim({"run", k_tiny, "--kineto-out", kineto.string()});
+  ASSERT_EQ(k.exit_code, 0) << k.err;
+  EXPECT_EQ(std::distance(fs::directory_iterator(kineto), fs::directory_iterator()), 2);  // ranks 0 and 4
+  const fs::path busy = dir / "busy";
+  fs::create_directories(busy);
+  temporary(busy, "rank-0.pt.trace.json", host, ::getpid());
+  expect_one_line_error(run_trainsim({"run", k_tiny, "--kineto-out", busy.string()}), "holds '.trainsim-tmp.");
+}
+
 TEST(Ownership, SweepOutputNamingItsScenarioIsRefused) {
   const fs::path dir = testing::fresh_test_dir("own_sweep");
   const fs::path out = dir / "results";
