@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/core/bounded_read.hpp"
+#include "sim/core/comment_line.hpp"
 #include "sim/core/error.hpp"
 
 namespace trainsim {
@@ -95,7 +96,7 @@ double FittedCollective::scale_out_time_s(double bytes, int group, int domain_co
 
 std::string fabric_calibration_text(const FabricCalibration& calibration, const std::vector<std::string>& comments) {
   std::string out;
-  for (const std::string& c : comments) out += "# " + c + "\n";
+  for (const std::string& c : comments) out += "# " + comment_line(c) + "\n";
   out += "gpu = " + calibration.gpu + "\n";
   for (const FabricTier tier : {FabricTier::in_domain, FabricTier::scale_out}) {
     for (std::size_t i = 0; i < k_names.size(); ++i) {

@@ -5,6 +5,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_options.hpp"
+#include "sim/core/comment_line.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
 namespace trainsim::cli {
@@ -21,7 +22,7 @@ Command check_command() {
       return 0;
     }
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
-    out << "# " << s.source << ": valid (" << s.cluster.total_gpus() << " GPUs)\n" << resolved_ini(s);
+    out << "# " << comment_line(s.source) << ": valid (" << s.cluster.total_gpus() << " GPUs)\n" << resolved_ini(s);
     return 0;
   };
   return c;

@@ -26,6 +26,7 @@
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
+#include "sim/core/shell_quote.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/scenario_loader.hpp"
@@ -98,11 +99,11 @@ std::vector<std::string> write_best(const PlanReport& r, int count) {
                   l.tokens_per_s, 100 * l.mfu, units::format_bytes_binary(l.peak_memory_bytes).c_str(),
                   units::format_bytes_binary(l.peak_memory_bytes + l.headroom_bytes).c_str());
     std::string given;
-    for (const std::string& o : r.overrides) given += " --set " + o;
+    for (const std::string& o : r.overrides) given += " --set " + shell_quoted(o);
     write_layout_scenario(path, r.scenario_path, layout_overrides(r.scenario_path, r.overrides, *r.plan, p),
-                          {"trainsim plan " + r.scenario_path + given + ": rank " + std::to_string(i + 1) + " of " +
+                          {"trainsim plan " + shell_quoted(r.scenario_path) + given + ": rank " + std::to_string(i + 1) + " of " +
                                std::to_string(r.ranked.size()) + " (trainsim " + k_version + ")",
-                           numbers, "every key resolved; simulate it with: trainsim run " + path});
+                           numbers, "every key resolved; simulate it with: trainsim run " + shell_quoted(path)});
     written.push_back(path);
   }
   return written;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/core/comment_line.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/scenario/ini_reader.hpp"
@@ -88,7 +89,7 @@ std::string ranked_scenario_path(const std::string& out_dir, int rank) {
 void write_layout_scenario(const std::string& path, const std::string& scenario_path,
                            const std::vector<std::string>& overrides, const std::vector<std::string>& header) {
   std::string text;
-  for (const std::string& line : header) text += "# " + line + "\n";
+  for (const std::string& line : header) text += "# " + comment_line(line) + "\n";
   text += "\n" + resolved_ini(load_scenario(scenario_path, overrides));
   write_file_atomically(path, text);
 }

@@ -22,6 +22,7 @@
 #include "sim/cli/formatted_number.hpp"
 #include "sim/compute/roofline_compute_model.hpp"
 #include "sim/core/checked_output.hpp"
+#include "sim/core/distinct_outputs.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/nearest_name.hpp"
@@ -30,6 +31,7 @@
 #include "sim/step/step_fields.hpp"
 #include "sim/trace/chrome_trace_writer.hpp"
 #include "sim/trace/hdf5_trace_writer.hpp"
+#include "sim/workload/export_folder.hpp"
 #include "sim/workload/replay_simulation.hpp"
 #include "sim/workload/workload.hpp"
 #include "topologies/cluster_spec.hpp"
@@ -208,8 +210,15 @@ Command replay_command() {
     const wl::Workload w = wl::read_workload(o.prefix);
     std::vector<std::string> inputs;
     for (const wl::RankTrace& t : w.ranks) inputs.push_back(t.path);
+    // An export's manifest and comm-group configuration are read too (they are checked against
+    // each rank): an output over one of them breaks the export.
+    if (const auto manifest = wl::read_export_manifest(o.prefix)) {
+      inputs.push_back(manifest->path);
+      if (manifest->comm_groups) inputs.push_back(manifest->comm_groups->first);
+    }
     if (!o.chrome_trace.empty()) check_output_path(o.chrome_trace, "--chrome-trace", inputs);
     if (!o.trace.empty()) check_output_path(o.trace, "--trace", inputs);
+    check_distinct_outputs({{"--trace", o.trace, false}, {"--chrome-trace", o.chrome_trace, false}});
     const int ranks = static_cast<int>(w.ranks.size());
     const ClusterSpec cluster = cluster_of(o, ranks);
     if (const std::string faults = w.tolerated().describe(); !faults.empty())

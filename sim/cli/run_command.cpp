@@ -21,11 +21,13 @@
 #include "sim/cli/simulated_replicas.hpp"
 #include "sim/cli/step_progress.hpp"
 #include "sim/cli/variation_report.hpp"
+#include "sim/core/distinct_outputs.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/new_output_folder.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/core/progress_line.hpp"
+#include "sim/core/shell_quote.hpp"
 #include "sim/core/units.hpp"
 #include "sim/run/run_in_processes.hpp"
 #include "sim/run/run_json.hpp"
@@ -255,6 +257,10 @@ Command run_command() {
     const std::vector<std::string> inputs = scenario_input_files(s);
     if (o.variables.count("trace")) check_output_path(trace_path, "--trace", inputs);
     if (o.variables.count("chrome-trace")) check_output_path(chrome_path, "--chrome-trace", inputs);
+    check_distinct_outputs({{"--trace", trace_path, false},
+                            {"--chrome-trace", chrome_path, false},
+                            {"--kineto-out", kineto_dir, true},
+                            {"--chakra-out", chakra_dir, true}});
     const RankMapping mapping(s.parallel, s.cluster);
     std::vector<int> chakra_ranks;  // every rank unless --ranks picks some
     if (o.variables.count("ranks"))
@@ -312,7 +318,7 @@ Command run_command() {
       const std::string prefix = folder.prefix();
       if (!o.json)
         std::cerr << "trainsim run: wrote " << chakra_ranks.size() << " Chakra trace(s), " << prefix
-                  << ".<rank>.et (trainsim replay " << prefix << ")\n";
+                  << ".<rank>.et (trainsim replay " << shell_quoted(prefix) << ")\n";
     }
 
     // Where the validation says the result is far off: stderr in every output mode.

@@ -11,6 +11,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
+#include "sim/core/comment_line.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "topologies/cluster_graph.hpp"
@@ -95,7 +96,7 @@ std::string text_report(const Scenario& s, const TopologySummary& t, const RankM
   const FabricLayout l = fabric_layout(c);
   const ProtocolEfficiency e = protocol_efficiency(c);
   std::ostringstream out;
-  out << "# " << s.source << ": " << c.preset << ", " << fabric_name(c.fabric)
+  out << "# " << comment_line(s.source) << ": " << c.preset << ", " << fabric_name(c.fabric)
       << (c.fabric == Fabric::fat_tree ? " (" + std::to_string(c.fat_tree_levels) + " levels, oversubscription " +
                                              number(c.oversubscription) + ")"
                                        : "")

@@ -37,10 +37,17 @@ void NewOutputFolder::check(const std::string& given, const std::string& command
       throw InputError(command, option, given, "names a file, not a folder: give a new or empty folder");
     fs::directory_iterator it(dir, ec);
     if (ec) throw InputError(command, option, given, "cannot be listed: " + ec.message());
-    if (it != fs::directory_iterator())
+    // What a run killed while writing here left (its temporaries, the writer gone) goes: the
+    // folder is otherwise empty, and refusing it would leave the user to remove our files.
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (stale_temporary(name) && it->is_regular_file(ec)) {
+        fs::remove(it->path(), ec);
+        continue;
+      }
       throw InputError(command, option, given,
-                       "holds '" + it->path().filename().string() +
-                           "': give a new or empty folder (trainsim writes over nothing in it)");
+                       "holds '" + name + "': give a new or empty folder (trainsim writes over nothing in it)");
+    }
     if (const auto reason = refuses_new_files(dir.string()))
       throw InputError(command, option, given, "refuses new files: " + *reason);
     return;

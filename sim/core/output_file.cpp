@@ -148,6 +148,9 @@ int create_temporary(const std::string& temp) {
 OutputTarget output_target(const std::string& path, const std::string& option) {
   Resolution r = resolve(path);
   if (!r.problem.empty()) throw InputError("", option, path, r.problem);
+  // Once per output and command (not per write: a sweep's folder holds a file per point).
+  const fs::path temp = r.target.write_through ? write_through_temporary(r.target) : temporary_name(r.target.resolved);
+  remove_stale_temporaries(temp.parent_path().string(), fs::path(r.target.resolved).filename().string());
   if (r.target.write_through) {
     const fs::path dir = fs::path(write_through_temporary(r.target)).parent_path();
     if (const auto reason = refuses_new_files(dir.string()))
@@ -253,6 +256,56 @@ bool is_temporary_name(const std::string& file_name) {
   const std::string_view suffix = k_temporary_suffix;
   return name.size() > k_temporary_prefix.size() + suffix.size() && name.starts_with(k_temporary_prefix) &&
          name.ends_with(suffix);
+}
+
+namespace {
+
+// The PID of the process of this host that `file_name` (a temporary name) says is writing it,
+// or 0 when it names another host or no PID.
+pid_t temporary_writer_here(const std::string& file_name) {
+  if (!is_temporary_name(file_name)) return 0;
+  // NAME.HOST.PID.tmp: the PID is the last part before the suffix, the host the one before it.
+  const std::string rest = file_name.substr(0, file_name.size() - std::strlen(k_temporary_suffix));
+  const std::size_t dot = rest.rfind('.');
+  if (dot == std::string::npos || dot + 1 == rest.size()) return 0;
+  const std::string pid_text = rest.substr(dot + 1);
+  if (pid_text.size() > 9 || pid_text.find_first_not_of("0123456789") != std::string::npos) return 0;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return 0;
+  if (!std::string_view(rest).substr(0, dot).ends_with("." + std::string(host))) return 0;
+  return static_cast<pid_t>(std::stol(pid_text));
+}
+
+bool alive(pid_t pid) {
+  return ::kill(pid, 0) == 0 || errno == EPERM;
+}
+
+}  // namespace
+
+bool temporary_writer_running(const std::string& file_name) {
+  const pid_t pid = temporary_writer_here(file_name);
+  if (pid <= 0 || pid == ::getpid()) return false;  // this process' own name: none of its files is open yet
+  return alive(pid);
+}
+
+bool stale_temporary(const std::string& file_name) {
+  const pid_t pid = temporary_writer_here(file_name);
+  return pid > 0 && pid != ::getpid() && !alive(pid);
+}
+
+void remove_stale_temporaries(const std::string& dir, const std::string& file_name) {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return;
+  const std::string head = std::string(k_temporary_prefix) + file_name + "." + host + ".";
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with(head)) continue;
+    const pid_t pid = temporary_writer_here(name);
+    // NAME exactly (the PID follows the host), and a writer that is gone.
+    if (pid > 0 && name == head + std::to_string(pid) + k_temporary_suffix && pid != ::getpid() && !alive(pid))
+      fs::remove(e.path(), ec);
+  }
 }
 
 std::string temporary_target_name(const std::string& file_name) {

@@ -94,6 +94,24 @@ std::string temporary_name(const std::string& path);
 /// Whether a file name is such a temporary name (left behind by a killed writer).
 bool is_temporary_name(const std::string& file_name);
 
+/// Whether the temporary `file_name` is being written right now by a process of this host
+/// (its PID, other than this process', is alive): a clean-up leaves it. Two commands writing
+/// into one folder (a sweep started twice, a `--merge` beside a running sweep) removed each
+/// other's temporaries, and the other's rename then failed. Another host's temporaries cannot be
+/// told apart and are not kept.
+bool temporary_writer_running(const std::string& file_name);
+
+/// Whether the temporary `file_name` was left by a process of this host that is gone (killed
+/// mid-write): nobody will rename it, and a clean-up may remove it.
+bool stale_temporary(const std::string& file_name);
+
+/// Removes from `dir` the temporaries of the file `file_name` left by processes of this host
+/// that are gone (a `trainsim run --trace T` stopped by SIGTERM or kill -9 mid-write left
+/// .trainsim-tmp.T.HOST.PID.tmp beside T for good). output_target (so check_output_path) calls
+/// it for its path: once per output of a command, not per write (a sweep's folder holds a file
+/// per point). Nothing else is removed (another name, another host, a writer still running).
+void remove_stale_temporaries(const std::string& dir, const std::string& file_name);
+
 /// The part of a temporary name after the prefix (NAME.HOST.PID.tmp), or "" for another name:
 /// what a clean-up reads to tell whose temporary it is.
 std::string temporary_target_name(const std::string& file_name);

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "sim/core/comment_line.hpp"
 #include "sim/core/error.hpp"
 #include "sim/import/megatron_import.hpp"
 #include "sim/import/megatron_rules.hpp"
@@ -120,7 +121,7 @@ std::string megatron_scenario(const MegatronInput& input, const ImportCluster& c
   }
 
   std::ostringstream out;
-  out << "# Made by `" << command << "` from " << input.origin << " (docs/megatron-names.md)\n" << nodes_note;
+  out << "# Made by `" << comment_line(command) << "` from " << comment_line(input.origin) << " (docs/megatron-names.md)\n" << nodes_note;
   std::string section;
   static const std::vector<ScenarioField> fields = scenario_fields();
   for (const ScenarioField& f : fields) {
@@ -133,7 +134,7 @@ std::string megatron_scenario(const MegatronInput& input, const ImportCluster& c
     out << f.key() << " = " << *value << "\n";
   }
   if (!not_modelled.empty()) out << "\n";
-  for (const std::string& n : not_modelled) out << "# not modelled: " << n << "\n";
+  for (const std::string& n : not_modelled) out << "# not modelled: " << comment_line(n) << "\n";
   const std::string text = out.str();
 
   // The scenario loads, or the setting that made the refused key is named.

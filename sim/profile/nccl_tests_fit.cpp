@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "sim/core/comment_line.hpp"
 #include "sim/core/error.hpp"
 
 namespace trainsim::profile {
@@ -169,7 +170,7 @@ std::string nccl_tests_fit_table(const std::vector<NcclTestsLog>& logs, const Fa
   for (const NcclTestsLog& log : logs) {
     const bool across = log.domains > 1;
     const FittedCollective& f = calibration.at(across ? FabricTier::scale_out : FabricTier::in_domain, log.collective);
-    std::snprintf(buf, sizeof buf, "# %s: %s on %d GPUs (%zu host%s", log.file.c_str(), log.test.c_str(), log.ranks,
+    std::snprintf(buf, sizeof buf, "# %s: %s on %d GPUs (%zu host%s", comment_line(log.file).c_str(), log.test.c_str(), log.ranks,
                   log.hosts.size(), log.hosts.size() > 1 ? "s" : "");
     out += buf;
     if (across) {

@@ -1,10 +1,14 @@
 #include "sim/sweep/sweep_run.hpp"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
@@ -30,12 +34,13 @@ std::string manifest_path(const std::string& out_dir) {
 
 // Temporary files of writers that were killed: never renamed, never complete. Only trainsim's
 // own (is_temporary_name: its prefix, never a user's `*.tmp`), and of those only the ones
-// `mine` accepts: other shards may be writing theirs into the same folder right now.
+// `mine` accepts: other shards may be writing theirs into the same folder right now. A
+// temporary whose writer still runs on this host (another sweep into the same folder) stays.
 void remove_temporaries(const std::string& dir, const std::function<bool(const std::string&)>& mine) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (is_temporary_name(name) && mine(name)) fs::remove(entry.path(), ec);
+    if (is_temporary_name(name) && mine(name) && !temporary_writer_running(name)) fs::remove(entry.path(), ec);
   }
 }
 
@@ -94,6 +99,22 @@ void prepare_sweep_folder(const SweepPlan& plan, const std::string& out_dir, con
     if (inputs.back() != p.scenario_path) inputs.push_back(p.scenario_path);
   for (const std::string& output : {manifest_path(out_dir), out_dir + "/results.csv", out_dir + "/results.h5"})
     check_output_path(output, option, inputs);
+  // The point files and traces an earlier run left are written over too (a rename, following a
+  // symbolic link): one that is a link to an input would replace it with a point's result.
+  // By device and inode (a stat each: a folder may hold a million points).
+  std::vector<std::pair<std::pair<dev_t, ino_t>, std::string>> read;
+  for (const std::string& input : inputs)
+    if (struct stat st {}; ::stat(input.c_str(), &st) == 0) read.push_back({{st.st_dev, st.st_ino}, input});
+  std::error_code ec;
+  for (const std::string& dir : {points_dir(out_dir), out_dir + "/traces"})
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+      struct stat st {};
+      if (::stat(e.path().c_str(), &st) != 0) continue;
+      for (const auto& [id, input] : read)
+        if (id == std::pair{st.st_dev, st.st_ino})
+          throw InputError("", option, e.path().string(),
+                           "is the input '" + input + "' (links followed): an output never replaces what the command reads");
+    }
 }
 
 void write_sweep_manifest(const SweepPlan& plan, const std::string& out_dir) {

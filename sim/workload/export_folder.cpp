@@ -34,6 +34,21 @@ std::string folder_name(const std::string& dir) {
   return name;
 }
 
+// `dir` with the symbolic links that name it followed: a link to a folder gets the export where
+// it points and stays a link, as an output file's link does (output_file.hpp). Before, the link
+// was moved aside and replaced by a folder of its own name.
+std::string followed(const std::string& dir) {
+  constexpr int k_max_link_hops = 40;  // Linux's MAXSYMLINKS
+  fs::path p = dir;
+  std::error_code ec;
+  for (int hops = 0; hops < k_max_link_hops && fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    const fs::path next = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = next.is_absolute() ? next : p.parent_path() / next;
+  }
+  return folder_name(p.string());
+}
+
 std::string folder_of(const std::string& prefix) {
   const fs::path parent = fs::path(prefix).parent_path();
   return parent.empty() ? "." : parent.string();
@@ -113,11 +128,28 @@ void remove_export(const std::string& folder) {
   fs::remove(folder, ec);  // only when empty
 }
 
+// The first entry of `folder` that is neither an earlier export's (its manifest lists it) nor
+// a temporary of ours, or nullopt. A damaged manifest lists nothing.
+std::optional<std::string> foreign_entry(const std::string& folder) {
+  std::set<std::string> ours;
+  try {
+    if (const auto m = read_manifest(folder)) ours = export_names(*m);
+  } catch (const InputError&) {
+  }
+  std::error_code ec;
+  std::optional<std::string> first;
+  for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!ours.count(name) && !is_temporary_name(name) && (!first || name < *first)) first = name;
+  }
+  return first;
+}
+
 }  // namespace
 
 void ExportFolder::check(const std::string& given, const std::string& command, const std::string& option) {
   if (given.empty()) throw InputError(command, option, given, "needs a folder name");
-  const std::string dir = folder_name(given);
+  const std::string dir = followed(folder_name(given));
   std::error_code ec;
   // The folder is renamed aside and replaced: never the current folder or one holding it (a
   // shell left in a removed folder), nor the root.
@@ -156,8 +188,8 @@ void ExportFolder::check(const std::string& given, const std::string& command, c
     throw InputError(command, option, given, "cannot create a folder in '" + parent.string() + "': " + *reason);
 }
 
-ExportFolder::ExportFolder(std::string dir) : dir_(folder_name(std::move(dir))) {
-  temp_dir_ = temporary_name(dir_);
+ExportFolder::ExportFolder(std::string dir) : dir_(folder_name(std::move(dir))), target_(followed(dir_)) {
+  temp_dir_ = temporary_name(target_);
   std::error_code ec;
   fs::remove_all(temp_dir_, ec);  // an earlier process of the same host and pid
   if (!fs::create_directory(temp_dir_, ec))
@@ -207,21 +239,30 @@ void ExportFolder::commit() {
   write_file_atomically((fs::path(temp_dir_) / k_export_manifest).string(), m.dump(1) + "\n");
 
   std::error_code ec;
-  if (!fs::exists(dir_, ec)) {
-    fs::rename(temp_dir_, dir_, ec);
+  if (!fs::exists(target_, ec)) {
+    fs::rename(temp_dir_, target_, ec);
     if (ec) throw OutputError(dir_, "cannot rename " + temp_dir_ + " into place: " + ec.message());
     committed_ = true;
     return;
   }
   // An earlier export (or an empty folder) goes aside first: DIR is the old set or the new
   // one, never a mix; for a moment it is absent.
-  const std::string aside = temporary_name(dir_ + ".replaced");
-  fs::rename(dir_, aside, ec);
+  const std::string aside = temporary_name(target_ + ".replaced");
+  fs::rename(target_, aside, ec);
   if (ec) throw OutputError(dir_, "cannot move the earlier export aside to " + aside + ": " + ec.message());
-  fs::rename(temp_dir_, dir_, ec);
+  // DIR was empty or an earlier export's when the run began (check()); whatever appeared in it
+  // since (a user's file, another command's output) is not ours to replace: DIR goes back as
+  // it was and the new set is not written. Before, it stayed in the hidden folder aside.
+  if (const auto foreign = foreign_entry(aside)) {
+    std::error_code back;
+    fs::rename(aside, target_, back);
+    throw OutputError(dir_, "it now holds '" + *foreign + "', which no export of trainsim wrote: left as it was, " +
+                                "the traces not written (give a new or empty folder)");
+  }
+  fs::rename(temp_dir_, target_, ec);
   if (ec) {
     std::error_code back;
-    fs::rename(aside, dir_, back);
+    fs::rename(aside, target_, back);
     throw OutputError(dir_, "cannot rename " + temp_dir_ + " into place: " + ec.message());
   }
   committed_ = true;

@@ -60,7 +60,8 @@ class ExportFolder {
     std::uint32_t crc32 = 0;
   };
 
-  std::string dir_;
+  std::string dir_;     ///< as given (what messages and the prefix name)
+  std::string target_;  ///< the folder replaced: dir_ with its symbolic links followed
   std::string temp_dir_;
   int world_ = 0;
   std::vector<Written> written_;

@@ -4,6 +4,8 @@
 // write on standard output is an error, not success.
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include <fstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "support/run_trainsim.hpp"
 #include "support/test_folders.hpp"
@@ -97,6 +100,63 @@ TEST(Ownership, TraceNamingAFileTheScenarioReadsIsRefused) {
   }
 }
 
+// replay reads an export's manifest and comm_groups.json beside the rank traces, and checks
+// each rank against the manifest: they are inputs too. Written over, the export no longer
+// replayed ("not the manifest of a trainsim export").
+TEST(Ownership, ReplayOutputNamingTheExportsManifestOrGroupsIsRefused) {
+  const fs::path dir = testing::fresh_test_dir("own_replay");
+  const fs::path exported = dir / "export";
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--chakra-out", exported.string()}).exit_code, 0);
+  const std::string prefix = (exported / "step").string();
+  for (const std::string name : {"chakra-export.json", "comm_groups.json"})
+    for (const std::string option : {"--trace", "--chrome-trace"}) {
+      SCOPED_TRACE(option + " " + name);
+      const fs::path file = exported / name;
+      const std::string bytes = slurp(file);
+      expect_one_line_error(run_trainsim({"replay", prefix, "--nodes", "4", option, file.string()}),
+                            option + " = '" + file.string() + "': is the input '" + file.string() + "'");
+      EXPECT_EQ(slurp(file), bytes);
+    }
+  EXPECT_EQ(run_trainsim({"replay", prefix, "--nodes", "4"}).exit_code, 0);
+}
+
+// Two outputs of one command naming one file, or a file in the folder of a folder output:
+// before, the later write silently replaced the earlier (`--trace x --chrome-trace x` kept the
+// Chrome trace only, exit 0), and `--chakra-out D` moved whatever else had been written into D
+// (the Kineto traces, the HDF5 trace) aside into a hidden folder, having said it wrote them.
+TEST(Ownership, OutputsNamingOneAnotherAreRefusedBeforeAnyWork) {
+  const fs::path dir = testing::fresh_test_dir("own_outputs");
+  const fs::path folder = dir / "traces";
+  fs::create_directories(folder);
+  const std::string x = (dir / "x.out").string();
+  std::ofstream(x) << "earlier";
+  fs::create_symlink("x.out", dir / "link.out");
+  const std::string d = folder.string();
+  const std::string in_d = (folder / "t.h5").string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"run", k_tiny, "--trace", x, "--chrome-trace", x}, "--chrome-trace = '" + x + "': is also --trace's file"},
+      {{"run", k_tiny, "--trace", x, "--chrome-trace", (dir / "link.out").string()}, "is also --trace's file"},
+      {{"run", k_tiny, "--kineto-out", d, "--chakra-out", d + "/"}, "is also --kineto-out's folder"},
+      {{"run", k_tiny, "--trace", in_d, "--chakra-out", d}, "--chakra-out = '" + d + "': holds --trace's file"},
+      {{"run", k_tiny, "--chrome-trace", in_d, "--kineto-out", d}, "holds --chrome-trace's file"},
+      {{"run", k_tiny, "--kineto-out", (folder / "k").string(), "--chakra-out", d}, "holds --kineto-out's folder"},
+  };
+  for (const auto& [args, needle] : cases) {
+    SCOPED_TRACE(args[2] + " " + args[4]);
+    expect_one_line_error(run_trainsim(args), needle);
+  }
+  const fs::path exported = dir / "export";
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--chakra-out", exported.string()}).exit_code, 0);
+  expect_one_line_error(
+      run_trainsim({"replay", (exported / "step").string(), "--nodes", "4", "--trace", x, "--chrome-trace", x}),
+      "is also --trace's file");
+  EXPECT_EQ(slurp(x), "earlier");
+  EXPECT_TRUE(fs::is_empty(folder));
+  // Nothing hidden beside them either (a set moved aside, a temporary).
+  for (const fs::directory_entry& e : fs::directory_iterator(dir))
+    EXPECT_NE(e.path().filename().string().rfind(".trainsim-tmp.", 0), 0u) << e.path();
+}
+
 TEST(Ownership, AFolderOfTheUsersIsRefusedAndLeftAsItWas) {
   const fs::path dir = testing::fresh_test_dir("own_folder");
   const fs::path mine = dir / "mine";
@@ -133,6 +193,79 @@ TEST(Ownership, AnEmptyFolderOrOneOfOursIsUsedAndTheUsersTmpFilesKept) {
   EXPECT_FALSE(fs::exists(out / ".trainsim-tmp.results.csv.node3.4321.tmp"));
 }
 
+// A clean-up removes the temporaries of writers that are gone, never those of a process still
+// writing on this host: a second sweep or batch into the same folder, or `sweep --merge` beside
+// a running one, removed the first one's temporaries, whose rename then failed ("cannot rename
+// ... into place: No such file or directory", exit 2).
+TEST(Ownership, ARunningWritersTemporariesAreKept) {
+  const fs::path dir = testing::fresh_test_dir("own_running");
+  const fs::path out = dir / "results";
+  ASSERT_EQ(run_trainsim({"batch", k_tiny, "--jobs", "1", "--out", out.string()}).exit_code, 0);
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  const pid_t gone = ::fork();
+  ASSERT_GE(gone, 0);
+  if (gone == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+  const auto temporary = [&](const fs::path& folder, const std::string& name, pid_t pid) {
+    const fs::path p = folder / (".trainsim-tmp." + name + "." + host + "." + std::to_string(pid) + ".tmp");
+    std::ofstream(p) << "half";
+    return p;
+  };
+  // This test's process stands for the other writer: it runs while trainsim cleans up.
+  const fs::path running_table = temporary(out, "results.csv", ::getpid());
+  const fs::path running_point = temporary(out / "points", "000000.json", ::getpid());
+  const fs::path gone_table = temporary(out, "results.h5", gone);
+  const fs::path gone_point = temporary(out / "points", "000000.json", gone);
+  ASSERT_EQ(run_trainsim({"batch", k_tiny, "--jobs", "1", "--out", out.string()}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(running_table));
+  EXPECT_TRUE(fs::exists(running_point));
+  EXPECT_FALSE(fs::exists(gone_table));
+  EXPECT_FALSE(fs::exists(gone_point));
+  const fs::path gone_again = temporary(out, "results.csv", gone);
+  ASSERT_EQ(run_trainsim({"sweep", "--merge", out.string()}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(running_table));
+  EXPECT_FALSE(fs::exists(gone_again));
+}
+
+// What a run killed mid-write leaves (SIGTERM during `run --trace T`: .trainsim-tmp.T.HOST.PID.tmp
+// beside T; during `--kineto-out DIR`: one inside DIR) stayed for good, and DIR was refused from
+// then on ("holds '.trainsim-tmp...'"). The next command writing that output removes them, and
+// nothing else: another name, another host, a writer still running, a user's `*.tmp`.
+TEST(Ownership, AKilledWritersTemporariesGoWithTheNextWrite) {
+  const fs::path dir = testing::fresh_test_dir("own_killed");
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  const pid_t gone = ::fork();
+  ASSERT_GE(gone, 0);
+  if (gone == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+  const auto temporary = [&](const fs::path& folder, const std::string& name, const std::string& at, pid_t pid) {
+    const fs::path p = folder / (".trainsim-tmp." + name + "." + at + "." + std::to_string(pid) + ".tmp");
+    std::ofstream(p) << "half";
+    return p;
+  };
+  const fs::path left = temporary(dir, "t.h5", host, gone);
+  const fs::path running = temporary(dir, "t.h5", host, ::getpid());
+  const fs::path elsewhere = temporary(dir, "t.h5", "node7", gone);
+  const fs::path other_name = temporary(dir, "u.h5", host, gone);
+  std::ofstream(dir / "t.h5.tmp") << "mine";
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--trace", (dir / "t.h5").string()}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(left));
+  for (const fs::path& kept : {running, elsewhere, other_name, dir / "t.h5.tmp"}) EXPECT_TRUE(fs::exists(kept)) << kept;
+
+  const fs::path kineto = dir / "kineto";
+  fs::create_directories(kineto);
+  temporary(kineto, "rank-0.pt.trace.json", host, gone);
+  const auto k = run_trainsim({"run", k_tiny, "--kineto-out", kineto.string()});
+  ASSERT_EQ(k.exit_code, 0) << k.err;
+  EXPECT_EQ(std::distance(fs::directory_iterator(kineto), fs::directory_iterator()), 2);  // ranks 0 and 4
+  const fs::path busy = dir / "busy";
+  fs::create_directories(busy);
+  temporary(busy, "rank-0.pt.trace.json", host, ::getpid());
+  expect_one_line_error(run_trainsim({"run", k_tiny, "--kineto-out", busy.string()}), "holds '.trainsim-tmp.");
+}
+
 TEST(Ownership, SweepOutputNamingItsScenarioIsRefused) {
   const fs::path dir = testing::fresh_test_dir("own_sweep");
   const fs::path out = dir / "results";
@@ -145,6 +278,22 @@ TEST(Ownership, SweepOutputNamingItsScenarioIsRefused) {
   expect_one_line_error(run_trainsim({"batch", (dir / "job.ini").string(), "--out", out.string()}),
                         "is the input '" + (dir / "job.ini").string() + "'");
   EXPECT_EQ(slurp(dir / "job.ini"), text);
+}
+
+// A point file of an earlier run is written over by a rename that follows a symbolic link: a
+// link to the scenario made the scenario the point's JSON result (exit 0).
+TEST(Ownership, APointFileLinkedToTheScenarioIsRefused) {
+  const fs::path dir = testing::fresh_test_dir("own_point_link");
+  const fs::path out = dir / "results";
+  const fs::path s = scenario_copy(dir);
+  ASSERT_EQ(run_trainsim({"batch", s.string(), "--jobs", "1", "--out", out.string()}).exit_code, 0);
+  fs::remove(out / "points" / "000000.json");
+  fs::create_symlink("../../job.ini", out / "points" / "000000.json");
+  std::ofstream(s, std::ios::app) << "# edited: the point is computed again\n";
+  const std::string text = slurp(s);
+  expect_one_line_error(run_trainsim({"batch", s.string(), "--jobs", "1", "--out", out.string()}),
+                        "--out = '" + (out / "points" / "000000.json").string() + "': is the input '" + s.string() + "'");
+  EXPECT_EQ(slurp(s), text);
 }
 
 TEST(Ownership, StandardOutputThatFailsIsAnErrorNotSuccess) {

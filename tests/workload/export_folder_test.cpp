@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "sim/core/error.hpp"
+#include "sim/workload/export_folder.hpp"
 #include "support/run_trainsim.hpp"
 #include "support/test_folders.hpp"
 
@@ -110,6 +112,52 @@ TEST(ExportFolder, AFolderOfTheUsersIsRefusedAndLeftAsItWas) {
         "is the current folder or holds it");
   }
   EXPECT_TRUE(fs::is_directory(empty));
+}
+
+// --chakra-out naming a symbolic link to a folder writes where the link points, as every file
+// output does with a link; before, the link was moved aside and a folder of its name made in
+// its place (the traces on the link's disk, not on the one it named).
+TEST(ExportFolder, ALinkToAFolderIsFollowedAndKept) {
+  const fs::path dir = trainsim::testing::fresh_test_dir("export_link");
+  fs::create_directories(dir / "big");
+  fs::create_directory_symlink("big", dir / "traces");
+  for (const std::string ranks : {"0-1", "0-7"}) {
+    SCOPED_TRACE(ranks);
+    const auto r = run_trainsim({"run", k_tiny, "--chakra-out", (dir / "traces").string(), "--ranks", ranks});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(dir / "traces"));
+    EXPECT_TRUE(fs::exists(dir / "big" / "step.1.et"));
+    EXPECT_EQ(names_in(dir), (std::set<std::string>{"big", "traces"}));
+  }
+  EXPECT_TRUE(fs::exists(dir / "big" / "step.7.et"));  // the earlier export replaced by the whole one
+  const auto r = replay(dir / "traces");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// A file that appears in DIR while the step is simulated (the user's, another command's) is
+// left where it is: the folder was checked empty before the run, and the commit finds it no
+// longer is. Before, DIR was moved aside with the file in it, the new set renamed in, and the
+// file stayed in a hidden folder (.trainsim-tmp.DIR.replaced...) beside DIR.
+TEST(ExportFolder, AFileThatAppearedMeanwhileIsKeptAndTheSetNotWritten) {
+  const fs::path dir = trainsim::testing::fresh_test_dir("export_meanwhile");
+  for (const bool earlier_export : {false, true}) {
+    SCOPED_TRACE(earlier_export ? "an earlier export" : "an empty folder");
+    const fs::path out = dir / (earlier_export ? "again" : "empty");
+    if (earlier_export)
+      ASSERT_EQ(run_trainsim({"run", k_tiny, "--chakra-out", out.string(), "--ranks", "0"}).exit_code, 0);
+    else
+      fs::create_directories(out);
+    const std::set<std::string> before = names_in(out);
+    ExportFolder::check(out.string(), "trainsim run", "--chakra-out");
+    ExportFolder folder(out.string());
+    folder.add_rank(0, {}, 1);
+    std::ofstream(out / "notes.txt") << "mine";
+    EXPECT_THROW(folder.commit(), OutputError);
+    std::set<std::string> expected = before;
+    expected.insert("notes.txt");
+    EXPECT_EQ(names_in(out), expected);
+  }
+  EXPECT_EQ(names_in(dir), (std::set<std::string>{"again", "empty"}));  // nothing hidden aside
 }
 
 }  // namespace
