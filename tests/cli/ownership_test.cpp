@@ -42,6 +42,29 @@ void expect_one_line_error(const testing::RunResult& r, const std::string& needl
   EXPECT_EQ(r.out, "");
 }
 
+// This host's name and the pid of a child that has already exited: a writer that is gone.
+struct GoneWriter {
+  std::string host;
+  pid_t pid = 0;
+};
+
+GoneWriter gone_writer() {
+  char host[256] = {};
+  EXPECT_EQ(::gethostname(host, sizeof host - 1), 0);
+  const pid_t pid = ::fork();
+  EXPECT_GE(pid, 0);
+  if (pid == 0) ::_exit(0);
+  EXPECT_EQ(::waitpid(pid, nullptr, 0), pid);
+  return {host, pid};
+}
+
+// .trainsim-tmp.NAME.HOST.PID.tmp in `folder`, as a writer leaves it mid-write.
+fs::path writer_temporary(const fs::path& folder, const std::string& name, const std::string& host, pid_t pid) {
+  const fs::path p = folder / (".trainsim-tmp." + name + "." + host + "." + std::to_string(pid) + ".tmp");
+  std::ofstream(p) << "half";
+  return p;
+}
+
 // A copy of the tiny scenario in a folder of the test's own.
 fs::path scenario_copy(const fs::path& dir) {
   const fs::path s = dir / "job.ini";
@@ -201,16 +224,9 @@ TEST(Ownership, ARunningWritersTemporariesAreKept) {
   const fs::path dir = testing::fresh_test_dir("own_running");
   const fs::path out = dir / "results";
   ASSERT_EQ(run_trainsim({"batch", k_tiny, "--jobs", "1", "--out", out.string()}).exit_code, 0);
-  char host[256] = {};
-  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
-  const pid_t gone = ::fork();
-  ASSERT_GE(gone, 0);
-  if (gone == 0) ::_exit(0);
-  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
-  const auto temporary = [&](const fs::path& folder, const std::string& name, pid_t pid) {
-    const fs::path p = folder / (".trainsim-tmp." + name + "." + host + "." + std::to_string(pid) + ".tmp");
-    std::ofstream(p) << "half";
-    return p;
+  const auto [host, gone] = gone_writer();
+  const auto temporary = [&host = host](const fs::path& folder, const std::string& name, pid_t pid) {
+    return writer_temporary(folder, name, host, pid);
   };
   // This test's process stands for the other writer: it runs while trainsim cleans up.
   const fs::path running_table = temporary(out, "results.csv", ::getpid());
@@ -234,17 +250,8 @@ TEST(Ownership, ARunningWritersTemporariesAreKept) {
 // nothing else: another name, another host, a writer still running, a user's `*.tmp`.
 TEST(Ownership, AKilledWritersTemporariesGoWithTheNextWrite) {
   const fs::path dir = testing::fresh_test_dir("own_killed");
-  char host[256] = {};
-  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
-  const pid_t gone = ::fork();
-  ASSERT_GE(gone, 0);
-  if (gone == 0) ::_exit(0);
-  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
-  const auto temporary = [&](const fs::path& folder, const std::string& name, const std::string& at, pid_t pid) {
-    const fs::path p = folder / (".trainsim-tmp." + name + "." + at + "." + std::to_string(pid) + ".tmp");
-    std::ofstream(p) << "half";
-    return p;
-  };
+  const auto [host, gone] = gone_writer();
+  const auto temporary = writer_temporary;
   const fs::path left = temporary(dir, "t.h5", host, gone);
   const fs::path running = temporary(dir, "t.h5", host, ::getpid());
   const fs::path elsewhere = temporary(dir, "t.h5", "node7", gone);
