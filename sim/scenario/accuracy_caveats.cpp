@@ -33,13 +33,13 @@ namespace {
 const std::vector<ValidationFamily>& table() {
   static const std::vector<ValidationFamily> families{
       {"dense-ampere", "dense on Ampere (A100)", 10, -9.9, 3.6, 4.7},
-      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -2.3, 12.9, 4.5},
-      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -4.3, -1.8, 3.0},
-      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -4.3, 63.1, 27.6},
+      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -2.3, 10.7, 4.1},
+      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -4.4, -3.0, 3.7},
+      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -6.6, 30.2, 15.7},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 7.9, 102.6, 32.1},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 5.8, 63.9, 21.7},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 7.7, 22.1, 14.9},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, 7.9, 101.8, 31.9},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, 6.4, 75.0, 23.9},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, 7.7, 23.0, 15.4},
   };
   return families;
 }
