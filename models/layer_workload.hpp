@@ -7,6 +7,7 @@
 
 #include "models/model_spec.hpp"
 #include "models/op.hpp"
+#include "models/op_queries.hpp"
 #include "models/parallel_spec.hpp"
 #include "models/training_spec.hpp"
 
@@ -41,14 +42,5 @@ PassOps mtp_projection_ops(const ModelSpec& model, const TrainingSpec& training,
 
 /// The optimizer update of `parameters` parameters (already divided by ZeRO sharding).
 Op optimizer_op(double parameters, const TrainingSpec& training);
-
-
-/// True for the attention core: the fused attention op, or unfused attention's score and
-/// value products, softmax and dropout (and their gradients), everything between QKV and the
-/// output projection.
-bool is_attention_core(const Op& op);
-
-/// Sum of model_flops (or flops, if `executed`) over ops.
-double total_flops(const std::vector<Op>& ops, bool executed = false);
 
 }  // namespace trainsim
