@@ -23,17 +23,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::run_trainsim;
+using testing::slurp;
 using testing::run_trainsim_after;
 using testing::source_path;
 
 const std::string k_tiny = source_path("tests/trace/tiny.ini");
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void expect_one_line_error(const testing::RunResult& r, const std::string& needle) {
   EXPECT_EQ(r.exit_code, 2) << r.err;

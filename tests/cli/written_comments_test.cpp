@@ -25,14 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::run_trainsim;
+using testing::slurp;
 using testing::source_path;
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A name that, were its line ends kept, would be a section and a key of the file.
 const std::string k_injecting = "x\n[run]\nsteps = 7\n";

@@ -18,13 +18,6 @@ std::string quote(const std::string& s) {
   return q + "'";
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string unique_name(const std::string& stem) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "no_test";
@@ -51,6 +44,13 @@ RunResult run_command(const std::string& prefix, const std::vector<std::string>&
 }
 
 }  // namespace
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 RunResult run_trainsim(const std::vector<std::string>& args) {
   return run_command("", args);

@@ -29,6 +29,9 @@ RunResult run_executable(const std::string& shell_prefix, const std::string& exe
                          const std::vector<std::string>& args);
 
 /// Writes `text` to a fresh file under the test temp dir and returns its path.
+/// The whole of the file at `path`, byte for byte (empty when it cannot be read).
+std::string slurp(const std::string& path);
+
 std::string write_temp_file(const std::string& name, const std::string& text);
 
 /// Path of a file in the source tree (scenarios/...).
