@@ -27,7 +27,8 @@
 //                 kernel's time. The workload's unfused path (AttentionKernel::standard) is
 //                 timed by its batched_gemm and softmax rows. By head dim (the row's k, the
 //                 op's gemm.k, which carries an attention op's row shape): rows of head dim 128 and more form one curve; each
-//                 narrower head dim (GPT-OSS's 64: cuDNN runs it at about half the 128 rate)
+//                 narrower head dim (GPT-OSS's 64: cuDNN runs it at 0.7 of the 128 rate, 0.84
+//                 backward, its sliding-window kernel at about half)
 //                 its own, and an op takes the curve of the measured head dim nearest its own
 //                 (in ratio, the wider on a tie; no interpolation between head dims: no
 //                 source times a head dim between them; an op without a shape, gemm.k 0,

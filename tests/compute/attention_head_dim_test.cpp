@@ -2,6 +2,7 @@
 // windows priced by the keys they read (calibrated_compute_model.hpp, kernels/README.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 
@@ -105,6 +106,31 @@ TEST(AttentionHeadDim, ASlidingWindowCountsAndPaysOnlyTheKeysItReads) {
       EXPECT_GT(t256, t128) << gpu;
       EXPECT_LE(t256 / t128, w256.flops / w128.flops + 1e-9) << gpu;
       EXPECT_LT(t128, 0.25 * tfull) << gpu;
+    }
+  }
+}
+
+TEST(AttentionHeadDim, ASinkAddsNoAttentionTime) {
+  // A learned sink is one logit a head in the softmax's sum, and its gradient comes from the row
+  // sums cuDNN's backward preprocess reduces anyway (models/README.md, "Attention sinks"): the
+  // fused attention op of a layer with sinks is the one without, on every table.
+  for (const OpPass pass : {OpPass::forward, OpPass::backward}) {
+    const Op with = gpt_oss_attention(0, pass);
+    ModelSpec m = *model_preset("gpt-oss-120b");
+    ASSERT_TRUE(m.attention_sinks);
+    m.attention_sinks = false;
+    m.seq_len = 4096;
+    m.sliding_window = 0;  // as gpt_oss_attention(0, ...): a full-attention layer
+    TrainingSpec training;
+    training.micro_batch = 4;
+    const PassOps ops = transformer_layer_ops(m, training, ParallelSpec{});
+    const std::vector<Op>& list = pass == OpPass::backward ? ops.backward : ops.forward;
+    const auto without = std::find_if(list.begin(), list.end(), [](const Op& op) { return op.kind == OpKind::attention; });
+    ASSERT_NE(without, list.end());
+    EXPECT_EQ(with.flops, without->flops);
+    EXPECT_EQ(with.bytes, without->bytes);
+    for (const std::string gpu : {"h100-sxm", "b200"}) {
+      EXPECT_EQ(table_model(gpu).op_time_s(with), table_model(gpu).op_time_s(*without)) << gpu;
     }
   }
 }

@@ -5,15 +5,17 @@ converter's figures, kernels/calibration/converter/public_figures.py CUDNN_GPT_O
 
 - the measured rows are cuDNN's GPT-OSS figures, each counting only the keys its sliding window
   reads, at the rate cuDNN's own TFLOP/s column gives;
-- every h200-headdim-ratio row is a head-dim-128 row of its table at half the FLOPs and bytes and
-  the H200's measured head-dim-64 / head-dim-128 rate ratio, recomputed here from the H200 table;
+- every fa3-headdim-ratio row is a head-dim-128 row of its table at half the FLOPs and bytes and
+  cuDNN's measured head-dim-64 / head-dim-128 rate ratio on H100 at its sequence, recomputed here
+  from the FlashAttention-3 paper's figures (public_figures.FA3_CUDNN_H100_TFLOPS): log-linear in
+  the sequence between them, held beyond 16K;
 - the A100 table has none (nothing measured or derived for it).
 
     python3 tests/compute/convert_head_dim_test.py
 """
 
 import os
-import statistics
+import math
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -63,27 +65,30 @@ def measured_rows():
                                                                                             tflops))
 
 
-def h200_ratio():
-    rows = read_rows("h200")
-    ratio = {}
-    for kernel in ("attention_fwd", "attention_bwd"):
-        base = {r["m"]: r["flops"] / r["time_s"] for r in rows if r["kernel"] == kernel and r["dtype"] == "bf16" and
-                r["k"] == 128 and r["origin"] == "measured:cudnn"}
-        own = [r["flops"] / r["time_s"] / base[r["m"]] for r in rows
-               if r["kernel"] == kernel and r["origin"] == "measured:cudnn-gpt-oss" and r["m"] in base]
-        check(len(own) == 5, "h200 %s: %d sequences timed at both head dims" % (kernel, len(own)))
-        ratio[kernel] = statistics.median(own)
-    text = RULES["h200-headdim-ratio"]
-    check("forward %.3f" % ratio["attention_fwd"] in text and "backward %.3f" % ratio["attention_bwd"] in text,
-          "the h200-headdim-ratio rule quotes other ratios than %s" % ratio)
-    return ratio
+def fa3_ratio(kernel, seq):
+    """The head-dim-64 / head-dim-128 rate ratio of the pass at `seq`, from the figures."""
+    points = sorted((s, a / b) for s, (a, b) in fig.FA3_CUDNN_H100_TFLOPS[kernel].items())
+    check([p[0] for p in points] == [512, 1024, 2048, 4096, 8192, 16384], "%s: FA3 sequences" % kernel)
+    seq = min(max(seq, points[0][0]), points[-1][0])
+    for (s0, r0), (s1, r1) in zip(points, points[1:]):
+        if s0 <= seq <= s1:
+            return r0 + (r1 - r0) * math.log(seq / s0) / math.log(s1 / s0)
+    raise AssertionError(seq)
+
+
+def rule_quotes_the_ratios():
+    text = RULES["fa3-headdim-ratio"]
+    for kernel, words in (("attention_fwd", "forward causal %.3f at 512 .. %.3f at 4K .. %.3f at 16K"),
+                          ("attention_bwd", "backward %.3f .. %.3f .. %.3f")):
+        quoted = words % tuple(fa3_ratio(kernel, s) for s in (512, 4096, 16384))
+        check(quoted in text, "the fa3-headdim-ratio rule does not say '%s'" % quoted)
 
 
 def derived_rows():
-    ratio = h200_ratio()
+    rule_quotes_the_ratios()
     for gpu in ("h100-sxm", "h200", "b200", "gb200", "b300", "gb300"):
         rows = read_rows(gpu)
-        derived = [r for r in rows if r["origin"] == "derived:h200-headdim-ratio"]
+        derived = [r for r in rows if r["origin"] == "derived:fa3-headdim-ratio"]
         check(derived, "%s: no derived head-dim-64 rows" % gpu)
         for r in derived:
             base = [b for b in rows if b["kernel"] == r["kernel"] and b["dtype"] == "bf16" and b["k"] == 128 and
@@ -91,7 +96,7 @@ def derived_rows():
             check(base, "%s: %s %g has no head-dim-128 row" % (gpu, r["kernel"], r["m"]))
             base = [b for b in base if r["flops"] * 2 == b["flops"] and r["bytes"] * 2 == b["bytes"]]
             check(base, "%s: %s %g: not half a head-dim-128 row's FLOPs and bytes" % (gpu, r["kernel"], r["m"]))
-            want = [b["flops"] / b["time_s"] * ratio[r["kernel"]] for b in base]
+            want = [b["flops"] / b["time_s"] * fa3_ratio(r["kernel"], r["m"]) for b in base]
             rate = r["flops"] / r["time_s"]
             check(any(abs(rate / x - 1) < 1e-6 for x in want), "%s: %s %g: rate %g" % (gpu, r["kernel"], r["m"], rate))
     check(not [r for r in read_rows("a100-80g") if r["kernel"].startswith("attention_") and r["k"] == 64],

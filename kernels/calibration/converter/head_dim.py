@@ -8,14 +8,19 @@ reads (rows.attention_rows with `window`). Derived where no GPU was timed:
 - H100 and B200 windowed rows from the H200 and GB200 ones (the rules their head-dim-128
   rows already follow: h200-cudnn, gb200-mamf-ratio); B300 from GB300 through the table's own
   gb300-cudnn rule;
-- full causal attention at head dim 64, which no public benchmark times: the table's own
-  head-dim-128 row at the same sequence, batch and heads, at the rate the H200's head-dim-64 rows
-  reach relative to its head-dim-128 rows at the same sequence (h200-headdim-ratio). The H200's
-  head-dim-64 rows read 1024 keys a query, so at long sequences they understate a full causal
-  kernel's rate: the ratio is a lower bound there.
+- full causal attention at head dim 64, which no cuDNN results file times: the table's own
+  head-dim-128 row at the same sequence, batch and heads, at that rate x cuDNN's measured
+  head-dim-64 / head-dim-128 rate ratio at the sequence on H100 (the FlashAttention-3 paper's
+  benchmark, public_figures.FA3_CUDNN_H100_TFLOPS; fa3-headdim-ratio). The H200's windowed
+  head-dim-64 rows are no measure of it: a 1024-key band at 2K..32K runs at 0.54 of the
+  head-dim-128 causal rate where the full causal kernel runs at 0.69..0.72. The Blackwell tables
+  take the same ratio: no Blackwell benchmark publishes cuDNN's full causal kernel at both head
+  dims; FlashAttention-4 on B200 (Dao-AILab/flash-attention#2605, its description) runs head dim
+  64 causal forward at 0.67 of head dim 128 at 4K (707 and 1061 TFLOP/s), cuDNN on H100 at 0.70.
 Rules in refs.RULES.
 """
 
+import math
 import statistics
 
 from . import public_figures as fig
@@ -74,27 +79,24 @@ def b200_windowed_rows():
     return [r.with_time(r.time_s * scale, "derived:gb200-mamf-ratio") for r in windowed_rows("gb200")]
 
 
-def h200_rate_ratio():
-    """{kernel: head-dim-64 FLOP/s over head-dim-128 FLOP/s}: the median over the sequences the H200
-    timed both at (cuDNN 9.19, the same benchmark)."""
-    base = {}
-    for e in cudnn_h200():
-        for r in attention_rows(*e, origin=""):
-            base[(r.kernel, r.m)] = r.flops / r.time_s
-    ratios = {}
-    for r in windowed_rows("h200"):
-        if (r.kernel, r.m) in base:
-            ratios.setdefault(r.kernel, []).append(r.flops / r.time_s / base[(r.kernel, r.m)])
-    if set(ratios) != {"attention_fwd", "attention_bwd"}:
-        raise SystemExit("convert_public.py: no H200 sequence timed at both head dims")
-    return {kernel: statistics.median(values) for kernel, values in ratios.items()}
+def fa3_ratio(kernel, seq):
+    """cuDNN's head-dim-64 / head-dim-128 rate ratio of the pass at `seq` on H100
+    (public_figures.FA3_CUDNN_H100_TFLOPS): log-linear in the sequence between the measured ones,
+    held beyond them (512..16384)."""
+    points = sorted((s, r64 / r128) for s, (r64, r128) in fig.FA3_CUDNN_H100_TFLOPS[kernel].items())
+    if seq <= points[0][0]:
+        return points[0][1]
+    for (s0, r0), (s1, r1) in zip(points, points[1:]):
+        if seq <= s1:
+            t = math.log(seq / s0) / math.log(s1 / s0)
+            return r0 + t * (r1 - r0)
+    return points[-1][1]
 
 
 def full_rows_from_base(rows):
-    """Head-dim-64 full causal rows (h200-headdim-ratio) at every bf16 head-dim-128 full causal
+    """Head-dim-64 full causal rows (fa3-headdim-ratio) at every bf16 head-dim-128 full causal
     attention row of `rows` (FLOPs and bytes halve with the head width; time = FLOPs / (the row's
-    rate x the H200 ratio)), but not at shapes `rows` has a head-dim-64 row at."""
-    ratio = h200_rate_ratio()
+    rate x cuDNN's measured ratio at its sequence)), but not at shapes `rows` has a head-dim-64 row at."""
     have = {(r.kernel, r.m, r.n, r.batch) for r in rows if r.kernel.startswith("attention_") and r.k == HEAD_DIM}
     out = []
     for r in rows:
@@ -103,7 +105,7 @@ def full_rows_from_base(rows):
         if (r.kernel, r.m, r.n, r.batch) in have:
             continue
         flops, nbytes = r.flops // 2, r.bytes // 2
-        time_s = flops / (r.flops / r.time_s * ratio[r.kernel])
+        time_s = flops / (r.flops / r.time_s * fa3_ratio(r.kernel, r.m))
         out.append(type(r)(r.kernel, r.dtype, r.m, r.n, HEAD_DIM, r.batch, time_s, flops, nbytes,
-                           "derived:h200-headdim-ratio"))
+                           "derived:fa3-headdim-ratio"))
     return out

@@ -117,3 +117,20 @@ DEEPGEMM_H800_FP8 = [(1, 4096, 2112, 7168, 1009), (1, 4096, 24576, 1536, 1125), 
                      (1, 1024, 4096, 7168, 1233), (1, 1024, 7168, 2048, 925),
                      (2, 512, 4096, 7168, 1040), (2, 512, 7168, 2048, 916),
                      (4, 256, 4096, 7168, 932), (4, 256, 7168, 2048, 815)]
+
+# Dao-AILab/flash-attention @ 7ef24848cf2f855077cef88fe122775b727dcd74 (BSD-3-Clause),
+# assets/flash3_fp16_fwd.png, the FlashAttention-3 paper's forward figure (Shah et al. 2024,
+# arXiv:2407.08608, Figure 5), and the paper's backward figure (Figure 6): cuDNN's fused attention
+# on one H100 80GB SXM5, bf16, hidden 2048 (32 heads of 64, 16 of 128), batch x sequence = 16K
+# (hopper/benchmark_attn.py: dim = 2048), TFLOP/s by sequence, the numbers printed on the bars.
+# Forward with the causal mask; backward without it (the paper times the backward without the
+# mask only). At each sequence both head dims run the same FLOPs, so the rate ratio is the time
+# ratio. The head-dim-64 / head-dim-128 ratio of each pass is what head_dim.py reads
+# (fa3-headdim-ratio).
+FA3_COMMIT = "7ef24848cf2f855077cef88fe122775b727dcd74"
+FA3_CUDNN_H100_TFLOPS = {  # pass: {sequence: (head dim 64, head dim 128)}
+    "attention_fwd": {512: (225, 315), 1024: (288, 410), 2048: (334, 484), 4096: (363, 518), 8192: (379, 529),
+                      16384: (388, 539)},
+    "attention_bwd": {512: (266, 305), 1024: (348, 408), 2048: (395, 465), 4096: (417, 499), 8192: (432, 518),
+                      16384: (433, 516)},
+}

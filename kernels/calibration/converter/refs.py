@@ -39,6 +39,10 @@ REFS = {
                       "benchmark/sdpa_benchmark_training/results/{h200_919_only_cudnn/gpt_oss_20260227_034819.csv,"
                       "gpt_oss/gb200/gpt_oss_20260424_100011.csv,gpt_oss/gb300/gpt_oss_20260424_100022.csv}",
                       "3929da2ef4c1dba1bb8acb68727b9134f26f40c0", "MIT"),
+    # Figures read from the paper's bar charts (public_figures.FA3_CUDNN_H100_TFLOPS); nothing copied.
+    "fa3": ("Dao-AILab/flash-attention", "assets/flash3_fp16_fwd.png (Shah et al. 2024, FlashAttention-3, "
+            "arXiv:2407.08608, Figure 5; its Figure 6 for the backward)",
+            "7ef24848cf2f855077cef88fe122775b727dcd74", "BSD-3-Clause"),
     # Figures read from the README's tables (public_figures.DEEPGEMM_H800_FP8); nothing copied.
     "deepgemm": ("deepseek-ai/DeepGEMM", "README.md", "55ab91f72f76e8a6db0e86282c3169a88d93df1b", "MIT"),
     # Figures only (a ratio of two measured rates), no rows: CC-BY-SA-4.0 text, nothing copied.
@@ -104,11 +108,13 @@ RULES = {
                         "Blackwell die (GB200 over B200), no GB300 GEMM timing being public",
     "gb300-cudnn": "B300 fused attention = the GB300 table's attention time x 1822.0/1745.0 (the same Blackwell Ultra "
                    "die on an HGX board: the inverse of the measured Blackwell GB200/B200 MAMF gain)",
-    "h200-headdim-ratio": "fused causal attention at head dim 64 (no public full-attention timing) = the table's "
-                          "head-dim-128 row at the same sequence, batch and heads, half its FLOPs and bytes, at its "
-                          "rate x the H200's measured head-dim-64 / head-dim-128 cuDNN rate at the same sequence "
-                          "(median over 2K..32K: forward 0.542, backward 0.554; the head-dim-64 rows read a "
-                          "1024-key window, so a lower bound at long sequences)",
+    "fa3-headdim-ratio": "fused causal attention at head dim 64 (no cuDNN results file times the full causal "
+                         "kernel at 64) = the table's head-dim-128 row at the same sequence, batch and heads, half "
+                         "its FLOPs and bytes, at its rate x cuDNN's measured head-dim-64 / head-dim-128 rate "
+                         "ratio at the sequence on H100 (FlashAttention-3 paper, Figures 5 and 6: forward causal "
+                         "0.714 at 512 .. 0.701 at 4K .. 0.720 at 16K, backward 0.872 .. 0.836 .. 0.839; "
+                         "log-linear between, held beyond 16K), on every GPU (FlashAttention-4 on B200: 0.67 "
+                         "forward at 4K)",
     "gb200-window-h200-rate": "H200 fused attention at head dim 64 and a 128-key window (timed on H200 at 1024 "
                               "only) = GB200's measured cuDNN time x the GB200/H200 head-dim-128 cuDNN rate ratio "
                               "of the pass (median over the sequences both timed): the window kernel at the same "

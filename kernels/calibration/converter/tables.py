@@ -44,6 +44,7 @@ def table_rows():
     for name, (rows, refs) in tables.items():
         if name != "a100-80g":  # head dim 64 where the table has cuDNN's head-dim-128 rows (head_dim.py)
             rows = rows + full_rows_from_base(rows)
+            refs = refs + [("fa3", "H100 cuDNN head-dim-64 / head-dim-128 rates, for the full causal head-dim-64 rows")]
         present = {r.kernel for r in rows}
         rows = rows + roofline_memory_rows(GPUS[name], present)
         out[name] = (sorted(rows, key=Row.sort_key), refs)
