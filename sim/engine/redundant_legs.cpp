@@ -7,7 +7,6 @@
 #include <numeric>
 #include <string>
 #include <tuple>
-#include <unordered_set>
 
 #include "sim/core/error.hpp"
 
@@ -106,7 +105,7 @@ struct CrossedLinks {
   std::vector<Index> count;       ///< per slot: its elements
   std::vector<Index> element_task;
   std::vector<double> element_weight;
-  std::vector<std::size_t> hash;  ///< per slot: its bandwidth's and elements' hash (ConstraintHash)
+  std::vector<std::size_t> hash;  ///< per slot: its bandwidth's and elements' hash (ConstraintSet)
 
   std::size_t slots() const { return link.size(); }
 };
@@ -147,9 +146,39 @@ std::size_t constraint_hash(const FabricRoutes& routes, const CrossedLinks& c, s
   return h;
 }
 
-struct ConstraintHash {
-  const CrossedLinks* crossed;
-  std::size_t operator()(int slot) const { return crossed->hash[static_cast<std::size_t>(slot)]; }
+// The kept links, as a set of constraints: a link is found when a kept link is the same
+// constraint. Open addressing over at most `most` slots, in one array (a node-based set held
+// a block per kept link: half a megabyte at 4,096 GPUs, issue 59.4); it is only asked and
+// added to, never walked, so its layout reaches no result.
+class ConstraintSet {
+ public:
+  ConstraintSet(const FabricRoutes& routes, const CrossedLinks& crossed, std::size_t most)
+      : same_{&routes, &crossed}, hash_(&crossed.hash) {
+    std::size_t size = 16;
+    while (size < most + most / 2) size *= 2;  // at most two thirds full
+    table_.assign(size, -1);
+    while ((std::size_t{1} << bits_) < size) ++bits_;
+  }
+  bool contains(int slot) const { return table_[find(slot)] >= 0; }
+  void insert(int slot) {
+    int& entry = table_[find(slot)];
+    if (entry < 0) entry = slot;
+  }
+
+ private:
+  // The entry that holds `slot`'s constraint, or the empty one where it would go.
+  std::size_t find(int slot) const {
+    const std::size_t mask = table_.size() - 1;
+    // Fibonacci hashing: the product's high bits, as the hash's low bits may repeat.
+    std::size_t i = static_cast<std::size_t>(((*hash_)[static_cast<std::size_t>(slot)] * 0x9e3779b97f4a7c15ULL) >> (64 - bits_));
+    while (table_[i] >= 0 && !same_(table_[i], slot)) i = (i + 1) & mask;
+    return i;
+  }
+
+  SameConstraint same_;
+  const std::vector<std::size_t>* hash_;
+  std::vector<int> table_;  ///< slots, -1: empty
+  int bits_ = 0;
 };
 
 }  // namespace
@@ -246,8 +275,7 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
   // Components in order of their root; a component is kept when it sets a task's latency or
   // bound, or when one of its links is one others may cross or has no twin among the links
   // kept so far. Links others may cross are no twins either (their load is not all here).
-  std::unordered_set<int, ConstraintHash, SameConstraint> kept_links(16, ConstraintHash{&crossed},
-                                                                     SameConstraint{&routes, &crossed});
+  ConstraintSet kept_links(routes, crossed, crossed.slots());
   std::vector<bool> dropped(pairs.size(), false);  // per root
   std::vector<char> offered(crossed.slots(), 0);    // per slot: inserted into kept_links
   const auto slot_of = [&](int link) { return crossed.slot_of_link[static_cast<std::size_t>(link)]; };
@@ -264,7 +292,7 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
       const RouteLinks route = route_of(q);
       for (int i = 0; i < route.count && !keep; ++i) {
         const int link = route.links[static_cast<std::size_t>(i)];
-        keep = foreign(link) || kept_links.count(slot_of(link)) == 0;
+        keep = foreign(link) || !kept_links.contains(slot_of(link));
       }
     }
     if (!keep) {
