@@ -170,8 +170,12 @@ class ConstraintSet {
   std::size_t find(int slot) const {
     const std::size_t mask = table_.size() - 1;
     // Fibonacci hashing: the product's high bits, as the hash's low bits may repeat.
-    std::size_t i = static_cast<std::size_t>(((*hash_)[static_cast<std::size_t>(slot)] * 0x9e3779b97f4a7c15ULL) >> (64 - bits_));
-    while (table_[i] >= 0 && !same_(table_[i], slot)) i = (i + 1) & mask;
+    const std::vector<std::size_t>& hash = *hash_;
+    const std::size_t h = hash[static_cast<std::size_t>(slot)];
+    std::size_t i = static_cast<std::size_t>((h * 0x9e3779b97f4a7c15ULL) >> (64 - bits_));
+    // The hashes compared first: the elements only when they are equal.
+    while (table_[i] >= 0 && (hash[static_cast<std::size_t>(table_[i])] != h || !same_(table_[i], slot)))
+      i = (i + 1) & mask;
     return i;
   }
 
