@@ -25,10 +25,10 @@ using Index = std::uint32_t;
 // them; pairs are numbered task by task, each task's in the matrix' row-major order, as
 // SimGrid expands them (L07Action's constructor).
 struct Pairs {
-  std::vector<Index> task;        ///< per pair
-  std::vector<double> bytes;      ///< per pair
-  std::vector<Index> first_leg;   ///< per pair: a leg of it (its route)
-  std::vector<Index> of_leg;      ///< per leg: its pair
+  std::vector<Index> task;       ///< per pair
+  std::vector<double> bytes;     ///< per pair
+  std::vector<Index> first_leg;  ///< per pair: a leg of it (its route)
+  std::vector<Index> of_leg;     ///< per leg: its pair
   std::size_t size() const { return first_leg.size(); }
 };
 
@@ -190,7 +190,8 @@ class ConstraintSet {
 std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<Leg>& legs,
                                  const std::vector<TaskLegs>& tasks, const std::vector<bool>& never_left_out) {
   if (legs.size() > std::numeric_limits<Index>::max() / std::tuple_size_v<decltype(RouteLinks::links)>)
-    throw Error("redundant_legs: " + std::to_string(legs.size()) + " legs in one phase, more than 32-bit numbers count");
+    throw Error("redundant_legs: " + std::to_string(legs.size()) +
+                " legs in one phase, more than 32-bit numbers count");
   Pairs pairs = pairs_of(legs, tasks, routes.endpoints);
   const auto route_of = [&](std::size_t p) {
     RouteLinks r;
@@ -281,7 +282,7 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
   // kept so far. Links others may cross are no twins either (their load is not all here).
   ConstraintSet kept_links(routes, crossed, crossed.slots());
   std::vector<bool> dropped(pairs.size(), false);  // per root
-  std::vector<char> offered(crossed.slots(), 0);    // per slot: inserted into kept_links
+  std::vector<char> offered(crossed.slots(), 0);   // per slot: inserted into kept_links
   const auto slot_of = [&](int link) { return crossed.slot_of_link[static_cast<std::size_t>(link)]; };
   const auto foreign = [&](int link) {
     return !never_left_out.empty() && never_left_out[static_cast<std::size_t>(link)];
