@@ -3,33 +3,47 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
-#include <unordered_set>
+#include <string>
+#include <tuple>
+
+#include "sim/core/error.hpp"
 
 namespace trainsim::engine {
 
 namespace {
+
+// Pairs, legs, link slots and elements are numbered in 32 bits: at 4,096 GPUs the arrays
+// below were two thirds of a lone collective's planning heap in 64-bit numbers, and that
+// planning set the process' peak resident memory (issue 59.4, docs/engineering/full-speed.md).
+// A phase has at most RouteLinks' 6 elements per leg (checked in redundant_legs).
+using Index = std::uint32_t;
 
 // The host pairs of a phase's tasks: per task, its legs between the same two endpoints are
 // one pair, whose bytes are the legs' summed in leg order, as the task's byte matrix sums
 // them; pairs are numbered task by task, each task's in the matrix' row-major order, as
 // SimGrid expands them (L07Action's constructor).
 struct Pairs {
-  std::vector<std::size_t> task;       ///< per pair
-  std::vector<double> bytes;           ///< per pair
-  std::vector<std::size_t> first_leg;  ///< per pair: a leg of it (its route)
-  std::vector<std::size_t> of_leg;     ///< per leg: its pair
-  std::size_t size() const { return task.size(); }
+  std::vector<Index> task;       ///< per pair
+  std::vector<double> bytes;     ///< per pair
+  std::vector<Index> first_leg;  ///< per pair: a leg of it (its route)
+  std::vector<Index> of_leg;     ///< per leg: its pair
+  std::size_t size() const { return first_leg.size(); }
 };
 
 Pairs pairs_of(const std::vector<Leg>& legs, const std::vector<TaskLegs>& tasks, int endpoints) {
   Pairs out;
   out.of_leg.resize(legs.size());
+  // At most a pair per leg: reserved so that the arrays do not grow past it by doubling.
+  out.task.reserve(legs.size());
+  out.bytes.reserve(legs.size());
+  out.first_leg.reserve(legs.size());
   std::vector<int> slot(static_cast<std::size_t>(endpoints), -1);  // endpoint -> row in the task
   std::vector<int> local_of_cell;                                  // cell -> pair within the task
   std::vector<std::size_t> cells;                                  // per pair within the task
   std::vector<double> bytes;
-  std::vector<std::size_t> first_leg, rank;
+  std::vector<Index> first_leg, rank;
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     const TaskLegs& task = tasks[t];
     const std::size_t k = task.endpoints.size();
@@ -46,10 +60,10 @@ Pairs pairs_of(const std::vector<Leg>& legs, const std::vector<TaskLegs>& tasks,
         local = static_cast<int>(cells.size());
         cells.push_back(cell);
         bytes.push_back(0.0);
-        first_leg.push_back(l);
+        first_leg.push_back(static_cast<Index>(l));
       }
       bytes[static_cast<std::size_t>(local)] += legs[l].bytes;
-      out.of_leg[l] = static_cast<std::size_t>(local);  // renumbered below
+      out.of_leg[l] = static_cast<Index>(local);  // renumbered below
     }
     // Row-major order: the task's pairs sorted by cell.
     std::vector<std::size_t> order(cells.size());
@@ -58,8 +72,8 @@ Pairs pairs_of(const std::vector<Leg>& legs, const std::vector<TaskLegs>& tasks,
     rank.assign(cells.size(), 0);
     const std::size_t base = out.size();
     for (std::size_t r = 0; r < order.size(); ++r) {
-      rank[order[r]] = base + r;
-      out.task.push_back(t);
+      rank[order[r]] = static_cast<Index>(base + r);
+      out.task.push_back(static_cast<Index>(t));
       out.bytes.push_back(bytes[order[r]]);
       out.first_leg.push_back(first_leg[order[r]]);
     }
@@ -71,21 +85,27 @@ Pairs pairs_of(const std::vector<Leg>& legs, const std::vector<TaskLegs>& tasks,
 }
 
 // Union-find over pairs.
-std::size_t root(std::vector<std::size_t>& parent, std::size_t i) {
+Index root(std::vector<Index>& parent, Index i) {
   while (parent[i] != i) i = parent[i] = parent[parent[i]];
   return i;
+}
+
+// Frees a vector's memory (clear() keeps it).
+template <typename T>
+void release(std::vector<T>& v) {
+  std::vector<T>().swap(v);
 }
 
 // The links a phase crosses ("slots", in the order first crossed) and each one's elements:
 // (task, weight) in task order, the weights summed pair by pair as SimGrid sums them.
 struct CrossedLinks {
-  std::vector<int> slot_of_link;    ///< per link number (-1: not crossed)
-  std::vector<int> link;            ///< per slot
-  std::vector<std::size_t> offset;  ///< per slot: its first element (size: slots + 1)
-  std::vector<std::size_t> count;   ///< per slot: its elements
-  std::vector<std::size_t> element_task;
+  std::vector<int> slot_of_link;  ///< per link number (-1: not crossed)
+  std::vector<int> link;          ///< per slot
+  std::vector<Index> offset;      ///< per slot: its first element (size: slots + 1)
+  std::vector<Index> count;       ///< per slot: its elements
+  std::vector<Index> element_task;
   std::vector<double> element_weight;
-  std::vector<std::size_t> hash;  ///< per slot: its bandwidth's and elements' hash (ConstraintHash)
+  std::vector<std::size_t> hash;  ///< per slot: its bandwidth's and elements' hash (ConstraintSet)
 
   std::size_t slots() const { return link.size(); }
 };
@@ -126,16 +146,53 @@ std::size_t constraint_hash(const FabricRoutes& routes, const CrossedLinks& c, s
   return h;
 }
 
-struct ConstraintHash {
-  const CrossedLinks* crossed;
-  std::size_t operator()(int slot) const { return crossed->hash[static_cast<std::size_t>(slot)]; }
+// The kept links, as a set of constraints: a link is found when a kept link is the same
+// constraint. Open addressing over at most `most` slots, in one array (a node-based set held
+// a block per kept link: half a megabyte at 4,096 GPUs, issue 59.4); it is only asked and
+// added to, never walked, so its layout reaches no result.
+class ConstraintSet {
+ public:
+  ConstraintSet(const FabricRoutes& routes, const CrossedLinks& crossed, std::size_t most)
+      : same_{&routes, &crossed}, hash_(&crossed.hash) {
+    std::size_t size = 16;
+    while (size < most + most / 2) size *= 2;  // at most two thirds full
+    table_.assign(size, -1);
+    while ((std::size_t{1} << bits_) < size) ++bits_;
+  }
+  bool contains(int slot) const { return table_[find(slot)] >= 0; }
+  void insert(int slot) {
+    int& entry = table_[find(slot)];
+    if (entry < 0) entry = slot;
+  }
+
+ private:
+  // The entry that holds `slot`'s constraint, or the empty one where it would go.
+  std::size_t find(int slot) const {
+    const std::size_t mask = table_.size() - 1;
+    // Fibonacci hashing: the product's high bits, as the hash's low bits may repeat.
+    const std::vector<std::size_t>& hash = *hash_;
+    const std::size_t h = hash[static_cast<std::size_t>(slot)];
+    std::size_t i = static_cast<std::size_t>((h * 0x9e3779b97f4a7c15ULL) >> (64 - bits_));
+    // The hashes compared first: the elements only when they are equal.
+    while (table_[i] >= 0 && (hash[static_cast<std::size_t>(table_[i])] != h || !same_(table_[i], slot)))
+      i = (i + 1) & mask;
+    return i;
+  }
+
+  SameConstraint same_;
+  const std::vector<std::size_t>* hash_;
+  std::vector<int> table_;  ///< slots, -1: empty
+  int bits_ = 0;
 };
 
 }  // namespace
 
 std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<Leg>& legs,
                                  const std::vector<TaskLegs>& tasks, const std::vector<bool>& never_left_out) {
-  const Pairs pairs = pairs_of(legs, tasks, routes.endpoints);
+  if (legs.size() > std::numeric_limits<Index>::max() / std::tuple_size_v<decltype(RouteLinks::links)>)
+    throw Error("redundant_legs: " + std::to_string(legs.size()) +
+                " legs in one phase, more than 32-bit numbers count");
+  Pairs pairs = pairs_of(legs, tasks, routes.endpoints);
   const auto route_of = [&](std::size_t p) {
     RouteLinks r;
     const Leg& leg = legs[pairs.first_leg[p]];
@@ -147,29 +204,40 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
   // of pairs that share links (joined in pair and route order).
   CrossedLinks crossed;
   crossed.slot_of_link.assign(static_cast<std::size_t>(routes.link_count()), -1);
-  std::vector<std::size_t> first_pair;  // per slot: the first pair crossing the link
-  std::vector<double> latency(pairs.size(), 0.0);
-  std::vector<double> max_latency(tasks.size(), 0.0), max_latency_bytes(tasks.size(), 0.0);
-  std::vector<std::size_t> parent(pairs.size());
-  std::iota(parent.begin(), parent.end(), std::size_t{0});
-  for (std::size_t p = 0; p < pairs.size(); ++p) {
-    const RouteLinks route = route_of(p);
-    latency[p] = route.latency_s;
-    const std::size_t t = pairs.task[p];
-    max_latency[t] = std::max(max_latency[t], latency[p]);
-    max_latency_bytes[t] = std::max(max_latency_bytes[t], latency[p] * pairs.bytes[p]);
-    for (int i = 0; i < route.count; ++i) {
-      const int link = route.links[static_cast<std::size_t>(i)];
-      int& slot = crossed.slot_of_link[static_cast<std::size_t>(link)];
-      if (slot < 0) {
-        slot = static_cast<int>(crossed.slots());
-        crossed.link.push_back(link);
-        crossed.count.push_back(0);
-        first_pair.push_back(p);
-      } else {
-        parent[root(parent, p)] = root(parent, first_pair[static_cast<std::size_t>(slot)]);
+  std::vector<Index> parent(pairs.size());
+  std::iota(parent.begin(), parent.end(), Index{0});
+  // One pair per task that sets its latency, and one that sets its bound, stay.
+  std::vector<bool> sets_a_maximum(pairs.size(), false);
+  {
+    std::vector<Index> first_pair;  // per slot: the first pair crossing the link
+    std::vector<double> latency(pairs.size(), 0.0);
+    std::vector<double> max_latency(tasks.size(), 0.0), max_latency_bytes(tasks.size(), 0.0);
+    for (std::size_t p = 0; p < pairs.size(); ++p) {
+      const RouteLinks route = route_of(p);
+      latency[p] = route.latency_s;
+      const std::size_t t = pairs.task[p];
+      max_latency[t] = std::max(max_latency[t], latency[p]);
+      max_latency_bytes[t] = std::max(max_latency_bytes[t], latency[p] * pairs.bytes[p]);
+      for (int i = 0; i < route.count; ++i) {
+        const int link = route.links[static_cast<std::size_t>(i)];
+        int& slot = crossed.slot_of_link[static_cast<std::size_t>(link)];
+        if (slot < 0) {
+          slot = static_cast<int>(crossed.slots());
+          crossed.link.push_back(link);
+          crossed.count.push_back(0);
+          first_pair.push_back(static_cast<Index>(p));
+        } else {
+          parent[root(parent, static_cast<Index>(p))] = root(parent, first_pair[static_cast<std::size_t>(slot)]);
+        }
+        ++crossed.count[static_cast<std::size_t>(slot)];  // an upper bound of its elements
       }
-      ++crossed.count[static_cast<std::size_t>(slot)];  // an upper bound of its elements
+    }
+    std::vector<bool> latency_found(tasks.size(), false), bound_found(tasks.size(), false);
+    for (std::size_t p = 0; p < pairs.size(); ++p) {
+      const std::size_t t = pairs.task[p];
+      if (!latency_found[t] && latency[p] == max_latency[t]) latency_found[t] = sets_a_maximum[p] = true;
+      if (!bound_found[t] && latency[p] * pairs.bytes[p] == max_latency_bytes[t])
+        bound_found[t] = sets_a_maximum[p] = true;
     }
   }
   crossed.offset.assign(crossed.slots() + 1, 0);
@@ -181,7 +249,7 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
     const RouteLinks route = route_of(p);
     for (int i = 0; i < route.count; ++i) {
       const auto s = static_cast<std::size_t>(crossed.slot_of_link[static_cast<std::size_t>(route.links[i])]);
-      std::size_t& n = crossed.count[s];
+      Index& n = crossed.count[s];
       const std::size_t last = crossed.offset[s] + n - 1;
       if (n > 0 && crossed.element_task[last] == pairs.task[p]) {
         crossed.element_weight[last] += pairs.bytes[p];
@@ -192,39 +260,29 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
       }
     }
   }
+  release(pairs.task);  // the elements hold what is read of them from here on
+  release(pairs.bytes);
 
   crossed.hash.resize(crossed.slots());
   for (std::size_t s = 0; s < crossed.slots(); ++s) crossed.hash[s] = constraint_hash(routes, crossed, s);
 
-  // One pair per task that sets its latency, and one that sets its bound, stay.
-  std::vector<bool> sets_a_maximum(pairs.size(), false);
-  {
-    std::vector<bool> latency_found(tasks.size(), false), bound_found(tasks.size(), false);
-    for (std::size_t p = 0; p < pairs.size(); ++p) {
-      const std::size_t t = pairs.task[p];
-      if (!latency_found[t] && latency[p] == max_latency[t]) latency_found[t] = sets_a_maximum[p] = true;
-      if (!bound_found[t] && latency[p] * pairs.bytes[p] == max_latency_bytes[t])
-        bound_found[t] = sets_a_maximum[p] = true;
-    }
-  }
-
-  // Each component's pairs (by root, in pair order).
-  std::vector<std::size_t> member_offset(pairs.size() + 1, 0), members(pairs.size());
-  std::vector<std::size_t> root_of(pairs.size());
-  for (std::size_t p = 0; p < pairs.size(); ++p) ++member_offset[(root_of[p] = root(parent, p)) + 1];
+  // Each component's pairs (by root, in pair order); `parent` becomes each pair's root.
+  std::vector<Index>& root_of = parent;
+  for (std::size_t p = 0; p < pairs.size(); ++p) root_of[p] = root(parent, static_cast<Index>(p));
+  std::vector<Index> member_offset(pairs.size() + 1, 0), members(pairs.size());
+  for (std::size_t p = 0; p < pairs.size(); ++p) ++member_offset[root_of[p] + 1];
   for (std::size_t p = 0; p < pairs.size(); ++p) member_offset[p + 1] += member_offset[p];
   {
-    std::vector<std::size_t> fill(member_offset.begin(), member_offset.end() - 1);
-    for (std::size_t p = 0; p < pairs.size(); ++p) members[fill[root_of[p]]++] = p;
+    std::vector<Index> fill(member_offset.begin(), member_offset.end() - 1);
+    for (std::size_t p = 0; p < pairs.size(); ++p) members[fill[root_of[p]]++] = static_cast<Index>(p);
   }
 
   // Components in order of their root; a component is kept when it sets a task's latency or
   // bound, or when one of its links is one others may cross or has no twin among the links
   // kept so far. Links others may cross are no twins either (their load is not all here).
-  std::unordered_set<int, ConstraintHash, SameConstraint> kept_links(16, ConstraintHash{&crossed},
-                                                                     SameConstraint{&routes, &crossed});
+  ConstraintSet kept_links(routes, crossed, crossed.slots());
   std::vector<bool> dropped(pairs.size(), false);  // per root
-  std::vector<char> offered(crossed.slots(), 0);    // per slot: inserted into kept_links
+  std::vector<char> offered(crossed.slots(), 0);   // per slot: inserted into kept_links
   const auto slot_of = [&](int link) { return crossed.slot_of_link[static_cast<std::size_t>(link)]; };
   const auto foreign = [&](int link) {
     return !never_left_out.empty() && never_left_out[static_cast<std::size_t>(link)];
@@ -239,7 +297,7 @@ std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<L
       const RouteLinks route = route_of(q);
       for (int i = 0; i < route.count && !keep; ++i) {
         const int link = route.links[static_cast<std::size_t>(i)];
-        keep = foreign(link) || kept_links.count(slot_of(link)) == 0;
+        keep = foreign(link) || !kept_links.contains(slot_of(link));
       }
     }
     if (!keep) {

@@ -56,6 +56,8 @@ struct TaskLegs {
 
 /// For each leg of `legs` (packed into `tasks`): true when it can be left out, as above.
 /// `never_left_out`: per link number, the links other activities may cross (empty: none).
+/// Pairs, legs and link elements are numbered in 32 bits (the planning heap, issue 59.4): a
+/// phase of more than 715,827,882 legs (2^32 - 1 over a route's at most 6 links) is an Error.
 std::vector<bool> redundant_legs(const FabricRoutes& routes, const std::vector<Leg>& legs,
                                  const std::vector<TaskLegs>& tasks, const std::vector<bool>& never_left_out = {});
 
