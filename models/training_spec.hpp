@@ -105,6 +105,10 @@ struct TrainingSpec {
   /// fp8, all-gathered one byte a parameter by the distributed optimizer, each rank casting its
   /// master shard after the update (sim/step/fp8_param_gather.hpp).
   bool fp8_param_gather = false;
+  /// The framework reads the step's loss on the host between the forward-backward and the
+  /// optimizer step, as NeMo 2's MaskedTokenLossReduction does (training.loss_host_sync;
+  /// sim/step/loss_host_sync.hpp): the GPU idles while the host dispatches up to the norm.
+  bool loss_host_sync = false;
   GradPrecision grad_precision = GradPrecision::automatic;
   /// Per-GPU memory outside the allocator: CUDA context, cuBLAS workspace, NCCL buffers.
   double framework_bytes = 1.5 * 1024 * 1024 * 1024;

@@ -91,7 +91,8 @@ std::string json(const Scenario& s, const StepResult& r, const std::string& comp
   j["fixed_costs_s"] = {{"amax_reductions", f.amax_reductions},
                         {"grad_norm_allreduce", f.grad_norm_allreduce},
                         {"host_after_norm", f.host_after_norm},
-                        {"fp8_param_amax_allreduce", f.fp8_param_amax_allreduce}};
+                        {"fp8_param_amax_allreduce", f.fp8_param_amax_allreduce},
+                        {"host_before_norm", f.host_before_norm}};
   j["compute_model"] = compute;
   j["sim_wall_s"] = r.sim_wall_s;
   // Whether the step's peak fits the GPU, so that a script never takes a layout that does not
@@ -136,12 +137,16 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
     out << "host-bound       " << formatted("%8.4f", r.host_wait_s)
         << "  of forward, backward and recompute: the GPU waiting for the host's kernel launches\n";
   const FixedCosts& f = r.fixed_costs_s;
-  if (f.amax_reductions + f.grad_norm_allreduce + f.host_after_norm + f.fp8_param_amax_allreduce > 0) {
+  if (f.amax_reductions + f.grad_norm_allreduce + f.host_after_norm + f.fp8_param_amax_allreduce +
+          f.host_before_norm >
+      0) {
     out << "fixed per step, ms  " << formatted(" amax_reductions %.3f", 1e3 * f.amax_reductions) << " (of tp_comm)"
         << formatted("  grad_norm_allreduce %.3f", 1e3 * f.grad_norm_allreduce)
         << formatted("  host_after_norm %.3f", 1e3 * f.host_after_norm);
     if (f.fp8_param_amax_allreduce > 0)  // sim/step/fp8_param_gather.hpp
       out << formatted("  fp8_param_amax_allreduce %.3f", 1e3 * f.fp8_param_amax_allreduce);
+    if (f.host_before_norm > 0)  // sim/step/loss_host_sync.hpp
+      out << formatted("  host_before_norm %.3f", 1e3 * f.host_before_norm);
     out << " (of optimizer)\n";
   }
   out << "\n";

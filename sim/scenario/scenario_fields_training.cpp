@@ -131,6 +131,10 @@ std::vector<ScenarioField> training_fields() {
           "the loss keeps 16-bit logits holding their gradient (TE's fused cross entropy)",
           [](auto& s) -> auto& { return s.training.fused_cross_entropy; }),
       bool_field(
+          "training.loss_host_sync",
+          "the host reads the loss before the optimizer step (NeMo 2's MaskedTokenLossReduction)",
+          [](auto& s) -> auto& { return s.training.loss_host_sync; }),
+      bool_field(
           "training.bias_dropout_fusion",
           "a projection's bias, dropout and residual add in one kernel (Megatron's bias_dropout_fusion)",
           [](auto& s) -> auto& { return s.training.bias_dropout_fusion; }),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/cuda_graphs.hpp"
 #include "sim/engine/nccl_latency.hpp"
 #include "sim/step/fp8_param_gather.hpp"
 #include "sim/step/host_bound_pass.hpp"
@@ -44,15 +45,23 @@ double host_after_norm_s(const Scenario& s, int layers, double gradient_bytes, d
   return std::max(0.0, host_s - optimizer_s);
 }
 
-int host_ops_after_norm(const Scenario& s, int layers, int buckets) {
-  constexpr int k_adam_groups = 2;       // weight decay and none: one multi-tensor launch each
+int parameter_tensors(int layers) {
   constexpr int k_tensors_per_layer = 6;  // QKV + its norm, projection, fc1 + its norm, fc2
   constexpr int k_edge_tensors = 3;       // embedding, output layer, final norm
-  constexpr int k_buffer_resets = 1;      // the gradient buffer's zero_
-  constexpr int k_next_step = 1;          // the next step's graph replay or first op
+  return k_tensors_per_layer * layers + k_edge_tensors;
+}
+
+int optimizer_shards(const Scenario& s) {
+  return s.parallel.zero >= 1 ? std::max(1, s.parallel.dense_shard_ranks()) : 1;
+}
+
+int host_ops_after_norm(const Scenario& s, int layers, int buckets) {
+  constexpr int k_adam_groups = 2;   // weight decay and none: one multi-tensor launch each
+  constexpr int k_buffer_resets = 1;  // the gradient buffer's zero_
+  constexpr int k_next_step = 1;      // the next step's graph replay or first op
   const ParallelSpec& p = s.parallel;
-  const int tensors = k_tensors_per_layer * layers + k_edge_tensors;
-  const int shards = p.zero >= 1 ? std::max(1, p.dense_shard_ranks()) : 1;
+  const int tensors = parameter_tensors(layers);
+  const int shards = optimizer_shards(s);
   // fp8_param_gather: the fp8 weights' shards are cast, not copied (fp8_param_gather.hpp).
   const int fp8_tensors = gathers_fp8_parameters(s) ? fp8_weight_tensors(layers) : 0;
   const int copies = shard_tensors(tensors - fp8_tensors, shards) +
@@ -62,7 +71,12 @@ int host_ops_after_norm(const Scenario& s, int layers, int buckets) {
   // gathered before each unit's forward and backward instead (parameter_gathers.cpp), not
   // after the norm.
   const int gathers = (p.zero == 1 || p.zero == 2) && !p.overlap_param_gather ? buckets : 0;
-  return k_adam_groups + copies + gathers + k_buffer_resets + k_next_step;
+  // Under a full-iteration graph, the next step's batches copied into the graph's static
+  // buffers before its replay, one copy per tensor (fixed_costs.hpp).
+  constexpr int k_batch_tensors = 4;  // tokens, labels, loss_mask, position_ids
+  const int batch_copies =
+      s.training.cuda_graphs.has(GraphScope::full_iteration) ? k_batch_tensors * std::max(1, s.training.grad_accum) : 0;
+  return k_adam_groups + copies + gathers + k_buffer_resets + batch_copies + k_next_step;
 }
 
 int gradient_buckets(const Scenario& s, double gradient_bytes) {

@@ -38,10 +38,22 @@
 //   for those dispatches beyond the optimizer kernels they launch, each at the host's cost
 //   per op (training.kernel_host_time; topologies/host_cost.hpp: x86 30 us, Grace 2.75x).
 //   The full-iteration CUDA graph (Megatron-Core's FullCudaGraphWrapper) captures the forward
-//   and backward only, so this work stays eager under it too.
+//   and backward only, so this work stays eager under it too, and adds its own: before each
+//   replay FullCudaGraphWrapper.data_read takes every micro-batch of the step from the data
+//   iterator and StaticBufferLoader copies each of its tensors into the graph's static input
+//   buffers (megatron/core/full_cuda_graph.py @ d3391901, 25.09-alpha.rc1: one copy_ per
+//   tensor), four a micro-batch as Megatron-Core's GPTDataset returns them without an attention
+//   mask (datasets/gpt_dataset.py: tokens, labels, loss_mask, position_ids; NeMo 2's
+//   PreTrainingDataModule leaves create_attention_mask off). Every stage is charged, as the
+//   first stage's wait reaches the others through the pipeline.
+// - host_before_norm (of optimizer): where the framework reads the loss on the host before the
+//   optimizer step (training.loss_host_sync, NeMo 2), the GPU idles from the end of the
+//   backward until the host has dispatched the loss's reduction and the optimizer's work up to
+//   the norm's all-reduce (sim/step/loss_host_sync.hpp).
 
 #include "sim/scenario/scenario.hpp"
 #include "sim/step/fixed_cost_parts.hpp"
+#include "sim/step/loss_host_sync.hpp"
 
 namespace trainsim {
 
@@ -72,6 +84,14 @@ double host_after_norm_s(const Scenario& scenario, int layers, double gradient_b
 /// first launch, for a stage of `layers` transformer layers whose gradients fill `buckets`
 /// buckets.
 int host_ops_after_norm(const Scenario& scenario, int layers, int buckets);
+
+/// The parameter tensors of a stage of `layers` transformer layers, as the host's per-tensor
+/// loops count them: six a dense layer under Transformer Engine, and the embedding, output
+/// layer and final norm.
+int parameter_tensors(int layers);
+
+/// The shards the optimizer's states are cut into: the dp x cp ranks under ZeRO 1 and above, else 1.
+int optimizer_shards(const Scenario& scenario);
 
 /// The gradient buckets of `gradient_bytes` at training.dp_bucket_bytes (at least one).
 int gradient_buckets(const Scenario& scenario, double gradient_bytes);

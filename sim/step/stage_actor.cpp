@@ -319,9 +319,11 @@ double StageActor::run_optimizer() {
     // The gradient norm's all-reduce and the host's dispatches after its sync
     // (fixed_costs.hpp), and fp8_param_gather's amax all-reduce (fp8_param_gather.hpp): the
     // GPU waits for each.
-    const double waits =
-        s_.costs.grad_norm_allreduce_s + s_.costs.host_after_norm_s + s_.costs.fp8_param_amax_allreduce_s;
+    // Before them, the host's dispatches after the loss's host sync (loss_host_sync.hpp).
+    const double waits = s_.costs.host_before_norm_s + s_.costs.grad_norm_allreduce_s + s_.costs.host_after_norm_s +
+                         s_.costs.fp8_param_amax_allreduce_s;
     if (waits > 0) s_.clock.sleep(waits);
+    s_.account().fixed.host_before_norm += s_.costs.host_before_norm_s;
     s_.account().fixed.grad_norm_allreduce += s_.costs.grad_norm_allreduce_s;
     s_.account().fixed.host_after_norm += s_.costs.host_after_norm_s;
     s_.account().fixed.fp8_param_amax_allreduce += s_.costs.fp8_param_amax_allreduce_s;

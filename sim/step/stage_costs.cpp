@@ -567,10 +567,10 @@ StepCosts build_step_costs(const Scenario& s, const ComputeModel& compute, bool 
       st.host_optimizer_s = updated * 2.0 * per_param.optimizer / k_host_stream_Bps;
     } else {
       st.optimizer_s = compute.op_time_s(optimizer_op(updated, s.training));
-      // The gradient norm's all-reduce and the host's dispatches after its sync (fixed_costs.hpp).
+      // The norm's all-reduce and the host's dispatches around its sync (fixed_costs.hpp, loss_host_sync.hpp).
       st.grad_norm_allreduce_s = grad_norm_allreduce_s(s);
-      st.host_after_norm_s =
-          host_after_norm_s(s, st.layers(), st.dense_gradient_bytes + st.expert_gradient_bytes, st.optimizer_s);
+      st.host_before_norm_s = host_before_norm_s(s, st.layers());
+      st.host_after_norm_s = host_after_norm_s(s, st.layers(), st.gradient_bytes(), st.optimizer_s);
     }
     // The layers' weights, cast once per step; first_last_layers_bf16's layers' stay bf16.
     int stage_layers_all = 0, cast_layers = 0;

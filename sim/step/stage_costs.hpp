@@ -122,6 +122,9 @@ struct StageCosts {
   /// all-reduce, and the GPU's wait for the host's dispatches after the norm's host sync.
   double grad_norm_allreduce_s = 0;
   double host_after_norm_s = 0;
+  /// training.loss_host_sync: the GPU's wait for the host's dispatches between the loss's host
+  /// sync and the norm's all-reduce (sim/step/loss_host_sync.hpp).
+  double host_before_norm_s = 0;
   /// fp8_param_gather: the packed amax all-reduce before the shard casts (fp8_param_gather.hpp).
   double fp8_param_amax_allreduce_s = 0;
   /// ZeRO-3: the parameter bytes one unit of zero3_unit_layers layers gathers on this GPU
@@ -137,6 +140,7 @@ struct StageCosts {
   double host_optimizer_s = 0;
 
   /// The transformer layers of all this rank's chunks.
+  double gradient_bytes() const { return dense_gradient_bytes + expert_gradient_bytes; }
   int layers() const {
     int n = 0;
     for (const ChunkCosts& c : chunks) n += c.layers;

@@ -167,7 +167,8 @@ ReductionTail reduction_tail(const Scenario& s, const StageCosts& st, const Doma
   if (!(traffic.s_per_byte > 0)) return t;
   const double s_per_byte = traffic.stage_s_per_byte[static_cast<size_t>(st.stage)];
   const ParallelSpec& p = s.parallel;
-  if (s.training.offload != Offload::cpu) t.after_s += st.optimizer_s + st.grad_norm_allreduce_s + st.host_after_norm_s;
+  if (s.training.offload != Offload::cpu)
+    t.after_s += st.optimizer_s + st.host_before_norm_s + st.grad_norm_allreduce_s + st.host_after_norm_s;
   if (p.zero >= 1 && p.zero < 3 && !p.overlap_param_gather) t.after_s += st.dense_weight_bytes * s_per_byte;
   const int layers = st.layers();
   for (size_t c = 0; c < st.chunks.size(); ++c) {

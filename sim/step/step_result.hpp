@@ -78,8 +78,9 @@ struct StepResult {
   StepBreakdown breakdown_s;
   CommBytes comm_bytes_per_gpu;
   /// Of the breakdown, the step's fixed costs by name (fixed_costs.hpp, fp8_param_gather.hpp):
-  /// amax_reductions of tp_comm, grad_norm_allreduce, host_after_norm and
-  /// fp8_param_amax_allreduce of optimizer. Per GPU, averaged.
+  /// amax_reductions of tp_comm, grad_norm_allreduce, host_after_norm,
+  /// fp8_param_amax_allreduce and host_before_norm (loss_host_sync.hpp) of optimizer. Per GPU,
+  /// averaged.
   FixedCosts fixed_costs_s;
   double peak_memory_bytes = 0;
   double energy_per_step_j = 0;

@@ -86,6 +86,13 @@ TEST(FixedCosts, TheHostDispatchesAdamTheShardsCopiesTheGathersAndTheNextStep) {
   // not after the norm: no gather launches here, blocking or not.
   EXPECT_EQ(host_ops_after_norm(scenario(k_tp, {{"parallel.zero", "3"}, {"parallel.overlap_param_gather", "false"}}), 4, 3),
             2 + 8 + 1 + 1);
+  // A full-iteration graph: before its replay each micro-batch's four tensors are copied into
+  // its static buffers (megatron/core/full_cuda_graph.py StaticBufferLoader).
+  EXPECT_EQ(host_ops_after_norm(scenario(k_tp, {{"training.cuda_graphs", "full_iteration"}}), 4, 3),
+            2 + 8 + 1 + 4 + 1);
+  EXPECT_EQ(host_ops_after_norm(
+                scenario(k_tp, {{"training.cuda_graphs", "full_iteration"}, {"training.grad_accum", "3"}}), 4, 3),
+            2 + 8 + 1 + 3 * 4 + 1);
   EXPECT_EQ(gradient_buckets(s, 250e6), 3);  // 100 MB buckets, the last a remainder
   EXPECT_EQ(gradient_buckets(s, 0), 1);
 }
