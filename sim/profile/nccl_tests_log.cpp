@@ -197,8 +197,7 @@ void place_in_domains(NcclTestsLog& log, int nodes_per_domain, int gpus_per_node
 NcclTestsLog read_nccl_tests_log(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "", "is a directory, not an nccl-tests log");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "", "cannot open the nccl-tests log");
+  std::ifstream in = opened_input(path, "cannot open the nccl-tests log");
   return parse_nccl_tests_log(read_capped(in, k_max_log_bytes, path, "the nccl-tests log"), path);
 }
 
