@@ -113,6 +113,9 @@ TEST(Ownership, TraceNamingAFileTheScenarioReadsIsRefused) {
                      << "dgx-h100\nnodes = 1\n";
     expect_one_line_error(run_trainsim({"run", s.string(), "--chrome-trace", file.string()}),
                           "is the input '" + file.string() + "'");
+    // drill checked its --trace against the scenario file alone: it wrote over the config, exit 0.
+    expect_one_line_error(run_trainsim({"drill", s.string(), "--steps", "2", "--trace", file.string()}),
+                          "is the input '" + file.string() + "'");
     EXPECT_EQ(slurp(file), bytes);
   }
 }
