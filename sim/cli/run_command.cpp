@@ -318,7 +318,7 @@ Command run_command() {
       const std::string prefix = folder.prefix();
       if (!o.json)
         std::cerr << "trainsim run: wrote " << chakra_ranks.size() << " Chakra trace(s), " << prefix
-                  << ".<rank>.et (trainsim replay " << shell_quoted(prefix) << ")\n";
+                  << ".<rank>.et (trainsim replay " << shell_quoted_path(prefix) << ")\n";
     }
 
     // Where the validation says the result is far off: stderr in every output mode.
