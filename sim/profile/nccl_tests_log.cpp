@@ -74,6 +74,7 @@ NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& fi
   std::vector<int> rank_ids;
   std::istringstream in(text);
   std::string line;
+  std::string previous_size;  // the last row's size column, as written
   int n = 0;
   while (std::getline(in, line)) {
     ++n;
@@ -130,10 +131,13 @@ NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& fi
     row.busbw_GBps = number_field(file, where(n), "out-of-place busbw", t[7]);
     if (!(row.bytes > 0)) throw InputError(file, where(n) + " (size)", t[0], "must be > 0 to time a transfer");
     if (!(row.time_s > 0)) throw InputError(file, where(n) + " (out-of-place time)", t[5], "must be > 0");
+    // The earlier size as the log has it: a size past long long's range (1e23) was cast to
+    // -9223372036854775808 in this message.
     if (!log.rows.empty() && !(row.bytes > log.rows.back().bytes))
       throw InputError(file, where(n) + " (size)", t[0],
-                       "sizes must increase (line " + std::to_string(log.rows.back().line) + " has " +
-                           std::to_string(static_cast<long long>(log.rows.back().bytes)) + "): one sweep per file");
+                       "sizes must increase (line " + std::to_string(log.rows.back().line) + " has " + previous_size +
+                           "): one sweep per file");
+    previous_size = t[0];
     log.rows.push_back(row);
   }
   if (!named) {
