@@ -17,6 +17,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/jobs_option.hpp"
 #include "sim/core/error.hpp"
+#include "sim/scenario/scenario_loader.hpp"
 #include "sim/sweep/result_columns.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
@@ -84,6 +85,7 @@ Command batch_command() {
     sweep::report_progress_on_stderr(options, "batch");
     const std::vector<std::string> overrides =
         vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    check_overrides_given_once(overrides);
     const bool trace = vm.count("trace") > 0;
     sweep::SweepPlan plan = sweep::batch_plan(vm["scenarios"].as<std::vector<std::string>>(), overrides);
     sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim batch", "--out");

@@ -126,6 +126,8 @@ Command calibrate_command() {
           << visible;
       return 0;
     }
+    // An empty name ("--out $UNSET") is refused, not taken as stdout.
+    if (vm.count("out") && o.out.empty()) check_output_path(o.out, "--out");
     if (vm.count("from-nccl-tests")) {
       if (vm.count("from-profile") || vm.count("gpu"))
         throw InputError(k_command, vm.count("gpu") ? "--gpu" : "--from-profile", "",

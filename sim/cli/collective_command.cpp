@@ -173,6 +173,7 @@ ClusterSpec cluster_of(const Options& o, bool gpus_given, int& gpus) {
   if (!o.scenario.empty()) {
     if (!o.fabric.empty())
       throw InputError(k_command, "--fabric", o.fabric, "set cluster.fabric with --set for a SCENARIO");
+    check_overrides_given_once(o.overrides);
     c = load_scenario(o.scenario, o.overrides).cluster;
     if (!gpus_given && c.total_gpus() > k_max_gpus)
       throw InputError(k_command, "--gpus", "",

@@ -327,7 +327,9 @@ Command drill_command() {
     }
 
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
-    if (vm.count("trace")) check_output_path(trace_path, "--trace", {s.source});
+    // Every file the scenario reads (model.from, a calibration): --trace naming the HF config
+    // wrote the HDF5 trace over it, exit 0.
+    if (vm.count("trace")) check_output_path(trace_path, "--trace", scenario_input_files(s));
     Context ctx;
     ctx.scenario = s.source;
     dr::DrillSpec spec;

@@ -13,6 +13,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/core/address_sanitizer.hpp"
+#include "sim/core/comment_line.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/large_stack_call.hpp"
 #include "sim/core/library_versions.hpp"
@@ -83,7 +84,7 @@ int run_cli(const std::vector<std::string>& args) {
     std::vector<std::string> names;
     for (const Command& c : cmds) names.push_back(c.name);
     const auto nearest = trainsim::nearest_name(args[0], names);
-    std::cerr << "trainsim: unknown command '" << args[0] << "'"
+    std::cerr << "trainsim: unknown command '" << trainsim::comment_line(args[0]) << "'"
               << (nearest ? "; did you mean '" + *nearest + "'?" : std::string()) << " (trainsim --help lists them)\n";
     return k_exit_bad_input;
   } catch (const trainsim::Interrupted& e) {
@@ -92,10 +93,11 @@ int run_cli(const std::vector<std::string>& args) {
     std::cerr << "trainsim: " << e.what() << "\n";
     trainsim::end_by_signal(e.signal_number());
   } catch (const trainsim::InputError& e) {
-    std::cerr << "trainsim: " << e.what() << "\n";
+    // One line, whatever the value holds: a path with a line end (`--out $'a\nb'`) split it.
+    std::cerr << "trainsim: " << trainsim::comment_line(e.what()) << "\n";
     return k_exit_bad_input;
   } catch (const trainsim::OutputError& e) {
-    std::cerr << "trainsim: " << e.what() << "\n";
+    std::cerr << "trainsim: " << trainsim::comment_line(e.what()) << "\n";
     return k_exit_bad_input;
   } catch (const std::exception& e) {
     std::cerr << "trainsim: internal error: " << e.what() << "\n";

@@ -47,7 +47,7 @@ int calibrate_from_nccl_tests(const NcclTestsCalibration& o, std::ostream& out) 
                                     "domains, fitted to nccl-tests logs (topologies/fabric_calibration.hpp)"};
   for (const profile::NcclTestsLog& log : logs) {
     const std::string name = std::filesystem::path(log.file).filename().string();
-    tool += " " + shell_quoted(name);
+    tool += " " + shell_quoted_path(name);
     comments.push_back("log: " + name + ", " + log.test + " on " + std::to_string(log.ranks) + " GPUs" +
                        (log.domains > 1 ? " in " + std::to_string(log.domains) + " NVLink domains" : std::string()) +
                        (log.device.empty() ? std::string() : " (" + log.device + ")"));

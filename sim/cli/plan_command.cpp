@@ -101,9 +101,9 @@ std::vector<std::string> write_best(const PlanReport& r, int count) {
     std::string given;
     for (const std::string& o : r.overrides) given += " --set " + shell_quoted(o);
     write_layout_scenario(path, r.scenario_path, layout_overrides(r.scenario_path, r.overrides, *r.plan, p),
-                          {"trainsim plan " + shell_quoted(r.scenario_path) + given + ": rank " + std::to_string(i + 1) + " of " +
+                          {"trainsim plan " + shell_quoted_path(r.scenario_path) + given + ": rank " + std::to_string(i + 1) + " of " +
                                std::to_string(r.ranked.size()) + " (trainsim " + k_version + ")",
-                           numbers, "every key resolved; simulate it with: trainsim run " + shell_quoted(path)});
+                           numbers, "every key resolved; simulate it with: trainsim run " + shell_quoted_path(path)});
     written.push_back(path);
   }
   return written;

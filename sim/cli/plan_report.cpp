@@ -176,7 +176,7 @@ std::string row(const PlanReport& r, size_t i) {
 // `trainsim run` of the best layout, as a line to paste: the scenario with --set of its keys.
 std::string run_line(const PlanReport& r) {
   const sweep::SweepPoint& p = r.plan->points[r.ranked.front().point];
-  std::string line = "trainsim run " + shell_quoted(r.scenario_path);
+  std::string line = "trainsim run " + shell_quoted_path(r.scenario_path);
   for (const std::string& o : layout_overrides(r.scenario_path, r.overrides, *r.plan, p))
     line += " --set " + shell_quoted(o);
   return line;
@@ -209,7 +209,7 @@ std::string plan_table(const PlanReport& r) {
       << own_text(r);
   if (!r.written.empty()) {
     out << "best layout" << (r.written.size() > 1 ? "s" : "") << " as scenario files: " << joined(r.written)
-        << "\nrun the best: trainsim run " << shell_quoted(r.written.front()) << "\n    or: " << run_line(r) << "\n";
+        << "\nrun the best: trainsim run " << shell_quoted_path(r.written.front()) << "\n    or: " << run_line(r) << "\n";
   }
   return out.str();
 }

@@ -93,6 +93,9 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
   o.json = vm.count("json") > 0;
   o.nodes_given = vm.count("nodes") > 0;
   o.compute_from_ops = vm.count("compute-from-ops") > 0;
+  // An output given an empty name ("$UNSET") is refused, not taken as no output.
+  if (vm.count("trace") && o.trace.empty()) check_output_path(o.trace, "--trace");
+  if (vm.count("chrome-trace") && o.chrome_trace.empty()) check_output_path(o.chrome_trace, "--chrome-trace");
   return o;
 }
 

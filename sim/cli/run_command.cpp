@@ -272,7 +272,8 @@ Command run_command() {
       chakra_ranks = workload::parse_rank_list(o.variables["ranks"].as<std::string>(), mapping.world_size());
     else if (!chakra_dir.empty())
       for (int rank = 0; rank < mapping.world_size(); ++rank) chakra_ranks.push_back(rank);
-    if (!chakra_dir.empty()) workload::ExportFolder::check(chakra_dir, "trainsim run", "--chakra-out");
+    // An empty name ("--chakra-out $UNSET") is refused ("needs a folder name"), not taken as none.
+    if (o.variables.count("chakra-out")) workload::ExportFolder::check(chakra_dir, "trainsim run", "--chakra-out");
     if (o.variables.count("kineto-out")) NewOutputFolder::check(kineto_dir, "trainsim run", "--kineto-out");
     const auto compute = scenario_compute_model(s);
     StepOptions options;
@@ -323,7 +324,7 @@ Command run_command() {
       const std::string prefix = folder.prefix();
       if (!o.json)
         std::cerr << "trainsim run: wrote " << chakra_ranks.size() << " Chakra trace(s), " << prefix
-                  << ".<rank>.et (trainsim replay " << shell_quoted(prefix) << ")\n";
+                  << ".<rank>.et (trainsim replay " << shell_quoted_path(prefix) << ")\n";
     }
 
     // Where the validation says the result is far off: stderr in every output mode.

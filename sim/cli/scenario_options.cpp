@@ -5,6 +5,7 @@
 
 #include "sim/cli/command_line.hpp"
 #include "sim/core/error.hpp"
+#include "sim/scenario/scenario_loader.hpp"
 
 namespace trainsim::cli {
 
@@ -33,6 +34,7 @@ ScenarioOptions parse_scenario_options(const std::string& command, const std::ve
   o.help = vm.count("help") > 0;
   o.json = vm.count("json") > 0;
   if (vm.count("set")) o.overrides = vm["set"].as<std::vector<std::string>>();
+  check_overrides_given_once(o.overrides);
   if (vm.count("scenario")) o.scenario_path = vm["scenario"].as<std::string>();
   o.variables = vm;
   if (!o.help && o.scenario_path.empty())

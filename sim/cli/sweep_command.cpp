@@ -117,11 +117,11 @@ std::string write_and_submit(const SlurmPlan& s, const sweep::SweepPlan& plan, c
   write_file_atomically(dir + "/slurm/merge.sbatch", s.scripts.merge_script);
   write_file_atomically(dir + "/sweep.sbatch", s.scripts.array_script);
   const sweep::SlurmSubmission submitted = sweep::submit_slurm_sweep(dir);
-  const std::string status = "trainsim sweep --status " + shell_quoted(dir);
+  const std::string status = "trainsim sweep --status " + shell_quoted_path(dir);
   if (submitted.array_job.empty()) throw Error("sweep --slurm: nothing submitted: " + submitted.error);
   if (submitted.merge_job.empty())
     throw Error("sweep --slurm: array job " + submitted.array_job + " submitted, but not its merge: " +
-                submitted.error + "; once the array has ended, trainsim sweep --merge " + shell_quoted(dir) +
+                submitted.error + "; once the array has ended, trainsim sweep --merge " + shell_quoted_path(dir) +
                 " writes the tables");
   std::ostringstream out;
   out << "trainsim sweep: " << path << ": " << plan.points.size() << " points in " << s.options.shards

@@ -177,7 +177,8 @@ Command topology_command() {
       return 0;
     }
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
-    if (!dot_path.empty()) check_output_path(dot_path, "--dot", scenario_input_files(s));
+    // An empty name ("--dot $UNSET") is refused, not taken as no graph.
+    if (o.variables.count("dot")) check_output_path(dot_path, "--dot", scenario_input_files(s));
     const ClusterGraph graph = build_cluster_graph(s.cluster);
     const TopologySummary t = summarize_topology(s.cluster, graph);
     const RankMapping mapping(s.parallel, s.cluster);

@@ -202,8 +202,7 @@ CalibrationTable parse_calibration_table(std::istream& in, const std::string& fi
 }
 
 CalibrationTable read_calibration_table(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "", "the calibration table cannot be opened");
+  std::ifstream in = opened_input(path, "cannot open the calibration table");
   // 64 MiB: the shipped tables are 100 to 230 KB (kernels/calibration/); a line without end
   // (/dev/zero) would otherwise grow one std::getline string until memory runs out.
   std::istringstream text(read_capped(in, std::size_t{64} << 20, path, "the calibration table"));

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #include "sim/core/error.hpp"
 
@@ -20,16 +24,29 @@ constexpr std::size_t k_chunk_bytes = std::size_t{1} << 16;
 
 }  // namespace
 
+std::ifstream opened_input(const std::string& path, const std::string& cannot_open) {
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  const int error = errno;
+  // A folder opens (fopen "r" of a directory succeeds on Linux) and fails at the first read.
+  std::error_code ec;
+  if (in && std::filesystem::is_directory(path, ec))
+    throw InputError(path, "", "", cannot_open + ": " + std::generic_category().message(EISDIR));
+  if (!in) throw InputError(path, "", "", cannot_open + ": " + (error != 0 ? std::strerror(error) : "unknown reason"));
+  return in;
+}
+
 std::string read_capped(std::istream& in, std::size_t cap_bytes, const std::string& path, const std::string& what) {
   std::string bytes;
   std::array<char, k_chunk_bytes> chunk{};
+  errno = 0;
   while (in) {
     in.read(chunk.data(), chunk.size());
     const auto got = static_cast<std::size_t>(in.gcount());
     if (got > cap_bytes - bytes.size()) refuse_past_cap(path, what, cap_bytes, "holds");
     bytes.append(chunk.data(), got);
   }
-  if (in.bad()) throw InputError(path, "", "", what + " cannot be read");
+  if (in.bad()) throw InputError(path, "", "", what + " cannot be read" + (errno != 0 ? std::string(": ") + std::strerror(errno) : ""));
   return bytes;
 }
 

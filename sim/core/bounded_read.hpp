@@ -7,14 +7,21 @@
 // zeros (a "gzip bomb", about 1,000:1 for deflate) are refused as soon as the cap is passed.
 
 #include <cstddef>
+#include <fstream>
 #include <istream>
 #include <string>
 #include <string_view>
 
 namespace trainsim {
 
+/// `path` opened for reading. Throws InputError(path, "", "", cannot_open + ": " + the system's
+/// reason) when it cannot be: "cannot open the scenario file: Permission denied" (or "No such
+/// file or directory", "Is a directory"); before, the reason was left out.
+std::ifstream opened_input(const std::string& path, const std::string& cannot_open);
+
 /// Everything `in` holds, at most `cap_bytes`. Throws InputError(path, "", "", rule) naming
-/// `what` ("the scenario file") and the cap when there is more, or when the read fails.
+/// `what` ("the scenario file") and the cap when there is more, or when the read fails (with the
+/// system's reason).
 std::string read_capped(std::istream& in, std::size_t cap_bytes, const std::string& path, const std::string& what);
 
 /// True when `bytes` starts with the gzip magic (RFC 1952 §2.3.1: 0x1f 0x8b).

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -293,9 +294,10 @@ bool stale_temporary(const std::string& file_name) {
   return pid > 0 && pid != ::getpid() && !alive(pid);
 }
 
-void remove_stale_temporaries(const std::string& dir, const std::string& file_name) {
+std::vector<std::string> stale_temporaries(const std::string& dir, const std::string& file_name) {
+  std::vector<std::string> paths;
   char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) return;
+  if (::gethostname(host, sizeof host - 1) != 0) return paths;
   const std::string head = std::string(k_temporary_prefix) + file_name + "." + host + ".";
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
@@ -304,8 +306,15 @@ void remove_stale_temporaries(const std::string& dir, const std::string& file_na
     const pid_t pid = temporary_writer_here(name);
     // NAME exactly (the PID follows the host), and a writer that is gone.
     if (pid > 0 && name == head + std::to_string(pid) + k_temporary_suffix && pid != ::getpid() && !alive(pid))
-      fs::remove(e.path(), ec);
+      paths.push_back(e.path().string());
   }
+  std::sort(paths.begin(), paths.end());  // directory order is the file system's
+  return paths;
+}
+
+void remove_stale_temporaries(const std::string& dir, const std::string& file_name) {
+  std::error_code ec;
+  for (const std::string& path : stale_temporaries(dir, file_name)) fs::remove(path, ec);  // a file, or an empty folder
 }
 
 std::string temporary_target_name(const std::string& file_name) {

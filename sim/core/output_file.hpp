@@ -105,6 +105,11 @@ bool temporary_writer_running(const std::string& file_name);
 /// mid-write): nobody will rename it, and a clean-up may remove it.
 bool stale_temporary(const std::string& file_name);
 
+/// The paths in `dir` of the temporaries of `file_name` (a file's or a folder's name) left by
+/// processes of this host that are gone, in name order: what remove_stale_temporaries removes,
+/// and what an export folder's clean-up empties first (sim/workload/export_folder.hpp).
+std::vector<std::string> stale_temporaries(const std::string& dir, const std::string& file_name);
+
 /// Removes from `dir` the temporaries of the file `file_name` left by processes of this host
 /// that are gone (a `trainsim run --trace T` stopped by SIGTERM or kill -9 mid-write left
 /// .trainsim-tmp.T.HOST.PID.tmp beside T for good). output_target (so check_output_path) calls

@@ -21,4 +21,8 @@ std::string shell_quoted(const std::string& word) {
   return q + "'";
 }
 
+std::string shell_quoted_path(const std::string& path) {
+  return shell_quoted(path.starts_with('-') ? "./" + path : path);
+}
+
 }  // namespace trainsim

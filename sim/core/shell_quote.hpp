@@ -14,4 +14,9 @@ namespace trainsim {
 /// special but the closing quote, a newline included).
 std::string shell_quoted(const std::string& word);
 
+/// A path as one shell word that no command reads as an option: a relative path starting with
+/// '-' gets "./" before it, then shell_quoted. `trainsim run --chakra-out -x` printed
+/// "trainsim replay -x/step", which replay refused as an unknown option.
+std::string shell_quoted_path(const std::string& path);
+
 }  // namespace trainsim

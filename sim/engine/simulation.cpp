@@ -1,5 +1,6 @@
 #include "sim/engine/simulation.hpp"
 
+#include <signal.h>
 #include <xbt/log.h>
 #include <simgrid/s4u/Engine.hpp>
 #include <string>
@@ -31,7 +32,16 @@ Simulation::Simulation() {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
+  // SimGrid sets its own SIGINT handler, which calls exit(1) (src/kernel/EngineImpl.cpp @ v3.32,
+  // install_signal_handlers and inthandler): over an ignored SIGINT too (nohup, a background
+  // job), with no message (its log is below our threshold), without the clean-up a stop signal
+  // gets (sim/core/stop_signals.hpp), and exit() from a handler can deadlock: Ctrl-C during a
+  // malloc left `trainsim run` waiting on the allocator's lock forever. SIGINT keeps the action
+  // it had: a shell's default (the process ends by the signal, as SIGTERM's does) or ignored.
+  struct sigaction sigint_before {};
+  ::sigaction(SIGINT, nullptr, &sigint_before);
   engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv.data());
+  ::sigaction(SIGINT, &sigint_before, nullptr);
   // A destroyed engine leaves its configuration behind; changing the model would abort.
   if (!simgrid::config::is_default("host/model")) {
     engine_.reset();

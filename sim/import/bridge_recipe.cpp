@@ -86,8 +86,7 @@ void list_not_modelled(const YAML::Node& node, const std::string& path, std::vec
 }  // namespace
 
 MegatronInput read_bridge_recipe(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "", "cannot open the recipe");
+  std::ifstream in = opened_input(path, "cannot open the recipe");
   const std::string text = read_capped(in, k_max_megatron_input_bytes, path, "the recipe");
   YAML::Node root;
   try {

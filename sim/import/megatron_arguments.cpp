@@ -19,8 +19,7 @@ bool is_option(const std::string& token) {
 // The words of an argument file: `\` line ends join lines, `#` lines are comments, single or
 // double quotes keep spaces in a word (as a shell script holding the list would).
 std::vector<std::string> file_words(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "", "cannot open the argument file");
+  std::ifstream in = opened_input(path, "cannot open the argument file");
   const std::string text = read_capped(in, k_max_megatron_input_bytes, path, "the argument file");
   std::vector<std::string> words;
   std::string word;

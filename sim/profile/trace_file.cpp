@@ -11,8 +11,7 @@
 namespace trainsim::profile {
 
 std::string read_trace_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "", "the profiler trace cannot be opened");
+  std::ifstream in = opened_input(path, "cannot open the profiler trace");
   const std::string bytes = read_capped(in, k_max_profiler_trace_bytes, path, "the profiler trace");
   return starts_as_gzip(bytes) ? gunzip_capped(bytes, k_max_profiler_trace_bytes, path, "the profiler trace") : bytes;
 }

@@ -29,8 +29,7 @@ std::string shown(const nlohmann::json& v) {
 }  // namespace
 
 HfConfigJson::HfConfigJson(std::string path) : path_(std::move(path)) {
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) throw InputError(path_, "", "", "cannot open the Hugging Face config (model.from)");
+  std::ifstream in = opened_input(path_, "cannot open the Hugging Face config (model.from)");
   const std::string text = read_capped(in, k_max_config_bytes, path_, "the Hugging Face config");
   try {
     json_ = nlohmann::json::parse(text);

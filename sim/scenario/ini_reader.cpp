@@ -110,8 +110,7 @@ std::string read_ini_file_text(const std::string& path) {
   // An ifstream opens a directory and reads nothing from it: say what it is.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "", "is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "", "cannot open the scenario file");
+  std::ifstream in = opened_input(path, "cannot open the scenario file");
   return read_capped(in, k_max_ini_file_bytes, path, "the scenario or sweep file");
 }
 

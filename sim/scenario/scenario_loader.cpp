@@ -277,6 +277,18 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   return load_scenario(entries, path);
 }
 
+void check_overrides_given_once(const std::vector<std::string>& overrides) {
+  std::map<std::string, std::string> given;  // key -> the value first given
+  for (const std::string& text : overrides) {
+    IniEntry o = parse_override(text);
+    if (auto alias = megatron_alias(o)) o = std::move(*alias);
+    const auto [it, first] = given.emplace(o.name, o.value);
+    if (!first)
+      throw InputError("--set", o.name, o.value,
+                       "the key is set twice (first to '" + it->second + "'): give each key once");
+  }
+}
+
 std::string resolved_ini(const Scenario& s) {
   std::ostringstream out;
   std::string section;

@@ -14,6 +14,11 @@ namespace trainsim {
 /// defaults and presets, derives dp when it is omitted, and validates.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
+/// Refuses a key the user's --set arguments give twice (`--set parallel.tp=2 --set parallel.tp=4`,
+/// or once by its Megatron name): InputError("--set", key, the later value, rule). The last one
+/// won, silently. Commands call it on the arguments as given, before adding overrides of their own.
+void check_overrides_given_once(const std::vector<std::string>& overrides);
+
 /// The same from entries already read (tests build these directly).
 Scenario load_scenario(const std::vector<IniEntry>& entries, const std::string& source);
 

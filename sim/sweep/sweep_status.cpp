@@ -17,7 +17,7 @@ namespace {
 std::string merge_line(const std::string& dir, const std::string& job, bool& ok) {
   const std::string exit_text = read_file_or_empty(merge_exit_path(dir, job));
   const std::string log = dir + "/slurm/merge_" + job + ".out";
-  const std::string merge_by_hand = "trainsim sweep --merge " + shell_quoted(dir);
+  const std::string merge_by_hand = "trainsim sweep --merge " + shell_quoted_path(dir);
   ok = false;
   if (!exit_text.empty()) {
     const std::string status = exit_text.substr(0, exit_text.find('\n'));
@@ -51,7 +51,7 @@ SweepStatus sweep_status(const std::string& dir) {
       merged = false;
     } else if (s->merge_job.empty()) {
       out << "slurm: array job " << s->array_job << "; the merge was not submitted: " << s->error
-          << "; once the array has ended, trainsim sweep --merge " << shell_quoted(dir) << " writes the tables\n";
+          << "; once the array has ended, trainsim sweep --merge " << shell_quoted_path(dir) << " writes the tables\n";
       merged = false;
     } else {
       out << "slurm: array job " << s->array_job << ", then merge job " << s->merge_job << "\n"

@@ -214,8 +214,7 @@ std::vector<std::uint32_t> topological_positions(const RankTrace& t,
 }  // namespace
 
 std::string read_rank_trace_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "", "cannot open the trace file");
+  std::ifstream in = opened_input(path, "cannot open the trace file");
   return read_capped(in, k_max_trace_bytes, path, "the trace file");
 }
 

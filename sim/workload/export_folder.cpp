@@ -145,6 +145,45 @@ std::optional<std::string> foreign_entry(const std::string& folder) {
   return first;
 }
 
+// Whether `name` is a file an export writes into its folder: a rank's trace (step.N.et), the
+// comm-group configuration, the manifest, or a temporary of ours.
+bool written_by_an_export(const std::string& name) {
+  constexpr std::string_view head = "step.", tail = ".et";
+  if (name.starts_with(head) && name.ends_with(tail) && name.size() > head.size() + tail.size()) {
+    const std::string rank = name.substr(head.size(), name.size() - head.size() - tail.size());
+    return rank.find_first_not_of("0123456789") == std::string::npos;
+  }
+  return name == k_comm_group_file || name == k_export_manifest || is_temporary_name(name);
+}
+
+// What writers of this host that are gone left beside `target` (the folder of DIR, links
+// followed): a run killed mid-export left its half-written set, .trainsim-tmp.DIR.HOST.PID.tmp,
+// for good; one killed between its two renames, the earlier export in
+// .trainsim-tmp.DIR.replaced.HOST.PID.tmp. The half set is emptied of the names an export
+// writes, and removed when that empties it (a file someone put there stays, and so does the
+// folder); the earlier export goes back to DIR when DIR is missing, else is removed as a
+// committed export's would be. Another host's, a running writer's and another name's are kept.
+void remove_dead_writers_sets(const std::string& target) {
+  const fs::path parent = fs::path(target).parent_path();
+  const std::string dir = parent.empty() ? "." : parent.string();
+  const std::string name = fs::path(target).filename().string();
+  std::error_code ec;
+  for (const std::string& set : stale_temporaries(dir, name)) {
+    if (fs::is_symlink(fs::symlink_status(set, ec)) || !fs::is_directory(set, ec)) continue;
+    for (const fs::directory_entry& e : fs::directory_iterator(set, ec))
+      if (written_by_an_export(e.path().filename().string()) && e.is_regular_file(ec)) fs::remove(e.path(), ec);
+    fs::remove(set, ec);  // only when empty
+  }
+  for (const std::string& aside : stale_temporaries(dir, name + ".replaced")) {
+    if (fs::is_symlink(fs::symlink_status(aside, ec)) || !fs::is_directory(aside, ec)) continue;
+    if (fs::exists(fs::symlink_status(target, ec))) {
+      remove_export(aside);
+    } else {
+      fs::rename(aside, target, ec);
+    }
+  }
+}
+
 }  // namespace
 
 void ExportFolder::check(const std::string& given, const std::string& command, const std::string& option) {
@@ -160,6 +199,7 @@ void ExportFolder::check(const std::string& given, const std::string& command, c
   if (whole == whole.root_path() || end == whole.end())
     throw InputError(command, option, given,
                      "is the current folder or holds it: give the traces a folder of their own (it is replaced whole)");
+  remove_dead_writers_sets(dir);  // once per command, before the run (output_target's rule for files)
   const fs::file_status st = fs::status(dir, ec);
   if (fs::exists(st) && !fs::is_directory(st))
     throw InputError(command, option, given, "names a file, not a folder: give a folder for the traces");

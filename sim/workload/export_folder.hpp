@@ -32,7 +32,9 @@ class ExportFolder {
  public:
   /// Checks `dir` before anything is simulated: InputError(command, option, dir, rule) when
   /// it names a file, when it exists and holds anything an export of ours did not write, or
-  /// when its parent folder is missing or refuses a new folder.
+  /// when its parent folder is missing or refuses a new folder. First removes what writers of
+  /// this host that are gone (killed mid-export) left beside it: their half-written sets, only
+  /// the names an export writes (an earlier export they had moved aside goes back to a missing DIR).
   static void check(const std::string& dir, const std::string& command, const std::string& option);
 
   /// Creates the temporary folder. Throws OutputError.

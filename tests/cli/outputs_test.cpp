@@ -155,5 +155,23 @@ TEST(Outputs, PlanNeverWritesItsScenarioOverItsInput) {
   EXPECT_EQ(after, before);
 }
 
+// An output option given an empty name (`--chakra-out "$UNSET"`) was taken as no output by
+// run --chakra-out, replay --trace/--chrome-trace, topology --dot and calibrate --out: exit 0 and
+// nothing written. It is refused as --trace "" already was: one line, exit 2.
+TEST(Outputs, AnEmptyOutputNameIsRefusedNotIgnored) {
+  const std::string log = source_path("tests/data/nccl-tests/gb200-nvl72-all_reduce.log");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", k_tiny, "--chakra-out", ""},
+        {"replay", "/nonexistent/step", "--trace", ""},
+        {"replay", "/nonexistent/step", "--chrome-trace", ""},
+        {"topology", k_tiny, "--dot", ""},
+        {"calibrate", "--from-nccl-tests", log, "--cluster", "gb200-nvl72", "--out", ""}}) {
+    const auto r = run_trainsim(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[args.size() - 2] << ": " << r.err;
+    EXPECT_NE(r.err.find(args[args.size() - 2] + ": needs a f"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << args[0];
+  }
+}
+
 }  // namespace
 }  // namespace trainsim

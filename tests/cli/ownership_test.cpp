@@ -113,6 +113,9 @@ TEST(Ownership, TraceNamingAFileTheScenarioReadsIsRefused) {
                      << "dgx-h100\nnodes = 1\n";
     expect_one_line_error(run_trainsim({"run", s.string(), "--chrome-trace", file.string()}),
                           "is the input '" + file.string() + "'");
+    // drill checked its --trace against the scenario file alone: it wrote over the config, exit 0.
+    expect_one_line_error(run_trainsim({"drill", s.string(), "--steps", "2", "--trace", file.string()}),
+                          "is the input '" + file.string() + "'");
     EXPECT_EQ(slurp(file), bytes);
   }
 }
@@ -265,6 +268,53 @@ TEST(Ownership, AKilledWritersTemporariesGoWithTheNextWrite) {
   fs::create_directories(busy);
   temporary(busy, "rank-0.pt.trace.json", host, ::getpid());
   expect_one_line_error(run_trainsim({"run", k_tiny, "--kineto-out", busy.string()}), "holds '.trainsim-tmp.");
+}
+
+// A run killed mid-export (`run --chakra-out DIR`, SIGTERM or kill -9) left its half-written set
+// in .trainsim-tmp.DIR.HOST.PID.tmp beside DIR for good: the next export into DIR removes it,
+// the names an export writes and then the folder, and nothing else (a file someone put there,
+// another host's set, a running writer's, another folder's). An earlier export the killed run
+// had moved aside (.trainsim-tmp.DIR.replaced.HOST.PID.tmp) goes back to DIR when DIR is missing.
+TEST(Ownership, AKilledExportersHalfSetGoesWithTheNextExport) {
+  const fs::path dir = testing::fresh_test_dir("own_killed_export");
+  const auto [host, gone] = gone_writer();
+  const auto set = [&](const std::string& name, const std::string& on, pid_t pid) {
+    const fs::path folder = dir / (".trainsim-tmp." + name + "." + on + "." + std::to_string(pid) + ".tmp");
+    fs::create_directories(folder);
+    std::ofstream(folder / "step.0.et") << "half";
+    writer_temporary(folder, "step.1.et", on, pid);
+    return folder;
+  };
+  const fs::path left = set("out", host, gone);
+  const fs::path kept_file = set("out2", host, gone);
+  std::ofstream(kept_file / "notes.txt") << "mine";
+  const fs::path running = set("out", host, ::getpid());
+  const fs::path elsewhere = set("out", "node7", gone);
+  const fs::path other_name = set("other", host, gone);
+  const auto r = run_trainsim({"run", k_tiny, "--chakra-out", (dir / "out").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(left));
+  for (const fs::path& kept : {running, elsewhere, other_name}) EXPECT_TRUE(fs::exists(kept / "step.0.et")) << kept;
+  EXPECT_TRUE(fs::exists(dir / "out" / "chakra-export.json"));
+
+  const auto r2 = run_trainsim({"run", k_tiny, "--chakra-out", (dir / "out2").string()});
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  EXPECT_EQ(slurp((kept_file / "notes.txt").string()), "mine");
+  EXPECT_FALSE(fs::exists(kept_file / "step.0.et"));
+
+  // Killed between its renames: DIR missing, the earlier export aside.
+  const fs::path aside = dir / (".trainsim-tmp.out.replaced." + host + "." + std::to_string(gone) + ".tmp");
+  fs::rename(dir / "out", aside);
+  const std::string manifest = slurp((aside / "chakra-export.json").string());
+  ASSERT_EQ(run_trainsim({"memory", k_tiny}).exit_code, 0);  // no export: nothing is touched
+  EXPECT_TRUE(fs::exists(aside));
+  // Refused after --chakra-out's check (--kineto-out names a file): the export is back, not replaced.
+  std::ofstream(dir / "a_file") << "mine";
+  const auto r3 = run_trainsim({"run", k_tiny, "--chakra-out", (dir / "out").string(), "--kineto-out",
+                                (dir / "a_file").string()});
+  EXPECT_EQ(r3.exit_code, 2) << r3.err;
+  EXPECT_FALSE(fs::exists(aside));
+  EXPECT_EQ(slurp((dir / "out" / "chakra-export.json").string()), manifest);
 }
 
 TEST(Ownership, SweepOutputNamingItsScenarioIsRefused) {

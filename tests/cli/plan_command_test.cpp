@@ -115,6 +115,13 @@ TEST(PlanCommand, PruningKeepsTheExhaustiveTop) {
       const auto jobs = std::find(args.begin(), args.end(), "--jobs");
       args.erase(jobs, jobs + 2);
     }
+    // A key `extra` sets replaces small_plan's (a key set twice is refused).
+    for (std::size_t i = 0; i + 1 < extra.size(); ++i) {
+      if (extra[i] != "--set") continue;
+      const std::string key = extra[i + 1].substr(0, extra[i + 1].find('=') + 1);
+      for (std::size_t a = 0; a + 1 < args.size(); ++a)
+        if (args[a] == "--set" && args[a + 1].starts_with(key)) args.erase(args.begin() + a, args.begin() + a + 2);
+    }
     args.push_back("--json");
     args.insert(args.end(), extra.begin(), extra.end());
     const auto r = run_trainsim(args);

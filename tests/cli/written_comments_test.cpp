@@ -126,5 +126,24 @@ TEST(PrintedCommands, ReplayAndRunHintsAreQuotedForTheShell) {
   EXPECT_FALSE(fs::exists(dir / "pwned2"));
 }
 
+// A relative folder starting with '-' (`run --chakra-out -ex`, `plan --out -pl`) was printed as
+// it was: "trainsim replay -ex/step" and "trainsim run -pl/rank-1.ini", which the commands read as
+// options and refused. Printed paths carry "./" then.
+TEST(PrintedCommands, APathStartingWithADashIsPrintedAsNoOption) {
+  const fs::path dir = testing::fresh_test_dir("printed_dash");
+  const std::string in_dir = "cd " + shell_quoted(dir.string()) + " && exec ";
+  const auto r = testing::run_trainsim_after(in_dir, {"run", source_path("tests/trace/tiny.ini"), "--chakra-out", "-ex"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::size_t at = r.err.find("(trainsim replay ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string hint = r.err.substr(at + 1, r.err.find(")\n", at) - at - 1);
+  const std::vector<std::string> words = words_bash_reads(hint);
+  EXPECT_EQ(words, (std::vector<std::string>{"replay", "./-ex/step"}));
+  EXPECT_EQ(testing::run_trainsim_after(in_dir, words).exit_code, 0);
+  const auto p = testing::run_trainsim_after(in_dir, {"plan", source_path("tests/trace/tiny.ini"), "--jobs", "1", "--out", "-pl"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NE(p.out.find("run the best: trainsim run ./-pl/rank-1.ini\n"), std::string::npos) << p.out;
+}
+
 }  // namespace
 }  // namespace trainsim

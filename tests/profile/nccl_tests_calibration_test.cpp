@@ -158,7 +158,13 @@ INSTANTIATE_TEST_SUITE_P(
                "line 19 = '        1024           256': a result row has"},
         BadLog{"wrong_collective", "starting: all_reduce_perf", "starting: all_gather_perf",
                "(out-of-place busbw)"},
-        BadLog{"duplicate_rank", "#  Rank  1 ", "#  Rank  0 ", "line 7 (rank) = '0': rank listed twice"}),
+        BadLog{"duplicate_rank", "#  Rank  1 ", "#  Rank  0 ", "line 7 (rank) = '0': rank listed twice"},
+        // A time far off its busbw: the check skipped every row whose expected busbw was under
+        // 0.5 GB/s, and the fit took 1e308 us.
+        BadLog{"time_off_its_busbw", "-1  ", "-1     1e308  ", "(out-of-place busbw)", true},
+        // A size past long long's range was printed as -9223372036854775808 (a cast).
+        BadLog{"size_past_range", "        1024           256", "99999999999999999999999           256",
+               "line 20 (size) = '2048': sizes must increase (line 19 has 99999999999999999999999)"}),
     [](const auto& p) { return std::string(p.param.name); });
 
 TEST(NcclTestsCalibrate, RefusesLogsWhoseDomainsHoldUnequalRanks) {
