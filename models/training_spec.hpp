@@ -142,11 +142,16 @@ struct TrainingSpec {
   /// op's first kernel launch), and per further kernel an op launches from its own C++ loop
   /// (a grouped GEMM's per-expert GEMMs, a TP-overlapped GEMM's chunks, an fp8 quantization's
   /// second kernel): a pass whose kernels are shorter on the GPU than their launches runs at
-  /// the host's pace (sim/step/host_bound_pass.hpp). Unset: the cluster's host type's
-  /// measured costs (topologies/host_cost.hpp: 30 and 6 us on x86 hosts, 2.75 times that on
-  /// Grace).
+  /// the host's pace (sim/step/host_bound_pass.hpp). Unset: the cluster's host type's costs
+  /// (topologies/host_cost.hpp: an A100 trace's 30 and 6 us on x86 hosts times the fitted
+  /// host_stack_factor, 69 and 13.8 us, and 2.75 times that on Grace).
   std::optional<double> kernel_host_time_s;
   std::optional<double> kernel_launch_time_s;
+  /// The framework stack's host time over the A100 trace's that the x86 figures come from,
+  /// applied to the trace's per-op, per-launch, per-collective and per-AccumulateGrad costs
+  /// before a stated kernel_host_time or kernel_launch_time replaces them. Unset: the factor
+  /// fitted for Megatron-Core with Transformer Engine (topologies/host_cost.cpp).
+  std::optional<double> host_stack_factor;
   /// The scopes CUDA graphs capture (models/cuda_graphs.hpp): one host dispatch per graph.
   CudaGraphs cuda_graphs;
 };

@@ -31,7 +31,15 @@ struct HostCost {
   double weight_gradient_s = 0;
 };
 
-/// The measured costs of `host` (sources in host_cost.cpp).
+/// The Megatron-Core / Transformer Engine stack's host time over the A100 PyTorch trace's that
+/// gives the x86 per-op, per-launch, per-collective and per-AccumulateGrad figures: the default
+/// of training.host_stack_factor (fitted, not measured: host_cost.cpp).
+double fitted_host_stack_factor();
+
+/// The costs of `host` (sources in host_cost.cpp): the trace's figures times `stack_factor`
+/// (the stack's host time over the trace's), the measured in-stack figures as measured.
+HostCost host_cost(HostCpu host, double stack_factor);
+/// host_cost(host, fitted_host_stack_factor()).
 HostCost host_cost(HostCpu host);
 
 }  // namespace trainsim

@@ -48,9 +48,35 @@ ScenarioField host_latency_field(std::string name, std::string help, Access acce
   return f;
 }
 
-const parse::EnumNames<Precision> k_precisions{
-    {{"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8}, {"fp32", Precision::fp32},
-     {"mxfp8", Precision::mxfp8}, {"nvfp4", Precision::nvfp4}}};
+// training.host_stack_factor: `auto` (the fitted factor, topologies/host_cost.cpp) or a number > 0.
+ScenarioField host_stack_factor_field() {
+  ScenarioField f;
+  f.name = "training.host_stack_factor";
+  f.help =
+      "the framework's host time over the A100 trace's per op, launch, collective call and "
+      "AccumulateGrad (auto: fitted for Megatron-Core)";
+  f.apply = [](Scenario& s, std::string_view text) -> Rule {
+    if (text == "auto") {
+      s.training.host_stack_factor.reset();
+      return std::nullopt;
+    }
+    const auto v = parse::number(text);
+    if (!v || *v <= 0) return std::string("expected auto, or a number > 0");
+    s.training.host_stack_factor = *v;
+    return std::nullopt;
+  };
+  f.show = [](const Scenario& s) {
+    return s.training.host_stack_factor ? number_text(*s.training.host_stack_factor) : std::string("auto");
+  };
+  return f;
+}
+
+const parse::EnumNames<Precision> k_precisions{{{"bf16", Precision::bf16},
+                                                {"fp16", Precision::fp16},
+                                                {"fp8", Precision::fp8},
+                                                {"fp32", Precision::fp32},
+                                                {"mxfp8", Precision::mxfp8},
+                                                {"nvfp4", Precision::nvfp4}}};
 const parse::EnumNames<GradPrecision> k_grad_precisions{{{"auto", GradPrecision::automatic},
                                                          {"fp32", GradPrecision::fp32},
                                                          {"bf16", GradPrecision::bf16},
@@ -174,6 +200,7 @@ std::vector<ScenarioField> training_fields() {
           "training.kernel_launch_time",
           "host time per further kernel an op launches from its own loop (auto: the host's)",
           [](auto& s) -> auto& { return s.training.kernel_launch_time_s; }),
+      host_stack_factor_field(),
       cuda_graphs_field(),
   };
   // The low-precision recipe's keys (precision_recipe.hpp), after the other training keys.

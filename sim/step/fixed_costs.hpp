@@ -36,7 +36,7 @@
 //   and the next step's first launch (its full-iteration graph's replay, or its first op).
 //   MoE layers' expert weights are counted as a dense layer's (fewer copies than run). The GPU waits
 //   for those dispatches beyond the optimizer kernels they launch, each at the host's cost
-//   per op (training.kernel_host_time; topologies/host_cost.hpp: x86 30 us, Grace 2.75x).
+//   per op (training.kernel_host_time; topologies/host_cost.hpp: x86 69 us, Grace 2.75x).
 //   The full-iteration CUDA graph (Megatron-Core's FullCudaGraphWrapper) captures the forward
 //   and backward only, so this work stays eager under it too, and adds its own: before each
 //   replay FullCudaGraphWrapper.data_read takes every micro-batch of the step from the data

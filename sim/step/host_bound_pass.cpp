@@ -9,7 +9,7 @@
 namespace trainsim {
 
 HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host) {
-  const HostCost measured = host_cost(host);
+  const HostCost measured = host_cost(host, training.host_stack_factor.value_or(fitted_host_stack_factor()));
   // A stated launch time (training.kernel_launch_time) is the host's speed: the per-expert
   // cuBLASLt set-up, host work too, scales with it, so a stated host prices alike on any CPU.
   const double setup_s = training.kernel_launch_time_s && measured.launch_s > 0

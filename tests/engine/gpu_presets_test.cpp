@@ -6,6 +6,7 @@
 
 #include "topologies/cluster_spec.hpp"
 #include "topologies/gpu_spec.hpp"
+#include "topologies/host_cost.hpp"
 
 namespace trainsim {
 namespace {
@@ -72,15 +73,45 @@ namespace trainsim {
 namespace {
 
 TEST(HostCost, GraceIssuesWorkSlowerThanX86) {
-  // x86: the A100 traces' 30 us per op and 6 us per launch; Grace: 37.08 / 13.48 times that
-  // (TransformerEngine#2053: one torch Linear forward's CPU time on GB200 and DGX-H100).
-  EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86).op_s, 30e-6);
-  EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86).launch_s, 6e-6);
-  EXPECT_NEAR(host_cost(HostCpu::grace).op_s, 82.5e-6, 0.1e-6);
-  EXPECT_NEAR(host_cost(HostCpu::grace).launch_s, 16.5e-6, 0.1e-6);
+  // The A100 trace's x86 figures (factor 1): 30 us per op and 6 us per launch; Grace: 37.08 /
+  // 13.48 times that (TransformerEngine#2053: one torch Linear forward's CPU time on GB200 and
+  // DGX-H100).
+  EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86, 1.0).op_s, 30e-6);
+  EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86, 1.0).launch_s, 6e-6);
+  EXPECT_NEAR(host_cost(HostCpu::grace, 1.0).op_s, 82.5e-6, 0.1e-6);
+  EXPECT_NEAR(host_cost(HostCpu::grace, 1.0).launch_s, 16.5e-6, 0.1e-6);
   for (const char* name : {"gb200-nvl72", "gb300-nvl72"}) EXPECT_EQ(cluster_preset(name)->host, HostCpu::grace) << name;
   for (const char* name : {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200"})
     EXPECT_EQ(cluster_preset(name)->host, HostCpu::x86) << name;
+}
+
+// The stack factor (the fitted Megatron-Core / TE host time over the A100 trace's) multiplies
+// the figures from that trace: per op, per launch, per c10d collective call, the AccumulateGrad
+// evaluation; on Grace too, at 37.08 / 13.48 times x86's. TE's own measured figures stay: the
+// module ratio (TE#2053), the cuBLASLt set-up (RAFT#1736) and TE#2897's per-weight work.
+TEST(HostCost, TheStackFactorScalesTheTraceFiguresOnly) {
+  const double f = fitted_host_stack_factor();
+  EXPECT_GE(f, 1.0);  // Megatron-Core's stack is no lighter than the trace's eager PyTorch
+  const double grace = 37.08 / 13.48;
+  const double te_weight_grace = (350e-6 + 200e-6) / 128.0;  // TE#2897 on GB200
+  for (const double k : {1.0, 2.5, f}) {
+    const HostCost x = host_cost(HostCpu::x86, k);
+    const HostCost g = host_cost(HostCpu::grace, k);
+    EXPECT_NEAR(x.op_s, k * 30e-6, 1e-15) << k;
+    EXPECT_NEAR(x.launch_s, k * 6e-6, 1e-15) << k;
+    EXPECT_NEAR(x.collective_s, k * 87.5e-6, 1e-15) << k;
+    EXPECT_NEAR(x.weight_gradient_s, k * 9e-6 + te_weight_grace / grace, 1e-15) << k;
+    EXPECT_NEAR(x.gemm_setup_s, 5e-6, 1e-15) << k;
+    EXPECT_NEAR(x.module_factor, 99.66 / 37.08, 1e-12) << k;
+    EXPECT_NEAR(g.op_s, k * 30e-6 * grace, 1e-15) << k;
+    EXPECT_NEAR(g.launch_s, k * 6e-6 * grace, 1e-15) << k;
+    EXPECT_NEAR(g.collective_s, k * 87.5e-6 * grace, 1e-15) << k;
+    EXPECT_NEAR(g.weight_gradient_s, k * 9e-6 * grace + te_weight_grace, 1e-15) << k;
+    EXPECT_NEAR(g.gemm_setup_s, 5e-6 * grace, 1e-15) << k;
+  }
+  // Unstated, the fitted factor.
+  EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86).op_s, host_cost(HostCpu::x86, f).op_s);
+  EXPECT_DOUBLE_EQ(host_cost(HostCpu::grace).weight_gradient_s, host_cost(HostCpu::grace, f).weight_gradient_s);
 }
 
 }  // namespace

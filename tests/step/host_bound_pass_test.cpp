@@ -212,12 +212,16 @@ TEST(HostBoundPass, ACollectiveCallCostsTheHostBeforeTheNextOp) {
   EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, host), (30 + 90 + 30) * k_us, 1e-12);
   ops[1].graph_scope = 1;  // captured with its op: one dispatch
   EXPECT_NEAR(graph_host_seconds(ops, 1, host), 30 * k_us, 1e-15);
-  EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86).collective_s, 87.5e-6);
-  EXPECT_NEAR(host_cost(HostCpu::grace).collective_s, 87.5e-6 * 37.08 / 13.48, 1e-12);
+  EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86, 1.0).collective_s, 87.5e-6);
+  EXPECT_NEAR(host_cost(HostCpu::grace, 1.0).collective_s, 87.5e-6 * 37.08 / 13.48, 1e-12);
   TrainingSpec t;
-  EXPECT_DOUBLE_EQ(host_launch_cost(t, HostCpu::x86).collective_s, 87.5e-6);
-  t.kernel_host_time_s = 60e-6;  // twice x86's op_s: the host is twice as slow
-  EXPECT_NEAR(host_launch_cost(t, HostCpu::x86).collective_s, 175e-6, 1e-15);
+  EXPECT_NEAR(host_launch_cost(t, HostCpu::x86).collective_s, 87.5e-6 * fitted_host_stack_factor(), 1e-15);
+  t.kernel_host_time_s = 2 * host_cost(HostCpu::x86).op_s;  // the host is twice as slow
+  EXPECT_NEAR(host_launch_cost(t, HostCpu::x86).collective_s, 2 * host_cost(HostCpu::x86).collective_s, 1e-15);
+  // A stated stack factor replaces the fitted one before the host time scales it.
+  t = TrainingSpec{};
+  t.host_stack_factor = 1.5;
+  EXPECT_NEAR(host_launch_cost(t, HostCpu::grace).collective_s, 1.5 * 87.5e-6 * 37.08 / 13.48, 1e-15);
 }
 
 // Every weight a weight-gradient GEMM hands back costs the host weight_gradient_s: a grouped
@@ -257,11 +261,11 @@ TEST(HostBoundPass, EachWeightsGradientCostsTheHostItsAccumulation) {
   // 550 us over 128 weights on Grace, each scaled to the other host by Grace's 2.75x.
   const double grace_te = 550e-6 / 128.0;
   const double grace = 37.08 / 13.48;
-  EXPECT_NEAR(host_cost(HostCpu::x86).weight_gradient_s, 9e-6 + grace_te / grace, 1e-12);
-  EXPECT_NEAR(host_cost(HostCpu::grace).weight_gradient_s, 9e-6 * grace + grace_te, 1e-12);
+  EXPECT_NEAR(host_cost(HostCpu::x86, 1.0).weight_gradient_s, 9e-6 + grace_te / grace, 1e-12);
+  EXPECT_NEAR(host_cost(HostCpu::grace, 1.0).weight_gradient_s, 9e-6 * grace + grace_te, 1e-12);
   TrainingSpec t;
   EXPECT_DOUBLE_EQ(host_launch_cost(t, HostCpu::x86).weight_gradient_s, host_cost(HostCpu::x86).weight_gradient_s);
-  t.kernel_host_time_s = 60e-6;  // twice x86's op_s
+  t.kernel_host_time_s = 2 * host_cost(HostCpu::x86).op_s;  // twice x86's op_s
   EXPECT_NEAR(host_launch_cost(t, HostCpu::x86).weight_gradient_s, 2 * host_cost(HostCpu::x86).weight_gradient_s,
               1e-15);
 }

@@ -214,7 +214,10 @@ TEST(ParallelismAxes, AllGatherContextParallelExposesItsExchange) {
   // Llama 3 §3.3.2: K and V gathered before attention in both passes, their gradients
   // reduce-scattered after the backward's: 3 exchanges per layer, as many bytes as the ring's
   // (K/V forward, K/V and dK/dV backward), none of them beside the attention kernels.
-  const Settings cp = merged(k_small, {{"model.seq_len", "16384"}, {"parallel.cp", "4"}});
+  // The host at the A100 trace's costs (training.host_stack_factor 1): at the fitted 2.3x the
+  // ring's more launches bind this small model's passes and it runs slower than the gather.
+  const Settings cp =
+      merged(k_small, {{"model.seq_len", "16384"}, {"parallel.cp", "4"}, {"training.host_stack_factor", "1"}});
   const Result ring = simulate(scenario(cp));
   const Result gathered = simulate(scenario(cp, {{"parallel.cp_algo", "all-gather"}}));
   EXPECT_NEAR(gathered.cp_bytes / ring.cp_bytes, 1.0, 1e-9);

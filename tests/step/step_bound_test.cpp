@@ -98,10 +98,14 @@ TEST(StepBound, CountsTheDataParallelTrafficOfEachDomainsNics) {
 TEST(StepBound, ThePipelinesFillAndDrainCount) {
   // Compute-bound (an ideal fabric): the bound is most of the step. With one micro-batch the
   // step is the chain through the four stages and back, which the bound counts whole (the
-  // busiest stage's own passes would be a quarter of it).
+  // busiest stage's own passes would be a quarter of it). The host at the A100 trace's costs
+  // (training.host_stack_factor 1): on the datasheet roofline these 2,048-token kernels are
+  // short enough for Megatron-Core's fitted host stack (2.3x) to bind them, which the bound
+  // does not count.
   for (const char* microbatches : {"8", "1"}) {
-    const std::vector<double> r =
-        bound_and_step(scenario(k_base, {{"cluster.fabric", "ideal"}, {"training.grad_accum", microbatches}}));
+    const std::vector<double> r = bound_and_step(scenario(
+        k_base,
+        {{"cluster.fabric", "ideal"}, {"training.grad_accum", microbatches}, {"training.host_stack_factor", "1"}}));
     EXPECT_GT(r[0], 0.85 * r[1]) << microbatches << " micro-batches: bound " << r[0] << ", step " << r[1];
     EXPECT_LE(r[0], r[1] * (1 + 1e-12)) << microbatches;
   }
