@@ -10,7 +10,7 @@
 // whole forward-backward and the gradients' reduction included (under a full-iteration CUDA
 // graph, the graph's replay). From then until the gradient norm's all-reduce is queued, the GPU
 // has nothing to run but what the host dispatches, one op at a time (training.kernel_host_time;
-// topologies/host_cost.hpp: x86 30 us, Grace 2.75x, a c10d collective's call more):
+// topologies/host_cost.hpp: x86 30 us times the host stack factor, Grace 2.75x, a c10d collective's call more):
 //
 // - per micro-batch, the comparison and the host's read of it (megatron_parallel.py
 //   MaskedTokenLossReduction.reduce);
