@@ -1,5 +1,6 @@
 #include "sim/compute/calibrated_compute_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <utility>
@@ -331,11 +332,19 @@ double CalibratedComputeModel::time_s(const Op& op, bool& covered) const {
       const KernelCurve* curve = memory_curve(op);
       if (curve == nullptr || !(op.bytes > 0)) return fallback_.op_time_s(op);
       covered = true;
+      // An op of several kernels (a cast's amax, scale and cast; a grouped cast's one per
+      // expert; the router's unfused torch ops) runs each at its own size: the table's memory
+      // rows time one kernel, floor included (measured: vidur's H100 adds take 2 us at 3 MB,
+      // kernels/calibration/h100-sxm.csv; derived rows 3 us + bytes at 0.85 x HBM), so the op
+      // pays `kernels` kernels of bytes / kernels each, not one kernel of all its bytes.
+      const double k = std::max(1, op.kernels);
+      const double kernel_bytes = op.bytes / k;
+      const double streamed = k * curve->time_s({kernel_bytes}, op.flops / k, kernel_bytes);
       // Token permutation moves rows through a map, and a block-scaled cast writes its copies
       // and scales, slower than the streaming kernels the table's memory rows time
       // (sim/compute/row_gather.hpp, cast_rate.hpp).
       const double hbm_Bps = fallback_.parameters().hbm_bandwidth_Bps;
-      return cast_time_s(op, row_gather_time_s(op, curve->time_s({op.bytes}, op.flops, op.bytes), hbm_Bps), hbm_Bps);
+      return cast_time_s(op, row_gather_time_s(op, streamed, hbm_Bps), hbm_Bps);
     }
   }
 }
