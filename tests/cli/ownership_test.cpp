@@ -368,5 +368,23 @@ TEST(Ownership, StandardOutputThatFailsIsAnErrorNotSuccess) {
   }
 }
 
+// A caveat, a warning or an error that cannot be written on standard error never reached the
+// user: `run default.ini 2>/dev/full` (its accuracy caveat lost) ended 0. It ends 2; a command
+// that fails keeps its own code, and one with nothing to say on stderr still succeeds.
+TEST(Ownership, StandardErrorThatFailsIsAnErrorNotSuccess) {
+  const std::string full = "exec sh -c 'exec \"$0\" \"$@\" 2>/dev/full' ";
+  const std::string closed = "exec sh -c 'exec \"$0\" \"$@\" 2>&-' ";
+  const std::vector<std::string> cautioned = {"run", source_path("scenarios/default.ini")};  // says its caveat
+  ASSERT_NE(run_trainsim(cautioned).err.find("caveat"), std::string::npos);
+  for (const std::string& prefix : {full, closed}) {
+    SCOPED_TRACE(prefix);
+    const auto r = run_trainsim_after(prefix, cautioned);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.out.find("step time"), std::string::npos) << r.out;
+    EXPECT_EQ(run_trainsim_after(prefix, {"run", k_tiny + ".missing"}).exit_code, 2);
+    EXPECT_EQ(run_trainsim_after(prefix, {"--version"}).exit_code, 0);
+  }
+}
+
 }  // namespace
 }  // namespace trainsim
