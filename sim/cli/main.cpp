@@ -19,6 +19,7 @@
 #include "sim/core/large_stack_call.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/nearest_name.hpp"
+#include "sim/core/program_failure.hpp"
 #include "sim/core/stop_signals.hpp"
 #include "trainsim/version.hpp"
 
@@ -100,6 +101,9 @@ int run_cli(const std::vector<std::string>& args) {
   } catch (const trainsim::OutputError& e) {
     std::cerr << "trainsim: " << trainsim::comment_line(e.what()) << "\n";
     return k_exit_bad_input;
+  } catch (const trainsim::ProgramFailure& e) {
+    std::cerr << "trainsim: " << trainsim::comment_line(e.what()) << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "trainsim: internal error: " << e.what() << "\n";
     return 1;
