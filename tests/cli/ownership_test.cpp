@@ -118,6 +118,24 @@ TEST(Ownership, TraceNamingAFileTheScenarioReadsIsRefused) {
                           "is the input '" + file.string() + "'");
     EXPECT_EQ(slurp(file), bytes);
   }
+  // The neighbour job's scenario (variations.neighbour), given in the file or by --set: run's
+  // --trace and --chrome-trace, topology's --dot and drill's --trace wrote over it, exit 0.
+  const fs::path neighbour = dir / "neighbour.ini";
+  fs::copy_file(k_tiny, neighbour);
+  const std::string bytes = slurp(neighbour);
+  const fs::path s = dir / "job-beside.ini";
+  std::ofstream(s) << slurp(k_tiny) << "\n[variations]\nneighbour = neighbour.ini\n";
+  const std::string n = neighbour.string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", s.string(), "--trace", n},
+        std::vector<std::string>{"run", s.string(), "--chrome-trace", n},
+        std::vector<std::string>{"run", k_tiny, "--set", "variations.neighbour=" + n, "--chrome-trace", n},
+        std::vector<std::string>{"topology", s.string(), "--dot", n},
+        std::vector<std::string>{"drill", s.string(), "--steps", "2", "--trace", n}}) {
+    SCOPED_TRACE(args[0] + " " + args[args.size() - 2]);
+    expect_one_line_error(run_trainsim(args), "is the input '" + n + "'");
+  }
+  EXPECT_EQ(slurp(neighbour), bytes);
 }
 
 // replay reads an export's manifest and comm_groups.json beside the rank traces, and checks
