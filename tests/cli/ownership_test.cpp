@@ -349,6 +349,28 @@ TEST(Ownership, SweepOutputNamingItsScenarioIsRefused) {
   EXPECT_EQ(slurp(dir / "job.ini"), text);
 }
 
+// `sweep --merge DIR` rewrites DIR's tables without the checks a sweep makes first: a
+// results.csv linked to the batch's scenario was replaced by the table (exit 0).
+TEST(Ownership, MergeTablesLinkedToTheScenarioAreRefused) {
+  const fs::path dir = testing::fresh_test_dir("own_merge");
+  const fs::path out = dir / "results";
+  const fs::path s = scenario_copy(dir);
+  ASSERT_EQ(run_trainsim({"batch", s.string(), "--jobs", "1", "--out", out.string()}).exit_code, 0);
+  const std::string text = slurp(s);
+  for (const std::string table : {"results.csv", "results.h5"}) {
+    SCOPED_TRACE(table);
+    const fs::path kept = dir / (table + ".kept");
+    fs::rename(out / table, kept);
+    fs::create_symlink("../job.ini", out / table);
+    expect_one_line_error(run_trainsim({"sweep", "--merge", out.string()}),
+                          "--merge = '" + (out / table).string() + "': is the input '" + s.string() + "'");
+    EXPECT_EQ(slurp(s), text);
+    fs::remove(out / table);
+    fs::rename(kept, out / table);
+  }
+  EXPECT_EQ(run_trainsim({"sweep", "--merge", out.string()}).exit_code, 0);
+}
+
 // A point file of an earlier run is written over by a rename that follows a symbolic link: a
 // link to the scenario made the scenario the point's JSON result (exit 0).
 TEST(Ownership, APointFileLinkedToTheScenarioIsRefused) {
