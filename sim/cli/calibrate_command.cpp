@@ -25,6 +25,7 @@
 #include "sim/compute/calibration_table.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
+#include "sim/core/shell_quote.hpp"
 #include "sim/profile/profile_calibration.hpp"
 #include "sim/profile/profile_table_writer.hpp"
 #include "sim/profile/profiler_trace.hpp"
@@ -149,8 +150,10 @@ Command calibrate_command() {
     profile::ProfileCalibration calibration = profile::calibrate_from_profile(trace);
     if (!o.gpu.empty()) calibration.gpu = o.gpu;
 
-    std::string tool = std::string(k_command) + " --from-profile " + o.trace;
-    if (!o.gpu.empty()) tool += " --gpu '" + o.gpu + "'";
+    // The command that made the table, quoted for the shell (a --gpu name with a quote ran
+    // what followed it when pasted back), as --from-nccl-tests writes its own.
+    std::string tool = std::string(k_command) + " --from-profile " + shell_quoted_path(o.trace);
+    if (!o.gpu.empty()) tool += " --gpu " + shell_quoted(o.gpu);
     const std::string table = profile::profile_table_text(calibration, {utc_now(), tool});
     check_table(table, calibration.gpu, o.trace, o.gpu.empty() ? "deviceProperties name" : "--gpu");
     std::string summary_text = profile::profile_summary_text(calibration, k_unmapped_lines);

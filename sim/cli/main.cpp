@@ -1,6 +1,7 @@
 // The trainsim executable: dispatches to one subcommand. Bad input, and an output that cannot
 // be written (standard output included), exit 2 with one line on stderr; an internal failure
-// exits 1.
+// exits 1. A line that could not be written on standard error (a warning, a caveat, the error
+// itself) makes a run that would end 0 end 2: the user never saw it.
 
 #include <cerrno>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "sim/core/large_stack_call.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/nearest_name.hpp"
+#include "sim/core/program_failure.hpp"
 #include "sim/core/stop_signals.hpp"
 #include "trainsim/version.hpp"
 
@@ -99,10 +101,23 @@ int run_cli(const std::vector<std::string>& args) {
   } catch (const trainsim::OutputError& e) {
     std::cerr << "trainsim: " << trainsim::comment_line(e.what()) << "\n";
     return k_exit_bad_input;
+  } catch (const trainsim::ProgramFailure& e) {
+    std::cerr << "trainsim: " << trainsim::comment_line(e.what()) << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "trainsim: internal error: " << e.what() << "\n";
     return 1;
   }
+}
+
+// `code`, or 2 where it is 0 and a write on standard error failed (`2>/dev/full`, a full disk
+// under `2> log`, a closed stderr): a warning or caveat the user never got must not pass as
+// success, as gnulib's close_stdout ends `cat`, `sort` and `gcc` with a failure then. Nothing
+// can say why (stderr is what failed); a code that is already a failure stays.
+int with_stderr_checked(int code) {
+  std::cerr.flush();
+  const bool lost = !std::cerr || std::fflush(stderr) != 0 || std::ferror(stderr) != 0;
+  return code == 0 && lost ? k_exit_bad_input : code;
 }
 
 // Ends the process with `code` once standard output and error are flushed, without running
@@ -112,6 +127,7 @@ int run_cli(const std::vector<std::string>& args) {
 // closed its outputs before it returns (sim/core/output_file.hpp commits each by a rename).
 // Under AddressSanitizer the handlers run (its leak check is one).
 int code_after_exit(int code) {
+  code = with_stderr_checked(code);
   if (trainsim::k_address_sanitizer) return code;
   std::cout.flush();
   std::cerr.flush();

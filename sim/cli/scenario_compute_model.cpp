@@ -74,6 +74,12 @@ std::vector<std::string> scenario_input_files(const Scenario& s) {
   if (choice.mode == CalibrationMode::file) files.push_back(choice.table_path);
   if (choice.mode == CalibrationMode::automatic && !choice.directory.empty())
     files.push_back(calibration_table_path(choice.directory, s.cluster.gpu.table_gpu()));
+  // The neighbour job's scenario and what it reads (variations.neighbour): `run --trace N`
+  // naming it wrote the trace over it, exit 0.
+  if (s.neighbour) {
+    const std::vector<std::string> neighbour = scenario_input_files(*s.neighbour);
+    files.insert(files.end(), neighbour.begin(), neighbour.end());
+  }
   return files;
 }
 

@@ -39,8 +39,8 @@ class SharedComputeModels {
 };
 
 /// The files a scenario is read from: the scenario file, the files its keys read
-/// (Scenario::read_files) and the calibration table it uses (named, or the shipped one `auto`
-/// picks), for check_output_path's inputs.
+/// (Scenario::read_files), the calibration table it uses (named, or the shipped one `auto`
+/// picks) and its neighbour's scenario with the files that reads, for check_output_path's inputs.
 std::vector<std::string> scenario_input_files(const Scenario& scenario);
 
 }  // namespace trainsim::cli

@@ -24,6 +24,7 @@
 #include "sim/cli/jobs_option.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
+#include "sim/core/program_failure.hpp"
 #include "sim/core/shell_quote.hpp"
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/sweep/point_preflight.hpp"
@@ -106,21 +107,21 @@ SlurmPlan slurm_plan(const sweep::SweepPlan& plan, const std::string& path,
 
 // Writes DIR/sweep-points.json (so that the array's tasks find the folder theirs),
 // DIR/sweep.sbatch and DIR/slurm/merge.sbatch, and submits them (the array, then the merge
-// after it); returns what to tell the user. Throws trainsim::Error with sbatch's own message
-// when a submission fails (exit 1): `sweep --status DIR` says the same.
+// after it); returns what to tell the user. Throws ProgramFailure with sbatch's own message
+// when a submission fails or prints no job id (exit 1): `sweep --status DIR` says the same.
 std::string write_and_submit(const SlurmPlan& s, const sweep::SweepPlan& plan, const std::string& path) {
   const std::string& dir = s.options.out_dir;
   sweep::write_sweep_manifest(plan, dir);
   std::error_code ec;
   std::filesystem::create_directories(dir + "/slurm", ec);
-  if (ec) throw Error("cannot create " + dir + "/slurm: " + ec.message());
+  if (ec) throw OutputError(dir + "/slurm", "cannot create the folder: " + ec.message());
   write_file_atomically(dir + "/slurm/merge.sbatch", s.scripts.merge_script);
   write_file_atomically(dir + "/sweep.sbatch", s.scripts.array_script);
   const sweep::SlurmSubmission submitted = sweep::submit_slurm_sweep(dir);
   const std::string status = "trainsim sweep --status " + shell_quoted_path(dir);
-  if (submitted.array_job.empty()) throw Error("sweep --slurm: nothing submitted: " + submitted.error);
+  if (submitted.array_job.empty()) throw ProgramFailure("sweep --slurm: nothing submitted: " + submitted.error);
   if (submitted.merge_job.empty())
-    throw Error("sweep --slurm: array job " + submitted.array_job + " submitted, but not its merge: " +
+    throw ProgramFailure("sweep --slurm: array job " + submitted.array_job + " submitted, but not its merge: " +
                 submitted.error + "; once the array has ended, trainsim sweep --merge " + shell_quoted_path(dir) +
                 " writes the tables");
   std::ostringstream out;

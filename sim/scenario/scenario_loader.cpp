@@ -1,6 +1,8 @@
 #include "sim/scenario/scenario_loader.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <initializer_list>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -70,19 +72,31 @@ void require_model_shape(const Scenario& s, const std::map<std::string, const In
   }
 }
 
-void derive_data_parallel(Scenario& s, bool dp_given) {
+// The --set entry among `keys`, the first given; null when the file gave them all.
+const IniEntry* override_among(const std::map<std::string, const IniEntry*>& given,
+                               std::initializer_list<const char*> keys) {
+  for (const char* key : keys)
+    if (const auto it = given.find(key); it != given.end() && it->second->origin == "--set") return it->second;
+  return nullptr;
+}
+
+void derive_data_parallel(Scenario& s, const std::map<std::string, const IniEntry*>& given) {
   ParallelSpec& p = s.parallel;
   const int gpus = s.cluster.total_gpus();
-  if (dp_given) return;  // checked against the cluster by the rules
+  if (given.count("parallel.dp")) return;  // checked against the cluster by the rules
   // In double: three ints can overflow any integer type (found by tests/fuzz); the cluster's
   // count is <= 2^20, so a product beyond it cannot divide it.
   const double model_parallel = static_cast<double>(p.tp) * p.pp * p.cp;
   if (model_parallel > gpus || gpus % static_cast<int>(model_parallel) != 0) {
     char text[32];
     std::snprintf(text, sizeof text, "%.0f", model_parallel);
-    throw InputError(s.source, "parallel.dp", "(derived)",
-                     "cannot derive dp: the cluster's " + std::to_string(gpus) +
-                         " GPUs are not divisible by tp*pp*cp = " + text);
+    const std::string rule =
+        "cannot derive dp: the cluster's " + std::to_string(gpus) + " GPUs are not divisible by tp*pp*cp = " + text;
+    // A --set that sized the cluster or the model-parallel split is what broke it: named, not the file.
+    if (const IniEntry* o = override_among(given, {"cluster.preset", "cluster.nodes", "cluster.gpus_per_node",
+                                                   "parallel.tp", "parallel.pp", "parallel.cp"}))
+      throw InputError(o->origin, o->name, o->value, "parallel.dp (derived): " + rule);
+    throw InputError(s.source, "parallel.dp", "(derived)", rule);
   }
   p.dp = gpus / static_cast<int>(model_parallel);
 }
@@ -152,6 +166,10 @@ const std::vector<std::string>& plan_open_keys() {
 namespace {
 
 Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& source, bool neighbour_allowed);
+void apply_and_check(Scenario& s, const std::vector<std::pair<const IniEntry*, const ScenarioField*>>& work,
+                     const std::map<std::string, const IniEntry*>& given, bool neighbour_allowed);
+[[noreturn]] void naming_the_override(const InputError& e, const std::string& source,
+                                      const std::map<std::string, const IniEntry*>& given);
 
 // Megatron's names of keys (megatron_names.hpp) as trainsim's: `tensor_model_parallel_size = 8`
 // in [parallel] is parallel.tp = 8. A key given twice under two names is an error, unless the
@@ -222,6 +240,16 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
   }
   std::stable_sort(work.begin(), work.end(),
                    [](const auto& a, const auto& b) { return a.second->priority < b.second->priority; });
+  try {
+    apply_and_check(s, work, given, neighbour_allowed);
+  } catch (const InputError& e) {
+    naming_the_override(e, source, given);
+  }
+  return s;
+}
+
+void apply_and_check(Scenario& s, const std::vector<std::pair<const IniEntry*, const ScenarioField*>>& work,
+                     const std::map<std::string, const IniEntry*>& given, bool neighbour_allowed) {
   for (const auto& [entry, field] : work) {
     if (entry->value == "auto" && std::ranges::find(plan_open_keys(), entry->name) != plan_open_keys().end())
       throw InputError(entry->origin, entry->name, entry->value,
@@ -234,13 +262,44 @@ Scenario load_entries(const std::vector<IniEntry>& entries, const std::string& s
   if (!given.count("model.kv_heads") && !given.count("model.preset") && !given.count("model.from"))
     s.model.kv_heads = s.model.heads;
   check_cluster_size(s);
-  derive_data_parallel(s, given.count("parallel.dp") > 0);
+  derive_data_parallel(s, given);
   derive_grad_accum(s, given);
   derive_precision_recipe(s);
   check_scenario_rules(s);
   check_fabric_calibration(s);  // measured on the cluster's GPU (fabric_calibration_field.hpp)
   load_neighbour(s, neighbour_allowed);
-  return s;
+}
+
+// Whether `rule` names the key `name` (model.heads in "must be divisible by model.heads = 7",
+// not in model.heads_dim).
+bool names_key(const std::string& rule, const std::string& name) {
+  const auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  for (auto at = rule.find(name); at != std::string::npos; at = rule.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    if ((at == 0 || !part(rule[at - 1])) && (end == rule.size() || !part(rule[end]) || rule[end] == '.')) return true;
+  }
+  return false;
+}
+
+// `e` as the user's --set made it: a rule across keys names the scenario file as the origin of
+// every key, so `--set parallel.dp=3` and `--set model.heads=7` were blamed on the file
+// (`scenarios/default.ini: model.hidden = '8192': must be divisible by model.heads = 7`). The
+// key a --set gave, or one its rule names, is named with --set and its value; the file's key
+// the rule is about stays in the message. Errors of other files (a preset, the neighbour) and
+// rules about the file's keys alone are thrown as they are.
+[[noreturn]] void naming_the_override(const InputError& e, const std::string& source,
+                                      const std::map<std::string, const IniEntry*>& given) {
+  if (e.file() != source) throw e;
+  if (const auto it = given.find(e.key()); it != given.end()) {
+    if (it->second->origin == "--set") throw InputError("--set", e.key(), e.value(), e.rule());
+  }
+  for (const auto& [name, entry] : given) {
+    if (entry->origin != "--set" || !names_key(e.rule(), name)) continue;
+    std::string what = e.key();
+    if (!e.value().empty()) what += " = '" + e.value() + "'";
+    throw InputError("--set", name, entry->value, (what.empty() ? "" : "with " + what + " (" + source + "): ") + e.rule());
+  }
+  throw e;
 }
 
 }  // namespace

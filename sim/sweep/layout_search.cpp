@@ -296,7 +296,11 @@ Scenario load_search_base(const std::string& scenario_path, const std::vector<st
     // The base's one-chunk schedule stands for every schedule the search tries
     // (resolve_open_keys): the MoE all-to-all overlap, which needs virtual stages with
     // pipelining, is the layouts' to refuse, not the base's; the base sizes the search only.
-    if (is_open(open, "parallel.virtual_stages") && e.key() == "parallel.moe_a2a_overlap") {
+    // Its refusal names the overlap, or (when the schedule that broke it came as an override,
+    // load_scenario names that override) holds it in its rule: "with parallel.moe_a2a_overlap = ...".
+    const bool overlap = e.key() == "parallel.moe_a2a_overlap" ||
+                         e.rule().find("with parallel.moe_a2a_overlap = ") != std::string::npos;
+    if (is_open(open, "parallel.virtual_stages") && overlap) {
       std::vector<std::string> without = resolved;
       without.insert(without.end(), {"parallel.moe_a2a_overlap=false", "parallel.delay_wgrad_compute=false"});
       return load_search_base(scenario_path, without, open);

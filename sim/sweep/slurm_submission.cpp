@@ -32,6 +32,17 @@ std::string one_line(const std::string& text) {
   return line;
 }
 
+// `text` in single quotes, cut after at most 200 bytes (marked by "..."): a program's output in one
+// line of ours, however much it printed. Empty for an empty text.
+std::string quoted_start(const std::string& text) {
+  constexpr std::size_t k_most = 200;
+  if (text.empty()) return "";
+  if (text.size() <= k_most) return "'" + text + "'";
+  std::size_t cut = k_most;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return "'" + text.substr(0, cut) + "'...";
+}
+
 // The job id `sbatch --parsable` printed: "ID" or "ID;CLUSTER"; empty when it is not one.
 std::string parsable_job_id(const std::string& out) {
   std::string id;
@@ -60,9 +71,16 @@ std::string sbatch(const std::vector<std::string>& args, const ProgramRunner& ru
   if (!id.empty()) return id;
   std::string command;
   for (const std::string& a : argv) command += (command.empty() ? "" : " ") + shell_quoted(a);
+  if (r.exit_code == 0) {
+    // Succeeded, yet no job id to wait on or report: what it printed, quoted (a site's wrapper
+    // that ignores --parsable, a stub), else that it printed nothing.
+    const std::string printed = quoted_start(one_line(r.out));
+    error = command + " gave no job id (exit status 0; it printed " +
+            (printed.empty() ? std::string("nothing on standard output") : printed) + ")";
+    return "";
+  }
   const std::string said = one_line(r.err.empty() ? r.out : r.err);
-  error = command + " failed (exit status " + std::to_string(r.exit_code) +
-          (r.exit_code == 0 ? ", no job id printed" : "") + ")" + (said.empty() ? "" : ": " + said);
+  error = command + " failed (exit status " + std::to_string(r.exit_code) + ")" + (said.empty() ? "" : ": " + said);
   return "";
 }
 

@@ -71,6 +71,14 @@ void write_tables(const std::string& out_dir, const SweepPlan& plan, const std::
   write_results_h5(out_dir + "/results.h5", plan, results);
 }
 
+// The files a sweep's points are read from: the sweep file and each point's scenario, once each.
+std::vector<std::string> plan_inputs(const SweepPlan& plan) {
+  std::vector<std::string> inputs = {plan.source};
+  for (const SweepPoint& p : plan.points)
+    if (inputs.back() != p.scenario_path) inputs.push_back(p.scenario_path);
+  return inputs;
+}
+
 }  // namespace
 
 void report_progress_on_stderr(SweepRunOptions& options, const std::string& label) {
@@ -94,9 +102,7 @@ std::vector<PointResult> load_results(const SweepPlan& plan, const std::string& 
 void prepare_sweep_folder(const SweepPlan& plan, const std::string& out_dir, const std::string& command,
                           const std::string& option) {
   prepare_output_folder(out_dir, command, option, fs::path(manifest_path(out_dir)).filename().string());
-  std::vector<std::string> inputs = {plan.source};
-  for (const SweepPoint& p : plan.points)
-    if (inputs.back() != p.scenario_path) inputs.push_back(p.scenario_path);
+  const std::vector<std::string> inputs = plan_inputs(plan);
   for (const std::string& output : {manifest_path(out_dir), out_dir + "/results.csv", out_dir + "/results.h5"})
     check_output_path(output, option, inputs);
   // The point files and traces an earlier run left are written over too (a rename, following a
@@ -124,12 +130,12 @@ void write_sweep_manifest(const SweepPlan& plan, const std::string& out_dir) {
 SweepTally run_sweep(const SweepPlan& plan, const SweepRunOptions& options, const PointEvaluator& evaluate) {
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
-  if (ec) throw Error("cannot create " + options.out_dir + ": " + ec.message());
+  if (ec) throw OutputError(options.out_dir, "cannot create the folder: " + ec.message());
   // The manifest first: it marks the folder as ours (prepare_sweep_folder) for the shards
   // that may start beside this one.
   write_sweep_manifest(plan, options.out_dir);
   fs::create_directories(points_dir(options.out_dir), ec);
-  if (ec) throw Error("cannot create " + points_dir(options.out_dir) + ": " + ec.message());
+  if (ec) throw OutputError(points_dir(options.out_dir), "cannot create the folder: " + ec.message());
   // Point temporaries are named after their point (.trainsim-tmp.000042.json.HOST.PID.tmp);
   // this run owns its share's. The tables are written only by unsharded runs and by --merge.
   const bool sharded = options.shard_count > 1;
@@ -230,6 +236,13 @@ SweepTally sweep_tally(const std::string& out_dir) {
 
 SweepTally merge_sweep(const std::string& out_dir) {
   const SweepPlan plan = folder_plan(out_dir, "--merge");
+  // The tables are renamed over what their names lead to: a results.csv linked to the sweep's
+  // base scenario was replaced by the table (exit 0). Checked as a sweep checks them, and
+  // against the manifest the merge reads.
+  std::vector<std::string> inputs = plan_inputs(plan);
+  inputs.push_back(manifest_path(out_dir));
+  for (const std::string& output : {out_dir + "/results.csv", out_dir + "/results.h5"})
+    check_output_path(output, "--merge", inputs);
   remove_temporaries(out_dir, [](const std::string&) { return true; });
   const std::vector<PointResult> results = load_results(plan, out_dir);
   write_tables(out_dir, plan, results);

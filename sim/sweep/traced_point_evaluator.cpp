@@ -101,10 +101,16 @@ PointEvaluator traced_point_evaluator(std::string trainsim_exe, std::string out_
     argv.insert(argv.end(), {"--json", "--trace", dir + "/" + trace});
     const Finished f =
         run_program(argv, temporary_name(dir + "/" + name + ".out"), temporary_name(dir + "/" + name + ".err"));
-    if (f.exit_code == 2) {
+    // Exit 2 is bad input (the point is skipped, as in-process: worker_pool.cpp) or an output
+    // that could not be written, the trace on a full disk: that point failed, and is computed
+    // again by the next run (it passed as skipped, and the sweep as a success).
+    // (OutputError's message, sim/core/error.cpp, and the CLI's line for a standard output
+    // that failed, sim/cli/main.cpp, begin "cannot write ".)
+    const std::string said = first_line(f.err);
+    if (f.exit_code == 2 && !said.empty() && said.rfind("cannot write ", 0) != 0) {
       PointResult r;
       r.status = PointStatus::skipped;
-      r.reason = first_line(f.err);
+      r.reason = said;
       return r;
     }
     if (f.exit_code != 0)

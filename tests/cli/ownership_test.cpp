@@ -118,6 +118,24 @@ TEST(Ownership, TraceNamingAFileTheScenarioReadsIsRefused) {
                           "is the input '" + file.string() + "'");
     EXPECT_EQ(slurp(file), bytes);
   }
+  // The neighbour job's scenario (variations.neighbour), given in the file or by --set: run's
+  // --trace and --chrome-trace, topology's --dot and drill's --trace wrote over it, exit 0.
+  const fs::path neighbour = dir / "neighbour.ini";
+  fs::copy_file(k_tiny, neighbour);
+  const std::string bytes = slurp(neighbour);
+  const fs::path s = dir / "job-beside.ini";
+  std::ofstream(s) << slurp(k_tiny) << "\n[variations]\nneighbour = neighbour.ini\n";
+  const std::string n = neighbour.string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", s.string(), "--trace", n},
+        std::vector<std::string>{"run", s.string(), "--chrome-trace", n},
+        std::vector<std::string>{"run", k_tiny, "--set", "variations.neighbour=" + n, "--chrome-trace", n},
+        std::vector<std::string>{"topology", s.string(), "--dot", n},
+        std::vector<std::string>{"drill", s.string(), "--steps", "2", "--trace", n}}) {
+    SCOPED_TRACE(args[0] + " " + args[args.size() - 2]);
+    expect_one_line_error(run_trainsim(args), "is the input '" + n + "'");
+  }
+  EXPECT_EQ(slurp(neighbour), bytes);
 }
 
 // replay reads an export's manifest and comm_groups.json beside the rank traces, and checks
@@ -331,6 +349,28 @@ TEST(Ownership, SweepOutputNamingItsScenarioIsRefused) {
   EXPECT_EQ(slurp(dir / "job.ini"), text);
 }
 
+// `sweep --merge DIR` rewrites DIR's tables without the checks a sweep makes first: a
+// results.csv linked to the batch's scenario was replaced by the table (exit 0).
+TEST(Ownership, MergeTablesLinkedToTheScenarioAreRefused) {
+  const fs::path dir = testing::fresh_test_dir("own_merge");
+  const fs::path out = dir / "results";
+  const fs::path s = scenario_copy(dir);
+  ASSERT_EQ(run_trainsim({"batch", s.string(), "--jobs", "1", "--out", out.string()}).exit_code, 0);
+  const std::string text = slurp(s);
+  for (const std::string table : {"results.csv", "results.h5"}) {
+    SCOPED_TRACE(table);
+    const fs::path kept = dir / (table + ".kept");
+    fs::rename(out / table, kept);
+    fs::create_symlink("../job.ini", out / table);
+    expect_one_line_error(run_trainsim({"sweep", "--merge", out.string()}),
+                          "--merge = '" + (out / table).string() + "': is the input '" + s.string() + "'");
+    EXPECT_EQ(slurp(s), text);
+    fs::remove(out / table);
+    fs::rename(kept, out / table);
+  }
+  EXPECT_EQ(run_trainsim({"sweep", "--merge", out.string()}).exit_code, 0);
+}
+
 // A point file of an earlier run is written over by a rename that follows a symbolic link: a
 // link to the scenario made the scenario the point's JSON result (exit 0).
 TEST(Ownership, APointFileLinkedToTheScenarioIsRefused) {
@@ -365,6 +405,24 @@ TEST(Ownership, StandardOutputThatFailsIsAnErrorNotSuccess) {
     EXPECT_EQ(testing::without_caveats(c.err),
               std::string("trainsim: cannot write the results to standard output: ") + std::strerror(EBADF) +
                          "\n");
+  }
+}
+
+// A caveat, a warning or an error that cannot be written on standard error never reached the
+// user: `run default.ini 2>/dev/full` (its accuracy caveat lost) ended 0. It ends 2; a command
+// that fails keeps its own code, and one with nothing to say on stderr still succeeds.
+TEST(Ownership, StandardErrorThatFailsIsAnErrorNotSuccess) {
+  const std::string full = "exec sh -c 'exec \"$0\" \"$@\" 2>/dev/full' ";
+  const std::string closed = "exec sh -c 'exec \"$0\" \"$@\" 2>&-' ";
+  const std::vector<std::string> cautioned = {"run", source_path("scenarios/default.ini")};  // says its caveat
+  ASSERT_NE(run_trainsim(cautioned).err.find("caveat"), std::string::npos);
+  for (const std::string& prefix : {full, closed}) {
+    SCOPED_TRACE(prefix);
+    const auto r = run_trainsim_after(prefix, cautioned);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.out.find("step time"), std::string::npos) << r.out;
+    EXPECT_EQ(run_trainsim_after(prefix, {"run", k_tiny + ".missing"}).exit_code, 2);
+    EXPECT_EQ(run_trainsim_after(prefix, {"--version"}).exit_code, 0);
   }
 }
 

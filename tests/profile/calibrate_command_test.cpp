@@ -193,6 +193,22 @@ TEST(CalibrateCommand, RefusesAGpuNameWithALineEnd) {
   EXPECT_NE(r.err.find("--gpu = 'A100\\rB': a GPU name without control characters"), std::string::npos) << r.err;
 }
 
+// The table's `# tool:` line is the command that made it, for a user to run again: the --gpu
+// name was put in bare single quotes and the trace's path not quoted at all, so a name holding
+// a quote ended the quoting and what followed ran when the line was pasted.
+TEST(CalibrateCommand, TheToolLineIsQuotedForTheShell) {
+  const std::string dir = fresh_dir("tool line") + "/my traces";
+  fs::create_directories(dir);
+  const std::string trace = testing::write_trace(testing::gemm_trace().root(), dir + "/trace.json",
+                                                 testing::Compression::plain);
+  const auto r = run_trainsim({"calibrate", "--from-profile", trace, "--gpu", "A100 'lab' $(touch pwned)"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# tool: trainsim calibrate --from-profile '" + trace +
+                       "' --gpu 'A100 '\\''lab'\\'' $(touch pwned)'\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(CalibrateCommand, RefusesKernelDurationsNearZero) {
   // 1e-300 us: the rates overflow to inf, which the reader refuses as not finite.
   expect_refused(trace_with_gemm_duration("zero-gemm.json", 1e-300), "column 10 (tflops) = 'inf': must be finite");

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
@@ -166,6 +168,52 @@ TEST(ScenarioLoader, EveryShippedScenarioIsValid) {
                            "scenarios/examples/llama2-7b-finetune-1gpu.ini", "scenarios/examples/llama3-8b-fsdp.ini"}) {
     EXPECT_NO_THROW(load_scenario(testing::source_path(name))) << name;
   }
+}
+
+// The InputError load_scenario(path, overrides) throws: its file, key, value and rule.
+InputError refusal(const std::string& path, const std::vector<std::string>& overrides) {
+  try {
+    (void)load_scenario(path, overrides);
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted";
+  return InputError("", "", "", "");
+}
+
+// A rule across keys blamed the scenario file for what a --set gave: `--set cluster.nodes=3`
+// was "FILE: parallel.dp = '(derived)': cannot derive dp", `--set model.heads=7` "FILE:
+// model.hidden = '8192': must be divisible by model.heads = 7". The --set is named, with its key
+// and value; the file's key the rule is about stays in the rule.
+TEST(ScenarioLoader, ARuleBrokenByASetNamesTheSetNotTheFile) {
+  const std::string path = testing::write_temp_file(
+      "set_origin.ini", "[model]\npreset = llama3-70b\n[parallel]\ntp = 8\npp = 4\n[cluster]\nnodes = 8\n");
+  const auto expect = [&](const std::vector<std::string>& overrides, const std::string& key, const std::string& value,
+                          const std::string& rule) {
+    SCOPED_TRACE(overrides.front());
+    const InputError e = refusal(path, overrides);
+    EXPECT_EQ(e.file(), "--set") << e.what();
+    EXPECT_EQ(e.key(), key) << e.what();
+    EXPECT_EQ(e.value(), value) << e.what();
+    EXPECT_NE(e.rule().find(rule), std::string::npos) << e.what();
+  };
+  // The key the rule names, given by --set (check_cluster_size: 2^20 GPUs at most).
+  expect({"cluster.nodes=3000000"}, "cluster.nodes", "3000000", "trainsim simulates at most 1048576");
+  expect({"parallel.dp=3"}, "parallel.dp", "3", "must equal the cluster's GPUs");
+  // A derived dp: the --set that sized the cluster or the split (24 or 64 GPUs over tp*pp = 32, 24).
+  expect({"cluster.nodes=3"}, "cluster.nodes", "3", "parallel.dp (derived): cannot derive dp: the cluster's 24 GPUs");
+  expect({"parallel.pp=3"}, "parallel.pp", "3", "parallel.dp (derived): cannot derive dp");
+  // A file's key checked against the --set one the rule names.
+  expect({"model.heads=7"}, "model.heads", "7",
+         "with model.hidden = '8192' (" + path + "): must be divisible by model.heads = 7");
+  expect({"variations.neighbour=/nonexistent/n.ini"}, "variations.neighbour", "/nonexistent/n.ini",
+         "must name a scenario file");
+  // The file's own values still name the file.
+  const std::string broken = testing::write_temp_file(
+      "set_origin_file.ini", "[model]\npreset = llama3-70b\n[parallel]\ntp = 8\npp = 3\n[cluster]\nnodes = 8\n");
+  const InputError e = refusal(broken, {"training.micro_batch=2"});
+  EXPECT_EQ(e.file(), broken) << e.what();
+  EXPECT_EQ(e.key(), "parallel.dp") << e.what();
 }
 
 }  // namespace

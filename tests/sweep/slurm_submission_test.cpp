@@ -172,6 +172,40 @@ TEST(SlurmSubmission, ARefusedMergeIsShownAndSaysHowToMerge) {
   EXPECT_NE(status.out.find("trainsim sweep --merge " + dir), std::string::npos) << status.out;
 }
 
+// An sbatch that exits 0 yet prints no job id (nothing, or a site wrapper's sentence) gave an
+// "internal error"; it is one line saying so, quoting what it printed, exit 1, recorded for
+// --status, and the merge is not submitted without an array job to wait on.
+TEST(SlurmSubmission, AnSbatchThatPrintsNoJobIdIsSaidNotAnInternalError) {
+  const std::string root = testing::fresh_dir("slurm_no_job_id");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "it printed nothing on standard output"},
+      {"Submitted batch job 1001\n\n", "it printed 'Submitted batch job 1001'"},
+      {"   \n", "it printed nothing on standard output"},
+  };
+  int n = 0;
+  for (const auto& [printed, said] : cases) {
+    SCOPED_TRACE(printed);
+    const std::string stub = root + "/stub" + std::to_string(++n);
+    const std::string dir = root + "/out" + std::to_string(n);
+    fs::create_directories(stub);
+    std::ofstream(stub + "/sbatch") << "#!/bin/sh\necho called >> '" << stub << "/calls'\nprintf '" << printed << "'\n";
+    fs::permissions(stub + "/sbatch", fs::perms::owner_all, fs::perm_options::replace);
+    const auto w = testing::run_trainsim_after("PATH='" + stub + "':\"$PATH\" exec ",
+                                               {"sweep", two_point_sweep(), "--slurm", "--out", dir});
+    EXPECT_EQ(w.exit_code, 1) << w.err;
+    EXPECT_EQ(std::count(w.err.begin(), w.err.end(), '\n'), 1) << w.err;
+    EXPECT_EQ(w.err.find("internal error"), std::string::npos) << w.err;
+    EXPECT_NE(w.err.find("nothing submitted: sbatch --parsable " + dir + "/sweep.sbatch gave no job id (exit status 0; " +
+                         said + ")"),
+              std::string::npos)
+        << w.err;
+    EXPECT_EQ(sweep::read_file_or_empty(stub + "/calls"), "called\n");  // no merge without its array
+    const auto status = testing::run_trainsim({"sweep", "--status", dir});
+    EXPECT_EQ(status.exit_code, 1);
+    EXPECT_NE(status.out.find("gave no job id"), std::string::npos) << status.out;
+  }
+}
+
 TEST(SlurmSubmission, BadOptionsAreRefusedBeforeAnythingIsWrittenOrSubmitted) {
   const std::string root = testing::fresh_dir("slurm_bad_options");
   const testing::StubSbatch stub(root + "/stub");

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <csignal>
 #include <filesystem>
 #include <map>
@@ -205,6 +207,30 @@ TEST(SweepCli, TraceWritesOneHdf5TracePerPoint) {
   EXPECT_EQ(without_trace_column(text), without_trace_column(csv(plain)));
   // Points computed without a trace are redone when --trace is asked for.
   EXPECT_NE(run_trainsim({"sweep", sweep, "--trace", "--out", plain}).out.find("0 already done"), std::string::npos);
+}
+
+// A trace that cannot be written (the disk full: a trace name linked to /dev/full) is a failed
+// point, exit 1, computed again by the next run; it was "skipped", as if the point were
+// invalid, and the sweep ended 0 with the trace lost.
+TEST(SweepCli, ATraceThatCannotBeWrittenFailsThePoint) {
+  const std::string sweep = tiny_sweep("training.micro_batch = 1,2\n");
+  const std::string dir = fresh_dir("trace-full");
+  ASSERT_EQ(run_trainsim({"sweep", sweep, "--trace", "--jobs", "1", "--out", dir}).exit_code, 0);
+  fs::remove(dir + "/points/000000.json");
+  fs::remove(dir + "/traces/000000.h5");
+  fs::create_symlink("/dev/full", dir + "/traces/000000.h5");
+  const auto r = run_trainsim({"sweep", sweep, "--trace", "--jobs", "1", "--out", dir});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("1 ok, 0 skipped, 1 failed"), std::string::npos) << r.out;
+  const std::string text = csv(dir);
+  EXPECT_NE(text.find(",failed,trainsim run exited with status 2: cannot write " + dir + "/traces/000000.h5: " +
+                      std::strerror(ENOSPC)),
+            std::string::npos)
+      << text;
+  fs::remove(dir + "/traces/000000.h5");
+  const auto again = run_trainsim({"sweep", sweep, "--trace", "--jobs", "1", "--out", dir});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("2 points to compute, 1 already done"), std::string::npos) << again.out;
 }
 
 // The shipped neighbour sweep: the neighbour job's step in its own columns, empty where the
