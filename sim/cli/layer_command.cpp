@@ -246,7 +246,7 @@ std::string host_table(const std::vector<PassSegments>& passes, HostLaunchCost h
       << "kernels run in launch order, each once launched; a pass with host syncs runs from a sync to the same\n"
          "sync of the next layer, one without at the later of its GPU and host times\n";
   if (!graphs.none())
-    out << "CUDA graphs: " << graph_scopes_text(graphs) << " (training.cuda_graphs): one dispatch per graph\n";
+    out << "CUDA graphs: " << graph_scopes_text(graphs) << " (training.cuda_graphs): one replay per layer pass\n";
   std::snprintf(line, sizeof line, "%-10s %-28s %5s %8s %11s %11s %11s %11s %11s\n", "pass", "segment from", "ops",
                 "kernels", "GPU (us)", "host (us)", "GPU waits", "host waits", "time (us)");
   out << line;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/cuda_graphs.hpp"
+#include "models/graph_replay.hpp"
 #include "sim/step/module_host_call.hpp"
 #include "sim/step/stage_costs.hpp"
 
@@ -82,13 +83,17 @@ double host_seconds(const Op& op, HostLaunchCost host) {
 double graph_host_seconds(const std::vector<Op>& ops, std::size_t i, HostLaunchCost host) {
   const Op& op = ops[i];
   if (op.graph_scope < 0) return host_seconds(op, host);
-  // One dispatch launches the graph at its first op; the rest of it costs the host nothing.
-  const bool continues = i > 0 && ops[i - 1].graph_scope == op.graph_scope;
+  if (!(host.op_s > 0)) return 0.0;
   // A per-layer graph's autograd function still hands each weight's gradient back to the
   // engine; a full-iteration graph replays the whole backward with no autograd on the host
   // (Megatron-LM full_cuda_graph.py, FullCudaGraphWrapper captures forward_backward_func).
   const bool autograd = op.graph_scope != static_cast<int>(GraphScope::full_iteration);
-  return (continues || !(host.op_s > 0) ? 0.0 : host.op_s) + (autograd ? weight_gradient_seconds(op, host) : 0.0);
+  const double weights_s = autograd ? weight_gradient_seconds(op, host) : 0.0;
+  // The rest of a graph costs the host nothing: its first op's replay launched it.
+  if (continues_graph(ops, i)) return weights_s;
+  if (!autograd) return host.op_s + weights_s;
+  // A per-layer graph's replay (host_bound_pass.hpp) and its copies into the static buffers.
+  return host.module_factor * host.op_s + graph_replay_copies(ops, i) * host.op_s + weights_s;
 }
 
 namespace {

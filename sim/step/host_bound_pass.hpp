@@ -84,9 +84,20 @@ double kernel_launch_seconds(const Op& op, int k, HostLaunchCost host);
 double host_seconds(const Op& op, HostLaunchCost host);
 
 /// Host seconds to dispatch `ops[i]` (one layer's pass, in launch order): host_seconds, or
-/// under a CUDA graph (Op::graph_scope) one dispatch at the graph's first op and nothing for
-/// the ops after it in the same graph (a stated assumption: a graph replay costs the host one
-/// op's dispatch, the module's Python call included).
+/// under a CUDA graph (Op::graph_scope) the replay at the graph's first op and nothing for the
+/// ops after it in the same graph (models/cuda_graphs.hpp, continues_graph: a layer's per-layer
+/// scopes are one graph), each weight's gradient handed back apart. A full-iteration graph: one
+/// op's dispatch per layer pass. A per-layer graph's replay is a Transformer Engine module call,
+/// module_factor x op_s: Megatron-Core's _te_cuda_graph_replay (transformer_layer.py and
+/// module.py @ d48bd6be: the replay arguments, a manual forward hook per captured module with
+/// parameters) calls TE's graphed callable (graph.py @ v2.14: new_fwd, functionalized, then
+/// Graphed.apply over the user inputs and every parameter of the layer, and in the backward
+/// Graphed.backward's Python), the path of a TE module's forward (its autograd function over
+/// its weights) and backward, whose host time over a torch op's NVIDIA/TransformerEngine#2053
+/// measures (a stated rule: no replay's host time is measured). Before it, one framework op per
+/// tensor it copies into the graph's static buffers (models/cuda_graphs.hpp,
+/// graph_replay_copies); the copies' GPU time (an activation read and written, tens of us) is
+/// left out.
 double graph_host_seconds(const std::vector<Op>& ops, std::size_t i, HostLaunchCost host);
 
 /// One stretch of a pass between host syncs, as the host and the GPU spend it.

@@ -179,17 +179,37 @@ TEST(HostBoundPass, TheScenarioSetsTheHostCostsOrTheHostTypeDoes) {
   EXPECT_DOUBLE_EQ(host_seconds(op("g", 0, 16), HostLaunchCost{}), 0.0);
 }
 
-TEST(HostBoundPass, AGraphCostsTheHostOneDispatch) {
+// A graph's replay costs the host a Transformer Engine module call (module_factor x op_s) and
+// one framework op per tensor it copies into its static buffers (models/graph_replay.hpp): in
+// the forward the layer's input. Adjacent per-layer scopes are one graph; an eager op between
+// two captured ones makes two replays.
+TEST(HostBoundPass, AGraphCostsTheHostOneReplay) {
   const GivenTimes gpu;
-  // 16 grouped GEMMs and an activation, 90 us on the GPU: 17 launches eagerly; captured in
-  // one graph (Op::graph_scope), one dispatch; in two graphs, two.
+  // 16 grouped GEMMs and an activation, 90 us on the GPU: 17 launches eagerly; captured, one
+  // replay: 30 us x (module factor 1 + 1 copy).
   std::vector<Op> ops{op("experts.up", 80 * k_us, 16), op("act", 10 * k_us, 1)};
   EXPECT_NEAR(host_segments(ops, gpu, 1.0, k_host)[0].host_s, 17 * 30 * k_us, 1e-12);
   ops[0].graph_scope = ops[1].graph_scope = 2;
-  EXPECT_NEAR(host_segments(ops, gpu, 1.0, k_host)[0].host_s, 30 * k_us, 1e-12);
-  EXPECT_DOUBLE_EQ(host_bound_excess_s(ops, gpu, 1.0, k_host), 0.0);
-  ops[1].graph_scope = 3;
   EXPECT_NEAR(host_segments(ops, gpu, 1.0, k_host)[0].host_s, 2 * 30 * k_us, 1e-12);
+  EXPECT_DOUBLE_EQ(host_bound_excess_s(ops, gpu, 1.0, k_host), 0.0);
+  ops[1].graph_scope = 3;  // another per-layer scope of the same layer: the same graph
+  EXPECT_NEAR(host_segments(ops, gpu, 1.0, k_host)[0].host_s, 2 * 30 * k_us, 1e-12);
+  EXPECT_DOUBLE_EQ(graph_host_seconds(ops, 1, k_host), 0.0);
+  // An eager op between: two replays.
+  ops.insert(ops.begin() + 1, op("eager", 0, 1));
+  EXPECT_NEAR(host_segments(ops, gpu, 1.0, k_host)[0].host_s, (2 + 1 + 2) * 30 * k_us, 1e-12);
+  // The module factor prices the replay's call; a backward graph ending at the router copies
+  // back three gradients (hidden states, probabilities, residual).
+  HostLaunchCost host = k_host;
+  host.module_factor = 2.5;
+  std::vector<Op> bwd{op("router.dgrad", 0, 1), op("mlp.norm.bwd", 0, 1), op("attention.bwd", 0, 1)};
+  for (Op& o : bwd) o.pass = OpPass::backward;
+  bwd[0].graph_scope = bwd[1].graph_scope = static_cast<int>(GraphScope::moe_router);
+  bwd[2].graph_scope = static_cast<int>(GraphScope::attn);
+  EXPECT_NEAR(graph_host_seconds(bwd, 0, host), (2.5 + 3) * 30 * k_us, 1e-15);
+  EXPECT_DOUBLE_EQ(graph_host_seconds(bwd, 2, host), 0.0);
+  bwd[0].graph_scope = bwd[1].graph_scope = static_cast<int>(GraphScope::attn);  // attention only: one
+  EXPECT_NEAR(graph_host_seconds(bwd, 0, host), (2.5 + 1) * 30 * k_us, 1e-15);
   EXPECT_DOUBLE_EQ(graph_host_seconds(ops, 0, HostLaunchCost{}), 0.0);
 }
 
@@ -210,8 +230,8 @@ TEST(HostBoundPass, ACollectiveCallCostsTheHostBeforeTheNextOp) {
   std::vector<Op> ops{op("attention", 1e-3, 1), op("moe.permute", 1e-3, 1, true)};
   ops[1].collective_calls = 1;
   EXPECT_NEAR(host_bound_excess_s(ops, gpu, 1.0, host), (30 + 90 + 30) * k_us, 1e-12);
-  ops[1].graph_scope = 1;  // captured with its op: one dispatch
-  EXPECT_NEAR(graph_host_seconds(ops, 1, host), 30 * k_us, 1e-15);
+  ops[1].graph_scope = 1;  // captured: the graph's replay and its input's copy, no collective
+  EXPECT_NEAR(graph_host_seconds(ops, 1, host), (30 + 30) * k_us, 1e-15);
   EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86, 1.0).collective_s, 87.5e-6);
   EXPECT_NEAR(host_cost(HostCpu::grace, 1.0).collective_s, 87.5e-6 * 37.08 / 13.48, 1e-12);
   TrainingSpec t;
@@ -250,10 +270,12 @@ TEST(HostBoundPass, EachWeightsGradientCostsTheHostItsAccumulation) {
   EXPECT_DOUBLE_EQ(weight_gradient_seconds(accumulate, host), 0.0);
   EXPECT_DOUBLE_EQ(weight_gradient_seconds(without, host), 0.0);
   EXPECT_DOUBLE_EQ(weight_gradient_seconds(wgrad, HostLaunchCost{}), 0.0);
-  // Replayed in a graph, the graph's dispatch and the weights still.
+  // Replayed in a backward graph of the attention, its replay, the one gradient it copies in
+  // and the weights still.
   std::vector<Op> graphed{wgrad};
-  graphed[0].graph_scope = 1;
-  EXPECT_NEAR(graph_host_seconds(graphed, 0, host), (30 + 160) * k_us, 1e-15);
+  graphed[0].pass = OpPass::backward;
+  graphed[0].graph_scope = static_cast<int>(GraphScope::attn);
+  EXPECT_NEAR(graph_host_seconds(graphed, 0, host), (30 + 30 + 160) * k_us, 1e-15);
   // A full-iteration graph replays the backward without autograd: its dispatch only.
   graphed[0].graph_scope = static_cast<int>(GraphScope::full_iteration);
   EXPECT_NEAR(graph_host_seconds(graphed, 0, host), 30 * k_us, 1e-15);
