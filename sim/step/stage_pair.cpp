@@ -219,6 +219,11 @@ void StagePair::run(std::array<PairChain, 2>& chains) {
         chains[comms[next_comm].chain].leads_done <= comms[next_comm].group)
       return;
     item = comms[next_comm++];
+    // Whatever starts below starts at the actor's time: its compute's lazy sleeps run first
+    // (lazy_clock.hpp). Called right after a piece (the delayed weight gradients' lead) they
+    // may not have run, and a timer or the combine node's kernels started on the engine's
+    // clock would start that long early, and end early beside the compute after them.
+    s_.clock.settle();
     if (item.collective == nullptr) {  // the combine node's kernels, in stream order
       simulated = false;
       CommPlan kernels;
