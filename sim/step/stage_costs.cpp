@@ -22,6 +22,7 @@
 #include "sim/step/fp8_param_gather.hpp"
 #include "sim/step/host_bound_pair.hpp"
 #include "sim/step/host_bound_pass.hpp"
+#include "sim/step/moe_layer_split.hpp"
 #include "sim/step/nccl_overlap.hpp"
 #include "sim/step/tp_overlap_slots.hpp"
 
@@ -216,70 +217,6 @@ struct KindOps {
   /// An MoE layer's forward and backward cut at its token all-to-alls (one layer).
   MoeLayerSplit forward_moe, backward_moe;
 };
-
-double pass_seconds(const std::vector<Op>& ops, const ComputeModel& compute, double load) {
-  PassCost cost;
-  add_ops(ops, compute, 1, load, cost);
-  return cost.compute_s;
-}
-
-// An MoE layer's pass `ops` cut at its experts (the first and last experts.* op: the token
-// all-to-alls fall on either side of them, models/layer_workload.cpp), the host's wait
-// `host_s` shared over the three parts in proportion; and each part beside a pair's collective
-// moving `comm_hbm_bytes` through the GPU's HBM (ep_overlap_cost.hpp).
-MoeLayerSplit moe_layer_split(const std::vector<Op>& ops, const ComputeModel& compute, double load, double host_s,
-                              const Scenario& s, double comm_hbm_bytes) {
-  MoeLayerSplit split;
-  split.layers = 1;
-  const auto is_expert = [](const Op& op) { return op.name.rfind("experts.", 0) == 0; };
-  const auto first = std::find_if(ops.begin(), ops.end(), is_expert);
-  const auto last = std::find_if(ops.rbegin(), ops.rend(), is_expert).base();
-  if (first == ops.end()) return split;
-  const std::vector<Op> head(ops.begin(), first), experts(first, last), tail(last, ops.end());
-  split.head_s = pass_seconds(head, compute, load);
-  split.experts_s = pass_seconds(experts, compute, load);
-  split.tail_s = pass_seconds(tail, compute, load);
-  std::vector<Op> wgrad;
-  std::copy_if(first, last, std::back_inserter(wgrad), [](const Op& op) { return op.weight_gradient; });
-  split.experts_wgrad_s = pass_seconds(wgrad, compute, load);
-  for (const bool across : {false, true}) {
-    const int taken = ep_overlap_sms(s, across);
-    const auto beside = [&](const std::vector<Op>& part, double alone) {
-      return alone > 0 ? beside_ep_s(part, compute, load, s.cluster.gpu, taken, comm_hbm_bytes) / alone : 1.0;
-    };
-    split.head_beside[across] = beside(head, split.head_s);
-    split.experts_beside[across] = beside(experts, split.experts_s);
-    split.tail_beside[across] = beside(tail, split.tail_s);
-  }
-  const double gpu = split.head_s + split.experts_s + split.tail_s;
-  const double scale = gpu > 0 ? (gpu + host_s) / gpu : 1.0;
-  for (double* v : {&split.head_s, &split.experts_s, &split.tail_s, &split.experts_wgrad_s}) *v *= scale;
-  return split;
-}
-
-// `count` more layers of `add` in the mean layer `into` (the ratios beside a collective
-// weighted by the parts' seconds).
-void add_moe_layers(MoeLayerSplit& into, const MoeLayerSplit& add, int count) {
-  const int layers = into.layers + count;
-  if (layers == 0) return;
-  const auto mean = [&](double a, double b) { return (a * into.layers + b * count) / layers; };
-  const auto ratio = [&](double a, double a_s, double b, double b_s) {
-    const double total = a_s * into.layers + b_s * count;
-    return total > 0 ? (a * a_s * into.layers + b * b_s * count) / total : 1.0;
-  };
-  MoeLayerSplit sum{layers,
-                    mean(into.head_s, add.head_s),
-                    mean(into.experts_s, add.experts_s),
-                    mean(into.tail_s, add.tail_s),
-                    mean(into.experts_wgrad_s, add.experts_wgrad_s),
-                    mean(into.paired_host_s, add.paired_host_s)};
-  for (size_t i = 0; i < 2; ++i) {
-    sum.head_beside[i] = ratio(into.head_beside[i], into.head_s, add.head_beside[i], add.head_s);
-    sum.experts_beside[i] = ratio(into.experts_beside[i], into.experts_s, add.experts_beside[i], add.experts_s);
-    sum.tail_beside[i] = ratio(into.tail_beside[i], into.tail_s, add.tail_beside[i], add.tail_s);
-  }
-  into = sum;
-}
 
 KindOps kind_ops(const ModelSpec& layer, bool bf16_linears, const Scenario& s, const ComputeModel& compute, double load,
                  bool defer) {

@@ -56,6 +56,9 @@ struct MoeLayerSplit {
   /// (ep_overlap_cost.hpp: the SMs the dispatcher's kernels hold, the HBM its bytes share),
   /// with the expert group inside one NVLink domain [0] or across domains [1].
   std::array<double, 2> head_beside{1.0, 1.0}, experts_beside{1.0, 1.0}, tail_beside{1.0, 1.0};
+  /// Each part's mean rest of its kernel in progress: what a collective's kernel launched on
+  /// the pair's communication stream beside it waits for SMs (moe_layer_split.hpp).
+  double head_kernel_s = 0, experts_kernel_s = 0, tail_kernel_s = 0;
 };
 
 /// One micro-batch through one model chunk, one pass, on one GPU.

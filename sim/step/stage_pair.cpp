@@ -69,10 +69,11 @@ PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pa
   const double other_s = std::max(0.0, pass.compute_s + pass.hideable_host_s - moe_s);
   const bool forward = t.pass == TaskPass::forward;
   const double held = forward || !delay_wgrad_compute ? 0.0 : m.experts_wgrad_s;
-  const auto piece = [&](double s, double hold, const std::array<double, 2>& beside) {
+  const auto piece = [&](double s, double hold, const std::array<double, 2>& beside, double kernel_s) {
     chain.pieces.push_back(s);
     chain.held.push_back(hold);
     chain.beside.push_back(beside);
+    chain.kernel_s.push_back(kernel_s);
   };
   const auto group = [&](const std::vector<const GroupCollective*>& g, double before, double after) {
     chain.groups.push_back(g);
@@ -83,23 +84,24 @@ PairChain pair_chain(const char* kind, const PipelineTask& t, const PassCost& pa
   dispatch.push_back(tokens);
   dispatch.insert(dispatch.end(), others.begin(), others.end());
   const std::vector<const GroupCollective*> combine{tokens};
+  // The pass's other compute (output layer, loss) is taken at its neighbouring part's kernels.
   if (layers == 0) {
-    piece(other_s, 0.0, m.tail_beside);
+    piece(other_s, 0.0, m.tail_beside, m.tail_kernel_s);
   } else if (forward) {
-    piece(m.head_s, 0.0, m.head_beside);
+    piece(m.head_s, 0.0, m.head_beside, m.head_kernel_s);
     for (int l = 0; l < layers; ++l) {
       group(dispatch, 0.0, 0.0);
-      piece(m.experts_s, 0.0, m.experts_beside);
+      piece(m.experts_s, 0.0, m.experts_beside, m.experts_kernel_s);
       group(combine, 0.0, m.tail_s);  // the unpermutation and residual after the combine
-      piece(l + 1 < layers ? m.head_s : other_s, 0.0, m.head_beside);
+      piece(l + 1 < layers ? m.head_s : other_s, 0.0, m.head_beside, m.head_kernel_s);
     }
   } else {
-    piece(other_s, 0.0, m.tail_beside);
+    piece(other_s, 0.0, m.tail_beside, m.tail_kernel_s);
     for (int l = 0; l < layers; ++l) {
       group(combine, m.head_s, 0.0);  // their gradients before the combine's
-      piece(m.experts_s, held, m.experts_beside);
+      piece(m.experts_s, held, m.experts_beside, m.experts_kernel_s);
       group(dispatch, 0.0, 0.0);
-      piece(m.tail_s, 0.0, m.tail_beside);
+      piece(m.tail_s, 0.0, m.tail_beside, m.tail_kernel_s);
     }
   }
   // TP collectives overlapped with GEMMs run those GEMMs beside them (LayerCollectives::run): the
@@ -182,8 +184,10 @@ void StagePair::run(std::array<PairChain, 2>& chains) {
   std::optional<CommActivity> running;
   CommItem item{};
   // The piece's slowdown beside a collective; beside the combine node's kernels none, their
-  // seconds already charged to it (share_comm_kernels).
+  // seconds already charged to it (share_comm_kernels), nor beside a wait for SMs.
   double piece_slowdown = 0;
+  double kernel_in_progress_s = 0;  // the running piece's (PairChain::kernel_s); 0 between pieces
+  bool waited_for_sms = false;      // the next collective has waited for them
   const auto slow_beside = [&] {
     compute_.set_pair_slowdown(running && item.collective == nullptr ? 0.0 : piece_slowdown);
   };
@@ -218,7 +222,35 @@ void StagePair::run(std::array<PairChain, 2>& chains) {
     if (running || asked_ || next_comm == comms.size() ||
         chains[comms[next_comm].chain].leads_done <= comms[next_comm].group)
       return;
+    // A collective's kernel that may start while a piece runs waits for the SMs its kernel in
+    // progress holds (moe_layer_split.hpp, kernel_in_progress_s): Megatron-Core creates the
+    // pair's communication stream at the compute stream's priority unless
+    // high_priority_a2a_comm_stream is set (pipeline_parallel/utils.py set_streams,
+    // transformer/transformer_config.py @ d98e8a64: False by default; Megatron-Bridge's
+    // performance scripts set it only with the CuTe DSL grouped MLP, scripts/performance/
+    // utils/overrides.py @ 067f987d). One that waited on a piece starts at its end, as the
+    // last kernel's blocks retire (0 in progress there). The compute beside the wait runs at
+    // its own speed.
+    if (comms[next_comm].collective != nullptr && kernel_in_progress_s > 0 && !waited_for_sms) {
+      waited_for_sms = true;
+      s_.clock.settle();
+      simulated = false;
+      item = {comms[next_comm].chain, comms[next_comm].group, nullptr, kernel_in_progress_s, false};
+      CommPlan wait;
+      wait.phases.resize(1);
+      wait.phases[0].latency_s = kernel_in_progress_s;
+      running = engine::start_plan(s_.w.platform, std::move(wait), "ep_sm_wait");
+      compute_.add_beside(*running);
+      slow_beside();
+      return;
+    }
+    waited_for_sms = false;
     item = comms[next_comm++];
+    // Whatever starts below starts at the actor's time: its compute's lazy sleeps run first
+    // (lazy_clock.hpp). Called right after a piece (the delayed weight gradients' lead) they
+    // may not have run, and a timer or the combine node's kernels started on the engine's
+    // clock would start that long early, and end early beside the compute after them.
+    s_.clock.settle();
     if (item.collective == nullptr) {  // the combine node's kernels, in stream order
       simulated = false;
       CommPlan kernels;
@@ -264,11 +296,15 @@ void StagePair::run(std::array<PairChain, 2>& chains) {
                            ? chain.beside[piece][layers_.ep_across_domains() ? 1 : 0] - 1.0
                            : layers_.ep_overlap_slowdown();
       slow_beside();
+      kernel_in_progress_s = chain.kernel_s[piece];
       chain.compute_s += compute_.compute(chain.pieces[piece] - chain.held[piece]);
+      kernel_in_progress_s = 0;
       ++chain.leads_done;
       if (chain.held[piece] > 0) {  // the weight gradients beside the dispatch gradient
         advance();
+        kernel_in_progress_s = chain.kernel_s[piece];
         chain.compute_s += compute_.compute(chain.held[piece]);
+        kernel_in_progress_s = 0;
       }
       if (piece + 1 == chain.pieces.size())
         while (compute_.slot_pending()) chain.compute_s += compute_.play_layer_slot();

@@ -30,6 +30,8 @@ struct PairChain {
   /// Per piece, its seconds beside a collective over its seconds alone, with the expert group
   /// inside one NVLink domain [0] or across domains [1] (MoeLayerSplit's *_beside).
   std::vector<std::array<double, 2>> beside;
+  /// Per piece, the mean rest of its kernel in progress (MoeLayerSplit::*_kernel_s).
+  std::vector<double> kernel_s;
   std::vector<std::vector<const GroupCollective*>> groups;
   std::vector<double> comm_before, comm_after;  ///< per group: compute on the communication stream
   std::optional<LayerSlots> tp;                 ///< its TP collectives, played inside its pieces

@@ -174,17 +174,23 @@ TEST(MoeA2aOverlap, DelayedWeightGradientsRunBesideTheDispatchGradient) {
   Settings delayed = on;
   delayed.emplace_back("parallel.delay_wgrad_compute", "true");
   // EP 16 over two nodes: all-to-alls longer than the compute beside them. The host at the
-  // A100 trace's costs (training.host_stack_factor 1): at the fitted 2.3x the reduced
-  // simulation's step comes out 1.1 ms (0.5 %) short of the full one's here.
-  const Settings across = testing::merged(
-      small_qwen("1"), {{"parallel.ep", "16"}, {"cluster.nodes", "2"}, {"training.host_stack_factor", "1"}});
-  const Scenario s = scenario(across, delayed);
-  const std::vector<double> a = step_of(scenario(across, on), true);
-  const std::vector<double> b = step_of(s, true);
-  EXPECT_LE(b[3], a[3] * (1 + 1e-12));                          // no more of the all-to-alls exposed
-  EXPECT_NEAR(b[1] + b[2], a[1] + a[2], 0.05 * (a[1] + a[2]));  // the same compute, slowed beside more
-  const std::vector<double> full = step_of(s, false);
-  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(full[i], b[i], 1e-9 * b[0]) << "field " << i;
+  // A100 trace's costs (training.host_stack_factor 1) and at the fitted 2.3x, where the
+  // pair's host waits lengthen the pieces: the reduced simulation's timer for the dispatch
+  // gradient, started right after the weight gradients' lead, once started at the engine's
+  // clock before the actor's lazy sleeps had run, 0.6 ms early (1.1 ms, 0.5 % of the step
+  // short of --full); stage_pair.cpp settles the clock first.
+  for (const char* factor : {"1", "2.3"}) {
+    const Settings across = testing::merged(
+        small_qwen("1"), {{"parallel.ep", "16"}, {"cluster.nodes", "2"}, {"training.host_stack_factor", factor}});
+    const Scenario s = scenario(across, delayed);
+    const std::vector<double> a = step_of(scenario(across, on), true);
+    const std::vector<double> b = step_of(s, true);
+    EXPECT_LE(b[3], a[3] * (1 + 1e-12)) << "factor " << factor;  // no more of the all-to-alls exposed
+    // The same compute, slowed beside more.
+    EXPECT_NEAR(b[1] + b[2], a[1] + a[2], 0.05 * (a[1] + a[2])) << "factor " << factor;
+    const std::vector<double> full = step_of(s, false);
+    for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(full[i], b[i], 1e-9 * b[0]) << "factor " << factor << " field " << i;
+  }
 }
 
 // What compute beside a pair's collective loses: the dispatcher's SMs of an H100's 132

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -179,8 +180,9 @@ const testing::Settings k_pair{{"model.preset", "qwen3-30b-a3b"},
 
 // Runs stage 0's first chunk: micro-batch 0's backward paired with micro-batch 1's forward,
 // keeping every activity record; `measure(context, records, chains)` reads them after the pair.
+// `kernel_s` >= 0: every piece's kernel in progress (PairChain::kernel_s) set to it.
 template <class Measure>
-std::vector<double> run_pair(const Scenario& scenario, Measure measure) {
+std::vector<double> run_pair(const Scenario& scenario, Measure measure, double kernel_s = -1) {
   testing::KeptRecords records;
   StepOptions options;
   options.observer = &records;
@@ -194,6 +196,8 @@ std::vector<double> run_pair(const Scenario& scenario, Measure measure) {
         const ChunkCosts& c = context.costs.chunks[0];
         std::array<PairChain, 2> chains{pair_chain("backward", backward, c.backward, false),
                                         pair_chain("forward", forward, c.forward, false)};
+        if (kernel_s >= 0)
+          for (PairChain& chain : chains) std::fill(chain.kernel_s.begin(), chain.kernel_s.end(), kernel_s);
         pair.run(chains);
         return measure(context, records.records, chains);
       },
@@ -317,6 +321,42 @@ TEST(StagePair, EachNodeWaitsForItsPassesNodeBeforeIt) {
   EXPECT_LE(out[0], 1e-12);
   EXPECT_EQ(out[1], 32.0);  // 8 groups a pass (4 layers), 2 checks each
   EXPECT_EQ(out[2], 1.0);   // the backward's piece first
+}
+
+// The communication stream at the compute stream's priority (Megatron-Core's default): a
+// collective that may start while a piece runs (its item before it ended there) waits for the
+// piece's kernel in progress; one that waited on a piece starts at its end. The alltoall
+// dispatcher's forward dispatch is three collectives (counts, tokens, probabilities) one after
+// another: with 1 ms of kernel in progress some start 1 ms after the one before, none later,
+// and with none they follow at once.
+TEST(StagePair, ACollectiveStartingBesideAPieceWaitsForItsKernelInProgress) {
+  const auto gaps = [](double kernel_s) {
+    return run_pair(
+        testing::scenario(k_pair),
+        [&](StageContext&, const std::vector<ActivityRecord>& records, std::array<PairChain, 2>&) {
+          std::vector<const ActivityRecord*> comm;
+          for (const ActivityRecord& r : records)
+            if (r.stream != ActivityStream::compute) comm.push_back(&r);
+          double waited = 0, longest = 0, shortest = 1.0;
+          for (size_t i = 1; i < comm.size(); ++i) {
+            const double gap = comm[i]->start_s - comm[i - 1]->end_s;
+            if (comm[i]->microbatch != comm[i - 1]->microbatch) continue;  // another group
+            if (std::abs(gap - 1e-3) < 1e-9) ++waited;
+            longest = std::max(longest, gap);
+            shortest = std::min(shortest, gap);
+          }
+          return std::vector<double>{waited, longest, shortest};
+        },
+        kernel_s);
+  };
+  const std::vector<double> with = gaps(1e-3);
+  ASSERT_EQ(with.size(), 3u);
+  EXPECT_GT(with[0], 0.0);
+  EXPECT_LE(with[1], 1e-3 + 1e-9);
+  EXPECT_GE(with[2], -1e-12);
+  const std::vector<double> without = gaps(0.0);
+  ASSERT_EQ(without.size(), 3u);
+  EXPECT_EQ(without[0], 0.0);
 }
 
 }  // namespace
