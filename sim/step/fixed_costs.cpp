@@ -8,6 +8,7 @@
 #include "sim/step/fp8_param_gather.hpp"
 #include "sim/step/host_bound_pass.hpp"
 #include "sim/step/step_logging.hpp"
+#include "topologies/host_cost.hpp"
 
 namespace trainsim {
 
@@ -41,8 +42,12 @@ double grad_norm_allreduce_s(const Scenario& s) {
 double host_after_norm_s(const Scenario& s, int layers, double gradient_bytes, double optimizer_s) {
   const HostLaunchCost host = host_launch_cost(s.training, s.cluster.host);
   const int ops = host_ops_after_norm(s, layers, gradient_buckets(s, gradient_bytes));
-  // fp8_param_gather's amax all-reduce is a c10d call (fp8_param_gather.hpp).
-  const double collective_s = gathers_fp8_parameters(s) ? host.collective_s : 0.0;
+  // fp8_param_gather's amax all-reduce is a c10d call, and its cast loop takes three views of
+  // every fp8 weight of the stage (fp8_param_gather.hpp).
+  const double collective_s =
+      gathers_fp8_parameters(s)
+          ? host.collective_s + fp8_weight_loop_views(fp8_weight_tensors(layers)) * tensor_view_s(s.cluster.host)
+          : 0.0;
   if (!reads_step_metrics(s)) return std::max(0.0, ops * host.op_s + collective_s - optimizer_s);
   // The logger's first read at the end of the step waits for the optimizer's kernels
   // (step_logging.hpp): what the host dispatches before it hides behind them, what follows it
