@@ -56,6 +56,12 @@ constexpr double k_x86_collective_s = 87.5e-6;
 constexpr double k_x86_accumulate_grad_s = 9.0e-6;
 constexpr double k_grace_te_weight_gradient_s = (350e-6 + 200e-6) / 128.0;
 
+// A view or slice of a tensor from Python: indexing a 1-d CPU tensor (`x[0]`) takes 1.05 us
+// a call under %timeit on x86 (pytorch/pytorch#5388, the measurement); a trivial op
+// costs about 2 us, half of it Python's parsing (pytorch/pytorch#41383, a maintainer's
+// figure). No kernel, no allocation: the 1.05 us stands for a view, slice or .view(1).
+constexpr double k_x86_tensor_view_s = 1.05e-6;
+
 // The Megatron-Core / Transformer Engine stack's host time over the A100 trace's, on the
 // figures that come from that trace (k_x86's op and launch, k_x86_collective_s,
 // k_x86_accumulate_grad_s; Grace's follow at k_grace_over_x86 times x86's). Fitted, not
@@ -105,6 +111,10 @@ HostCost host_cost(HostCpu host, double stack_factor) {
           k_x86_gemm_setup_s,
           collective_s,
           accumulate_grad_s + k_grace_te_weight_gradient_s / k_grace_over_x86};
+}
+
+double tensor_view_s(HostCpu host) {
+  return host == HostCpu::grace ? k_x86_tensor_view_s * k_grace_over_x86 : k_x86_tensor_view_s;
 }
 
 HostCost host_cost(HostCpu host) {

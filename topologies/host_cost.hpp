@@ -31,6 +31,11 @@ struct HostCost {
   double weight_gradient_s = 0;
 };
 
+/// Host seconds of one Python view or slice of a tensor (no kernel, no allocation), as
+/// measured on x86 (host_cost.cpp) and on Grace at its ratio to x86; not scaled by the stack
+/// factor (a measured figure).
+double tensor_view_s(HostCpu host);
+
 /// The Megatron-Core / Transformer Engine stack's host time over the A100 PyTorch trace's that
 /// gives the x86 per-op, per-launch, per-collective and per-AccumulateGrad figures: the default
 /// of training.host_stack_factor (fitted, not measured: host_cost.cpp).

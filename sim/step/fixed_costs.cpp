@@ -7,6 +7,8 @@
 #include "sim/engine/nccl_latency.hpp"
 #include "sim/step/fp8_param_gather.hpp"
 #include "sim/step/host_bound_pass.hpp"
+#include "sim/step/step_logging.hpp"
+#include "topologies/host_cost.hpp"
 
 namespace trainsim {
 
@@ -39,10 +41,20 @@ double grad_norm_allreduce_s(const Scenario& s) {
 
 double host_after_norm_s(const Scenario& s, int layers, double gradient_bytes, double optimizer_s) {
   const HostLaunchCost host = host_launch_cost(s.training, s.cluster.host);
-  // fp8_param_gather's amax all-reduce is a c10d call (fp8_param_gather.hpp).
-  const double host_s = host_ops_after_norm(s, layers, gradient_buckets(s, gradient_bytes)) * host.op_s +
-                        (gathers_fp8_parameters(s) ? host.collective_s : 0.0);
-  return std::max(0.0, host_s - optimizer_s);
+  const int ops = host_ops_after_norm(s, layers, gradient_buckets(s, gradient_bytes));
+  // fp8_param_gather's amax all-reduce is a c10d call, and its cast loop takes three views of
+  // every fp8 weight of the stage (fp8_param_gather.hpp).
+  const double collective_s =
+      gathers_fp8_parameters(s)
+          ? host.collective_s + fp8_weight_loop_views(fp8_weight_tensors(layers)) * tensor_view_s(s.cluster.host)
+          : 0.0;
+  if (!reads_step_metrics(s)) return std::max(0.0, ops * host.op_s + collective_s - optimizer_s);
+  // The logger's first read at the end of the step waits for the optimizer's kernels
+  // (step_logging.hpp): what the host dispatches before it hides behind them, what follows it
+  // (the other reads, then the next step's ops: host_ops_after_step_read) does not.
+  const int after_read = host_ops_after_step_read(s);
+  const double before_read_s = (ops - after_read + logging_ops_before_read(s)) * host.op_s + collective_s;
+  return std::max(0.0, before_read_s - optimizer_s) + (after_read + logging_ops_after_read(s)) * host.op_s;
 }
 
 int parameter_tensors(int layers) {
@@ -56,9 +68,7 @@ int optimizer_shards(const Scenario& s) {
 }
 
 int host_ops_after_norm(const Scenario& s, int layers, int buckets) {
-  constexpr int k_adam_groups = 2;   // weight decay and none: one multi-tensor launch each
-  constexpr int k_buffer_resets = 1;  // the gradient buffer's zero_
-  constexpr int k_next_step = 1;      // the next step's graph replay or first op
+  constexpr int k_adam_groups = 2;  // weight decay and none: one multi-tensor launch each
   const ParallelSpec& p = s.parallel;
   const int tensors = parameter_tensors(layers);
   const int shards = optimizer_shards(s);
@@ -71,12 +81,18 @@ int host_ops_after_norm(const Scenario& s, int layers, int buckets) {
   // gathered before each unit's forward and backward instead (parameter_gathers.cpp), not
   // after the norm.
   const int gathers = (p.zero == 1 || p.zero == 2) && !p.overlap_param_gather ? buckets : 0;
+  return k_adam_groups + copies + gathers + host_ops_after_step_read(s);
+}
+
+int host_ops_after_step_read(const Scenario& s) {
+  constexpr int k_buffer_resets = 1;  // the gradient buffer's zero_
+  constexpr int k_next_step = 1;      // the next step's graph replay or first op
   // Under a full-iteration graph, the next step's batches copied into the graph's static
   // buffers before its replay, one copy per tensor (fixed_costs.hpp).
   constexpr int k_batch_tensors = 4;  // tokens, labels, loss_mask, position_ids
   const int batch_copies =
       s.training.cuda_graphs.has(GraphScope::full_iteration) ? k_batch_tensors * std::max(1, s.training.grad_accum) : 0;
-  return k_adam_groups + copies + gathers + k_buffer_resets + batch_copies + k_next_step;
+  return k_buffer_resets + batch_copies + k_next_step;
 }
 
 int gradient_buckets(const Scenario& s, double gradient_bytes) {

@@ -49,7 +49,10 @@
 // - host_before_norm (of optimizer): where the framework reads the loss on the host before the
 //   optimizer step (training.loss_host_sync, NeMo 2), the GPU idles from the end of the
 //   backward until the host has dispatched the loss's reduction and the optimizer's work up to
-//   the norm's all-reduce (sim/step/loss_host_sync.hpp).
+//   the norm's all-reduce (sim/step/loss_host_sync.hpp). That framework also logs the step's
+//   metrics and reads them on the host at the step's end (sim/step/step_logging.hpp): its calls
+//   are charged in these two windows, and the ops after the read are not hidden behind the
+//   optimizer's kernels.
 
 #include "sim/scenario/scenario.hpp"
 #include "sim/step/fixed_cost_parts.hpp"
@@ -84,6 +87,11 @@ double host_after_norm_s(const Scenario& scenario, int layers, double gradient_b
 /// first launch, for a stage of `layers` transformer layers whose gradients fill `buckets`
 /// buckets.
 int host_ops_after_norm(const Scenario& scenario, int layers, int buckets);
+
+/// The ops of host_ops_after_norm that come after the step's end, where the logger reads the
+/// step's metrics (sim/step/step_logging.hpp): the gradient buffers' reset, the static batch
+/// copies under a full-iteration graph and the next step's first launch.
+int host_ops_after_step_read(const Scenario& scenario);
 
 /// The parameter tensors of a stage of `layers` transformer layers, as the host's per-tensor
 /// loops count them: six a dense layer under Transformer Engine, and the embedding, output

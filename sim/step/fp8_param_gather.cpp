@@ -69,6 +69,14 @@ double fp8_param_amax_allreduce_s(const Scenario& s, int tensors) {
                            domains > 1 ? c.nic_bandwidth_Bps : c.nvlink_bandwidth_Bps);
 }
 
+int fp8_weight_loop_views(int fp8_tensors) {
+  // utils.py _cast_master_weights_to_fp8_current_scaling: packed_amaxes[i : i + 1],
+  // quantizer.scale.view(1), model_weight._scale_inv.view(1) (delayed scaling: amax, scale,
+  // scale_inv .view(1)), for every weight (fp8_param_gather.hpp).
+  constexpr int k_views_per_weight = 3;
+  return k_views_per_weight * std::max(0, fp8_tensors);
+}
+
 int fp8_param_gather_host_ops(int shard_tensor_count) {
   constexpr int k_zeros = 2;         // the overflow flag and the packed amaxes
   constexpr int k_scale_update = 1;  // multi_tensor_compute_scale_and_scale_inv

@@ -27,9 +27,13 @@
 // Only the dense layers' four linear weights (QKV, projection, fc1, fc2) are counted as fp8
 // tensors; MoE layers' expert weights are counted as a dense layer's (as
 // host_ops_after_norm does); norms, the embedding and the output layer stay bf16 and are
-// gathered at 2 bytes. The loop's per-weight Python work that launches no kernel (the
-// quantizer look-ups, views and cache resets over every fp8 weight of the model) is not
-// priced: no measured per-call figure for it is at hand.
+// gathered at 2 bytes. The loop also runs over every fp8 weight of the model, not only the
+// shard's: per weight three views or slices (current scaling: the weight's slot of the packed
+// amaxes, its quantizer's scale and its scale_inv, each .view(1); delayed scaling: the amax,
+// scale and scale_inv views), at a Python tensor view's measured host cost
+// (topologies/host_cost.hpp tensor_view_s), before the amax all-reduce. The quantizer look-ups
+// and cache resets beside them (attribute work with no tensor call) are not priced: no
+// measured per-call figure for them is at hand.
 
 #include <vector>
 
@@ -73,6 +77,10 @@ double fp8_param_amax_allreduce_s(const Scenario& scenario, int tensors);
 /// three per shard tensor, two zeros, one multi-tensor scale update and the all-reduce's call
 /// (its c10d cost is added by the caller).
 int fp8_param_gather_host_ops(int shard_tensors);
+
+/// The tensor views the cast loop takes over the model's `fp8_tensors` fp8 weights (three
+/// each), whatever the shard.
+int fp8_weight_loop_views(int fp8_tensors);
 
 /// The stage's weight casts of a step, into `stage`: without fp8_param_gather the whole
 /// `cast_parameters` cast after the update (weight_quantize_op, into optimizer_s); with it the

@@ -5,6 +5,7 @@
 #include "sim/step/fixed_costs.hpp"
 #include "sim/step/fp8_param_gather.hpp"
 #include "sim/step/host_bound_pass.hpp"
+#include "sim/step/step_logging.hpp"
 
 namespace trainsim {
 
@@ -25,7 +26,8 @@ int host_ops_before_norm(const Scenario& s, int layers, int microbatches) {
 double host_before_norm_s(const Scenario& s, int layers) {
   if (!s.training.loss_host_sync || s.training.offload == Offload::cpu) return 0.0;
   const HostLaunchCost host = host_launch_cost(s.training, s.cluster.host);
-  return host_ops_before_norm(s, layers, s.training.grad_accum) * host.op_s +
+  // The step's metrics logged in the same window (step_logging.hpp).
+  return (host_ops_before_norm(s, layers, s.training.grad_accum) + logging_ops_before_norm(s)) * host.op_s +
          k_loss_sync_collective_calls * host.collective_s;
 }
 
