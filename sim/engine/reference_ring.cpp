@@ -55,16 +55,23 @@ CommActivity start_per_message_ring_all_reduce(const Platform& platform, const s
         const int next = ring[(i + 1) % n];
         auto mine = received[i];
         auto theirs = received[(i + 1) % n];
-        ranks.push_back(sg4::Actor::create("rank" + std::to_string(me), platform.host(me),
-                                           [&platform, me, next, n, chunk, mine, theirs]() {
-                                             const size_t steps = 2 * (n - 1);
-                                             for (size_t s = 0; s < steps; ++s) {
-                                               if (s > 0) mine->acquire();  // chunk of step s-1 arrived
-                                               send_message(platform, me, next, chunk);
-                                               theirs->release();
-                                             }
-                                             mine->acquire();  // the last chunk
-                                           }));
+        // A rank forwards step s once step s-1's chunk has arrived, without waiting for its own
+        // earlier messages to land (NCCL keeps NCCL_STEPS slots in flight): each message is its
+        // own actor, which signals the next rank when its bytes are in.
+        ranks.push_back(sg4::Actor::create(
+            "rank" + std::to_string(me), platform.host(me), [&platform, me, next, n, chunk, mine, theirs]() {
+              const size_t steps = 2 * (n - 1);
+              std::vector<sg4::ActorPtr> messages;
+              for (size_t s = 0; s < steps; ++s) {
+                if (s > 0) mine->acquire();  // chunk of step s-1 arrived
+                messages.push_back(sg4::Actor::create("msg", platform.host(me), [&platform, me, next, chunk, theirs]() {
+                  send_message(platform, me, next, chunk);
+                  theirs->release();
+                }));
+              }
+              mine->acquire();  // the last chunk
+              for (const auto& m : messages) m->join();
+            }));
       }
     }
     for (const auto& r : ranks) r->join();

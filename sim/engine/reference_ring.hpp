@@ -3,7 +3,9 @@
 // (../shared/DESIGN.md: "the reduced simulation must equal the full one"). One actor per
 // rank and channel; at each of the 2(n-1) steps a rank waits for the previous step's chunk
 // from its predecessor, then sends its S/(n C) chunk to its successor as one SimGrid comm
-// per leg. Costs 2 n (n-1) C comms: small groups only.
+// per leg, without waiting for its own earlier messages to land (NCCL keeps several steps in
+// flight): each message is an actor of its own. Costs 2 n (n-1) C comms and actors: small
+// groups only.
 
 #include <vector>
 

@@ -68,8 +68,30 @@ CommPlan RingAlgorithm::plan(const CollectiveCall& call, const Platform& platfor
     std::stable_sort(phase.transfers.begin(), phase.transfers.end(),
                      [&](const Transfer& a, const Transfer& b) { return key(a) < key(b); });
   }
-  phase.latency_s = steps * max_edge_latency_s(phase.transfers, platform);
+  double latency_s = 0;
+  for (const auto& ring : channels) latency_s = std::max(latency_s, chain_latency_s(ring, steps, platform));
+  phase.latency_s = latency_s;
   return CommPlan{{std::move(phase)}};
+}
+
+double chain_latency_s(const std::vector<int>& ring, double steps, const Platform& platform) {
+  const size_t n = ring.size();
+  if (n < 2 || !(steps > 0)) return 0.0;
+  std::vector<double> edge(n);
+  double cycle = 0;
+  for (size_t i = 0; i < n; ++i) cycle += edge[i] = platform.latency_s(ring[i], ring[(i + 1) % n]);
+  // steps = laps x n + rest consecutive hops; the slowest window of `rest` hops.
+  const auto whole = static_cast<size_t>(steps);
+  const size_t laps = whole / n;
+  const size_t rest = whole % n;
+  double window = 0;
+  for (size_t i = 0; i < rest; ++i) window += edge[i];
+  double worst = window;
+  for (size_t i = 1; i < n && rest > 0; ++i) {
+    window += edge[(i + rest - 1) % n] - edge[i - 1];
+    worst = std::max(worst, window);
+  }
+  return static_cast<double>(laps) * cycle + worst;
 }
 
 }  // namespace trainsim::engine

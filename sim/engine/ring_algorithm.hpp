@@ -8,11 +8,16 @@
 // 2(n-1), n-1 or n-1 step latencies (public.md D1: nccl-tests PERFORMANCE.md and NCCL's
 // tuning model, nsteps = 2(nRanks-1) for all-reduce).
 //
-// Each step costs the latency of the ring's slowest hop: the ring is step-synchronous, as
-// in the per-message reference (reference_ring.hpp) it is checked against. NCCL keeps
-// several steps in flight and charges each hop its own latency (public.md D1), so on rings
-// mixing NVLink and network hops this is conservative: a pipelined per-message ring on 2
-// DGX H100 nodes measured 4% faster latency-bound and 22% faster at 16 MiB (not kept).
+// Latency: each step costs its own hop's latency, summed along the slowest run of that many
+// consecutive hops of a channel's ring (chain_latency_s), as NCCL's tuning model charges a
+// ring: (nsteps - nInterSteps) NVLink hops plus nInterSteps network hops (public.md D1,
+// tuning.cc). A chunk crosses the ring hop by hop and NCCL keeps several steps in flight
+// (NCCL_STEPS slots), so a network hop's latency is paid where the chunk crosses a node,
+// not at every step. Charging every step the slowest hop (as before) made a 512-GPU DGX
+// H100 all-gather of 8 bytes 1.59 ms against NCCL's model's 0.38 ms (4.1x), growing with the
+// ring's length. The per-message reference (reference_ring.hpp) keeps its messages in flight
+// and hides part of that latency behind the bytes: the plan is within 1 % of it, or slower by
+// at most its latency term (tests/engine/per_message_test.cpp).
 //
 // Channels: with k GPUs of the group per node on several nodes, NCCL runs k rings
 // ("channels"), each entering every node at a different GPU, so that every NIC carries
@@ -54,6 +59,11 @@ class RingAlgorithm final : public CollectiveAlgorithm {
   bool supports(CollectiveOp op) const override;
   CommPlan plan(const CollectiveCall& call, const Platform& platform) const override;
 };
+
+/// The latency of `steps` ring steps on `ring` (GPUs in ring order, the last sends to the
+/// first): the hop latencies of the slowest run of `steps` consecutive hops, as a chunk
+/// travels them (NCCL's ring model sums its hops, public.md D1).
+double chain_latency_s(const std::vector<int>& ring, double steps, const Platform& platform);
 
 /// The ring order of each channel for `gpus` (one channel on a single node, or when
 /// nodes hold different numbers of the group's GPUs).

@@ -169,5 +169,19 @@ TEST(CollectiveFormula, SmallMessagesPayNcclsLatencyFloor) {
   EXPECT_GE(dgx_h100_time_s(CollectiveOp::all_to_all, 1 << 20, 1024), 1023 * 0.47e-6);
 }
 
+// A ring across nodes pays each hop its own latency along a chunk's path, as NCCL's ring
+// model does (public.md D1: base + (nsteps - nInterSteps) x NVLink hop + nInterSteps x
+// network hop), not its slowest hop at every step. 8 bytes gathered by the 16 H100 of 2 DGX
+// nodes: each channel's ring crosses the network twice, and a chunk's 15 hops are at worst 13
+// NVLink hops and both network hops (NIC and switch latency, the presets' 2.7 us): 15.1 us,
+// where the slowest hop at every step made it 3.6 + 15 x 2.7 = 44.1 us.
+TEST(CollectiveFormula, RingAcrossNodesPaysEachHopItsOwnLatency) {
+  const ClusterSpec dgx = *cluster_preset("dgx-h100");
+  const double network_hop_s = dgx.nic_latency_s + dgx.switch_latency_s;
+  const double expected = 3.6e-6 + 13 * dgx.nvlink_latency_s + 2 * network_hop_s;
+  EXPECT_NEAR(dgx_h100_time_s(CollectiveOp::all_gather, 8, 16), expected, 0.02 * expected);
+  EXPECT_NEAR(dgx_h100_time_s(CollectiveOp::reduce_scatter, 8, 16), expected, 0.02 * expected);
+}
+
 }  // namespace
 }  // namespace trainsim::engine

@@ -6,6 +6,7 @@
 
 #include <ostream>
 
+#include "sim/engine/algorithm_selection.hpp"
 #include "sim/engine/collective.hpp"
 #include "sim/engine/plan_runner.hpp"
 #include "sim/engine/platform.hpp"
@@ -54,6 +55,18 @@ double foreground_s(const Case& c, bool per_message) {
   })[0];
 }
 
+// The latency the aggregated plan charges the foreground ring (its first phase's term).
+double latency_term_s(const Case& c) {
+  return test::run_isolated([&] {
+    const Platform platform(c.cluster);
+    CollectiveCall call;
+    call.algo = CollectiveAlgo::ring;
+    call.gpus = c.gpus;
+    call.bytes = c.bytes;
+    return std::vector<double>{plan_collective(call, platform).phases.front().latency_s};
+  })[0];
+}
+
 ClusterSpec dgx_h100(int nodes, Fabric fabric) {
   ClusterSpec c = *cluster_preset("dgx-h100");
   c.nodes = nodes;
@@ -63,11 +76,16 @@ ClusterSpec dgx_h100(int nodes, Fabric fabric) {
 
 class PerMessage : public ::testing::TestWithParam<Case> {};
 
+// The aggregated plan adds the ring's latency to its transfers (NCCL's alpha + beta form,
+// public.md D1); the per-message ring keeps several messages in flight and hides part of the
+// latency behind the bytes. So the aggregated ring is within 1 % of it, or slower by at most
+// its latency term (on rings mixing NVLink and network hops: 2 DGX H100 nodes).
 TEST_P(PerMessage, AggregatedRingEqualsPerMessageRing) {
   const Case& c = GetParam();
   const double reference = foreground_s(c, true);
   const double aggregated = foreground_s(c, false);
-  EXPECT_NEAR(aggregated, reference, 0.01 * reference) << c.name;
+  EXPECT_GE(aggregated, 0.99 * reference) << c.name;
+  EXPECT_LE(aggregated, 1.01 * reference + latency_term_s(c)) << c.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -127,9 +145,8 @@ INSTANTIATE_TEST_SUITE_P(
 // Known deviation, kept visible: 16 GPUs on 2 rail-optimized DGX H100 nodes, 8 channels.
 // Every GPU's NVLink port carries 8 legs (7 intra-node edges and one PXN relay) and is the
 // bottleneck. The per-message channels drift apart, so one channel's step latency is
-// hidden behind the others' transfers; the aggregated plan pays steps x slowest-edge
-// latency after its transfers, as NCCL's tuning model does (public.md D1), and comes out
-// 1.5% slower at 256 MiB and at 1 GiB.
+// hidden behind the others' transfers; the aggregated plan pays its ring's hop latencies
+// after its transfers, as NCCL's tuning model does (public.md D1), and comes out slower.
 TEST(PerMessageDeviation, EightChannelPxnRingIsWithinTwoPercent) {
   const Case c{"dgx_h100_rail_pxn_eight_channels",
                dgx_h100(2, Fabric::rail_optimized),

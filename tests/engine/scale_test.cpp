@@ -71,9 +71,10 @@ TEST(Scale, RingAllReduceOn32768GpusCompletes) {
     return std::vector<double>{a.duration_s()};
   });
   ASSERT_EQ(r.size(), 1u);
-  // 1 GiB over 8 rails of 400 Gb/s NICs (2(n-1)/n x S per channel) plus 2(n-1) steps of
-  // the slowest hop: well above 0.1 s, below 1 s.
-  EXPECT_GT(r[0], 0.1);
+  // 1 GiB over 8 rails of 400 Gb/s NICs (2(n-1)/n x S per channel, 5.4 ms) plus 2(n-1) hop
+  // latencies along a chunk's path, 2 x (32,768 - 4,096) of them NVLink hops at 0.47 us
+  // (27 ms) and the rest network hops: above 0.05 s, below 1 s.
+  EXPECT_GT(r[0], 0.05);
   EXPECT_LT(r[0], 1.0);
 }
 
