@@ -112,6 +112,10 @@ TEST(Fp8ParamGather, TheCastLoopViewsEveryWeightOfTheModelNotOnlyTheShards) {
   const Scenario off = scenario(k_off);
   EXPECT_NEAR(host_after_norm_s(off, 4, 1e9, 0.0), host_ops_after_norm(off, 4, gradient_buckets(off, 1e9)) * host.op_s,
               1e-12);
+  // A free host (kernel_host_time = 0us) costs nothing after the norm, the views included.
+  Scenario free_host = on;
+  free_host.training.kernel_host_time_s = 0.0;
+  EXPECT_EQ(host_after_norm_s(free_host, 4, 1e9, 0.0), 0.0);
 }
 
 TEST(Fp8ParamGather, IsReportedAsAPartOfTheOptimizer) {
