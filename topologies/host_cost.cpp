@@ -74,12 +74,13 @@ constexpr double k_x86_tensor_view_s = 1.05e-6;
 // throughput row of scenarios/validation (public.md A1, A2, A3, A4, D5: dense and MoE, x86 and
 // Grace) by `python3 scenarios/validation/fit_host_stack.py --trainsim build/trainsim`, the
 // minimum of the mean absolute error in throughput over all rows on a grid 1.0 .. 3.0 by 0.1:
-// 6.7 % over its 40 rows at 2.3, against 15.8 % at 1.0 (the trace's figures as they were),
-// 7.0 % at 2.2 and 6.8 % at 2.4 (2026-12-07, main after issue 57's head-dim-64 attention and
-// NeMo's loss sync); the A100, H100 and B200 dense groups unmoved, the MLPerf group 8.1 -> 6.4 %,
-// the A2/A3 MoE rows 27.8 -> 7.7 % (B200) and 49.6 -> 8.3 % (H100), the D5 checks
-// 23.3 -> 5.1 % (H100), 12.8 -> 12.4 % (B200), 15.4 -> 15.1 % (GB200, whose BF16 row goes
-// +7.7 -> -22.3 %: the group alone is best near 1.4, so one factor may overprice Grace). The
+// 6.0 % over its 40 rows at 2.3, against 14.8 % at 1.0 (the trace's figures as they were),
+// 6.1 % at 2.2 and at 2.4 (2026-12-07, main after the per-kernel memory floor, the per-layer
+// graph replay, the step's metric logging and the ring's per-hop latency); the A100, H100 and
+// B200 dense groups unmoved, the MLPerf group 6.5 -> 4.4 %, the A2/A3 MoE rows 23.7 -> 6.1 %
+// (B200) and 48.0 -> 8.2 % (H100), the D5 checks 23.0 -> 4.8 % (H100), 12.0 -> 11.6 % (B200),
+// 15.0 -> 13.1 % (GB200, whose BF16 row is -1.5 % at 1.4 and -22.3 % at 2.3: the group alone is best
+// near 1.4, but the five Grace rows together are as good at 2.3, 9.2 % against 9.3 % at 1.4). The
 // fitted 69 us an op is far above one eager torch Linear call's measured 13.48 us on a DGX-H100
 // host (TE#2053): it stands for the Python between launches, spread over the ops. The measured
 // in-stack figures (TE#2897's per-weight work, the RAFT cuBLASLt set-up, TE#2053's module

@@ -33,13 +33,13 @@ namespace {
 const std::vector<ValidationFamily>& table() {
   static const std::vector<ValidationFamily> families{
       {"dense-ampere", "dense on Ampere (A100)", 10, -9.9, 3.6, 4.7},
-      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -2.4, 10.7, 4.1},
-      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -4.4, -3.0, 3.7},
-      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -7.5, 19.4, 10.8},
+      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -2.7, 10.6, 4.1},
+      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -4.7, -3.4, 4.1},
+      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -7.8, 10.5, 6.6},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, -8.2, 14.2, 6.2},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, -11.9, 18.0, 8.9},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, -22.3, 7.8, 15.1},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, -8.0, 11.9, 5.9},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, -15.0, 16.8, 7.5},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, -22.3, 3.9, 13.1},
   };
   return families;
 }
