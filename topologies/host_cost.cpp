@@ -105,17 +105,15 @@ HostCost host_cost(HostCpu host, double stack_factor) {
             k_te_module_over_op,
             k_x86_gemm_setup_s * k_grace_over_x86,
             collective_s * k_grace_over_x86,
-            accumulate_grad_s * k_grace_over_x86 + k_grace_te_weight_gradient_s};
+            accumulate_grad_s * k_grace_over_x86 + k_grace_te_weight_gradient_s,
+            k_x86_tensor_view_s * k_grace_over_x86};
   return {op_s,
           launch_s,
           k_te_module_over_op,
           k_x86_gemm_setup_s,
           collective_s,
-          accumulate_grad_s + k_grace_te_weight_gradient_s / k_grace_over_x86};
-}
-
-double tensor_view_s(HostCpu host) {
-  return host == HostCpu::grace ? k_x86_tensor_view_s * k_grace_over_x86 : k_x86_tensor_view_s;
+          accumulate_grad_s + k_grace_te_weight_gradient_s / k_grace_over_x86,
+          k_x86_tensor_view_s};
 }
 
 HostCost host_cost(HostCpu host) {

@@ -29,12 +29,11 @@ struct HostCost {
   /// and Transformer Engine's allocation of the placeholder gradient it returns and its
   /// release of the saved input (sim/step/host_bound_pass.hpp, weight_gradient_seconds).
   double weight_gradient_s = 0;
+  /// Host seconds of one Python view or slice of a tensor (no kernel, no allocation), as
+  /// measured on x86 and on Grace at its ratio to x86; not scaled by the stack factor (a
+  /// measured figure: host_cost.cpp).
+  double tensor_view_s = 0;
 };
-
-/// Host seconds of one Python view or slice of a tensor (no kernel, no allocation), as
-/// measured on x86 (host_cost.cpp) and on Grace at its ratio to x86; not scaled by the stack
-/// factor (a measured figure).
-double tensor_view_s(HostCpu host);
 
 /// The Megatron-Core / Transformer Engine stack's host time over the A100 PyTorch trace's that
 /// gives the x86 per-op, per-launch, per-collective and per-AccumulateGrad figures: the default

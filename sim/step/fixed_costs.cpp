@@ -8,7 +8,6 @@
 #include "sim/step/fp8_param_gather.hpp"
 #include "sim/step/host_bound_pass.hpp"
 #include "sim/step/step_logging.hpp"
-#include "topologies/host_cost.hpp"
 
 namespace trainsim {
 
@@ -44,13 +43,10 @@ double host_after_norm_s(const Scenario& s, int layers, double gradient_bytes, d
   const int ops = host_ops_after_norm(s, layers, gradient_buckets(s, gradient_bytes));
   // fp8_param_gather's amax all-reduce is a c10d call, and its cast loop takes three views of
   // every fp8 weight of the stage (fp8_param_gather.hpp).
-  // A stated host time scales the views as it scales the other calls it is measured beside
-  // (host_launch_cost): `kernel_host_time = 0us`, a free host, makes them free too.
-  const double measured_op_s =
-      host_cost(s.cluster.host, s.training.host_stack_factor.value_or(fitted_host_stack_factor())).op_s;
-  const double view_s = measured_op_s > 0 ? tensor_view_s(s.cluster.host) * host.op_s / measured_op_s : 0.0;
   const double collective_s =
-      gathers_fp8_parameters(s) ? host.collective_s + fp8_weight_loop_views(fp8_weight_tensors(layers)) * view_s : 0.0;
+      gathers_fp8_parameters(s)
+          ? host.collective_s + fp8_weight_loop_views(fp8_weight_tensors(layers)) * host.tensor_view_s
+          : 0.0;
   if (!reads_step_metrics(s)) return std::max(0.0, ops * host.op_s + collective_s - optimizer_s);
   // The logger's first read at the end of the step waits for the optimizer's kernels
   // (step_logging.hpp): what the host dispatches before it hides behind them, what follows it

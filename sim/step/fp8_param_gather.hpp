@@ -31,7 +31,7 @@
 // shard's: per weight three views or slices (current scaling: the weight's slot of the packed
 // amaxes, its quantizer's scale and its scale_inv, each .view(1); delayed scaling: the amax,
 // scale and scale_inv views), at a Python tensor view's measured host cost
-// (topologies/host_cost.hpp tensor_view_s), before the amax all-reduce. The quantizer look-ups
+// (topologies/host_cost.hpp HostCost::tensor_view_s), before the amax all-reduce. The quantizer look-ups
 // and cache resets beside them (attribute work with no tensor call) are not priced: no
 // measured per-call figure for them is at hand.
 

@@ -16,21 +16,20 @@ HostLaunchCost host_launch_cost(const TrainingSpec& training, HostCpu host) {
   const double setup_s = training.kernel_launch_time_s && measured.launch_s > 0
                              ? measured.gemm_setup_s * *training.kernel_launch_time_s / measured.launch_s
                              : measured.gemm_setup_s;
-  // So does a collective call's c10d work: a stated host time (training.kernel_host_time)
-  // scales it as it does the op it is measured beside.
-  const double collective_s = training.kernel_host_time_s && measured.op_s > 0
-                                  ? measured.collective_s * *training.kernel_host_time_s / measured.op_s
-                                  : measured.collective_s;
-  // And so does the host's per-weight gradient work, measured beside the same ops.
-  const double weight_gradient_s = training.kernel_host_time_s && measured.op_s > 0
-                                       ? measured.weight_gradient_s * *training.kernel_host_time_s / measured.op_s
-                                       : measured.weight_gradient_s;
+  // So does the host's other work measured beside the ops (a collective call's c10d work, the
+  // per-weight gradient work, a tensor view): a stated host time (training.kernel_host_time)
+  // scales it as it does the op; `kernel_host_time = 0us`, a free host, makes it free too.
+  const auto beside_ops = [&](double measured_s) {
+    return training.kernel_host_time_s && measured.op_s > 0 ? measured_s * *training.kernel_host_time_s / measured.op_s
+                                                            : measured_s;
+  };
   return {training.kernel_host_time_s.value_or(measured.op_s),
           training.kernel_launch_time_s.value_or(measured.launch_s),
           measured.module_factor,
           setup_s,
-          collective_s,
-          weight_gradient_s};
+          beside_ops(measured.collective_s),
+          beside_ops(measured.weight_gradient_s),
+          beside_ops(measured.tensor_view_s)};
 }
 
 namespace {

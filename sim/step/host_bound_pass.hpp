@@ -49,6 +49,8 @@ struct HostLaunchCost {
   /// Each weight a weight-gradient op hands back to autograd costs this (its AccumulateGrad
   /// and Transformer Engine's per-weight work, topologies/host_cost.hpp).
   double weight_gradient_s = 0;
+  /// A Python view or slice of a tensor costs this (topologies/host_cost.hpp).
+  double tensor_view_s = 0;
 };
 
 /// The scenario's host costs: training.kernel_host_time and kernel_launch_time where set, else

@@ -101,14 +101,14 @@ TEST(Fp8ParamGather, TheCastLoopViewsEveryWeightOfTheModelNotOnlyTheShards) {
   EXPECT_EQ(fp8_weight_loop_views(fp8_weight_tensors(4)), 3 * 16);
   EXPECT_EQ(fp8_weight_loop_views(0), 0);
   // A view's measured x86 cost (pytorch/pytorch#5388), Grace's at TE#2053's 37.08 / 13.48.
-  EXPECT_DOUBLE_EQ(tensor_view_s(HostCpu::x86), 1.05e-6);
-  EXPECT_DOUBLE_EQ(tensor_view_s(HostCpu::grace), 1.05e-6 * 37.08 / 13.48);
+  EXPECT_DOUBLE_EQ(host_cost(HostCpu::x86).tensor_view_s, 1.05e-6);
+  EXPECT_DOUBLE_EQ(host_cost(HostCpu::grace).tensor_view_s, 1.05e-6 * 37.08 / 13.48);
   // With no optimizer kernels to hide behind, the views add their time to the wait after the
   // norm; without fp8_param_gather there is no such loop.
   const Scenario on = scenario(k_on);
   const HostLaunchCost host = host_launch_cost(on.training, on.cluster.host);
   const double ops_s = host_ops_after_norm(on, 4, gradient_buckets(on, 1e9)) * host.op_s + host.collective_s;
-  EXPECT_NEAR(host_after_norm_s(on, 4, 1e9, 0.0) - ops_s, 3 * 16 * tensor_view_s(on.cluster.host), 1e-12);
+  EXPECT_NEAR(host_after_norm_s(on, 4, 1e9, 0.0) - ops_s, 3 * 16 * host.tensor_view_s, 1e-12);
   const Scenario off = scenario(k_off);
   EXPECT_NEAR(host_after_norm_s(off, 4, 1e9, 0.0), host_ops_after_norm(off, 4, gradient_buckets(off, 1e9)) * host.op_s,
               1e-12);
