@@ -102,7 +102,7 @@ TEST(CastTime, Mxfp8IsOneKernelOfBothCopiesAndTheirScales) {
   const RooflineComputeModel model(datasheet_roofline(gpu, Precision::mxfp8));
   const Op op = *cast_op("x", training(Precision::mxfp8), k_elements);
   EXPECT_EQ(op.kernels, 1);
-  EXPECT_NEAR(model.op_time_s(op), stated_s(gpu, 2.0 + 2.0 * (1.0 + 1.0 / 32), 0.68), 1e-12);
+  EXPECT_NEAR(model.op_time_s(op), stated_s(gpu, 2.0 + 2.0 * (1.0 + 1.0 / 32), 0.65), 1e-12);
   const Op swizzled = *cast_op("x", training(Precision::mxfp8), k_elements, 1, k_elements);
   EXPECT_EQ(swizzled.kernels, 2);
   EXPECT_DOUBLE_EQ(swizzled.bytes - op.bytes, 2.0 * k_elements / 32);
@@ -133,7 +133,7 @@ TEST(CastTime, Nvfp4IsAnAmaxPassAndOneKernelOfBothCopies) {
   const RooflineComputeModel model(datasheet_roofline(gpu, Precision::nvfp4));
   const Op op = *cast_op("x", training(Precision::nvfp4), k_elements);
   EXPECT_EQ(op.kernels, 2);
-  EXPECT_NEAR(model.op_time_s(op), stated_s(gpu, 2.0 + 2.0 + 2.0 * (0.5 + 1.0 / 16), 0.615), 1e-12);
+  EXPECT_NEAR(model.op_time_s(op), stated_s(gpu, 2.0 + 2.0 + 2.0 * (0.5 + 1.0 / 16), 0.60), 1e-12);
   // A grouped operand is cast tensor by tensor: the kernels of each per group.
   EXPECT_EQ(cast_op("x", training(Precision::nvfp4), k_elements, 8)->kernels, 16);
   EXPECT_FALSE(cast_op("x", training(Precision::bf16), k_elements).has_value());
@@ -146,10 +146,11 @@ TEST(CastTime, Nvfp4IsAnAmaxPassAndOneKernelOfBothCopies) {
 // cast both ways (the weight needs its gradient), the weight (K x N) row-wise only (x needs
 // none), every call (is_first_microbatch unset). MXFP8 8.984 - 7.161 = 1.823 ms a layer, NVFP4
 // 6.453 - 3.764 = 2.689 ms. The model times the block-scaled casts at the bandwidth fractions
-// sim/compute/cast_rate.hpp derives from these two figures (its bytes and fixed costs per op and
-// kernel as here), so it meets them within what the table's B300 memory rows and the roofline's
-// fixed costs differ by: 5 %. (At the streaming 85 % it came out -18 % and -26 %.)
-TEST(CastTime, B300LayerCastsWithinFivePercentOfTransformerEngines) {
+// sim/compute/cast_rate.hpp derives from these two figures (its bytes, and the launch gap per
+// kernel as here), so it meets them: +0.8 % and +0.1 %, held to 2 %. (At the streaming 85 % it
+// came out -18 % and -26 %; at 0.68 and 0.615, derived with a 3 us per-op floor the bandwidth
+// term never pays, -3.3 % and -2.2 %.)
+TEST(CastTime, B300LayerCastsWithinTwoPercentOfTransformerEngines) {
   const std::string table = calibration_table_path(std::string(TRAINSIM_SOURCE_DIR) + "/kernels/calibration", "b300");
   if (!std::filesystem::exists(table)) GTEST_SKIP() << "no B300 calibration table";
   const GpuSpec gpu = *gpu_preset("b300");
@@ -168,7 +169,7 @@ TEST(CastTime, B300LayerCastsWithinFivePercentOfTransformerEngines) {
     double casts_s = 0;
     for (const auto& c : calls)
       casts_s += seconds(*cast_op("x", precision, c[0] * c[1], 2)) + seconds(*cast_op("w", precision, c[1] * c[2], 1, 1, c[1] * c[2]));
-    EXPECT_NEAR(casts_s / measured_s, 1.0, 0.05) << static_cast<int>(precision) << ": " << casts_s * 1e3 << " ms";
+    EXPECT_NEAR(casts_s / measured_s, 1.0, 0.02) << static_cast<int>(precision) << ": " << casts_s * 1e3 << " ms";
   }
 }
 
