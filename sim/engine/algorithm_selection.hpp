@@ -25,7 +25,7 @@
 // - all-gather, reduce-scatter, broadcast: ring (NCCL 2.x has no other algorithm for them;
 //   newer NCCL's NVLS all-gather and reduce-scatter measure no faster than the ring on
 //   8 x H200: 361.4 / 362.9 GB/s, public.md D2).
-// - all-to-all: pairwise point-to-point; send/recv: direct.
+// - all-to-all: pairwise point-to-point in NCCL's p2p batches (pairwise_algorithm.hpp); send/recv: direct.
 // hierarchical is available on request only (NCCL does not implement it).
 
 #include <memory>
