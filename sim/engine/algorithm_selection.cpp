@@ -87,14 +87,6 @@ std::optional<RackGroup> rack_group(const CollectiveCall& call, const Platform& 
                    std::max(1, nics), platform.nvls_tree_Bps() > 0, nccl_cta_limits({}, {c.nccl_min_ctas, 0})};
 }
 
-// NCCL's estimate for `algo` across racks, its fastest protocol; nullopt where its model has none.
-std::optional<RackEstimate> rack_estimate(CollectiveAlgo algo, const CollectiveCall& call, const RackGroup& group) {
-  std::optional<RackEstimate> best;
-  for (const RackEstimate& e : nccl_rack_estimates(call.op, call.bytes, group))
-    if (e.algo == algo && (!best || e.time_s < best->time_s)) best = e;
-  return best;
-}
-
 // Bus bandwidth of the group, as NCCL's model sees it: NVLink inside a node (an NVLink
 // domain); across domains, one NIC per channel.
 double group_bus_Bps(const CollectiveCall& call, const Platform& platform) {
@@ -135,6 +127,55 @@ NcclEstimate tree_estimate(const CollectiveCall& call, const Platform& platform)
   return nccl_tree(call.bytes, static_cast<int>(call.gpus.size()),
                    static_cast<int>(gpus_by_node(call.gpus, platform).size()), group_bus_Bps(call, platform),
                    measured_step_s(call, platform));
+}
+
+// The protocol's bytes on the wire per data byte (LL: 8-byte stores of 4 data bytes; LL128: 120
+// data bytes a 128-byte line; tuning.cc at 5067397c).
+double wire_factor(NcclProtocol p) {
+  return p == NcclProtocol::ll ? 1.0 / k_nccl_ll_efficiency : p == NcclProtocol::ll128 ? 128.0 / 120.0 : 1.0;
+}
+
+// Across racks, the time the simulation charges each algorithm and protocol of NCCL's model
+// (nccl_rack_model.hpp), uncontended: NCCL's latency, the pipeline fill, and the bytes at the
+// slower of NCCL's rate on the channels it runs (channel_algo_Bps) and the plan's busiest port
+// alone (its bytes in the protocol's wire format), as plan_collective() charges them. The one
+// of `algo` (every algorithm where `automatic`) whose charged time is least, time_s set to it;
+// nullopt off racks or where NCCL's model has no estimate for `algo`. Choosing by NCCL's own time
+// instead (which leaves out the fill and the links) let a larger buffer run faster where the
+// two disagree (576 GPUs: the LL tree charged 201 us at 128 KiB, NVLS-tree 154 us at 256 KiB).
+// NVLS-tree's in-rack stages are NVLS in each rack: where one rack of the group's size would
+// itself run NVLS at this size on a measured NVLink (large buffers), they pay at least the
+// one-rack NVLS latency (nvls_algorithm.hpp; 0.81 ms on 72 GPUs, fitted on the full rack's
+// sweep) in place of NCCL's 25 us, so that racks are never faster than one rack; below that size
+// NCCL's 25 us and the fill (the measured latency would charge 0.8 ms to 8 bytes).
+std::optional<RackEstimate> charged_rack_estimate(CollectiveAlgo algo, const CollectiveCall& call,
+                                                  const Platform& platform) {
+  const auto group = rack_group(call, platform);
+  if (!group) return std::nullopt;
+  const int per_rack = group->ranks / group->racks;
+  const auto one_rack = domain_cost(CollectiveOp::all_reduce, call.bytes, per_rack, platform);
+  const double nvls_fill_s = one_rack && nvls_all_reduce_s(call.bytes, per_rack, platform) < one_rack->time_s
+                                 ? nvls_latency_s(per_rack, platform) - k_nccl_nvls_latency_s
+                                 : 0.0;
+  // The plan's busiest port alone, per algorithm (its Simple bytes; estimates come grouped by protocol).
+  std::vector<std::pair<CollectiveAlgo, double>> alone;
+  const auto alone_s = [&](CollectiveAlgo a) {
+    for (const auto& [id, s] : alone)
+      if (id == a) return s;
+    double s = 0;
+    for (const CommPhase& phase : make_algorithm(a)->plan(call, platform).phases) s += endpoint_bound_s(phase, platform);
+    alone.emplace_back(a, s);
+    return s;
+  };
+  std::optional<RackEstimate> best;
+  for (RackEstimate e : nccl_rack_estimates(call.op, call.bytes, *group)) {
+    if (algo != CollectiveAlgo::automatic && e.algo != algo) continue;
+    if (e.algo == CollectiveAlgo::nvls_tree) e.fill_s = std::max(e.fill_s, nvls_fill_s);
+    const double channel_s = e.channel_algo_Bps > 0 ? call.bytes / e.channel_algo_Bps : 0.0;
+    e.time_s = e.latency_s + e.fill_s + std::max(channel_s, wire_factor(e.protocol) * alone_s(e.algo));
+    if (!best || e.time_s < best->time_s) best = e;
+  }
+  return best;
 }
 
 CollectiveAlgo nccl_all_reduce_choice(const CollectiveCall& call, const Platform& platform) {
@@ -219,9 +260,10 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
   // Across NVLink domains as the user measured them (scale_out_collective.hpp): the plain plan.
   if (scale_out_fit(call, platform) != nullptr) return plain_algorithm(call.op);
   if (const auto group = rack_group(call, platform)) {
-    // Across NVL72 racks: NCCL's own choice by its model (nccl_rack_model.hpp); IB SHARP where
-    // the cluster has it and NCCL's view of it is faster still.
-    const RackEstimate best = nccl_rack_choice(call.op, call.bytes, *group);
+    // Across NVL72 racks: the algorithm and protocol of NCCL's model (nccl_rack_model.hpp) that
+    // the simulation charges least (charged_rack_estimate()); IB SHARP where the cluster has it
+    // and NCCL's view of it is faster still.
+    const RackEstimate best = *charged_rack_estimate(CollectiveAlgo::automatic, call, platform);
     if (call.op == CollectiveOp::all_reduce && collnet_possible(call.gpus, platform) &&
         collnet_all_reduce_s(call.bytes, group->ranks / group->racks, group->racks, platform) < best.time_s)
       return CollectiveAlgo::collnet;
@@ -277,26 +319,6 @@ void pay_measured_nvlink_steps(CommPlan& plan, CollectiveAlgo algo, const Collec
     const double chain = static_cast<double>(gpus_by_node(call.gpus, platform).front().size()) - 1;
     phase.latency_s += 2 * chain * std::max(0.0, step_s - platform.cluster().nvlink_latency_s);
   }
-}
-
-// Across racks, what the simulation charges `algo` besides its bytes: NCCL's model's latency
-// (nccl_rack_model.hpp) and a tree's pipeline fill; nullopt where NCCL's model has no estimate
-// for `algo`. NVLS-tree's in-rack stages are NVLS in each rack: where one rack of the group's
-// size would itself run NVLS at this size on a measured NVLink (large buffers), they pay at least
-// the one-rack NVLS latency (nvls_algorithm.hpp; 0.81 ms on 72 GPUs, fitted on the full rack's
-// sweep) in place of NCCL's 25 us, so that racks are never faster than one rack; below that size
-// NCCL's 25 us and the fill (the measured latency would charge 0.8 ms to 8 bytes).
-std::optional<RackEstimate> charged_rack_estimate(CollectiveAlgo algo, const CollectiveCall& call,
-                                                  const Platform& platform) {
-  const auto group = rack_group(call, platform);
-  if (!group) return std::nullopt;
-  auto e = rack_estimate(algo, call, *group);
-  if (!e || algo != CollectiveAlgo::nvls_tree) return e;
-  const int per_rack = group->ranks / group->racks;
-  const auto one_rack = domain_cost(CollectiveOp::all_reduce, call.bytes, per_rack, platform);
-  if (one_rack && nvls_all_reduce_s(call.bytes, per_rack, platform) < one_rack->time_s)
-    e->fill_s = std::max(e->fill_s, nvls_latency_s(per_rack, platform) - k_nccl_nvls_latency_s);
-  return e;
 }
 
 }  // namespace
@@ -365,9 +387,7 @@ CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
     // Across racks: NCCL's latency and the tree's pipeline fill in place of the links' hop
     // latencies, and the protocol's wire format on the bytes (LL: 8-byte stores of 4 data
     // bytes; LL128: 120 data bytes a 128-byte line).
-    const double wire = rack->protocol == NcclProtocol::ll      ? 1.0 / k_nccl_ll_efficiency
-                        : rack->protocol == NcclProtocol::ll128 ? 128.0 / 120.0
-                                                                : 1.0;
+    const double wire = wire_factor(rack->protocol);
     double alone_s = 0;
     for (CommPhase& phase : plan.phases) {
       phase.latency_s = 0;

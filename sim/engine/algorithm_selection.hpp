@@ -16,13 +16,16 @@
 //   2 DGX nodes NVLS-tree takes large buffers, on 3 or more the ring; across NVL72 racks
 //   NVLS-tree.
 // - Across NVL72 racks (multi-node NVLink domains), all-reduce, all-gather and reduce-scatter:
-//   NCCL's own choice by its tuning model at 5067397c (nccl_rack_model.hpp): ring, tree,
-//   NVLS-tree, PAT at one GPU per rack, each with its protocol; its latency and the trees'
-//   pipeline fill are charged in place of the links' hop latencies (plan_collective()).
+//   the candidates of NCCL's tuning model at 5067397c (nccl_rack_model.hpp): ring, tree,
+//   NVLS-tree, PAT at one GPU per rack, each with each protocol; the one run is the one whose
+//   time as plan_collective() charges it is least (NCCL's latency, the trees' pipeline fill, the
+//   bytes at the slower of NCCL's rate on its channels and the plan's busiest port alone), so
+//   the time never falls as the buffer grows. NCCL picks by its model alone (no fill); where the
+//   two disagree trainsim runs the cheaper of its own charges.
 // - all-gather, reduce-scatter, broadcast: ring (NCCL 2.x has no other algorithm for them;
 //   newer NCCL's NVLS all-gather and reduce-scatter measure no faster than the ring on
 //   8 x H200: 361.4 / 362.9 GB/s, public.md D2).
-// - all-to-all: pairwise point-to-point; send/recv: direct.
+// - all-to-all: pairwise point-to-point in NCCL's p2p batches (pairwise_algorithm.hpp); send/recv: direct.
 // hierarchical is available on request only (NCCL does not implement it).
 
 #include <memory>

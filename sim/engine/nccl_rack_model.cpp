@@ -171,6 +171,7 @@ std::vector<RackEstimate> nccl_rack_estimates(CollectiveOp op, double bytes, con
                  double linear_GBps) {
     const size_t pi = static_cast<size_t>(index_of(p));
     int channels = nvls_channels, full = nvls_tuning.channels;
+    double running = channels;
     if (a != CollectiveAlgo::nvls_tree) {
       // PAT runs no thread count of tuning.cc's, so enqueue.cc keeps all its channels.
       const int threads = a == CollectiveAlgo::pat ? 0 : k_threads[pi];
@@ -178,8 +179,14 @@ std::vector<RackEstimate> nccl_rack_estimates(CollectiveOp op, double bytes, con
           k_thread_threshold[pi] * (a == CollectiveAlgo::ring && p == NcclProtocol::ll ? n : 1.0);
       channels = nccl_collective_channels(comm_channels, bytes, threads, threshold);
       full = default_channels;
+      // The share is taken at the count enqueue.cc rounds down (bytes / (threads x threshold)),
+      // so that a buffer one channel larger never finishes sooner: the rounding's sawtooth (each
+      // channel carrying up to twice the threshold) is under 1 % of these latency-bound times.
+      running = channels < comm_channels && threads > 0
+                    ? std::clamp(bytes / (threads * threshold), 1.0, static_cast<double>(comm_channels))
+                    : channels;
     }
-    const double share = std::min(1.0, static_cast<double>(channels) / full);
+    const double share = std::min(1.0, running / full);
     out.push_back({a, p, 1e-6 * latency_us + bytes / (algo_GBps * 1e9), 1e-6 * latency_us, algo_GBps * 1e9, fill,
                    channels, std::min(algo_GBps, share * linear_GBps) * 1e9});
   };

@@ -163,10 +163,12 @@ TEST(CollectiveFormula, SmallMessagesPayNcclsLatencyFloor) {
   EXPECT_NEAR(dgx_h100_time_s(CollectiveOp::all_reduce, kb8, 8), (3.6 + 14 * 0.47) * 1e-6, 0.05 * 10.2e-6);
   EXPECT_NEAR(dgx_h100_time_s(CollectiveOp::all_gather, kb8, 8), (3.6 + 7 * 0.47) * 1e-6, 0.05 * 6.9e-6);
   EXPECT_NEAR(dgx_h100_time_s(CollectiveOp::reduce_scatter, kb8, 8), (3.6 + 7 * 0.47) * 1e-6, 0.05 * 6.9e-6);
-  // All-to-all: the base and one hop latency per peer.
-  EXPECT_GE(dgx_h100_time_s(CollectiveOp::all_to_all, kb8, 8), (3.6 + 7 * 0.47) * 1e-6 * 0.99);
-  // 1 MB over 1,024 GPUs (1 KB to each peer): 1,023 peers' latencies, milliseconds.
-  EXPECT_GE(dgx_h100_time_s(CollectiveOp::all_to_all, 1 << 20, 1024), 1023 * 0.47e-6);
+  // All-to-all: the base and one wave of NCCL's concurrent send/receive batches
+  // (pairwise_algorithm.hpp), at least.
+  EXPECT_GE(dgx_h100_time_s(CollectiveOp::all_to_all, kb8, 8), (3.6 + 0.47) * 1e-6 * 0.99);
+  // 1 MB over 1,024 GPUs (1 KB to each peer): a network hop for each of the 1,016 peers in other
+  // nodes, which the GPU's proxy thread serves one after another: milliseconds.
+  EXPECT_GE(dgx_h100_time_s(CollectiveOp::all_to_all, 1 << 20, 1024), 1016 * 0.47e-6);
 }
 
 // A ring across nodes pays each hop its own latency along a chunk's path, as NCCL's ring
