@@ -148,8 +148,13 @@ double wire_factor(NcclProtocol p) {
 // one-rack NVLS latency (nvls_algorithm.hpp; 0.81 ms on 72 GPUs, fitted on the full rack's
 // sweep) in place of NCCL's 25 us, so that racks are never faster than one rack; below that size
 // NCCL's 25 us and the fill (the measured latency would charge 0.8 ms to 8 bytes).
+//
+// `built`, where given, is `algo`'s plan already built for `call` (not planned again); `kept`,
+// where given, receives the winner's plan where this built it (plan_collective() runs it rather
+// than planning it a second time).
 std::optional<RackEstimate> charged_rack_estimate(CollectiveAlgo algo, const CollectiveCall& call,
-                                                  const Platform& platform) {
+                                                  const Platform& platform, const CommPlan* built = nullptr,
+                                                  CommPlan* kept = nullptr) {
   const auto group = rack_group(call, platform);
   if (!group) return std::nullopt;
   const int per_rack = group->ranks / group->racks;
@@ -158,24 +163,55 @@ std::optional<RackEstimate> charged_rack_estimate(CollectiveAlgo algo, const Col
                                  ? nvls_latency_s(per_rack, platform) - k_nccl_nvls_latency_s
                                  : 0.0;
   // The plan's busiest port alone, per algorithm (its Simple bytes; estimates come grouped by protocol).
-  std::vector<std::pair<CollectiveAlgo, double>> alone;
-  const auto alone_s = [&](CollectiveAlgo a) {
-    for (const auto& [id, s] : alone)
-      if (id == a) return s;
-    double s = 0;
-    for (const CommPhase& phase : make_algorithm(a)->plan(call, platform).phases) s += endpoint_bound_s(phase, platform);
-    alone.emplace_back(a, s);
-    return s;
+  struct Planned {
+    CollectiveAlgo algo;
+    CommPlan plan;
+    double alone_s = 0;
   };
-  std::optional<RackEstimate> best;
+  std::vector<Planned> planned;
+  const auto alone_s = [&](CollectiveAlgo a) {
+    for (const Planned& p : planned)
+      if (p.algo == a) return p.alone_s;
+    Planned p{a, built && a == algo ? CommPlan{} : make_algorithm(a)->plan(call, platform)};
+    for (const CommPhase& phase : (built && a == algo ? *built : p.plan).phases)
+      p.alone_s += endpoint_bound_s(phase, platform);
+    planned.push_back(std::move(p));
+    return planned.back().alone_s;
+  };
+  // Each candidate's time before its plan is built (latency, fill and channels: a lower bound on
+  // what it is charged, the wire factor being at least 1), in NCCL's order of estimates.
+  struct Candidate {
+    RackEstimate estimate;
+    double channel_s = 0;
+    double bound_s = 0;
+    size_t order = 0;
+  };
+  std::vector<Candidate> candidates;
   for (RackEstimate e : nccl_rack_estimates(call.op, call.bytes, *group)) {
     if (algo != CollectiveAlgo::automatic && e.algo != algo) continue;
     if (e.algo == CollectiveAlgo::nvls_tree) e.fill_s = std::max(e.fill_s, nvls_fill_s);
     const double channel_s = e.channel_algo_Bps > 0 ? call.bytes / e.channel_algo_Bps : 0.0;
-    e.time_s = e.latency_s + e.fill_s + std::max(channel_s, wire_factor(e.protocol) * alone_s(e.algo));
-    if (!best || e.time_s < best->time_s) best = e;
+    candidates.push_back({e, channel_s, e.latency_s + e.fill_s + channel_s, candidates.size()});
   }
-  return best;
+  // The least charged time, the earlier estimate on a tie. Candidates are priced cheapest bound
+  // first, and a plan is built only for one whose bound could still win (planning the busiest
+  // port of a ring over thousands of GPUs is the expensive part): the same choice as pricing all.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.bound_s < b.bound_s; });
+  std::optional<Candidate> best;
+  for (Candidate c : candidates) {
+    if (best && c.bound_s > best->estimate.time_s) break;
+    c.estimate.time_s = c.estimate.latency_s + c.estimate.fill_s +
+                        std::max(c.channel_s, wire_factor(c.estimate.protocol) * alone_s(c.estimate.algo));
+    if (!best || c.estimate.time_s < best->estimate.time_s ||
+        (c.estimate.time_s == best->estimate.time_s && c.order < best->order))
+      best = c;
+  }
+  if (!best) return std::nullopt;
+  if (kept)
+    for (Planned& p : planned)
+      if (p.algo == best->estimate.algo && !(built && p.algo == algo)) *kept = std::move(p.plan);
+  return best->estimate;
 }
 
 CollectiveAlgo nccl_all_reduce_choice(const CollectiveCall& call, const Platform& platform) {
@@ -245,7 +281,11 @@ std::unique_ptr<CollectiveAlgorithm> make_algorithm(CollectiveAlgo algo) {
   throw Error("make_algorithm: no implementation for 'auto'");
 }
 
-CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& platform) {
+namespace {
+
+// choose_algorithm(); across racks `kept` (where given) receives the chosen algorithm's plan
+// where the choice built it (charged_rack_estimate()).
+CollectiveAlgo choose_keeping(const CollectiveCall& call, const Platform& platform, CommPlan* kept) {
   validate(call, platform);
   if (call.algo != CollectiveAlgo::automatic) {
     if (!make_algorithm(call.algo)->supports(call.op))
@@ -263,14 +303,22 @@ CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& plat
     // Across NVL72 racks: the algorithm and protocol of NCCL's model (nccl_rack_model.hpp) that
     // the simulation charges least (charged_rack_estimate()); IB SHARP where the cluster has it
     // and NCCL's view of it is faster still.
-    const RackEstimate best = *charged_rack_estimate(CollectiveAlgo::automatic, call, platform);
+    CommPlan winner;
+    const RackEstimate best = *charged_rack_estimate(CollectiveAlgo::automatic, call, platform, nullptr, &winner);
     if (call.op == CollectiveOp::all_reduce && collnet_possible(call.gpus, platform) &&
         collnet_all_reduce_s(call.bytes, group->ranks / group->racks, group->racks, platform) < best.time_s)
       return CollectiveAlgo::collnet;
+    if (kept) *kept = std::move(winner);
     return best.algo;
   }
   if (call.op == CollectiveOp::all_reduce && call.gpus.size() >= 2) return nccl_all_reduce_choice(call, platform);
   return plain_algorithm(call.op);
+}
+
+}  // namespace
+
+CollectiveAlgo choose_algorithm(const CollectiveCall& call, const Platform& platform) {
+  return choose_keeping(call, platform, nullptr);
 }
 
 namespace {
@@ -360,9 +408,10 @@ double nccl_base_latency_s(const CollectiveCall& call, const Platform& platform)
 }
 
 CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
-  const CollectiveAlgo algo = choose_algorithm(call, platform);
+  CommPlan plan;
+  const CollectiveAlgo algo = choose_keeping(call, platform, &plan);
   if (call.gpus.size() < 2) return {};
-  CommPlan plan = make_algorithm(algo)->plan(call, platform);
+  if (plan.phases.empty()) plan = make_algorithm(algo)->plan(call, platform);
   if (plan.phases.empty()) return plan;
   if (call.op == CollectiveOp::all_to_all && algo == CollectiveAlgo::pairwise && call.kernel_Bps > 0) {
     pay_kernel_rate(plan, call, platform);
@@ -383,7 +432,7 @@ CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
     }
     return plan;
   }
-  if (const auto rack = charged_rack_estimate(algo, call, platform)) {
+  if (const auto rack = charged_rack_estimate(algo, call, platform, &plan)) {
     // Across racks: NCCL's latency and the tree's pipeline fill in place of the links' hop
     // latencies, and the protocol's wire format on the bytes (LL: 8-byte stores of 4 data
     // bytes; LL128: 120 data bytes a 128-byte line).
