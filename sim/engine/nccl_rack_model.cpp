@@ -40,9 +40,16 @@ constexpr std::array<std::array<double, 24>, 3> k_tree_correction{{
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
 }};
-// Protocol buffers (src/init.cc defaults) / NCCL_STEPS: a Simple step 512 KiB, an LL chunk half
-// its 64 KiB step, an LL128 step of 120-byte-data lines.
+// A tree channel's chunk, one step of its protocol's buffer (src/init.cc DEFAULT_LL_BUFFSIZE,
+// DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE over device.h NCCL_STEPS = 8; enqueue.cc
+// calcCollChunking: chunkSteps 1 for a tree, LL's data half its 64 KiB step, LL128's 120 of
+// every 128 bytes of its 600 KiB step), the data bytes: LL 32 KiB, LL128 576000, Simple 512 KiB.
 constexpr std::array<double, 3> k_tree_chunk{32.0 * 1024, 576000.0, 512.0 * 1024};
+// The data bytes one thread forwards at a time on a GPU-to-GPU (NVLink) hop, where the protocol
+// polls a flag in every line the peer writes (device/prims_ll.h: a 16-byte line a thread, 8
+// bytes of data; prims_ll128.h: a warp's slice of 16 128-byte lines, 120 bytes of data each,
+// device.h ncclProtoGrainSize, 1920 bytes a warp, so 60 a thread); Simple waits for a whole step.
+constexpr std::array<double, 2> k_line_bytes_per_thread{8.0, 1920.0 / 32};
 
 constexpr std::array<double, 3> k_wire_efficiency{0.5, 120.0 / 128.0, 1.0};
 
@@ -100,9 +107,41 @@ double tree_correction(double bytes, NcclProtocol p) {
   return l >= 0 && l < 23 ? k_tree_correction[static_cast<size_t>(index_of(p))][static_cast<size_t>(l)] : 1.0;
 }
 
-// The (stages - 1) loops a tree pipeline takes to fill, in seconds.
-double fill_s(double stages, double loop_bytes, double bytes, double algo_GBps) {
-  return stages > 1 ? (stages - 1) * std::min(loop_bytes, bytes) / (algo_GBps * 1e9) : 0.0;
+// enqueue.cc calcCollChunking for the LL128 tree on `channels`: its chunk, halved while the
+// buffer makes few chunks a channel for the tree's depth, then a multiple of the 1920-byte grain.
+double tree_ll128_chunk(double bytes, int ranks, int racks, int channels) {
+  const double ppn = static_cast<double>(ranks) / racks;
+  const double steps = 1 + log2i(racks) + 0.1 * ppn;
+  double c = k_tree_chunk[1];
+  const auto chunks = [&] { return std::floor(bytes / (channels * c)); };  // integer division
+  while (chunks() < steps * 64 / ppn && c > 131072) c = std::floor(c / 2);
+  while (chunks() < steps * 16 / ppn && c > 32768) c = std::floor(c / 2);
+  return std::floor(c / 1920) * 1920;
+}
+
+// A tree all-reduce's pipeline fill on `channels` (graph channels at `channel_GBps` each): the
+// first chunk climbs the rack's chain (ppn - 1 NVLink hops), log2 R network hops up and down,
+// and the chain back down; it reaches the last stage after the sum of the hops' grains at the
+// channel's speed less the largest (whose time the bandwidth term already holds). A network hop
+// hands on a whole step (transport/net.cc sendProxyProgress posts a step once the GPU has
+// written all of it: the LL lines' flags, LL128's tail); an NVLink hop hands on what one pass of
+// the channel's threads forwards, for LL and LL128 a line a thread (7/10 of the warps reduce up
+// the tree, the rest broadcast down: device/all_reduce.h runTreeSplit), for Simple a step.
+double tree_fill_s(NcclProtocol p, double bytes, int ranks, int racks, int channels, int graph_channels,
+                   double channel_GBps) {
+  const size_t pi = static_cast<size_t>(index_of(p));
+  const double per_channel = bytes / graph_channels;
+  const double step =
+      std::min(per_channel, p == NcclProtocol::ll128 ? tree_ll128_chunk(bytes, ranks, racks, channels)
+                                                     : k_tree_chunk[pi]);
+  double up = step, down = step;
+  if (p != NcclProtocol::simple) {
+    const int up_threads = k_threads[pi] * 7 / (10 * 32) * 32;
+    up = std::min(step, up_threads * k_line_bytes_per_thread[pi]);
+    down = std::min(step, (k_threads[pi] - up_threads) * k_line_bytes_per_thread[pi]);
+  }
+  const double chain = ranks / racks - 1.0, net = 2.0 * log2i(racks);
+  return (chain * (up + down) + net * step - step) / (channel_GBps * 1e9);
 }
 
 // nvls.cc ncclNvlsTreeSm100Tuning: NVLS-tree's channels and chunk sizes.
@@ -221,12 +260,12 @@ std::vector<RackEstimate> nccl_rack_estimates(CollectiveOp op, double bytes, con
       const double tree_linear_GBps = p == NcclProtocol::ll ? tree_ll_GBps : tree_GBps;
       const double tree_hop = k_tree_net_hop[pi];
       const double tree_us = k_tree_base[pi] + 2 * ((ppn - 1) * k_tree_nvlink_hop[pi] + log_racks * tree_hop);
-      // Its chain and tree hops each hand on a channel's chunk at the channel's speed and the
-      // protocol's wire efficiency.
-      const double stages = 2.0 * ((ppn - 1) + log_racks);
+      // Its chain and tree hops hand on their grains at the channel's speed and the protocol's
+      // wire efficiency, the chunk sized on the channels the tree runs (as add() counts them).
       const double channel_GBps = gr.ring_bw * k_wire_efficiency[pi];
+      const int tree_channels = nccl_collective_channels(comm_channels, bytes, k_threads[pi], k_thread_threshold[pi]);
       add(CollectiveAlgo::double_binary_tree, p, tree_us, tree_GBps,
-          fill_s(stages, k_tree_chunk[pi], bytes / gr.ring_channels, channel_GBps), tree_linear_GBps);
+          tree_fill_s(p, bytes, group.ranks, racks, tree_channels, gr.ring_channels, channel_GBps), tree_linear_GBps);
       // NVLS-tree: Simple only, 2 or more heads.
       if (p == NcclProtocol::simple && gr.heads >= 2) {
         const double h = gr.heads;

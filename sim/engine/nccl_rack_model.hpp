@@ -49,9 +49,13 @@
 // 24 compute channels beyond 2 racks on 400 Gb/s NICs (32 on 2, or for more than 8 GPUs
 // a rack on 800 Gb/s), chunks of 128 KiB (64 KiB where heads x channels x chunk x 4 exceeds
 // the buffer, 32 KiB below one loop; 64 KiB max on 2 racks with 16+ GPUs each or 800 Gb/s
-// with 32+; nvls.cc ncclNvlsTreeSm100Tuning, enqueue.cc calcCollChunking); the tree hands on
-// one chunk per channel (Simple one 512 KiB step, LL 32 KiB, LL128 ~563 KiB) at the channel's
-// speed times the protocol's wire efficiency, stage by stage.
+// with 32+; nvls.cc ncclNvlsTreeSm100Tuning, enqueue.cc calcCollChunking); the tree, at the
+// channel's speed times the protocol's wire efficiency, hands on a step on each network hop
+// (Simple 512 KiB, LL 32 KiB, LL128 576000 bytes halved down to 17280 as calcCollChunking sizes
+// it for the tree's depth; transport/net.cc sends a step once written) and on each NVLink hop of
+// the rack's chain a Simple step, but for LL and LL128 only what one pass of the channel's
+// threads forwards, since every line carries its flag (prims_ll.h, prims_ll128.h: 2816 and 26880
+// bytes up, 1280 and 11520 down).
 
 #include <vector>
 

@@ -123,6 +123,31 @@ TEST(NcclRackModel, NvlsTreeFillsItsPipelineInLoops) {
   EXPECT_LT(one_gib, 0.8 * eight_gib);
 }
 
+TEST(NcclRackModel, TreeFillsAStepPerNetworkHopAndALinePassPerNvlinkHop) {
+  // 8 racks of 64 GPUs, NVLS off, 16 MiB: the tree runs 30 channels on 15 graph channels of
+  // 48 GB/s. A network hop hands on a step, an NVLink hop of the chain one pass of the threads'
+  // lines (LL and LL128 flag every line); 7/10 of the warps reduce up, the rest broadcast down
+  // (NVIDIA/nccl@5067397c enqueue.cc calcCollChunking, transport/net.cc, device/prims_ll*.h,
+  // all_reduce.h runTreeSplit). Fill: 63 hops up and down the chain, 6 network hops, less the
+  // largest grain.
+  const RackGroup g{512, 8, k_gb200_nic, 64, false};
+  const double bytes = 16.0 * 1024 * 1024;
+  const auto fill = [&](NcclProtocol p) {
+    for (const RackEstimate& e : nccl_rack_estimates(CollectiveOp::all_reduce, bytes, g))
+      if (e.algo == CollectiveAlgo::double_binary_tree && e.protocol == p) return e.fill_s;
+    ADD_FAILURE() << "no tree estimate";
+    return 0.0;
+  };
+  // LL128: 640 threads, 14 warps up and 6 down, 1920 data bytes a warp; the 576000-byte chunk
+  // halved while 16 MiB makes fewer than (1 + 3 + 6.4) x 64 / 64 chunks a channel (to 72000),
+  // then a whole number of 1920-byte grains (37); at 48 x 120/128 GB/s.
+  EXPECT_NEAR(fill(NcclProtocol::ll128), (63 * (14 + 6) * 1920.0 + 5 * 37 * 1920.0) / (48e9 * 120 / 128), 1e-9);
+  // LL: 512 threads, 352 up and 160 down, 8 data bytes a line; a 32 KiB step; at half of 48 GB/s.
+  EXPECT_NEAR(fill(NcclProtocol::ll), (63 * 512 * 8.0 + 5 * 32768.0) / 24e9, 1e-9);
+  // Simple waits for a whole 512 KiB step on every hop.
+  EXPECT_NEAR(fill(NcclProtocol::simple), (2 * 63 + 6 - 1) * 524288.0 / 48e9, 1e-9);
+}
+
 TEST(NcclRackModel, ProtocolFollowsTheChoice) {
   const ClusterSpec c = test::racks("gb200-nvl72", 8);
   const std::vector<double> r = test::run_isolated([&] {
