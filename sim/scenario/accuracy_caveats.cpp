@@ -37,9 +37,9 @@ const std::vector<ValidationFamily>& table() {
       {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -4.7, -3.4, 4.1},
       {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -7.8, 10.5, 6.6},
       {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, -8.0, 11.9, 5.9},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, -15.0, 16.8, 7.5},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, -22.3, 3.9, 13.1},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, -7.2, 11.9, 5.8},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, -15.0, 16.7, 7.5},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, -22.3, 3.7, 13.0},
   };
   return families;
 }
