@@ -29,6 +29,7 @@
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/sweep/point_preflight.hpp"
 #include "sim/sweep/slurm_script.hpp"
+#include "sim/sweep/sweep_file_terms.hpp"
 #include "sim/sweep/slurm_submission.hpp"
 #include "sim/sweep/sweep_status.hpp"
 #include "sim/sweep/sweep_run.hpp"
@@ -206,7 +207,8 @@ Command sweep_command() {
       out << write_and_submit(*slurm, plan, path);
       return 0;
     }
-    const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(trace, options.out_dir));
+    const sweep::SweepTally t = sweep::run_sweep(
+        plan, options, sweep::naming_sweep_file_keys(spec, cli_point_evaluator(trace, options.out_dir)));
     for (const std::string& caveat : sweep::distinct_caveats(sweep::load_results(plan, options.out_dir)))
       std::cerr << "trainsim sweep: caveat: " << caveat << "\n";
     out << "trainsim sweep: " << path;

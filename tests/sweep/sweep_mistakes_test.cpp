@@ -85,6 +85,29 @@ TEST(SweepMistakes, DecreasingProgressionsRun) {
   EXPECT_NE(csv.find("\n5,1,1,ok,"), std::string::npos) << csv;
 }
 
+// A skipped point's reason names the sweep file's [vary] key and the base scenario, not a
+// `--set` the user never gave (the loader sees a point's values as overrides): computed in
+// process and, with --trace, by a `trainsim run --set` child.
+TEST(SweepMistakes, ASkippedPointNamesItsVaryKeyNotASet) {
+  for (const bool trace : {false, true}) {
+    const std::string sweep = sweep_file("[vary]\nparallel.tp = 1,3\n");
+    const std::string out = fresh_dir("out");
+    std::vector<std::string> args = {"sweep", sweep, "--out", out};
+    if (trace) args.push_back("--trace");
+    const auto r = run_trainsim(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string csv = sweep::read_file_or_empty(out + "/results.csv");
+    const auto row = csv.find("\n1,3,skipped,");
+    ASSERT_NE(row, std::string::npos) << csv;
+    const std::string reason = csv.substr(row, csv.find('\n', row + 1) - row);
+    EXPECT_EQ(reason.find("--set"), std::string::npos) << reason;
+    EXPECT_NE(reason.find(sweep + ": vary.parallel.tp = '3': "), std::string::npos) << reason;
+    const std::string text = sweep::read_file_or_empty(sweep);
+    const auto base = text.find("base = ") + 7;
+    EXPECT_NE(reason.find(text.substr(base, text.find('\n', base) - base)), std::string::npos) << reason;
+  }
+}
+
 // With stderr a file (as here), progress comes as whole lines, the last always.
 TEST(SweepMistakes, ProgressLinesWhenStderrIsNotATerminal) {
   const auto r = run_trainsim({"sweep", sweep_file("[vary]\nparallel.tp = 1,3\n"), "--out", fresh_dir("out")});
