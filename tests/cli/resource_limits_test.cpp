@@ -45,6 +45,16 @@ void expect_refused(const std::vector<std::string>& args, const std::vector<std:
   for (const std::string& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << w << " in " << r.err;
 }
 
+// Counts past an int and factors are named as given, with the rule: boost's own parse said
+// "the argument ('1e9') for option '--gpus' is invalid", and -f 1.0000001 was named '1'.
+TEST_F(ResourceLimits, CollectiveCountsAreNamedAsGiven) {
+  expect_refused({"collective", "--gpus", "1e9"}, {"--gpus = '1e9'", "must be >= 1 (a whole number of GPUs)"});
+  expect_refused({"collective", "--gpus", "99999999999"}, {"--gpus = '99999999999'", "at most 131072 GPUs"});
+  expect_refused({"collective", "-b", "1", "-e", "1T", "-f", "1.0000001"},
+                 {"--stepfactor = '1.0000001'", "more than 1000 sizes"});
+  expect_refused({"collective", "-f", "x"}, {"--stepfactor = 'x'", "must be a number > 1"});
+}
+
 TEST_F(ResourceLimits, CollectiveFromZeroBytes) {
   expect_refused({"collective", "-b", "0"}, {"--minbytes", "must be >= 1", "never grows"});
 }
