@@ -48,13 +48,15 @@ constexpr const char* k_usage =
     "       trainsim sweep --merge DIR\n"
     "       trainsim sweep --status DIR\n\n";
 
-// "i/n" with 1 <= i <= n: the i-th of n shards (points with index % n == i - 1).
+// "i/n" with 1 <= i <= n <= 100000 (--shards' limit): the i-th of n shards (points with
+// index % n == i - 1). n past an int wrapped: 1/4294967296 divided by 0 (SIGFPE), 1/99999999999
+// ran as shard 1/1215752191.
 std::pair<int, int> parse_shard(const std::string& text) {
   const auto slash = text.find('/');
   const auto i = slash == std::string::npos ? std::nullopt : parse::integer(text.substr(0, slash));
   const auto n = slash == std::string::npos ? std::nullopt : parse::integer(text.substr(slash + 1));
-  if (!i || !n || *n < 1 || *i < 1 || *i > *n)
-    throw InputError("trainsim sweep", "--shard", text, "expected i/n with 1 <= i <= n");
+  if (!i || !n || *n < 1 || *i < 1 || *i > *n || *n > 100000)
+    throw InputError("trainsim sweep", "--shard", text, "expected i/n with 1 <= i <= n <= 100000");
   return {static_cast<int>(*i) - 1, static_cast<int>(*n)};
 }
 

@@ -108,6 +108,17 @@ TEST(SweepMistakes, ASkippedPointNamesItsVaryKeyNotASet) {
   }
 }
 
+// A shard count past an int wrapped: 1/4294967296 died of SIGFPE (a shard count of 0),
+// 1/99999999999 ran as shard 1/1215752191. Refused like --shards past 100000.
+TEST(SweepMistakes, ShardCountsPastTheLimitAreRefused) {
+  const std::string sweep = sweep_file("[vary]\nparallel.tp = 1,2\n");
+  for (const char* shard : {"1/4294967296", "1/99999999999", "4294967297/4294967298", "1/100001"}) {
+    const std::string out = fresh_dir("out");
+    expect_refused({"sweep", sweep, "--out", out, "--shard", shard}, out, "",
+                   {std::string("--shard = '") + shard + "'", "n <= 100000"});
+  }
+}
+
 // With stderr a file (as here), progress comes as whole lines, the last always.
 TEST(SweepMistakes, ProgressLinesWhenStderrIsNotATerminal) {
   const auto r = run_trainsim({"sweep", sweep_file("[vary]\nparallel.tp = 1,3\n"), "--out", fresh_dir("out")});
