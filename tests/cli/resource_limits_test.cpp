@@ -129,6 +129,19 @@ TEST_F(ResourceLimits, RunOnTheLargestCluster) {
                  {"cluster.nodes", "1048576"});
 }
 
+// --nodes past an int or not an integer is named as given with the limit (boost's own parse
+// said "the argument ('1e9') for option '--nodes' is invalid").
+TEST_F(ResourceLimits, ReplayNodeCountsAreNamedAsGiven) {
+  const std::string dir = testing::write_temp_file("two-ranks-n.d", "") + "x";
+  const std::string two = testing::write_temp_file(
+      "two-ranks-n.ini", "[model]\npreset = llama3-8b\nlayers = 2\n[parallel]\ntp = 2\n[cluster]\npreset = dgx-h100\n"
+                         "nodes = 1\ngpus_per_node = 2\n");
+  ASSERT_EQ(testing::run_trainsim({"run", two, "--chakra-out", dir}).exit_code, 0);
+  for (const char* nodes : {"1e9", "99999999999", "4294967297"})
+    expect_refused({"replay", dir + "/step", "--nodes", nodes},
+                   {std::string("--nodes = '") + nodes + "'", "must be 1 to 16384"});
+}
+
 TEST_F(ResourceLimits, ReplayOfTwoRanksOnTheLargestCluster) {
   // The replay builds every GPU of --nodes, whatever the ranks: 16,384 DGX H100 nodes, 2^17 GPUs.
   const std::string dir = testing::write_temp_file("two-ranks.d", "") + "x";
