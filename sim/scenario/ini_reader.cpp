@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "sim/core/bounded_read.hpp"
+#include "sim/core/comment_line.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/utf8_text.hpp"
 
@@ -104,9 +105,32 @@ std::vector<IniEntry> parse_ini(const std::string& raw, const std::string& path)
   return entries;
 }
 
+// `text` with each byte that is not UTF-8, and each control character, as a C escape (\xff):
+// a name shown in a one-line message.
+std::string utf8_escaped(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    const std::size_t at = first_invalid_utf8(text);
+    out += text.substr(0, at);
+    if (at == std::string_view::npos) break;
+    char hex[5];
+    std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(text[at]));
+    out += hex;
+    text.remove_prefix(at + 1);
+  }
+  return comment_line(out);
+}
+
 }  // namespace
 
 std::string read_ini_file_text(const std::string& path) {
+  // The name goes into --json, results tables and manifests, and JSON text is UTF-8: a name
+  // that is not ended `run $'t\xff.ini' --json` and `batch` with "internal error:
+  // [json.exception.type_error.316]", and `check --json` wrote JSON no reader takes.
+  if (const std::size_t at = first_invalid_utf8(path); at != std::string::npos)
+    throw InputError(utf8_escaped(path), "", "",
+                     "the file's name is not UTF-8 text (byte " + std::to_string(at + 1) +
+                         "): results and --json write it, as UTF-8; rename the file or a folder on its path");
   // An ifstream opens a directory and reads nothing from it: say what it is.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "", "is a directory, not a file");
