@@ -20,6 +20,7 @@
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/full_platform_limit.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
 #include "sim/core/progress_line.hpp"
@@ -325,7 +326,7 @@ Command collective_command() {
         if (r.channels > 0) row["channels"] = r.channels;
         j.push_back(row);
       }
-      out << j.dump(2) << "\n";
+      out << json_output(j);
       return 0;
     }
     const int spanned = (gpus + cluster.gpus_per_node - 1) / cluster.gpus_per_node;

@@ -18,6 +18,7 @@
 #include "models/layer_kinds.hpp"
 #include "models/layer_workload.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/compute/layer_check.hpp"
@@ -460,7 +461,7 @@ std::string json(const Scenario& s, const std::vector<TimedOp>& ops, const Compu
     j["measured"] = m;
   }
   if (!trace_check.is_null()) j["measured"] = trace_check;
-  return j.dump(2) + "\n";
+  return json_output(j);
 }
 
 }  // namespace

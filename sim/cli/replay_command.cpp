@@ -21,6 +21,7 @@
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/full_platform_limit.hpp"
 #include "sim/cli/formatted_number.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/compute/roofline_compute_model.hpp"
 #include "sim/core/checked_output.hpp"
 #include "sim/core/distinct_outputs.hpp"
@@ -313,7 +314,7 @@ Command replay_command() {
                                  {"exposed_comm_s", rr.exposed_comm_s},
                                  {"idle_s", rr.idle_s},
                                  {"finish_s", rr.finish_s}});
-      out << j.dump(2) << "\n";
+      out << json_output(j);
       return 0;
     }
     out << "trainsim replay: " << o.prefix << ", " << ranks << " rank" << (ranks > 1 ? "s" : "") << " on the "

@@ -16,6 +16,7 @@
 #include "models/memory_budget.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/formatted_number.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/cli/simulated_replicas.hpp"
@@ -104,7 +105,7 @@ std::string json(const Scenario& s, const StepResult& r, const std::string& comp
   // How far to trust it (issue 55): the validation family, and what its published runs say.
   j["validation_family"] = validation_family(s).id;
   j["caveats"] = scenario_caveat(s).value_or("");
-  return j.dump(2) + "\n";
+  return json_output(j);
 }
 
 std::string table(const Scenario& s, const StepResult& r, const std::string& compute,
@@ -335,7 +336,7 @@ Command run_command() {
       auto j = nlohmann::ordered_json::parse(json(s, r, compute->description()));
       if (variation) j["variations"] = variation_json(s, r, *variation);
       if (run) j["run"] = run_json(*run, false);
-      out << j.dump(2) << "\n";
+      out << json_output(j);
     } else {
       std::vector<std::string> warnings = mapping.warnings();
       if (const auto w = memory_fit_warning(s, r)) {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "sim/cli/command.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/error.hpp"
@@ -147,7 +148,7 @@ std::string render(const std::vector<Point>& points, bool strong, bool json, con
     nlohmann::ordered_json j;
     j["mode"] = strong ? "strong" : "weak";
     j["points"] = rows;
-    return j.dump(2) + "\n";
+    return json_output(j);
   }
   std::ostringstream out;
   out << "trainsim scale: " << base.model.name << " on " << base.cluster.gpu.name << ", tp " << base.parallel.tp
