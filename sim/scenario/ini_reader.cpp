@@ -11,7 +11,6 @@
 #include <sstream>
 
 #include "sim/core/bounded_read.hpp"
-#include "sim/core/comment_line.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/utf8_text.hpp"
 
@@ -103,22 +102,6 @@ std::vector<IniEntry> parse_ini(const std::string& raw, const std::string& path)
     entries.push_back({o.string_key, value, path});
   }
   return entries;
-}
-
-// `text` with each byte that is not UTF-8, and each control character, as a C escape (\xff):
-// a name shown in a one-line message.
-std::string utf8_escaped(std::string_view text) {
-  std::string out;
-  while (!text.empty()) {
-    const std::size_t at = first_invalid_utf8(text);
-    out += text.substr(0, at);
-    if (at == std::string_view::npos) break;
-    char hex[5];
-    std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(text[at]));
-    out += hex;
-    text.remove_prefix(at + 1);
-  }
-  return comment_line(out);
 }
 
 }  // namespace
