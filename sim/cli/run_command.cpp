@@ -16,6 +16,7 @@
 #include "models/memory_budget.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/formatted_number.hpp"
+#include "sim/cli/full_platform_limit.hpp"
 #include "sim/cli/json_output.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
@@ -258,6 +259,13 @@ Command run_command() {
       throw InputError("trainsim run", "--ranks", o.variables["ranks"].as<std::string>(),
                        "needs --chakra-out DIR (it picks the ranks whose traces are written)");
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
+    // --full builds every GPU, as collective and replay do (full_platform_limit.hpp): at 2^20
+    // GPUs it passed 4.8 GB in its first minute, still building.
+    if (o.variables.count("full") && s.fabric().total_gpus() > k_max_full_platform_gpus)
+      throw InputError("trainsim run", "--full", "",
+                       "the cluster has " + std::to_string(s.fabric().total_gpus()) +
+                           " GPUs: --full simulates every one, at most " + std::to_string(k_max_full_platform_gpus) +
+                           " (2^17, as collective and replay); without it one replica per class is simulated");
     // Bad output paths, and outputs that are inputs, are input errors found before anything
     // is simulated.
     const std::vector<std::string> inputs = scenario_input_files(s);

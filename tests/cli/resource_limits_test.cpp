@@ -131,6 +131,13 @@ TEST_F(ResourceLimits, RunOnTheLargestCluster) {
 
 // --nodes past an int or not an integer is named as given with the limit (boost's own parse
 // said "the argument ('1e9') for option '--nodes' is invalid").
+// run --full builds every GPU, as collective and replay do: at 2^20 GPUs it passed 4.8 GB in its
+// first minute. Past 2^17 it is refused before anything is simulated; without --full it runs.
+TEST_F(ResourceLimits, RunFullPastTheFullPlatformLimitIsRefused) {
+  expect_refused({"run", testing::source_path("scenarios/default.ini"), "--full", "--set", "cluster.nodes=16388"},
+                 {"--full", "the cluster has 131104 GPUs", "at most 131072"});
+}
+
 TEST_F(ResourceLimits, ReplayNodeCountsAreNamedAsGiven) {
   const std::string dir = testing::write_temp_file("two-ranks-n.d", "") + "x";
   const std::string two = testing::write_temp_file(
