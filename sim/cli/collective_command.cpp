@@ -17,10 +17,10 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <sstream>
 
-#include "sim/cli/formatted_number.hpp"
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/full_platform_limit.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/nearest_name.hpp"
 #include "sim/core/progress_line.hpp"
@@ -32,6 +32,7 @@
 #include "sim/scenario/fabric_calibration_field.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/scenario/scenario_rules.hpp"
+#include "sim/scenario/value_parsers.hpp"
 #include "topologies/cluster_spec.hpp"
 
 namespace trainsim::cli {
@@ -58,6 +59,7 @@ constexpr std::size_t k_max_rows = 1000;
 struct Options {
   std::string op = "allreduce";
   int gpus = 0;
+  std::string gpus_text;  // as given: boost's own int parse said "the argument ('1e9') ... is invalid"
   std::string cluster;
   std::string fabric;
   std::string fabric_calibration;
@@ -67,6 +69,7 @@ struct Options {
   std::string min_bytes = "1M";
   std::string max_bytes = "1G";
   double factor = 2;
+  std::string factor_text = "2";  // as given, read in parse (1.0000001 was named as '1')
   bool json = false;
   bool help = false;
   bool gpus_given = false;
@@ -76,7 +79,7 @@ po::options_description visible_options(Options& o) {
   po::options_description d("Options", 120);
   d.add_options()("help,h", "show this help")("op", po::value(&o.op)->default_value(o.op),
                                               "allreduce|allgather|reducescatter|alltoall|broadcast|sendrecv")(
-      "gpus,g", po::value(&o.gpus),
+      "gpus,g", po::value(&o.gpus_text),
       "GPUs taking part (the first N of the cluster); default: an NVLink domain (a node, or an NVL72 rack), "
       "or all of SCENARIO")(
       "cluster", po::value(&o.cluster),
@@ -89,7 +92,7 @@ po::options_description visible_options(Options& o) {
       "minbytes,b", po::value(&o.min_bytes)->default_value(o.min_bytes),
       "smallest size (bytes; K, M, G = 2^10, 2^20, 2^30)")(
       "maxbytes,e", po::value(&o.max_bytes)->default_value(o.max_bytes), "largest size")(
-      "stepfactor,f", po::value(&o.factor)->default_value(o.factor), "size multiplier between rows")(
+      "stepfactor,f", po::value(&o.factor_text)->default_value(o.factor_text), "size multiplier between rows")(
       "json", "rows as JSON: [{bytes, time_s, algbw_GBps, busbw_GBps, algo, proto, channels (across NVL72 racks)}]")(
       "set", po::value(&o.overrides)->composing(), "override a SCENARIO key: --set section.key=value");
   return d;
@@ -109,6 +112,14 @@ Options parse(const std::vector<std::string>& args, std::string& usage) {
   o.help = vm.count("help") > 0;
   o.json = vm.count("json") > 0;
   o.gpus_given = vm.count("gpus") > 0;
+  if (o.gpus_given) {
+    const std::optional<long long> v = parse::integer(o.gpus_text);
+    if (!v || *v < 1) throw InputError(k_command, "--gpus", o.gpus_text, "must be >= 1 (a whole number of GPUs)");
+    o.gpus = static_cast<int>(std::min<long long>(*v, k_max_gpus + 1LL));  // past the limit: refused by cluster_of
+  }
+  const std::optional<double> factor = parse::number(o.factor_text);
+  if (!factor) throw InputError(k_command, "--stepfactor", o.factor_text, "must be a number > 1");
+  o.factor = *factor;
   return o;
 }
 
@@ -164,7 +175,7 @@ ClusterSpec cluster_of(const Options& o, bool gpus_given, int& gpus) {
   // --gpus 0 used to mean "the default" silently: a count given must be one.
   if (gpus_given && o.gpus < 1) throw InputError(k_command, "--gpus", std::to_string(o.gpus), "must be >= 1");
   if (gpus_given && o.gpus > k_max_gpus)
-    throw InputError(k_command, "--gpus", std::to_string(o.gpus),
+    throw InputError(k_command, "--gpus", o.gpus_text,
                      "at most " + std::to_string(k_max_gpus) +
                          " GPUs (2^17: every GPU is simulated, and memory grows with the GPUs)");
   if (!o.scenario.empty() && !o.cluster.empty())
@@ -230,7 +241,7 @@ Command collective_command() {
     if (max_bytes < min_bytes)
       throw InputError(k_command, "--maxbytes", o.max_bytes, "must be >= --minbytes (" + o.min_bytes + ")");
     if (!(o.factor > 1) && max_bytes > min_bytes)
-      throw InputError(k_command, "--stepfactor", formatted("%g", o.factor), "must be > 1");
+      throw InputError(k_command, "--stepfactor", o.factor_text, "must be > 1");
     // 0 times the factor is 0: the sizes would never reach --maxbytes.
     if (min_bytes == 0 && max_bytes > 0)
       throw InputError(k_command, "--minbytes", o.min_bytes,
@@ -239,7 +250,7 @@ Command collective_command() {
     for (double bytes = min_bytes;; bytes = std::floor(bytes * o.factor)) {
       sizes.push_back(bytes);
       if (sizes.size() > k_max_rows)
-        throw InputError(k_command, "--stepfactor", formatted("%g", o.factor),
+        throw InputError(k_command, "--stepfactor", o.factor_text,
                          "gives more than 1000 sizes from --minbytes to --maxbytes: take a larger factor");
       if (bytes >= max_bytes || !(o.factor > 1)) break;
       if (std::floor(bytes * o.factor) > max_bytes) break;
@@ -315,7 +326,7 @@ Command collective_command() {
         if (r.channels > 0) row["channels"] = r.channels;
         j.push_back(row);
       }
-      out << j.dump(2) << "\n";
+      out << json_output(j);
       return 0;
     }
     const int spanned = (gpus + cluster.gpus_per_node - 1) / cluster.gpus_per_node;

@@ -18,6 +18,7 @@
 
 #include "sim/cli/formatted_number.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/error.hpp"
@@ -410,7 +411,7 @@ Command drill_command() {
 
     if (!trace_path.empty()) dr::write_drill_trace(trace_path, result, s.source);
     if (o.json)
-      out << to_json(result, ctx, wall_s).dump(2) << "\n";
+      out << json_output(to_json(result, ctx, wall_s));
     else
       out << table(result, ctx, wall_s);
     return 0;

@@ -18,6 +18,7 @@
 #include "models/layer_kinds.hpp"
 #include "models/layer_workload.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/compute/layer_check.hpp"
@@ -27,6 +28,7 @@
 #include "sim/profile/trace_file.hpp"
 #include "sim/profile/trace_layer_check.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/scenario/value_parsers.hpp"
 #include "sim/step/host_bound_pass.hpp"
 #include "sim/step/stage_costs.hpp"
 
@@ -459,7 +461,7 @@ std::string json(const Scenario& s, const std::vector<TimedOp>& ops, const Compu
     j["measured"] = m;
   }
   if (!trace_check.is_null()) j["measured"] = trace_check;
-  return j.dump(2) + "\n";
+  return json_output(j);
 }
 
 }  // namespace
@@ -474,9 +476,9 @@ Command layer_command() {
     extra.add_options()("measured", po::value<std::string>()->value_name("FILE"),
                         "a layer table from trainsim-calibrate --layer, or a PyTorch profiler trace "
                         "(.json[.gz]), to compare with")(
-        "tolerance", po::value<double>()->value_name("F")->default_value(k_default_tolerance, "0.1"),
+        "tolerance", po::value<std::string>()->value_name("F")->default_value("0.1"),
         "the layer's allowed relative deviation from the measurement")(
-        "layer-index", po::value<int>()->value_name("N"),
+        "layer-index", po::value<std::string>()->value_name("N"),
         "the layer to show, 0-based, for models mixing layer kinds (dense and MoE, windowed and full attention); "
         "default: the last");
     const ScenarioOptions o = parse_scenario_options("layer", args, extra);
@@ -484,14 +486,20 @@ Command layer_command() {
       out << scenario_usage("layer", summary, extra);
       return 0;
     }
-    const double tolerance = o.variables["tolerance"].as<double>();
+    // Read as text and named as given: boost's own parse said "the argument ('1e9') for option
+    // '--layer-index' is invalid" (no rule), and --tolerance 1e308 was shown as 309 digits.
+    const std::string tolerance_text = o.variables["tolerance"].as<std::string>();
+    const double tolerance = parse::number(tolerance_text).value_or(0);
     if (!(tolerance > 0 && tolerance < 1))
-      throw InputError("", "--tolerance", std::to_string(tolerance), "must be between 0 and 1 (0.1 = 10 %)");
+      throw InputError("", "--tolerance", tolerance_text, "must be a number between 0 and 1 (0.1 = 10 %)");
     Scenario s = load_scenario(o.scenario_path, o.overrides);
-    const int index = o.variables.count("layer-index") ? o.variables["layer-index"].as<int>() : s.model.layers - 1;
-    if (index < 0 || index >= s.model.layers)
-      throw InputError("", "--layer-index", std::to_string(index),
-                       "must be from 0 to model.layers - 1 = " + std::to_string(s.model.layers - 1));
+    const std::string index_text =
+        o.variables.count("layer-index") ? o.variables["layer-index"].as<std::string>() : std::to_string(s.model.layers - 1);
+    const std::optional<long long> parsed_index = parse::integer(index_text);
+    if (!parsed_index || *parsed_index < 0 || *parsed_index >= s.model.layers)
+      throw InputError("", "--layer-index", index_text,
+                       "must be an integer from 0 to model.layers - 1 = " + std::to_string(s.model.layers - 1));
+    const int index = static_cast<int>(*parsed_index);
     std::string which;
     if (!has_uniform_layers(s.model)) {
       const ModelSpec l = layer_spec(s.model, index);

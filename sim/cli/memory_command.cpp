@@ -9,6 +9,7 @@
 
 #include "models/memory_budget.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/scenario_loader.hpp"
@@ -150,7 +151,7 @@ std::string json(const Scenario& s, const MemoryReport& r) {
     stages.push_back(o);
   }
   j["stages"] = stages;
-  return j.dump(2) + "\n";
+  return json_output(j);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <ostream>
 
 #include "sim/cli/cli_point_evaluator.hpp"
@@ -30,6 +31,7 @@
 #include "sim/core/units.hpp"
 #include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/scenario/value_parsers.hpp"
 #include "sim/step/step_bound.hpp"
 #include "sim/sweep/pruned_search.hpp"
 #include "sim/sweep/step_summary.hpp"
@@ -109,6 +111,17 @@ std::vector<std::string> write_best(const PlanReport& r, int count) {
   return written;
 }
 
+// --top and --write-top: an integer of at least `least`, read as text and named as given (boost's
+// own parse said "the argument ('1e9') for option '--top' is invalid", without the rule).
+int count_option(const boost::program_options::variables_map& vm, const char* name, int least) {
+  const std::string text = vm[name].as<std::string>();
+  const std::optional<long long> v = parse::integer(text);
+  if (!v || *v < least || *v > 1000000)
+    throw InputError("trainsim plan", std::string("--") + name, text,
+                     "must be an integer from " + std::to_string(least) + " to 1000000");
+  return static_cast<int>(*v);
+}
+
 }  // namespace
 
 Command plan_command() {
@@ -121,8 +134,8 @@ Command plan_command() {
     extra.add_options()("out,o", po::value<std::string>()->value_name("DIR"),
                         "output folder of the simulated layouts (default: SCENARIO-plan)")(
         "jobs,j", po::value<std::string>()->value_name("N"), "layouts simulated at once (default: the core count)")(
-        "top", po::value<int>()->value_name("K")->default_value(10), "layouts listed")(
-        "write-top", po::value<int>()->value_name("K")->default_value(1),
+        "top", po::value<std::string>()->value_name("K")->default_value("10"), "layouts listed")(
+        "write-top", po::value<std::string>()->value_name("K")->default_value("1"),
         "write the best K layouts as scenario files DIR/rank-1.ini ... (0: none)")(
         "exhaustive", "simulate every fitting layout, not only those whose step-time bound can reach the top K");
     const ScenarioOptions o = parse_scenario_options("plan", args, extra);
@@ -130,10 +143,8 @@ Command plan_command() {
       out << scenario_usage("plan", summary, extra);
       return 0;
     }
-    const int top = o.variables["top"].as<int>();
-    if (top < 1) throw InputError("trainsim plan", "--top", std::to_string(top), "must be at least 1");
-    const int write_top = o.variables["write-top"].as<int>();
-    if (write_top < 0) throw InputError("trainsim plan", "--write-top", std::to_string(write_top), "must be at least 0");
+    const int top = count_option(o.variables, "top", 1);
+    const int write_top = count_option(o.variables, "write-top", 0);
     sweep::SweepRunOptions options;
     options.jobs = jobs_option(o.variables, "trainsim plan");
     options.out_dir = o.variables.count("out") ? o.variables["out"].as<std::string>()

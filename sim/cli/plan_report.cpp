@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/cli/json_output.hpp"
 #include "sim/core/shell_quote.hpp"
 #include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/scenario_loader.hpp"
@@ -287,7 +288,7 @@ std::string plan_json(const PlanReport& r) {
   // Its rank among the searched layouts, or where it would rank; 0 when it is not ranked.
   j["own_rank"] = !own_ok ? 0 : r.own_searched ? rank_of(r, r.own_point) : would_rank(r);
   j["scenario_files"] = r.written;
-  return j.dump(2) + "\n";
+  return json_output(j);
 }
 
 std::string no_layout_fits(const PlanReport& r) {

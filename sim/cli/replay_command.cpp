@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <type_traits>
@@ -20,6 +21,7 @@
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/full_platform_limit.hpp"
 #include "sim/cli/formatted_number.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/compute/roofline_compute_model.hpp"
 #include "sim/core/checked_output.hpp"
 #include "sim/core/distinct_outputs.hpp"
@@ -28,6 +30,7 @@
 #include "sim/core/nearest_name.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/scenario/scenario_rules.hpp"
+#include "sim/scenario/value_parsers.hpp"
 #include "sim/step/step_fields.hpp"
 #include "sim/trace/chrome_trace_writer.hpp"
 #include "sim/trace/hdf5_trace_writer.hpp"
@@ -55,7 +58,7 @@ constexpr size_t k_max_listed_comms = 10000;
 struct Options {
   std::string prefix;
   std::string cluster = "dgx-h100";
-  int nodes = 0;
+  std::string nodes;  ///< as given: boost's own int parse said "the argument ('1e9') ... is invalid"
   bool nodes_given = false;
   std::string chrome_trace;  ///< empty: none
   std::string trace;         ///< HDF5; empty: none
@@ -111,11 +114,12 @@ ClusterSpec cluster_of(const Options& o, int ranks) {
   // Every GPU of the cluster is built, whatever the ranks (full_platform_limit.hpp).
   const int max_nodes = k_max_full_platform_gpus / c.gpus_per_node;
   if (o.nodes_given) {
-    if (o.nodes < 1 || o.nodes > max_nodes)
-      throw InputError(k_command, "--nodes", std::to_string(o.nodes),
+    const std::optional<long long> nodes = parse::integer(o.nodes);
+    if (!nodes || *nodes < 1 || *nodes > max_nodes)
+      throw InputError(k_command, "--nodes", o.nodes,
                        "must be 1 to " + std::to_string(max_nodes) + " (" + std::to_string(k_max_full_platform_gpus) +
                            " GPUs, the most a replay's cluster has: every GPU is simulated)");
-    c.nodes = o.nodes;
+    c.nodes = static_cast<int>(*nodes);
   } else {
     // Whole NVLink domains (whole nodes on DGX/HGX; whole racks on NVL72), as collective does.
     c.nodes = (ranks + c.domain_gpus() - 1) / c.domain_gpus() * c.nodes_per_domain();
@@ -310,7 +314,7 @@ Command replay_command() {
                                  {"exposed_comm_s", rr.exposed_comm_s},
                                  {"idle_s", rr.idle_s},
                                  {"finish_s", rr.finish_s}});
-      out << j.dump(2) << "\n";
+      out << json_output(j);
       return 0;
     }
     out << "trainsim replay: " << o.prefix << ", " << ranks << " rank" << (ranks > 1 ? "s" : "") << " on the "

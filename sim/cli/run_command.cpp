@@ -16,6 +16,8 @@
 #include "models/memory_budget.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/formatted_number.hpp"
+#include "sim/cli/full_platform_limit.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/cli/simulated_replicas.hpp"
@@ -104,7 +106,7 @@ std::string json(const Scenario& s, const StepResult& r, const std::string& comp
   // How far to trust it (issue 55): the validation family, and what its published runs say.
   j["validation_family"] = validation_family(s).id;
   j["caveats"] = scenario_caveat(s).value_or("");
-  return j.dump(2) + "\n";
+  return json_output(j);
 }
 
 std::string table(const Scenario& s, const StepResult& r, const std::string& compute,
@@ -257,6 +259,14 @@ Command run_command() {
       throw InputError("trainsim run", "--ranks", o.variables["ranks"].as<std::string>(),
                        "needs --chakra-out DIR (it picks the ranks whose traces are written)");
     const Scenario s = load_scenario(o.scenario_path, o.overrides);
+    // --full builds every GPU, as collective and replay do (full_platform_limit.hpp): at 2^20
+    // GPUs it passed 4.8 GB in its first minute, still building; the default scenario at 2^17
+    // took 166 s of CPU and 2.3 GB (2026-12-07, this 2-core machine under load).
+    if (o.variables.count("full") && s.fabric().total_gpus() > k_max_full_platform_gpus)
+      throw InputError("trainsim run", "--full", "",
+                       "the cluster has " + std::to_string(s.fabric().total_gpus()) +
+                           " GPUs: --full simulates every one, at most " + std::to_string(k_max_full_platform_gpus) +
+                           " (2^17, as collective and replay); without it one replica per class is simulated");
     // Bad output paths, and outputs that are inputs, are input errors found before anything
     // is simulated.
     const std::vector<std::string> inputs = scenario_input_files(s);
@@ -335,7 +345,7 @@ Command run_command() {
       auto j = nlohmann::ordered_json::parse(json(s, r, compute->description()));
       if (variation) j["variations"] = variation_json(s, r, *variation);
       if (run) j["run"] = run_json(*run, false);
-      out << j.dump(2) << "\n";
+      out << json_output(j);
     } else {
       std::vector<std::string> warnings = mapping.warnings();
       if (const auto w = memory_fit_warning(s, r)) {

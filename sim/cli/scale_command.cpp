@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "sim/cli/command.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/error.hpp"
@@ -19,6 +20,7 @@
 #include "sim/core/progress_line.hpp"
 #include "sim/scenario/ini_reader.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/scenario/scenario_rules.hpp"
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/step/step_simulation.hpp"
 
@@ -39,7 +41,9 @@ struct Point {
   double exposed_comm = 0;
 };
 
-std::vector<int> parse_nodes(const std::string& text) {
+// Each count at most the cluster limit's GPUs (check_cluster_size's, k_max_cluster_endpoints)
+// before any arithmetic: 2^31 nodes wrapped to a negative int (SIGFPE), 2^28 gave "dp -67108864".
+std::vector<int> parse_nodes(const std::string& text, int gpus_per_node) {
   std::vector<int> nodes;
   std::stringstream in(text);
   std::string item;
@@ -47,6 +51,10 @@ std::vector<int> parse_nodes(const std::string& text) {
     const auto v = parse::integer(item);
     if (!v || *v < 1)
       throw InputError("trainsim scale", "--nodes", text, "expected a comma-separated list of node counts >= 1");
+    if (*v > k_max_cluster_endpoints / gpus_per_node)
+      throw InputError("trainsim scale", "--nodes", text,
+                       item + " nodes of " + std::to_string(gpus_per_node) + " GPUs: trainsim simulates at most " +
+                           std::to_string(k_max_cluster_endpoints) + " GPUs");
     nodes.push_back(static_cast<int>(*v));
   }
   if (nodes.empty()) throw InputError("trainsim scale", "--nodes", text, "expected at least one node count");
@@ -140,7 +148,7 @@ std::string render(const std::vector<Point>& points, bool strong, bool json, con
     nlohmann::ordered_json j;
     j["mode"] = strong ? "strong" : "weak";
     j["points"] = rows;
-    return j.dump(2) + "\n";
+    return json_output(j);
   }
   std::ostringstream out;
   out << "trainsim scale: " << base.model.name << " on " << base.cluster.gpu.name << ", tp " << base.parallel.tp
@@ -185,7 +193,7 @@ Command scale_command() {
     const std::string nodes_text = o.variables["nodes"].as<std::string>();
     const Scenario base = load_scenario(o.scenario_path, o.overrides);
     std::vector<Point> points;
-    const std::vector<int> sizes = parse_nodes(nodes_text);
+    const std::vector<int> sizes = parse_nodes(nodes_text, base.cluster.gpus_per_node);
     ProgressLine progress(terminal_stderr(), "scale", "sizes", static_cast<int>(sizes.size()));
     for (const int nodes : sizes) {
       // A --set training.global_batch is the base's batch, which each size's grad_accum

@@ -29,6 +29,7 @@
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/sweep/point_preflight.hpp"
 #include "sim/sweep/slurm_script.hpp"
+#include "sim/sweep/sweep_file_terms.hpp"
 #include "sim/sweep/slurm_submission.hpp"
 #include "sim/sweep/sweep_status.hpp"
 #include "sim/sweep/sweep_run.hpp"
@@ -47,13 +48,15 @@ constexpr const char* k_usage =
     "       trainsim sweep --merge DIR\n"
     "       trainsim sweep --status DIR\n\n";
 
-// "i/n" with 1 <= i <= n: the i-th of n shards (points with index % n == i - 1).
+// "i/n" with 1 <= i <= n <= 100000 (--shards' limit): the i-th of n shards (points with
+// index % n == i - 1). n past an int wrapped: 1/4294967296 divided by 0 (SIGFPE), 1/99999999999
+// ran as shard 1/1215752191.
 std::pair<int, int> parse_shard(const std::string& text) {
   const auto slash = text.find('/');
   const auto i = slash == std::string::npos ? std::nullopt : parse::integer(text.substr(0, slash));
   const auto n = slash == std::string::npos ? std::nullopt : parse::integer(text.substr(slash + 1));
-  if (!i || !n || *n < 1 || *i < 1 || *i > *n)
-    throw InputError("trainsim sweep", "--shard", text, "expected i/n with 1 <= i <= n");
+  if (!i || !n || *n < 1 || *i < 1 || *i > *n || *n > 100000)
+    throw InputError("trainsim sweep", "--shard", text, "expected i/n with 1 <= i <= n <= 100000");
   return {static_cast<int>(*i) - 1, static_cast<int>(*n)};
 }
 
@@ -206,7 +209,8 @@ Command sweep_command() {
       out << write_and_submit(*slurm, plan, path);
       return 0;
     }
-    const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(trace, options.out_dir));
+    const sweep::SweepTally t = sweep::run_sweep(
+        plan, options, sweep::naming_sweep_file_keys(spec, cli_point_evaluator(trace, options.out_dir)));
     for (const std::string& caveat : sweep::distinct_caveats(sweep::load_results(plan, options.out_dir)))
       std::cerr << "trainsim sweep: caveat: " << caveat << "\n";
     out << "trainsim sweep: " << path;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/cli/command.hpp"
+#include "sim/cli/json_output.hpp"
 #include "sim/cli/scenario_compute_model.hpp"
 #include "sim/cli/scenario_options.hpp"
 #include "sim/core/comment_line.hpp"
@@ -158,7 +159,7 @@ std::string json_report(const Scenario& s, const TopologySummary& t, const RankM
                      {"min_nvlink_domains", g.min_domains}};
   j["group_spans"] = spans;
   j["warnings"] = m.warnings();
-  return j.dump(2) + "\n";
+  return json_output(j);
 }
 
 }  // namespace

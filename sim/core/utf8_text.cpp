@@ -1,5 +1,9 @@
 #include "sim/core/utf8_text.hpp"
 
+#include <cstdio>
+
+#include "sim/core/comment_line.hpp"
+
 namespace trainsim {
 
 std::size_t first_invalid_utf8(std::string_view text) {
@@ -29,6 +33,20 @@ std::size_t first_invalid_utf8(std::string_view text) {
     i += n + 1;
   }
   return std::string_view::npos;
+}
+
+std::string utf8_escaped(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    const std::size_t at = first_invalid_utf8(text);
+    out += text.substr(0, at);
+    if (at == std::string_view::npos) break;
+    char hex[5];
+    std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(text[at]));
+    out += hex;
+    text.remove_prefix(at + 1);
+  }
+  return comment_line(out);
 }
 
 }  // namespace trainsim

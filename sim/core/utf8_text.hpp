@@ -4,6 +4,7 @@
 // and process-group names) at the boundary.
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace trainsim {
@@ -11,5 +12,9 @@ namespace trainsim {
 /// The offset of the first byte that does not belong to valid UTF-8 (RFC 3629: no overlong
 /// forms, no surrogates, nothing above U+10FFFF), or std::string_view::npos.
 std::size_t first_invalid_utf8(std::string_view text);
+
+/// `text` with each byte that is not UTF-8 and each control character written as a C escape
+/// (\xff, \n; comment_line.hpp): a name or a program's output shown in a one-line message.
+std::string utf8_escaped(std::string_view text);
 
 }  // namespace trainsim

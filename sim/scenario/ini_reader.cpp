@@ -107,6 +107,13 @@ std::vector<IniEntry> parse_ini(const std::string& raw, const std::string& path)
 }  // namespace
 
 std::string read_ini_file_text(const std::string& path) {
+  // The name goes into --json, results tables and manifests, and JSON text is UTF-8: a name
+  // that is not ended `run $'t\xff.ini' --json` and `batch` with "internal error:
+  // [json.exception.type_error.316]", and `check --json` wrote JSON no reader takes.
+  if (const std::size_t at = first_invalid_utf8(path); at != std::string::npos)
+    throw InputError(utf8_escaped(path), "", "",
+                     "the file's name is not UTF-8 text (byte " + std::to_string(at + 1) +
+                         "): results and --json write it, as UTF-8; rename the file or a folder on its path");
   // An ifstream opens a directory and reads nothing from it: say what it is.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "", "is a directory, not a file");

@@ -62,6 +62,9 @@ ScenarioField host_stack_factor_field() {
     }
     const auto v = parse::number(text);
     if (!v || *v <= 0) return std::string("expected auto, or a number > 0");
+    // Bounded so that every host time it scales stays finite (1e308 made them inf: an internal
+    // error, exit 1). 1000 is over 400 times the fitted 2.3: a host of milliseconds an op.
+    if (*v > 1000) return std::string("expected auto, or a number > 0 and at most 1000 (the fitted stack is 2.3)");
     s.training.host_stack_factor = *v;
     return std::nullopt;
   };

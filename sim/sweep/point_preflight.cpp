@@ -6,21 +6,9 @@
 #include "sim/core/error.hpp"
 #include "sim/scenario/ini_reader.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/sweep/sweep_file_terms.hpp"
 
 namespace trainsim::sweep {
-
-namespace {
-
-// The key as the sweep file names it.
-std::string sweep_key(const SweepSpec& spec, const std::string& key) {
-  for (const std::string& fixed : spec.fixed_overrides)
-    if (fixed.substr(0, fixed.find('=')) == key) return "set." + key;
-  for (const SweepParameter& p : spec.parameters)
-    if (p.key == key) return "vary." + key;
-  return key;
-}
-
-}  // namespace
 
 void require_a_valid_point(const SweepSpec& spec, const SweepPlan& plan) {
   // The base is read once; each point is its entries with the point's overrides, as

@@ -5,6 +5,7 @@
 
 #include "sim/core/output_file.hpp"
 #include "sim/core/shell_quote.hpp"
+#include "sim/core/utf8_text.hpp"
 #include "sim/sweep/read_file.hpp"
 
 namespace trainsim::sweep {
@@ -29,7 +30,9 @@ std::string one_line(const std::string& text) {
     line += c;
   }
   while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-  return line;
+  // Bytes that are not UTF-8 and control characters as C escapes: sbatch printing \xff ended the
+  // command with "internal error: [json.exception.type_error.316]" and no record for --status.
+  return utf8_escaped(line);
 }
 
 // `text` in single quotes, cut after at most 200 bytes (marked by "..."): a program's output in one
@@ -59,7 +62,8 @@ void record(const std::string& out_dir, const SlurmSubmission& s) {
   j["array_job"] = s.array_job;
   j["merge_job"] = s.merge_job;
   j["error"] = s.error;
-  write_file_atomically(record_path(out_dir), j.dump(2) + "\n");
+  // (A folder named with bytes that are not UTF-8 is in the error's sbatch command: as U+FFFD.)
+  write_file_atomically(record_path(out_dir), j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 // Runs sbatch with `args`; the job id, or "" with `error` set to what went wrong.

@@ -130,6 +130,22 @@ TEST(Cli, ScalingTakesAGlobalBatch) {
   }
 }
 
+// Node counts past the 2^20 GPUs a cluster may have: 2^31 nodes wrapped to a negative int and
+// the command died of SIGFPE; 2^28 said "dp -67108864". One line, the limit, exit 2.
+TEST(Cli, ScalingRefusesNodeCountsPastTheClusterLimit) {
+  for (const char* mode : {"strong", "weak"})
+    for (const char* nodes : {"2147483648", "268435456", "131076", "8,9223372036854775807"}) {
+      const auto r = testing::run_trainsim(
+          {"scale", testing::source_path("scenarios/default.ini"), "--nodes", nodes, "--mode", mode});
+      EXPECT_EQ(r.exit_code, 2) << mode << " " << nodes << ": " << r.err;
+      const std::string count = std::string(nodes).substr(std::string(nodes).find(',') + 1);
+      EXPECT_EQ(r.err, std::string("trainsim: trainsim scale: --nodes = '") + nodes + "': " + count +
+                           " nodes of 8 GPUs: trainsim simulates at most 1048576 GPUs\n")
+          << mode << " " << nodes;
+      EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+}
+
 TEST(Cli, ScalingRejectsAnUnevenSplit) {
   const auto r = testing::run_trainsim({"scale", testing::source_path("scenarios/default.ini"), "--nodes", "8,12"});
   EXPECT_EQ(r.exit_code, 2);

@@ -28,6 +28,28 @@ std::string llama3_8b_scenario() {
                                   "[cluster]\npreset = hgx-h200\nnodes = 1\ngpus_per_node = 1\n");
 }
 
+// A bad --tolerance or --layer-index is one line with the value as given and the rule: boost's
+// parse said "the argument ('1e9') for option '--layer-index' is invalid" (no rule), and
+// --tolerance 1e308 was shown as its 309 digits, -1 as '-1.000000'.
+TEST(LayerCommand, BadOptionsAreNamedAsGivenWithTheRule) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--tolerance", "1e308"}, "--tolerance = '1e308': must be a number between 0 and 1"},
+      {{"--tolerance", "-1"}, "--tolerance = '-1': must be a number between 0 and 1"},
+      {{"--tolerance", "x"}, "--tolerance = 'x': must be a number between 0 and 1"},
+      {{"--layer-index", "1e9"}, "--layer-index = '1e9': must be an integer from 0 to model.layers - 1 = 31"},
+      {{"--layer-index", "99999999999"}, "--layer-index = '99999999999': must be an integer from 0"},
+  };
+  for (const auto& [options, said] : cases) {
+    std::vector<std::string> args = {"layer", llama3_8b_scenario()};
+    args.insert(args.end(), options.begin(), options.end());
+    const auto r = run_trainsim(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
+  }
+}
+
 TEST(LayerCommand, OpTimesAddUpToTheLayer) {
   const auto r = run_trainsim({"layer", source_path("scenarios/validation/h200-llama3-70b-layer.ini"), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

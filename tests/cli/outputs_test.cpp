@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -136,6 +137,22 @@ TEST(Outputs, SweepTablesThroughALinkKeepTheLink) {
   std::string header;
   std::getline(in, header);
   EXPECT_NE(header.find("status"), std::string::npos) << header;
+}
+
+// A path that is not UTF-8 in a --json result (plan's scenario files, replay's prefix) ended the
+// command with "internal error: [json.exception.type_error.316]" (exit 1) once its work was
+// done; the result is written, those bytes as U+FFFD (JSON text is UTF-8).
+TEST(Outputs, JsonNamingAPathThatIsNotUtf8) {
+  const fs::path plan = test_dir() / "p\xff";
+  const auto planned = run_trainsim({"plan", k_tiny, "--jobs", "1", "--top", "1", "--out", plan.string(), "--json"});
+  EXPECT_EQ(planned.exit_code, 0) << planned.err;
+  EXPECT_TRUE(nlohmann::json::accept(planned.out)) << planned.out;
+  EXPECT_NE(planned.out.find("p\xef\xbf\xbd"), std::string::npos) << planned.out;  // U+FFFD
+  const fs::path traces = test_dir() / "c\xff";
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--chakra-out", traces.string()}).exit_code, 0);
+  const auto replayed = run_trainsim({"replay", (traces / "step").string(), "--json"});
+  EXPECT_EQ(replayed.exit_code, 0) << replayed.err;
+  EXPECT_TRUE(nlohmann::json::accept(replayed.out)) << replayed.out;
 }
 
 // Issue 55: plan writes its best layout as a scenario file into its folder; planning that file

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "support/run_trainsim.hpp"
 
@@ -35,6 +36,24 @@ std::string default_with_pp2() {
 std::vector<std::string> small_plan(const std::string& out) {
   return {"plan", default_with_pp2(), "--set", "model.preset=llama3-8b", "--set", "cluster.nodes=2",
           "--jobs", "2", "--out", out};
+}
+
+// --top and --write-top as the other counts: the value as given and the rule, before anything
+// is written (boost's parse said "the argument ('1e9') for option '--top' is invalid").
+TEST(PlanCommand, BadCountsAreNamedAsGivenWithTheRule) {
+  for (const auto& [option, value, said] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"--top", "1e9", "--top = '1e9': must be an integer from 1 to 1000000"},
+           {"--top", "0", "--top = '0': must be an integer from 1 to 1000000"},
+           {"--write-top", "x", "--write-top = 'x': must be an integer from 0 to 1000000"},
+           {"--write-top", "99999999999", "--write-top = '99999999999': must be an integer from 0"}}) {
+    const std::string out = testing::write_temp_file("plan-out", "");
+    std::filesystem::remove(out);
+    const auto r = run_trainsim({"plan", source_path("scenarios/default.ini"), "--out", out, option, value});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << out;
+  }
 }
 
 TEST(PlanCommand, RanksEveryFittingLayoutByThroughput) {

@@ -45,6 +45,16 @@ void expect_refused(const std::vector<std::string>& args, const std::vector<std:
   for (const std::string& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << w << " in " << r.err;
 }
 
+// Counts past an int and factors are named as given, with the rule: boost's own parse said
+// "the argument ('1e9') for option '--gpus' is invalid", and -f 1.0000001 was named '1'.
+TEST_F(ResourceLimits, CollectiveCountsAreNamedAsGiven) {
+  expect_refused({"collective", "--gpus", "1e9"}, {"--gpus = '1e9'", "must be >= 1 (a whole number of GPUs)"});
+  expect_refused({"collective", "--gpus", "99999999999"}, {"--gpus = '99999999999'", "at most 131072 GPUs"});
+  expect_refused({"collective", "-b", "1", "-e", "1T", "-f", "1.0000001"},
+                 {"--stepfactor = '1.0000001'", "more than 1000 sizes"});
+  expect_refused({"collective", "-f", "x"}, {"--stepfactor = 'x'", "must be a number > 1"});
+}
+
 TEST_F(ResourceLimits, CollectiveFromZeroBytes) {
   expect_refused({"collective", "-b", "0"}, {"--minbytes", "must be >= 1", "never grows"});
 }
@@ -117,6 +127,26 @@ TEST_F(ResourceLimits, RunOnTheLargestCluster) {
   expect_refused({"run", testing::source_path("scenarios/examples/llama3-405b-16k-h100.ini"), "--set",
                   "cluster.nodes=131073"},
                  {"cluster.nodes", "1048576"});
+}
+
+// --nodes past an int or not an integer is named as given with the limit (boost's own parse
+// said "the argument ('1e9') for option '--nodes' is invalid").
+// run --full builds every GPU, as collective and replay do: at 2^20 GPUs it passed 4.8 GB in its
+// first minute. Past 2^17 it is refused before anything is simulated; without --full it runs.
+TEST_F(ResourceLimits, RunFullPastTheFullPlatformLimitIsRefused) {
+  expect_refused({"run", testing::source_path("scenarios/default.ini"), "--full", "--set", "cluster.nodes=16388"},
+                 {"--full", "the cluster has 131104 GPUs", "at most 131072"});
+}
+
+TEST_F(ResourceLimits, ReplayNodeCountsAreNamedAsGiven) {
+  const std::string dir = testing::write_temp_file("two-ranks-n.d", "") + "x";
+  const std::string two = testing::write_temp_file(
+      "two-ranks-n.ini", "[model]\npreset = llama3-8b\nlayers = 2\n[parallel]\ntp = 2\n[cluster]\npreset = dgx-h100\n"
+                         "nodes = 1\ngpus_per_node = 2\n");
+  ASSERT_EQ(testing::run_trainsim({"run", two, "--chakra-out", dir}).exit_code, 0);
+  for (const char* nodes : {"1e9", "99999999999", "4294967297"})
+    expect_refused({"replay", dir + "/step", "--nodes", nodes},
+                   {std::string("--nodes = '") + nodes + "'", "must be 1 to 16384"});
 }
 
 TEST_F(ResourceLimits, ReplayOfTwoRanksOnTheLargestCluster) {

@@ -53,5 +53,33 @@ TEST(UnreadableInput, TheSystemsReasonIsSaid) {
   }
 }
 
+// A scenario or sweep file whose name is not UTF-8: its name goes into --json, results and
+// manifests, and JSON text is UTF-8. `run $'t\xff.ini' --json` (and memory, layer, drill,
+// batch) ended 1 with "internal error: [json.exception.type_error.316]"; check --json wrote
+// JSON no reader takes. One line naming the file (the byte as \xff) and the rule, exit 2.
+TEST(UnreadableInput, AFileNameThatIsNotUtf8IsRefusedNamingIt) {
+  const fs::path dir = testing::fresh_test_dir("unreadable_input_utf8");
+  const std::string bad = (dir / "t\xff.ini").string();
+  fs::copy_file(testing::source_path("tests/trace/tiny.ini"), bad);
+  const std::string sweep = (dir / "s\xfe.ini").string();
+  std::ofstream(sweep) << "[sweep]\nbase = t\xff.ini\n[vary]\ntraining.grad_accum = 1,2\n";
+  const std::vector<std::vector<std::string>> commands = {
+      {"run", bad, "--json"},   {"memory", bad, "--json"}, {"check", bad, "--json"},
+      {"layer", bad, "--json"}, {"drill", bad, "--json"},  {"batch", bad, "--out", (dir / "b").string()},
+      {"sweep", sweep, "--out", (dir / "s").string()}};
+  for (const auto& args : commands) {
+    const auto r = run_trainsim(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args[0];
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("\\x"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("name is not UTF-8"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\xff'), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\xfe'), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "b"));
+  EXPECT_FALSE(fs::exists(dir / "s"));
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -457,6 +457,12 @@ const BadInput k_cases[] = {
      {"--set", "training.host_stack_factor=0"},
      "training.host_stack_factor",
      "expected auto, or a number > 0"},
+    // 1e308 made every host time infinite: run ended 1, "internal error: impossible result".
+    {"huge_host_stack_factor",
+     base_with(""),
+     {"--set", "training.host_stack_factor=1e308"},
+     "training.host_stack_factor",
+     "at most 1000"},
     {"min_dp_above_dp", base_with(""), {"--set", "elastic.min_dp=3"}, "elastic.min_dp", "must not exceed"},
     {"bad_spare_nodes", base_with(""), {"--set", "failures.spare_nodes=some"}, "failures.spare_nodes", "unlimited"},
     {"model_shape_required",

@@ -181,6 +181,9 @@ TEST(SlurmSubmission, AnSbatchThatPrintsNoJobIdIsSaidNotAnInternalError) {
       {"", "it printed nothing on standard output"},
       {"Submitted batch job 1001\n\n", "it printed 'Submitted batch job 1001'"},
       {"   \n", "it printed nothing on standard output"},
+      // Bytes that are not UTF-8 and an escape sequence: "internal error: [json.exception.type_error.316]",
+      // no record for --status.
+      {"\\377\\376 bad\\033[31m", "it printed '\\xff\\xfe bad\\x1b[31m'"},
   };
   int n = 0;
   for (const auto& [printed, said] : cases) {

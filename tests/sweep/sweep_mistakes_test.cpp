@@ -85,6 +85,40 @@ TEST(SweepMistakes, DecreasingProgressionsRun) {
   EXPECT_NE(csv.find("\n5,1,1,ok,"), std::string::npos) << csv;
 }
 
+// A skipped point's reason names the sweep file's [vary] key and the base scenario, not a
+// `--set` the user never gave (the loader sees a point's values as overrides): computed in
+// process and, with --trace, by a `trainsim run --set` child.
+TEST(SweepMistakes, ASkippedPointNamesItsVaryKeyNotASet) {
+  for (const bool trace : {false, true}) {
+    const std::string sweep = sweep_file("[vary]\nparallel.tp = 1,3\n");
+    const std::string out = fresh_dir("out");
+    std::vector<std::string> args = {"sweep", sweep, "--out", out};
+    if (trace) args.push_back("--trace");
+    const auto r = run_trainsim(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string csv = sweep::read_file_or_empty(out + "/results.csv");
+    const auto row = csv.find("\n1,3,skipped,");
+    ASSERT_NE(row, std::string::npos) << csv;
+    const std::string reason = csv.substr(row, csv.find('\n', row + 1) - row);
+    EXPECT_EQ(reason.find("--set"), std::string::npos) << reason;
+    EXPECT_NE(reason.find(sweep + ": vary.parallel.tp = '3': "), std::string::npos) << reason;
+    const std::string text = sweep::read_file_or_empty(sweep);
+    const auto base = text.find("base = ") + 7;
+    EXPECT_NE(reason.find(text.substr(base, text.find('\n', base) - base)), std::string::npos) << reason;
+  }
+}
+
+// A shard count past an int wrapped: 1/4294967296 died of SIGFPE (a shard count of 0),
+// 1/99999999999 ran as shard 1/1215752191. Refused like --shards past 100000.
+TEST(SweepMistakes, ShardCountsPastTheLimitAreRefused) {
+  const std::string sweep = sweep_file("[vary]\nparallel.tp = 1,2\n");
+  for (const char* shard : {"1/4294967296", "1/99999999999", "4294967297/4294967298", "1/100001"}) {
+    const std::string out = fresh_dir("out");
+    expect_refused({"sweep", sweep, "--out", out, "--shard", shard}, out, "",
+                   {std::string("--shard = '") + shard + "'", "n <= 100000"});
+  }
+}
+
 // With stderr a file (as here), progress comes as whole lines, the last always.
 TEST(SweepMistakes, ProgressLinesWhenStderrIsNotATerminal) {
   const auto r = run_trainsim({"sweep", sweep_file("[vary]\nparallel.tp = 1,3\n"), "--out", fresh_dir("out")});
