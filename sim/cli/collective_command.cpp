@@ -278,10 +278,9 @@ Command collective_command() {
     ProgressLine planned(terminal_stderr(), "collective (planning)", "sizes", static_cast<int>(sizes.size()));
     for (const double bytes : sizes) {
       call.bytes = bytes;
-      const eng::CollectiveAlgo chosen = eng::choose_algorithm(call, planning);
-      rows.push_back({bytes, 0, eng::algo_name(chosen), protocol_name(eng::protocol_of(chosen, call, planning)),
-                      eng::nccl_channels(call, planning)});
-      eng::PreparedPlan prepared = eng::prepare_lone_plan(planning, eng::plan_collective(call, planning), &endpoints);
+      eng::ChosenPlan chosen = eng::plan_chosen_collective(call, planning);
+      rows.push_back({bytes, 0, eng::algo_name(chosen.algo), protocol_name(chosen.protocol), chosen.channels});
+      eng::PreparedPlan prepared = eng::prepare_lone_plan(planning, std::move(chosen.plan), &endpoints);
       left_out.push_back(std::move(prepared.left_out));
       if (sizes.size() == 1) single_plan = std::move(prepared.plan);
       planned.item_done();

@@ -393,12 +393,6 @@ NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const 
   return ring_estimate(call, platform).protocol;
 }
 
-int nccl_channels(const CollectiveCall& call, const Platform& platform) {
-  if (call.gpus.size() < 2) return 0;
-  const auto rack = charged_rack_estimate(choose_algorithm(call, platform), call, platform);
-  return rack ? rack->channels : 0;
-}
-
 double nccl_base_latency_s(const CollectiveCall& call, const Platform& platform) {
   if (call.gpus.size() < 2) return 0.0;
   const CollectiveAlgo algo = choose_algorithm(call, platform);
@@ -407,19 +401,20 @@ double nccl_base_latency_s(const CollectiveCall& call, const Platform& platform)
   return base_latency_s(algo, call, platform);
 }
 
-CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
-  CommPlan plan;
-  const CollectiveAlgo algo = choose_keeping(call, platform, &plan);
-  if (call.gpus.size() < 2) return {};
-  if (plan.phases.empty()) plan = make_algorithm(algo)->plan(call, platform);
-  if (plan.phases.empty()) return plan;
+namespace {
+
+// `plan` (`algo`'s for `call`) with the costs plan_collective() charges; the estimate across
+// NVL72 racks where that is what priced it.
+std::optional<RackEstimate> pay_costs(CommPlan& plan, CollectiveAlgo algo, const CollectiveCall& call,
+                                      const Platform& platform) {
+  if (plan.phases.empty()) return std::nullopt;
   if (call.op == CollectiveOp::all_to_all && algo == CollectiveAlgo::pairwise && call.kernel_Bps > 0) {
     pay_kernel_rate(plan, call, platform);
-    return plan;
+    return std::nullopt;
   }
   if (const auto measured = measured_domain_cost(algo, call, platform)) {
     pay_measured_cost(plan, *measured);
-    return plan;
+    return std::nullopt;
   }
   if (scale_out_calibrated(algo, call, platform)) {
     if (call.remote_share == 1.0) {
@@ -430,7 +425,7 @@ CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
       const CommPlan reference = make_algorithm(algo)->plan(even, platform);
       pay_scale_out_cost(plan, call, platform, &reference);
     }
-    return plan;
+    return std::nullopt;
   }
   if (const auto rack = charged_rack_estimate(algo, call, platform, &plan)) {
     // Across racks: NCCL's latency and the tree's pipeline fill in place of the links' hop
@@ -452,13 +447,40 @@ CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
       for (CommPhase& phase : plan.phases)
         for (Transfer& t : phase.transfers) t.bytes *= channel_s / alone_s;
     plan.phases.front().latency_s = rack->latency_s + rack->fill_s;
-    return plan;
+    return rack;
   }
   pay_measured_nvlink_steps(plan, algo, call, platform);
   // NCCL's base latency before the first byte moves (public.md D1): the floor of a small
   // collective, which per-hop latencies alone leave out.
   plan.phases.front().latency_s += base_latency_s(algo, call, platform);
+  return std::nullopt;
+}
+
+}  // namespace
+
+CommPlan plan_collective(const CollectiveCall& call, const Platform& platform) {
+  CommPlan plan;
+  const CollectiveAlgo algo = choose_keeping(call, platform, &plan);
+  if (call.gpus.size() < 2) return {};
+  if (plan.phases.empty()) plan = make_algorithm(algo)->plan(call, platform);
+  pay_costs(plan, algo, call, platform);
   return plan;
+}
+
+ChosenPlan plan_chosen_collective(const CollectiveCall& call, const Platform& platform) {
+  ChosenPlan c;
+  c.algo = choose_keeping(call, platform, &c.plan);
+  if (call.gpus.size() < 2) return {c.algo, NcclProtocol::simple, 0, {}};
+  if (c.plan.phases.empty()) c.plan = make_algorithm(c.algo)->plan(call, platform);
+  if (const auto rack = pay_costs(c.plan, c.algo, call, platform)) {
+    c.protocol = rack->protocol;
+    c.channels = rack->channels;
+  } else {
+    c.protocol = protocol_of(c.algo, call, platform);
+    const auto other = charged_rack_estimate(c.algo, call, platform);
+    c.channels = other ? other->channels : 0;
+  }
+  return c;
 }
 
 }  // namespace trainsim::engine

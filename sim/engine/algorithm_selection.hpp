@@ -53,10 +53,6 @@ NcclProtocol chosen_protocol(const CollectiveCall& call, const Platform& platfor
 /// The protocol NCCL runs `call` with under `algo` (what choose_algorithm() returned for it).
 NcclProtocol protocol_of(CollectiveAlgo algo, const CollectiveCall& call, const Platform& platform);
 
-/// The channels (CTAs) NCCL runs `call` on across NVL72 racks, as nccl_rack_model.hpp and
-/// nccl_channels.hpp state them; 0 where trainsim does not model them (one domain, DGX nodes).
-int nccl_channels(const CollectiveCall& call, const Platform& platform);
-
 /// NCCL's base latency for `call` with the algorithm choose_algorithm() picks: the fixed
 /// cost of the protocol NCCL's model picks for its size (nccl_latency.hpp; 0 for NVLS, whose
 /// plan carries its own), paid before the first byte moves.
@@ -66,5 +62,17 @@ double nccl_base_latency_s(const CollectiveCall& call, const Platform& platform)
 /// first phase (inside a measured NVLink domain: the measured latency and rate instead,
 /// domain_collective.hpp); empty for one GPU.
 CommPlan plan_collective(const CollectiveCall& call, const Platform& platform);
+
+/// plan_collective()'s plan with the algorithm choose_algorithm() picks, its protocol_of(), and
+/// the channels (CTAs) NCCL runs it on across NVL72 racks (nccl_rack_model.hpp,
+/// nccl_channels.hpp; 0 where trainsim does not model them: one domain, DGX nodes), from one
+/// planning: across racks each of those would plan the candidates again.
+struct ChosenPlan {
+  CollectiveAlgo algo = CollectiveAlgo::ring;
+  NcclProtocol protocol = NcclProtocol::simple;
+  int channels = 0;
+  CommPlan plan;
+};
+ChosenPlan plan_chosen_collective(const CollectiveCall& call, const Platform& platform);
 
 }  // namespace trainsim::engine
