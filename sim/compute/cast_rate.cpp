@@ -27,6 +27,17 @@ namespace {
 // were measured on Blackwell, where the formats run).
 constexpr double k_mxfp8_fraction = 0.65;
 constexpr double k_nvfp4_fraction = 0.60;
+// Grouped expert casts run one kernel per expert: Transformer Engine's split_quantize bulk-allocates
+// MXFP8 splits but quantizes them one by one (pytorch/csrc/extensions/cast.cpp @ 006b3360,
+// multi_tensor_quantize_impl: a fused kernel for delayed-scaling FP8 only), as models/cast_ops.hpp
+// counts them. These kernels are not small at the MXFP8 checks' shapes: Qwen3 30B-A3B at micro-batch
+// 4 x 4,096, top-8, EP 8 gives each of a GPU's 16 experts 8,192 rows, so 8,192 x 2,048 (68 MB moved)
+// and 8,192 x 768 (26 MB) casts, 1/4 and 3/32 of the 8192^2 measurement above, and the memory rows'
+// per-kernel floor already charges 2.4 and 4.3 us a kernel beyond the fraction (8 B200, `trainsim layer`:
+// experts.up.quantize 250.5 us against 210 us at the fraction alone, experts.down.quantize 152.0 us
+// against 79 us). No B200 timing of TE's cast between 512 rows (TransformerEngine#2634: 8.4-9.3 us,
+// stated launch-bound) and 8192^2 was found to price a size curve from; the MXFP8 check's +16.7 %
+// (scenarios/validation/README.md, "FP8 on fine-grained experts") is not a small-tensor cast effect.
 
 }  // namespace
 
