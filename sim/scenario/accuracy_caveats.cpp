@@ -27,19 +27,20 @@ namespace {
 // `# published_<metric>` line, the same-stack checks `d5-*.ini` and MLPerf's logged runs
 // `mlperf-*.ini` included: a user reads the worst error we know of), simulated with
 // this build: the runs, the least and the largest throughput error and the mean absolute
-// error, in percent. tests/cli/accuracy_caveats_test.cpp recomputes them and fails when one
+// error, in percent, then the GPU presets the runs ran on and the most GPUs one used (what
+// coverage_caveat holds a scenario to: the H200, H800, B300 and GB300 have no published run). tests/cli/accuracy_caveats_test.cpp recomputes them and fails when one
 // is off by more than a point; its failure prints the rows below as they should read
 // (regenerate: `build/tests/trainsim_tests --gtest_filter=AccuracyCaveats.TableIsCurrent`).
 const std::vector<ValidationFamily>& table() {
   static const std::vector<ValidationFamily> families{
-      {"dense-ampere", "dense on Ampere (A100)", 10, -9.9, 3.6, 4.7},
-      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -2.7, 10.6, 4.1},
-      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -4.7, -3.4, 4.1},
-      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -7.8, 10.5, 6.6},
-      {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, -7.2, 11.9, 5.8},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, -15.0, 16.7, 7.5},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, -22.3, 3.7, 13.0},
+      {"dense-ampere", "dense on Ampere (A100)", 10, -9.9, 3.6, 4.7, {"a100-80g"}, 3072},
+      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -2.7, 10.6, 4.1, {"h100-sxm"}, 10752},
+      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -4.7, -3.4, 4.1, {"b200"}, 128},
+      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -7.8, 10.5, 6.6, {"gb200"}, 512},
+      {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0, {}, 0},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, -7.2, 11.9, 5.8, {"h100-sxm"}, 64},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, -15.0, 16.7, 7.5, {"b200"}, 256},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, -22.3, 3.7, 13.0, {"gb200"}, 16},
   };
   return families;
 }
@@ -47,7 +48,7 @@ const std::vector<ValidationFamily>& table() {
 // An architecture (or an architecture on a host) that no published run of ours covers, such as
 // a user's own GPU preset file: nothing measures its error.
 const ValidationFamily& unvalidated_family() {
-  static const ValidationFamily family{"unvalidated", "a GPU with no published run (a preset of one's own)", 0, 0, 0, 0};
+  static const ValidationFamily family{"unvalidated", "a GPU with no published run (a preset of one's own)", 0, 0, 0, 0, {}, 0};
   return family;
 }
 
@@ -90,12 +91,36 @@ std::optional<std::string> accuracy_caveat(const ValidationFamily& f) {
          " published runs (mean absolute " + mean + " %; scenarios/validation/README.md)" + reading;
 }
 
+std::optional<std::string> coverage_caveat(const Scenario& s) {
+  const ValidationFamily& f = validation_family(s);
+  if (f.runs == 0) return std::nullopt;  // accuracy_caveat says nothing measures it
+  std::vector<std::string> outside;
+  const std::string& gpu = s.cluster.gpu.name;
+  if (std::find(f.gpus.begin(), f.gpus.end(), gpu) == f.gpus.end()) {
+    std::string on;
+    for (const std::string& g : f.gpus) on += (on.empty() ? "" : ", ") + g;
+    outside.push_back("no published run on " + gpu + " (its family's are on " + on + ")");
+  }
+  // The job's own GPUs: a neighbour's share the fabric but are not what the step runs on.
+  const int gpus = s.cluster.total_gpus();
+  if (gpus > f.max_gpus)
+    outside.push_back(std::to_string(gpus) + " GPUs, more than its family's largest published run (" +
+                      std::to_string(f.max_gpus) + ")");
+  if (outside.empty()) return std::nullopt;
+  std::string line = "accuracy extrapolated: ";
+  for (std::size_t i = 0; i < outside.size(); ++i) line += (i ? " and " : "") + outside[i];
+  if (accuracy_caveat(f)) return line;  // which says the family's range already
+  return line + "; " + f.description + " is off by " + percent(f.min_error_pct) + " to " +
+         percent(f.max_error_pct) + " % on the runs it has (scenarios/validation/README.md)";
+}
+
 std::optional<std::string> scenario_caveat(const Scenario& s) {
-  std::optional<std::string> family = accuracy_caveat(validation_family(s));
-  const std::optional<std::string> router = router_balance_caveat(s);
-  if (!router) return family;
-  if (!family) return router;
-  return *family + "; " + *router;
+  std::string line;
+  for (const std::optional<std::string>& part :
+       {accuracy_caveat(validation_family(s)), coverage_caveat(s), router_balance_caveat(s)})
+    if (part) line += (line.empty() ? "" : "; ") + *part;
+  if (line.empty()) return std::nullopt;
+  return line;
 }
 
 std::string validation_summary(const ValidationFamily& f) {

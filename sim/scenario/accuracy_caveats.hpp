@@ -23,6 +23,10 @@ struct ValidationFamily {
   double min_error_pct = 0;
   double max_error_pct = 0;
   double mean_abs_error_pct = 0;
+  /// The GPU presets its runs ran on (cluster.gpu's name), in name order, and the most GPUs
+  /// one of them used: a GPU or a cluster size past these is not what the errors measure.
+  std::vector<std::string> gpus;
+  int max_gpus = 0;
 };
 
 /// A family is caveated when a published run of it is off by more than this many percent, or
@@ -40,9 +44,16 @@ const ValidationFamily& validation_family(const Scenario& s);
 /// than k_caveat_threshold_pct or none was measured; nothing otherwise.
 std::optional<std::string> accuracy_caveat(const ValidationFamily& family);
 
-/// Everything a result of `s` should be read with, on one line: the family's accuracy_caveat
-/// and, for a router balance the measurements do not cover, router_balance_caveat
-/// (sim/scenario/router_caveat.hpp), joined by "; "; nothing when neither applies.
+/// What the family's runs do not cover of `s`, on one line: a GPU preset none of them ran on
+/// (H200, H800, B300, GB300, one's own file), more GPUs than the largest of them; with the
+/// family's measured error range (unless accuracy_caveat says it), since that is all that is
+/// known. Nothing when the family
+/// has no run (accuracy_caveat says so) or covers both.
+std::optional<std::string> coverage_caveat(const Scenario& s);
+
+/// Everything a result of `s` should be read with, on one line: the family's accuracy_caveat,
+/// the coverage_caveat and, for a router balance the measurements do not cover, router_balance_caveat
+/// (sim/scenario/router_caveat.hpp), joined by "; "; nothing when none applies.
 std::optional<std::string> scenario_caveat(const Scenario& s);
 
 /// The family and its measured error in a few words, for a results table:

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "sim/scenario/accuracy_caveats.hpp"
@@ -29,16 +30,25 @@ namespace {
 struct Measured {
   int runs = 0;
   double min_pct = 1e300, max_pct = -1e300, abs_sum_pct = 0;
+  std::set<std::string> gpus;  // in name order, as the table lists them
+  int max_gpus = 0;
 };
+
+std::string gpu_list(const std::set<std::string>& gpus) {
+  std::string list;
+  for (const std::string& g : gpus) list += (list.empty() ? "\"" : ", \"") + g + "\"";
+  return "{" + list + "}";
+}
 
 // The table's row as it should read: what to paste into accuracy_caveats.cpp.
 std::string row_text(const ValidationFamily& f, const Measured& m) {
   char line[256];
   if (m.runs == 0)
-    std::snprintf(line, sizeof line, "{\"%s\", \"%s\", 0, 0, 0, 0},", f.id.c_str(), f.description.c_str());
+    std::snprintf(line, sizeof line, "{\"%s\", \"%s\", 0, 0, 0, 0, {}, 0},", f.id.c_str(), f.description.c_str());
   else
-    std::snprintf(line, sizeof line, "{\"%s\", \"%s\", %d, %.1f, %.1f, %.1f},", f.id.c_str(), f.description.c_str(),
-                  m.runs, m.min_pct, m.max_pct, m.abs_sum_pct / m.runs);
+    std::snprintf(line, sizeof line, "{\"%s\", \"%s\", %d, %.1f, %.1f, %.1f, %s, %d},", f.id.c_str(),
+                  f.description.c_str(), m.runs, m.min_pct, m.max_pct, m.abs_sum_pct / m.runs,
+                  gpu_list(m.gpus).c_str(), m.max_gpus);
   return line;
 }
 
@@ -58,6 +68,8 @@ TEST(AccuracyCaveats, TableIsCurrent) {
     m.min_pct = std::min(m.min_pct, error_pct);
     m.max_pct = std::max(m.max_pct, error_pct);
     m.abs_sum_pct += std::abs(error_pct);
+    m.gpus.insert(s.cluster.gpu.name);
+    m.max_gpus = std::max(m.max_gpus, s.cluster.total_gpus());
   }
   std::string regenerated;
   bool stale = false;
@@ -67,12 +79,15 @@ TEST(AccuracyCaveats, TableIsCurrent) {
     bool same = f.runs == m.runs;
     if (m.runs > 0)
       same = same && std::abs(f.min_error_pct - m.min_pct) <= 1.0 && std::abs(f.max_error_pct - m.max_pct) <= 1.0 &&
-             std::abs(f.mean_abs_error_pct - m.abs_sum_pct / m.runs) <= 1.0;
+             std::abs(f.mean_abs_error_pct - m.abs_sum_pct / m.runs) <= 1.0 &&
+             std::set<std::string>(f.gpus.begin(), f.gpus.end()) == m.gpus && f.max_gpus == m.max_gpus;
     Measured listed;
     listed.runs = f.runs;
     listed.min_pct = f.min_error_pct;
     listed.max_pct = f.max_error_pct;
     listed.abs_sum_pct = f.mean_abs_error_pct * f.runs;
+    listed.gpus.insert(f.gpus.begin(), f.gpus.end());
+    listed.max_gpus = f.max_gpus;
     EXPECT_TRUE(same) << f.id << " is stale: the table says " << row_text(f, listed) << " this build measures "
                       << row_text(f, m);
     stale = stale || !same;
@@ -134,6 +149,38 @@ TEST(AccuracyCaveats, RunSaysItInEveryOutputMode) {
   EXPECT_EQ(dense.at("validation_family").get<std::string>(), "dense-ampere");
   EXPECT_EQ(dense.at("caveats").get<std::string>(), "");
   EXPECT_EQ(d.err, "");
+}
+
+TEST(AccuracyCaveats, AGpuOrAClusterNoPublishedRunCoversSaysSoInEveryOutput) {
+  // No published run is on a B300, H200 or GB300 (the table's GPU lists): their results were
+  // given the B200's, H100's and GB200's measured error as their own, and a dense B300 run no
+  // caveat at all. Nor does any dense Hopper run use more than MLPerf's 10,752 H100s.
+  const std::string dense = testing::source_path("scenarios/default.ini");
+  const auto caveat_of = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"run", dense, "--json"});
+    const auto r = testing::run_trainsim(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const std::string c = nlohmann::json::parse(r.out).at("caveats").get<std::string>();
+    EXPECT_EQ(lines_with(r.err, "trainsim run: caveat: " + c), 1) << r.err;  // stderr says the same
+    EXPECT_EQ(c.find('\n'), std::string::npos) << c;
+    return c;
+  };
+  const std::string b300 = caveat_of({"--set", "cluster.preset=dgx-b200", "--set", "cluster.gpu=b300"});
+  EXPECT_NE(b300.find("no published run on b300 (its family's are on b200)"), std::string::npos) << b300;
+  EXPECT_NE(b300.find("dense on Blackwell (B200, B300) is off by"), std::string::npos) << b300;  // the range known
+  for (const auto& [preset, gpu] : {std::pair{"hgx-h200", "h200"}, {"hgx-h800", "h800"}, {"gb300-nvl72", "gb300"}}) {
+    const std::string c = caveat_of({"--set", std::string("cluster.preset=") + preset});
+    EXPECT_NE(c.find(std::string("no published run on ") + gpu), std::string::npos) << c;
+  }
+  const std::string h100 = caveat_of({});
+  EXPECT_EQ(h100.find("extrapolated"), std::string::npos) << h100;  // the H100 at 64 GPUs is covered
+  const std::string big = caveat_of({"--set", "cluster.nodes=1352"});  // 10,816 H100s, tp 8 pp 4 dp 338
+  EXPECT_NE(big.find("10816 GPUs, more than its family's largest published run (10752)"), std::string::npos) << big;
+  // Text output and a sweep's results carry the same line (step_point_evaluator's caveats).
+  const auto t = testing::run_trainsim({"run", dense, "--set", "cluster.preset=hgx-h200"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(lines_with(t.out, "caveat: "), 1) << t.out;
+  EXPECT_NE(t.out.find("no published run on h200"), std::string::npos) << t.out;
 }
 
 TEST(AccuracyCaveats, AuxLossRoutingAwayFromItsMeasurementSaysSo) {
