@@ -29,7 +29,6 @@
 #include "sim/core/output_file.hpp"
 #include "sim/core/shell_quote.hpp"
 #include "sim/core/units.hpp"
-#include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/step/step_bound.hpp"
@@ -182,9 +181,6 @@ Command plan_command() {
     const int files = std::min<int>(write_top, static_cast<int>(plan.points.size()));
     for (int k = 1; k <= files; ++k)
       check_output_path(ranked_scenario_path(options.out_dir, k), "--write-top", {o.scenario_path});
-    // Every layout is the scenario's model on its GPUs: one validation family, said once.
-    if (const auto caveat = scenario_caveat(*report.base))
-      std::cerr << "trainsim plan: caveat: " << *caveat << "\n";
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(false, options.out_dir));
     report.results = sweep::load_results(plan, options.out_dir);
     // The scenario's own layout, where the search did not try it, is reported beside the
@@ -192,6 +188,9 @@ Command plan_command() {
     report.ranked = rank_layouts(report.results, ordered.own_searched ? -1 : ordered.own_point);
     report.pruned = t.pending;
     report.written = write_best(report, write_top);
+    // The ranked layouts' caveats, not the base's: a router balance's caveat depends on the
+    // layout's EP, which the base holds at its stand-in when the search opens it.
+    std::cerr << caveat_lines(report, "trainsim plan: ");
     out << (o.json ? plan_json(report) : plan_table(report));
     if (report.ranked.empty()) throw InputError(o.scenario_path, "", "", no_layout_fits(report));
     return t.failed > 0 ? 1 : 0;

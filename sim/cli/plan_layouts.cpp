@@ -23,6 +23,7 @@ RankedLayout ranked_layout(const sweep::PointResult& r, std::size_t point) {
   l.exposed_comm_fraction = sweep::metric_value(r, "exposed_comm_fraction");
   l.peak_memory_bytes = sweep::metric_value(r, "peak_memory_bytes");
   l.headroom_bytes = sweep::headroom_bytes(r);
+  l.caveats = r.caveats;
   return l;
 }
 

@@ -24,6 +24,9 @@ struct RankedLayout {
   double exposed_comm_fraction = 0;
   double peak_memory_bytes = 0;
   double headroom_bytes = 0;  ///< the GPU's memory less the peak
+  /// Its own accuracy caveat (the point's `caveats`): layouts of one plan can differ in it,
+  /// since a router balance's depends on the layout's EP (sim/scenario/router_caveat.hpp).
+  std::string caveats;
 };
 
 /// The layouts that fit, fastest first (equal throughput keeps the plan's order), but point

@@ -185,6 +185,37 @@ std::string run_line(const PlanReport& r) {
 
 }  // namespace
 
+std::vector<ShownCaveat> shown_caveats(const PlanReport& r) {
+  std::vector<ShownCaveat> shown;
+  if (r.ranked.empty()) {
+    if (const auto caveat = scenario_caveat(*r.base)) shown.push_back({*caveat, {}});
+    return shown;
+  }
+  for (size_t i = 0; i < r.ranked.size() && static_cast<int>(i) < r.top; ++i) {
+    const std::string& text = r.ranked[i].caveats;
+    if (text.empty()) continue;
+    auto same = std::find_if(shown.begin(), shown.end(), [&](const ShownCaveat& c) { return c.text == text; });
+    if (same == shown.end()) same = shown.insert(shown.end(), ShownCaveat{text, {}});
+    same->ranks.push_back(static_cast<int>(i) + 1);
+  }
+  return shown;
+}
+
+std::string caveat_lines(const PlanReport& r, const std::string& prefix) {
+  const int rows = std::min<int>(r.top, static_cast<int>(r.ranked.size()));
+  std::string out;
+  for (const ShownCaveat& c : shown_caveats(r)) {
+    out += prefix + "caveat";
+    if (static_cast<int>(c.ranks.size()) != rows) {
+      out += c.ranks.size() == 1 ? " (rank " : " (ranks ";
+      for (size_t k = 0; k < c.ranks.size(); ++k) out += (k ? ", " : "") + std::to_string(c.ranks[k]);
+      out += ")";
+    }
+    out += ": " + c.text + "\n";
+  }
+  return out;
+}
+
 std::string plan_table(const PlanReport& r) {
   const Scenario& s = *r.base;
   std::ostringstream out;
@@ -202,7 +233,7 @@ std::string plan_table(const PlanReport& r) {
   if (r.search->batch_indivisible > 0)
     out << "left out: " << r.search->batch_indivisible
         << " splits whose micro_batch x dp does not divide the global batch\n";
-  if (const auto caveat = scenario_caveat(s)) out << "caveat: " << *caveat << "\n";
+  out << caveat_lines(r, "");
   out << "\n" << column_header(*r.search);
   for (size_t i = 0; i < r.ranked.size() && static_cast<int>(i) < r.top; ++i) out << row(r, i);
   out << "\nbubble: the pipeline's idle share of the step; exp.comm: communication not hidden behind compute; "
@@ -227,7 +258,8 @@ std::string plan_json(const PlanReport& r) {
   j["batch_indivisible"] = r.search->batch_indivisible;
   j["results"] = r.out_dir + "/results.csv";
   j["validation_family"] = validation_family(*r.base).id;
-  j["caveats"] = scenario_caveat(*r.base).value_or("");
+  // The best layout's (what the summary recommends); each layout's own beside it.
+  j["caveats"] = r.ranked.empty() ? scenario_caveat(*r.base).value_or("") : r.ranked.front().caveats;
   nlohmann::ordered_json fixed = nlohmann::ordered_json::object();
   for (const auto& [key, value] : r.search->fixed) fixed[key] = value;
   j["fixed"] = fixed;
@@ -247,6 +279,7 @@ std::string plan_json(const PlanReport& r) {
     o["exposed_comm_fraction"] = l.exposed_comm_fraction;
     o["peak_memory_bytes"] = l.peak_memory_bytes;
     o["headroom_bytes"] = l.headroom_bytes;
+    o["caveats"] = l.caveats;
     layouts.push_back(o);
   }
   j["layouts"] = layouts;

@@ -33,6 +33,18 @@ struct PlanReport {
   std::vector<std::string> overrides;  ///< the user's --set
 };
 
+/// The accuracy caveats of the layouts the table shows (the top `top`), each once with the
+/// ranks (from 1) it applies to, in rank order; the base scenario's when none is ranked.
+struct ShownCaveat {
+  std::string text;
+  std::vector<int> ranks;
+};
+std::vector<ShownCaveat> shown_caveats(const PlanReport& r);
+
+/// One line a caveat: "caveat: TEXT" when every shown layout carries it, else
+/// "caveat (ranks 1, 3): TEXT"; each ends in a line end.
+std::string caveat_lines(const PlanReport& r, const std::string& prefix);
+
 /// The table (the default output).
 std::string plan_table(const PlanReport& r);
 

@@ -229,6 +229,67 @@ nodes = 1
   EXPECT_NE(run.err.find("only trainsim plan searches it"), std::string::npos) << run.err;
 }
 
+TEST(PlanCommand, EachLayoutCarriesItsOwnCaveat) {
+  // A router balance's caveat depends on the layout's EP (aux_loss is measured at 16 experts a
+  // rank, sim/scenario/router_caveat.hpp). The plan said the base's, at the search's stand-in
+  // ep 1 ("32 experts per expert-parallel rank ... 1.00 x"), which no ranked layout had, and
+  // hid the top layout's own; --json's layouts carried none.
+  const std::string out = testing::write_temp_file("plan-caveats", "") + "-dir";
+  std::filesystem::remove_all(out);
+  const std::string scenario = testing::write_temp_file("plan-caveats.ini", R"([model]
+preset = qwen3-30b-a3b
+layers = 4
+experts = 32
+seq_len = 1024
+router_balance = aux_loss
+[training]
+micro_batch = 1
+grad_accum = 8
+[parallel]
+ep = auto
+[cluster]
+preset = dgx-h100
+nodes = 1
+)");
+  const auto r = run_trainsim({"plan", scenario, "--jobs", "2", "--out", out, "--json", "--exhaustive"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["layouts"].empty());
+  std::set<std::string> eps;
+  for (const auto& l : j["layouts"]) {
+    const int ep = std::stoi(l["parallel.ep"].get<std::string>());
+    eps.insert(l["parallel.ep"].get<std::string>());
+    const std::string caveat = l["caveats"].get<std::string>();
+    EXPECT_NE(caveat.find("MoE on Hopper"), std::string::npos) << l.dump();
+    const std::string per_rank = "aux_loss at " + std::to_string(32 / ep) + " expert";
+    if (32 / ep == 16)
+      EXPECT_EQ(caveat.find("aux_loss"), std::string::npos) << l.dump();
+    else
+      EXPECT_NE(caveat.find(per_rank), std::string::npos) << l.dump();
+  }
+  EXPECT_GE(eps.size(), 2u);
+  EXPECT_EQ(j["caveats"], j["layouts"][0]["caveats"]);  // the summary's is the best layout's
+  // The table names which ranks each caveat is for, and stderr says the same lines.
+  const auto t = run_trainsim({"plan", scenario, "--jobs", "2", "--out", out, "--exhaustive"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  // Each "caveat (ranks a, b): TEXT" line is those layouts' own caveat; every shown rank has one.
+  std::set<int> covered;
+  std::istringstream lines(t.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("caveat")) continue;
+    ASSERT_TRUE(line.starts_with("caveat (rank")) << line;  // the layouts' caveats differ here
+    const auto close = line.find("): ");
+    std::istringstream ranks(line.substr(line.find(' ', 8) + 1, close - line.find(' ', 8) - 1));
+    for (std::string n; std::getline(ranks, n, ',');) {
+      const int rank = std::stoi(n);
+      covered.insert(rank);
+      EXPECT_EQ(j["layouts"][rank - 1]["caveats"].get<std::string>(), line.substr(close + 3)) << line;
+    }
+    EXPECT_NE(t.err.find("trainsim plan: " + line + "\n"), std::string::npos) << t.err;  // stderr says it too
+  }
+  EXPECT_EQ(covered.size(), std::min<std::size_t>(10, j["layouts"].size())) << t.out;
+}
+
 TEST(PlanCommand, OpenChunksWithAnInterleavedScheduleAreSearched) {
   // `virtual_stages = auto` beside `schedule = interleaved` once failed with "virtual_stages =
   // '1'", a value nobody wrote; and a scenario recomputing some layers (recompute_layers) had
