@@ -4,9 +4,11 @@
 //   strong: the global batch stays the scenario's; grad_accum shrinks as dp grows.
 //   weak:   each replica's work stays the scenario's; the global batch grows with dp.
 
+#include <algorithm>
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/value_semantic.hpp>
 #include <cstdio>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -18,10 +20,12 @@
 #include "sim/core/error.hpp"
 #include "sim/core/forked_call.hpp"
 #include "sim/core/progress_line.hpp"
+#include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/ini_reader.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/scenario/scenario_rules.hpp"
 #include "sim/scenario/value_parsers.hpp"
+#include "sim/step/memory_fit.hpp"
 #include "sim/step/step_simulation.hpp"
 
 namespace trainsim::cli {
@@ -39,6 +43,16 @@ struct Point {
   double mfu = 0;
   double bubble = 0;
   double exposed_comm = 0;
+  // Whether the step fits the GPU's memory (sim/step/memory_fit.hpp) and how far to trust it
+  // (sim/scenario/accuracy_caveats.hpp), as run says them: a size that does not fit, or that no
+  // published run covers (more GPUs than the family's largest), was a plain row before.
+  bool fits = true;
+  double peak_memory_bytes = 0;
+  double capacity_bytes = 0;
+  double headroom_bytes = 0;
+  std::string memory_warning;
+  std::string validation_family;
+  std::string caveats;
 };
 
 // Each count at most the cluster limit's GPUs (check_cluster_size's, k_max_cluster_endpoints)
@@ -101,6 +115,14 @@ Point simulate_point(const std::string& path, const std::vector<std::string>& ov
     j["mfu"] = r.mfu;
     j["bubble"] = r.bubble_fraction;
     j["exposed_comm"] = r.exposed_comm_fraction;
+    const MemoryFit fit = memory_fit(s, r);
+    j["fits"] = fit.fits;
+    j["peak_memory_bytes"] = r.peak_memory_bytes;
+    j["capacity_bytes"] = fit.capacity_bytes;
+    j["headroom_bytes"] = fit.headroom_bytes;
+    j["memory_warning"] = memory_fit_warning(s, r).value_or("");
+    j["validation_family"] = validation_family(s).id;
+    j["caveats"] = scenario_caveat(s).value_or("");
     return j.dump();
   });
   const auto j = nlohmann::json::parse(text);
@@ -115,6 +137,13 @@ Point simulate_point(const std::string& path, const std::vector<std::string>& ov
   pt.mfu = j["mfu"];
   pt.bubble = j["bubble"];
   pt.exposed_comm = j["exposed_comm"];
+  pt.fits = j["fits"];
+  pt.peak_memory_bytes = j["peak_memory_bytes"];
+  pt.capacity_bytes = j["capacity_bytes"];
+  pt.headroom_bytes = j["headroom_bytes"];
+  pt.memory_warning = j["memory_warning"];
+  pt.validation_family = j["validation_family"];
+  pt.caveats = j["caveats"];
   return pt;
 }
 
@@ -122,6 +151,27 @@ Point simulate_point(const std::string& path, const std::vector<std::string>& ov
 // weak scaling throughput.
 double speedup(const Point& p, const Point& base, bool strong) {
   return strong ? base.step_time_s / p.step_time_s : p.tokens_per_s / base.tokens_per_s;
+}
+
+// What the table says above its rows and stderr says in any format: each size that does not
+// fit ("warning: N nodes: ...") and each distinct caveat with the sizes it is for.
+std::vector<std::string> warnings(const std::vector<Point>& points) {
+  std::vector<std::string> lines;
+  for (const Point& p : points)
+    if (!p.fits) lines.push_back("warning: " + std::to_string(p.nodes) + " nodes: " + p.memory_warning);
+  std::vector<std::string> caveats;
+  for (const Point& p : points)
+    if (!p.caveats.empty() && std::find(caveats.begin(), caveats.end(), p.caveats) == caveats.end())
+      caveats.push_back(p.caveats);
+  for (const std::string& c : caveats) {
+    std::string sizes;
+    int n = 0;
+    for (const Point& p : points)
+      if (p.caveats == c) sizes += (n++ ? ", " : "") + std::to_string(p.nodes);
+    lines.push_back(n == static_cast<int>(points.size()) ? "caveat: " + c
+                                                         : "caveat (" + sizes + " nodes): " + c);
+  }
+  return lines;
 }
 
 std::string render(const std::vector<Point>& points, bool strong, bool json, const Scenario& base) {
@@ -143,6 +193,12 @@ std::string render(const std::vector<Point>& points, bool strong, bool json, con
       r["mfu"] = p.mfu;
       r["bubble_fraction"] = p.bubble;
       r["exposed_comm_fraction"] = p.exposed_comm;
+      r["fits"] = p.fits;
+      r["peak_memory_bytes"] = p.peak_memory_bytes;
+      r["capacity_bytes"] = p.capacity_bytes;
+      r["headroom_bytes"] = p.headroom_bytes;
+      r["validation_family"] = p.validation_family;
+      r["caveats"] = p.caveats;
       rows.push_back(r);
     }
     nlohmann::ordered_json j;
@@ -155,14 +211,16 @@ std::string render(const std::vector<Point>& points, bool strong, bool json, con
       << " pp " << base.parallel.pp << " cp " << base.parallel.cp << ", "
       << (strong ? "strong scaling (fixed global batch)" : "weak scaling (fixed work per replica)") << "\n\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%6s %6s %5s %10s %12s %10s %14s %8s %10s %6s\n", "nodes", "gpus", "dp",
-                "grad_accum", "global_batch", "step_s", "tokens/s", "speedup", "efficiency", "mfu");
+  for (const std::string& w : warnings(points)) out << w << "\n";
+  if (!warnings(points).empty()) out << "\n";
+  std::snprintf(line, sizeof line, "%6s %6s %5s %10s %12s %10s %14s %8s %10s %6s %5s\n", "nodes", "gpus", "dp",
+                "grad_accum", "global_batch", "step_s", "tokens/s", "speedup", "efficiency", "mfu", "fits");
   out << line;
   for (const Point& p : points) {
     const double s = speedup(p, first, strong);
-    std::snprintf(line, sizeof line, "%6d %6d %5d %10d %12.0f %10.4f %14.0f %8.2f %9.1f%% %5.1f%%\n", p.nodes, p.gpus,
-                  p.dp, p.grad_accum, p.global_batch, p.step_time_s, p.tokens_per_s, s,
-                  100 * s / (static_cast<double>(p.gpus) / first.gpus), 100 * p.mfu);
+    std::snprintf(line, sizeof line, "%6d %6d %5d %10d %12.0f %10.4f %14.0f %8.2f %9.1f%% %5.1f%% %5s\n", p.nodes,
+                  p.gpus, p.dp, p.grad_accum, p.global_batch, p.step_time_s, p.tokens_per_s, s,
+                  100 * s / (static_cast<double>(p.gpus) / first.gpus), 100 * p.mfu, p.fits ? "yes" : "NO");
     out << line;
   }
   return out.str();
@@ -206,6 +264,7 @@ Command scale_command() {
       progress.item_done();
     }
     progress.finish();
+    for (const std::string& w : warnings(points)) std::cerr << "trainsim scale: " << w << "\n";
     out << render(points, strong, o.json, base);
     return 0;
   };

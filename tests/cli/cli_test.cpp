@@ -146,6 +146,55 @@ TEST(Cli, ScalingRefusesNodeCountsPastTheClusterLimit) {
     }
 }
 
+// A size that does not fit the GPU's memory was a plain row of the table and of --json (no
+// fits, no warning, exit 0), and scale said no accuracy caveat at all. Each size says it as
+// run does: fits and headroom in --json, a NO in the table, a warning on stderr; the caveats
+// too, per size (more GPUs than the family's largest published run is one).
+TEST(Cli, ScalingSaysWhichSizesDoNotFitAndTheirCaveats) {
+  const std::vector<std::string> big = {"scale", testing::source_path("scenarios/default.ini"), "--nodes", "8,16",
+                                        "--set", "model.layers=8", "--set", "training.recompute=none", "--set",
+                                        "training.micro_batch=64", "--set", "parallel.zero=0"};
+  std::vector<std::string> json_args = big;
+  json_args.push_back("--json");
+  const auto j = testing::run_trainsim(json_args);
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const auto p = nlohmann::json::parse(j.out)["points"];
+  for (const auto& point : p) {
+    // What `run` says of the same size.
+    const std::string nodes = std::to_string(point["nodes"].get<int>());
+    std::vector<std::string> run_args = {"run", testing::source_path("scenarios/default.ini"), "--json"};
+    run_args.insert(run_args.end(), big.begin() + 4, big.end());
+    run_args.insert(run_args.end(), {"--set", "cluster.nodes=" + nodes, "--set",
+                                     "training.grad_accum=" + std::to_string(point["grad_accum"].get<int>())});
+    const auto r = testing::run_trainsim(run_args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto run = nlohmann::json::parse(r.out);
+    EXPECT_EQ(point["fits"], run["fits"]) << nodes;
+    EXPECT_EQ(point["headroom_bytes"], run["headroom_bytes"]) << nodes;
+    EXPECT_EQ(point["caveats"], run["caveats"]) << nodes;
+    EXPECT_EQ(point["validation_family"], run["validation_family"]) << nodes;
+    EXPECT_FALSE(point["fits"].get<bool>()) << nodes;  // 64 samples a micro-batch, nothing recomputed: 159 GiB
+    EXPECT_NE(j.err.find("trainsim scale: warning: " + nodes + " nodes: peak memory"), std::string::npos) << j.err;
+  }
+  EXPECT_NE(j.err.find("trainsim scale: caveat: accuracy: dense on Hopper"), std::string::npos) << j.err;
+  const auto t = testing::run_trainsim(big);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("  fits\n"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("    NO\n"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("   yes\n"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("warning: 8 nodes: peak memory"), std::string::npos) << t.out;
+  // Past the family's largest published run (10,752 H100s) the size's caveat says so, the
+  // other's does not.
+  const auto w = testing::run_trainsim({"scale", testing::source_path("scenarios/default.ini"), "--nodes", "8,1352",
+                                        "--mode", "weak", "--json", "--set", "model.layers=8"});
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  const auto q = nlohmann::json::parse(w.out)["points"];
+  EXPECT_EQ(q[0]["caveats"].get<std::string>().find("extrapolated"), std::string::npos) << q[0].dump();
+  EXPECT_NE(q[1]["caveats"].get<std::string>().find("10816 GPUs, more than"), std::string::npos) << q[1].dump();
+  EXPECT_TRUE(q[1]["fits"].get<bool>());
+  EXPECT_NE(w.err.find("trainsim scale: caveat (1352 nodes): "), std::string::npos) << w.err;
+}
+
 TEST(Cli, ScalingRejectsAnUnevenSplit) {
   const auto r = testing::run_trainsim({"scale", testing::source_path("scenarios/default.ini"), "--nodes", "8,12"});
   EXPECT_EQ(r.exit_code, 2);
