@@ -12,12 +12,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <iostream>
 #include <optional>
 #include <ostream>
 #include <simgrid/s4u/Actor.hpp>
 #include <sstream>
 
 #include "sim/cli/command_line.hpp"
+#include "sim/cli/collective_caveat.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/full_platform_limit.hpp"
 #include "sim/cli/json_output.hpp"
@@ -311,6 +313,8 @@ Command collective_command() {
     progress.finish();
 
     const double factor = eng::bus_bandwidth_factor(op, gpus);
+    const std::optional<std::string> caveat = collective_caveat(cluster, gpus);
+    if (caveat) std::cerr << "trainsim collective: caveat: " << *caveat << "\n";
     if (o.json) {
       nlohmann::ordered_json j = nlohmann::ordered_json::array();
       for (const Row& r : rows) {
@@ -323,6 +327,7 @@ Command collective_command() {
         row["algo"] = r.algo;
         row["proto"] = r.proto;
         if (r.channels > 0) row["channels"] = r.channels;
+        row["caveats"] = caveat.value_or("");
         j.push_back(row);
       }
       out << json_output(j);
@@ -332,6 +337,7 @@ Command collective_command() {
     out << "# trainsim collective: " << eng::op_name(op) << " on " << gpus << " GPUs (" << spanned << " node"
         << (spanned > 1 ? "s" : "") << ") of the " << cluster.preset << " cluster (" << cluster.nodes << " node"
         << (cluster.nodes > 1 ? "s" : "") << "), simulated on SimGrid\n#\n";
+    if (caveat) out << "# caveat: " << *caveat << "\n#\n";
     out << "#        size         count    type         algo   proto  chan      time     algbw     busbw\n";
     out << "#         (B)    (elements)                                         (us)    (GB/s)    (GB/s)\n";
     for (const Row& r : rows) {
