@@ -196,6 +196,9 @@ TraceContents trace_contents(const Scenario& s, const ScenarioOptions& o, bool r
   c.summary = r;
   c.compute_model = compute;
   c.model_name = s.model.name;
+  const MemoryFit fit = memory_fit(s, r);
+  c.verdict = TraceVerdict{fit.fits, fit.capacity_bytes, fit.headroom_bytes, validation_family(s).id,
+                           scenario_caveat(s).value_or("")};
   c.steps = recorder.steps();
   for (TraceStep& step : c.steps) {
     step.tokens = r.tokens_per_step;

@@ -84,6 +84,15 @@ TraceContents read_hdf5_trace(const std::string& path) {
     c.summary.inflight_microbatches = hdf5::read_doubles_attribute(group.get(), "inflight_microbatches");
     c.compute_model = hdf5::read_string_attribute(group.get(), "compute_model");
     c.model_name = hdf5::read_string_attribute(group.get(), "model");
+    if (hdf5::has_attribute(group.get(), "validation_family")) {  // schema 1.8
+      TraceVerdict v;
+      v.fits = hdf5::read_int_attribute(group.get(), "fits") != 0;
+      v.capacity_bytes = hdf5::read_double_attribute(group.get(), "capacity_bytes");
+      v.headroom_bytes = hdf5::read_double_attribute(group.get(), "headroom_bytes");
+      v.validation_family = hdf5::read_string_attribute(group.get(), "validation_family");
+      v.caveats = hdf5::read_string_attribute(group.get(), "caveats");
+      c.verdict = v;
+    }
     if (hdf5::has_attribute(group.get(), "neighbour_step_time_s")) {  // schema 1.7
       NeighbourStep n;
       n.gpus = static_cast<int>(hdf5::read_int_attribute(group.get(), "neighbour_gpus"));

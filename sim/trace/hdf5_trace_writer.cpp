@@ -53,6 +53,13 @@ void write_summary(hid_t root, const TraceContents& c) {
   write_attribute(group.get(), "compute_model", c.compute_model);
   write_attribute(group.get(), "model", c.model_name);
   write_attribute(group.get(), "scenario", c.metadata.scenario_path);
+  if (const std::optional<TraceVerdict>& v = c.verdict) {  // schema 1.8: what run --json says beside the metrics
+    write_attribute(group.get(), "fits", static_cast<std::int64_t>(v->fits ? 1 : 0));
+    write_attribute(group.get(), "capacity_bytes", v->capacity_bytes);
+    write_attribute(group.get(), "headroom_bytes", v->headroom_bytes);
+    write_attribute(group.get(), "validation_family", v->validation_family);
+    write_attribute(group.get(), "caveats", v->caveats);
+  }
   if (const std::optional<NeighbourStep>& n = c.summary.neighbour) {  // schema 1.7: variations.neighbour
     write_attribute(group.get(), "neighbour_gpus", static_cast<std::int64_t>(n->gpus));
     write_attribute(group.get(), "neighbour_steps", static_cast<std::int64_t>(n->steps));

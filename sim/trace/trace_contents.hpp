@@ -20,7 +20,7 @@ namespace trainsim {
 /// Major.minor: a minor bump adds fields or datasets, a major one changes or removes them.
 /// 1.1: /links/utilization. 1.2: /run, /failures, /checkpoints. 1.7: a neighbour job's step
 /// on /summary (neighbour_*).
-inline constexpr const char* k_trace_schema_version = "1.7";
+inline constexpr const char* k_trace_schema_version = "1.8";
 
 /// The root group's attributes.
 struct TraceMetadata {
@@ -71,12 +71,24 @@ struct TraceEvent {
 /// for when GPUs differ ([variations]: sim/cli/simulated_replicas.hpp). Keyed by (replica, stage).
 using TrackNotes = std::map<std::pair<int, int>, std::string>;
 
+/// Whether the step fits the GPU's memory and how far to trust it, as `trainsim run --json` says
+/// them (schema 1.8: sim/step/memory_fit.hpp, sim/scenario/accuracy_caveats.hpp).
+struct TraceVerdict {
+  bool fits = true;
+  double capacity_bytes = 0;
+  double headroom_bytes = 0;  ///< negative when it does not fit
+  std::string validation_family;
+  std::string caveats;  ///< empty when none applies
+};
+
 struct TraceContents {
   TraceMetadata metadata;
   TraceLevel level = TraceLevel::events;
   StepResult summary;         ///< the same metrics as `trainsim run --json`
   std::string compute_model;  ///< the compute model's description
   std::string model_name;     ///< the model's name (`model` in --json)
+  /// A scenario's step (trainsim run): its memory verdict and caveats; none for replay.
+  std::optional<TraceVerdict> verdict;
   std::vector<TraceStep> steps;
   std::vector<TraceEvent> events;
   std::string events_rule;           ///< how /events was capped (attribute `rule`)

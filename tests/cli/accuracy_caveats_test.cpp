@@ -20,6 +20,7 @@
 
 #include "sim/scenario/accuracy_caveats.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/trace/hdf5_trace_reader.hpp"
 #include "support/published_figure.hpp"
 #include "support/run_trainsim.hpp"
 #include "topologies/gpu_spec.hpp"
@@ -181,6 +182,35 @@ TEST(AccuracyCaveats, AGpuOrAClusterNoPublishedRunCoversSaysSoInEveryOutput) {
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_EQ(lines_with(t.out, "caveat: "), 1) << t.out;
   EXPECT_NE(t.out.find("no published run on h200"), std::string::npos) << t.out;
+}
+
+// The HDF5 trace's /summary held the metrics of --json but not whether the step fits nor its
+// caveats (schema 1.7): a trace of a step over the GPU's memory on a GPU no published run is
+// on read as a plain result. Schema 1.8 carries both, as --json says them.
+TEST(AccuracyCaveats, TheTraceSaysWhatJsonSays) {
+  const std::string trace = testing::write_temp_file("caveat-trace.h5", "");
+  std::filesystem::remove(trace);
+  const std::vector<std::string> args = {"run", testing::source_path("scenarios/default.ini"), "--set",
+                                         "cluster.preset=hgx-h200", "--set", "training.recompute=none", "--set",
+                                         "training.micro_batch=8", "--set", "parallel.zero=0"};
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  const auto j = testing::run_trainsim(json_args);
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const nlohmann::json result = nlohmann::json::parse(j.out);
+  ASSERT_FALSE(result.at("fits").get<bool>());
+  std::vector<std::string> trace_args = args;
+  trace_args.insert(trace_args.end(), {"--trace", trace});
+  const auto t = testing::run_trainsim(trace_args);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const TraceContents c = read_hdf5_trace(trace);
+  ASSERT_TRUE(c.verdict.has_value());
+  EXPECT_FALSE(c.verdict->fits);
+  EXPECT_EQ(c.verdict->headroom_bytes, result.at("headroom_bytes").get<double>());
+  EXPECT_EQ(c.verdict->capacity_bytes, result.at("capacity_bytes").get<double>());
+  EXPECT_EQ(c.verdict->validation_family, result.at("validation_family").get<std::string>());
+  EXPECT_EQ(c.verdict->caveats, result.at("caveats").get<std::string>());
+  EXPECT_NE(c.verdict->caveats.find("no published run on h200"), std::string::npos) << c.verdict->caveats;
 }
 
 TEST(AccuracyCaveats, AuxLossRoutingAwayFromItsMeasurementSaysSo) {

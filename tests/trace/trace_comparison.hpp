@@ -124,6 +124,14 @@ inline void expect_equal_traces(const TraceContents& a, const TraceContents& b, 
   }
   EXPECT_EQ(a.compute_model, b.compute_model);
   EXPECT_EQ(a.model_name, b.model_name);
+  ASSERT_EQ(a.verdict.has_value(), b.verdict.has_value());
+  if (a.verdict) {
+    EXPECT_EQ(a.verdict->fits, b.verdict->fits);
+    EXPECT_EQ(a.verdict->capacity_bytes, b.verdict->capacity_bytes);
+    EXPECT_EQ(a.verdict->headroom_bytes, b.verdict->headroom_bytes);
+    EXPECT_EQ(a.verdict->validation_family, b.verdict->validation_family);
+    EXPECT_EQ(a.verdict->caveats, b.verdict->caveats);
+  }
 
   ASSERT_EQ(a.steps.size(), b.steps.size());
   for (size_t i = 0; i < a.steps.size(); ++i) {

@@ -77,6 +77,7 @@ TraceContents sample_contents(TraceLevel level) {
   c.summary.sim_wall_s = 0.01;
   c.compute_model = "roofline";
   c.model_name = "llama3-8b";
+  c.verdict = TraceVerdict{false, 85520809984.0, -1.5e9, "dense-hopper", "accuracy: a caveat"};
   c.steps = {{0, 0.0, 1.2, 8192, 16}, {1, 1.2, 2.5, 8192, 16}};
   TraceEvent e;
   e.rank = 2;
