@@ -20,27 +20,29 @@ namespace {
 //   (h100-sxm, h200, h800), Blackwell on x86 hosts (b200, b300) and Grace-Blackwell (gb200,
 //   gb300 on cluster.host = grace: Grace's slower host cost per call, topologies/host_cost.hpp,
 //   and NVL72's NVLink domain). Any other pair is unvalidated.
-// Precision is not a third fact: each family's runs hold one or two formats (A100 fp16, H100
-// and B200 dense fp8, MoE bf16, fp8 and MXFP8), too few to tell them apart.
+// Precision is not a third fact of the family: each family's runs hold one to three formats
+// (A100 fp16, H100 and B200 dense fp8, MoE bf16, fp8 and MXFP8), too few to tell them apart;
+// a precision outside them is said by coverage_caveat.
 //
 // The figures: each family's published runs in scenarios/validation/ (every file with a
 // `# published_<metric>` line, the same-stack checks `d5-*.ini` and MLPerf's logged runs
 // `mlperf-*.ini` included: a user reads the worst error we know of), simulated with
 // this build: the runs, the least and the largest throughput error and the mean absolute
-// error, in percent, then the GPU presets the runs ran on and the most GPUs one used (what
-// coverage_caveat holds a scenario to: the H200, H800, B300 and GB300 have no published run). tests/cli/accuracy_caveats_test.cpp recomputes them and fails when one
+// error, in percent, then the GPU presets the runs ran on, the most GPUs one used and the
+// precisions they trained in (what coverage_caveat holds a scenario to: the H200, H800, B300
+// and GB300 have no published run, and dense Hopper's are all fp8). tests/cli/accuracy_caveats_test.cpp recomputes them and fails when one
 // is off by more than a point; its failure prints the rows below as they should read
 // (regenerate: `build/tests/trainsim_tests --gtest_filter=AccuracyCaveats.TableIsCurrent`).
 const std::vector<ValidationFamily>& table() {
   static const std::vector<ValidationFamily> families{
-      {"dense-ampere", "dense on Ampere (A100)", 10, -9.9, 3.6, 4.7, {"a100-80g"}, 3072},
-      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -2.7, 10.6, 4.1, {"h100-sxm"}, 10752},
-      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -4.7, -3.4, 4.1, {"b200"}, 128},
-      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -7.8, 10.5, 6.6, {"gb200"}, 512},
-      {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0, {}, 0},
-      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, -7.2, 11.9, 5.8, {"h100-sxm"}, 64},
-      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, -15.0, 16.7, 7.5, {"b200"}, 256},
-      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, -22.3, 3.7, 13.0, {"gb200"}, 16},
+      {"dense-ampere", "dense on Ampere (A100)", 10, -9.9, 3.6, 4.7, {"a100-80g"}, 3072, {"fp16"}},
+      {"dense-hopper", "dense on Hopper (H100, H200, H800)", 6, -2.7, 10.6, 4.1, {"h100-sxm"}, 10752, {"fp8"}},
+      {"dense-blackwell", "dense on Blackwell (B200, B300)", 2, -4.7, -3.4, 4.1, {"b200"}, 128, {"fp8"}},
+      {"dense-grace-blackwell", "dense on Grace-Blackwell (GB200, GB300)", 3, -7.8, 10.5, 6.6, {"gb200"}, 512, {"fp8", "nvfp4"}},
+      {"moe-ampere", "MoE on Ampere (A100)", 0, 0, 0, 0, {}, 0, {}},
+      {"moe-hopper", "MoE on Hopper (H100, H200, H800)", 9, -7.2, 11.9, 5.8, {"h100-sxm"}, 64, {"bf16", "fp8"}},
+      {"moe-blackwell", "MoE on Blackwell (B200, B300)", 8, -15.0, 16.7, 7.5, {"b200"}, 256, {"bf16", "fp8", "mxfp8"}},
+      {"moe-grace-blackwell", "MoE on Grace-Blackwell (GB200, GB300)", 2, -22.3, 3.7, 13.0, {"gb200"}, 16, {"bf16", "mxfp8"}},
   };
   return families;
 }
@@ -48,7 +50,7 @@ const std::vector<ValidationFamily>& table() {
 // An architecture (or an architecture on a host) that no published run of ours covers, such as
 // a user's own GPU preset file: nothing measures its error.
 const ValidationFamily& unvalidated_family() {
-  static const ValidationFamily family{"unvalidated", "a GPU with no published run (a preset of one's own)", 0, 0, 0, 0, {}, 0};
+  static const ValidationFamily family{"unvalidated", "a GPU with no published run (a preset of one's own)", 0, 0, 0, 0, {}, 0, {}};
   return family;
 }
 
@@ -59,6 +61,18 @@ std::string percent(double v) {
 }
 
 }  // namespace
+
+std::string precision_name(Precision p) {
+  switch (p) {
+    case Precision::bf16: return "bf16";
+    case Precision::fp16: return "fp16";
+    case Precision::fp8: return "fp8";
+    case Precision::fp32: return "fp32";
+    case Precision::mxfp8: return "mxfp8";
+    case Precision::nvfp4: return "nvfp4";
+  }
+  return "unknown";
+}
 
 const std::vector<ValidationFamily>& validation_families() {
   return table();
@@ -106,6 +120,12 @@ std::optional<std::string> coverage_caveat(const Scenario& s) {
   if (gpus > f.max_gpus)
     outside.push_back(std::to_string(gpus) + " GPUs, more than its family's largest published run (" +
                       std::to_string(f.max_gpus) + ")");
+  const std::string precision = precision_name(s.training.precision);
+  if (std::find(f.precisions.begin(), f.precisions.end(), precision) == f.precisions.end()) {
+    std::string in;
+    for (const std::string& p : f.precisions) in += (in.empty() ? "" : ", ") + p;
+    outside.push_back("no published run in " + precision + " (its family's are in " + in + ")");
+  }
   if (outside.empty()) return std::nullopt;
   std::string line = "accuracy extrapolated: ";
   for (std::size_t i = 0; i < outside.size(); ++i) line += (i ? " and " : "") + outside[i];

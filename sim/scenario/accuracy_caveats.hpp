@@ -27,7 +27,13 @@ struct ValidationFamily {
   /// one of them used: a GPU or a cluster size past these is not what the errors measure.
   std::vector<std::string> gpus;
   int max_gpus = 0;
+  /// The training.precision values its runs trained in, in name order: another (NVFP4 on a
+  /// B200, MXFP8 on an H100's family) is not what the errors measure either.
+  std::vector<std::string> precisions;
 };
+
+/// training.precision's name, as the scenario file spells it ("bf16", "nvfp4").
+std::string precision_name(Precision p);
 
 /// A family is caveated when a published run of it is off by more than this many percent, or
 /// when no published run measures it.
@@ -45,7 +51,8 @@ const ValidationFamily& validation_family(const Scenario& s);
 std::optional<std::string> accuracy_caveat(const ValidationFamily& family);
 
 /// What the family's runs do not cover of `s`, on one line: a GPU preset none of them ran on
-/// (H200, H800, B300, GB300, one's own file), more GPUs than the largest of them; with the
+/// (H200, H800, B300, GB300, one's own file), more GPUs than the largest of them, a precision
+/// none of them trained in; with the
 /// family's measured error range (unless accuracy_caveat says it), since that is all that is
 /// known. Nothing when the family
 /// has no run (accuracy_caveat says so) or covers both.

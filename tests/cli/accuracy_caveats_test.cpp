@@ -33,9 +33,10 @@ struct Measured {
   double min_pct = 1e300, max_pct = -1e300, abs_sum_pct = 0;
   std::set<std::string> gpus;  // in name order, as the table lists them
   int max_gpus = 0;
+  std::set<std::string> precisions;
 };
 
-std::string gpu_list(const std::set<std::string>& gpus) {
+std::string name_list(const std::set<std::string>& gpus) {
   std::string list;
   for (const std::string& g : gpus) list += (list.empty() ? "\"" : ", \"") + g + "\"";
   return "{" + list + "}";
@@ -45,11 +46,12 @@ std::string gpu_list(const std::set<std::string>& gpus) {
 std::string row_text(const ValidationFamily& f, const Measured& m) {
   char line[256];
   if (m.runs == 0)
-    std::snprintf(line, sizeof line, "{\"%s\", \"%s\", 0, 0, 0, 0, {}, 0},", f.id.c_str(), f.description.c_str());
+    std::snprintf(line, sizeof line, "{\"%s\", \"%s\", 0, 0, 0, 0, {}, 0, {}},", f.id.c_str(),
+                  f.description.c_str());
   else
-    std::snprintf(line, sizeof line, "{\"%s\", \"%s\", %d, %.1f, %.1f, %.1f, %s, %d},", f.id.c_str(),
+    std::snprintf(line, sizeof line, "{\"%s\", \"%s\", %d, %.1f, %.1f, %.1f, %s, %d, %s},", f.id.c_str(),
                   f.description.c_str(), m.runs, m.min_pct, m.max_pct, m.abs_sum_pct / m.runs,
-                  gpu_list(m.gpus).c_str(), m.max_gpus);
+                  name_list(m.gpus).c_str(), m.max_gpus, name_list(m.precisions).c_str());
   return line;
 }
 
@@ -71,6 +73,7 @@ TEST(AccuracyCaveats, TableIsCurrent) {
     m.abs_sum_pct += std::abs(error_pct);
     m.gpus.insert(s.cluster.gpu.name);
     m.max_gpus = std::max(m.max_gpus, s.cluster.total_gpus());
+    m.precisions.insert(precision_name(s.training.precision));
   }
   std::string regenerated;
   bool stale = false;
@@ -81,7 +84,8 @@ TEST(AccuracyCaveats, TableIsCurrent) {
     if (m.runs > 0)
       same = same && std::abs(f.min_error_pct - m.min_pct) <= 1.0 && std::abs(f.max_error_pct - m.max_pct) <= 1.0 &&
              std::abs(f.mean_abs_error_pct - m.abs_sum_pct / m.runs) <= 1.0 &&
-             std::set<std::string>(f.gpus.begin(), f.gpus.end()) == m.gpus && f.max_gpus == m.max_gpus;
+             std::set<std::string>(f.gpus.begin(), f.gpus.end()) == m.gpus && f.max_gpus == m.max_gpus &&
+             std::set<std::string>(f.precisions.begin(), f.precisions.end()) == m.precisions;
     Measured listed;
     listed.runs = f.runs;
     listed.min_pct = f.min_error_pct;
@@ -89,6 +93,7 @@ TEST(AccuracyCaveats, TableIsCurrent) {
     listed.abs_sum_pct = f.mean_abs_error_pct * f.runs;
     listed.gpus.insert(f.gpus.begin(), f.gpus.end());
     listed.max_gpus = f.max_gpus;
+    listed.precisions.insert(f.precisions.begin(), f.precisions.end());
     EXPECT_TRUE(same) << f.id << " is stale: the table says " << row_text(f, listed) << " this build measures "
                       << row_text(f, m);
     stale = stale || !same;
@@ -155,7 +160,8 @@ TEST(AccuracyCaveats, RunSaysItInEveryOutputMode) {
 TEST(AccuracyCaveats, AGpuOrAClusterNoPublishedRunCoversSaysSoInEveryOutput) {
   // No published run is on a B300, H200 or GB300 (the table's GPU lists): their results were
   // given the B200's, H100's and GB200's measured error as their own, and a dense B300 run no
-  // caveat at all. Nor does any dense Hopper run use more than MLPerf's 10,752 H100s.
+  // caveat at all. Nor does any dense Hopper run use more than MLPerf's 10,752 H100s, nor train
+  // in another precision than fp8.
   const std::string dense = testing::source_path("scenarios/default.ini");
   const auto caveat_of = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {"run", dense, "--json"});
@@ -173,9 +179,15 @@ TEST(AccuracyCaveats, AGpuOrAClusterNoPublishedRunCoversSaysSoInEveryOutput) {
     const std::string c = caveat_of({"--set", std::string("cluster.preset=") + preset});
     EXPECT_NE(c.find(std::string("no published run on ") + gpu), std::string::npos) << c;
   }
-  const std::string h100 = caveat_of({});
-  EXPECT_EQ(h100.find("extrapolated"), std::string::npos) << h100;  // the H100 at 64 GPUs is covered
-  const std::string big = caveat_of({"--set", "cluster.nodes=1352"});  // 10,816 H100s, tp 8 pp 4 dp 338
+  const std::string h100 = caveat_of({"--set", "training.precision=fp8"});
+  EXPECT_EQ(h100.find("extrapolated"), std::string::npos) << h100;  // the H100 at 64 GPUs in fp8 is covered
+  // Every published dense Hopper run trained in fp8; the default scenario trains in bf16.
+  const std::string bf16 = caveat_of({});
+  EXPECT_NE(bf16.find("no published run in bf16 (its family's are in fp8)"), std::string::npos) << bf16;
+  // NVFP4 on a B200: dense Blackwell's two runs are fp8; it said nothing (the family is within 10 %).
+  const std::string nvfp4 = caveat_of({"--set", "cluster.preset=dgx-b200", "--set", "training.precision=nvfp4"});
+  EXPECT_NE(nvfp4.find("no published run in nvfp4 (its family's are in fp8)"), std::string::npos) << nvfp4;
+  const std::string big = caveat_of({"--set", "cluster.nodes=1352", "--set", "training.precision=fp8"});  // dp 338
   EXPECT_NE(big.find("10816 GPUs, more than its family's largest published run (10752)"), std::string::npos) << big;
   // Text output and a sweep's results carry the same line (step_point_evaluator's caveats).
   const auto t = testing::run_trainsim({"run", dense, "--set", "cluster.preset=hgx-h200"});
