@@ -186,7 +186,8 @@ TEST(Cli, ScalingSaysWhichSizesDoNotFitAndTheirCaveats) {
   // Past the family's largest published run (10,752 H100s) the size's caveat says so, the
   // other's does not.
   const auto w = testing::run_trainsim({"scale", testing::source_path("scenarios/default.ini"), "--nodes", "8,1352",
-                                        "--mode", "weak", "--json", "--set", "model.layers=8"});
+                                        "--mode", "weak", "--json", "--set", "model.layers=8", "--set",
+                                        "training.precision=fp8"});  // dense Hopper's runs are fp8
   ASSERT_EQ(w.exit_code, 0) << w.err;
   const auto q = nlohmann::json::parse(w.out)["points"];
   EXPECT_EQ(q[0]["caveats"].get<std::string>().find("extrapolated"), std::string::npos) << q[0].dump();
