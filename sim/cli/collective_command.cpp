@@ -338,6 +338,15 @@ Command collective_command() {
         << (spanned > 1 ? "s" : "") << ") of the " << cluster.preset << " cluster (" << cluster.nodes << " node"
         << (cluster.nodes > 1 ? "s" : "") << "), simulated on SimGrid\n#\n";
     if (caveat) out << "# caveat: " << *caveat << "\n#\n";
+    // nccl-tests prints the count its call takes (paramcount): each rank's part for all-gather,
+    // reduce-scatter and all-to-all, whose size column is the whole buffer (src/all_gather.cu,
+    // reduce_scatter.cu, alltoall.cu *GetCollByteCount: paramcount = count / nranks; the H200
+    // all-gather log of tests/data/nccl-tests/ prints 536870912 for 16 GiB on 8 ranks). It
+    // printed size / 4 for every op.
+    const double count_ranks = op == eng::CollectiveOp::all_gather || op == eng::CollectiveOp::reduce_scatter ||
+                                       op == eng::CollectiveOp::all_to_all
+                                   ? gpus
+                                   : 1;
     out << "#        size         count    type         algo   proto  chan      time     algbw     busbw\n";
     out << "#         (B)    (elements)                                         (us)    (GB/s)    (GB/s)\n";
     for (const Row& r : rows) {
@@ -345,7 +354,7 @@ Command collective_command() {
       char line[160];
       const std::string chan = r.channels > 0 ? std::to_string(r.channels) : "-";
       std::snprintf(line, sizeof line, "%14.0f %13.0f %7s %12s %7s %5s %9.2f %9.2f %9.2f\n", r.bytes,
-                    std::floor(r.bytes / 4), "float", r.algo.c_str(), r.proto.c_str(), chan.c_str(), r.time_s * 1e6,
+                    std::floor(r.bytes / 4 / count_ranks), "float", r.algo.c_str(), r.proto.c_str(), chan.c_str(), r.time_s * 1e6,
                     algbw, algbw * factor);
       out << line;
     }
