@@ -51,6 +51,15 @@ std::string table(const sweep::SweepPlan& plan, const std::vector<sweep::PointRe
                     r.reason.c_str());
     out += line;
   }
+  // Each distinct caveat under the table, with the scenarios it is for (stderr said it without
+  // them; a table kept without stderr said none).
+  for (const std::string& caveat : sweep::distinct_caveats(results)) {
+    std::string names;
+    std::size_t n = 0;
+    for (size_t i = 0; i < plan.points.size(); ++i)
+      if (results[i].caveats == caveat) names += (n++ ? ", " : "") + plan.points[i].scenario_path;
+    out += (n == plan.points.size() ? std::string("caveat: ") : "caveat (" + names + "): ") + caveat + "\n";
+  }
   return out;
 }
 

@@ -82,11 +82,31 @@ TEST(BatchCli, RowsCarryTheirValidationFamilyAndCaveat) {
        at = r.err.find("trainsim batch: caveat: ", at + 1))
     ++said;
   EXPECT_EQ(said, 1u) << r.err;
-  // Dense on A100 (within 10 %, Megatron's Table 1): the family, no caveat.
+  // The table on stdout says it too, once for both rows (it said none: stderr only).
+  EXPECT_NE(r.out.find("\ncaveat: accuracy: dense on Hopper (H100, H200, H800) is off by "), std::string::npos) << r.out;
+  // Dense on A100 in fp16 (within 10 %, Megatron's Table 1, whose runs are fp16): the family,
+  // no caveat.
   const std::string a100 = testing::write_temp_file("out", "");
   fs::remove_all(a100);
-  ASSERT_EQ(testing::run_trainsim({"batch", a, "--out", a100, "--set", "cluster.gpu=a100-80g"}).exit_code, 0);
+  ASSERT_EQ(testing::run_trainsim(
+                {"batch", a, "--out", a100, "--set", "cluster.gpu=a100-80g", "--set", "training.precision=fp16"})
+                .exit_code,
+            0);
   EXPECT_NE(sweep::read_file_or_empty(a100 + "/results.csv").find(",dense-ampere,\n"), std::string::npos);
+}
+
+// Scenarios with different caveats: each is named under the table with its own.
+TEST(BatchCli, TheTableNamesTheScenariosOfEachCaveat) {
+  const std::string h100 = testing::write_temp_file("h100.ini", testing::tiny_scenario_text());
+  std::string h200_text = testing::tiny_scenario_text();
+  h200_text.replace(h200_text.find("preset = dgx-h100"), 17, "preset = hgx-h200");
+  const std::string h200_file = testing::write_temp_file("h200.ini", h200_text);
+  const std::string dir = testing::fresh_dir("out");
+  const auto r = testing::run_trainsim({"batch", h100, h200_file, "--jobs", "1", "--out", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\ncaveat (" + h200_file + "): "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no published run on h200"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\ncaveat (" + h100 + "): "), std::string::npos) << r.out;
 }
 
 TEST(BatchCli, NeedsAScenario) {
