@@ -155,7 +155,9 @@ std::string table(const Scenario& s, const StepResult& r, const std::string& com
   out << "peak memory           " << units::format_bytes_binary(r.peak_memory_bytes) << " per GPU\n"
       << "energy                " << formatted("%.1f kJ per step", r.energy_per_step_j / 1e3) << ", "
       << formatted("%.3f J per token", r.energy_per_token_j) << ", " << formatted("%.1f kW average", r.avg_power_w / 1e3)
-      << "\n"
+      // The job's GPUs together, by their board power alone (sim/step/account_summary.cpp): a
+      // budget for the racks' power needs the hosts, network and cooling beside it.
+      << ", the " << r.gpus << " GPUs' own power (no hosts, network or cooling)\n"
       << "compute model         " << compute << "\n"
       << "validation            " << validation_summary(validation_family(s)) << "\n";
   return out.str();

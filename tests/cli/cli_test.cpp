@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_trainsim.hpp"
+#include "topologies/gpu_spec.hpp"
 
 namespace trainsim {
 namespace {
@@ -211,6 +212,25 @@ namespace {
 
 // Issue 55: a layout that does not fit printed like one that does in --json, and a script
 // took it. --json says whether it fits, and stderr says it does not in every output mode.
+// The energy line gave "32.8 kW average" with no word of whose: it is the job's GPUs together,
+// by their board power alone. The text says so, and the figure is that: between every GPU idle
+// and every GPU at its TDP (the preset's), the energy per step over the step time.
+TEST(Cli, RunSaysWhosePowerTheEnergyIs) {
+  const std::string scenario = testing::source_path("scenarios/default.ini");
+  const auto t = testing::run_trainsim({"run", scenario});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("kW average, the 64 GPUs' own power (no hosts, network or cooling)\n"), std::string::npos)
+      << t.out;
+  const auto j = testing::run_trainsim({"run", scenario, "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const auto r = nlohmann::json::parse(j.out);
+  const GpuSpec h100 = *gpu_preset("h100-sxm");
+  const double power = r["avg_power_w"].get<double>();
+  EXPECT_DOUBLE_EQ(power, r["energy_per_step_j"].get<double>() / r["step_time_s"].get<double>());
+  EXPECT_GT(power, 64 * h100.idle_power_w);
+  EXPECT_LT(power, 64 * h100.tdp_w);
+}
+
 TEST(Cli, RunSaysWhetherTheLayoutFits) {
   const std::string scenario = testing::source_path("scenarios/default.ini");
   const auto fits = testing::run_trainsim({"run", scenario, "--json"});
