@@ -10,8 +10,8 @@
 #include <array>
 #include <fstream>
 
-#include "sim/core/bounded_read.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/import/megatron_import.hpp"
 #include "sim/scenario/megatron_names.hpp"
 
@@ -86,8 +86,7 @@ void list_not_modelled(const YAML::Node& node, const std::string& path, std::vec
 }  // namespace
 
 MegatronInput read_bridge_recipe(const std::string& path) {
-  std::ifstream in = opened_input(path, "cannot open the recipe");
-  const std::string text = read_capped(in, k_max_megatron_input_bytes, path, "the recipe");
+  const std::string text = read_input_file(path, {"the recipe", "cannot open the recipe", k_max_megatron_input_bytes});
   YAML::Node root;
   try {
     root = YAML::Load(text);
