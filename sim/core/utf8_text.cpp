@@ -49,4 +49,16 @@ std::string utf8_escaped(std::string_view text) {
   return comment_line(out);
 }
 
+std::string utf8_replaced(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    const std::size_t at = first_invalid_utf8(text);
+    out += text.substr(0, at);
+    if (at == std::string_view::npos) break;
+    out += "\xEF\xBF\xBD";
+    text.remove_prefix(at + 1);
+  }
+  return out;
+}
+
 }  // namespace trainsim

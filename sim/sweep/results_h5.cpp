@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "sim/core/output_file.hpp"
+#include "sim/core/utf8_text.hpp"
 #include "sim/sweep/result_columns.hpp"
 #include "sim/sweep/results_table.hpp"
 #include "sim/sweep/step_summary.hpp"
@@ -43,8 +44,12 @@ void write_strings(hid_t parent, const std::string& name, const std::vector<std:
   const Handle type = string_type();
   Handle set(H5Dcreate2(parent, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
              "create dataset " + name);
+  // Declared UTF-8 (a reason may quote a path that is not): such bytes as U+FFFD, as in --json.
+  std::vector<std::string> utf8;
+  utf8.reserve(values.size());
+  for (const std::string& v : values) utf8.push_back(utf8_replaced(v));
   std::vector<const char*> ptrs;
-  for (const std::string& v : values) ptrs.push_back(v.c_str());
+  for (const std::string& v : utf8) ptrs.push_back(v.c_str());
   if (n > 0)
     check(H5Dwrite(set.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), "write dataset " + name);
 }
