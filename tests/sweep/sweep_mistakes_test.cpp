@@ -176,5 +176,32 @@ TEST(SweepMistakes, BatchOutNamingAFile) {
   expect_refused({"batch", scenario, "--out", file}, "", "", {"trainsim batch", "--out", "names a file"});
 }
 
+// A folder holding another sweep's, a plan's or a batch's results is refused, not replaced:
+// `plan --out X` into a sweep's folder X wrote its tables and manifest over the sweep's and its
+// point files over the sweep's by index (exit 0). The same sweep again, named another way, resumes.
+TEST(SweepMistakes, OutHoldingAnotherCommandsResultsIsKept) {
+  const std::string sweep = sweep_file("[vary]\nparallel.tp = 1,2\n");
+  const std::string out = fresh_dir("others");
+  ASSERT_EQ(run_trainsim({"sweep", sweep, "--out", out}).exit_code, 0);
+  const std::string table = sweep::read_file_or_empty(out + "/results.csv");
+  const std::string manifest = sweep::read_file_or_empty(out + "/sweep-points.json");
+  const std::string scenario = testing::write_temp_file("tiny.ini", testing::tiny_scenario_text());
+  const std::string holds = "holds the results of the sweep " + sweep;
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"plan", scenario, "--jobs", "1", "--top", "1", "--out", out},
+           {"batch", scenario, "--out", out},
+           {"sweep", testing::write_temp_file("other.ini", "[sweep]\nbase = " + scenario + "\n[vary]\nparallel.pp = 1,2\n"),
+            "--out", out}}) {
+    SCOPED_TRACE(args[0]);
+    expect_refused(args, "", "", {"--out", holds, "give another folder"});
+    EXPECT_EQ(sweep::read_file_or_empty(out + "/results.csv"), table);
+    EXPECT_EQ(sweep::read_file_or_empty(out + "/sweep-points.json"), manifest);
+  }
+  const std::string again = fs::path(sweep).parent_path().string() + "/./" + fs::path(sweep).filename().string();
+  const auto r = run_trainsim({"sweep", again, "--out", out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 already done"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace trainsim
