@@ -114,7 +114,11 @@ SlurmPlan slurm_plan(const sweep::SweepPlan& plan, const std::string& path,
 // when a submission fails or prints no job id (exit 1): `sweep --status DIR` says the same.
 std::string write_and_submit(const SlurmPlan& s, const sweep::SweepPlan& plan, const std::string& path) {
   const std::string& dir = s.options.out_dir;
-  sweep::write_sweep_manifest(plan, dir);
+  // Named as the tasks name it (absolute): a task resumes the folder of its own sweep file
+  // (prepare_sweep_folder), whatever folder Slurm starts it in (--slurm-option=--chdir=...).
+  sweep::SweepPlan submitted_plan = plan;
+  submitted_plan.source = s.options.sweep_path;
+  sweep::write_sweep_manifest(submitted_plan, dir);
   std::error_code ec;
   std::filesystem::create_directories(dir + "/slurm", ec);
   if (ec) throw OutputError(dir + "/slurm", "cannot create the folder: " + ec.message());
