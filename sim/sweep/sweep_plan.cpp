@@ -138,7 +138,8 @@ std::string plan_json(const SweepPlan& plan) {
     points.push_back(o);
   }
   j["points"] = points;
-  return j.dump(1) + "\n";
+  // Paths are UTF-8 where trainsim reads them (ini_reader.cpp); U+FFFD is a safety net.
+  return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 SweepPlan parse_plan(const std::string& text, const std::string& origin) {
