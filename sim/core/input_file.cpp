@@ -23,7 +23,10 @@ std::string file_kind_name(unsigned mode) {
 
 std::string read_input_file(const std::string& path, const InputFileRule& rule) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw InputError(path, "", "", rule.cannot_open + ": " + std::strerror(errno));
+  if (::stat(path.c_str(), &st) != 0) {
+    const int error = errno;  // before the message's allocations
+    throw InputError(path, "", "", rule.cannot_open + ": " + std::strerror(error));
+  }
   const bool regular = S_ISREG(st.st_mode);
   if (S_ISDIR(st.st_mode)) throw InputError(path, "", "", rule.cannot_open + ": " + std::strerror(EISDIR));
   if (!regular && !(rule.pipes && S_ISFIFO(st.st_mode)))
