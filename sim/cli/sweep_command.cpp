@@ -114,11 +114,7 @@ SlurmPlan slurm_plan(const sweep::SweepPlan& plan, const std::string& path,
 // when a submission fails or prints no job id (exit 1): `sweep --status DIR` says the same.
 std::string write_and_submit(const SlurmPlan& s, const sweep::SweepPlan& plan, const std::string& path) {
   const std::string& dir = s.options.out_dir;
-  // Named as the tasks name it (absolute): a task resumes the folder of its own sweep file
-  // (prepare_sweep_folder), whatever folder Slurm starts it in (--slurm-option=--chdir=...).
-  sweep::SweepPlan submitted_plan = plan;
-  submitted_plan.source = s.options.sweep_path;
-  sweep::write_sweep_manifest(submitted_plan, dir);
+  sweep::write_sweep_manifest(plan, dir);
   std::error_code ec;
   std::filesystem::create_directories(dir + "/slurm", ec);
   if (ec) throw OutputError(dir + "/slurm", "cannot create the folder: " + ec.message());
@@ -210,6 +206,10 @@ Command sweep_command() {
     sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim sweep", "--out");
     if (trace) plan = sweep::with_traces(std::move(plan));
     if (slurm) {
+      // Named as the tasks name it (absolute): a task resumes the folder of its own sweep file
+      // (prepare_sweep_folder), whatever folder Slurm starts it in (--slurm-option=--chdir=...).
+      // Set in place: a copy of a million points' plan passed the 4 GiB the limits allow.
+      plan.source = slurm->options.sweep_path;
       out << write_and_submit(*slurm, plan, path);
       return 0;
     }
