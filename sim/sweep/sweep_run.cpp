@@ -112,14 +112,9 @@ std::string source_text(const std::string& source) {
 // as does a sweep named another way (a relative and an absolute path: the Slurm tasks); only
 // two existing files that are not one count as two sweeps.
 void require_same_source(const SweepPlan& plan, const std::string& out_dir, const std::string& option) {
-  const std::string text = read_file_or_empty(manifest_path(out_dir));
-  if (text.empty()) return;
-  std::string earlier;
-  try {
-    earlier = parse_plan(text, manifest_path(out_dir)).source;
-  } catch (const InputError&) {
-    return;  // a damaged manifest is rewritten, as before
-  }
+  const std::optional<std::string> named = manifest_source(manifest_path(out_dir));
+  if (!named) return;  // none, or a damaged manifest: rewritten, as before
+  const std::string& earlier = *named;
   const auto is_command = [](const std::string& s) { return s == "plan" || s == "batch"; };
   if (earlier == plan.source) return;
   if (!is_command(earlier) && !is_command(plan.source)) {
