@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/core/bounded_read.hpp"
 #include "sim/core/comment_line.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 
 namespace trainsim {
 
@@ -200,9 +200,8 @@ FabricCalibration parse_fabric_calibration(std::istream& in, const std::string& 
 }
 
 FabricCalibration read_fabric_calibration(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "", "cannot open the fabric calibration file");
-  std::istringstream text(read_capped(in, k_max_file_bytes, path, "the fabric calibration file"));
+  std::istringstream text(read_input_file(
+      path, {"the fabric calibration file", "cannot open the fabric calibration file", k_max_file_bytes}));
   return parse_fabric_calibration(text, path);
 }
 

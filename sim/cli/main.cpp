@@ -14,13 +14,13 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/core/address_sanitizer.hpp"
-#include "sim/core/comment_line.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/large_stack_call.hpp"
 #include "sim/core/library_versions.hpp"
 #include "sim/core/nearest_name.hpp"
 #include "sim/core/program_failure.hpp"
 #include "sim/core/stop_signals.hpp"
+#include "sim/core/utf8_text.hpp"
 #include "trainsim/version.hpp"
 
 namespace {
@@ -86,7 +86,7 @@ int run_cli(const std::vector<std::string>& args) {
     std::vector<std::string> names;
     for (const Command& c : cmds) names.push_back(c.name);
     const auto nearest = trainsim::nearest_name(args[0], names);
-    std::cerr << "trainsim: unknown command '" << trainsim::comment_line(args[0]) << "'"
+    std::cerr << "trainsim: unknown command '" << trainsim::utf8_escaped(args[0]) << "'"
               << (nearest ? "; did you mean '" + *nearest + "'?" : std::string()) << " (trainsim --help lists them)\n";
     return k_exit_bad_input;
   } catch (const trainsim::Interrupted& e) {
@@ -95,14 +95,15 @@ int run_cli(const std::vector<std::string>& args) {
     std::cerr << "trainsim: " << e.what() << "\n";
     trainsim::end_by_signal(e.signal_number());
   } catch (const trainsim::InputError& e) {
-    // One line, whatever the value holds: a path with a line end (`--out $'a\nb'`) split it.
-    std::cerr << "trainsim: " << trainsim::comment_line(e.what()) << "\n";
+    // One line, whatever the value holds: a path with a line end (`--out $'a\nb'`) split it. Bytes
+    // that are not UTF-8 (a path made absolute in a folder so named) as C escapes, \xff.
+    std::cerr << "trainsim: " << trainsim::utf8_escaped(e.what()) << "\n";
     return k_exit_bad_input;
   } catch (const trainsim::OutputError& e) {
-    std::cerr << "trainsim: " << trainsim::comment_line(e.what()) << "\n";
+    std::cerr << "trainsim: " << trainsim::utf8_escaped(e.what()) << "\n";
     return k_exit_bad_input;
   } catch (const trainsim::ProgramFailure& e) {
-    std::cerr << "trainsim: " << trainsim::comment_line(e.what()) << "\n";
+    std::cerr << "trainsim: " << trainsim::utf8_escaped(e.what()) << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "trainsim: internal error: " << e.what() << "\n";

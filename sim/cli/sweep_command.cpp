@@ -206,6 +206,10 @@ Command sweep_command() {
     sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim sweep", "--out");
     if (trace) plan = sweep::with_traces(std::move(plan));
     if (slurm) {
+      // Named as the tasks name it (absolute): a task resumes the folder of its own sweep file
+      // (prepare_sweep_folder), whatever folder Slurm starts it in (--slurm-option=--chdir=...).
+      // Set in place: a copy of a million points' plan passed the 4 GiB the limits allow.
+      plan.source = slurm->options.sweep_path;
       out << write_and_submit(*slurm, plan, path);
       return 0;
     }

@@ -7,8 +7,8 @@
 #include <istream>
 #include <sstream>
 
-#include "sim/core/bounded_read.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 
 namespace trainsim {
 
@@ -202,10 +202,10 @@ CalibrationTable parse_calibration_table(std::istream& in, const std::string& fi
 }
 
 CalibrationTable read_calibration_table(const std::string& path) {
-  std::ifstream in = opened_input(path, "cannot open the calibration table");
   // 64 MiB: the shipped tables are 100 to 230 KB (kernels/calibration/); a line without end
-  // (/dev/zero) would otherwise grow one std::getline string until memory runs out.
-  std::istringstream text(read_capped(in, std::size_t{64} << 20, path, "the calibration table"));
+  // (a pipe of zeros) would otherwise grow one std::getline string until memory runs out.
+  std::istringstream text(
+      read_input_file(path, {"the calibration table", "cannot open the calibration table", std::size_t{64} << 20}));
   return parse_calibration_table(text, path);
 }
 

@@ -17,12 +17,11 @@ namespace {
 
 constexpr std::size_t k_chunk_bytes = std::size_t{1} << 16;
 
-[[noreturn]] void refuse_past_cap(const std::string& path, const std::string& what, std::size_t cap_bytes,
-                                  const char* verb) {
+}  // namespace
+
+void refuse_past_cap(const std::string& path, const std::string& what, std::size_t cap_bytes, const char* verb) {
   throw InputError(path, "", "", what + " " + verb + " more than " + cap_text(cap_bytes) + ", the most trainsim reads");
 }
-
-}  // namespace
 
 std::ifstream opened_input(const std::string& path, const std::string& cannot_open) {
   errno = 0;
@@ -36,8 +35,11 @@ std::ifstream opened_input(const std::string& path, const std::string& cannot_op
   return in;
 }
 
-std::string read_capped(std::istream& in, std::size_t cap_bytes, const std::string& path, const std::string& what) {
+std::string read_capped(std::istream& in, std::size_t cap_bytes, const std::string& path, const std::string& what,
+                        std::size_t expected_bytes) {
   std::string bytes;
+  // One chunk more, so that a file that grew meanwhile does not double the string at once.
+  if (expected_bytes > 0) bytes.reserve(std::min(expected_bytes, cap_bytes) + k_chunk_bytes);
   std::array<char, k_chunk_bytes> chunk{};
   errno = 0;
   while (in) {

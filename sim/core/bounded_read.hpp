@@ -21,8 +21,10 @@ std::ifstream opened_input(const std::string& path, const std::string& cannot_op
 
 /// Everything `in` holds, at most `cap_bytes`. Throws InputError(path, "", "", rule) naming
 /// `what` ("the scenario file") and the cap when there is more, or when the read fails (with the
-/// system's reason).
-std::string read_capped(std::istream& in, std::size_t cap_bytes, const std::string& path, const std::string& what);
+/// system's reason). `expected_bytes` (a regular file's size) is reserved up front, so that a
+/// file near the cap is not held twice while the string grows.
+std::string read_capped(std::istream& in, std::size_t cap_bytes, const std::string& path, const std::string& what,
+                        std::size_t expected_bytes = 0);
 
 /// True when `bytes` starts with the gzip magic (RFC 1952 §2.3.1: 0x1f 0x8b).
 bool starts_as_gzip(std::string_view bytes);
@@ -31,6 +33,11 @@ bool starts_as_gzip(std::string_view bytes);
 /// in all. Throws InputError naming `path`, `what` and the cap past it, and for a stream that
 /// is corrupt, truncated, or followed by bytes that are not another member.
 std::string gunzip_capped(std::string_view gz, std::size_t cap_bytes, const std::string& path, const std::string& what);
+
+/// Throws InputError(path, "", "", "WHAT VERB more than CAP, the most trainsim reads"); `verb` is
+/// "holds" or "inflates to".
+[[noreturn]] void refuse_past_cap(const std::string& path, const std::string& what, std::size_t cap_bytes,
+                                  const char* verb);
 
 /// A cap for messages: "16 MiB", "1 GiB", or bytes when not a whole number of either.
 std::string cap_text(std::size_t bytes);

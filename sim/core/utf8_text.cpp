@@ -35,18 +35,34 @@ std::size_t first_invalid_utf8(std::string_view text) {
   return std::string_view::npos;
 }
 
-std::string utf8_escaped(std::string_view text) {
+namespace {
+
+// `text` with each byte that is not UTF-8 written as `instead(byte)`.
+template <typename Instead>
+std::string with_invalid_bytes(std::string_view text, Instead instead) {
   std::string out;
   while (!text.empty()) {
     const std::size_t at = first_invalid_utf8(text);
     out += text.substr(0, at);
     if (at == std::string_view::npos) break;
-    char hex[5];
-    std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(text[at]));
-    out += hex;
+    out += instead(static_cast<unsigned char>(text[at]));
     text.remove_prefix(at + 1);
   }
-  return comment_line(out);
+  return out;
+}
+
+}  // namespace
+
+std::string utf8_escaped(std::string_view text) {
+  return comment_line(with_invalid_bytes(text, [](unsigned char byte) {
+    char hex[5];
+    std::snprintf(hex, sizeof hex, "\\x%02x", byte);
+    return std::string(hex);
+  }));
+}
+
+std::string utf8_replaced(std::string_view text) {
+  return with_invalid_bytes(text, [](unsigned char) { return std::string("\xEF\xBF\xBD"); });
 }
 
 }  // namespace trainsim

@@ -17,4 +17,8 @@ std::size_t first_invalid_utf8(std::string_view text);
 /// (\xff, \n; comment_line.hpp): a name or a program's output shown in a one-line message.
 std::string utf8_escaped(std::string_view text);
 
+/// `text` with each byte that is not UTF-8 written as U+FFFD, as a --json result writes it
+/// (cli/json_output.hpp): for strings stored as UTF-8 (HDF5 strings of cset UTF-8).
+std::string utf8_replaced(std::string_view text);
+
 }  // namespace trainsim

@@ -10,8 +10,8 @@
 #include <array>
 #include <fstream>
 
-#include "sim/core/bounded_read.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/import/megatron_import.hpp"
 #include "sim/scenario/megatron_names.hpp"
 
@@ -34,9 +34,42 @@ bool is_metadata(const std::string& key) {
   return key == "_target_" || key == "_call_";
 }
 
+// What one walk of the recipe may visit. YAML aliases repeat a node wherever they are used: a
+// 700-byte file of nested aliases (ten of ten of ... nine levels) made `import bridge` walk 10^9
+// nodes (no end in 30 s), and an alias inside its own anchor (`&r [1, *r]`) recursed until the
+// stack overflowed (SIGSEGV) or, as a mapping, until memory ran out (std::bad_alloc). A resolved
+// recipe is some 500 nodes, at most 4 deep (tests/data/import/).
+struct WalkBudget {
+  static constexpr long k_nodes = 1000000;
+  static constexpr int k_depth = 64;
+  const std::string& file;
+  long nodes = k_nodes;
+  int depth = 0;
+};
+
+// Counts one visit, one level deeper, for the scope's life; InputError past either limit.
+class Visit {
+ public:
+  Visit(WalkBudget& b, const std::string& where) : b_(b) {
+    if (--b_.nodes < 0 || ++b_.depth > WalkBudget::k_depth)
+      throw InputError(b_.file, where, "",
+                       "the recipe's YAML nests deeper than " + std::to_string(WalkBudget::k_depth) +
+                           " levels or holds more than " + std::to_string(WalkBudget::k_nodes) +
+                           " nodes once its aliases are expanded (an alias inside its own anchor never ends): "
+                           "not a ConfigContainer dump");
+  }
+  ~Visit() { --b_.depth; }
+  Visit(const Visit&) = delete;
+  Visit& operator=(const Visit&) = delete;
+
+ private:
+  WalkBudget& b_;
+};
+
 // A mapping that stands for one value: a function or dtype ({_target_, _call_}), or an enum
 // ({_target_, _call_, _args_: [v]}); nullopt for a dataclass's fields.
-std::optional<std::string> object_value(const YAML::Node& node) {
+std::optional<std::string> object_value(const YAML::Node& node, WalkBudget& budget, const std::string& where) {
+  const Visit visit(budget, where);
   if (!node["_target_"] || !node["_target_"].IsScalar()) return std::nullopt;
   const std::string target = node["_target_"].Scalar();
   std::size_t others = 0;
@@ -55,39 +88,42 @@ std::optional<std::string> object_value(const YAML::Node& node) {
 }
 
 // A node's value as one text, or nullopt when it is a mapping of fields (read one by one).
-std::optional<std::string> value_text(const YAML::Node& node) {
+std::optional<std::string> value_text(const YAML::Node& node, WalkBudget& budget, const std::string& where) {
+  const Visit visit(budget, where);
   if (node.IsScalar()) return scalar_text(node);
   if (node.IsSequence()) {
     std::string text;
     for (std::size_t i = 0; i < node.size(); ++i) {
-      const std::optional<std::string> item = node[i].IsMap() ? object_value(node[i]) : value_text(node[i]);
+      const std::optional<std::string> item =
+          node[i].IsMap() ? object_value(node[i], budget, where) : value_text(node[i], budget, where);
       text += (i ? "," : "") + item.value_or("?");
     }
     return text;
   }
-  if (node.IsMap()) return object_value(node);
+  if (node.IsMap()) return object_value(node, budget, where);
   return std::nullopt;
 }
 
 // Every set leaf under `node`, at `path`, as not modelled (nulls are settings left unset).
-void list_not_modelled(const YAML::Node& node, const std::string& path, std::vector<std::string>& out) {
+void list_not_modelled(const YAML::Node& node, const std::string& path, std::vector<std::string>& out,
+                       WalkBudget& budget) {
   if (!node || node.IsNull()) return;
-  if (const auto text = value_text(node)) {
+  const Visit visit(budget, path);
+  if (const auto text = value_text(node, budget, path)) {
     out.push_back(path + ": " + *text);
     return;
   }
   if (!node.IsMap()) return;
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
-    if (!is_metadata(key)) list_not_modelled(kv.second, path + "." + key, out);
+    if (!is_metadata(key)) list_not_modelled(kv.second, path + "." + key, out, budget);
   }
 }
 
 }  // namespace
 
 MegatronInput read_bridge_recipe(const std::string& path) {
-  std::ifstream in = opened_input(path, "cannot open the recipe");
-  const std::string text = read_capped(in, k_max_megatron_input_bytes, path, "the recipe");
+  const std::string text = read_input_file(path, {"the recipe", "cannot open the recipe", k_max_megatron_input_bytes});
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -100,28 +136,29 @@ MegatronInput read_bridge_recipe(const std::string& path) {
         "not a Megatron-Bridge recipe's config: expected a mapping with a model section (ConfigContainer)");
   MegatronInput input;
   input.origin = path;
+  WalkBudget budget{path};
   for (const char* section : k_read_sections) {
     const YAML::Node fields = root[section];
     if (!fields || fields.IsNull()) continue;
     if (!fields.IsMap()) {
-      list_not_modelled(fields, section, input.not_modelled);
+      list_not_modelled(fields, section, input.not_modelled, budget);
       continue;
     }
     for (const auto& kv : fields) {
       const std::string name = kv.first.Scalar();
       if (is_metadata(name) || kv.second.IsNull()) continue;
       const std::string where = std::string(section) + "." + name;
-      const std::optional<std::string> value = value_text(kv.second);
+      const std::optional<std::string> value = value_text(kv.second, budget, where);
       if (value && megatron_config_field(name))
         input.settings.push_back({name, *value, where + ": " + *value});
       else
-        list_not_modelled(kv.second, where, input.not_modelled);
+        list_not_modelled(kv.second, where, input.not_modelled, budget);
     }
   }
   for (const auto& kv : root) {
     const std::string section = kv.first.Scalar();
     if (is_metadata(section) || std::ranges::find(k_read_sections, section) != k_read_sections.end()) continue;
-    list_not_modelled(kv.second, section, input.not_modelled);
+    list_not_modelled(kv.second, section, input.not_modelled, budget);
   }
   return input;
 }

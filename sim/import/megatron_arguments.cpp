@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <fstream>
 
-#include "sim/core/bounded_read.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/import/megatron_import.hpp"
 #include "sim/scenario/megatron_names.hpp"
 
@@ -19,8 +19,8 @@ bool is_option(const std::string& token) {
 // The words of an argument file: `\` line ends join lines, `#` lines are comments, single or
 // double quotes keep spaces in a word (as a shell script holding the list would).
 std::vector<std::string> file_words(const std::string& path) {
-  std::ifstream in = opened_input(path, "cannot open the argument file");
-  const std::string text = read_capped(in, k_max_megatron_input_bytes, path, "the argument file");
+  const std::string text =
+      read_input_file(path, {"the argument file", "cannot open the argument file", k_max_megatron_input_bytes});
   std::vector<std::string> words;
   std::string word;
   bool in_word = false;

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/core/bounded_read.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/engine/collective.hpp"
 
 namespace trainsim::profile {
@@ -202,8 +202,8 @@ void place_in_domains(NcclTestsLog& log, int nodes_per_domain, int gpus_per_node
 NcclTestsLog read_nccl_tests_log(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "", "is a directory, not an nccl-tests log");
-  std::ifstream in = opened_input(path, "cannot open the nccl-tests log");
-  return parse_nccl_tests_log(read_capped(in, k_max_log_bytes, path, "the nccl-tests log"), path);
+  return parse_nccl_tests_log(
+      read_input_file(path, {"the nccl-tests log", "cannot open the nccl-tests log", k_max_log_bytes}), path);
 }
 
 }  // namespace trainsim::profile

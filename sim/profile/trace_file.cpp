@@ -7,12 +7,13 @@
 
 #include "sim/core/bounded_read.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 
 namespace trainsim::profile {
 
 std::string read_trace_text(const std::string& path) {
-  std::ifstream in = opened_input(path, "cannot open the profiler trace");
-  const std::string bytes = read_capped(in, k_max_profiler_trace_bytes, path, "the profiler trace");
+  const std::string bytes =
+      read_input_file(path, {"the profiler trace", "cannot open the profiler trace", k_max_profiler_trace_bytes});
   return starts_as_gzip(bytes) ? gunzip_capped(bytes, k_max_profiler_trace_bytes, path, "the profiler trace") : bytes;
 }
 

@@ -2,8 +2,8 @@
 
 #include <fstream>
 
-#include "sim/core/bounded_read.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 
 namespace trainsim {
 
@@ -29,8 +29,8 @@ std::string shown(const nlohmann::json& v) {
 }  // namespace
 
 HfConfigJson::HfConfigJson(std::string path) : path_(std::move(path)) {
-  std::ifstream in = opened_input(path_, "cannot open the Hugging Face config (model.from)");
-  const std::string text = read_capped(in, k_max_config_bytes, path_, "the Hugging Face config");
+  const std::string text = read_input_file(
+      path_, {"the Hugging Face config", "cannot open the Hugging Face config (model.from)", k_max_config_bytes});
   try {
     json_ = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

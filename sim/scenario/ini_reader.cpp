@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "sim/core/bounded_read.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/utf8_text.hpp"
 
 namespace trainsim {
@@ -117,8 +117,7 @@ std::string read_ini_file_text(const std::string& path) {
   // An ifstream opens a directory and reads nothing from it: say what it is.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "", "is a directory, not a file");
-  std::ifstream in = opened_input(path, "cannot open the scenario file");
-  return read_capped(in, k_max_ini_file_bytes, path, "the scenario or sweep file");
+  return read_input_file(path, {"the scenario or sweep file", "cannot open the scenario file", k_max_ini_file_bytes});
 }
 
 std::vector<IniEntry> read_ini_file(const std::string& path) {

@@ -46,12 +46,18 @@ const ScenarioField& field_for(const IniEntry& entry, const std::vector<Scenario
     throw InputError(entry.origin, entry.name, entry.value,
                      "unknown section [" + section + "]" + suggestion(section, scenario_sections(), "[", "]"));
   std::vector<std::string> keys;
+  const ScenarioField* elsewhere = nullptr;  // the same key in another section
   for (const ScenarioField& f : fields) {
     if (f.name == entry.name) return f;
     if (f.section() == section) keys.push_back(f.key());
+    if (f.key() == key && !elsewhere) elsewhere = &f;
   }
+  // A key put in the wrong section (`run.tp`) is named where it belongs: "unknown key in [run]"
+  // alone did not say.
   throw InputError(entry.origin, entry.name, entry.value,
-                   "unknown key in [" + section + "]" + suggestion(key, keys, "'", "'"));
+                   "unknown key in [" + section + "]" +
+                       (elsewhere ? "; did you mean " + elsewhere->name + " (a key of [" + elsewhere->section() + "])?"
+                                  : suggestion(key, keys, "'", "'")));
 }
 
 void require_model_shape(const Scenario& s, const std::map<std::string, const IniEntry*>& given) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "sim/core/utf8_text.hpp"
 #include "sim/sweep/step_summary.hpp"
 
 namespace trainsim::sweep {
@@ -39,7 +40,10 @@ std::string point_result_json(const PointResult& r) {
   j["index"] = r.index;
   j["fingerprint"] = r.fingerprint;
   j["status"] = status_name(r.status);
-  j["reason"] = r.reason;
+  // A reason may quote a path made absolute in a folder whose name is not UTF-8: the dump threw
+  // (json type_error 316) in the point's process, so the point failed, and was computed again
+  // by every rerun, instead of being skipped with its reason. Written as stderr writes it, \xff.
+  j["reason"] = utf8_escaped(r.reason);
   j["trace"] = r.trace;
   nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
   const auto& names = summary_metric_names();
@@ -51,7 +55,7 @@ std::string point_result_json(const PointResult& r) {
   j["capacity_bytes"] = std::isnan(r.capacity_bytes) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.capacity_bytes);
   j["validation_family"] = r.validation_family;
   j["caveats"] = r.caveats;
-  return j.dump(1) + "\n";
+  return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::optional<PointResult> parse_point_result(const std::string& text) {

@@ -14,8 +14,9 @@ namespace trainsim::sweep {
 /// memory whole (core/bounded_read.hpp).
 inline constexpr std::size_t k_max_sweep_file_bytes = std::size_t{1} << 30;
 
-/// The whole file, or nothing if it cannot be opened; InputError naming it past
-/// k_max_sweep_file_bytes.
+/// The whole file, or nothing if there is none; InputError naming it when it is not a regular
+/// file (a device, a FIFO, a folder), cannot be opened, or holds more than
+/// k_max_sweep_file_bytes (checked from its size, before it is read).
 std::string read_file_or_empty(const std::string& path);
 
 }  // namespace trainsim::sweep

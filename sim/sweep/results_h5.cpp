@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "sim/core/output_file.hpp"
+#include "sim/core/utf8_text.hpp"
 #include "sim/sweep/result_columns.hpp"
 #include "sim/sweep/results_table.hpp"
 #include "sim/sweep/step_summary.hpp"
@@ -30,6 +31,15 @@ namespace {
 using hdf5::check;
 using hdf5::Handle;
 
+// Datasets without modification times (as the trace's, trace/hdf5_handle.cpp): HDF5 stamps each
+// object with the clock by default, so two runs of one sweep wrote results.h5 files that
+// differed in 84 bytes, the same scenario's results not the same bit for bit.
+Handle untimed_dataset_plist() {
+  Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create a dataset property list");
+  check(H5Pset_obj_track_times(plist.get(), false), "disable time tracking");
+  return plist;
+}
+
 Handle string_type() {
   Handle t(H5Tcopy(H5T_C_S1), H5Tclose, "copy a string type");
   check(H5Tset_size(t.get(), H5T_VARIABLE), "set up a string type");
@@ -41,10 +51,15 @@ void write_strings(hid_t parent, const std::string& name, const std::vector<std:
   const hsize_t n = values.size();
   Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "create the dataspace of " + name);
   const Handle type = string_type();
-  Handle set(H5Dcreate2(parent, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
+  const Handle plist = untimed_dataset_plist();
+  Handle set(H5Dcreate2(parent, name.c_str(), type.get(), space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT), H5Dclose,
              "create dataset " + name);
+  // Declared UTF-8 (a reason may quote a path that is not): such bytes as U+FFFD, as in --json.
+  std::vector<std::string> utf8;
+  utf8.reserve(values.size());
+  for (const std::string& v : values) utf8.push_back(utf8_replaced(v));
   std::vector<const char*> ptrs;
-  for (const std::string& v : values) ptrs.push_back(v.c_str());
+  for (const std::string& v : utf8) ptrs.push_back(v.c_str());
   if (n > 0)
     check(H5Dwrite(set.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), "write dataset " + name);
 }
@@ -54,7 +69,8 @@ void write_numbers(hid_t parent, const std::string& name, hid_t file_type, hid_t
                    const std::vector<T>& values) {
   const hsize_t n = values.size();
   Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "create the dataspace of " + name);
-  Handle set(H5Dcreate2(parent, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
+  const Handle plist = untimed_dataset_plist();
+  Handle set(H5Dcreate2(parent, name.c_str(), file_type, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT), H5Dclose,
              "create dataset " + name);
   if (n > 0)
     check(H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), "write dataset " + name);
@@ -112,13 +128,13 @@ void write_contents(hid_t root, const SweepPlan& plan, const std::vector<PointRe
   write_strings(root, "validation_family", family);
   write_strings(root, "caveats", caveats);
 
-  Handle params(H5Gcreate2(root, "params", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "create group params");
+  const Handle params = hdf5::create_group(root, "params");
   for (size_t k = 0; k < plan.parameter_names.size(); ++k) {
     std::vector<std::string> column;
     for (const SweepPoint& p : plan.points) column.push_back(p.values[k]);
     write_strings(params.get(), plan.parameter_names[k], column);
   }
-  Handle group(H5Gcreate2(root, "metrics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "create group metrics");
+  const Handle group = hdf5::create_group(root, "metrics");
   for (size_t m = 0; m < metrics.size(); ++m) {
     std::vector<double> column;
     for (const PointResult& r : results)

@@ -4,6 +4,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/shell_quote.hpp"
+#include "sim/core/utf8_text.hpp"
 
 namespace trainsim::sweep {
 
@@ -55,6 +56,18 @@ void require_carriable(const std::string& path, const std::string& option, bool 
                      "every task would write one log): choose a folder without one");
 }
 
+// Refuses a sweep file whose absolute path is not UTF-8 (a current folder named so, the sweep
+// given by a relative name): each task reads the sweep file by that path, and trainsim refuses
+// a scenario or sweep file named so (sim/scenario/ini_reader.cpp), so every task of the
+// submitted array failed.
+void require_utf8_sweep_path(const std::string& path) {
+  if (const std::size_t at = first_invalid_utf8(path); at != std::string::npos)
+    throw InputError("trainsim sweep --slurm", "SWEEP", utf8_escaped(path),
+                     "its absolute path is not UTF-8 text (byte " + std::to_string(at + 1) +
+                         "), and each array task would read the sweep file by it: trainsim refuses a file named "
+                         "so; rename the folder on its path");
+}
+
 // Refuses an --slurm-option sbatch could not read as one option on an #SBATCH line, or one
 // that would undo what the scripts rely on: the array's size (--shards), the log names
 // (--out), the CPUs of --jobs, the merge's dependency (slurm_submission.hpp).
@@ -85,6 +98,7 @@ void require_sbatch_option(const std::string& option) {
 SlurmScripts slurm_scripts(const SlurmScriptOptions& o) {
   require_carriable(o.trainsim_exe, "trainsim executable", false);
   require_carriable(o.sweep_path, "SWEEP", false);
+  require_utf8_sweep_path(o.sweep_path);
   require_carriable(o.out_dir, "--out", true);
   std::string user_lines;
   for (const std::string& option : o.sbatch_options) {

@@ -62,7 +62,7 @@ void record(const std::string& out_dir, const SlurmSubmission& s) {
   j["array_job"] = s.array_job;
   j["merge_job"] = s.merge_job;
   j["error"] = s.error;
-  // (A folder named with bytes that are not UTF-8 is in the error's sbatch command: as U+FFFD.)
+  // (The error's text is escaped where it is made: U+FFFD here is only a safety net.)
   write_file_atomically(record_path(out_dir), j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
@@ -75,6 +75,9 @@ std::string sbatch(const std::vector<std::string>& args, const ProgramRunner& ru
   if (!id.empty()) return id;
   std::string command;
   for (const std::string& a : argv) command += (command.empty() ? "" : " ") + shell_quoted(a);
+  // A folder named with bytes that are not UTF-8 shown as C escapes (\xff), as sbatch's own
+  // output is: the record said U+FFFD, which names no byte, and stderr had the raw bytes.
+  command = utf8_escaped(command);
   if (r.exit_code == 0) {
     // Succeeded, yet no job id to wait on or report: what it printed, quoted (a site's wrapper
     // that ignores --parsable, a stub), else that it printed nothing.

@@ -1,7 +1,10 @@
 #include "sim/sweep/sweep_plan.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -138,7 +141,8 @@ std::string plan_json(const SweepPlan& plan) {
     points.push_back(o);
   }
   j["points"] = points;
-  return j.dump(1) + "\n";
+  // Paths are UTF-8 where trainsim reads them (ini_reader.cpp); U+FFFD is a safety net.
+  return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 SweepPlan parse_plan(const std::string& text, const std::string& origin) {
@@ -160,6 +164,31 @@ SweepPlan parse_plan(const std::string& text, const std::string& origin) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(origin + ": not a sweep manifest: " + e.what());
   }
+}
+
+std::optional<std::string> manifest_source(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  // The source is a path (at most PATH_MAX, 4,096 bytes) written as JSON: at most 6 bytes a byte.
+  constexpr std::size_t k_head_bytes = 64 * 1024;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(k_head_bytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  const std::string key = "\"source\":";
+  const std::size_t at = head.find(key);
+  if (at == std::string::npos || head.find_first_not_of("{ \n") != at) return std::nullopt;
+  const std::size_t open = head.find_first_not_of(' ', at + key.size());
+  if (open == std::string::npos || head[open] != '"') return std::nullopt;
+  for (std::size_t i = open + 1; i < head.size(); ++i) {
+    if (head[i] == '\\') {
+      ++i;
+    } else if (head[i] == '"') {
+      const auto value = nlohmann::json::parse(head.substr(open, i + 1 - open), nullptr, false);
+      return value.is_string() ? std::optional<std::string>(value.get<std::string>()) : std::nullopt;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace trainsim::sweep

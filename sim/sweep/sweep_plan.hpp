@@ -7,6 +7,7 @@
 // matches, so editing the base scenario or the sweep file recomputes what changed.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,5 +58,10 @@ std::string point_fingerprint(const std::string& scenario_text, const std::vecto
 /// the text is not a manifest.
 std::string plan_json(const SweepPlan& plan);
 SweepPlan parse_plan(const std::string& text, const std::string& origin);
+
+/// The `source` of the manifest at `path`, read from its start only (plan_json writes it first;
+/// a million points' manifest is some 400 MB, and parsing it whole took gigabytes); nullopt when
+/// there is no plain file there or it does not start as a manifest.
+std::optional<std::string> manifest_source(const std::string& path);
 
 }  // namespace trainsim::sweep

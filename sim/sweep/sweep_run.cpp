@@ -99,9 +99,41 @@ std::vector<PointResult> load_results(const SweepPlan& plan, const std::string& 
   return results;
 }
 
+namespace {
+
+// "the plan", "the batch" or "the sweep FILE", for a plan's source.
+std::string source_text(const std::string& source) {
+  return source == "plan" || source == "batch" ? "a " + source : "the sweep " + source;
+}
+
+// Refuses a folder holding another command's results, or another sweep file's: its tables and
+// manifest would be replaced and its point files written over by index (`plan --out X` into a
+// sweep's folder X replaced the sweep's results.csv, exit 0). The same sweep again resumes it,
+// as does a sweep named another way (a relative and an absolute path: the Slurm tasks); only
+// two existing files that are not one count as two sweeps.
+void require_same_source(const SweepPlan& plan, const std::string& out_dir, const std::string& option) {
+  const std::optional<std::string> named = manifest_source(manifest_path(out_dir));
+  if (!named) return;  // none, or a damaged manifest: rewritten, as before
+  const std::string& earlier = *named;
+  const auto is_command = [](const std::string& s) { return s == "plan" || s == "batch"; };
+  if (earlier == plan.source) return;
+  if (!is_command(earlier) && !is_command(plan.source)) {
+    std::error_code ec;
+    const bool same = fs::equivalent(earlier, plan.source, ec);
+    if (same || ec) return;
+  }
+  throw InputError("", option, out_dir,
+                   "holds the results of " + source_text(earlier) + ", which this " +
+                       (is_command(plan.source) ? plan.source : std::string("sweep")) +
+                       " would replace: give another folder, or remove this one first");
+}
+
+}  // namespace
+
 void prepare_sweep_folder(const SweepPlan& plan, const std::string& out_dir, const std::string& command,
                           const std::string& option) {
   prepare_output_folder(out_dir, command, option, fs::path(manifest_path(out_dir)).filename().string());
+  require_same_source(plan, out_dir, option);
   const std::vector<std::string> inputs = plan_inputs(plan);
   for (const std::string& output : {manifest_path(out_dir), out_dir + "/results.csv", out_dir + "/results.h5"})
     check_output_path(output, option, inputs);

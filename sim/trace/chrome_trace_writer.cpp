@@ -42,7 +42,11 @@ void write_chrome_trace(const std::string& path, const std::vector<TraceEvent>& 
     meta["trainsim_version"] = metadata.trainsim_version;
     meta["scenario"] = metadata.scenario_path;  // a replay's trace prefix
     meta["simulated_gpus"] = metadata.simulated_gpus;
-    out << "{\"displayTimeUnit\":\"ms\",\"otherData\":" << meta.dump() << ",\"traceEvents\":[\n";
+    // A replay's prefix is the user's path, in bytes: `replay $'c\xff/step' --chrome-trace t.json`
+    // ended with "internal error: [json.exception.type_error.316]" after the replay. Such bytes
+    // are written as U+FFFD, as in every --json result (cli/json_output.hpp).
+    out << "{\"displayTimeUnit\":\"ms\",\"otherData\":"
+        << meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << ",\"traceEvents\":[\n";
     std::set<std::pair<int, int>> threads;
     bool first = true;
     auto line = [&](const nlohmann::json& j) {

@@ -6,6 +6,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
+#include "sim/core/utf8_text.hpp"
 
 namespace trainsim::hdf5 {
 
@@ -156,7 +157,10 @@ void write_attribute(hid_t object, const std::string& name, const std::string& v
   check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "set UTF-8");
   const Handle space = scalar_space();
   const Handle attr = new_attribute(object, name, type.get(), space.get());
-  const char* text = value.c_str();
+  // Declared UTF-8: a user's path that is not (`replay $'c\xff/step' --trace t.h5`) was stored
+  // as its bytes, and h5py's attrs[...] raised UnicodeDecodeError. As U+FFFD, as in --json.
+  const std::string utf8 = utf8_replaced(value);
+  const char* text = utf8.c_str();
   check(H5Awrite(attr.get(), type.get(), &text), "write attribute " + name);
 }
 

@@ -14,6 +14,7 @@
 #include "chakra_et.pb.h"
 #include "sim/core/bounded_read.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/utf8_text.hpp"
 #include "sim/workload/attribute_value.hpp"
 
@@ -214,8 +215,7 @@ std::vector<std::uint32_t> topological_positions(const RankTrace& t,
 }  // namespace
 
 std::string read_rank_trace_bytes(const std::string& path) {
-  std::ifstream in = opened_input(path, "cannot open the trace file");
-  return read_capped(in, k_max_trace_bytes, path, "the trace file");
+  return read_input_file(path, {"the trace file", "cannot open the trace file", k_max_trace_bytes});
 }
 
 RankTrace read_rank_trace(const std::string& path, int rank) {

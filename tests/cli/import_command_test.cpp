@@ -272,5 +272,37 @@ TEST(Import, DocsShowTheTableOfMegatronsNames) {
       << r.out;
 }
 
+// YAML aliases repeat a node wherever they are used: nine levels of ten aliases (700 bytes) made
+// the import walk 10^9 nodes (no end in 30 s), an alias in its own anchor overflowed the stack
+// (a sequence: SIGSEGV) or memory (a mapping: "internal error: std::bad_alloc"). Each is one
+// line, exit 2, in bounded time and memory.
+TEST(Import, RecipesWhoseAliasesNeverEndAreRefused) {
+  const std::string recipe = read_text(source_path(k_recipe));
+  std::string bomb = "x0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level < 9; ++level) {
+    const std::string below = "*a" + std::to_string(level - 1);
+    bomb += "x" + std::to_string(level) + ": &a" + std::to_string(level) + " [" + below;
+    for (int i = 1; i < 10; ++i) bomb += ", " + below;
+    bomb += "]\n";
+  }
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bomb.yaml", bomb + recipe.substr(0, recipe.find("model:\n") + 7) + "  lol: *a8\n" +
+                        recipe.substr(recipe.find("model:\n") + 7)},
+      {"cycle.yaml", recipe.substr(0, recipe.find("model:\n") + 7) + "  lol: &r [1, *r]\n" +
+                         recipe.substr(recipe.find("model:\n") + 7)},
+      {"cycle-map.yaml", recipe.substr(0, recipe.find("model:\n") + 7) + "  lol: &r {k: *r}\n" +
+                             recipe.substr(recipe.find("model:\n") + 7)}};
+  for (const auto& [name, text] : cases) {
+    SCOPED_TRACE(name);
+    const auto r = testing::run_trainsim_limited({"import", "bridge", write_temp_file(name, text)}, 4L << 20, 20);
+    ASSERT_NE(r.exit_code, 124) << "timed out";
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(": model.lol"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("once its aliases are expanded"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -40,5 +40,21 @@ TEST(OneLineErrors, AValueWithALineEndIsEscaped) {
   expect_one_line({"sweep", sweep.string(), "--slurm", "--out", (dir / "x\ny").string()}, "x\\ny");
 }
 
+// Bytes that are not UTF-8 (a path of the user's, one made absolute in a folder so named) are
+// written as C escapes, \xff, as the file names the readers refuse already were: the raw byte
+// reached the terminal (shown as U+FFFD or worse) and every log that kept the line.
+TEST(OneLineErrors, BytesThatAreNotUtf8AreEscaped) {
+  const std::string tiny = testing::source_path("tests/trace/tiny.ini");
+  expect_one_line({"run", tiny, "--trace", "d\xff/t.h5"}, "--trace = 'd\\xff/t.h5'");
+  expect_one_line({"run\xff"}, "unknown command 'run\\xff'");
+  const fs::path dir = testing::fresh_test_dir("one_line_errors") / "in\xff";
+  fs::create_directories(dir);
+  const auto r = testing::run_trainsim_after("cd '" + dir.string() + "' && ",
+                                             {"memory", tiny, "--set", "model.from=none.json"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("in\\xff/none.json"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\xff'), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -59,21 +59,8 @@ TEST_F(ResourceLimits, CollectiveFromZeroBytes) {
   expect_refused({"collective", "-b", "0"}, {"--minbytes", "must be >= 1", "never grows"});
 }
 
-// A file without end (stat says 0 bytes) is read up to the reader's cap and refused there.
-TEST_F(ResourceLimits, ScenarioFileWithoutEnd) {
-  expect_refused({"run", "/dev/zero"},
-                 {"/dev/zero: the scenario or sweep file holds more than 16 MiB, the most trainsim reads"});
-}
-
-TEST_F(ResourceLimits, SweepFileWithoutEnd) {
-  expect_refused({"sweep", "/dev/zero"},
-                 {"/dev/zero: the scenario or sweep file holds more than 16 MiB, the most trainsim reads"});
-}
-
-TEST_F(ResourceLimits, CalibrationTableWithoutEnd) {
-  expect_refused({"run", k_default, "--set", "cluster.calibration=/dev/zero"},
-                 {"/dev/zero: the calibration table holds more than 64 MiB, the most trainsim reads"});
-}
+// A file without end is refused unread where it is a device, at the reader's cap where it is a
+// pipe: tests/cli/endless_input_test.cpp.
 
 TEST_F(ResourceLimits, CollectiveOfZeroBytesOnly) {
   const auto r = limited({"collective", "-b", "0", "-e", "0", "--json"});

@@ -158,6 +158,23 @@ TEST(SlurmSubmission, ARefusedArrayIsShownWithSbatchsMessageAndExitsNonZero) {
       << status.out;
 }
 
+// A folder whose name is not UTF-8 is in the refused sbatch command: its bytes are said as C
+// escapes on stderr, in the record and by --status (the record had U+FFFD, stderr the raw byte).
+TEST(SlurmSubmission, AFolderNotUtf8IsNamedByItsBytesInTheRecord) {
+  const std::string root = testing::fresh_dir("slurm_refused_not_utf8");
+  const testing::StubSbatch stub(root + "/stub", "sbatch: error: invalid partition specified: gpu");
+  const std::string dir = root + "/out\xff";
+  const std::string said = "sbatch --parsable '" + root + "/out\\xff/sweep.sbatch' failed (exit status 1)";
+  const auto w = slurm_sweep(stub, {"--out", dir});
+  EXPECT_EQ(w.exit_code, 1) << w.err;
+  EXPECT_NE(w.err.find(said), std::string::npos) << w.err;
+  EXPECT_EQ(w.err.find('\xff'), std::string::npos) << w.err;
+  const std::string record = sweep::read_file_or_empty(dir + "/slurm/submission.json");
+  EXPECT_EQ(record.find("\xef\xbf\xbd"), std::string::npos) << record;  // no U+FFFD
+  const auto status = testing::run_trainsim({"sweep", "--status", dir});
+  EXPECT_NE(status.out.find("slurm: not submitted: " + said), std::string::npos) << status.out;
+}
+
 TEST(SlurmSubmission, ARefusedMergeIsShownAndSaysHowToMerge) {
   const std::string root = testing::fresh_dir("slurm_refused_merge");
   const testing::StubSbatch stub(root + "/stub", "sbatch: error: Job dependency problem", 2);

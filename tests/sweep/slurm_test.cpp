@@ -259,5 +259,28 @@ TEST(SweepSlurm, FolderWithABackslashIsRefusedBeforeAnythingIsWritten) {
   EXPECT_FALSE(fs::exists(dir));
 }
 
+// Run from a folder whose name is not UTF-8, by relative names: the array's tasks read the
+// sweep file by its absolute path, which trainsim refuses (ini_reader.cpp), so every task of
+// the submitted array failed. Refused before anything is written or submitted.
+TEST(SweepSlurm, ASweepFileWhoseAbsolutePathIsNotUtf8IsRefused) {
+  const std::string root = testing::fresh_dir("not_utf8");
+  const std::string cwd = root + "/in\xff";
+  fs::create_directories(cwd);
+  std::ofstream(cwd + "/tiny.ini") << testing::tiny_scenario_text();
+  std::ofstream(cwd + "/sweep.ini") << "[sweep]\nbase = tiny.ini\n[vary]\nparallel.tp = 1,2\n";
+  const testing::StubSbatch stub(root + "/stub");
+  const auto w = testing::run_trainsim_after("cd '" + cwd + "' && " + stub.shell_prefix(),
+                                             {"sweep", "sweep.ini", "--slurm", "--out", "out"});
+  EXPECT_EQ(w.exit_code, 2) << w.err;
+  EXPECT_EQ(std::count(w.err.begin(), w.err.end(), '\n'), 1) << w.err;
+  EXPECT_NE(w.err.find("SWEEP = '" + root + "/in\\xff/sweep.ini'"), std::string::npos) << w.err;
+  EXPECT_NE(w.err.find("not UTF-8"), std::string::npos) << w.err;
+  EXPECT_TRUE(stub.calls().empty());
+  EXPECT_FALSE(fs::exists(cwd + "/out"));
+  // Without --slurm the relative names are all trainsim keeps: the sweep runs.
+  const auto local = testing::run_trainsim_after("cd '" + cwd + "' && ", {"sweep", "sweep.ini", "--out", "out"});
+  EXPECT_EQ(local.exit_code, 0) << local.err;
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "sim/sweep/read_file.hpp"
 #include "stub_sbatch.hpp"
@@ -174,6 +175,54 @@ TEST(SweepMistakes, BatchOutNamingAFile) {
   const std::string file = testing::write_temp_file("a-file", "x");
   const std::string scenario = testing::write_temp_file("tiny.ini", testing::tiny_scenario_text());
   expect_refused({"batch", scenario, "--out", file}, "", "", {"trainsim batch", "--out", "names a file"});
+}
+
+// A folder holding another sweep's, a plan's or a batch's results is refused, not replaced:
+// `plan --out X` into a sweep's folder X wrote its tables and manifest over the sweep's and its
+// point files over the sweep's by index (exit 0). The same sweep again, named another way, resumes.
+TEST(SweepMistakes, OutHoldingAnotherCommandsResultsIsKept) {
+  const std::string sweep = sweep_file("[vary]\nparallel.tp = 1,2\n");
+  const std::string out = fresh_dir("others");
+  ASSERT_EQ(run_trainsim({"sweep", sweep, "--out", out}).exit_code, 0);
+  const std::string table = sweep::read_file_or_empty(out + "/results.csv");
+  const std::string manifest = sweep::read_file_or_empty(out + "/sweep-points.json");
+  const std::string scenario = testing::write_temp_file("tiny.ini", testing::tiny_scenario_text());
+  const std::string holds = "holds the results of the sweep " + sweep;
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"plan", scenario, "--jobs", "1", "--top", "1", "--out", out},
+           {"batch", scenario, "--out", out},
+           {"sweep", testing::write_temp_file("other.ini", "[sweep]\nbase = " + scenario + "\n[vary]\nparallel.pp = 1,2\n"),
+            "--out", out}}) {
+    SCOPED_TRACE(args[0]);
+    expect_refused(args, "", "", {"--out", holds, "give another folder"});
+    EXPECT_EQ(sweep::read_file_or_empty(out + "/results.csv"), table);
+    EXPECT_EQ(sweep::read_file_or_empty(out + "/sweep-points.json"), manifest);
+  }
+  const std::string again = fs::path(sweep).parent_path().string() + "/./" + fs::path(sweep).filename().string();
+  const auto r = run_trainsim({"sweep", again, "--out", out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 already done"), std::string::npos) << r.out;
+}
+
+// A skipped point's reason may quote a path made absolute in a folder whose name is not UTF-8
+// (a fabric calibration of another GPU): its point file's JSON could not be written, so the
+// point failed ("exited with status 1 without writing its point") and every rerun computed it
+// again. It is skipped with its reason, the byte as \xff.
+TEST(SweepMistakes, AReasonNamingAPathThatIsNotUtf8IsKept) {
+  const std::string cwd = fresh_dir("not_utf8") + "/in\xff";
+  fs::create_directories(cwd);
+  const auto fabric = run_trainsim({"calibrate", "--from-nccl-tests",
+                                    testing::source_path("tests/data/nccl-tests/dgx-h100-2node-all_reduce.log"),
+                                    "--cluster", "dgx-h100", "--out", cwd + "/fabric.ini"});
+  ASSERT_EQ(fabric.exit_code, 0) << fabric.err;
+  std::ofstream(cwd + "/tiny.ini") << testing::tiny_scenario_text();
+  std::ofstream(cwd + "/sweep.ini") << "[sweep]\nbase = tiny.ini\n[vary]\ncluster.preset = dgx-h100, dgx-b200\n"
+                                       "[set]\ncluster.fabric_calibration = fabric.ini\n";
+  const auto r = testing::run_trainsim_after("cd '" + cwd + "' && ", {"sweep", "sweep.ini", "--out", "out"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 ok, 1 skipped, 0 failed"), std::string::npos) << r.out;
+  const std::string point = sweep::read_file_or_empty(cwd + "/out/points/000001.json");
+  EXPECT_NE(point.find("in\\\\xff/fabric.ini"), std::string::npos) << point;  // \xff, escaped in JSON
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "sim/core/output_file.hpp"
+#include "sim/core/utf8_text.hpp"
 #include "sim/trace/hdf5_trace_reader.hpp"
 #include "support/run_trainsim.hpp"
 #include "tests/trace/trace_comparison.hpp"
@@ -31,6 +32,24 @@ std::string temp_path(const std::string& name) {
 }
 
 const std::string k_tiny = source_path("tests/trace/tiny.ini");
+
+// A replayed trace's prefix is a user's path and names the trace: bytes of it that are not UTF-8
+// are written as U+FFFD, as --json writes them. `--chrome-trace` ended with "internal error:
+// [json.exception.type_error.316]" (exit 1) after the replay; `--trace` stored the bytes in an
+// attribute declared UTF-8, which h5py cannot read.
+TEST(TraceCli, AReplayPrefixThatIsNotUtf8IsWrittenAsUtf8) {
+  const std::string folder = temp_path("c\xff");
+  ASSERT_EQ(run_trainsim({"run", k_tiny, "--chakra-out", folder}).exit_code, 0);
+  const std::string chrome = temp_path("replay.json");
+  const std::string h5 = temp_path("replay.h5");
+  const auto r = run_trainsim({"replay", folder + "/step", "--chrome-trace", chrome, "--trace", h5});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(testing::slurp(chrome));
+  EXPECT_EQ(j["otherData"]["scenario"], temp_path("c\xef\xbf\xbd") + "/step");
+  const std::string stored = read_hdf5_trace(h5).metadata.scenario_path;
+  EXPECT_EQ(first_invalid_utf8(stored), std::string::npos) << stored;
+  EXPECT_EQ(stored, temp_path("c\xef\xbf\xbd") + "/step");
+}
 
 TEST(TraceCli, TraceHoldsTheRunsSummaryStepsEventsAndMemory) {
   const std::string path = temp_path("tiny.h5");
