@@ -18,6 +18,7 @@
 #include "sim/cli/jobs_option.hpp"
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/sweep/engine_identity.hpp"
 #include "sim/sweep/result_columns.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
@@ -96,7 +97,7 @@ Command batch_command() {
         vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
     check_overrides_given_once(overrides);
     const bool trace = vm.count("trace") > 0;
-    sweep::SweepPlan plan = sweep::batch_plan(vm["scenarios"].as<std::vector<std::string>>(), overrides);
+    sweep::SweepPlan plan = sweep::batch_plan(vm["scenarios"].as<std::vector<std::string>>(), overrides, sweep::engine_identity());
     sweep::prepare_sweep_folder(plan, options.out_dir, "trainsim batch", "--out");
     if (trace) plan = sweep::with_traces(std::move(plan));
     const sweep::SweepTally t = sweep::run_sweep(plan, options, cli_point_evaluator(trace, options.out_dir));

@@ -32,6 +32,7 @@
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/scenario/value_parsers.hpp"
 #include "sim/step/step_bound.hpp"
+#include "sim/sweep/engine_identity.hpp"
 #include "sim/sweep/pruned_search.hpp"
 #include "sim/sweep/step_summary.hpp"
 #include "sim/sweep/sweep_run.hpp"
@@ -59,7 +60,9 @@ double bound_of(const sweep::SweepPoint& p, SharedComputeModels& models) {
 Ordered order_layouts(const std::string& path, const sweep::LayoutSearch& search, const OwnLayout& own) {
   std::vector<std::vector<std::string>> rows;
   for (const sweep::Layout& l : search.fitting) rows.push_back(l.values);
-  const sweep::SweepPlan enumerated = sweep::override_plan("plan", path, search.resolved_overrides, search.keys, rows);
+  // Points for their step-time bounds only: no fingerprint is compared.
+  const sweep::SweepPlan enumerated =
+      sweep::override_plan("plan", path, search.resolved_overrides, search.keys, rows, "");
   SharedComputeModels models;
   std::vector<double> bounds;
   for (const sweep::SweepPoint& p : enumerated.points) bounds.push_back(bound_of(p, models));
@@ -72,7 +75,7 @@ Ordered order_layouts(const std::string& path, const sweep::LayoutSearch& search
     if (o.own_searched) {
       o.bounds.push_back(bounds[static_cast<size_t>(it - rows.begin())]);
     } else {
-      const auto p = sweep::override_plan("plan", path, search.resolved_overrides, search.keys, {*own.values});
+      const auto p = sweep::override_plan("plan", path, search.resolved_overrides, search.keys, {*own.values}, "");
       try {
         o.bounds.push_back(bound_of(p.points.front(), models));
       } catch (const InputError&) {
@@ -167,7 +170,8 @@ Command plan_command() {
     const OwnLayout own = own_layout(o.scenario_path, overrides, search);
     const Ordered ordered = order_layouts(o.scenario_path, search, own);
     const sweep::SweepPlan plan =
-        sweep::override_plan("plan", o.scenario_path, search.resolved_overrides, search.keys, ordered.rows);
+        sweep::override_plan("plan", o.scenario_path, search.resolved_overrides, search.keys, ordered.rows,
+                             sweep::engine_identity());
     report.plan = &plan;
     report.bounds = ordered.bounds;
     report.own_point = ordered.own_point;

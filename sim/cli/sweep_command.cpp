@@ -27,6 +27,7 @@
 #include "sim/core/program_failure.hpp"
 #include "sim/core/shell_quote.hpp"
 #include "sim/scenario/value_parsers.hpp"
+#include "sim/sweep/engine_identity.hpp"
 #include "sim/sweep/point_preflight.hpp"
 #include "sim/sweep/slurm_script.hpp"
 #include "sim/sweep/sweep_file_terms.hpp"
@@ -194,7 +195,7 @@ Command sweep_command() {
       throw InputError(path, "vary", std::to_string(n) + " points",
                        "more than 10,000 points (hours of computing, a manifest of about " +
                            std::to_string(n * 280 / 1000000 + 1) + " MB): rerun with --yes to compute them");
-    sweep::SweepPlan plan = sweep::sweep_plan(spec);
+    sweep::SweepPlan plan = sweep::sweep_plan(spec, sweep::engine_identity());
     sweep::require_a_valid_point(spec, plan);
     std::optional<SlurmPlan> slurm;
     if (vm.count("slurm")) {

@@ -10,6 +10,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/scenario/ini_reader.hpp"
+#include "sim/sweep/fnv1a.hpp"
 
 namespace trainsim::sweep {
 
@@ -21,22 +22,13 @@ std::string count_text(std::size_t count) {
 
 }  // namespace
 
-std::string point_fingerprint(const std::string& scenario_text, const std::vector<std::string>& overrides) {
-  // FNV-1a 64 (Fowler, Noll, Vo): stable across builds and machines, unlike std::hash.
-  std::uint64_t h = 14695981039346656037ull;
-  const auto mix = [&h](const std::string& s) {
-    for (const unsigned char c : s) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
-    h ^= 0xff;  // a separator no text byte sequence can fake at a boundary
-    h *= 1099511628211ull;
-  };
-  mix(scenario_text);
-  for (const std::string& o : overrides) mix(o);
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+std::string point_fingerprint(const std::string& scenario_text, const std::vector<std::string>& overrides,
+                              const std::string& engine) {
+  Fnv1a64 h;
+  h.field(scenario_text);
+  for (const std::string& o : overrides) h.field(o);
+  h.field(engine);
+  return h.hex();
 }
 
 std::size_t point_count(const SweepSpec& spec) {
@@ -52,7 +44,7 @@ std::size_t point_count(const SweepSpec& spec) {
   return count;
 }
 
-SweepPlan sweep_plan(const SweepSpec& spec) {
+SweepPlan sweep_plan(const SweepSpec& spec, const std::string& engine) {
   SweepPlan plan;
   plan.source = spec.source;
   for (const SweepParameter& p : spec.parameters) plan.parameter_names.push_back(p.key);
@@ -79,7 +71,7 @@ SweepPlan sweep_plan(const SweepSpec& spec) {
       pt.values.push_back(v);
       pt.overrides.push_back(spec.parameters[k].key + "=" + v);
     }
-    pt.fingerprint = point_fingerprint(text, pt.overrides);
+    pt.fingerprint = point_fingerprint(text, pt.overrides, engine);
     plan.points.push_back(std::move(pt));
   }
   return plan;
@@ -87,7 +79,7 @@ SweepPlan sweep_plan(const SweepSpec& spec) {
 
 SweepPlan override_plan(const std::string& source, const std::string& scenario_path,
                         const std::vector<std::string>& overrides, const std::vector<std::string>& parameter_names,
-                        const std::vector<std::vector<std::string>>& rows) {
+                        const std::vector<std::vector<std::string>>& rows, const std::string& engine) {
   const std::string text = read_ini_file_text(scenario_path);
   SweepPlan plan;
   plan.source = source;
@@ -99,13 +91,14 @@ SweepPlan override_plan(const std::string& source, const std::string& scenario_p
     pt.values = rows[i];
     pt.overrides = overrides;
     for (size_t k = 0; k < parameter_names.size(); ++k) pt.overrides.push_back(parameter_names[k] + "=" + rows[i][k]);
-    pt.fingerprint = point_fingerprint(text, pt.overrides);
+    pt.fingerprint = point_fingerprint(text, pt.overrides, engine);
     plan.points.push_back(std::move(pt));
   }
   return plan;
 }
 
-SweepPlan batch_plan(const std::vector<std::string>& scenario_paths, const std::vector<std::string>& overrides) {
+SweepPlan batch_plan(const std::vector<std::string>& scenario_paths, const std::vector<std::string>& overrides,
+                     const std::string& engine) {
   SweepPlan plan;
   plan.source = "batch";
   plan.parameter_names = {"scenario"};
@@ -115,14 +108,14 @@ SweepPlan batch_plan(const std::vector<std::string>& scenario_paths, const std::
     pt.scenario_path = scenario_paths[i];
     pt.values = {scenario_paths[i]};
     pt.overrides = overrides;
-    pt.fingerprint = point_fingerprint(read_ini_file_text(scenario_paths[i]), overrides);
+    pt.fingerprint = point_fingerprint(read_ini_file_text(scenario_paths[i]), overrides, engine);
     plan.points.push_back(std::move(pt));
   }
   return plan;
 }
 
 SweepPlan with_traces(SweepPlan plan) {
-  for (SweepPoint& p : plan.points) p.fingerprint = point_fingerprint(p.fingerprint, {"--trace"});
+  for (SweepPoint& p : plan.points) p.fingerprint = point_fingerprint(p.fingerprint, {"--trace"}, "");
   return plan;
 }
 

@@ -3,8 +3,9 @@
 // in the output folder (so that `trainsim sweep --merge DIR` needs nothing else).
 //
 // A point is one scenario file plus overrides. Its fingerprint hashes the scenario file's
-// contents and the overrides: a point file is reused on a rerun only when the fingerprint
-// matches, so editing the base scenario or the sweep file recomputes what changed.
+// contents, the overrides and what computes them (engine_identity.hpp: the executable and its
+// data folder): a point file is reused on a rerun only when the fingerprint matches, so
+// editing the base scenario or the sweep file, or another build, recomputes what changed.
 
 #include <cstddef>
 #include <optional>
@@ -33,26 +34,31 @@ struct SweepPlan {
 /// How many points `spec` has, without building them (SIZE_MAX when it overflows).
 std::size_t point_count(const SweepSpec& spec);
 
-/// Every point of `spec`: the cross product (first parameter slowest) or the zip.
+/// Every point of `spec`: the cross product (first parameter slowest) or the zip, each
+/// fingerprinted with `engine` (what computes them: engine_identity() in the commands).
 /// Throws InputError if the base scenario cannot be read.
-SweepPlan sweep_plan(const SweepSpec& spec);
+SweepPlan sweep_plan(const SweepSpec& spec, const std::string& engine);
 
-/// One point per scenario file, each with `overrides` (from --set). Throws InputError for
-/// a scenario file that cannot be read.
-SweepPlan batch_plan(const std::vector<std::string>& scenario_paths, const std::vector<std::string>& overrides);
+/// One point per scenario file, each with `overrides` (from --set), fingerprinted with
+/// `engine`. Throws InputError for a scenario file that cannot be read.
+SweepPlan batch_plan(const std::vector<std::string>& scenario_paths, const std::vector<std::string>& overrides,
+                     const std::string& engine);
 
 /// One point per row of `rows` (values of `parameter_names`, set as key=value after
-/// `overrides`) on `scenario_path`; `source` names the plan (e.g. "plan").
+/// `overrides`) on `scenario_path`, fingerprinted with `engine`; `source` names the plan
+/// (e.g. "plan").
 SweepPlan override_plan(const std::string& source, const std::string& scenario_path,
                         const std::vector<std::string>& overrides, const std::vector<std::string>& parameter_names,
-                        const std::vector<std::vector<std::string>>& rows);
+                        const std::vector<std::vector<std::string>>& rows, const std::string& engine);
 
 /// The plan of a run that also writes traces: every fingerprint changes, so points computed
 /// without a trace are redone rather than reused.
 SweepPlan with_traces(SweepPlan plan);
 
-/// FNV-1a 64 of the scenario file's bytes and the overrides, as 16 hex digits.
-std::string point_fingerprint(const std::string& scenario_text, const std::vector<std::string>& overrides);
+/// FNV-1a 64 (fnv1a.hpp) of the scenario file's bytes, the overrides and `engine`
+/// (engine_identity()), as 16 hex digits.
+std::string point_fingerprint(const std::string& scenario_text, const std::vector<std::string>& overrides,
+                              const std::string& engine);
 
 /// The manifest (JSON) and back. parse_plan throws trainsim::Error naming `origin` when
 /// the text is not a manifest.

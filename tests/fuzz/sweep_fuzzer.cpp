@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::size_t points = sw::point_count(*spec);
   if (points == 0 || points > 64) return 0;
-  const sw::SweepPlan plan = sw::sweep_plan(*spec);
+  const sw::SweepPlan plan = sw::sweep_plan(*spec, "fuzz");
   if (plan.points.size() != points) __builtin_trap();
   const sw::SweepPlan back = sw::parse_plan(sw::plan_json(plan), "manifest");
   if (back.points.size() != points) __builtin_trap();

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -123,6 +124,39 @@ TEST(SweepCli, ResumesAfterKill9WithoutRecomputing) {
 
   const auto again = run_trainsim({"sweep", sweep, "--out", dir});
   EXPECT_NE(again.out.find("24 already done"), std::string::npos) << again.out;
+}
+
+// A point is computed by a build and its data folder as much as by its scenario: an edited GPU
+// preset (or calibration table, or another build) must not leave the old points reused as the
+// new results (sim/sweep/engine_identity.hpp). Fails where the fingerprint is the scenario and
+// overrides alone: the rerun reused every point computed with the old preset.
+TEST(SweepCli, AnEditedDataFolderRecomputesThePoints) {
+  const std::string sweep = tiny_sweep("training.grad_accum = 1,2\n");
+  const fs::path data = fs::path(fresh_dir("data"));
+  fs::copy(fs::path(TRAINSIM_EXE).parent_path() / "share" / "trainsim", data, fs::copy_options::recursive);
+  const fs::path preset = data / "presets" / "gpus" / "h100-sxm.ini";
+  std::string text = testing::slurp(preset.string());
+  ASSERT_NE(text.find("peak_bf16 = 989TFLOP/s"), std::string::npos) << preset;
+  const std::string with_data = "exec env TRAINSIM_DATA='" + data.string() + "' ";
+  const auto sweep_into = [&](const std::string& dir) {
+    return testing::run_executable(with_data, TRAINSIM_EXE, {"sweep", sweep, "--out", dir});
+  };
+  const std::string dir = fresh_dir("edited"), fresh = fresh_dir("fresh");
+  const auto first = sweep_into(dir);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string before = csv(dir);
+  const auto again = sweep_into(dir);
+  EXPECT_NE(again.out.find("2 already done"), std::string::npos) << again.out;  // the same build and data
+
+  text.replace(text.find("peak_bf16 = 989TFLOP/s"), 22, "peak_bf16 = 500TFLOP/s");
+  { std::ofstream(preset, std::ios::trunc) << text; }
+  const auto rerun = sweep_into(dir);
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+  EXPECT_NE(rerun.out.find(", 0 already done"), std::string::npos) << rerun.out;
+  const auto reference = sweep_into(fresh);
+  ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  EXPECT_EQ(csv(dir), csv(fresh));
+  EXPECT_NE(csv(dir), before);
 }
 
 TEST(SweepCli, ShardsThenMerge) {

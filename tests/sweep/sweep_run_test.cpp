@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 SweepPlan plan_of(const std::string& vary) {
   const std::string base = testing::write_temp_file("base.ini", "[model]\npreset = llama3-8b\n");
   return sweep_plan(
-      read_sweep_file(testing::write_temp_file("sweep.ini", "[sweep]\nbase = " + base + "\n[vary]\n" + vary)));
+      read_sweep_file(testing::write_temp_file("sweep.ini", "[sweep]\nbase = " + base + "\n[vary]\n" + vary)), "test");
 }
 
 using testing::fresh_dir;

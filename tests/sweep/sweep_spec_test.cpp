@@ -7,6 +7,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/sweep/engine_identity.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/sweep/sweep_spec.hpp"
 #include "support/run_trainsim.hpp"
@@ -21,7 +22,7 @@ std::string sweep_file(const std::string& body) {
 
 TEST(SweepSpec, CrossProductFirstKeySlowest) {
   const SweepPlan plan = sweep_plan(
-      read_sweep_file(sweep_file("[vary]\ncluster.nodes = 1,2\nparallel.tp = 1,2,4\n[set]\nrun.seed = 3\n")));
+      read_sweep_file(sweep_file("[vary]\ncluster.nodes = 1,2\nparallel.tp = 1,2,4\n[set]\nrun.seed = 3\n")), "test");
   ASSERT_EQ(plan.points.size(), 6u);
   EXPECT_EQ(plan.parameter_names, (std::vector<std::string>{"cluster.nodes", "parallel.tp"}));
   EXPECT_EQ(plan.points[0].values, (std::vector<std::string>{"1", "1"}));
@@ -34,17 +35,50 @@ TEST(SweepSpec, CrossProductFirstKeySlowest) {
 
 TEST(SweepSpec, ZipPairsValues) {
   const SweepPlan plan =
-      sweep_plan(read_sweep_file(sweep_file("mode = zip\n[vary]\ncluster.nodes = 1,2,4\nparallel.tp = 8,4,2\n")));
+      sweep_plan(read_sweep_file(sweep_file("mode = zip\n[vary]\ncluster.nodes = 1,2,4\nparallel.tp = 8,4,2\n")), "test");
   ASSERT_EQ(plan.points.size(), 3u);
   EXPECT_EQ(plan.points[1].values, (std::vector<std::string>{"2", "4"}));
 }
 
 TEST(SweepSpec, ManifestRoundTrips) {
-  const SweepPlan plan = sweep_plan(read_sweep_file(sweep_file("[vary]\ncluster.nodes = 1,2\n")));
+  const SweepPlan plan = sweep_plan(read_sweep_file(sweep_file("[vary]\ncluster.nodes = 1,2\n")), "test");
   const SweepPlan back = parse_plan(plan_json(plan), "m");
   ASSERT_EQ(back.points.size(), 2u);
   EXPECT_EQ(back.points[1].fingerprint, plan.points[1].fingerprint);
   EXPECT_EQ(back.points[1].overrides, plan.points[1].overrides);
+}
+
+// What computes a point is part of its fingerprint (engine_identity.hpp): the same sweep under
+// another build or data folder is not reused as this one's.
+TEST(SweepSpec, TheEngineIsPartOfTheFingerprint) {
+  const SweepSpec spec = read_sweep_file(sweep_file("[vary]\ncluster.nodes = 1,2\n"));
+  const SweepPlan a = sweep_plan(spec, "a"), again = sweep_plan(spec, "a"), b = sweep_plan(spec, "b");
+  EXPECT_EQ(a.points[1].fingerprint, again.points[1].fingerprint);
+  EXPECT_NE(a.points[1].fingerprint, b.points[1].fingerprint);
+}
+
+// The identity reads the executable's and the data files' bytes, in a fixed order of their
+// relative paths, and nothing else in the folder.
+TEST(SweepSpec, EngineIdentityFollowsTheExecutableAndTheDataFiles) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(testing::write_temp_file("engine", "")).concat(".d");
+  fs::create_directories(dir / "data" / "presets");
+  const auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::trunc) << text; };
+  write(dir / "exe", "binary");
+  write(dir / "data" / "presets" / "gpu.ini", "peak = 1");
+  write(dir / "data" / "table.csv", "a,b");
+  const std::string exe = (dir / "exe").string(), data = (dir / "data").string();
+  const std::string first = engine_identity(exe, data);
+  EXPECT_EQ(first.size(), 16u);
+  EXPECT_EQ(engine_identity(exe, data), first);
+  write(dir / "data" / "notes.md", "not a data file");
+  EXPECT_EQ(engine_identity(exe, data), first);
+  write(dir / "data" / "presets" / "gpu.ini", "peak = 2");
+  const std::string edited = engine_identity(exe, data);
+  EXPECT_NE(edited, first);
+  write(dir / "exe", "another binary");
+  EXPECT_NE(engine_identity(exe, data), edited);
+  EXPECT_NE(engine_identity(exe, ""), engine_identity(exe, data));
 }
 
 void expect_rejected(const std::string& body, const std::string& key, const std::string& rule_part) {
@@ -120,7 +154,7 @@ TEST(SweepSpec, ShippedSweepsAreValid) {
   for (const auto& e : std::filesystem::directory_iterator(testing::source_path("scenarios/sweeps"))) {
     if (e.path().extension() != ".ini") continue;
     ++files;
-    const SweepPlan plan = sweep_plan(read_sweep_file(e.path().string()));
+    const SweepPlan plan = sweep_plan(read_sweep_file(e.path().string()), "test");
     ASSERT_FALSE(plan.points.empty()) << e.path();
     EXPECT_NO_THROW(load_scenario(plan.points.front().scenario_path, plan.points.front().overrides)) << e.path();
   }
