@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "sim/core/error.hpp"
@@ -116,6 +117,16 @@ SweepSpec sweep_spec_from(const std::vector<IniEntry>& entries, const std::strin
     throw InputError(path, batch->first, batch->second,
                      "the sweep also gives training.grad_accum (" + given("training.grad_accum")->first +
                          "): both give the batch, grad_accum = global_batch / (micro_batch x dp); keep one");
+  // Cross: a value listed twice gives every point with it twice, each computed again (zip pairs
+  // values by position, where one may repeat).
+  if (spec.mode == SweepMode::cross)
+    for (const SweepParameter& p : spec.parameters) {
+      std::set<std::string> seen;  // a key may hold up to a million values: not pairwise
+      for (const std::string& v : p.values)
+        if (!seen.insert(v).second)
+          throw InputError(path, "vary." + p.key, v,
+                           "listed twice: each value of a key once (mode = cross would compute its points twice)");
+    }
   if (spec.mode == SweepMode::zip) {
     for (const SweepParameter& p : spec.parameters)
       if (p.values.size() != spec.parameters.front().values.size())

@@ -111,6 +111,11 @@ TEST(SweepSpec, NothingToVary) {
 TEST(SweepSpec, ZipOfDifferentLengths) {
   expect_rejected("mode = zip\n[vary]\ncluster.nodes = 1,2\nparallel.tp = 1\n", "vary.parallel.tp", "one length");
 }
+TEST(SweepSpec, AValueListedTwiceInACrossSweep) {
+  expect_rejected("[vary]\ncluster.nodes = 1,2\nparallel.tp = 8,4,8\n", "vary.parallel.tp", "listed twice");
+  // zip pairs by position: a repeated value is a point of its own there.
+  EXPECT_NO_THROW(read_sweep_file(sweep_file("mode = zip\n[vary]\ncluster.nodes = 1,2\nparallel.tp = 8,8\n")));
+}
 TEST(SweepSpec, KeyBothVariedAndFixed) {
   expect_rejected("[vary]\ncluster.nodes = 1,2\n[set]\ncluster.nodes = 4\n", "set.cluster.nodes", "also in [vary]");
 }
